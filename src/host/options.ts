@@ -1,0 +1,46 @@
+/**
+ * What a host may inject into the loader and discovery. Everything is optional: a host that
+ * passes nothing gets a working loader (our TypeBox, a silent logger, a real `exec`, the
+ * user's `~/.xcsh`).
+ */
+import type { CustomToolLogger, ExecOptions, ExecResult } from "./types.js";
+
+/** Provider ids of SPEC §2, in discovery order. */
+export const PROVIDER_IDS = ["native", "claude", "codex", "claude-plugins", "xcsh-plugins", "npm", "config"] as const;
+export type ProviderId = (typeof PROVIDER_IDS)[number];
+
+/** Options of `loadCustomTools` and `CustomToolLoader`. */
+export interface LoadCustomToolsOptions {
+  /** The host's exports, handed to factories as `api.pi`. */
+  pi?: Record<string, unknown>;
+  /** Where tools log; silent by default. */
+  logger?: CustomToolLogger;
+  /** Replaces the built-in `exec` (no shell, signal and timeout honoured). */
+  exec?: (command: string, args: string[], options?: ExecOptions) => Promise<ExecResult>;
+  /**
+   * Modules that tools import by bare name and that must be the host's instances, e.g.
+   * `{"@sinclair/typebox": typebox, "@f5-sales-demo/xcsh": hostExports}`. `@sinclair/typebox`
+   * and `xcsh-tools` default to our own copies.
+   */
+  modules?: Record<string, object>;
+  /** Milliseconds a factory may take before it is reported as hanging. Default 5000. */
+  factoryTimeoutMs?: number;
+  /** Milliseconds a module import may take before it is reported as hanging. Default 10000. */
+  importTimeoutMs?: number;
+  /** The user's home (`~`). Default `os.homedir()`. */
+  home?: string;
+  /** The xcsh root. Default `$XCSH_HOME`, else `<home>/.xcsh`. */
+  xcshHome?: string;
+  /** Environment to read `XCSH_HOME` from. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Folder for the TypeScript transpile cache. Default under the xcsh root's plugins folder. */
+  cacheDir?: string;
+}
+
+/** Options of `discoverAndLoadCustomTools`: the loader's, plus which sources to scan. */
+export interface DiscoverCustomToolsOptions extends LoadCustomToolsOptions {
+  /** Scan only these providers (default: all of `PROVIDER_IDS`). */
+  providers?: ProviderId[];
+  /** Skip these providers. */
+  disabledProviders?: ProviderId[];
+}
