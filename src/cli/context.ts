@@ -1,0 +1,40 @@
+/**
+ * What every command receives: the resolved world (cwd, roots, env) and the output sink.
+ * Built once from the global flags, so no command reads `process.*` itself.
+ */
+import path from "node:path";
+import { resolveRoots, type XcshRoots } from "../core/paths.js";
+import type { Output } from "./output.js";
+
+/** Global flags shared by every command (SPEC §5). */
+export interface GlobalFlags {
+  json?: boolean;
+  cwd?: string;
+  home?: string;
+  registry?: string;
+  debug?: boolean;
+  color?: boolean;
+}
+
+export interface CommandContext {
+  cwd: string;
+  roots: XcshRoots;
+  env: NodeJS.ProcessEnv;
+  flags: GlobalFlags;
+  output: Output;
+}
+
+/** Resolve the context from the global flags. `--home` is the xcsh root (SPEC §5). */
+export function createContext(
+  flags: GlobalFlags,
+  world: { cwd: string; env: NodeJS.ProcessEnv; home?: string },
+  output: Output,
+): CommandContext {
+  const cwd = flags.cwd ? path.resolve(world.cwd, flags.cwd) : world.cwd;
+  const roots = resolveRoots({
+    env: world.env,
+    ...(world.home ? { home: world.home } : world.env.HOME ? { home: world.env.HOME } : {}),
+    ...(flags.home ? { xcshHome: path.resolve(world.cwd, flags.home) } : {}),
+  });
+  return { cwd, roots, env: world.env, flags, output };
+}

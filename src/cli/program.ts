@@ -1,0 +1,72 @@
+/**
+ * The CLI program: commander, global flags, and the one place that turns results and errors
+ * into output and an exit code (0 ok, 1 failure, 2 usage or validation error).
+ */
+import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { XcshToolsError } from "../core/errors.js";
+import { loadCommands } from "./commands/index.js";
+import { createContext, type CommandContext, type GlobalFlags } from "./context.js";
+import { createOutput, type OutputStreams } from "./output.js";
+import { exitCodeOf, renderError, renderErrorJson } from "./render-error.js";
+
+/** Our own version, read from package.json next to dist/. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+export interface RunCliOptions extends OutputStreams {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Run the CLI with `argv` (without node and script); resolves to the exit code. */
+export async function runCli(argv: string[], io: RunCliOptions): Promise<number> {
+  const wantsJson = argv.includes("--json");
+  const earlyOutput = createOutput(io, { json: wantsJson, env: io.env });
+  const program = new Command("xcsh-tools")
+    .description("Install, author and load custom tools and plugins for the xcsh coding agent")
+    .version(packageVersion(), "-V, --version", "print the version")
+    .option("--json", "print one JSON document on stdout")
+    .option("--cwd <dir>", "project folder (default: the current directory)")
+    .option("--home <dir>", "the xcsh root (default: $XCSH_HOME, else ~/.xcsh)")
+    .option("--registry <url>", "npm registry to use")
+    .option("--no-color", "never print colors (NO_COLOR is respected too)")
+    .option("--debug", "print stacks of errors")
+    .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => {
+        if (!wantsJson) io.stderr.write(text);
+      },
+    })
+    .exitOverride();
+
+  const getContext = (command: Command): CommandContext => {
+    const flags = command.optsWithGlobals() as GlobalFlags;
+    const output = createOutput(io, { json: Boolean(flags.json), color: flags.color === false ? false : undefined, env: io.env });
+    return createContext(flags, { cwd: io.cwd, env: io.env }, output);
+  };
+  for (const command of await loadCommands()) command.register(program, getContext);
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
+      if (wantsJson) earlyOutput.result({ error: { code: "EUSAGE", message: error.message.replace(/^error: /, "") } });
+      return 2;
+    }
+    const debug = argv.includes("--debug");
+    if (wantsJson) earlyOutput.result(renderErrorJson(error));
+    else io.stderr.write(`${renderError(error, { debug })}\n`);
+    return exitCodeOf(error);
+  }
+}
+
+/** A usage error raised by a command's own argument checks (exit 2). */
+export function usageError(message: string, hint?: string): XcshToolsError {
+  return new XcshToolsError("EUSAGE", message, { exitCode: 2, ...(hint ? { hint } : {}) });
+}
