@@ -1,0 +1,136 @@
+/**
+ * The module map: bare names a tool may import (`@sinclair/typebox`, `xcsh-tools`, host packages)
+ * that must resolve to ONE instance per process, whatever folder the tool lives in. A tools folder
+ * usually has no node_modules, and a second copy of TypeBox or of the host would break identity
+ * checks, so every runtime strategy reads the same process-global registry:
+ *
+ * - jiti gets it as `virtualModules` (the same object, mutated in place);
+ * - Bun gets one `Bun.plugin` virtual module per name;
+ * - Node's native loader gets a resolve hook that maps the name to a tiny shim file which
+ *   re-exports the registry entry. Shims are written atomically and only when their text changes.
+ *
+ * The registry lives on `globalThis` under a registered symbol so that two copies of xcsh-tools in
+ * one process (a host bundling one, a plugin importing another) still share it.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import * as TypeBox from "@sinclair/typebox";
+
+/** The symbol under which the registry (`Map<name, namespace>`) lives on `globalThis`. */
+export const MODULE_REGISTRY_SYMBOL: unique symbol = Symbol.for("xcsh-tools.modules") as never;
+
+type Registry = Map<string, object>;
+
+/** The process-global registry, created on first use. */
+export function getModuleRegistry(): Registry {
+  const holder = globalThis as unknown as Record<symbol, Registry | undefined>;
+  let registry = holder[MODULE_REGISTRY_SYMBOL];
+  if (!registry) {
+    registry = new Map();
+    holder[MODULE_REGISTRY_SYMBOL] = registry;
+  }
+  return registry;
+}
+
+/** Names that get a default instance when the host does not pass one. */
+export const DEFAULT_MODULE_NAMES = ["@sinclair/typebox", "xcsh-tools"] as const;
+
+let ownIndex: Promise<object> | undefined;
+
+/** Our own public API namespace; imported lazily because index.ts re-exports the loader. */
+function importOwnIndex(): Promise<object> {
+  ownIndex ??= import("../../index.js") as Promise<object>;
+  return ownIndex;
+}
+
+/**
+ * Put the host's modules and our defaults into the registry and return the names that were new.
+ * The first instance registered for a name stays for the life of the process: modules that already
+ * imported it hold live bindings to it, so swapping it would give two instances after all.
+ */
+export async function registerModules(modules: Record<string, object> = {}): Promise<string[]> {
+  const registry = getModuleRegistry();
+  const added: string[] = [];
+  const put = (name: string, namespace: object) => {
+    if (registry.has(name)) return;
+    registry.set(name, namespace);
+    added.push(name);
+  };
+  for (const [name, namespace] of Object.entries(modules)) {
+    if (namespace && (typeof namespace === "object" || typeof namespace === "function")) put(name, namespace);
+  }
+  put("@sinclair/typebox", TypeBox);
+  if (!registry.has("xcsh-tools")) put("xcsh-tools", await importOwnIndex());
+  return added;
+}
+
+/** The TypeBox instance tools see: the host's when it passed one, else ours. */
+export function resolveTypeBox(modules: Record<string, object> = {}): typeof TypeBox {
+  const fromHost = modules["@sinclair/typebox"];
+  const registered = getModuleRegistry().get("@sinclair/typebox");
+  return (fromHost ?? registered ?? TypeBox) as typeof TypeBox;
+}
+
+const RESERVED = new Set(
+  (
+    "break case catch class const continue debugger default delete do else enum export extends false finally for " +
+    "function if import in instanceof new null return super switch this throw true try typeof var void while with " +
+    "yield let static implements interface package private protected public await arguments eval"
+  ).split(" "),
+);
+
+/** Names the shim itself uses, which an export must not shadow; `default` is exported separately. */
+const SHIM_LOCALS = new Set(["default", "globalThis", "__xcshToolsModule"]);
+
+/** A file-name-safe, collision-free encoding of a module name (`@a/b` → `_40a_2fb`). */
+export function encodeModuleName(name: string): string {
+  return name.replace(/[^a-zA-Z0-9.-]/g, (c) => `_${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+/** The path of the shim file for `name` inside `shimDir`. */
+export function shimPath(shimDir: string, name: string): string {
+  return path.join(shimDir, `${encodeModuleName(name)}.mjs`);
+}
+
+/** The source of the shim that re-exports the registry entry `name` (pure, for tests). */
+export function renderShimSource(name: string, namespace: object): string {
+  const keys = Object.keys(namespace).filter(
+    (key) => /^[A-Za-z_$][\w$]*$/.test(key) && !RESERVED.has(key) && !SHIM_LOCALS.has(key),
+  );
+  const literal = JSON.stringify(name);
+  const lines = [
+    "// Written by xcsh-tools: re-exports the host's single instance of this module.",
+    // Exported names become module-scope bindings (TypeBox exports `Symbol`), so the shim
+    // reaches globals through `globalThis` only and never exports that name.
+    `const __xcshToolsModule = globalThis[globalThis.Symbol.for("xcsh-tools.modules")]?.get(${literal});`,
+    `if (__xcshToolsModule === undefined) throw new globalThis.Error(${JSON.stringify(
+      `xcsh-tools: module "${name}" is not provided by the host in this process`,
+    )});`,
+    "export default (__xcshToolsModule.default ?? __xcshToolsModule);",
+  ];
+  if (keys.length > 0) lines.push(`export const { ${keys.join(", ")} } = __xcshToolsModule;`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Write (atomically, only when changed) the shim of every registered name; returns shimDir. */
+export function writeShims(shimDir: string, names: Iterable<string> = getModuleRegistry().keys()): string {
+  const registry = getModuleRegistry();
+  mkdirSync(shimDir, { recursive: true });
+  for (const name of names) {
+    const namespace = registry.get(name);
+    if (!namespace) continue;
+    const file = shimPath(shimDir, name);
+    const source = renderShimSource(name, namespace);
+    let current: string | undefined;
+    try {
+      current = readFileSync(file, "utf8");
+    } catch {
+      current = undefined;
+    }
+    if (current === source) continue;
+    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    writeFileSync(tmp, source);
+    renameSync(tmp, file);
+  }
+  return shimDir;
+}

@@ -1,0 +1,127 @@
+/**
+ * Node's native loader learns the module map through a resolve hook that maps a registered bare
+ * name to its shim file (see module-map.ts). Two flavours, registered once per process:
+ *
+ * - `module.registerHooks` (Node >= 22.15): synchronous and in-thread, so the hook reads the
+ *   registry itself and is exact.
+ * - `module.register` (Node >= 20.6): the hook runs on a separate thread that cannot see our
+ *   `globalThis`, so it gets the shim folder and the registered names through `data`, and later
+ *   names through a MessagePort with an acknowledgement (an import never races a name it needs).
+ *   Only names registered in this process are mapped, so a stale shim left by an earlier process
+ *   never hijacks an import the host makes itself.
+ *
+ * The off-thread hook is a `data:` URL module, so it works from the TypeScript sources, from
+ * dist and from a bundle alike.
+ */
+import { existsSync } from "node:fs";
+import nodeModule from "node:module";
+import { pathToFileURL } from "node:url";
+import { MessageChannel, type MessagePort } from "node:worker_threads";
+import { getModuleRegistry, shimPath } from "./module-map.js";
+
+type SyncResolve = (
+  specifier: string,
+  context: unknown,
+  nextResolve: (specifier: string, context?: unknown) => unknown,
+) => unknown;
+type RegisterHooks = (hooks: { resolve?: SyncResolve }) => unknown;
+
+let state:
+  | { kind: "in-thread"; shimDir: string }
+  | { kind: "off-thread"; shimDir: string; port: MessagePort; sent: Set<string>; nextId: number }
+  | { kind: "unavailable" }
+  | undefined;
+
+/** The shim folder the registered hook reads, once registered (later callers must write there). */
+export function getNodeHookShimDir(): string | undefined {
+  return state && state.kind !== "unavailable" ? state.shimDir : undefined;
+}
+
+/** Which hook flavour this process uses, once registered. */
+export function getNodeHookKind(): "in-thread" | "off-thread" | "unavailable" | undefined {
+  return state?.kind;
+}
+
+/**
+ * Make every registry name resolvable by Node's native loader. `shimDir` must already hold the
+ * shims (writeShims); the first caller's folder wins for the life of the process.
+ */
+export async function ensureNodeHooks(shimDir: string): Promise<void> {
+  if (!state) state = registerOnce(shimDir);
+  if (state.kind === "off-thread") await sendNames(state);
+}
+
+function registerOnce(shimDir: string): NonNullable<typeof state> {
+  const registerHooks = (nodeModule as unknown as { registerHooks?: RegisterHooks }).registerHooks;
+  if (typeof registerHooks === "function") {
+    const registry = getModuleRegistry();
+    registerHooks({
+      resolve(specifier, context, nextResolve) {
+        if (registry.has(specifier)) {
+          const file = shimPath(shimDir, specifier);
+          if (existsSync(file)) return { url: pathToFileURL(file).href, shortCircuit: true };
+        }
+        return nextResolve(specifier, context);
+      },
+    });
+    return { kind: "in-thread", shimDir };
+  }
+  if (typeof nodeModule.register !== "function") return { kind: "unavailable" };
+  const { port1, port2 } = new MessageChannel();
+  port1.unref();
+  const names = [...getModuleRegistry().keys()];
+  nodeModule.register(OFF_THREAD_HOOK_URL, {
+    parentURL: import.meta.url,
+    data: { shimDir, names, port: port2 },
+    transferList: [port2],
+  });
+  return { kind: "off-thread", shimDir, port: port1, sent: new Set(names), nextId: 1 };
+}
+
+/** Tell the hook thread about names registered after it started, and wait until it knows. */
+async function sendNames(off: { port: MessagePort; sent: Set<string>; nextId: number }): Promise<void> {
+  const fresh = [...getModuleRegistry().keys()].filter((name) => !off.sent.has(name));
+  if (fresh.length === 0) return;
+  for (const name of fresh) off.sent.add(name);
+  const id = off.nextId++;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, 2000);
+    function done() {
+      clearTimeout(timer);
+      off.port.off("message", onMessage);
+      resolve();
+    }
+    function onMessage(message: unknown) {
+      if ((message as { ack?: number } | null)?.ack === id) done();
+    }
+    off.port.on("message", onMessage);
+    off.port.postMessage({ id, names: fresh });
+  });
+}
+
+/** The hook module run on Node's loader thread (kept dependency-free: builtins only). */
+const OFF_THREAD_HOOK_SOURCE = `
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+let shimDir = "";
+const names = new Set();
+const encode = (name) => name.replace(/[^a-zA-Z0-9.-]/g, (c) => "_" + c.charCodeAt(0).toString(16).padStart(2, "0"));
+export function initialize(data) {
+  shimDir = data.shimDir;
+  for (const name of data.names) names.add(name);
+  data.port.on("message", (message) => {
+    for (const name of message.names) names.add(name);
+    data.port.postMessage({ ack: message.id });
+  });
+  data.port.unref();
+}
+export async function resolve(specifier, context, nextResolve) {
+  if (names.has(specifier)) {
+    const file = path.join(shimDir, encode(specifier) + ".mjs");
+    if (existsSync(file)) return { url: pathToFileURL(file).href, shortCircuit: true };
+  }
+  return nextResolve(specifier, context);
+}
+`;
+const OFF_THREAD_HOOK_URL = `data:text/javascript,${encodeURIComponent(OFF_THREAD_HOOK_SOURCE)}`;

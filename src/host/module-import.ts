@@ -1,0 +1,162 @@
+/**
+ * Importing a tool module the way the host does, on every runtime the host may run on:
+ *
+ * | runtime                               | .ts / .mts / .cts                   | .js / .mjs / .cjs |
+ * |---------------------------------------|-------------------------------------|-------------------|
+ * | Bun                                   | native `import()`                   | native            |
+ * | Node that strips types (22.18+)       | native, jiti when stripping refuses | native            |
+ * | Node without stripping (20)           | jiti (one instance, on-disk cache)  | native            |
+ *
+ * Stripping refuses files under node_modules (npm plugins live there, so those go to jiti
+ * directly), TypeScript-only syntax such as enums, and `./x.js` imports that only exist as `./x.ts`;
+ * each of those falls back to jiti. Before any import the module map (module-map.ts) is made
+ * visible to the chosen strategy, so bare `@sinclair/typebox`, `xcsh-tools` and host packages
+ * resolve to the process's single instance from a folder without node_modules.
+ *
+ * Failures are `XcshToolsError`s: `EIMPORT` (the import threw) and `EIMPORT_TIMEOUT` (it never
+ * settled within `importTimeoutMs`).
+ */
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { resolveRoots, xcshPaths } from "../core/paths.js";
+import { isBun, registerBunModules } from "./import/bun.js";
+import { importWithJiti } from "./import/jiti.js";
+import { registerModules, writeShims } from "./import/module-map.js";
+import { ensureNodeHooks, getNodeHookShimDir } from "./import/node-hooks.js";
+import { raceTimeout } from "./timeout.js";
+
+/** How a module was (or will be) imported. */
+export type ImportStrategy = "bun" | "node-native" | "jiti";
+
+/** What the strategy choice depends on; `detectRuntime()` reads the current process. */
+export interface RuntimeInfo {
+  bun: boolean;
+  /** Node can import `.ts` natively (`process.features.typescript`). */
+  stripsTypes: boolean;
+}
+
+/** Options of `importToolModule` (a subset of the loader's options). */
+export interface ImportToolModuleOptions {
+  /** Bare names tools import that must be the host's instances (see `LoadCustomToolsOptions`). */
+  modules?: Record<string, object>;
+  /** jiti's transpile cache folder; shims go to `<cacheDir>/shims`. Default under the xcsh root. */
+  cacheDir?: string;
+  home?: string;
+  xcshHome?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Default 10000; 0 disables the timeout. */
+  importTimeoutMs?: number;
+}
+
+/** A module namespace and the strategy that produced it. */
+export interface ImportedToolModule {
+  module: Record<string, unknown>;
+  strategy: ImportStrategy;
+}
+
+export const DEFAULT_IMPORT_TIMEOUT_MS = 10_000;
+
+const TS_EXTENSIONS = new Set([".ts", ".mts", ".cts"]);
+/** Errors of Node's type stripping after which jiti can still load the file. */
+const STRIP_FALLBACK_CODES = new Set([
+  "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING",
+  "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX",
+  "ERR_UNKNOWN_FILE_EXTENSION",
+  "ERR_MODULE_NOT_FOUND",
+]);
+
+/** The current process's runtime. */
+export function detectRuntime(): RuntimeInfo {
+  const features = process.features as { typescript?: unknown };
+  return { bun: isBun(), stripsTypes: Boolean(features.typescript) };
+}
+
+/** Pick the first strategy for `file` (pure). */
+export function selectImportStrategy(file: string, runtime: RuntimeInfo = detectRuntime()): ImportStrategy {
+  if (runtime.bun) return "bun";
+  if (!TS_EXTENSIONS.has(path.extname(file).toLowerCase())) return "node-native";
+  if (runtime.stripsTypes && !file.split(/[\\/]/).includes("node_modules")) return "node-native";
+  return "jiti";
+}
+
+/** Where jiti caches transpiled files and where module shims are written. */
+export function resolveImportDirs(options: ImportToolModuleOptions = {}): { cacheDir: string; shimDir: string } {
+  if (options.cacheDir) return { cacheDir: options.cacheDir, shimDir: path.join(options.cacheDir, "shims") };
+  const paths = xcshPaths(resolveRoots(options));
+  return { cacheDir: paths.transpileCache, shimDir: paths.moduleShims };
+}
+
+/**
+ * Import the tool module at `file` (an absolute path) with the host's module map in place.
+ * Throws `XcshToolsError` `EIMPORT` or `EIMPORT_TIMEOUT`.
+ */
+export async function importToolModule(
+  file: string,
+  options: ImportToolModuleOptions = {},
+): Promise<ImportedToolModule> {
+  const timeoutMs = options.importTimeoutMs ?? DEFAULT_IMPORT_TIMEOUT_MS;
+  const work = importWithStrategy(file, options);
+  try {
+    return await raceTimeout(
+      work,
+      timeoutMs,
+      () =>
+        new XcshToolsError("EIMPORT_TIMEOUT", `Importing ${file} did not settle within ${timeoutMs} ms`, {
+          file,
+          hint: "Look for a top-level await that never resolves in the module or one of its imports.",
+        }),
+    );
+  } catch (error) {
+    if (error instanceof XcshToolsError && error.code === "EIMPORT_TIMEOUT") {
+      // The import may still settle later; its outcome no longer matters.
+      work.catch(() => undefined);
+      throw error;
+    }
+    throw new XcshToolsError("EIMPORT", errorMessage(error), { file, cause: error });
+  }
+}
+
+async function importWithStrategy(file: string, options: ImportToolModuleOptions): Promise<ImportedToolModule> {
+  const strategy = selectImportStrategy(file);
+  await registerModules(options.modules);
+  const dirs = resolveImportDirs(options);
+  if (strategy === "bun") {
+    registerBunModules();
+    return { module: await importNatively(file), strategy };
+  }
+  if (strategy === "jiti") return { module: await importWithJiti(file, dirs.cacheDir), strategy };
+  await prepareNodeHooks(dirs.shimDir);
+  try {
+    return { module: await importNatively(file), strategy };
+  } catch (error) {
+    if (!isStripRefusal(file, error)) throw error;
+    return { module: await importWithJiti(file, dirs.cacheDir), strategy: "jiti" };
+  }
+}
+
+function isStripRefusal(file: string, error: unknown): boolean {
+  if (!TS_EXTENSIONS.has(path.extname(file).toLowerCase())) return false;
+  const code = nodeErrorCode(error);
+  if (code === undefined || !STRIP_FALLBACK_CODES.has(code)) return false;
+  // A missing tool file is a real error, not something jiti can fix.
+  return code !== "ERR_MODULE_NOT_FOUND" || existsSync(file);
+}
+
+async function prepareNodeHooks(shimDir: string): Promise<void> {
+  let dir = getNodeHookShimDir() ?? shimDir;
+  try {
+    writeShims(dir);
+  } catch {
+    // A read-only xcsh root must not stop tools from loading: use a per-user temp folder.
+    dir = path.join(os.tmpdir(), `xcsh-tools-shims-${process.getuid?.() ?? "user"}`);
+    writeShims(dir);
+  }
+  await ensureNodeHooks(dir);
+}
+
+function importNatively(file: string): Promise<Record<string, unknown>> {
+  return import(pathToFileURL(file).href) as Promise<Record<string, unknown>>;
+}
