@@ -33,3 +33,35 @@ export type {
 export type { DiscoverCustomToolsOptions, LoadCustomToolsOptions, ProviderId } from "./host/options.js";
 export { PROVIDER_IDS } from "./host/options.js";
 export { XcshToolsError, isXcshToolsError } from "./core/errors.js";
+// Loader wing: module import, tool-shape checks, loader, adapter, exec, session, render.
+export {
+  CustomToolLoader,
+  DEFAULT_FACTORY_TIMEOUT_MS,
+  LOADER_ERROR_CODES,
+  createNoOpUIContext,
+  loadCustomTools,
+  silentLogger,
+} from "./host/loader.js";
+export type { LoaderErrorCode } from "./host/loader.js";
+export { CustomToolAdapter } from "./host/adapter.js";
+export { execCommand } from "./host/exec.js";
+export { dispatchSessionEvent } from "./host/session.js";
+export type { SessionDispatchSummary, SessionHookFailure } from "./host/session.js";
+export {
+  createTextComponent,
+  renderCallWithFallback,
+  renderResultWithFallback,
+  renderWithFallback,
+  resultText,
+} from "./host/render.js";
+export type { TextComponent } from "./host/render.js";
+export { TOOL_NAME_PATTERN, checkTool, isObjectSchema } from "./host/tool-shape.js";
+export type { ToolShapeProblem } from "./host/tool-shape.js";
+export {
+  DEFAULT_IMPORT_TIMEOUT_MS,
+  detectRuntime,
+  importToolModule,
+  resolveImportDirs,
+  selectImportStrategy,
+} from "./host/module-import.js";
+export type { ImportStrategy, ImportToolModuleOptions, ImportedToolModule, RuntimeInfo } from "./host/module-import.js";

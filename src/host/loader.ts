@@ -1,0 +1,370 @@
+/**
+ * The boot-time loader: paths in, tools and error records out, in the host's positional API
+ * (xcsh-host-formats §2) but without its failure modes (§9 B). The model:
+ *
+ * - ONE shared `CustomToolAPI` per loader, handed to every factory; `setUIContext` mutates it, so
+ *   factories that captured it see the real UI once the host has one.
+ * - Paths are resolved like the host's `resolvePath`, then deduplicated by real path (a symlink
+ *   and its target are one tool; first wins, silently). A folder stands for its `index.ts|js|mjs`.
+ * - Every module goes import → factory → shape check → name check, each step raced against a
+ *   timeout and wrapped so that a failure becomes one `ToolLoadError` with a stable code, the path
+ *   and the source. `load()` never throws and never hangs, and a bad tool never hides its siblings.
+ * - Imports start concurrently (they are independent), but factories run, and results, conflicts
+ *   and errors are recorded, strictly in input order, so first-wins is deterministic.
+ *
+ * Messages keep the host's texts as prefixes (`Failed to load tool: …`, `Tool must export a
+ * default function`, `Tool name "x" conflicts with existing tool`) so existing log greps still work.
+ */
+import { realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import { errorMessage, isXcshToolsError } from "../core/errors.js";
+import { resolveRoots, resolveUserPath } from "../core/paths.js";
+import { execCommand } from "./exec.js";
+import { resolveTypeBox } from "./import/module-map.js";
+import { importToolModule, type ImportedToolModule } from "./module-import.js";
+import type { LoadCustomToolsOptions } from "./options.js";
+import { raceTimeout } from "./timeout.js";
+import { checkTool, readToolName } from "./tool-shape.js";
+import type {
+  CustomTool,
+  CustomToolAPI,
+  CustomToolLogger,
+  CustomToolPendingAction,
+  CustomToolsLoadResult,
+  CustomToolUIContext,
+  LoadedCustomTool,
+  PushPendingAction,
+  ToolLoadError,
+  ToolPathWithSource,
+  ToolSource,
+} from "./types.js";
+
+export const DEFAULT_FACTORY_TIMEOUT_MS = 5000;
+
+/** Loader error codes (public API; the README's table). */
+export const LOADER_ERROR_CODES = [
+  "EDECLARATIVE",
+  "EIMPORT",
+  "EIMPORT_TIMEOUT",
+  "ENOT_A_FACTORY",
+  "EFACTORY_THROW",
+  "EFACTORY_TIMEOUT",
+  "EFACTORY_RESULT",
+  "ETOOL_SHAPE",
+  "ETOOL_NAME",
+  "ECONFLICT_BUILTIN",
+  "ECONFLICT",
+] as const;
+export type LoaderErrorCode = (typeof LOADER_ERROR_CODES)[number];
+
+const DECLARATIVE_MESSAGE = "Declarative tool files (.md, .json) cannot be loaded as executable modules";
+const PENDING_UNAVAILABLE = "Pending action store unavailable for custom tools in this runtime.";
+const INDEX_FILES = ["index.ts", "index.js", "index.mjs"];
+
+/** A logger that drops everything: the library is silent unless the host gives it a logger. */
+export const silentLogger: CustomToolLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** The UI tools see before the host calls `setUIContext`: answers nothing, shows nothing. */
+export function createNoOpUIContext(): CustomToolUIContext {
+  return {
+    select: async () => undefined,
+    confirm: async () => false,
+    input: async () => undefined,
+    notify: () => {},
+    setStatus: () => {},
+    custom: async () => undefined as never,
+    setEditorText: () => {},
+    getEditorText: () => "",
+    editor: async () => undefined,
+    get theme() {
+      return undefined;
+    },
+  };
+}
+
+type Claim = { builtIn: true } | { path: string; source?: ToolSource };
+
+interface PreparedEntry {
+  entry: ToolPathWithSource;
+  file: string;
+  imported: Promise<ImportedToolModule>;
+}
+
+/** Loads tool modules into `tools`, recording every failure in `errors`. */
+export class CustomToolLoader {
+  readonly tools: LoadedCustomTool[] = [];
+  readonly errors: ToolLoadError[] = [];
+  readonly #api: CustomToolAPI;
+  readonly #options: LoadCustomToolsOptions;
+  readonly #cwd: string;
+  readonly #home: string;
+  readonly #claims = new Map<string, Claim>();
+  readonly #seenFiles = new Set<string>();
+
+  constructor(
+    pi: Record<string, unknown> | undefined,
+    cwd: string,
+    builtInToolNames: string[],
+    pushPendingAction?: PushPendingAction,
+    options: LoadCustomToolsOptions = {},
+  ) {
+    this.#options = options;
+    this.#cwd = cwd;
+    this.#home = resolveRoots(options).home;
+    for (const name of builtInToolNames) this.#claims.set(name, { builtIn: true });
+    const exec = options.exec ?? execCommand;
+    this.#api = {
+      cwd,
+      exec: (command, args, execOptions) => exec(command, args, { ...execOptions, cwd: execOptions?.cwd ?? cwd }),
+      ui: createNoOpUIContext(),
+      hasUI: false,
+      logger: options.logger ?? silentLogger,
+      typebox: resolveTypeBox(options.modules),
+      pi: pi ?? options.pi ?? {},
+      pushPendingAction: (action: CustomToolPendingAction) => {
+        if (!pushPendingAction) throw new Error(PENDING_UNAVAILABLE);
+        pushPendingAction({
+          label: action.label,
+          sourceToolName: action.sourceToolName ?? "custom_tool",
+          apply: action.apply,
+          reject: action.reject,
+        });
+      },
+    };
+  }
+
+  /** The API object every factory of this loader receives. */
+  get api(): CustomToolAPI {
+    return this.#api;
+  }
+
+  /** Load `pathsWithSources` in order; never throws. May be called again with more paths. */
+  async load(pathsWithSources: ToolPathWithSource[]): Promise<void> {
+    const prepared: PreparedEntry[] = [];
+    for (const entry of pathsWithSources ?? []) {
+      try {
+        const item = this.#prepare(entry);
+        if (item) prepared.push(item);
+      } catch (error) {
+        this.#fail(entry, "EIMPORT", `Failed to load tool: ${errorMessage(error)}`);
+      }
+    }
+    for (const item of prepared) {
+      try {
+        await this.#loadOne(item);
+      } catch (error) {
+        // #loadOne records its own failures; this is the last line of defence.
+        this.#fail(item.entry, "EIMPORT", `Failed to load tool: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  /** Give tools the host's UI; mutates the shared API so captured references see it. */
+  setUIContext(uiContext: CustomToolUIContext, hasUI: boolean): void {
+    this.#api.ui = uiContext;
+    this.#api.hasUI = hasUI;
+  }
+
+  #prepare(entry: ToolPathWithSource): PreparedEntry | undefined {
+    const resolved = resolveUserPath(String(entry.path), this.#cwd, this.#home);
+    if (resolved.endsWith(".md") || resolved.endsWith(".json")) {
+      this.#fail(entry, "EDECLARATIVE", DECLARATIVE_MESSAGE);
+      return undefined;
+    }
+    const file = resolveIndexFile(resolved);
+    const key = realPathOrResolved(file);
+    if (this.#seenFiles.has(key)) return undefined;
+    this.#seenFiles.add(key);
+    const imported = importToolModule(file, {
+      modules: this.#options.modules,
+      cacheDir: this.#options.cacheDir,
+      home: this.#options.home,
+      xcshHome: this.#options.xcshHome,
+      env: this.#options.env,
+      importTimeoutMs: this.#options.importTimeoutMs,
+    });
+    // Awaited in order later; until then a rejection must not count as unhandled.
+    imported.catch(() => undefined);
+    return { entry, file, imported };
+  }
+
+  async #loadOne({ entry, file, imported }: PreparedEntry): Promise<void> {
+    let module: Record<string, unknown>;
+    try {
+      module = (await imported).module;
+    } catch (error) {
+      const code = isXcshToolsError(error, "EIMPORT_TIMEOUT") ? "EIMPORT_TIMEOUT" : "EIMPORT";
+      this.#fail(entry, code, `Failed to load tool: ${errorMessage(error)}`);
+      return;
+    }
+
+    let factory: unknown;
+    try {
+      factory = module.default ?? module;
+    } catch (error) {
+      this.#fail(entry, "ENOT_A_FACTORY", `Tool must export a default function (${errorMessage(error)})`);
+      return;
+    }
+    if (typeof factory !== "function") {
+      this.#fail(
+        entry,
+        "ENOT_A_FACTORY",
+        `Tool must export a default function: ${file} exports ${describeExport(factory)} as its default`,
+      );
+      return;
+    }
+
+    const timeoutMs = this.#options.factoryTimeoutMs ?? DEFAULT_FACTORY_TIMEOUT_MS;
+    let result: unknown;
+    let timedOut = false;
+    try {
+      const call = Promise.resolve().then(() => (factory as (api: CustomToolAPI) => unknown)(this.#api));
+      call.catch(() => undefined);
+      result = await raceTimeout(call, timeoutMs, () => {
+        timedOut = true;
+        return new Error(`factory did not settle within ${timeoutMs} ms`);
+      });
+    } catch (error) {
+      if (timedOut) this.#fail(entry, "EFACTORY_TIMEOUT", `Failed to load tool: factory of ${file} did not settle within ${timeoutMs} ms`);
+      else this.#fail(entry, "EFACTORY_THROW", `Failed to load tool: ${errorMessage(error)}`);
+      return;
+    }
+
+    if (result === null || result === undefined || typeof result !== "object") {
+      this.#fail(
+        entry,
+        "EFACTORY_RESULT",
+        `Failed to load tool: the factory of ${file} returned ${describeExport(result)}; expected a tool or an array of tools`,
+      );
+      return;
+    }
+    const list = Array.isArray(result) ? (result as unknown[]) : [result];
+    const many = Array.isArray(result);
+    list.forEach((candidate, index) => this.#accept(entry, file, candidate, many ? index : undefined));
+  }
+
+  #accept(entry: ToolPathWithSource, file: string, candidate: unknown, index: number | undefined): void {
+    const where = index === undefined ? `Tool returned by ${file}` : `Tool at index ${index} returned by ${file}`;
+    const problems = checkTool(candidate);
+    const toolName = readToolName(candidate);
+    if (problems.length > 0) {
+      const code = problems.some((p) => p.code === "ETOOL_SHAPE") ? "ETOOL_SHAPE" : "ETOOL_NAME";
+      const detail = problems.map((p) => `${p.field}: ${p.message}`).join("; ");
+      this.#fail(entry, code, `${where} is invalid: ${detail}`, { toolName });
+      return;
+    }
+    const tool = withDefaultLabel(candidate as CustomTool, toolName as string);
+    const name = toolName as string;
+    const claim = this.#claims.get(name);
+    if (claim) {
+      if ("builtIn" in claim) {
+        this.#fail(
+          entry,
+          "ECONFLICT_BUILTIN",
+          `Tool name "${name}" conflicts with existing tool: "${name}" is a built-in tool; ${describeEntry(entry)} was skipped`,
+          { toolName: name, conflictsWith: { builtIn: true } },
+        );
+      } else {
+        this.#fail(
+          entry,
+          "ECONFLICT",
+          `Tool name "${name}" conflicts with existing tool: ${describeClaim(claim)} loaded it first; ${describeEntry(entry)} was skipped`,
+          { toolName: name, conflictsWith: { path: claim.path, source: claim.source } },
+        );
+      }
+      return;
+    }
+    this.#claims.set(name, { path: entry.path, source: entry.source });
+    this.tools.push({ path: entry.path, resolvedPath: file, tool, source: entry.source });
+  }
+
+  #fail(entry: ToolPathWithSource, code: LoaderErrorCode, error: string, extra: Partial<ToolLoadError> = {}): void {
+    const record: ToolLoadError = { path: String(entry?.path), error, code };
+    if (entry?.source) record.source = entry.source;
+    if (extra.toolName !== undefined) record.toolName = extra.toolName;
+    if (extra.conflictsWith) record.conflictsWith = extra.conflictsWith;
+    this.errors.push(record);
+  }
+}
+
+/** Load `pathsWithSources` with a fresh loader (the host's `loadCustomTools`, plus `options`). */
+export async function loadCustomTools(
+  pathsWithSources: ToolPathWithSource[],
+  cwd: string,
+  builtInToolNames: string[],
+  pushPendingAction?: PushPendingAction,
+  options: LoadCustomToolsOptions = {},
+): Promise<CustomToolsLoadResult> {
+  const loader = new CustomToolLoader(options.pi, cwd, builtInToolNames, pushPendingAction, options);
+  await loader.load(pathsWithSources);
+  return {
+    tools: loader.tools,
+    errors: loader.errors,
+    setUIContext: (uiContext, hasUI) => loader.setUIContext(uiContext, hasUI),
+  };
+}
+
+/** A folder stands for its index file; anything else is returned unchanged. */
+function resolveIndexFile(resolved: string): string {
+  try {
+    if (!statSync(resolved).isDirectory()) return resolved;
+  } catch {
+    return resolved;
+  }
+  for (const name of INDEX_FILES) {
+    const candidate = path.join(resolved, name);
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // try the next one
+    }
+  }
+  return resolved;
+}
+
+function realPathOrResolved(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
+/** The host always shows a label; a tool without one gets its name. */
+function withDefaultLabel(tool: CustomTool, name: string): CustomTool {
+  let label: unknown;
+  try {
+    label = tool.label;
+  } catch {
+    label = undefined;
+  }
+  if (typeof label === "string" && label !== "") return tool;
+  try {
+    (tool as { label: string }).label = name;
+    if (tool.label === name) return tool;
+  } catch {
+    // frozen or a setter that throws: shadow it instead
+  }
+  return Object.create(tool, { label: { value: name, enumerable: true } }) as CustomTool;
+}
+
+function describeExport(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) return "an array";
+  return `a value of type ${typeof value}`;
+}
+
+function describeSource(source: ToolSource | undefined): string {
+  if (!source) return "";
+  const plugin = source.plugin ? `, plugin ${source.plugin}` : "";
+  return ` (${source.providerName || source.provider}, ${source.level}${plugin})`;
+}
+
+function describeEntry(entry: ToolPathWithSource): string {
+  return `${entry.path}${describeSource(entry.source)}`;
+}
+
+function describeClaim(claim: { path: string; source?: ToolSource }): string {
+  return `${claim.path}${describeSource(claim.source)}`;
+}
