@@ -222,12 +222,16 @@ describe("the built library under each runtime", () => {
       const errorsByPath = Object.fromEntries(output.errors.map((e) => [e.path, e]));
       expect(Object.keys(errorsByPath).sort()).toEqual([`<root>/${BROKEN_FILE}`, `<root>/${BUILTIN_CLASH_FILE}`].sort());
       const broken = errorsByPath[`<root>/${BROKEN_FILE}`]!;
-      expect(broken).toMatchObject({ provider: "native", level: "user" });
-      expect(broken.code).toMatch(/^E[A-Z0-9_]+$/);
+      // A syntax error is worded differently by jiti, Node's stripper and Bun: one code for all.
+      expect(broken).toEqual({ path: `<root>/${BROKEN_FILE}`, code: "EIMPORT", provider: "native", level: "user", toolName: null });
       const clash = errorsByPath[`<root>/${BUILTIN_CLASH_FILE}`]!;
-      expect(clash).toMatchObject({ provider: "native", level: "project", toolName: "read" });
-      expect(clash.code).toMatch(/^E[A-Z0-9_]+$/);
-      expect(clash.code).not.toBe(broken.code);
+      expect(clash).toEqual({
+        path: `<root>/${BUILTIN_CLASH_FILE}`,
+        code: "ECONFLICT_BUILTIN",
+        provider: "native",
+        level: "project",
+        toolName: "read",
+      });
     });
   }
 
