@@ -33,6 +33,16 @@ export type {
 export type { DiscoverCustomToolsOptions, LoadCustomToolsOptions, ProviderId } from "./host/options.js";
 export { PROVIDER_IDS } from "./host/options.js";
 export { XcshToolsError, isXcshToolsError } from "./core/errors.js";
+// Discovery: where tools come from (SPEC §2), scanned without importing plugin code.
+export { DISCOVERY_ERROR_CODES, discoverToolPaths, selectProviders } from "./discovery/index.js";
+export type {
+  DiscoverToolPathsOptions,
+  DiscoveryErrorCode,
+  IgnoredToolFile,
+  ToolDiscoveryResult,
+  ToolMetadataFile,
+} from "./discovery/index.js";
+export { discoverAndLoadCustomTools } from "./host/discover.js";
 // Loader wing: module import, tool-shape checks, loader, adapter, exec, session, render.
 export {
   CustomToolLoader,

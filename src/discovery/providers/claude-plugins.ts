@@ -1,0 +1,67 @@
+/**
+ * Claude Code marketplace plugins: `tools/` of each plugin in `~/.claude/plugins/installed_plugins.json`
+ * (v2). Read only: we never write under `~/.claude`.
+ *
+ * Claude Code records every install of an id as one entry: `scope: "user"` entries apply
+ * everywhere; `scope: "project"` and `"local"` entries carry the `projectPath` they were installed
+ * for and apply only when `cwd` is that folder or inside it (an entry without `projectPath`
+ * applies nowhere). Per id, applicable project entries shadow the user entries (the rule of every
+ * source: project before user), so a stale project install elsewhere never hides the user's
+ * (anthropics/claude-code#54310) and a project pin wins over the user's version. All applicable
+ * entries of the winning level are used, deduplicated by installPath. Project-level plugin roots
+ * come first, then user-level ones, each in registry order. `enabled: false` entries are skipped.
+ */
+import { realpath } from "node:fs/promises";
+import path from "node:path";
+import type { ToolSource } from "../../host/types.js";
+import { isInside } from "../tools-dir.js";
+import type { ToolProvider } from "../types.js";
+import { readInstalledRegistry, scanPluginRoot, type RegistryEntry } from "./marketplace-registry.js";
+
+const NAME = "Claude Code Marketplace";
+
+async function realOrResolved(p: string): Promise<string> {
+  return realpath(p).catch(() => path.resolve(p));
+}
+
+export const claudePluginsProvider: ToolProvider = {
+  id: "claude-plugins",
+  name: NAME,
+  async discover(ctx, sink) {
+    const file = ctx.paths.claudeInstalledPlugins;
+    const fileSource: ToolSource = { provider: "claude-plugins", providerName: NAME, level: "user" };
+    const registry = await readInstalledRegistry(file, fileSource, sink);
+    if (!registry) return;
+    const cwd = await realOrResolved(ctx.cwd);
+    const projectRoots: RegistryEntry[] = [];
+    const userRoots: RegistryEntry[] = [];
+    for (const entries of registry.values()) {
+      const project: RegistryEntry[] = [];
+      const user: RegistryEntry[] = [];
+      for (const item of entries) {
+        if (item.entry.enabled === false) continue;
+        const scope = item.entry.scope ?? "user";
+        if (scope === "user") user.push(item);
+        else if (item.entry.projectPath && isInside(cwd, await realOrResolved(item.entry.projectPath))) project.push(item);
+      }
+      if (project.length > 0) projectRoots.push(...uniqueByInstallPath(project));
+      else userRoots.push(...uniqueByInstallPath(user));
+    }
+    for (const [level, roots] of [["project", projectRoots], ["user", userRoots]] as const) {
+      for (const item of roots) {
+        const source: ToolSource = { provider: "claude-plugins", providerName: NAME, level, plugin: item.id };
+        await scanPluginRoot(file, item, source, sink);
+      }
+    }
+  },
+};
+
+function uniqueByInstallPath(items: RegistryEntry[]): RegistryEntry[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = path.resolve(item.entry.installPath);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

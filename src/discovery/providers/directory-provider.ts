@@ -1,0 +1,33 @@
+/**
+ * The shape shared by the plain-folder sources (native, Claude, Codex): one tools directory at
+ * project level and one at user level. Project is scanned first so that, when both levels hold
+ * a tool of the same name, the project's wins (the loader keeps the first of a name) — the
+ * host's precedence for native tools (xcsh-host-formats §4.2), applied to every source. When both
+ * levels are the same folder (cwd is the home folder: `~/.claude/tools`), it is scanned once, as
+ * the user level.
+ */
+import path from "node:path";
+import type { ProviderId } from "../../host/options.js";
+import type { ToolSource } from "../../host/types.js";
+import { scanToolsDir } from "../tools-dir.js";
+import type { DiscoveryContext, ToolProvider } from "../types.js";
+
+/** Build a provider that scans `projectDir(ctx)` then `userDir(ctx)`. */
+export function directoryProvider(
+  id: ProviderId,
+  name: string,
+  dirs: { project(ctx: DiscoveryContext): string; user(ctx: DiscoveryContext): string },
+): ToolProvider {
+  return {
+    id,
+    name,
+    async discover(ctx, sink) {
+      const project: ToolSource = { provider: id, providerName: name, level: "project" };
+      const user: ToolSource = { provider: id, providerName: name, level: "user" };
+      const projectDir = dirs.project(ctx);
+      const userDir = dirs.user(ctx);
+      if (path.resolve(projectDir) !== path.resolve(userDir)) await scanToolsDir(projectDir, project, sink);
+      await scanToolsDir(userDir, user, sink);
+    },
+  };
+}

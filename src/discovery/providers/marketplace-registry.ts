@@ -1,0 +1,110 @@
+/**
+ * What the two marketplace sources share: reading an `installed_plugins.json` (v2) registry and
+ * scanning the `tools/` folder of one installed plugin root.
+ *
+ * A registry is checked in two steps so one bad entry spoils only that entry: the document must
+ * be `{version: number, plugins: {…}}` (else `ESTATE_FILE`, the whole file is ignored), then each
+ * id must be `name@marketplace` (`EPLUGIN_ID`) holding an array of entries, and each entry must
+ * match `InstalledPluginEntrySchema` (`ESTATE_ENTRY`, naming the JSON path).
+ */
+import { stat, realpath } from "node:fs/promises";
+import path from "node:path";
+import { Type } from "@sinclair/typebox";
+import type { ToolSource } from "../../host/types.js";
+import { InstalledPluginEntrySchema, splitPluginId, type InstalledPluginEntry } from "../../manifest/installed-plugins.js";
+import { checkSchema, pointerSegment } from "../../manifest/result.js";
+import { discoveryError, readStateFile } from "../records.js";
+import { scanToolsDir } from "../tools-dir.js";
+import type { DiscoverySink } from "../types.js";
+
+/**
+ * The registry's outer shape only. `InstalledPluginsRegistrySchema` also requires every id to
+ * hold an array, which would make one odd id spoil the whole file; ids are checked one by one.
+ */
+const RegistryEnvelopeSchema = Type.Object({
+  version: Type.Number(),
+  plugins: Type.Record(Type.String(), Type.Unknown()),
+});
+
+/** One valid entry of a registry, with where it sits in the file. */
+export interface RegistryEntry {
+  /** `name@marketplace`. */
+  id: string;
+  entry: InstalledPluginEntry;
+  /** JSON pointer of the entry, for messages. */
+  pointer: string;
+}
+
+/** The valid entries of a registry, grouped by id in file order; `undefined` when missing or bad. */
+export async function readInstalledRegistry(
+  file: string,
+  source: ToolSource,
+  sink: DiscoverySink,
+): Promise<Map<string, RegistryEntry[]> | undefined> {
+  const read = await readStateFile(file, RegistryEnvelopeSchema, source, sink);
+  if (read.status !== "ok") return undefined;
+  const byId = new Map<string, RegistryEntry[]>();
+  for (const [id, entries] of Object.entries(read.value.plugins)) {
+    const idPointer = `/plugins/${pointerSegment(id)}`;
+    const pluginSource = { ...source, plugin: id };
+    if (!splitPluginId(id)) {
+      sink.addError(
+        discoveryError(
+          "EPLUGIN_ID",
+          file,
+          `${file} ${idPointer}: plugin id "${id}" is not "name@marketplace"; its entries were skipped.`,
+          pluginSource,
+        ),
+      );
+      continue;
+    }
+    if (!Array.isArray(entries)) {
+      sink.addError(
+        discoveryError("ESTATE_ENTRY", file, `${file} ${idPointer}: expected an array of install entries; it was skipped.`, pluginSource),
+      );
+      continue;
+    }
+    const valid: RegistryEntry[] = [];
+    entries.forEach((raw, index) => {
+      const pointer = `${idPointer}/${index}`;
+      const checked = checkSchema(InstalledPluginEntrySchema, raw);
+      if (!checked.ok) {
+        const issues = checked.issues.slice(0, 3).map((issue) => `${pointer}${issue.path}: ${issue.expected}, found ${issue.found}`);
+        sink.addError(
+          discoveryError("ESTATE_ENTRY", file, `${file} ${issues.join("; ")}; this entry was skipped.`, pluginSource),
+        );
+        return;
+      }
+      valid.push({ id, entry: checked.value, pointer });
+    });
+    byId.set(id, valid);
+  }
+  return byId;
+}
+
+/**
+ * Scan `<installPath>/tools` of one plugin. The plugin folder must exist (`EPLUGIN_NOT_FOUND`
+ * otherwise: the registry points at nothing); its `tools/` folder is optional. Tools must stay
+ * inside the plugin folder once symlinks are followed.
+ */
+export async function scanPluginRoot(
+  registryFile: string,
+  item: RegistryEntry,
+  source: ToolSource,
+  sink: DiscoverySink,
+): Promise<void> {
+  const root = item.entry.installPath;
+  const info = await stat(root).catch(() => undefined);
+  if (!path.isAbsolute(root) || !info?.isDirectory()) {
+    sink.addError(
+      discoveryError(
+        "EPLUGIN_NOT_FOUND",
+        root,
+        `Plugin ${item.id} (${registryFile} ${item.pointer}) has installPath ${root}, which is not an existing absolute folder; reinstall the plugin.`,
+        source,
+      ),
+    );
+    return;
+  }
+  await scanToolsDir(path.join(root, "tools"), source, sink, { within: await realpath(root) });
+}

@@ -1,0 +1,225 @@
+/**
+ * Installed npm plugins: the `dependencies` of `<xcshHome>/plugins/package.json`, in object order
+ * (xcsh-host-formats §4.4, §5.5–§5.8). For each name, `node_modules/<name>/package.json` is read and
+ * its manifest is `xcsh`, else `pi` (a package with neither is not a plugin: reported in
+ * `ignored`). Linked plugins (`node_modules/<name>` a symlink) work the same; their package is
+ * the link's target.
+ *
+ * Effective state, as the host's (§5.8): a plugin is skipped when the runtime lock says
+ * `enabled: false` (a lock entry without `enabled` counts as enabled) or when
+ * `<cwd>/.xcsh/plugin-overrides.json` lists it in `disabled`. Its features are
+ * `overrides.features[name] ?? lock.enabledFeatures ?? null` and its tool entries are
+ * `selectEntries(manifest, "tools", features)`. `"*"` in a feature list means every declared
+ * feature; other names the manifest does not declare are `EUNKNOWN_FEATURE` (the known ones still
+ * apply). Tools are user level: the plugins live in the user's xcsh root; overrides only modify.
+ *
+ * Fail closed: when the lock or the overrides file is unusable we cannot tell which plugins the
+ * user switched off, so no npm plugin tool is discovered (one `ESTATE_FILE` record says why) —
+ * loading code the user disabled is worse than loading none. Only `.xcsh/plugin-overrides.json`
+ * is read (the host's manager reads only it; its loader also tries `.codex`/`.gemini`).
+ *
+ * Entries: an absolute entry, one that leaves the package by `../`, or one whose real path (after
+ * symlinks) is outside the package's real path is `EENTRY_ESCAPE`; a missing one is
+ * `EENTRY_NOT_FOUND` (the host drops both silently: §9 #28). An entry may name a module, a tool
+ * folder with an index, or a folder of tools (scanned like a tools directory).
+ */
+import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { Type } from "@sinclair/typebox";
+import { errorMessage, isXcshToolsError } from "../../core/errors.js";
+import { projectPaths } from "../../core/paths.js";
+import type { ToolSource } from "../../host/types.js";
+import { readJsonFile } from "../../manifest/json-file.js";
+import { PluginManifestSchema, pickManifest, selectEntries, type PluginManifest } from "../../manifest/plugin-manifest.js";
+import { PluginsPackageJsonSchema } from "../../manifest/plugins-package.js";
+import { checkSchema, pointerSegment, type ValidationIssue } from "../../manifest/result.js";
+import { RuntimePluginStateSchema, type RuntimePluginState } from "../../manifest/runtime-lock.js";
+import { discoveryError, readStateFile } from "../records.js";
+import { isInside, resolveToolEntry } from "../tools-dir.js";
+import type { DiscoverySink, ToolProvider } from "../types.js";
+
+const NAME = "npm Plugin";
+
+/**
+ * Outer shapes only: per-plugin parts are checked one by one so that one bad plugin entry of
+ * the lock or the overrides spoils only that plugin.
+ */
+const LockEnvelopeSchema = Type.Object({
+  plugins: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  settings: Type.Optional(Type.Unknown()),
+});
+const OverridesEnvelopeSchema = Type.Object({
+  disabled: Type.Optional(Type.Array(Type.String())),
+  features: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  settings: Type.Optional(Type.Unknown()),
+});
+const FeatureListSchema = Type.Array(Type.String());
+
+/** A dependency key that is a package name and cannot walk out of node_modules. */
+const PACKAGE_NAME = /^(?:@[^/@\s]+\/)?[^/@\s][^/\s]*$/;
+
+function describeIssues(file: string, pointer: string, issues: readonly ValidationIssue[]): string {
+  return `${file} ${issues
+    .slice(0, 3)
+    .map((issue) => `${pointer}${issue.path}: ${issue.expected}, found ${issue.found}`)
+    .join("; ")}`;
+}
+
+export const npmProvider: ToolProvider = {
+  id: "npm",
+  name: NAME,
+  async discover(ctx, sink) {
+    const userSource: ToolSource = { provider: "npm", providerName: NAME, level: "user" };
+    const projectSource: ToolSource = { provider: "npm", providerName: NAME, level: "project" };
+    const failClosed = "no npm plugin tools were loaded, because which plugins are disabled is unknown";
+
+    const pkg = await readStateFile(ctx.paths.pluginsPackageJson, PluginsPackageJsonSchema, userSource, sink);
+    if (pkg.status !== "ok") return;
+    const names = Object.keys(pkg.value.dependencies ?? {});
+    if (names.length === 0) return;
+
+    const lockFile = ctx.paths.runtimeLock;
+    const lock = await readStateFile(lockFile, LockEnvelopeSchema, userSource, sink, failClosed);
+    const overridesFile = projectPaths(ctx.cwd).pluginOverrides;
+    const overrides = await readStateFile(overridesFile, OverridesEnvelopeSchema, projectSource, sink, failClosed);
+    if (lock.status === "bad" || overrides.status === "bad") return;
+    const lockPlugins = lock.status === "ok" ? (lock.value.plugins ?? {}) : {};
+    const disabled = new Set(overrides.status === "ok" ? (overrides.value.disabled ?? []) : []);
+    const featureOverrides = overrides.status === "ok" ? (overrides.value.features ?? {}) : {};
+
+    for (const name of names) {
+      const source: ToolSource = { ...userSource, plugin: name };
+      if (!PACKAGE_NAME.test(name) || name.split("/").some((part) => part === "." || part === "..")) {
+        sink.addError(
+          discoveryError(
+            "ESTATE_ENTRY",
+            ctx.paths.pluginsPackageJson,
+            `${ctx.paths.pluginsPackageJson} /dependencies/${pointerSegment(name)}: "${name}" is not a package name; it was skipped.`,
+            source,
+          ),
+        );
+        continue;
+      }
+
+      let state: RuntimePluginState | undefined;
+      if (Object.hasOwn(lockPlugins, name)) {
+        const checked = checkSchema(RuntimePluginStateSchema, lockPlugins[name]);
+        if (!checked.ok) {
+          const where = describeIssues(lockFile, `/plugins/${pointerSegment(name)}`, checked.issues);
+          sink.addError(discoveryError("ESTATE_ENTRY", lockFile, `${where}; plugin ${name} was not loaded.`, source));
+          continue;
+        }
+        state = checked.value;
+      }
+      if (state?.enabled === false || disabled.has(name)) continue;
+
+      let features: string[] | null = state?.enabledFeatures ?? null;
+      let featuresFile = lockFile;
+      if (Object.hasOwn(featureOverrides, name)) {
+        const checked = checkSchema(FeatureListSchema, featureOverrides[name]);
+        if (!checked.ok) {
+          const where = describeIssues(overridesFile, `/features/${pointerSegment(name)}`, checked.issues);
+          sink.addError(discoveryError("ESTATE_ENTRY", overridesFile, `${where}; plugin ${name} was not loaded.`, { ...source, level: "project" }));
+          continue;
+        }
+        features = checked.value;
+        featuresFile = overridesFile;
+      }
+
+      await discoverPlugin(path.join(ctx.paths.pluginsNodeModules, name), name, features, featuresFile, source, sink);
+    }
+  },
+};
+
+async function discoverPlugin(
+  dir: string,
+  name: string,
+  features: string[] | null,
+  featuresFile: string,
+  source: ToolSource,
+  sink: DiscoverySink,
+): Promise<void> {
+  const pkgFile = path.join(dir, "package.json");
+  let pkg: unknown;
+  try {
+    pkg = await readJsonFile(pkgFile);
+  } catch (error) {
+    const message = isXcshToolsError(error) ? error.message : errorMessage(error);
+    sink.addError(discoveryError("EPLUGIN_MANIFEST", pkgFile, `${message}; plugin ${name} was not loaded.`, source));
+    return;
+  }
+  if (pkg === undefined) {
+    sink.addError(
+      discoveryError(
+        "EPLUGIN_NOT_FOUND",
+        dir,
+        `Plugin ${name} is listed in the plugins package.json but ${pkgFile} does not exist; reinstall it (xcsh-tools doctor --fix).`,
+        source,
+      ),
+    );
+    return;
+  }
+  const picked = pickManifest(pkg);
+  if (!picked) {
+    sink.addIgnored({ path: pkgFile, source, reason: 'no "xcsh" or "pi" manifest: not an xcsh plugin' });
+    return;
+  }
+  const checked = checkSchema(PluginManifestSchema, picked.manifest);
+  if (!checked.ok) {
+    const where = describeIssues(pkgFile, `/${picked.key}`, checked.issues);
+    sink.addError(discoveryError("EPLUGIN_MANIFEST", pkgFile, `${where}; plugin ${name} was not loaded.`, source));
+    return;
+  }
+  const manifest: PluginManifest = checked.value;
+  const declared = Object.keys(manifest.features ?? {});
+
+  let selection = features;
+  if (selection !== null) {
+    const expanded = selection.includes("*") ? [...new Set([...selection.filter((f) => f !== "*"), ...declared])] : selection;
+    const unknown = expanded.filter((feature) => !declared.includes(feature));
+    if (unknown.length > 0) {
+      sink.addError(
+        discoveryError(
+          "EUNKNOWN_FEATURE",
+          featuresFile,
+          `${featuresFile} enables feature${unknown.length > 1 ? "s" : ""} ${unknown.map((f) => `"${f}"`).join(", ")} of plugin ${name}, ` +
+            `which declares ${declared.length > 0 ? declared.map((f) => `"${f}"`).join(", ") : "no features"}; the others still apply.`,
+          featuresFile.endsWith("plugin-overrides.json") ? { ...source, level: "project" } : source,
+        ),
+      );
+    }
+    selection = expanded.filter((feature) => declared.includes(feature));
+  }
+
+  const realRoot = await realpath(dir);
+  const entries = [...new Set(selectEntries(manifest, "tools", selection))];
+  for (const entry of entries) {
+    const target = path.resolve(dir, entry);
+    const label = `tools entry "${entry}" of plugin ${name}`;
+    if (path.isAbsolute(entry) || !isInside(target, dir)) {
+      sink.addError(
+        discoveryError("EENTRY_ESCAPE", target, `The ${label} points outside the package (${dir}); it was not loaded.`, source),
+      );
+      continue;
+    }
+    const exists = await stat(target).then(
+      () => true,
+      () => false,
+    );
+    if (exists) {
+      const real = await realpath(target);
+      if (!isInside(real, realRoot)) {
+        sink.addError(
+          discoveryError(
+            "EENTRY_ESCAPE",
+            target,
+            `The ${label} resolves to ${real}, outside the package (${realRoot}); it was not loaded.`,
+            source,
+          ),
+        );
+        continue;
+      }
+    }
+    await resolveToolEntry(target, source, sink, { within: realRoot, what: `${label} (${target})` });
+  }
+}

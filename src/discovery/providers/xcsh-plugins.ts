@@ -1,0 +1,49 @@
+/**
+ * xcsh marketplace plugins: `tools/` of each plugin in `<cwd>/.xcsh/plugins/installed_plugins.json`
+ * (project) and `<xcshHome>/plugins/installed_plugins.json` (user).
+ *
+ * The project registry is read at `cwd` only (no walk-up, like every other project-level source
+ * here). Every id the project registry lists — even with only `enabled: false` entries — shadows
+ * the user's entries of that id: a project can pin another version or switch a plugin off. Its
+ * entries are project level whatever their `scope` field says. `enabled: false` entries are
+ * skipped; entries repeating an (id, installPath) pair are used once. When `cwd` is such that both
+ * registry paths are the same file, it is read once, as the user registry.
+ */
+import path from "node:path";
+import { projectPaths } from "../../core/paths.js";
+import type { ToolSource } from "../../host/types.js";
+import type { ToolProvider } from "../types.js";
+import { readInstalledRegistry, scanPluginRoot } from "./marketplace-registry.js";
+
+const NAME = "xcsh Marketplace";
+
+export const xcshPluginsProvider: ToolProvider = {
+  id: "xcsh-plugins",
+  name: NAME,
+  async discover(ctx, sink) {
+    const userFile = ctx.paths.installedPlugins;
+    const projectFile = projectPaths(ctx.cwd).installedPlugins;
+    const levels: { level: "project" | "user"; file: string }[] = [];
+    if (path.resolve(projectFile) !== path.resolve(userFile)) levels.push({ level: "project", file: projectFile });
+    levels.push({ level: "user", file: userFile });
+
+    const shadowed = new Set<string>();
+    for (const { level, file } of levels) {
+      const registry = await readInstalledRegistry(file, { provider: "xcsh-plugins", providerName: NAME, level }, sink);
+      if (!registry) continue;
+      for (const [id, entries] of registry) {
+        if (shadowed.has(id)) continue;
+        if (level === "project") shadowed.add(id);
+        const seen = new Set<string>();
+        for (const item of entries) {
+          if (item.entry.enabled === false) continue;
+          const key = path.resolve(item.entry.installPath);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          const source: ToolSource = { provider: "xcsh-plugins", providerName: NAME, level, plugin: id };
+          await scanPluginRoot(file, item, source, sink);
+        }
+      }
+    }
+  },
+};

@@ -1,0 +1,196 @@
+/**
+ * Reading a tools directory, and resolving one explicit tool entry (a manifest `tools` entry or
+ * a configured path). The model (SPEC §2):
+ *
+ * - A tool is a file `*.ts|*.js|*.mjs` (not `*.d.ts`), or a folder holding `index.ts`, else
+ *   `index.js`, else `index.mjs` (the first that exists is the module; the others are usually
+ *   its build output, and loading both would only produce a name conflict).
+ * - Scans are non-recursive. Dot-entries and `node_modules` are skipped silently.
+ * - Entries are sorted by name (code-unit order, not locale order) so the load order, and
+ *   therefore which of two same-named tools wins, is the same on every machine. Files and
+ *   folders are sorted together.
+ * - `.md`/`.json` files are metadata: reported in `metadata`, never handed to the loader (the
+ *   host hands them over and then fails on them, and a `foo.md` can shadow `foo.ts`: §9 #11).
+ * - Any other file (README.txt, run.sh, x.py) and folders without an index are reported in
+ *   `ignored`, not as errors: the host turns every stray file into an error record (§9 #12),
+ *   which buries the real failures.
+ * - Symlinks are followed. A dangling one is an `EENTRY_NOT_FOUND` error: someone meant it to be
+ *   a tool. With `within`, anything whose real path leaves that folder is `EENTRY_ESCAPE`.
+ */
+import type { Dirent, Stats } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { errorMessage, nodeErrorCode } from "../core/errors.js";
+import type { ToolSource } from "../host/types.js";
+import { discoveryError } from "./records.js";
+import type { DiscoverySink } from "./types.js";
+
+const MODULE_EXTENSIONS = [".ts", ".js", ".mjs"];
+const DECLARATION_SUFFIXES = [".d.ts", ".d.mts"];
+const INDEX_FILES = ["index.ts", "index.js", "index.mjs"];
+
+/** Options of a scan. */
+export interface ScanOptions {
+  /** Real path of a folder everything found must stay inside (a plugin package). */
+  within?: string;
+}
+
+/** True when `child` is `parent` or inside it (both absolute, same form). */
+export function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
+}
+
+function isModuleFile(name: string): boolean {
+  if (DECLARATION_SUFFIXES.some((suffix) => name.endsWith(suffix))) return false;
+  return MODULE_EXTENSIONS.some((ext) => name.endsWith(ext));
+}
+
+function metadataKind(name: string): "md" | "json" | undefined {
+  const lower = name.toLowerCase();
+  if (lower.endsWith(".md")) return "md";
+  if (lower.endsWith(".json")) return "json";
+  return undefined;
+}
+
+async function statOrUndefined(file: string): Promise<Stats | undefined> {
+  try {
+    return await stat(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The index module of a tool folder, if it has one. */
+async function findIndex(dir: string): Promise<string | undefined> {
+  for (const name of INDEX_FILES) {
+    const candidate = path.join(dir, name);
+    if ((await statOrUndefined(candidate))?.isFile()) return candidate;
+  }
+  return undefined;
+}
+
+/** Report `file` as a tool unless its real path escapes `within`. */
+async function addContained(file: string, source: ToolSource, sink: DiscoverySink, options: ScanOptions): Promise<void> {
+  if (options.within !== undefined) {
+    const real = await realpath(file).catch(() => file);
+    if (!isInside(real, options.within)) {
+      sink.addError(
+        discoveryError(
+          "EENTRY_ESCAPE",
+          file,
+          `${file} resolves to ${real}, outside its package ${options.within}; it was not loaded.`,
+          source,
+        ),
+      );
+      return;
+    }
+  }
+  sink.addPath(file, source);
+}
+
+/**
+ * Scan a tools directory. A missing directory is normal and reports nothing; one that exists but
+ * cannot be listed is `ETOOLS_DIR`.
+ */
+export async function scanToolsDir(
+  dir: string,
+  source: ToolSource,
+  sink: DiscoverySink,
+  options: ScanOptions = {},
+): Promise<void> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (nodeErrorCode(error) === "ENOENT") return;
+    sink.addError(discoveryError("ETOOLS_DIR", dir, `Cannot list the tools directory ${dir}: ${errorMessage(error)}`, source));
+    return;
+  }
+  const names = entries
+    .map((entry) => entry.name)
+    .filter((name) => !name.startsWith(".") && name !== "node_modules")
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const name of names) {
+    const full = path.join(dir, name);
+    const info = await statOrUndefined(full);
+    if (!info) {
+      sink.addError(
+        discoveryError("EENTRY_NOT_FOUND", full, `${full} is a symbolic link to something that does not exist.`, source),
+      );
+      continue;
+    }
+    if (info.isDirectory()) {
+      const index = await findIndex(full);
+      if (index) await addContained(index, source, sink, options);
+      else sink.addIgnored({ path: full, source, reason: `folder without ${INDEX_FILES.join(", ")}` });
+      continue;
+    }
+    if (!info.isFile()) {
+      sink.addIgnored({ path: full, source, reason: "not a regular file or folder" });
+      continue;
+    }
+    const kind = metadataKind(name);
+    if (kind) sink.addMetadata({ path: full, source, kind });
+    else if (isModuleFile(name)) await addContained(full, source, sink, options);
+    else sink.addIgnored({ path: full, source, reason: "not a tool module (.ts, .js, .mjs)" });
+  }
+}
+
+/**
+ * Resolve one explicit entry: a module file is the tool, a folder with an index is that module,
+ * a folder without one is scanned as a tools directory. Unlike a scan, a missing target, a file
+ * that is not a module, or a folder that yields nothing at all is an error: somebody named it on
+ * purpose.
+ */
+export async function resolveToolEntry(
+  target: string,
+  source: ToolSource,
+  sink: DiscoverySink,
+  options: ScanOptions & {
+    /** The entry as a noun phrase that names the path, for messages. */
+    what?: string;
+  } = {},
+): Promise<void> {
+  const what = options.what ?? `tool path ${target}`;
+  const info = await statOrUndefined(target);
+  if (!info) {
+    sink.addError(discoveryError("EENTRY_NOT_FOUND", target, `The ${what} does not exist.`, source));
+    return;
+  }
+  if (info.isDirectory()) {
+    const index = await findIndex(target);
+    if (index) {
+      await addContained(index, source, sink, options);
+      return;
+    }
+    let found = 0;
+    const counting: DiscoverySink = {
+      ...sink,
+      addPath: (p, s) => {
+        found += 1;
+        sink.addPath(p, s);
+      },
+      addError: (e) => {
+        found += 1;
+        sink.addError(e);
+      },
+    };
+    await scanToolsDir(target, source, counting, options);
+    if (found === 0) {
+      sink.addError(
+        discoveryError("ENOT_A_MODULE", target, `The ${what} is a folder with no index module and no tool modules in it.`, source),
+      );
+    }
+    return;
+  }
+  const name = path.basename(target);
+  if (info.isFile() && isModuleFile(name)) {
+    await addContained(target, source, sink, options);
+    return;
+  }
+  const why = metadataKind(name)
+    ? ".md and .json files are metadata, never executable modules"
+    : "a tool is a .ts, .js or .mjs module, or a folder with an index module";
+  sink.addError(discoveryError("ENOT_A_MODULE", target, `The ${what} is not a tool module: ${why}.`, source));
+}

@@ -1,0 +1,60 @@
+/**
+ * The shapes discovery works with. A provider is one tool source of SPEC §2: it looks at the
+ * disk for one `DiscoveryContext` and reports what it found into a `DiscoverySink` — paths to
+ * hand to the loader, metadata files, ignored files and error records. Providers never import
+ * plugin code and never throw on bad input: every problem becomes a record.
+ */
+import type { XcshPaths } from "../core/paths.js";
+import type { ProviderId } from "../host/options.js";
+import type { ToolLoadError, ToolPathWithSource, ToolSource } from "../host/types.js";
+
+/** A `.md`/`.json` file found in a tools directory: described, never imported (SPEC §1). */
+export interface ToolMetadataFile {
+  path: string;
+  source: ToolSource;
+  kind: "md" | "json";
+}
+
+/** A file in a tools directory that is neither a tool module nor metadata (README.txt, x.sh…). */
+export interface IgnoredToolFile {
+  path: string;
+  source: ToolSource;
+  /** Why it was not handed to the loader, in words. */
+  reason: string;
+}
+
+/** What `discoverToolPaths` returns. Paths are in load order; every path has a source. */
+export interface ToolDiscoveryResult {
+  paths: (ToolPathWithSource & { source: ToolSource })[];
+  errors: ToolLoadError[];
+  metadata: ToolMetadataFile[];
+  ignored: IgnoredToolFile[];
+}
+
+/** Everything a provider may look at: injected, never read from the process. */
+export interface DiscoveryContext {
+  /** Absolute project folder. */
+  cwd: string;
+  /** The user's home (for `~`, `~/.claude`, `~/.codex`). */
+  home: string;
+  /** Paths of the xcsh root (`~/.xcsh` by default). */
+  paths: XcshPaths;
+  /** The `configuredPaths` argument, as given. */
+  configuredPaths: readonly string[];
+}
+
+/** Collects one provider's findings. */
+export interface DiscoverySink {
+  addPath(path: string, source: ToolSource): void;
+  addError(error: ToolLoadError): void;
+  addMetadata(file: ToolMetadataFile): void;
+  addIgnored(file: IgnoredToolFile): void;
+}
+
+/** One tool source. `discover` reports project-level findings before user-level ones. */
+export interface ToolProvider {
+  id: ProviderId;
+  /** Human name, shown as `source.providerName`. */
+  name: string;
+  discover(ctx: DiscoveryContext, sink: DiscoverySink): Promise<void>;
+}
