@@ -1,7 +1,7 @@
 /**
  * The jiti strategy: TypeScript on a Node without type stripping (Node 20), and the fallback when
- * Node's stripping refuses a file. ONE jiti instance per process, so its module cache is shared by
- * every loader, and its file-system cache points at our transpile folder, so the second boot reads
+ * Node's stripping refuses a file. One jiti instance per transpile-cache folder (in practice one per
+ * process: a host has one xcsh root), and its file-system cache points at that folder, so the second boot reads
  * the transpiled output instead of compiling again (jiti keys entries by path and checks a hash of
  * the source, so an edited tool is recompiled).
  *
@@ -11,10 +11,20 @@
 import { createJiti, type Jiti } from "jiti";
 import { getModuleRegistry } from "./module-map.js";
 
-let instance: { jiti: Jiti; cacheDir: string; virtualModules: Record<string, unknown> } | undefined;
+interface JitiInstance {
+  jiti: Jiti;
+  cacheDir: string;
+  virtualModules: Record<string, unknown>;
+}
 
-/** The process's jiti instance; the first caller's cache folder wins for the life of the process. */
+// Keyed by cache folder: a process that loads from two xcsh roots (tests, a host serving two
+// users) must not write one root's transpile output into the other's, nor keep using a folder
+// that was removed.
+const instances = new Map<string, JitiInstance>();
+
+/** The jiti instance that caches into `cacheDir`. */
 export function getJiti(cacheDir: string): Jiti {
+  let instance = instances.get(cacheDir);
   if (!instance) {
     const virtualModules: Record<string, unknown> = {};
     const jiti = createJiti(import.meta.url, {
@@ -24,14 +34,10 @@ export function getJiti(cacheDir: string): Jiti {
       virtualModules,
     });
     instance = { jiti, cacheDir, virtualModules };
+    instances.set(cacheDir, instance);
   }
   syncVirtualModules(instance.virtualModules);
   return instance.jiti;
-}
-
-/** The cache folder the process's jiti instance uses, if it exists yet. */
-export function getJitiCacheDir(): string | undefined {
-  return instance?.cacheDir;
 }
 
 function syncVirtualModules(target: Record<string, unknown>): void {
