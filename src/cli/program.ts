@@ -54,6 +54,7 @@ export async function runCli(argv: string[], io: RunCliOptions): Promise<number>
     await program.parseAsync(argv, { from: "user" });
     return 0;
   } catch (error) {
+    if (error instanceof ReportedFailure) return error.exitCode;
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
       if (wantsJson) earlyOutput.result({ error: { code: "EUSAGE", message: error.message.replace(/^error: /, "") } });
@@ -69,4 +70,12 @@ export async function runCli(argv: string[], io: RunCliOptions): Promise<number>
 /** A usage error raised by a command's own argument checks (exit 2). */
 export function usageError(message: string, hint?: string): XcshToolsError {
   return new XcshToolsError("EUSAGE", message, { exitCode: 2, ...(hint ? { hint } : {}) });
+}
+
+/** Thrown by a command that has already printed its failure (e.g. validate's report): exit code only. */
+export class ReportedFailure extends Error {
+  constructor(readonly exitCode: 1 | 2) {
+    super(`command failed with exit code ${exitCode}`);
+    this.name = "ReportedFailure";
+  }
 }

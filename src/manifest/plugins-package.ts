@@ -3,6 +3,9 @@
  * `dependencies` are the source of truth for which plugins exist (xcsh-host-formats §5.5).
  */
 import { Type, type Static } from "@sinclair/typebox";
+import npa from "npm-package-arg";
+import { npmNameProblem } from "./names.js";
+import { IssueCollector, checkSchema, pointer, type ValidationResult } from "./result.js";
 
 export const PluginsPackageJsonSchema = Type.Object({
   name: Type.Optional(Type.String()),
@@ -13,3 +16,28 @@ export type PluginsPackageJson = Static<typeof PluginsPackageJsonSchema>;
 
 /** The file the host creates when none exists. */
 export const EMPTY_PLUGINS_PACKAGE_JSON: PluginsPackageJson = { name: "xcsh-plugins", private: true, dependencies: {} };
+
+/** Strict check: shape, each dependency a valid package name with a spec npm understands. */
+export function validatePluginsPackageJson(value: unknown): ValidationResult<PluginsPackageJson> {
+  const out = new IssueCollector();
+  const shape = checkSchema(PluginsPackageJsonSchema, value);
+  out.absorb(shape);
+  if (!shape.ok) return out.result(value as PluginsPackageJson);
+  if (shape.value.private !== true) {
+    out.warn({ path: "/private", code: "ENOT_PRIVATE", message: '/private: should be true so the plugins folder can never be published', expected: "true", found: String(shape.value.private), hint: 'Set "private": true.' });
+  }
+  for (const [name, spec] of Object.entries(shape.value.dependencies ?? {})) {
+    const at = pointer("", "dependencies", name);
+    const problem = npmNameProblem(name);
+    if (problem) {
+      out.error({ path: at, code: "EPACKAGE_NAME", message: `${at}: "${name}" is not an npm package name: ${problem}`, found: JSON.stringify(name), hint: "Remove the dependency and reinstall the plugin." });
+      continue;
+    }
+    try {
+      npa.resolve(name, spec, "/");
+    } catch (error) {
+      out.error({ path: at, code: "ESPEC", message: `${at}: "${spec}" is not a spec npm understands: ${(error as Error).message}`, found: JSON.stringify(spec), hint: "Use a version range, a tag, a tarball, a folder (file:) or a git URL." });
+    }
+  }
+  return out.result(shape.value);
+}

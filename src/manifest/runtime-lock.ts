@@ -1,8 +1,12 @@
 /**
  * `~/.xcsh/plugins/xcsh-plugins.lock.json`: the host's runtime state of npm plugins — which are
  * enabled, which features, and their settings (xcsh-host-formats §5.6). Not a resolver lockfile.
+ * The host writes it too, so unknown keys are kept; `validateRuntimeLock` adds the name rules.
  */
 import { Type, type Static } from "@sinclair/typebox";
+import { npmNameProblem } from "./names.js";
+import { IssueCollector, checkSchema, isRecord, pointer, type ValidationResult } from "./result.js";
+import { unknownKeyWarnings } from "./unknown-keys.js";
 
 export const RuntimePluginStateSchema = Type.Object({
   version: Type.Optional(Type.String()),
@@ -17,3 +21,21 @@ export const RuntimeLockSchema = Type.Object({
   settings: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()))),
 });
 export type RuntimeLock = Static<typeof RuntimeLockSchema>;
+
+/** Strict check of a runtime lock: shape, package names, typos. */
+export function validateRuntimeLock(value: unknown): ValidationResult<RuntimeLock> {
+  const out = new IssueCollector();
+  const shape = checkSchema(RuntimeLockSchema, value);
+  out.absorb(shape);
+  if (!shape.ok) return out.result(value as RuntimeLock);
+  const lock = shape.value;
+  if (isRecord(value)) out.warnings.push(...unknownKeyWarnings(value, ["plugins", "settings"], "", { onlyTypos: true, what: "the runtime lock" }));
+  for (const section of ["plugins", "settings"] as const) {
+    for (const [name, state] of Object.entries(lock[section] ?? {})) {
+      const problem = npmNameProblem(name);
+      if (problem) out.error({ path: pointer("", section, name), code: "EPACKAGE_NAME", message: `${pointer("", section, name)}: "${name}" is not an npm package name: ${problem}`, found: JSON.stringify(name), hint: "Remove the entry; run `xcsh-tools doctor --fix`." });
+      if (section === "plugins" && isRecord(state)) out.warnings.push(...unknownKeyWarnings(state, ["version", "enabledFeatures", "enabled"], pointer("", section, name), { onlyTypos: true }));
+    }
+  }
+  return out.result(lock);
+}

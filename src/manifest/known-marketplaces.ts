@@ -1,0 +1,59 @@
+/**
+ * Claude Code's `~/.claude/plugins/known_marketplaces.json`: `{<name>: {source, installLocation,
+ * lastUpdated, autoUpdate?}}` with `source` one of `{source: "github", repo}`, `{source: "git",
+ * url}`, `{source: "directory", path}` (peers §1.4). Read only; every unknown key is kept and
+ * an unknown source kind is a warning (Claude adds kinds), not an error.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { IssueCollector, checkSchema, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
+import { unknownKeyWarnings } from "./unknown-keys.js";
+
+export const KnownMarketplaceSourceSchema = Type.Union([
+  Type.Object({ source: Type.Literal("github"), repo: Type.String({ minLength: 1 }), ref: Type.Optional(Type.String()) }),
+  Type.Object({ source: Type.Literal("git"), url: Type.String({ minLength: 1 }), ref: Type.Optional(Type.String()) }),
+  Type.Object({ source: Type.Literal("url"), url: Type.String({ minLength: 1 }) }),
+  Type.Object({ source: Type.Literal("directory"), path: Type.String({ minLength: 1 }) }),
+  Type.Object({ source: Type.Literal("file"), path: Type.String({ minLength: 1 }) }),
+]);
+export type KnownMarketplaceSource = Static<typeof KnownMarketplaceSourceSchema>;
+
+export const KnownMarketplaceSchema = Type.Object({
+  source: Type.Object({ source: Type.String() }),
+  installLocation: Type.String({ minLength: 1 }),
+  lastUpdated: Type.Optional(Type.String()),
+  autoUpdate: Type.Optional(Type.Boolean()),
+});
+export type KnownMarketplace = Static<typeof KnownMarketplaceSchema>;
+
+export const KnownMarketplacesSchema = Type.Record(Type.String(), KnownMarketplaceSchema);
+export type KnownMarketplaces = Static<typeof KnownMarketplacesSchema>;
+
+const SOURCE_FIELDS: Record<string, string[]> = { github: ["repo"], git: ["url"], url: ["url"], directory: ["path"], file: ["path"] };
+
+/** Check of Claude's known marketplaces: shape and each source's required field. */
+export function validateKnownMarketplaces(value: unknown): ValidationResult<KnownMarketplaces> {
+  const out = new IssueCollector();
+  const shape = checkSchema(KnownMarketplacesSchema, value);
+  out.absorb(shape);
+  if (!shape.ok) return out.result(value as KnownMarketplaces);
+  for (const [name, entry] of Object.entries(shape.value)) {
+    const at = pointer("", name);
+    out.warnings.push(...unknownKeyWarnings(entry as Record<string, unknown>, ["source", "installLocation", "lastUpdated", "autoUpdate"], at, { onlyTypos: true }));
+    const kind = entry.source.source;
+    const fields = SOURCE_FIELDS[kind];
+    if (!fields) {
+      out.warn({ path: pointer(at, "source", "source"), code: "ESOURCE_KIND", message: `${pointer(at, "source", "source")}: unknown marketplace source kind "${kind}"; it is skipped`, expected: Object.keys(SOURCE_FIELDS).join(", "), found: JSON.stringify(kind) });
+      continue;
+    }
+    for (const field of fields) {
+      const v = (entry.source as Record<string, unknown>)[field];
+      if (typeof v !== "string" || v.length === 0) out.error({ path: pointer(at, "source", field), code: "EREQUIRED", message: `${pointer(at, "source", field)}: a "${kind}" source needs "${field}", found ${describeValue(v)}`, expected: "a non-empty string", found: describeValue(v) });
+    }
+  }
+  return out.result(shape.value);
+}
+
+/** True when `value` looks like a known_marketplaces.json (for target detection). */
+export function looksLikeKnownMarketplaces(value: unknown): boolean {
+  return isRecord(value) && Object.values(value).length > 0 && Object.values(value).every((v) => isRecord(v) && "installLocation" in v);
+}

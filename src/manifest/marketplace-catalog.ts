@@ -1,0 +1,235 @@
+/**
+ * Marketplace catalogs: `.xcsh-plugin/marketplace.json`, with Claude Code's
+ * `.claude-plugin/marketplace.json` as the fallback (xcsh-host-formats §7.3, §7.5; peers §1.2).
+ *
+ * A plugin entry's `source` is one of five kinds:
+ *
+ * | kind | form | required |
+ * |---|---|---|
+ * | relative | `"./plugins/x"` (resolved from the marketplace root, after `metadata.pluginRoot`) | starts with `./`, no `..` |
+ * | `github` | `{source: "github", repo: "owner/repo", ref?, sha?}` | `repo` |
+ * | `url` | `{source: "url", url: "https://….git", ref?, sha?}` | `url` |
+ * | `git-subdir` | `{source: "git-subdir", url, path, ref?, sha?}` | `url`, `path` |
+ * | `npm` | `{source: "npm", package, version?, registry?}` | `package` |
+ *
+ * The host skips a bad entry and keeps the catalog; a validator reports both. Unknown keys are
+ * kept (Claude ignores them too) and typos of known keys are warnings.
+ */
+import path from "node:path";
+import { Type, type Static } from "@sinclair/typebox";
+import semver from "semver";
+import { nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";
+import { IssueCollector, checkSchema, describeValue, isRecord, pointer, type ValidationIssue, type ValidationResult } from "./result.js";
+import { unknownKeyWarnings } from "./unknown-keys.js";
+
+const Sha = Type.String({ pattern: "^[0-9a-fA-F]{40}$" });
+const gitPin = { ref: Type.Optional(Type.String({ minLength: 1 })), sha: Type.Optional(Sha) };
+
+export const GithubSourceSchema = Type.Object({ source: Type.Literal("github"), repo: Type.String({ pattern: "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$" }), ...gitPin });
+export const UrlSourceSchema = Type.Object({ source: Type.Literal("url"), url: Type.String({ minLength: 1 }), ...gitPin });
+export const GitSubdirSourceSchema = Type.Object({ source: Type.Literal("git-subdir"), url: Type.String({ minLength: 1 }), path: Type.String({ minLength: 1 }), ...gitPin });
+export const NpmSourceSchema = Type.Object({ source: Type.Literal("npm"), package: Type.String({ minLength: 1 }), version: Type.Optional(Type.String()), registry: Type.Optional(Type.String()) });
+export const RelativeSourceSchema = Type.String({ minLength: 1 });
+
+export const PluginSourceSchema = Type.Union([RelativeSourceSchema, GithubSourceSchema, UrlSourceSchema, GitSubdirSourceSchema, NpmSourceSchema]);
+export type PluginSource = Static<typeof PluginSourceSchema>;
+
+/** The object source kinds and their schemas. */
+export const SOURCE_KINDS = { github: GithubSourceSchema, url: UrlSourceSchema, "git-subdir": GitSubdirSourceSchema, npm: NpmSourceSchema } as const;
+export type SourceKind = keyof typeof SOURCE_KINDS | "relative";
+
+const PathOrPaths = Type.Union([Type.String(), Type.Array(Type.String())]);
+const PathOrObject = Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())]);
+const Author = Type.Union([Type.String(), Type.Object({ name: Type.String(), email: Type.Optional(Type.String()), url: Type.Optional(Type.String()) })]);
+
+export const PrerequisiteSchema = Type.Object({
+  tool: Type.String({ minLength: 1 }),
+  installCmd: Type.String({ minLength: 1 }),
+  detectCmd: Type.String({ minLength: 1 }),
+  authDetectCmd: Type.Optional(Type.String()),
+  authLoginCmd: Type.Optional(Type.String()),
+});
+
+export const MarketplacePluginEntrySchema = Type.Object({
+  name: Type.String({ minLength: 1 }),
+  source: Type.Unknown(),
+  displayName: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  version: Type.Optional(Type.String()),
+  author: Type.Optional(Author),
+  homepage: Type.Optional(Type.String()),
+  repository: Type.Optional(Type.Union([Type.String(), Type.Object({ url: Type.String() })])),
+  license: Type.Optional(Type.String()),
+  keywords: Type.Optional(Type.Array(Type.String())),
+  category: Type.Optional(Type.String()),
+  tags: Type.Optional(Type.Array(Type.String())),
+  strict: Type.Optional(Type.Boolean()),
+  defaultEnabled: Type.Optional(Type.Boolean()),
+  recommended: Type.Optional(Type.Boolean()),
+  prerequisites: Type.Optional(Type.Array(PrerequisiteSchema)),
+  commands: Type.Optional(PathOrPaths),
+  agents: Type.Optional(PathOrPaths),
+  skills: Type.Optional(PathOrPaths),
+  outputStyles: Type.Optional(PathOrPaths),
+  hooks: Type.Optional(PathOrObject),
+  mcpServers: Type.Optional(PathOrObject),
+  lspServers: Type.Optional(PathOrObject),
+});
+export type MarketplacePluginEntry = Omit<Static<typeof MarketplacePluginEntrySchema>, "source"> & { source: PluginSource };
+
+export const MarketplaceCatalogSchema = Type.Object({
+  $schema: Type.Optional(Type.String()),
+  name: Type.String({ minLength: 1 }),
+  owner: Type.Object({ name: Type.String({ minLength: 1 }), email: Type.Optional(Type.String()), url: Type.Optional(Type.String()) }),
+  description: Type.Optional(Type.String()),
+  version: Type.Optional(Type.String()),
+  metadata: Type.Optional(Type.Object({ description: Type.Optional(Type.String()), version: Type.Optional(Type.String()), pluginRoot: Type.Optional(Type.String()) })),
+  forceRemoveDeletedPlugins: Type.Optional(Type.Boolean()),
+  plugins: Type.Array(Type.Unknown()),
+});
+export type MarketplaceCatalog = Omit<Static<typeof MarketplaceCatalogSchema>, "plugins"> & { plugins: MarketplacePluginEntry[] };
+
+const CATALOG_KEYS = ["$schema", "name", "owner", "description", "version", "metadata", "forceRemoveDeletedPlugins", "plugins"];
+const ENTRY_KEYS = Object.keys(MarketplacePluginEntrySchema.properties);
+const SOURCE_KEYS: Record<keyof typeof SOURCE_KINDS, string[]> = {
+  github: ["source", "repo", "ref", "sha"],
+  url: ["source", "url", "ref", "sha"],
+  "git-subdir": ["source", "url", "path", "ref", "sha"],
+  npm: ["source", "package", "version", "registry"],
+};
+/** Names Claude Code reserves for Anthropic's own marketplaces. */
+export const RESERVED_MARKETPLACE_NAMES = ["claude-plugins-official", "claude-code-plugins", "anthropic-marketplace", "anthropic-plugins", "agent-skills", "claude-community"];
+
+/** Pure check of a relative path inside a repository (no absolute, no `..`). */
+function relativePathProblem(p: string): string | undefined {
+  if (path.isAbsolute(p) || path.win32.isAbsolute(p)) return "it is an absolute path";
+  const normal = path.posix.normalize(p.replace(/\\/g, "/"));
+  if (normal === ".." || normal.startsWith("../")) return "it leaves the repository with ../";
+  return undefined;
+}
+
+/** The kind of an entry's source, if it is one we know. */
+export function sourceKind(source: unknown): SourceKind | undefined {
+  if (typeof source === "string") return "relative";
+  if (isRecord(source) && typeof source.source === "string" && source.source in SOURCE_KINDS) return source.source as SourceKind;
+  return undefined;
+}
+
+function checkSource(source: unknown, at: string, out: IssueCollector): void {
+  if (typeof source === "string") {
+    const problem = relativePathProblem(source);
+    if (problem) {
+      out.error({ path: at, code: problem.includes("..") ? "EENTRY_ESCAPE" : "ESOURCE_PATH", message: `${at}: relative source "${source}" must stay inside the marketplace repository, but ${problem}`, expected: 'a path like "./plugins/my-plugin"', found: JSON.stringify(source), hint: "Put the plugin inside the marketplace repository, or use a github/url/git-subdir/npm source." });
+    } else if (!source.startsWith("./")) {
+      out.error({ path: at, code: "ESOURCE_PATH", message: `${at}: relative source "${source}" must start with "./"`, expected: `"./${source}"`, found: JSON.stringify(source), hint: `Write "./${source.replace(/^\.?\/?/, "")}" (a bare "owner/repo" is not a GitHub source here: use {"source": "github", "repo": …}).` });
+    }
+    return;
+  }
+  if (!isRecord(source)) {
+    out.error({ path: at, code: "ETYPE", message: `${at}: expected a "./path" string or a source object, found ${describeValue(source)}`, expected: 'a "./path" string or {"source": "github"|"url"|"git-subdir"|"npm", …}', found: describeValue(source) });
+    return;
+  }
+  const kind = source.source;
+  if (typeof kind !== "string" || !(kind in SOURCE_KINDS)) {
+    out.error({ path: pointer(at, "source"), code: "ESOURCE_KIND", message: `${pointer(at, "source")}: unknown source kind ${describeValue(kind)}`, expected: '"github", "url", "git-subdir" or "npm"', found: describeValue(kind), hint: 'Use {"source": "github", "repo": "owner/repo"}, {"source": "url", "url": "https://….git"}, {"source": "git-subdir", "url": …, "path": …} or {"source": "npm", "package": …}.' });
+    return;
+  }
+  const k = kind as keyof typeof SOURCE_KINDS;
+  const shape = checkSchema(SOURCE_KINDS[k], source, at);
+  for (const issue of shape.ok ? [] : shape.issues) {
+    if (issue.path.endsWith("/sha")) out.error({ ...issue, code: "ESHA", message: `${issue.path}: sha must be a full 40-character commit sha, found ${issue.found}`, hint: "Pin with the full sha: git rev-parse HEAD." });
+    else if (issue.path.endsWith("/repo") && issue.code === "ESCHEMA") out.error({ ...issue, message: `${issue.path}: repo must be "owner/repo", found ${issue.found}`, hint: 'Write the GitHub repository as "owner/repo", without https:// or .git.' });
+    else out.error(issue);
+  }
+  out.warnings.push(...unknownKeyWarnings(source, SOURCE_KEYS[k], at, { what: `a ${k} source` }));
+  if (!shape.ok) return;
+  if ((k === "url" || k === "git-subdir") && typeof source.url === "string" && k === "url" && !/^(https?:\/\/|git@|ssh:\/\/|git:\/\/|file:\/\/)/.test(source.url)) {
+    out.error({ path: pointer(at, "url"), code: "ESOURCE_URL", message: `${pointer(at, "url")}: "${source.url}" is not a git URL`, expected: "https://…, ssh://… or git@host:owner/repo", found: JSON.stringify(source.url), hint: 'For GitHub use {"source": "github", "repo": "owner/repo"}.' });
+  }
+  if (k === "git-subdir" && typeof source.path === "string") {
+    const problem = relativePathProblem(source.path);
+    if (problem) out.error({ path: pointer(at, "path"), code: "EENTRY_ESCAPE", message: `${pointer(at, "path")}: "${source.path}" must be a folder inside the repository, but ${problem}`, found: JSON.stringify(source.path), hint: 'Use a path relative to the repository root, e.g. "plugins/x".' });
+  }
+  if (k === "npm") {
+    const problem = npmNameProblem(source.package as string);
+    if (problem) out.error({ path: pointer(at, "package"), code: "EPACKAGE_NAME", message: `${pointer(at, "package")}: "${source.package}" is not an npm package name: ${problem}`, found: JSON.stringify(source.package) });
+    if (typeof source.version === "string" && !semver.validRange(source.version) && !/^[a-z][a-z0-9._-]*$/i.test(source.version)) {
+      out.error({ path: pointer(at, "version"), code: "EVERSION", message: `${pointer(at, "version")}: "${source.version}" is neither a semver range nor a tag`, found: JSON.stringify(source.version), hint: 'Use e.g. "^1.2.0", "1.2.3" or "latest".' });
+    }
+    if (typeof source.registry === "string" && !/^https?:\/\//.test(source.registry)) {
+      out.error({ path: pointer(at, "registry"), code: "ESOURCE_URL", message: `${pointer(at, "registry")}: "${source.registry}" is not an http(s) URL`, found: JSON.stringify(source.registry) });
+    }
+  }
+}
+
+function checkComponentPaths(entry: Record<string, unknown>, at: string, out: IssueCollector): void {
+  for (const key of ["commands", "agents", "skills", "outputStyles", "hooks", "mcpServers", "lspServers"]) {
+    const value = entry[key];
+    const list = typeof value === "string" ? [{ p: value, at: pointer(at, key) }] : Array.isArray(value) ? value.map((p, i) => ({ p, at: pointer(at, key, i) })) : [];
+    for (const { p, at: where } of list) {
+      if (typeof p !== "string") continue;
+      const problem = relativePathProblem(p);
+      if (problem) out.error({ path: where, code: "EENTRY_ESCAPE", message: `${where}: "${p}" must stay inside the plugin, but ${problem}`, found: JSON.stringify(p), hint: "Use a ./ path inside the plugin folder." });
+      else if (!p.startsWith("./")) out.warn({ path: where, code: "ECOMPONENT_PATH", message: `${where}: component paths should start with "./" (Claude Code requires it)`, found: JSON.stringify(p), hint: `Write "./${p}".` });
+    }
+  }
+}
+
+/** The folder a relative source points at, relative to the marketplace root (pluginRoot applied). */
+export function relativeSourceDir(source: string, catalog: Pick<MarketplaceCatalog, "metadata">): string {
+  const root = catalog.metadata?.pluginRoot;
+  return root ? path.posix.join(root, source) : source;
+}
+
+/**
+ * Validate a catalog. `flavour` is who reads it: `xcsh` (`.xcsh-plugin/`) or `claude`
+ * (`.claude-plugin/`); Claude's reserved names are only errors for Claude.
+ */
+export function validateMarketplaceCatalog(value: unknown, options: { flavour?: "xcsh" | "claude" } = {}): ValidationResult<MarketplaceCatalog> {
+  const out = new IssueCollector();
+  const shape = checkSchema(MarketplaceCatalogSchema, value);
+  out.absorb(shape);
+  if (!isRecord(value)) return out.result(value as unknown as MarketplaceCatalog);
+  out.warnings.push(...unknownKeyWarnings(value, CATALOG_KEYS, "", { what: "the catalog" }));
+  const name = typeof value.name === "string" ? value.name : undefined;
+  if (name !== undefined && name.length > 0) {
+    const problem = nameSegmentProblem(name);
+    if (problem) out.error({ path: "/name", code: "EMARKETPLACE_NAME", message: `/name: marketplace name "${name}" is invalid: ${problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(name), hint: `Use e.g. "${suggestNameSegment(name) || "my-marketplace"}".` });
+    if (RESERVED_MARKETPLACE_NAMES.includes(name)) {
+      const issue: ValidationIssue = { path: "/name", code: "EMARKETPLACE_RESERVED", message: `/name: "${name}" is reserved for Anthropic's official marketplaces`, found: JSON.stringify(name), hint: "Choose a name of your own." };
+      if (options.flavour === "claude") out.error(issue);
+      else out.warn(issue);
+    }
+  }
+  if (isRecord(value.metadata) && typeof value.metadata.pluginRoot === "string") {
+    const problem = relativePathProblem(value.metadata.pluginRoot);
+    if (problem) out.error({ path: "/metadata/pluginRoot", code: "EENTRY_ESCAPE", message: `/metadata/pluginRoot: "${value.metadata.pluginRoot}" must stay inside the repository, but ${problem}`, found: JSON.stringify(value.metadata.pluginRoot) });
+  }
+  const plugins = Array.isArray(value.plugins) ? value.plugins : [];
+  const seen = new Map<string, number>();
+  plugins.forEach((entry, i) => {
+    const at = pointer("", "plugins", i);
+    const checked = checkSchema(MarketplacePluginEntrySchema, entry, at);
+    out.absorb(checked);
+    if (!isRecord(entry)) return;
+    out.warnings.push(...unknownKeyWarnings(entry, ENTRY_KEYS, at, { what: "a plugin entry" }));
+    if (typeof entry.name === "string" && entry.name.length > 0) {
+      const problem = nameSegmentProblem(entry.name);
+      if (problem) out.error({ path: pointer(at, "name"), code: "EPLUGIN_NAME", message: `${pointer(at, "name")}: plugin name "${entry.name}" is invalid: ${problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(entry.name), hint: `Use e.g. "${suggestNameSegment(entry.name) || "my-plugin"}".` });
+      else if (name && !nameSegmentProblem(name)) {
+        const idProblem = pluginIdProblem(`${entry.name}@${name}`);
+        if (idProblem) out.error({ path: pointer(at, "name"), code: "EPLUGIN_ID", message: `${pointer(at, "name")}: the id "${entry.name}@${name}" is invalid: ${idProblem}`, hint: "Shorten the plugin or the marketplace name." });
+      }
+      const first = seen.get(entry.name);
+      if (first !== undefined) out.error({ path: pointer(at, "name"), code: "EDUPLICATE_PLUGIN", message: `${pointer(at, "name")}: plugin "${entry.name}" is already listed at /plugins/${first}; only the first would ever be installed`, hint: "Remove or rename one of the two entries." });
+      else seen.set(entry.name, i);
+    }
+    if (entry.source === undefined) return; // reported as EREQUIRED
+    checkSource(entry.source, pointer(at, "source"), out);
+    checkComponentPaths(entry, at, out);
+    if (typeof entry.version === "string" && !semver.valid(entry.version)) {
+      out.warn({ path: pointer(at, "version"), code: "EVERSION", message: `${pointer(at, "version")}: "${entry.version}" is not a semver version; update checks compare versions`, found: JSON.stringify(entry.version), hint: 'Use "MAJOR.MINOR.PATCH".' });
+    }
+  });
+  return out.result(value as unknown as MarketplaceCatalog);
+}

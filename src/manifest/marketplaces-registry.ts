@@ -1,0 +1,58 @@
+/**
+ * `~/.xcsh/marketplaces.json` version 1: the marketplaces a user added (xcsh-host-formats §7.2).
+ * The host treats a bad file as empty and overwrites it on the next write, losing every entry;
+ * we read it strictly and say what is wrong instead.
+ */
+import path from "node:path";
+import { Type, type Static } from "@sinclair/typebox";
+import { nameSegmentProblem } from "./names.js";
+import { IssueCollector, checkSchema, isRecord, pointer, type ValidationResult } from "./result.js";
+import { unknownKeyWarnings } from "./unknown-keys.js";
+
+export const MarketplaceSourceTypeSchema = Type.Union([Type.Literal("github"), Type.Literal("git"), Type.Literal("url"), Type.Literal("local")]);
+export type MarketplaceSourceType = Static<typeof MarketplaceSourceTypeSchema>;
+
+export const MarketplaceEntrySchema = Type.Object({
+  name: Type.String({ minLength: 1 }),
+  sourceType: MarketplaceSourceTypeSchema,
+  sourceUri: Type.String({ minLength: 1 }),
+  catalogPath: Type.String({ minLength: 1 }),
+  addedAt: Type.String(),
+  updatedAt: Type.String(),
+});
+export type MarketplaceEntry = Static<typeof MarketplaceEntrySchema>;
+
+export const MarketplacesRegistrySchema = Type.Object({
+  version: Type.Literal(1),
+  marketplaces: Type.Array(MarketplaceEntrySchema),
+});
+export type MarketplacesRegistry = Static<typeof MarketplacesRegistrySchema>;
+
+/** An empty registry, as the host starts. */
+export const EMPTY_MARKETPLACES_REGISTRY: MarketplacesRegistry = { version: 1, marketplaces: [] };
+
+const ENTRY_KEYS = ["name", "sourceType", "sourceUri", "catalogPath", "addedAt", "updatedAt"];
+
+/** Strict check: shape, names, unique names, absolute catalog paths. */
+export function validateMarketplacesRegistry(value: unknown): ValidationResult<MarketplacesRegistry> {
+  const out = new IssueCollector();
+  if (isRecord(value) && typeof value.version === "number" && value.version !== 1) {
+    out.error({ path: "/version", code: "EFORMAT_VERSION", message: `/version: expected 1, found ${value.version}`, expected: "1", found: String(value.version), hint: "This file was written by an incompatible version; move it away and add the marketplaces again." });
+    return out.result(value as MarketplacesRegistry);
+  }
+  const shape = checkSchema(MarketplacesRegistrySchema, value);
+  out.absorb(shape);
+  if (!shape.ok) return out.result(value as MarketplacesRegistry);
+  const seen = new Map<string, number>();
+  shape.value.marketplaces.forEach((entry, i) => {
+    const at = pointer("", "marketplaces", i);
+    out.warnings.push(...unknownKeyWarnings(entry as Record<string, unknown>, ENTRY_KEYS, at, { onlyTypos: true }));
+    const problem = nameSegmentProblem(entry.name);
+    if (problem) out.error({ path: pointer(at, "name"), code: "EMARKETPLACE_NAME", message: `${pointer(at, "name")}: marketplace name "${entry.name}" is invalid: ${problem}`, found: JSON.stringify(entry.name), hint: "Remove the marketplace and add it again." });
+    const first = seen.get(entry.name);
+    if (first !== undefined) out.error({ path: pointer(at, "name"), code: "EDUPLICATE_MARKETPLACE", message: `${pointer(at, "name")}: "${entry.name}" is already registered at /marketplaces/${first}`, hint: "Remove one of the two entries." });
+    else seen.set(entry.name, i);
+    if (!path.isAbsolute(entry.catalogPath)) out.error({ path: pointer(at, "catalogPath"), code: "EINSTALL_PATH", message: `${pointer(at, "catalogPath")}: must be an absolute path`, found: JSON.stringify(entry.catalogPath), hint: "Run `xcsh-tools marketplace update` to rewrite it." });
+  });
+  return out.result(shape.value);
+}

@@ -1,0 +1,91 @@
+/**
+ * Name rules, one place for all of them:
+ *
+ * - plugin and marketplace names: `^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`, 1..64 (the host's
+ *   `isValidNameSegment`, xcsh-host-formats §7.1); ids `name@marketplace`, at most 128;
+ * - npm package names: npm's rules for new packages (what `validate-npm-package-name` checks,
+ *   written here because that package is not one of our direct dependencies);
+ * - tool names: LLM function names, `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` (what the model APIs accept).
+ *
+ * Each check returns `undefined` when the name is valid, else the reason in words.
+ */
+import { builtinModules } from "node:module";
+
+export const NAME_SEGMENT_RE = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
+export const NAME_SEGMENT_MAX = 64;
+export const PLUGIN_ID_MAX = 128;
+export const TOOL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
+export const NPM_NAME_MAX = 214;
+
+/** Why `name` is not a valid plugin or marketplace name, or `undefined`. */
+export function nameSegmentProblem(name: string): string | undefined {
+  if (name.length === 0) return "it is empty";
+  if (name.length > NAME_SEGMENT_MAX) return `it has ${name.length} characters (at most ${NAME_SEGMENT_MAX})`;
+  if (!NAME_SEGMENT_RE.test(name)) {
+    if (/[A-Z]/.test(name)) return "it has capital letters (use lowercase kebab-case)";
+    if (/^[.-]|[.-]$/.test(name)) return "it starts or ends with '.' or '-'";
+    return "it may only contain a-z, 0-9, '.' and '-'";
+  }
+  return undefined;
+}
+
+/** A suggestion for an invalid name segment: lowercase kebab-case. */
+export function suggestNameSegment(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, "-")
+    .replace(/^[.-]+|[.-]+$/g, "")
+    .slice(0, NAME_SEGMENT_MAX);
+}
+
+/** Why `id` is not a valid `name@marketplace` id, or `undefined`. */
+export function pluginIdProblem(id: string): string | undefined {
+  if (id.length > PLUGIN_ID_MAX) return `it has ${id.length} characters (at most ${PLUGIN_ID_MAX})`;
+  const at = id.lastIndexOf("@");
+  if (at <= 0 || at === id.length - 1) return 'it is not "name@marketplace"';
+  const plugin = nameSegmentProblem(id.slice(0, at));
+  if (plugin) return `the plugin name "${id.slice(0, at)}" is invalid: ${plugin}`;
+  const market = nameSegmentProblem(id.slice(at + 1));
+  if (market) return `the marketplace name "${id.slice(at + 1)}" is invalid: ${market}`;
+  return undefined;
+}
+
+const NPM_EXCLUDED = new Set(["node_modules", "favicon.ico"]);
+
+/** Why `name` is not a valid npm package name (for new packages), or `undefined`. */
+export function npmNameProblem(name: string): string | undefined {
+  if (name.length === 0) return "it is empty";
+  if (name.length > NPM_NAME_MAX) return `it has ${name.length} characters (at most ${NPM_NAME_MAX})`;
+  if (name.trim() !== name) return "it has leading or trailing spaces";
+  if (name.startsWith(".") || name.startsWith("_") || name.startsWith("-")) return "it starts with '.', '_' or '-'";
+  if (NPM_EXCLUDED.has(name.toLowerCase())) return `"${name}" is reserved`;
+  if (name.toLowerCase() !== name) return "it has capital letters";
+  const scoped = /^@([^/]+)\/([^/]+)$/.exec(name);
+  const parts = scoped ? [scoped[1]!, scoped[2]!] : [name];
+  if (!scoped && name.includes("/")) return 'only scoped names ("@scope/name") may contain "/"';
+  if (scoped && scoped[2]!.startsWith(".")) return "the name after the scope starts with '.'";
+  for (const part of parts) {
+    if (encodeURIComponent(part) !== part) return "it may only contain URL-safe characters";
+  }
+  if (/[~'!()*]/.test(parts[parts.length - 1]!)) return "it contains one of ~'!()*";
+  const bare = builtinModules.map((m) => m.replace(/^node:/, ""));
+  if (!scoped && bare.includes(name)) return `"${name}" is a Node.js core module name`;
+  return undefined;
+}
+
+/** Why `name` is not a valid tool (LLM function) name, or `undefined`. */
+export function toolNameProblem(name: string): string | undefined {
+  if (name.length === 0) return "it is empty";
+  if (name.length > 64) return `it has ${name.length} characters (at most 64)`;
+  if (!TOOL_NAME_RE.test(name)) {
+    if (/^[0-9-]/.test(name)) return "it must start with a letter or '_'";
+    return "it may only contain letters, digits, '_' and '-'";
+  }
+  return undefined;
+}
+
+/** A suggestion for an invalid tool name. */
+export function suggestToolName(name: string): string {
+  const cleaned = name.replace(/[^a-zA-Z0-9_-]+/g, "_").replace(/^[^a-zA-Z_]+/, "");
+  return (cleaned || "my_tool").slice(0, 64);
+}

@@ -1,0 +1,108 @@
+/**
+ * `plugin.json`: a marketplace plugin's own manifest, at `.xcsh-plugin/plugin.json` or Claude
+ * Code's `.claude-plugin/plugin.json` (peers §1.3). xcsh reads only `name` (for `--plugin-dir`
+ * roots) and `version` (cache key); Claude reads the components. Unknown top-level keys are
+ * warnings (Claude strips them); unknown keys inside `userConfig` and `lspServers` are errors,
+ * because Claude refuses to load such a plugin. Whether component paths exist is checked by
+ * `src/validate`.
+ */
+import path from "node:path";
+import { Type, type Static } from "@sinclair/typebox";
+import semver from "semver";
+import { nameSegmentProblem, suggestNameSegment } from "./names.js";
+import { IssueCollector, checkSchema, isRecord, pointer, type ValidationResult } from "./result.js";
+import { unknownKeyWarnings } from "./unknown-keys.js";
+
+const PathOrPaths = Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }))]);
+const PathOrObject = Type.Union([Type.String({ minLength: 1 }), Type.Record(Type.String(), Type.Unknown()), Type.Array(Type.Unknown())]);
+
+export const UserConfigOptionSchema = Type.Object({
+  type: Type.Union([Type.Literal("string"), Type.Literal("number"), Type.Literal("boolean"), Type.Literal("directory"), Type.Literal("file")]),
+  title: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  required: Type.Optional(Type.Boolean()),
+  default: Type.Optional(Type.Unknown()),
+  multiple: Type.Optional(Type.Boolean()),
+  sensitive: Type.Optional(Type.Boolean()),
+  min: Type.Optional(Type.Number()),
+  max: Type.Optional(Type.Number()),
+});
+
+export const PluginJsonSchema = Type.Object({
+  $schema: Type.Optional(Type.String()),
+  name: Type.String({ minLength: 1 }),
+  version: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  author: Type.Optional(Type.Union([Type.String(), Type.Object({ name: Type.String({ minLength: 1 }), email: Type.Optional(Type.String()), url: Type.Optional(Type.String()) })])),
+  homepage: Type.Optional(Type.String()),
+  repository: Type.Optional(Type.Union([Type.String(), Type.Object({ url: Type.String() })])),
+  license: Type.Optional(Type.String()),
+  keywords: Type.Optional(Type.Array(Type.String())),
+  dependencies: Type.Optional(Type.Array(Type.Union([Type.String({ pattern: "^[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\\^?[-A-Za-z0-9.^~<>=*]+)?$" }), Type.Object({ name: Type.String(), marketplace: Type.Optional(Type.String()) })]))),
+  commands: Type.Optional(PathOrPaths),
+  agents: Type.Optional(PathOrPaths),
+  skills: Type.Optional(PathOrPaths),
+  outputStyles: Type.Optional(PathOrPaths),
+  hooks: Type.Optional(PathOrObject),
+  mcpServers: Type.Optional(PathOrObject),
+  lspServers: Type.Optional(PathOrObject),
+  monitors: Type.Optional(Type.Array(Type.Object({ name: Type.String(), command: Type.String(), description: Type.Optional(Type.String()), when: Type.Optional(Type.String()) }))),
+  settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  userConfig: Type.Optional(Type.Record(Type.String(), UserConfigOptionSchema)),
+});
+export type PluginJson = Static<typeof PluginJsonSchema>;
+
+const KEYS = Object.keys(PluginJsonSchema.properties);
+const USER_CONFIG_KEYS = Object.keys(UserConfigOptionSchema.properties);
+/** Component fields that name files or folders of the plugin. */
+export const PLUGIN_JSON_PATH_FIELDS = ["commands", "agents", "skills", "outputStyles", "hooks", "mcpServers", "lspServers"] as const;
+
+/** Component paths declared by a plugin.json (string forms only; inline objects are not paths). */
+export function listPluginJsonPaths(json: PluginJson): { entry: string; pointer: string }[] {
+  const out: { entry: string; pointer: string }[] = [];
+  for (const key of PLUGIN_JSON_PATH_FIELDS) {
+    const value = json[key];
+    if (typeof value === "string") out.push({ entry: value, pointer: pointer("", key) });
+    else if (Array.isArray(value)) value.forEach((v, i) => typeof v === "string" && out.push({ entry: v, pointer: pointer("", key, i) }));
+  }
+  return out;
+}
+
+/** Validate a plugin.json; `flavour` is the folder it sits in. */
+export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" | "claude" } = {}): ValidationResult<PluginJson> {
+  const out = new IssueCollector();
+  const shape = checkSchema(PluginJsonSchema, value);
+  out.absorb(shape);
+  if (!isRecord(value)) return out.result(value as PluginJson);
+  out.warnings.push(...unknownKeyWarnings(value, KEYS, "", { what: "plugin.json" }));
+  if (typeof value.name === "string" && value.name.length > 0) {
+    const problem = nameSegmentProblem(value.name);
+    if (problem) {
+      const issue = { path: "/name", code: "EPLUGIN_NAME", message: `/name: plugin name "${value.name}" is invalid: ${problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(value.name), hint: `Use e.g. "${suggestNameSegment(value.name) || "my-plugin"}".` };
+      // Claude only prefers kebab-case; xcsh builds ids and cache folders from the name.
+      if (options.flavour === "claude") out.warn(issue);
+      else out.error(issue);
+    }
+  }
+  if (typeof value.version === "string" && !semver.valid(value.version)) {
+    out.warn({ path: "/version", code: "EVERSION", message: `/version: "${value.version}" is not a semver version`, found: JSON.stringify(value.version), hint: 'Use "MAJOR.MINOR.PATCH"; the version is the cache key of installs.' });
+  }
+  if (isRecord(value.userConfig)) {
+    for (const [key, option] of Object.entries(value.userConfig)) {
+      const at = pointer("", "userConfig", key);
+      if (!/^[A-Za-z_]\w*$/.test(key)) out.error({ path: at, code: "ECONFIG_KEY", message: `${at}: "${key}" is not a valid userConfig key`, expected: "a key matching ^[A-Za-z_]\\w*$", found: JSON.stringify(key) });
+      if (isRecord(option)) {
+        for (const w of unknownKeyWarnings(option, USER_CONFIG_KEYS, at, { what: "a userConfig option" })) out.error({ ...w, message: `${w.message} (Claude Code refuses to load plugins with unknown userConfig keys)` });
+      }
+    }
+  }
+  for (const { entry, pointer: at } of listPluginJsonPaths(value as PluginJson)) {
+    const normal = path.posix.normalize(entry.replace(/\\/g, "/"));
+    if (path.isAbsolute(entry) || normal === ".." || normal.startsWith("../")) {
+      out.error({ path: at, code: "EENTRY_ESCAPE", message: `${at}: "${entry}" must stay inside the plugin`, found: JSON.stringify(entry), hint: "Use a ./ path inside the plugin folder; installs copy only the plugin folder." });
+    } else if (!entry.startsWith("./")) {
+      out.warn({ path: at, code: "ECOMPONENT_PATH", message: `${at}: component paths should start with "./" (Claude Code requires it)`, found: JSON.stringify(entry), hint: `Write "./${entry}".` });
+    }
+  }
+  return out.result(value as PluginJson);
+}

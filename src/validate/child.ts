@@ -1,0 +1,124 @@
+/**
+ * The module-checking child of `xcsh-tools validate`. It imports each module with the loader's
+ * own import (same strategies, same module map), calls its factory with a real `CustomToolAPI`
+ * (the loader's), checks every returned tool with the loader's `checkTool`, and sends back a JSON
+ * description. It runs in its own process so that a module that loops forever or calls
+ * `process.exit` costs the parent one restart, not the run. Run only as a forked child.
+ */
+import { errorMessage, isXcshToolsError } from "../core/errors.js";
+import { CustomToolLoader, DEFAULT_FACTORY_TIMEOUT_MS } from "../host/loader.js";
+import { importToolModule } from "../host/module-import.js";
+import { raceTimeout } from "../host/timeout.js";
+import { checkTool, readField, readToolName } from "../host/tool-shape.js";
+import type { CheckRequest, ChildMessage, ModuleFailure, ToolDescriptor } from "./protocol.js";
+
+function send(message: ChildMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send) return resolve();
+    process.send(message, undefined, {}, () => resolve());
+  });
+}
+
+function jsonSafe(value: unknown): unknown {
+  try {
+    return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+  } catch {
+    return undefined;
+  }
+}
+
+function describeTool(candidate: unknown, index: number | undefined): ToolDescriptor {
+  const problems = checkTool(candidate).map((p) => ({ code: p.code, field: p.field, message: p.message }));
+  const descriptor: ToolDescriptor = { hasExecute: false, problems };
+  if (index !== undefined) descriptor.index = index;
+  if (!candidate || typeof candidate !== "object") return descriptor;
+  const name = readToolName(candidate);
+  if (name !== undefined) descriptor.name = name;
+  const field = (key: string) => {
+    const r = readField(candidate, key);
+    return r.ok ? r.value : undefined;
+  };
+  descriptor.label = jsonSafe(field("label"));
+  descriptor.description = jsonSafe(field("description"));
+  descriptor.parameters = jsonSafe(field("parameters"));
+  const execute = field("execute");
+  descriptor.hasExecute = typeof execute === "function";
+  if (typeof execute === "function") descriptor.executeArity = execute.length;
+  descriptor.hidden = jsonSafe(field("hidden"));
+  descriptor.deferrable = jsonSafe(field("deferrable"));
+  return descriptor;
+}
+
+function describeExport(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) return "an array";
+  return `a value of type ${typeof value}`;
+}
+
+async function checkModule(file: string, request: CheckRequest, loader: CustomToolLoader): Promise<{ tools: ToolDescriptor[]; failure?: ModuleFailure }> {
+  let module: Record<string, unknown>;
+  try {
+    module = (
+      await importToolModule(file, {
+        importTimeoutMs: request.importTimeoutMs,
+        ...(request.cacheDir ? { cacheDir: request.cacheDir } : {}),
+        ...(request.home ? { home: request.home } : {}),
+        ...(request.xcshHome ? { xcshHome: request.xcshHome } : {}),
+      })
+    ).module;
+  } catch (error) {
+    const code = isXcshToolsError(error, "EIMPORT_TIMEOUT") ? "EIMPORT_TIMEOUT" : "EIMPORT";
+    return { tools: [], failure: { code, message: errorMessage(error) } };
+  }
+  let factory: unknown;
+  try {
+    factory = module.default ?? module;
+  } catch (error) {
+    return { tools: [], failure: { code: "ENOT_A_FACTORY", message: `reading the default export threw: ${errorMessage(error)}` } };
+  }
+  if (typeof factory !== "function") {
+    return { tools: [], failure: { code: "ENOT_A_FACTORY", message: `the module's default export is ${describeExport(factory)}, not a factory function` } };
+  }
+  const timeoutMs = request.factoryTimeoutMs || DEFAULT_FACTORY_TIMEOUT_MS;
+  let result: unknown;
+  let timedOut = false;
+  try {
+    const call = Promise.resolve().then(() => (factory as (api: unknown) => unknown)(loader.api));
+    call.catch(() => undefined);
+    result = await raceTimeout(call, timeoutMs, () => {
+      timedOut = true;
+      return new Error("timeout");
+    });
+  } catch (error) {
+    if (timedOut) return { tools: [], failure: { code: "EFACTORY_TIMEOUT", message: `the factory did not settle within ${timeoutMs} ms` } };
+    return { tools: [], failure: { code: "EFACTORY_THROW", message: `the factory threw: ${errorMessage(error)}` } };
+  }
+  if (result === null || result === undefined || typeof result !== "object") {
+    return { tools: [], failure: { code: "EFACTORY_RESULT", message: `the factory returned ${describeExport(result)}; expected a tool or an array of tools` } };
+  }
+  if (Array.isArray(result)) return { tools: result.map((candidate, i) => describeTool(candidate, i)) };
+  return { tools: [describeTool(result, undefined)] };
+}
+
+async function run(request: CheckRequest): Promise<void> {
+  const loader = new CustomToolLoader(undefined, request.cwd, [], undefined, {});
+  for (let index = 0; index < request.modules.length; index++) {
+    await send({ type: "start", index });
+    const started = Date.now();
+    const outcome = await checkModule(request.modules[index]!, request, loader);
+    await send({ type: "result", index, ...outcome, ms: Date.now() - started });
+  }
+  await send({ type: "done" });
+  // Tools may leave timers or sockets open; the parent also kills us, this is the polite way.
+  process.exit(0);
+}
+
+process.on("message", (message: unknown) => {
+  const request = message as CheckRequest;
+  if (request?.type === "check") void run(request);
+});
+process.on("unhandledRejection", () => {
+  // A tool's stray rejection after its factory settled is not this module's verdict.
+});
+void send({ type: "ready" });

@@ -1,0 +1,68 @@
+/**
+ * What is at the path `validate` was given. First match wins:
+ *
+ * | path | kind |
+ * |---|---|
+ * | `…/plugin.json` | plugin-json |
+ * | `…/marketplace.json` | marketplace-catalog |
+ * | `…/package.json` | plugin-package (its folder) |
+ * | a state file by name (installed_plugins.json, known_marketplaces.json, marketplaces.json, xcsh-plugins.lock.json, plugin-overrides.json) | state-file |
+ * | any other file | tool-file (a .md/.json/.sh is reported as not a module) |
+ * | a folder with `.xcsh-plugin/marketplace.json` or `.claude-plugin/marketplace.json` | marketplace |
+ * | a folder with a package.json | plugin-package |
+ * | a folder with `.xcsh-plugin/plugin.json` or `.claude-plugin/plugin.json` | plugin-folder |
+ * | a folder with `index.ts|js|mjs` | tool-file (the index) |
+ * | a folder with a `tools/` folder | plugin-folder |
+ * | any other folder | tools-folder |
+ */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { XcshToolsError } from "../core/errors.js";
+import { STATE_FILES } from "./static-checks.js";
+import type { TargetKind } from "./types.js";
+
+async function exists(p: string): Promise<boolean> {
+  return stat(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function isDir(p: string): Promise<boolean> {
+  return stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+}
+
+/** Detect the kind of `target` (absolute). Throws `ETARGET_NOT_FOUND` (exit 2). */
+export async function detectTarget(target: string): Promise<{ kind: TargetKind; path: string }> {
+  const info = await stat(target).catch(() => undefined);
+  if (!info) {
+    throw new XcshToolsError("ETARGET_NOT_FOUND", `Nothing to validate at ${target}`, {
+      file: target,
+      hint: "Pass a tool file, a tools folder, a plugin package, a marketplace repository or a plugin.json.",
+      exitCode: 2,
+    });
+  }
+  if (!info.isDirectory()) {
+    const base = path.basename(target);
+    if (base === "plugin.json") return { kind: "plugin-json", path: target };
+    if (base === "marketplace.json") return { kind: "marketplace-catalog", path: target };
+    if (base === "package.json") return { kind: "plugin-package", path: path.dirname(target) };
+    if (base in STATE_FILES) return { kind: "state-file", path: target };
+    return { kind: "tool-file", path: target };
+  }
+  if ((await exists(path.join(target, ".xcsh-plugin", "marketplace.json"))) || (await exists(path.join(target, ".claude-plugin", "marketplace.json")))) {
+    return { kind: "marketplace", path: target };
+  }
+  if (await exists(path.join(target, "package.json"))) return { kind: "plugin-package", path: target };
+  if ((await exists(path.join(target, ".xcsh-plugin", "plugin.json"))) || (await exists(path.join(target, ".claude-plugin", "plugin.json")))) {
+    return { kind: "plugin-folder", path: target };
+  }
+  for (const index of ["index.ts", "index.js", "index.mjs"]) {
+    if (await exists(path.join(target, index))) return { kind: "tool-file", path: path.join(target, index) };
+  }
+  if (await isDir(path.join(target, "tools"))) return { kind: "plugin-folder", path: target };
+  return { kind: "tools-folder", path: target };
+}

@@ -1,0 +1,142 @@
+/**
+ * `validatePath`: check a tool, a tools folder, a plugin package, a marketplace repository or a
+ * plugin.json the way the host will load it. Static checks first (documents, names, declared
+ * paths on disk), then every tool module is imported in ONE child process (see module-check.ts)
+ * and every returned tool is checked (tool-checks.ts). Engines report, never print: the CLI
+ * renders the report.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { XcshToolsError } from "../core/errors.js";
+import { xcshPaths } from "../core/paths.js";
+import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
+import { detectTarget } from "./detect.js";
+import { checkModules, type CheckModulesOptions } from "./module-check.js";
+import { ValidateRun } from "./run.js";
+import { checkOutcomes } from "./tool-checks.js";
+import {
+  checkCatalogFile,
+  checkMarketplace,
+  checkPluginFolder,
+  checkPluginJsonFile,
+  checkPluginPackage,
+  checkPluginsPackageJson,
+  checkStateFile,
+  checkToolsFolder,
+  readJson,
+} from "./static-checks.js";
+import type { ValidateReport } from "./types.js";
+
+export type { ValidateIssue, ValidateReport, TargetKind } from "./types.js";
+
+/** Options of `validatePath`. */
+export interface ValidatePathOptions {
+  cwd: string;
+  /** Extra built-in names (`--builtins a,b`), added to `DEFAULT_BUILTIN_TOOL_NAMES`. */
+  builtins?: readonly string[];
+  /** Warnings count as errors. */
+  strict?: boolean;
+  /** Skip importing modules (static checks only). */
+  staticOnly?: boolean;
+  /** The user's home and xcsh root (for the transpile cache). */
+  home?: string;
+  xcshHome?: string;
+  moduleTimeoutMs?: number;
+  totalTimeoutMs?: number;
+  /** Overrides for tests: the child script and runtime. */
+  child?: Pick<CheckModulesOptions, "childScript" | "execPath">;
+  /** Clock, injectable for tests. */
+  now?: () => number;
+}
+
+/** Validate what is at `target` (relative to `cwd`). Throws only for usage errors (exit 2). */
+export async function validatePath(target: string, options: ValidatePathOptions): Promise<ValidateReport> {
+  const now = options.now ?? Date.now;
+  const started = now();
+  const absolute = path.resolve(options.cwd, target);
+  const detected = await detectTarget(absolute);
+  const run = new ValidateRun();
+
+  switch (detected.kind) {
+    case "plugin-json":
+      await checkPluginJsonFile(run, detected.path);
+      break;
+    case "marketplace-catalog": {
+      const folder = path.basename(path.dirname(detected.path));
+      if (folder === ".xcsh-plugin" || folder === ".claude-plugin") await checkMarketplace(run, path.dirname(path.dirname(detected.path)));
+      else await checkCatalogFile(run, detected.path, "xcsh");
+      break;
+    }
+    case "plugin-package": {
+      const file = path.join(detected.path, "package.json");
+      const pkg = await readFile(file, "utf8").then((t) => JSON.parse(t) as unknown).catch(() => undefined);
+      if (pkg && typeof pkg === "object" && (pkg as { name?: unknown }).name === "xcsh-plugins" && !("xcsh" in pkg) && !("pi" in pkg)) {
+        const read = await readJson(file, run);
+        if (read) await checkPluginsPackageJson(run, file, read.value);
+      } else await checkPluginPackage(run, detected.path);
+      break;
+    }
+    case "plugin-folder":
+      await checkPluginFolder(run, detected.path);
+      break;
+    case "marketplace":
+      await checkMarketplace(run, detected.path);
+      break;
+    case "state-file":
+      await checkStateFile(run, detected.path);
+      break;
+    case "tools-folder":
+      await checkToolsFolder(run, detected.path, detected.path);
+      if (run.modules.length === 0 && run.errors.length === 0) {
+        throw new XcshToolsError("ETARGET_UNKNOWN", `${detected.path} holds nothing to validate`, {
+          file: detected.path,
+          hint: "Expected a tool module (.ts/.js/.mjs), a package.json with an xcsh manifest, .xcsh-plugin/ or .claude-plugin/ (marketplace.json or plugin.json).",
+          exitCode: 2,
+        });
+      }
+      break;
+    case "tool-file": {
+      const ext = path.extname(detected.path).toLowerCase();
+      if ([".ts", ".js", ".mjs", ".mts", ".cjs", ".cts"].includes(ext) && !detected.path.endsWith(".d.ts")) run.addModule(detected.path, detected.path);
+      else
+        run.error(detected.path, {
+          path: "",
+          code: "ENOT_A_MODULE",
+          message: `${path.basename(detected.path)} is not a tool module${ext === ".md" || ext === ".json" ? ": .md and .json files are metadata, never executable modules" : ""}`,
+          hint: "A tool is a .ts, .js or .mjs module whose default export is a factory.",
+        });
+      break;
+    }
+  }
+
+  let tools: ValidateReport["tools"] = [];
+  if (!options.staticOnly && run.modules.length > 0) {
+    const roots = options.xcshHome ? xcshPaths({ home: options.home ?? "", xcshHome: options.xcshHome }) : undefined;
+    const outcomes = await checkModules(
+      run.modules.map((m) => m.file),
+      {
+        cwd: options.cwd,
+        ...(options.moduleTimeoutMs !== undefined ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
+        ...(options.totalTimeoutMs !== undefined ? { totalTimeoutMs: options.totalTimeoutMs } : {}),
+        ...(options.home ? { home: options.home } : {}),
+        ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
+        ...(roots ? { cacheDir: roots.transpileCache } : {}),
+        ...options.child,
+      },
+    );
+    const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...(options.builtins ?? [])]);
+    tools = checkOutcomes(run, run.modules, outcomes, builtins);
+  }
+
+  const ok = run.errors.length === 0 && (!options.strict || run.warnings.length === 0);
+  return {
+    ok,
+    target: { path: detected.path, kind: detected.kind },
+    errors: run.errors,
+    warnings: run.warnings,
+    tools,
+    files: [...run.files],
+    modules: run.modules.length,
+    durationMs: now() - started,
+  };
+}

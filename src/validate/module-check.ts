@@ -1,0 +1,204 @@
+/**
+ * Checking tool modules out of process. All modules of a run go to ONE child (spawning a Node per
+ * module would make `validate` too slow for a plugin's CI on every commit); the parent watches it:
+ *
+ * - the child reports `start i` before each module and `result i` after it;
+ * - a per-module timer starts at `start`; when it fires (a synchronous infinite loop, which no
+ *   in-process timeout can interrupt) the child is killed, module i is `EMODULE_TIMEOUT`, and the
+ *   modules after it are checked in a fresh child;
+ * - when the child exits before `done` (a tool called `process.exit`, or crashed the runtime),
+ *   module i is `EMODULE_EXIT` and the rest go to a fresh child;
+ * - an overall deadline bounds the whole run (`EVALIDATE_TIMEOUT` for what was never checked).
+ *
+ * Hanging promises (a top-level await or a factory that never settles) are caught inside the
+ * child by the loader's own timeouts and come back as `EIMPORT_TIMEOUT` / `EFACTORY_TIMEOUT`.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { XcshToolsError } from "../core/errors.js";
+import type { CheckRequest, ChildMessage, ModuleFailure, ToolDescriptor } from "./protocol.js";
+
+/** The outcome of one module. */
+export interface ModuleOutcome {
+  file: string;
+  tools: ToolDescriptor[];
+  failure?: ModuleFailure;
+  ms?: number;
+}
+
+/** Options of `checkModules`. */
+export interface CheckModulesOptions {
+  cwd: string;
+  /** Budget of one module (import + factory), enforced by killing the child. Default 15000. */
+  moduleTimeoutMs?: number;
+  /** Budget of the whole run. Default 120000. */
+  totalTimeoutMs?: number;
+  home?: string;
+  xcshHome?: string;
+  cacheDir?: string;
+  /** The child script; default `dist/validate/child.js` (next to this file once built). */
+  childScript?: string;
+  /** The runtime to spawn; default `process.execPath` (Node or Bun, whichever runs us). */
+  execPath?: string;
+}
+
+export const DEFAULT_MODULE_TIMEOUT_MS = 15_000;
+export const DEFAULT_TOTAL_TIMEOUT_MS = 120_000;
+
+/** Where the built child script is: next to this module when built, else in `dist/`. */
+export function resolveChildScript(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const sibling = path.join(here, "child.js");
+  if (existsSync(sibling)) return sibling;
+  const built = path.resolve(here, "..", "..", "dist", "validate", "child.js");
+  if (existsSync(built)) return built;
+  throw new XcshToolsError("ECHILD_MISSING", `The module checker ${built} is missing`, {
+    hint: "Build the package first: npx tsc -p tsconfig.build.json",
+  });
+}
+
+/** Run `modules` through child processes; one outcome per module, in input order. */
+export async function checkModules(modules: readonly string[], options: CheckModulesOptions): Promise<ModuleOutcome[]> {
+  const outcomes: (ModuleOutcome | undefined)[] = modules.map(() => undefined);
+  if (modules.length === 0) return [];
+  const script = options.childScript ?? resolveChildScript();
+  const moduleTimeout = options.moduleTimeoutMs ?? DEFAULT_MODULE_TIMEOUT_MS;
+  const deadline = Date.now() + (options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS);
+  // In-child timeouts are a little shorter than the kill timer so a hanging promise gets its
+  // precise code and only a blocked event loop needs the kill.
+  const importTimeoutMs = Math.max(100, Math.floor(moduleTimeout * 0.6));
+  const factoryTimeoutMs = Math.max(100, Math.floor(moduleTimeout * 0.3));
+
+  let next = 0;
+  while (next < modules.length) {
+    if (Date.now() >= deadline) break;
+    const batch = modules.slice(next);
+    const offset = next;
+    const stop = await runChild(script, batch, {
+      type: "check",
+      modules: [...batch],
+      cwd: options.cwd,
+      importTimeoutMs,
+      factoryTimeoutMs,
+      ...(options.home ? { home: options.home } : {}),
+      ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
+      ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+    }, {
+      moduleTimeout,
+      deadline,
+      execPath: options.execPath ?? process.execPath,
+      onResult: (i, outcome) => {
+        outcomes[offset + i] = { file: modules[offset + i]!, ...outcome };
+      },
+    });
+    if (stop.kind === "done") break;
+    if (stop.kind === "failed-at") {
+      outcomes[offset + stop.index] = { file: modules[offset + stop.index]!, tools: [], failure: stop.failure };
+      next = offset + stop.index + 1;
+      continue;
+    }
+    // Died between modules: restart after the last checked one; before any: a restart won't help.
+    const firstUnchecked = outcomes.findIndex((o, i) => i >= offset && o === undefined);
+    if (firstUnchecked > offset) {
+      next = firstUnchecked;
+      continue;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      outcomes[offset + i] ??= { file: modules[offset + i]!, tools: [], failure: stop.failure };
+    }
+    break;
+  }
+  return outcomes.map(
+    (outcome, i) =>
+      outcome ?? {
+        file: modules[i]!,
+        tools: [],
+        failure: { code: "EVALIDATE_TIMEOUT", message: "not checked: the whole validation ran out of time" },
+      },
+  );
+}
+
+type Stop = { kind: "done" } | { kind: "failed-at"; index: number; failure: ModuleFailure } | { kind: "broken"; failure: ModuleFailure };
+
+function runChild(
+  script: string,
+  batch: readonly string[],
+  request: CheckRequest,
+  control: {
+    moduleTimeout: number;
+    deadline: number;
+    execPath: string;
+    onResult(index: number, outcome: { tools: ToolDescriptor[]; failure?: ModuleFailure; ms: number }): void;
+  },
+): Promise<Stop> {
+  return new Promise<Stop>((resolve) => {
+    let child: ChildProcess;
+    let current = -1;
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    let stderrTail = "";
+    const finish = (stop: Stop) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      clearTimeout(overall);
+      child.removeAllListeners();
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      resolve(stop);
+    };
+    try {
+      child = fork(script, [], {
+        execPath: control.execPath,
+        // Node's own flags of the parent (e.g. vitest's loaders) must not leak into the child.
+        execArgv: [],
+        stdio: ["ignore", "ignore", "pipe", "ipc"],
+        serialization: "json",
+        cwd: request.cwd,
+      });
+    } catch (error) {
+      resolve({ kind: "broken", failure: { code: "ECHILD", message: `cannot start the module checker: ${(error as Error).message}` } });
+      return;
+    }
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2000);
+    });
+    const overall = setTimeout(() => {
+      if (current >= 0) finish({ kind: "failed-at", index: current, failure: { code: "EVALIDATE_TIMEOUT", message: "the whole validation ran out of time while this module was being checked" } });
+      else finish({ kind: "broken", failure: { code: "EVALIDATE_TIMEOUT", message: "the module checker did not start in time" } });
+    }, Math.max(0, control.deadline - Date.now()));
+    child.on("message", (raw: unknown) => {
+      const message = raw as ChildMessage;
+      if (message.type === "ready") child.send(request);
+      else if (message.type === "start") {
+        current = message.index;
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => {
+          finish({
+            kind: "failed-at",
+            index: message.index,
+            failure: { code: "EMODULE_TIMEOUT", message: `importing the module and calling its factory did not finish within ${control.moduleTimeout} ms (the event loop was blocked, e.g. an infinite loop); the checker was stopped` },
+          });
+        }, control.moduleTimeout);
+      } else if (message.type === "result") {
+        if (timer) clearTimeout(timer);
+        control.onResult(message.index, { tools: message.tools, ...(message.failure ? { failure: message.failure } : {}), ms: message.ms });
+        current = -1;
+      } else if (message.type === "done") finish({ kind: "done" });
+    });
+    child.on("error", (error) => {
+      finish({ kind: "broken", failure: { code: "ECHILD", message: `the module checker failed: ${error.message}` } });
+    });
+    child.on("exit", (code, signal) => {
+      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      const tail = stderrTail.trim() ? `; its last output: ${stderrTail.trim().split("\n").slice(-3).join(" | ")}` : "";
+      if (current >= 0) {
+        finish({ kind: "failed-at", index: current, failure: { code: "EMODULE_EXIT", message: `the process ${how} while this module was imported or its factory ran (a tool must never call process.exit)${tail}` } });
+      } else if (!settled) {
+        // Exited between modules: the previous module left something behind (a timer calling exit).
+        finish({ kind: "broken", failure: { code: "ECHILD", message: `the module checker ${how} between modules${tail}` } });
+      }
+    });
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * The messages between `xcsh-tools validate` and its module-checking child process (IPC, JSON).
+ * Tools may print to stdout, so nothing travels over stdio.
+ */
+
+/** Parent → child: check these modules, in order. */
+export interface CheckRequest {
+  type: "check";
+  modules: string[];
+  cwd: string;
+  importTimeoutMs: number;
+  factoryTimeoutMs: number;
+  /** Roots for the transpile cache, so the child never writes to the real HOME in tests. */
+  home?: string;
+  xcshHome?: string;
+  cacheDir?: string;
+}
+
+/** What the child learned about one returned tool (functions reduced to booleans). */
+export interface ToolDescriptor {
+  /** Index in the factory's returned array; `undefined` when it returned one tool. */
+  index?: number;
+  name?: string;
+  label?: unknown;
+  description?: unknown;
+  /** `parameters` as JSON (TypeBox symbols dropped), or `undefined` when not serialisable. */
+  parameters?: unknown;
+  hasExecute: boolean;
+  executeArity?: number;
+  hidden?: unknown;
+  deferrable?: unknown;
+  /** Problems found by the loader's shape check (`checkTool`). */
+  problems: { code: string; field: string; message: string }[];
+}
+
+/** A module-level failure (import, export, factory). */
+export interface ModuleFailure {
+  code: string;
+  message: string;
+}
+
+/** Child → parent messages. */
+export type ChildMessage =
+  | { type: "ready" }
+  | { type: "start"; index: number }
+  | { type: "result"; index: number; tools: ToolDescriptor[]; failure?: ModuleFailure; ms: number }
+  | { type: "done" };

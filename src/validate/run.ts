@@ -1,0 +1,45 @@
+/**
+ * The state of one validation run: findings so far, files looked at, and the modules the child
+ * will import, each tagged with the unit (plugin) it belongs to for duplicate checks.
+ */
+import type { ValidationIssue } from "../manifest/result.js";
+import type { ValidateIssue } from "./types.js";
+
+/** A module to import, and the plugin (unit) whose tool names must be unique together. */
+export interface PendingModule {
+  file: string;
+  unit: string;
+}
+
+export class ValidateRun {
+  readonly errors: ValidateIssue[] = [];
+  readonly warnings: ValidateIssue[] = [];
+  readonly files = new Set<string>();
+  readonly modules: PendingModule[] = [];
+  readonly #moduleFiles = new Set<string>();
+
+  error(file: string, issue: Omit<ValidateIssue, "file">): void {
+    this.files.add(file);
+    this.errors.push({ file, ...issue });
+  }
+
+  warn(file: string, issue: Omit<ValidateIssue, "file">): void {
+    this.files.add(file);
+    this.warnings.push({ file, ...issue });
+  }
+
+  /** Record a pure validator's findings about `file`. */
+  absorb(file: string, result: { issues?: ValidationIssue[]; warnings: ValidationIssue[] }): void {
+    this.files.add(file);
+    if ("issues" in result && result.issues) for (const issue of result.issues) this.error(file, issue);
+    for (const warning of result.warnings) this.warn(file, warning);
+  }
+
+  /** Queue a module for the child (once per real file). */
+  addModule(file: string, unit: string, key: string = file): void {
+    this.files.add(file);
+    if (this.#moduleFiles.has(key)) return;
+    this.#moduleFiles.add(key);
+    this.modules.push({ file, unit });
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * The static checks of `validate`: everything that needs the disk but not the plugin's code.
+ * Documents go through the pure validators of `src/manifest`; declared paths are then checked
+ * on disk (exist, stay inside the package through symlinks), and tool modules are collected with
+ * discovery's own folder rules (`src/discovery/tools-dir.ts`) so that validate finds exactly the
+ * modules the host would load.
+ */
+import { readFile, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { errorMessage, nodeErrorCode } from "../core/errors.js";
+import { resolveToolEntry, scanToolsDir, isInside } from "../discovery/tools-dir.js";
+import type { DiscoverySink } from "../discovery/types.js";
+import type { ToolLoadError, ToolSource } from "../host/types.js";
+import { validateInstalledPlugins } from "../manifest/installed-plugins.js";
+import { validateKnownMarketplaces } from "../manifest/known-marketplaces.js";
+import { relativeSourceDir, validateMarketplaceCatalog, type MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
+import { validateMarketplacesRegistry } from "../manifest/marketplaces-registry.js";
+import { listPluginJsonPaths, validatePluginJson, type PluginJson } from "../manifest/plugin-json.js";
+import { entryPathProblem, listManifestEntries, validatePluginPackageJson } from "../manifest/plugin-manifest.js";
+import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
+import { validatePluginsPackageJson } from "../manifest/plugins-package.js";
+import { pointer, type ValidationResult } from "../manifest/result.js";
+import { validateRuntimeLock } from "../manifest/runtime-lock.js";
+import type { ValidateRun } from "./run.js";
+
+const SOURCE: ToolSource = { provider: "config", providerName: "validate", level: "project" };
+
+/** The state files `validate` recognises by name, and their validators. */
+export const STATE_FILES: Record<string, (value: unknown, file: string) => ValidationResult<unknown>> = {
+  "installed_plugins.json": (v, file) => validateInstalledPlugins(v, { flavour: file.split(path.sep).includes(".claude") ? "claude" : "xcsh" }),
+  "known_marketplaces.json": (v) => validateKnownMarketplaces(v),
+  "marketplaces.json": (v) => validateMarketplacesRegistry(v),
+  "xcsh-plugins.lock.json": (v) => validateRuntimeLock(v),
+  "plugin-overrides.json": (v) => validatePluginOverrides(v),
+};
+
+/** Line and column of a JSON.parse error position, for messages. */
+function locate(text: string, message: string): string {
+  const match = /position (\d+)/.exec(message);
+  if (!match) return "";
+  const pos = Number(match[1]);
+  const before = text.slice(0, pos).split("\n");
+  return ` (line ${before.length}, column ${before[before.length - 1]!.length + 1})`;
+}
+
+/** Read and parse a JSON file, recording `EJSONPARSE`/`EREAD`; `undefined` when unusable. */
+export async function readJson(file: string, run: ValidateRun): Promise<{ value: unknown } | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const missing = nodeErrorCode(error) === "ENOENT";
+    run.error(file, { path: "", code: missing ? "EENTRY_NOT_FOUND" : "EREAD", message: missing ? `${file} does not exist` : `cannot read ${file}: ${errorMessage(error)}`, hint: missing ? "Create the file or fix the path." : "Check the file's permissions." });
+    return undefined;
+  }
+  try {
+    return { value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
+  } catch (error) {
+    const message = errorMessage(error);
+    run.error(file, { path: "", code: "EJSONPARSE", message: `not valid JSON${locate(text, message)}: ${message}`, hint: "Fix the syntax (a trailing comma, a missing quote or brace); JSON allows no comments." });
+    return undefined;
+  }
+}
+
+async function statOrUndefined(p: string) {
+  try {
+    return await stat(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A sink that records discovery's findings as findings of `file` at `at`. */
+function sinkFor(run: ValidateRun, file: string, at: string, found: string[]): DiscoverySink {
+  return {
+    addPath: (p) => found.push(p),
+    addError: (e: ToolLoadError) => run.error(file, { path: at, code: e.code, message: e.error, hint: hintFor(e.code) }),
+    addMetadata: () => undefined,
+    addIgnored: () => undefined,
+  };
+}
+
+function hintFor(code: string): string {
+  switch (code) {
+    case "EENTRY_NOT_FOUND":
+      return "Create the file, fix the path, or build the package before validating.";
+    case "EENTRY_ESCAPE":
+      return "Keep every file inside the package: copy it in instead of linking to it, and avoid ../ paths.";
+    case "ENOT_A_MODULE":
+      return "Point at a .ts, .js or .mjs module, or a folder with an index module.";
+    default:
+      return "See the message.";
+  }
+}
+
+/**
+ * Check one declared path of a package on disk: it exists and its real path stays inside the
+ * package. Returns the absolute path when usable.
+ */
+async function checkDeclaredPath(run: ValidateRun, file: string, root: string, rootReal: string, entry: string, at: string, what: string): Promise<string | undefined> {
+  if (entryPathProblem(entry)) return undefined; // reported by the pure validator
+  const target = path.resolve(root, entry);
+  const info = await statOrUndefined(target);
+  if (!info) {
+    run.error(file, { path: at, code: "EENTRY_NOT_FOUND", message: `${at}: the ${what} "${entry}" does not exist (${target})`, expected: "an existing file or folder inside the package", found: "nothing", hint: hintFor("EENTRY_NOT_FOUND") });
+    return undefined;
+  }
+  const real = await realpath(target).catch(() => target);
+  if (!isInside(real, rootReal)) {
+    run.error(file, { path: at, code: "EENTRY_ESCAPE", message: `${at}: the ${what} "${entry}" resolves through a symbolic link to ${real}, outside the package ${rootReal}`, found: real, hint: hintFor("EENTRY_ESCAPE") });
+    return undefined;
+  }
+  return target;
+}
+
+/** Modules of a tools entry (a module, a folder with an index, or a tools folder). */
+async function collectToolEntry(run: ValidateRun, file: string, target: string, rootReal: string, at: string, unit: string): Promise<number> {
+  const found: string[] = [];
+  await resolveToolEntry(target, SOURCE, sinkFor(run, file, at, found), { what: "tools entry", within: rootReal });
+  for (const module of found) run.addModule(module, unit, await realpath(module).catch(() => module));
+  return found.length;
+}
+
+/** A plugin package: package.json with an `xcsh`/`pi` manifest. */
+export async function checkPluginPackage(run: ValidateRun, dir: string): Promise<void> {
+  const file = path.join(dir, "package.json");
+  const read = await readJson(file, run);
+  if (!read) return;
+  const checked = validatePluginPackageJson(read.value);
+  run.absorb(file, checked);
+  const value = checked.ok ? checked.value : undefined;
+  if (!value) return;
+  const unit = value.pkg.name;
+  const rootReal = await realpath(dir);
+  let modules = 0;
+  for (const item of listManifestEntries(value.manifest, `/${value.key}`)) {
+    const what = item.kind === "tools" ? "tools entry" : `${item.kind.replace(/s$/, "")} entry`;
+    const target = await checkDeclaredPath(run, file, dir, rootReal, item.entry, item.pointer, what);
+    if (!target) continue;
+    if (item.kind === "tools") modules += await collectToolEntry(run, file, target, rootReal, item.pointer, unit);
+  }
+  if (modules === 0 && listManifestEntries(value.manifest, "").some((e) => e.kind === "tools")) {
+    run.warn(file, { path: `/${value.key}/tools`, code: "ENO_TOOLS", message: "the tools entries contain no tool module", hint: "Add a .ts/.js/.mjs module to the tools folder." });
+  }
+  await checkPluginJsonFiles(run, dir);
+}
+
+/** `.xcsh-plugin/plugin.json` and `.claude-plugin/plugin.json` of a folder, when present. */
+async function checkPluginJsonFiles(run: ValidateRun, dir: string): Promise<PluginJson | undefined> {
+  let first: PluginJson | undefined;
+  for (const folder of [".xcsh-plugin", ".claude-plugin"] as const) {
+    const file = path.join(dir, folder, "plugin.json");
+    if (!(await statOrUndefined(file))) continue;
+    const json = await checkPluginJsonFile(run, file);
+    first ??= json;
+  }
+  return first;
+}
+
+/** One plugin.json: the document, then its component paths on disk. */
+export async function checkPluginJsonFile(run: ValidateRun, file: string): Promise<PluginJson | undefined> {
+  const read = await readJson(file, run);
+  if (!read) return undefined;
+  const flavour = path.basename(path.dirname(file)) === ".claude-plugin" ? "claude" : "xcsh";
+  const checked = validatePluginJson(read.value, { flavour });
+  run.absorb(file, checked);
+  if (!checked.ok) return undefined;
+  const root = path.dirname(path.dirname(file));
+  const rootReal = await realpath(root);
+  for (const { entry, pointer: at } of listPluginJsonPaths(checked.value)) {
+    await checkDeclaredPath(run, file, root, rootReal, entry, at, "component path");
+  }
+  return checked.value;
+}
+
+/** A marketplace plugin folder: plugin.json (optional) and the `tools/` convention. */
+export async function checkPluginFolder(run: ValidateRun, dir: string, unit?: string): Promise<void> {
+  const json = await checkPluginJsonFiles(run, dir);
+  const name = unit ?? json?.name ?? path.basename(dir);
+  const toolsDir = path.join(dir, "tools");
+  if (await statOrUndefined(toolsDir)) await checkToolsFolder(run, toolsDir, name, await realpath(dir));
+}
+
+/** A tools folder: every module in it, non-recursively, by discovery's rules. */
+export async function checkToolsFolder(run: ValidateRun, dir: string, unit: string, within?: string): Promise<void> {
+  const found: string[] = [];
+  await scanToolsDir(dir, SOURCE, sinkFor(run, dir, "", found), within ? { within } : {});
+  run.files.add(dir);
+  for (const module of found) run.addModule(module, unit, await realpath(module).catch(() => module));
+  if (found.length === 0) run.warn(dir, { path: "", code: "ENO_TOOLS", message: `${dir} contains no tool module`, hint: "A tool is a .ts/.js/.mjs file or a folder with an index module." });
+}
+
+/** A marketplace repository: its catalog(s), then every plugin with a relative source. */
+export async function checkMarketplace(run: ValidateRun, dir: string): Promise<void> {
+  const catalogs: { file: string; flavour: "xcsh" | "claude" }[] = [];
+  for (const [folder, flavour] of [[".xcsh-plugin", "xcsh"], [".claude-plugin", "claude"]] as const) {
+    const file = path.join(dir, folder, "marketplace.json");
+    if (await statOrUndefined(file)) catalogs.push({ file, flavour });
+  }
+  const checkedDirs = new Set<string>();
+  for (const { file, flavour } of catalogs) {
+    const checked = await checkCatalogFile(run, file, flavour);
+    if (!checked) continue;
+    const { catalog, bad } = checked;
+    const rootReal = await realpath(dir);
+    for (const [i, entry] of catalog.plugins.entries()) {
+      if (bad.has(i) || !entry || typeof entry.source !== "string" || entryPathProblem(entry.source) || !entry.source.startsWith("./")) continue;
+      const at = pointer("", "plugins", i, "source");
+      const rel = relativeSourceDir(entry.source, catalog);
+      const target = await checkDeclaredPath(run, file, dir, rootReal, rel, at, "plugin source");
+      if (!target) continue;
+      if (!(await statOrUndefined(target))?.isDirectory()) {
+        run.error(file, { path: at, code: "ESOURCE_NOT_FOUND", message: `${at}: the plugin source "${entry.source}" is not a folder`, hint: "Point the source at the plugin's folder." });
+        continue;
+      }
+      const key = await realpath(target);
+      if (checkedDirs.has(key)) continue;
+      checkedDirs.add(key);
+      if (await statOrUndefined(path.join(target, "package.json"))) {
+        const pkg = await readFile(path.join(target, "package.json"), "utf8").then((t) => JSON.parse(t) as Record<string, unknown>).catch(() => undefined);
+        if (pkg && (pkg.xcsh || pkg.pi)) {
+          await checkPluginPackage(run, target);
+          continue;
+        }
+      }
+      await checkPluginFolder(run, target, entry.name);
+    }
+  }
+}
+
+/** One catalog file. */
+export async function checkCatalogFile(
+  run: ValidateRun,
+  file: string,
+  flavour: "xcsh" | "claude",
+): Promise<{ catalog: MarketplaceCatalog; bad: Set<number> } | undefined> {
+  const read = await readJson(file, run);
+  if (!read) return undefined;
+  const checked = validateMarketplaceCatalog(read.value, { flavour });
+  run.absorb(file, checked);
+  // Plugins whose entry is fine are still worth checking when another entry is bad.
+  const value = read.value as MarketplaceCatalog;
+  if (!value || typeof value !== "object" || !Array.isArray(value.plugins)) return undefined;
+  const bad = new Set<number>();
+  for (const issue of checked.ok ? [] : checked.issues) {
+    const index = /^\/plugins\/(\d+)/.exec(issue.path)?.[1];
+    if (index !== undefined) bad.add(Number(index));
+  }
+  return { catalog: value, bad };
+}
+
+/** A state file recognised by its name. */
+export async function checkStateFile(run: ValidateRun, file: string): Promise<void> {
+  const validate = STATE_FILES[path.basename(file)];
+  if (!validate) return;
+  const read = await readJson(file, run);
+  if (!read) return;
+  run.absorb(file, validate(read.value, file));
+}
+
+/** `~/.xcsh/plugins/package.json` (recognised by `name: "xcsh-plugins"`). */
+export async function checkPluginsPackageJson(run: ValidateRun, file: string, value: unknown): Promise<void> {
+  run.absorb(file, validatePluginsPackageJson(value));
+}

@@ -1,0 +1,86 @@
+/**
+ * What `xcsh-tools validate` reports. Every finding names the file, a JSON path inside it (a
+ * JSON pointer for documents; `/tools/<i>/<field>` for a tool a module's factory returned; ""
+ * for the file as a whole), a stable code, a message and a hint.
+ *
+ * Error codes (public API):
+ *
+ * | code | meaning |
+ * |---|---|
+ * | `EJSONPARSE` | a JSON file is not valid JSON |
+ * | `ETYPE` | a field has the wrong type |
+ * | `EREQUIRED` | a required field is missing |
+ * | `ESCHEMA` | a field breaks a schema rule (length, pattern, minimum) |
+ * | `EUNKNOWN_KEY` | (warning) an unknown key, with "did you mean" when it is a typo |
+ * | `EPLUGIN_NAME` / `EMARKETPLACE_NAME` | not `^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$` or longer than 64 |
+ * | `EPLUGIN_ID` | not `name@marketplace`, or longer than 128 |
+ * | `EMARKETPLACE_RESERVED` | a name Claude Code reserves for Anthropic (error for .claude-plugin catalogs) |
+ * | `EPACKAGE_NAME` | not a valid npm package name |
+ * | `EVERSION` | not a semver version (range, for npm sources) |
+ * | `ENOT_A_PLUGIN` | a package.json without an `xcsh` (or `pi`) manifest |
+ * | `EMANIFEST_SHADOWED` | (warning) both `xcsh` and `pi`: `pi` is ignored |
+ * | `EEMPTY_MANIFEST` | (warning) a manifest that declares nothing |
+ * | `EFEATURE_NAME` | a feature name unusable in `pkg[a,b]` |
+ * | `ESETTING_TYPE` | a setting type other than string, number, boolean, enum |
+ * | `ESETTING_DEFAULT` / `ESETTING_RANGE` / `ESETTING_VALUES` / `ESETTING_KEY` | a setting that contradicts itself |
+ * | `EENTRY_NOT_FOUND` | a declared file or folder does not exist (or is a dangling symlink) |
+ * | `EENTRY_ESCAPE` | a declared path leaves its package (`../`, absolute, symlink out) |
+ * | `ENOT_A_MODULE` | a tools entry that is not a module (.md, .json, .sh, empty folder) |
+ * | `ENO_TOOLS` | (warning) a plugin or folder with no tool module |
+ * | `ESOURCE_KIND` / `ESOURCE_PATH` / `ESOURCE_URL` / `ESHA` / `ESOURCE_NOT_FOUND` | a bad plugin source in a catalog |
+ * | `EDUPLICATE_PLUGIN` / `EDUPLICATE_MARKETPLACE` | a name listed twice |
+ * | `EFORMAT_VERSION` | a state file of another format version |
+ * | `EIMPORT` / `EIMPORT_TIMEOUT` | the module cannot be imported / its import never settles |
+ * | `ENOT_A_FACTORY` | the default export is not a function |
+ * | `EFACTORY_THROW` / `EFACTORY_TIMEOUT` / `EFACTORY_RESULT` | the factory throws / never settles / returns no tool |
+ * | `EMODULE_TIMEOUT` | the module blocked the event loop (infinite loop): the checker was killed |
+ * | `EMODULE_EXIT` | the module or its factory exited the process |
+ * | `ETOOL_SHAPE` | a returned tool lacks name, description, execute, or parameters is not an object schema |
+ * | `ETOOL_NAME` | a tool name that is not an LLM function name |
+ * | `EPARAMETERS` | parameters that are an object schema but malformed (required names a missing property, …) |
+ * | `EDUPLICATE_TOOL` | two tools of one plugin (or run) share a name |
+ * | `ECONFLICT_BUILTIN` | a tool named like a built-in tool: the host rejects it |
+ * | `ECONFLICT` | (warning) two plugins of one marketplace share a tool name |
+ * | `ENO_LABEL` | (warning) a tool without a label (the host shows its name) |
+ * | `EVALIDATE_TIMEOUT` | the whole run ran out of time before this module was checked |
+ * | `ETARGET_NOT_FOUND` / `ETARGET_UNKNOWN` | (exit 2) nothing at the path / nothing recognisable there |
+ */
+
+/** One finding of a validation run. */
+export interface ValidateIssue {
+  /** Absolute path of the file the finding is about. */
+  file: string;
+  /** JSON path inside it ("" for the whole file). */
+  path: string;
+  code: string;
+  message: string;
+  hint?: string;
+  expected?: string;
+  found?: string;
+}
+
+/** What was validated. */
+export type TargetKind =
+  | "tool-file"
+  | "tools-folder"
+  | "plugin-package"
+  | "plugin-folder"
+  | "marketplace"
+  | "plugin-json"
+  | "marketplace-catalog"
+  | "state-file";
+
+/** The result of `validatePath`. */
+export interface ValidateReport {
+  ok: boolean;
+  target: { path: string; kind: TargetKind };
+  errors: ValidateIssue[];
+  warnings: ValidateIssue[];
+  /** Tools that would load: name and the module that returns them. */
+  tools: { name: string; file: string; plugin?: string }[];
+  /** Files looked at, for the readable report. */
+  files: string[];
+  /** Modules imported in the child. */
+  modules: number;
+  durationMs: number;
+}
