@@ -87,6 +87,37 @@ describe("README", () => {
     expect(result.code).toBe(0);
   });
 
+  it("every `npx xcsh-tools validate` line of the README passes", { timeout: 60_000 }, async () => {
+    const targets = [...README.matchAll(/^npx xcsh-tools validate (\S+)/gm)].map((m) => m[1]!);
+    expect(targets.length).toBeGreaterThan(1);
+    const world = await makeTmpWorld("xcsh-tools-readme-");
+    worlds.push(world);
+    for (const target of targets) {
+      const result = await runCli(["validate", target], { cwd: REPO_ROOT, home: world.home });
+      expect({ target, code: result.code, stderr: result.stderr }, result.stdout).toEqual({ target, code: 0, stderr: "" });
+    }
+  });
+
+  it("exit codes are the documented ones", { timeout: 60_000 }, async () => {
+    const world = await makeTmpWorld("xcsh-tools-readme-");
+    worlds.push(world);
+    const notAFactory = await world.write("project/not-a-factory.ts", "export default 42;\n");
+    const cases: [string[], number][] = [
+      [["--version"], 0],
+      [["validate", "examples/hello-tool.ts"], 0],
+      [["validate", notAFactory], 1],
+      [["no-such-command"], 2],
+      [["validate", path.join(world.cwd, "nothing-here.ts")], 2],
+      [["tools", "--no-such-flag"], 2],
+    ];
+    for (const [args, code] of cases) {
+      const result = await runCli(args, { cwd: REPO_ROOT, home: world.home });
+      expect({ args, code: result.code }, `${result.stdout}\n${result.stderr}`).toEqual({ args, code });
+    }
+    const table = README.slice(README.indexOf("### Exit codes"));
+    for (const code of [0, 1, 2]) expect(table).toContain(`| ${code} |`);
+  });
+
   it("quick-start command at the top works: validate the shipped example", { timeout: 60_000 }, async () => {
     const firstBlock = /```sh\n([\s\S]*?)\n```/.exec(README)?.[1] ?? "";
     const line = firstBlock.split("\n")[0] ?? "";

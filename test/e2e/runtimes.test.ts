@@ -286,11 +286,25 @@ describe("the CLI under each runtime", () => {
         timeoutMs: 60_000,
       });
       expect(r.code, r.stderr).toBe(0);
-      const json = r.json();
-      const text = JSON.stringify(json);
-      for (const name of Object.keys(TOOL_FILES)) expect(text).toContain(`"${name}"`);
-      expect(text).toContain(BROKEN_FILE.split("/").pop());
-      toolsJson.set(runtime.id, JSON.parse(text.split(world.root).join("<root>")));
+      const json = JSON.parse(r.stdout.split(world.root).join("<root>")) as {
+        cwd: string;
+        tools: { name: string; file: string; provider: string; level: string }[];
+        errors: { code: string; path: string; message: string; provider: string; level: string }[];
+      };
+      expect(json.cwd).toBe("<root>/project");
+      expect(byName(json.tools).map(({ name, file, provider, level }) => ({ name, file, provider, level }))).toEqual(
+        EXPECTED_TOOLS.map(({ name, resolvedPath, provider, level }) => ({ name, file: resolvedPath, provider, level })),
+      );
+      expect(json.errors.map(({ code, path, provider, level }) => ({ code, path, provider, level }))).toEqual(
+        expect.arrayContaining([
+          { code: "EIMPORT", path: `<root>/${BROKEN_FILE}`, provider: "native", level: "user" },
+          { code: "ECONFLICT_BUILTIN", path: `<root>/${BUILTIN_CLASH_FILE}`, provider: "native", level: "project" },
+        ]),
+      );
+      expect(json.errors).toHaveLength(2);
+      for (const error of json.errors) expect(error.message).toMatch(/^(Failed to load tool: |Tool name "read" conflicts with existing tool)/);
+      // Messages quote each runtime's parser; everything else must be identical.
+      toolsJson.set(runtime.id, { ...json, errors: json.errors.map(({ message: _message, ...rest }) => rest) });
     });
   }
 
