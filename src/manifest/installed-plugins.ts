@@ -85,13 +85,13 @@ export function validateInstalledPlugins(
       seen.add(e.installPath);
       for (const field of ["installedAt", "lastUpdated"] as const) {
         const date = e[field];
-        if (date !== undefined && !ISO_DATE_RE.test(date)) out.warn({ path: pointer(at, field), code: "EDATE", message: `${pointer(at, field)}: "${date}" is not an ISO 8601 date-time`, expected: "e.g. 2026-01-31T12:00:00.000Z", found: JSON.stringify(date) });
+        if (date !== undefined && !ISO_DATE_RE.test(date)) out.warn({ path: pointer(at, field), code: "EDATE", message: `${pointer(at, field)}: "${date}" is not an ISO 8601 date-time`, expected: "e.g. 2026-01-31T12:00:00.000Z", found: JSON.stringify(date), hint: "Write dates with new Date().toISOString()." });
       }
       if (e.gitCommitSha !== undefined && !/^[0-9a-f]{7,40}$/.test(e.gitCommitSha)) {
-        out.warn({ path: pointer(at, "gitCommitSha"), code: "ESHA", message: `${pointer(at, "gitCommitSha")}: "${e.gitCommitSha}" is not a git commit sha`, found: JSON.stringify(e.gitCommitSha) });
+        out.warn({ path: pointer(at, "gitCommitSha"), code: "ESHA", message: `${pointer(at, "gitCommitSha")}: "${e.gitCommitSha}" is not a git commit sha`, found: JSON.stringify(e.gitCommitSha), hint: "Record the full sha (git rev-parse HEAD) or drop the field." });
       }
       if (flavour === "xcsh" && (e.scope === "project" || e.scope === "local") && e.projectPath !== undefined && !path.isAbsolute(e.projectPath)) {
-        out.error({ path: pointer(at, "projectPath"), code: "EINSTALL_PATH", message: `${pointer(at, "projectPath")}: must be an absolute path`, found: describeValue(e.projectPath) });
+        out.error({ path: pointer(at, "projectPath"), code: "EINSTALL_PATH", message: `${pointer(at, "projectPath")}: must be an absolute path`, found: describeValue(e.projectPath), hint: "Reinstall the plugin from inside the project." });
       }
     });
   }

@@ -42,12 +42,12 @@ export function validateKnownMarketplaces(value: unknown): ValidationResult<Know
     const kind = entry.source.source;
     const fields = SOURCE_FIELDS[kind];
     if (!fields) {
-      out.warn({ path: pointer(at, "source", "source"), code: "ESOURCE_KIND", message: `${pointer(at, "source", "source")}: unknown marketplace source kind "${kind}"; it is skipped`, expected: Object.keys(SOURCE_FIELDS).join(", "), found: JSON.stringify(kind) });
+      out.warn({ path: pointer(at, "source", "source"), code: "ESOURCE_KIND", message: `${pointer(at, "source", "source")}: unknown marketplace source kind "${kind}"; it is skipped`, expected: Object.keys(SOURCE_FIELDS).join(", "), found: JSON.stringify(kind), hint: "Nothing to do if a newer Claude Code wrote it; xcsh skips this marketplace." });
       continue;
     }
     for (const field of fields) {
       const v = (entry.source as Record<string, unknown>)[field];
-      if (typeof v !== "string" || v.length === 0) out.error({ path: pointer(at, "source", field), code: "EREQUIRED", message: `${pointer(at, "source", field)}: a "${kind}" source needs "${field}", found ${describeValue(v)}`, expected: "a non-empty string", found: describeValue(v) });
+      if (typeof v !== "string" || v.length === 0) out.error({ path: pointer(at, "source", field), code: "EREQUIRED", message: `${pointer(at, "source", field)}: a "${kind}" source needs "${field}", found ${describeValue(v)}`, expected: "a non-empty string", found: describeValue(v), hint: `Re-add the marketplace in Claude Code (claude plugin marketplace add …) so "${field}" is recorded.` });
     }
   }
   return out.result(shape.value);

@@ -126,7 +126,7 @@ function checkSource(source: unknown, at: string, out: IssueCollector): void {
     return;
   }
   if (!isRecord(source)) {
-    out.error({ path: at, code: "ETYPE", message: `${at}: expected a "./path" string or a source object, found ${describeValue(source)}`, expected: 'a "./path" string or {"source": "github"|"url"|"git-subdir"|"npm", …}', found: describeValue(source) });
+    out.error({ path: at, code: "ETYPE", message: `${at}: expected a "./path" string or a source object, found ${describeValue(source)}`, expected: 'a "./path" string or {"source": "github"|"url"|"git-subdir"|"npm", …}', found: describeValue(source), hint: 'Write "./plugins/<name>" for a plugin in this repository, or {"source": "github", "repo": "owner/repo"}.' });
     return;
   }
   const kind = source.source;
@@ -152,12 +152,12 @@ function checkSource(source: unknown, at: string, out: IssueCollector): void {
   }
   if (k === "npm") {
     const problem = npmNameProblem(source.package as string);
-    if (problem) out.error({ path: pointer(at, "package"), code: "EPACKAGE_NAME", message: `${pointer(at, "package")}: "${source.package}" is not an npm package name: ${problem}`, found: JSON.stringify(source.package) });
+    if (problem) out.error({ path: pointer(at, "package"), code: "EPACKAGE_NAME", message: `${pointer(at, "package")}: "${source.package}" is not an npm package name: ${problem}`, found: JSON.stringify(source.package), hint: "Use the package name exactly as published on npm, e.g. @scope/name." });
     if (typeof source.version === "string" && !semver.validRange(source.version) && !/^[a-z][a-z0-9._-]*$/i.test(source.version)) {
       out.error({ path: pointer(at, "version"), code: "EVERSION", message: `${pointer(at, "version")}: "${source.version}" is neither a semver range nor a tag`, found: JSON.stringify(source.version), hint: 'Use e.g. "^1.2.0", "1.2.3" or "latest".' });
     }
     if (typeof source.registry === "string" && !/^https?:\/\//.test(source.registry)) {
-      out.error({ path: pointer(at, "registry"), code: "ESOURCE_URL", message: `${pointer(at, "registry")}: "${source.registry}" is not an http(s) URL`, found: JSON.stringify(source.registry) });
+      out.error({ path: pointer(at, "registry"), code: "ESOURCE_URL", message: `${pointer(at, "registry")}: "${source.registry}" is not an http(s) URL`, found: JSON.stringify(source.registry), hint: "Use the registry URL, e.g. https://registry.npmjs.org." });
     }
   }
 }
@@ -203,7 +203,7 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
   }
   if (isRecord(value.metadata) && typeof value.metadata.pluginRoot === "string") {
     const problem = relativePathProblem(value.metadata.pluginRoot);
-    if (problem) out.error({ path: "/metadata/pluginRoot", code: "EENTRY_ESCAPE", message: `/metadata/pluginRoot: "${value.metadata.pluginRoot}" must stay inside the repository, but ${problem}`, found: JSON.stringify(value.metadata.pluginRoot) });
+    if (problem) out.error({ path: "/metadata/pluginRoot", code: "EENTRY_ESCAPE", message: `/metadata/pluginRoot: "${value.metadata.pluginRoot}" must stay inside the repository, but ${problem}`, found: JSON.stringify(value.metadata.pluginRoot), hint: "Use a folder of the repository, e.g. \"plugins\"." });
   }
   const plugins = Array.isArray(value.plugins) ? value.plugins : [];
   const seen = new Map<string, number>();

@@ -90,7 +90,7 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
   if (isRecord(value.userConfig)) {
     for (const [key, option] of Object.entries(value.userConfig)) {
       const at = pointer("", "userConfig", key);
-      if (!/^[A-Za-z_]\w*$/.test(key)) out.error({ path: at, code: "ECONFIG_KEY", message: `${at}: "${key}" is not a valid userConfig key`, expected: "a key matching ^[A-Za-z_]\\w*$", found: JSON.stringify(key) });
+      if (!/^[A-Za-z_]\w*$/.test(key)) out.error({ path: at, code: "ECONFIG_KEY", message: `${at}: "${key}" is not a valid userConfig key`, expected: "a key matching ^[A-Za-z_]\\w*$", found: JSON.stringify(key), hint: "Use letters, digits and _ (e.g. API_KEY)." });
       if (isRecord(option)) {
         for (const w of unknownKeyWarnings(option, USER_CONFIG_KEYS, at, { what: "a userConfig option" })) out.error({ ...w, message: `${w.message} (Claude Code refuses to load plugins with unknown userConfig keys)` });
       }

@@ -183,7 +183,7 @@ function checkSetting(key: string, value: unknown, at: string, out: IssueCollect
     });
   }
   if (!isRecord(value)) {
-    out.error({ path: at, code: "ETYPE", message: `${at}: expected a setting object, found ${describeValue(value)}`, expected: "an object", found: describeValue(value) });
+    out.error({ path: at, code: "ETYPE", message: `${at}: expected a setting object, found ${describeValue(value)}`, expected: "an object", found: describeValue(value), hint: 'Write e.g. {"type": "string", "description": "…"}.' });
     return;
   }
   const type = value.type;
@@ -246,7 +246,7 @@ export function validatePluginManifest(manifest: unknown, base = "/xcsh"): Valid
 
   if (features !== undefined) {
     if (!isRecord(features)) {
-      out.error({ path: pointer(base, "features"), code: "ETYPE", message: `${pointer(base, "features")}: expected an object of features, found ${describeValue(features)}`, expected: "an object", found: describeValue(features) });
+      out.error({ path: pointer(base, "features"), code: "ETYPE", message: `${pointer(base, "features")}: expected an object of features, found ${describeValue(features)}`, expected: "an object", found: describeValue(features), hint: 'Write e.g. "features": {"web": {"default": true, "tools": ["./tools/web.ts"]}}.' });
     } else {
       for (const [name, def] of Object.entries(features)) {
         const at = pointer(base, "features", name);
@@ -260,7 +260,7 @@ export function validatePluginManifest(manifest: unknown, base = "/xcsh"): Valid
   }
   if (settings !== undefined) {
     if (!isRecord(settings)) {
-      out.error({ path: pointer(base, "settings"), code: "ETYPE", message: `${pointer(base, "settings")}: expected an object of settings, found ${describeValue(settings)}`, expected: "an object", found: describeValue(settings) });
+      out.error({ path: pointer(base, "settings"), code: "ETYPE", message: `${pointer(base, "settings")}: expected an object of settings, found ${describeValue(settings)}`, expected: "an object", found: describeValue(settings), hint: 'Write e.g. "settings": {"apiKey": {"type": "string", "secret": true}}.' });
     } else {
       for (const [key, value] of Object.entries(settings)) checkSetting(key, value, pointer(base, "settings", key), out);
     }
@@ -292,7 +292,7 @@ export interface PluginPackage {
 export function validatePluginPackageJson(pkg: unknown): ValidationResult<PluginPackage> {
   const out = new IssueCollector();
   if (!isRecord(pkg)) {
-    out.error({ path: "", code: "ETYPE", message: `(root): package.json must be an object, found ${describeValue(pkg)}`, expected: "an object", found: describeValue(pkg) });
+    out.error({ path: "", code: "ETYPE", message: `(root): package.json must be an object, found ${describeValue(pkg)}`, expected: "an object", found: describeValue(pkg), hint: "package.json must be a JSON object." });
     return out.result(pkg as unknown as PluginPackage);
   }
   out.absorb(checkSchema(PluginPackageJsonSchema, pkg));

@@ -74,6 +74,18 @@ const TYPE_ERRORS = new Set<ValueErrorType>([
   ValueErrorType.Union,
 ]);
 
+function jsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value === "number" ? "number" : typeof value;
+}
+
+function unionHasJsonType(schema: TSchema, value: unknown): boolean {
+  const branches = ((schema as { anyOf?: TSchema[] }).anyOf ?? []) as (TSchema & { type?: string; const?: unknown })[];
+  const type = jsonType(value);
+  return branches.some((b) => (b.const !== undefined ? false : b.type === type || (b.type === "integer" && type === "number")));
+}
+
 function issueFromValueError(error: ValueError, base: string): ValidationIssue {
   const at = base + error.path;
   if (error.type === ValueErrorType.ObjectRequiredProperty) {
@@ -87,13 +99,17 @@ function issueFromValueError(error: ValueError, base: string): ValidationIssue {
       hint: `Add "${field}" (${expectedOf(error.schema)}).`,
     };
   }
-  const expected = TYPE_ERRORS.has(error.type) ? expectedOf(error.schema) : error.message;
+  // A union fails as a whole; it is a type error only when no branch has the value's JSON type.
+  const isType = error.type === ValueErrorType.Union ? !unionHasJsonType(error.schema, error.value) : TYPE_ERRORS.has(error.type);
+  const expected = (isType ? expectedOf(error.schema) : error.message).replace(/^Expected /, "").replace(/^expected /, "");
+  const field = error.path.split("/").pop() || "the document";
   return {
     path: at,
-    code: TYPE_ERRORS.has(error.type) ? "ETYPE" : "ESCHEMA",
-    message: `${at || "(root)"}: expected ${expected.replace(/^Expected /, "").replace(/^expected /, "")}, found ${describeValue(error.value)}`,
+    code: isType ? "ETYPE" : "ESCHEMA",
+    message: `${at || "(root)"}: expected ${expected}, found ${describeValue(error.value)}`,
     expected,
     found: describeValue(error.value),
+    hint: isType ? `Change "${field}" to ${expected}.` : `Fix "${field}": it must be ${expected}.`,
   };
 }
 
