@@ -255,3 +255,20 @@ describe("catalogs and plugin.json", () => {
     expect(issues(validatePluginJson({ name: "p", dependencies: ["bad name!"] }))).toContainEqual(["ESCHEMA", "/dependencies/0"]);
   });
 });
+
+describe("readValidatedJson", () => {
+  it("throws the first issue as a coded error naming file and path; missing is undefined", async () => {
+    const { makeTmpWorld } = await import("../helpers/tmp-home.js");
+    const { readValidatedJson } = await import("../../src/manifest/json-file.js");
+    const world = await makeTmpWorld();
+    try {
+      const file = await world.write("marketplaces.json", { version: 1, marketplaces: [{ name: "Bad" }] });
+      await expect(readValidatedJson(file, validateMarketplacesRegistry)).rejects.toMatchObject({ code: "EREQUIRED", file, path: "/marketplaces/0/sourceType", exitCode: 2 });
+      expect(await readValidatedJson(`${file}.missing`, validateMarketplacesRegistry)).toBeUndefined();
+      const good = await world.write("ok.json", { version: 1, marketplaces: [] });
+      expect(await readValidatedJson(good, validateMarketplacesRegistry)).toEqual({ value: { version: 1, marketplaces: [] }, warnings: [] });
+    } finally {
+      await world.cleanup();
+    }
+  });
+});
