@@ -1,0 +1,243 @@
+/**
+ * Durable file-system primitives for state files and the transaction journal.
+ *
+ * A state file is never rewritten in place: `writeFileAtomic` writes a uniquely named temp file
+ * next to the target (same folder, so the same file system), fsyncs it, renames it over the
+ * target and fsyncs the folder so the rename itself survives a power cut. Readers therefore see
+ * either the whole old file or the whole new one, also with several writers at once (each has
+ * its own temp name; the last rename wins). The temp file is removed on every failure path.
+ *
+ * The approach is `write-file-atomic`'s (npm's own), written here rather than depended on
+ * because we also need the folder fsync, mode preservation without chown, and the tree helpers
+ * below, and the whole thing is a few dozen lines.
+ *
+ * The tree helpers (`copyTree`, `removeTree`, `movePath`) exist for the journal: copying keeps
+ * modes and symlinks as they are (a backup must be byte- and mode-identical), removal refuses
+ * obviously dangerous targets, and moving falls back to copy + remove across file systems.
+ */
+import { randomBytes } from "node:crypto";
+import { constants as fsConstants } from "node:fs";
+import {
+  chmod,
+  copyFile,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  symlink,
+  unlink,
+  utimes,
+} from "node:fs/promises";
+import path from "node:path";
+import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
+
+/** Options of an atomic write. */
+export interface AtomicWriteOptions {
+  /** File mode of the result. Default: the existing file's mode, else 0o666 minus the umask. */
+  mode?: number;
+}
+
+/** A unique sibling name for a temp file or folder next to `target`. */
+export function tempSibling(target: string, tag = "tmp"): string {
+  const base = path.basename(target);
+  return path.join(path.dirname(target), `.${base}.${process.pid}.${randomBytes(6).toString("hex")}.${tag}`);
+}
+
+/** The lstat of `target`, or `undefined` when nothing is there. */
+export async function lstatOrUndefined(target: string) {
+  try {
+    return await lstat(target);
+  } catch (error) {
+    const code = nodeErrorCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}
+
+/** True when something (file, folder, symlink, even a dangling one) exists at `target`. */
+export async function pathExists(target: string): Promise<boolean> {
+  return (await lstatOrUndefined(target)) !== undefined;
+}
+
+/**
+ * Fsync a folder so that renames and creations inside it are durable. Platforms that cannot
+ * open or sync a folder (Windows, some network file systems) are tolerated: there the rename is
+ * as durable as the OS makes it.
+ */
+export async function fsyncDir(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, fsConstants.O_RDONLY);
+  } catch (error) {
+    const code = nodeErrorCode(error);
+    if (code === "EISDIR" || code === "EPERM" || code === "EACCES" || code === "ENOENT") return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    const code = nodeErrorCode(error);
+    if (code !== "EINVAL" && code !== "EPERM" && code !== "EBADF" && code !== "ENOTSUP") throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Fsync one regular file by path. */
+export async function fsyncFile(file: string): Promise<void> {
+  const handle = await open(file, fsConstants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Write `data` to `file` atomically and durably (temp file, fsync, rename, fsync folder). */
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  // Write through a symlink to its target, as write-file-atomic does, rather than replacing
+  // the link with a regular file.
+  let target = path.resolve(file);
+  try {
+    target = await realpath(target);
+  } catch {
+    // does not exist yet: write the path itself
+  }
+  const dir = path.dirname(target);
+  let mode = options.mode;
+  if (mode === undefined) {
+    const existing = await lstatOrUndefined(target);
+    if (existing?.isFile()) mode = existing.mode & 0o7777;
+  }
+  const temp = tempSibling(target);
+  let handle;
+  try {
+    handle = await open(temp, "wx", mode ?? 0o666);
+    await handle.writeFile(data);
+    // open()'s mode is filtered by the umask; an explicit or preserved mode must be exact.
+    if (mode !== undefined) await handle.chmod(mode);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await rename(temp, target);
+  } catch (error) {
+    if (handle) await handle.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined);
+    throw new XcshToolsError("EWRITE", `Cannot write ${target}: ${errorMessage(error)}`, {
+      file: target,
+      hint:
+        nodeErrorCode(error) === "ENOSPC"
+          ? "The disk is full: free some space and retry."
+          : `Check that ${dir} exists and is writable.`,
+      cause: error,
+    });
+  }
+  await fsyncDir(dir);
+}
+
+/** Write `value` as 2-space JSON with a trailing newline, atomically. */
+export async function writeJsonAtomic(file: string, value: unknown, options: AtomicWriteOptions = {}): Promise<void> {
+  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, options);
+}
+
+/** Create a folder (and parents) and fsync its parent so the creation is durable. */
+export async function mkdirDurable(dir: string): Promise<void> {
+  const created = await mkdir(dir, { recursive: true });
+  if (created !== undefined) await fsyncDir(path.dirname(dir));
+}
+
+/**
+ * Copy a file, folder or symlink to `dest` (which must not exist), keeping modes, symlinks as
+ * symlinks and file times. With `sync`, every copied file and folder is fsynced.
+ */
+export async function copyTree(src: string, dest: string, options: { sync?: boolean } = {}): Promise<void> {
+  const info = await lstat(src);
+  if (info.isSymbolicLink()) {
+    await symlink(await readlink(src), dest);
+    return;
+  }
+  if (info.isDirectory()) {
+    await mkdir(dest, { mode: 0o700 });
+    for (const name of await readdir(src)) {
+      await copyTree(path.join(src, name), path.join(dest, name), options);
+    }
+    await chmod(dest, info.mode & 0o7777);
+    await utimes(dest, info.atime, info.mtime);
+    if (options.sync) await fsyncDir(dest);
+    return;
+  }
+  if (info.isFile()) {
+    await copyFile(src, dest, fsConstants.COPYFILE_EXCL);
+    await chmod(dest, info.mode & 0o7777);
+    await utimes(dest, info.atime, info.mtime);
+    if (options.sync) await fsyncFile(dest);
+    return;
+  }
+  throw new XcshToolsError("EUNSUPPORTED_FILE", `Cannot copy ${src}: it is not a file, folder or symlink`, {
+    file: src,
+    hint: "Remove the special file (socket, FIFO, device) from the folder.",
+  });
+}
+
+/** Fsync every file and folder of a tree (symlinks are skipped: their folder's fsync covers them). */
+export async function fsyncTree(target: string): Promise<void> {
+  const info = await lstatOrUndefined(target);
+  if (!info || info.isSymbolicLink()) return;
+  if (info.isDirectory()) {
+    for (const name of await readdir(target)) await fsyncTree(path.join(target, name));
+    await fsyncDir(target);
+  } else if (info.isFile()) {
+    await fsyncFile(target);
+  }
+}
+
+/**
+ * Remove a file, symlink or folder tree; nothing there is fine. Refuses the file-system root
+ * and relative paths, the two ways a bug here would destroy far more than intended.
+ */
+export async function removeTree(target: string): Promise<void> {
+  if (!path.isAbsolute(target) || path.parse(target).root === target) {
+    throw new XcshToolsError("EUNSAFE_REMOVE", `Refusing to remove ${JSON.stringify(target)}`, {
+      hint: "This is a bug in xcsh-tools: removal targets must be absolute paths below the root.",
+    });
+  }
+  await rm(target, { recursive: true, force: true, maxRetries: 3 });
+}
+
+/**
+ * Move `src` to `dest` (which must not exist). A rename when both are on one file system;
+ * otherwise copy to a temp sibling of `dest`, rename it into place, then remove `src`, so that
+ * `dest` appears whole or not at all.
+ */
+export async function movePath(src: string, dest: string): Promise<void> {
+  try {
+    await rename(src, dest);
+    return;
+  } catch (error) {
+    if (nodeErrorCode(error) !== "EXDEV") throw error;
+  }
+  const temp = tempSibling(dest, "move");
+  try {
+    await copyTree(src, temp, { sync: true });
+    await rename(temp, dest);
+  } catch (error) {
+    await removeTree(temp).catch(() => undefined);
+    throw error;
+  }
+  await fsyncDir(path.dirname(dest));
+  // Make `src` vanish atomically before the (interruptible) tree removal, so that a crash never
+  // leaves a half-deleted `src` that a retry would mistake for the real thing.
+  const retired = tempSibling(src, "moved");
+  await rename(src, retired);
+  await fsyncDir(path.dirname(src));
+  await removeTree(retired);
+}
+

@@ -1,0 +1,457 @@
+/**
+ * xcsh-tools' own settings: found by cosmiconfig, validated by their TypeBox schema
+ * (`manifest/xcsh-tools-settings.ts`), layered, and remembered value by value with their origin
+ * so that `doctor` can say where each one came from.
+ *
+ * Layers, highest first: flags > environment > project file > user file > defaults. Layering is
+ * per leaf (`timeouts.gitMs` from the project file and `timeouts.fetchMs` from the user file can
+ * coexist); arrays are replaced whole, never concatenated.
+ *
+ * - Project file: the first of `package.json#xcsh-tools`, `.xcsh-toolsrc` (JSON or YAML),
+ *   `.xcsh-toolsrc.json`, `.xcsh-toolsrc.yaml`, `.xcsh-toolsrc.yml`, `xcsh-tools.config.js`,
+ *   `.mjs`, `.cjs`, `.json`, in `cwd` or the nearest folder above it (up to `stopDir`, default
+ *   the file-system root). We walk the folders ourselves and ask cosmiconfig to load each
+ *   candidate: its "global" strategy would also read `~/.config/xcsh-tools` through the real
+ *   HOME, which neither tests nor hosts can redirect. (cosmiconfig's own meta-config lookup in
+ *   `process.cwd()/.config/` still applies; that is cosmiconfig's, not ours.)
+ * - User file: the first of `xcsh-tools.json`, `xcsh-tools.yaml`, `xcsh-tools.yml` in the
+ *   xcsh root (`~/.xcsh/xcsh-tools.json` by default), next to the host's own state.
+ * - Environment (empty values count as unset): `XCSH_TOOLS_REGISTRY`, `XCSH_TOOLS_ALLOW_SCRIPTS`,
+ *   `XCSH_TOOLS_BUILTIN_TOOLS` (comma list), `XCSH_TOOLS_FACTORY_TIMEOUT_MS`,
+ *   `XCSH_TOOLS_IMPORT_TIMEOUT_MS`, `XCSH_TOOLS_GIT_TIMEOUT_MS`, `XCSH_TOOLS_FETCH_TIMEOUT_MS`,
+ *   `XCSH_TOOLS_LOCK_WAIT_MS`, `XCSH_TOOLS_DISABLED_PROVIDERS` (comma list), `XCSH_TOOLS_COLOR`
+ *   (auto|always|never; else `NO_COLOR` set → never), `XCSH_TOOLS_JSON`. Booleans accept
+ *   1/0, true/false, yes/no, on/off.
+ *
+ * A key we do not know is a warning with a did-you-mean (a newer xcsh-tools may know it); a known
+ * key with a wrong value is `ECONFIG` naming the file (or variable, or flag) and the field.
+ */
+import { cosmiconfig, type PublicExplorer } from "cosmiconfig";
+import path from "node:path";
+import { stat } from "node:fs/promises";
+import { checkSchema, describeValue } from "../manifest/result.js";
+import {
+  XcshToolsSettingsFileSchema,
+  type XcshToolsSettings,
+  type XcshToolsSettingsFile,
+} from "../manifest/xcsh-tools-settings.js";
+import { XcshToolsError, errorMessage } from "./errors.js";
+
+/** Where a setting's value came from. */
+export type SettingOrigin = "flag" | "env" | "default" | `project:${string}` | `user:${string}`;
+
+/** One setting's value with its origin; `via` names the variable or flag when there is one. */
+export interface SettingValue<T = unknown> {
+  value: T;
+  origin: SettingOrigin;
+  via?: string;
+}
+
+/** Every leaf setting, dotted. */
+export const SETTING_KEYS = [
+  "registry",
+  "allowScripts",
+  "builtInTools",
+  "timeouts.factoryMs",
+  "timeouts.importMs",
+  "timeouts.gitMs",
+  "timeouts.fetchMs",
+  "lockWaitMs",
+  "disabledProviders",
+  "output.color",
+  "output.json",
+] as const;
+export type SettingKey = (typeof SETTING_KEYS)[number];
+
+/** The environment variable of each setting. */
+export const SETTING_ENV_VARS: Record<SettingKey, string> = {
+  registry: "XCSH_TOOLS_REGISTRY",
+  allowScripts: "XCSH_TOOLS_ALLOW_SCRIPTS",
+  builtInTools: "XCSH_TOOLS_BUILTIN_TOOLS",
+  "timeouts.factoryMs": "XCSH_TOOLS_FACTORY_TIMEOUT_MS",
+  "timeouts.importMs": "XCSH_TOOLS_IMPORT_TIMEOUT_MS",
+  "timeouts.gitMs": "XCSH_TOOLS_GIT_TIMEOUT_MS",
+  "timeouts.fetchMs": "XCSH_TOOLS_FETCH_TIMEOUT_MS",
+  lockWaitMs: "XCSH_TOOLS_LOCK_WAIT_MS",
+  disabledProviders: "XCSH_TOOLS_DISABLED_PROVIDERS",
+  "output.color": "XCSH_TOOLS_COLOR",
+  "output.json": "XCSH_TOOLS_JSON",
+};
+
+/** The defaults (registry unset: npm's own `.npmrc` resolution decides). */
+export const DEFAULT_SETTINGS: XcshToolsSettings = {
+  allowScripts: false,
+  builtInTools: [],
+  timeouts: { factoryMs: 5_000, importMs: 10_000, gitMs: 120_000, fetchMs: 30_000 },
+  lockWaitMs: 30_000,
+  disabledProviders: [],
+  output: { color: "auto", json: false },
+};
+
+/** Project-level search places, in priority order within one folder. */
+export const PROJECT_SEARCH_PLACES = [
+  "package.json",
+  ".xcsh-toolsrc",
+  ".xcsh-toolsrc.json",
+  ".xcsh-toolsrc.yaml",
+  ".xcsh-toolsrc.yml",
+  "xcsh-tools.config.js",
+  "xcsh-tools.config.mjs",
+  "xcsh-tools.config.cjs",
+  "xcsh-tools.config.json",
+] as const;
+
+/** User-level files in the xcsh root, in priority order. */
+export const USER_SETTINGS_FILES = ["xcsh-tools.json", "xcsh-tools.yaml", "xcsh-tools.yml"] as const;
+
+/** A non-fatal finding, e.g. an unknown key. */
+export interface ConfigWarning {
+  code: string;
+  /** The file, `env` or `flags`. */
+  source: string;
+  /** Dotted field. */
+  path: string;
+  message: string;
+}
+
+/** Options of `loadSettings`: the world is injected. */
+export interface LoadSettingsOptions {
+  cwd: string;
+  /** The xcsh root, holding the user-level file. */
+  xcshHome: string;
+  env?: NodeJS.ProcessEnv;
+  /** Values given on the command line (any subset, nested like the file). */
+  flags?: XcshToolsSettingsFile;
+  /** Last folder the project search looks in. Default: the file-system root. */
+  stopDir?: string;
+}
+
+/** The merged settings, each leaf's origin, the files used, and warnings. */
+export interface LoadedSettings {
+  settings: XcshToolsSettings;
+  values: Record<SettingKey, SettingValue>;
+  files: { project?: string; user?: string };
+  warnings: ConfigWarning[];
+}
+
+const NESTED_KEYS: Record<string, readonly string[]> = {
+  timeouts: ["factoryMs", "importMs", "gitMs", "fetchMs"],
+  output: ["color", "json"],
+};
+const TOP_KEYS = ["$schema", "registry", "allowScripts", "builtInTools", "timeouts", "lockWaitMs", "disabledProviders", "output"];
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The known key closest to `key`, if it is close enough to be a typo. */
+export function suggestKey(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = candidate.toLowerCase() === key.toLowerCase() ? 0 : editDistance(key.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(key.length / 4)) ? best : undefined;
+}
+
+/** How a layer names itself in messages and how a field is spelled there. */
+interface LayerSource {
+  /** "the file /p/.xcsh-toolsrc", "the environment", "the command line". */
+  label: string;
+  /** For warnings: the file path, `env` or `flags`. */
+  id: string;
+  file?: string;
+  /** How to name a dotted field in this layer ("timeouts.gitMs", "XCSH_TOOLS_GIT_TIMEOUT_MS"). */
+  field(dotted: string): string;
+}
+
+function pointerToDotted(pointer: string): string {
+  return pointer.replace(/^\//, "").split("/").filter(Boolean).join(".");
+}
+
+/**
+ * Check one layer's document: unknown keys become warnings, a wrong value throws `ECONFIG`.
+ * Pure; exported for `config validate` and tests.
+ */
+export function validateSettingsLayer(
+  document: unknown,
+  source: LayerSource,
+): { value: XcshToolsSettingsFile; warnings: ConfigWarning[] } {
+  if (document === null || typeof document !== "object" || Array.isArray(document)) {
+    throw new XcshToolsError("ECONFIG", `${source.label}: settings must be an object, found ${describeValue(document)}`, {
+      file: source.file,
+      path: "",
+      hint: `Make ${source.file ?? source.label} contain an object like {"lockWaitMs": 30000}.`,
+      exitCode: 2,
+    });
+  }
+  const warnings: ConfigWarning[] = [];
+  const unknown = (dotted: string, key: string, known: readonly string[]) => {
+    const suggestion = suggestKey(key, known);
+    warnings.push({
+      code: "ECONFIG_UNKNOWN_KEY",
+      source: source.id,
+      path: dotted,
+      message:
+        `${source.label}: unknown setting "${source.field(dotted)}"` +
+        (suggestion ? `; did you mean "${source.field(dotted.replace(/[^.]+$/, suggestion))}"?` : " (ignored)"),
+    });
+  };
+  const doc = document as Record<string, unknown>;
+  for (const key of Object.keys(doc)) {
+    if (!TOP_KEYS.includes(key)) {
+      unknown(key, key, TOP_KEYS.filter((k) => k !== "$schema"));
+      continue;
+    }
+    const nested = NESTED_KEYS[key];
+    const inner = doc[key];
+    if (nested && inner && typeof inner === "object" && !Array.isArray(inner)) {
+      for (const innerKey of Object.keys(inner)) {
+        if (!nested.includes(innerKey)) unknown(`${key}.${innerKey}`, innerKey, nested);
+      }
+    }
+  }
+  const result = checkSchema(XcshToolsSettingsFileSchema, doc);
+  if (!result.ok) {
+    const first = result.issues[0]!;
+    const field = source.field(pointerToDotted(first.path));
+    const more = result.issues.length > 1 ? ` (and ${result.issues.length - 1} more)` : "";
+    throw new XcshToolsError(
+      "ECONFIG",
+      `${source.label}: "${field}" is invalid: expected ${first.expected ?? "a valid value"}, found ${first.found ?? "something else"}${more}`,
+      {
+        file: source.file,
+        path: pointerToDotted(first.path),
+        hint:
+          `Fix "${field}" in ${source.file ?? source.label}.` +
+          (result.issues.length > 1 ? ` Also: ${result.issues.slice(1).map((i) => i.message).join("; ")}` : ""),
+        exitCode: 2,
+      },
+    );
+  }
+  const value = result.value;
+  if (value.registry !== undefined) {
+    let ok = false;
+    try {
+      const url = new URL(value.registry);
+      ok = url.protocol === "http:" || url.protocol === "https:";
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      const field = source.field("registry");
+      throw new XcshToolsError("ECONFIG", `${source.label}: "${field}" must be an http(s) URL, found ${describeValue(value.registry)}`, {
+        file: source.file,
+        path: "registry",
+        hint: `Set "${field}" to a URL like https://registry.npmjs.org/ in ${source.file ?? source.label}.`,
+        exitCode: 2,
+      });
+    }
+  }
+  return { value, warnings };
+}
+
+function getLeaf(doc: XcshToolsSettingsFile, key: SettingKey): unknown {
+  const [head, tail] = key.split(".") as [string, string | undefined];
+  const top = (doc as Record<string, unknown>)[head];
+  if (tail === undefined) return top;
+  return top && typeof top === "object" ? (top as Record<string, unknown>)[tail] : undefined;
+}
+
+function setLeaf(target: Record<string, unknown>, key: SettingKey, value: unknown): void {
+  const [head, tail] = key.split(".") as [string, string | undefined];
+  if (tail === undefined) {
+    target[head] = value;
+    return;
+  }
+  const inner = (target[head] ??= {}) as Record<string, unknown>;
+  inner[tail] = value;
+}
+
+const TRUE_WORDS = new Set(["1", "true", "yes", "on"]);
+const FALSE_WORDS = new Set(["0", "false", "no", "off"]);
+
+/** Read the environment layer; values are parsed here and then checked like a file. */
+function envLayer(env: NodeJS.ProcessEnv): { doc: Record<string, unknown>; vias: Map<SettingKey, string> } {
+  const doc: Record<string, unknown> = {};
+  const vias = new Map<SettingKey, string>();
+  for (const key of SETTING_KEYS) {
+    const name = SETTING_ENV_VARS[key];
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === "") continue;
+    const text = raw.trim();
+    let value: unknown = text;
+    if (key === "allowScripts" || key === "output.json") {
+      const lower = text.toLowerCase();
+      value = TRUE_WORDS.has(lower) ? true : FALSE_WORDS.has(lower) ? false : text;
+    } else if (key === "builtInTools" || key === "disabledProviders") {
+      value = text.split(",").map((s) => s.trim()).filter(Boolean);
+    } else if (key.endsWith("Ms")) {
+      value = /^\d+$/.test(text) ? Number(text) : text;
+    }
+    setLeaf(doc, key, value);
+    vias.set(key, name);
+  }
+  if (getLeaf(doc, "output.color") === undefined && env.NO_COLOR !== undefined && env.NO_COLOR !== "") {
+    setLeaf(doc, "output.color", "never");
+    vias.set("output.color", "NO_COLOR");
+  }
+  return { doc, vias };
+}
+
+function explorer(): PublicExplorer {
+  return cosmiconfig("xcsh-tools", {
+    searchStrategy: "none",
+    searchPlaces: [...PROJECT_SEARCH_PLACES],
+    cache: false,
+  });
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Load one candidate file with cosmiconfig; `undefined` when it holds no settings. */
+async function loadCandidate(ex: PublicExplorer, file: string): Promise<{ file: string; config: unknown } | undefined> {
+  if (!(await isFile(file))) return undefined;
+  try {
+    const result = await ex.load(file);
+    if (!result || result.isEmpty) return undefined;
+    return { file: result.filepath, config: result.config };
+  } catch (error) {
+    const failing = (error as { filepath?: string }).filepath ?? file;
+    throw new XcshToolsError("ECONFIG", `Cannot read settings file ${failing}: ${errorMessage(error)}`, {
+      file: failing,
+      hint: `Fix the syntax of ${failing} (JSON, YAML, or a JS module exporting an object).`,
+      cause: error,
+      exitCode: 2,
+    });
+  }
+}
+
+/** The project settings file that applies in `cwd`, if any. */
+export async function findProjectSettings(
+  cwd: string,
+  stopDir?: string,
+): Promise<{ file: string; config: unknown; shadowed: string[] } | undefined> {
+  const ex = explorer();
+  const stop = stopDir === undefined ? undefined : path.resolve(stopDir);
+  let dir = path.resolve(cwd);
+  for (;;) {
+    for (let i = 0; i < PROJECT_SEARCH_PLACES.length; i++) {
+      const found = await loadCandidate(ex, path.join(dir, PROJECT_SEARCH_PLACES[i]!));
+      if (!found) continue;
+      const shadowed: string[] = [];
+      for (const later of PROJECT_SEARCH_PLACES.slice(i + 1)) {
+        const other = path.join(dir, later);
+        // package.json without our key is no settings file; the others are, if present.
+        if (later !== "package.json" && (await isFile(other))) shadowed.push(other);
+      }
+      return { ...found, shadowed };
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir || (stop !== undefined && dir === stop)) return undefined;
+    dir = parent;
+  }
+}
+
+/** The user settings file in the xcsh root, if any. */
+export async function findUserSettings(xcshHome: string): Promise<{ file: string; config: unknown } | undefined> {
+  const ex = explorer();
+  for (const name of USER_SETTINGS_FILES) {
+    const found = await loadCandidate(ex, path.join(xcshHome, name));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function fileSource(file: string): LayerSource {
+  return { label: file, id: file, file, field: (dotted) => dotted };
+}
+
+/** Find, validate and layer the settings (flags > env > project > user > defaults). */
+export async function loadSettings(options: LoadSettingsOptions): Promise<LoadedSettings> {
+  const env = options.env ?? {};
+  const warnings: ConfigWarning[] = [];
+  const layers: Array<{ doc: XcshToolsSettingsFile; origin: SettingOrigin; via?: (key: SettingKey) => string | undefined }> =
+    [];
+
+  if (options.flags !== undefined) {
+    const checked = validateSettingsLayer(options.flags, {
+      label: "the command line",
+      id: "flags",
+      field: (dotted) => dotted,
+    });
+    warnings.push(...checked.warnings);
+    layers.push({ doc: checked.value, origin: "flag", via: (key) => key });
+  }
+
+  const fromEnv = envLayer(env);
+  const envChecked = validateSettingsLayer(fromEnv.doc, {
+    label: "the environment",
+    id: "env",
+    field: (dotted) => fromEnv.vias.get(dotted as SettingKey) ?? SETTING_ENV_VARS[dotted as SettingKey] ?? dotted,
+  });
+  layers.push({ doc: envChecked.value, origin: "env", via: (key) => fromEnv.vias.get(key) });
+
+  const files: LoadedSettings["files"] = {};
+  const project = await findProjectSettings(options.cwd, options.stopDir);
+  if (project) {
+    const checked = validateSettingsLayer(project.config, fileSource(project.file));
+    warnings.push(...checked.warnings);
+    for (const other of project.shadowed) {
+      warnings.push({
+        code: "ECONFIG_SHADOWED",
+        source: other,
+        path: "",
+        message: `${other} is ignored: ${project.file} in the same folder takes precedence`,
+      });
+    }
+    layers.push({ doc: checked.value, origin: `project:${project.file}` });
+    files.project = project.file;
+  }
+
+  const user = await findUserSettings(options.xcshHome);
+  if (user) {
+    const checked = validateSettingsLayer(user.config, fileSource(user.file));
+    warnings.push(...checked.warnings);
+    layers.push({ doc: checked.value, origin: `user:${user.file}` });
+    files.user = user.file;
+  }
+
+  const values = {} as Record<SettingKey, SettingValue>;
+  const settings: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    let chosen: SettingValue | undefined;
+    for (const layer of layers) {
+      const value = getLeaf(layer.doc, key);
+      if (value === undefined) continue;
+      const via = layer.via?.(key);
+      chosen = { value, origin: layer.origin, ...(via === undefined ? {} : { via }) };
+      break;
+    }
+    chosen ??= { value: getLeaf(DEFAULT_SETTINGS, key), origin: "default" };
+    values[key] = chosen;
+    if (chosen.value !== undefined) setLeaf(settings, key, structuredClone(chosen.value));
+  }
+  return { settings: settings as XcshToolsSettings, values, files, warnings };
+}
+

@@ -1,0 +1,526 @@
+/**
+ * A write-ahead journal that makes a change to several files and folders all-or-nothing, also
+ * across `kill -9`: after any crash, `recoverPending` leaves every path in exactly its old state
+ * or exactly its new state, never a mix.
+ *
+ * A transaction names, before touching anything, each path it will change, in one of two ways:
+ *
+ * - `track(path)` — the caller will change `path` in place (e.g. arborist reifying
+ *   `node_modules`). The old content is backed up first (copied, or moved away with
+ *   `how: "move"`); rollback puts the backup back. Absence is recorded too, so a file the
+ *   transaction creates is removed again.
+ * - `stage(path)` / `stageRemoval(path)` — the caller builds the new content in a staging slot
+ *   inside the journal and live state is not touched at all until commit, which swaps it in.
+ *
+ * The caller must not touch a path before `track` returns, nor any path it did not name; track
+ * the outermost path a change may create (rollback removes a created path, not the empty parent
+ * folders the caller made for it).
+ *
+ * On disk (`<ours>/journal/`):
+ *
+ *     <id>.new/            being created: no intent yet, nothing live touched
+ *     <id>/intent.json     {version, id, state, label, pid, createdAt, entries[]} — rewritten atomically
+ *     <id>/b/<i>           backup of entry i (the old file/folder/symlink itself)
+ *     <id>/b/<i>.absent    entry i did not exist before the transaction
+ *     <id>/s/<i>           staged new content of entry i
+ *     <id>/t/              trash: live content replaced during a restore or swap
+ *     <id>.done/           finished (committed or rolled back), being deleted
+ *
+ * State machine, and what recovery does at each crash point:
+ *
+ *     (none) ──begin──▶ .new ──rename──▶ ACTIVE ──commit: fsync, state:=committing──▶ COMMITTING
+ *                                          │                                         │ swap staged in
+ *                                      rollback                                      ▼
+ *                                          └──────────▶ restore backups ──▶ .done ──▶ (deleted)
+ *
+ *   - `.new` or `.done` folder: delete it. (`.new`: nothing live was touched; `.done`: the
+ *     outcome is already in place.)
+ *   - ACTIVE: roll back. Every entry is either untouched (its backup never completed: the caller
+ *     had not started on it) or has a complete backup (`b/<i>` appears only by an atomic rename
+ *     of a finished copy), so restoring every completed backup yields exactly the old state.
+ *   - COMMITTING: roll forward. The commit record is written only after every in-place change is
+ *     fsynced and every staged slot is complete, so the new state is fully determined; finishing
+ *     the swaps (idempotently) yields exactly the new state.
+ *
+ * Every recovery step is idempotent and keyed on what exists on disk (a backup that is still in
+ * `b/` has not been restored; a slot still in `s/` has not been swapped in), so recovery can be
+ * killed at any point and run again. Folders are fsynced after each rename that matters.
+ *
+ * Callers hold the lock (core/lock.ts) around a transaction and around `recoverPending`, and run
+ * `recoverPending` before any other work of a command. SIGINT is the CLI's business: it should
+ * turn the signal into an abort so that `withTransaction` rolls back; if the process dies
+ * instead, the next command's recovery rolls back.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import {
+  copyTree,
+  fsyncDir,
+  fsyncFile,
+  fsyncTree,
+  lstatOrUndefined,
+  movePath,
+  pathExists,
+  removeTree,
+  writeJsonAtomic,
+} from "./atomic-fs.js";
+import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
+
+/** How an entry takes part in the transaction. */
+export type JournalEntryKind = "track" | "stage" | "remove";
+
+/** One path of a transaction, as recorded in `intent.json`. */
+export interface JournalEntry {
+  path: string;
+  kind: JournalEntryKind;
+}
+
+/** The recorded state of a transaction. */
+export type JournalState = "active" | "committing";
+
+interface Intent {
+  version: 1;
+  id: string;
+  state: JournalState;
+  label?: string;
+  pid: number;
+  createdAt: string;
+  entries: JournalEntry[];
+}
+
+/** Options of a transaction. */
+export interface JournalOptions {
+  /** What the transaction does ("install @acme/x"), kept in the journal for reports. */
+  label?: string;
+  /** Called at each named step (tests inject crashes and failures here). */
+  onStep?: (step: string) => void | Promise<void>;
+  /**
+   * Fsync every file of tracked and staged folders at commit (power-loss safety for large trees).
+   * Default false: files, and the folders holding each entry, are fsynced; a process crash never
+   * loses written data, only a power cut can.
+   */
+  syncTrees?: boolean;
+}
+
+/** What `recoverPending` did with one interrupted transaction. */
+export interface RecoveryReport {
+  id: string;
+  label: string | undefined;
+  action: "rolled-back" | "completed" | "discarded";
+}
+
+/** The journal folder inside our own folder. */
+export function journalRoot(oursDir: string): string {
+  return path.join(oursDir, "journal");
+}
+
+function journalError(message: string, hint: string, cause?: unknown, file?: string): XcshToolsError {
+  return new XcshToolsError("EJOURNAL", message, { hint, cause, file });
+}
+
+async function readIntent(dir: string): Promise<Intent> {
+  const file = path.join(dir, "intent.json");
+  // Written only by atomic rename, so a torn file means outside interference, not a crash.
+  const value = JSON.parse(await readFile(file, "utf8")) as Partial<Intent>;
+  if (
+    value.version !== 1 ||
+    (value.state !== "active" && value.state !== "committing") ||
+    !Array.isArray(value.entries) ||
+    typeof value.id !== "string"
+  ) {
+    throw journalError(
+      `${file} is not a journal this version of xcsh-tools understands`,
+      `Inspect ${dir} by hand: its b/ folder holds the old content of the paths listed in intent.json.`,
+      undefined,
+      file,
+    );
+  }
+  return value as Intent;
+}
+
+/** Move whatever is at `target` into the trash folder (or delete it across file systems). */
+async function discardLive(target: string, trash: string): Promise<void> {
+  if (!(await pathExists(target))) return;
+  await mkdir(trash, { recursive: true });
+  const dest = path.join(trash, `${path.basename(target)}-${randomBytes(6).toString("hex")}`);
+  try {
+    await rename(target, dest);
+  } catch (error) {
+    if (nodeErrorCode(error) !== "EXDEV") throw error;
+    await removeTree(target);
+  }
+  await fsyncDir(path.dirname(target));
+}
+
+type Step = (step: string) => Promise<void>;
+
+function stepper(onStep: JournalOptions["onStep"]): Step {
+  return async (step) => {
+    if (onStep) await onStep(step);
+  };
+}
+
+/** Restore the old content of every tracked entry (ACTIVE → old state). Idempotent. */
+async function restoreAll(dir: string, intent: Intent, step: Step): Promise<void> {
+  const trash = path.join(dir, "t");
+  for (let i = intent.entries.length - 1; i >= 0; i--) {
+    const entry = intent.entries[i]!;
+    if (entry.kind !== "track") continue; // staged entries never touched live state
+    const backup = path.join(dir, "b", String(i));
+    if (await pathExists(backup)) {
+      await discardLive(entry.path, trash);
+      await step(`rollback:${i}:live-moved`);
+      await mkdir(path.dirname(entry.path), { recursive: true });
+      await movePath(backup, entry.path);
+      await fsyncDir(path.dirname(entry.path));
+      await step(`rollback:${i}:restored`);
+    } else if (await pathExists(`${backup}.absent`)) {
+      await discardLive(entry.path, trash);
+      await step(`rollback:${i}:restored`);
+    }
+  }
+}
+
+/** Swap staged content in and apply removals (COMMITTING → new state). Idempotent. */
+async function swapAll(dir: string, intent: Intent, step: Step): Promise<void> {
+  const trash = path.join(dir, "t");
+  for (let i = 0; i < intent.entries.length; i++) {
+    const entry = intent.entries[i]!;
+    if (entry.kind === "stage") {
+      const slot = path.join(dir, "s", String(i));
+      if (!(await pathExists(slot))) continue; // already swapped in
+      const backup = path.join(dir, "b", String(i));
+      if ((await pathExists(entry.path)) && !(await pathExists(backup))) {
+        await movePath(entry.path, backup); // kept until cleanup, for forensics of a failed swap
+      } else {
+        await discardLive(entry.path, trash);
+      }
+      await step(`commit:swap:${i}:old-moved`);
+      await mkdir(path.dirname(entry.path), { recursive: true });
+      await movePath(slot, entry.path);
+      await fsyncDir(path.dirname(entry.path));
+      await step(`commit:swap:${i}:done`);
+    } else if (entry.kind === "remove") {
+      await discardLive(entry.path, trash);
+      await step(`commit:swap:${i}:done`);
+    }
+  }
+}
+
+/** Retire a finished transaction folder: rename to `.done` (atomic), then delete. */
+async function finish(dir: string, step: Step): Promise<void> {
+  const done = `${dir}.done`;
+  await rename(dir, done);
+  await fsyncDir(path.dirname(dir));
+  await step("finish:renamed");
+  await removeTree(done);
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/** A transaction in progress; create with `beginTransaction` or `withTransaction`. */
+export class Transaction {
+  readonly id: string;
+  /** The transaction's journal folder. */
+  readonly dir: string;
+  #intent: Intent;
+  #step: Step;
+  #syncTrees: boolean;
+  #phase: "active" | "committing" | "committed" | "rolled-back" = "active";
+  /** Serialises track/stage calls: each rewrites intent.json. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  /** @internal use beginTransaction */
+  constructor(dir: string, intent: Intent, options: JournalOptions) {
+    this.id = intent.id;
+    this.dir = dir;
+    this.#intent = intent;
+    this.#step = stepper(options.onStep);
+    this.#syncTrees = options.syncTrees ?? false;
+  }
+
+  /** `active` until `commit`/`rollback`; then `committed` or `rolled-back`. */
+  get phase(): string {
+    return this.#phase;
+  }
+
+  /** The paths recorded so far. */
+  get entries(): readonly JournalEntry[] {
+    return this.#intent.entries;
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work, work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #record(target: string, kind: JournalEntryKind): Promise<number> {
+    if (this.#phase !== "active") {
+      throw journalError(`Transaction ${this.id} is ${this.#phase}`, "This is a bug in xcsh-tools: record paths before commit.");
+    }
+    const resolved = path.resolve(target);
+    if (isInside(this.dir, resolved)) {
+      throw journalError(`Cannot journal ${resolved}: it contains the journal itself`, "Journal the paths inside it instead.");
+    }
+    for (const other of this.#intent.entries) {
+      if (isInside(resolved, other.path) || isInside(other.path, resolved)) {
+        throw journalError(
+          `Cannot journal ${resolved}: it overlaps ${other.path}, already in the transaction`,
+          "This is a bug in xcsh-tools: each path may be journaled once, and not inside another.",
+        );
+      }
+    }
+    const index = this.#intent.entries.length;
+    this.#intent = { ...this.#intent, entries: [...this.#intent.entries, { path: resolved, kind }] };
+    await writeJsonAtomic(path.join(this.dir, "intent.json"), this.#intent);
+    return index;
+  }
+
+  /**
+   * Back up `target` (file, folder, symlink or nothing) before the caller changes it in place.
+   * `how: "move"` moves it away instead of copying (fast for big folders; the path is then absent).
+   */
+  track(target: string, options: { how?: "copy" | "move" } = {}): Promise<void> {
+    return this.#serial(async () => {
+      const index = await this.#record(target, "track");
+      const live = this.#intent.entries[index]!.path;
+      await this.#step(`track:${index}:recorded`);
+      const backup = path.join(this.dir, "b", String(index));
+      if (!(await lstatOrUndefined(live))) {
+        await writeFile(`${backup}.absent`, "");
+      } else if (options.how === "move") {
+        await movePath(live, backup);
+        await fsyncDir(path.dirname(live));
+      } else {
+        // Copy to a temp name and rename: `b/<i>` exists only once the copy is whole.
+        const partial = `${backup}.partial`;
+        await removeTree(partial);
+        await copyTree(live, partial, { sync: true });
+        await rename(partial, backup);
+      }
+      await fsyncDir(path.join(this.dir, "b"));
+      await this.#step(`track:${index}:backed-up`);
+    });
+  }
+
+  /**
+   * Reserve a staging slot for the new content of `target` and return its path (not created).
+   * Build the file or folder there; commit swaps it in. Live `target` is untouched until then.
+   */
+  stage(target: string): Promise<string> {
+    return this.#serial(async () => {
+      const index = await this.#record(target, "stage");
+      await this.#step(`stage:${index}:recorded`);
+      return path.join(this.dir, "s", String(index));
+    });
+  }
+
+  /** Remove `target` at commit (kept as-is if the transaction rolls back). */
+  stageRemoval(target: string): Promise<void> {
+    return this.#serial(async () => {
+      const index = await this.#record(target, "remove");
+      await this.#step(`stage:${index}:recorded`);
+    });
+  }
+
+  /** Make the new state durable and final; from the commit record on, recovery rolls forward. */
+  async commit(): Promise<void> {
+    await this.#queue;
+    if (this.#phase !== "active") {
+      throw journalError(`Transaction ${this.id} is already ${this.#phase}`, "This is a bug in xcsh-tools.");
+    }
+    const entries = this.#intent.entries;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      if (entry.kind === "stage") {
+        const slot = path.join(this.dir, "s", String(i));
+        if (!(await pathExists(slot))) {
+          throw journalError(
+            `Nothing was staged for ${entry.path}`,
+            "This is a bug in xcsh-tools: write the new content to the path stage() returned.",
+          );
+        }
+        await this.#sync(slot);
+      } else if (entry.kind === "track") {
+        await this.#sync(entry.path);
+        await fsyncDir(path.dirname(entry.path));
+      }
+    }
+    await fsyncDir(path.join(this.dir, "s"));
+    await this.#step("commit:synced");
+    this.#intent = { ...this.#intent, state: "committing" };
+    await writeJsonAtomic(path.join(this.dir, "intent.json"), this.#intent);
+    this.#phase = "committing";
+    await this.#step("commit:marked");
+    try {
+      await swapAll(this.dir, this.#intent, this.#step);
+      await this.#step("commit:finishing");
+      await finish(this.dir, this.#step);
+    } catch (error) {
+      throw journalError(
+        `Transaction ${this.id} is committed but could not be completed: ${errorMessage(error)}`,
+        "Run any xcsh-tools command again: it completes the interrupted change first.",
+        error,
+      );
+    }
+    this.#phase = "committed";
+  }
+
+  async #sync(target: string): Promise<void> {
+    const info = await lstatOrUndefined(target);
+    if (!info) return;
+    if (info.isFile()) await fsyncFile(target);
+    else if (info.isDirectory()) {
+      if (this.#syncTrees) await fsyncTree(target);
+      else await fsyncDir(target);
+    }
+  }
+
+  /** Put every tracked path back exactly as it was and discard staged content. */
+  async rollback(): Promise<void> {
+    await this.#queue.catch(() => undefined);
+    if (this.#phase === "rolled-back") return;
+    if (this.#phase !== "active") {
+      throw journalError(
+        `Transaction ${this.id} is ${this.#phase} and can no longer be rolled back`,
+        "Run any xcsh-tools command: it completes the interrupted change.",
+      );
+    }
+    await restoreAll(this.dir, this.#intent, this.#step);
+    await this.#step("rollback:finishing");
+    await finish(this.dir, this.#step);
+    this.#phase = "rolled-back";
+  }
+}
+
+/** Start a transaction: its journal exists (durably, and empty) when this resolves. */
+export async function beginTransaction(oursDir: string, options: JournalOptions = {}): Promise<Transaction> {
+  const root = journalRoot(oursDir);
+  await mkdir(root, { recursive: true });
+  // Sortable ids: recovery handles older transactions first.
+  const id = `${Date.now().toString(36).padStart(9, "0")}-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const draft = path.join(root, `${id}.new`);
+  await mkdir(path.join(draft, "b"), { recursive: true });
+  await mkdir(path.join(draft, "s"));
+  const intent: Intent = {
+    version: 1,
+    id,
+    state: "active",
+    ...(options.label === undefined ? {} : { label: options.label }),
+    pid: process.pid,
+    createdAt: new Date().toISOString(),
+    entries: [],
+  };
+  await writeJsonAtomic(path.join(draft, "intent.json"), intent);
+  await fsyncDir(draft);
+  const dir = path.join(root, id);
+  await rename(draft, dir);
+  await fsyncDir(root);
+  const tx = new Transaction(dir, intent, options);
+  try {
+    await stepper(options.onStep)("begin:created");
+  } catch (error) {
+    await tx.rollback();
+    throw error;
+  }
+  return tx;
+}
+
+/**
+ * Run `fn` in a transaction: commit when it resolves, roll back when it throws or `signal`
+ * aborts before commit. The error of `fn` is rethrown (a failed rollback is attached as cause).
+ */
+export async function withTransaction<T>(
+  oursDir: string,
+  fn: (tx: Transaction) => Promise<T>,
+  options: JournalOptions & { signal?: AbortSignal } = {},
+): Promise<T> {
+  const tx = await beginTransaction(oursDir, options);
+  let result: T;
+  try {
+    result = await fn(tx);
+    if (options.signal?.aborted) {
+      throw new XcshToolsError("EABORTED", "Interrupted; the change was rolled back", {
+        hint: "Nothing was changed.",
+        cause: options.signal.reason,
+      });
+    }
+  } catch (error) {
+    try {
+      await tx.rollback();
+    } catch (rollbackError) {
+      throw journalError(
+        `${errorMessage(error)}; rolling back also failed: ${errorMessage(rollbackError)}`,
+        "Run any xcsh-tools command again: it retries the rollback from the journal first.",
+        error,
+      );
+    }
+    throw error;
+  }
+  try {
+    await tx.commit();
+  } catch (error) {
+    // Before the commit record nothing is final: undo. After it, recovery completes the change.
+    if (tx.phase === "active") await tx.rollback();
+    throw error;
+  }
+  return result;
+}
+
+/**
+ * Finish every transaction a dead process left in `<ours>/journal`: roll back the ACTIVE ones,
+ * complete the COMMITTING ones, delete leftovers. Idempotent; run it under the lock, first thing.
+ */
+export async function recoverPending(
+  oursDir: string,
+  options: Pick<JournalOptions, "onStep"> = {},
+): Promise<RecoveryReport[]> {
+  const root = journalRoot(oursDir);
+  let names: string[];
+  try {
+    names = (await readdir(root)).sort();
+  } catch (error) {
+    if (nodeErrorCode(error) === "ENOENT") return [];
+    throw error;
+  }
+  const step = stepper(options.onStep);
+  const reports: RecoveryReport[] = [];
+  for (const name of names) {
+    const dir = path.join(root, name);
+    if (name.endsWith(".new") || name.endsWith(".done")) {
+      await removeTree(dir);
+      if (name.endsWith(".new")) reports.push({ id: name.slice(0, -4), label: undefined, action: "discarded" });
+      continue;
+    }
+    if (name.startsWith(".")) {
+      await removeTree(dir); // a temp file of an atomic write in the journal root
+      continue;
+    }
+    let intent: Intent;
+    try {
+      intent = await readIntent(dir);
+    } catch (error) {
+      throw journalError(
+        `Cannot recover the interrupted transaction in ${dir}: ${errorMessage(error)}`,
+        `Inspect ${dir} by hand: b/ holds the old content of the paths in intent.json.`,
+        error,
+        path.join(dir, "intent.json"),
+      );
+    }
+    if (intent.state === "committing") {
+      await swapAll(dir, intent, step);
+      await finish(dir, step);
+      reports.push({ id: intent.id, label: intent.label, action: "completed" });
+    } else {
+      await restoreAll(dir, intent, step);
+      await finish(dir, step);
+      reports.push({ id: intent.id, label: intent.label, action: "rolled-back" });
+    }
+  }
+  return reports;
+}

@@ -1,0 +1,56 @@
+/**
+ * xcsh-tools' own settings (not a plugin's settings): the schema of the merged result and of one
+ * settings file, where every field is optional. Loading and layering live in `core/config.ts`.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { PROVIDER_IDS } from "../host/options.js";
+
+const Milliseconds = Type.Integer({ minimum: 0, description: "milliseconds, a whole number >= 0" });
+
+export const SettingsTimeoutsSchema = Type.Object({
+  /** How long a tool factory may run at boot. */
+  factoryMs: Milliseconds,
+  /** How long a tool module import may take at boot. */
+  importMs: Milliseconds,
+  /** How long one git operation (marketplace clone/fetch) may take. */
+  gitMs: Milliseconds,
+  /** How long one registry or HTTP fetch may take. */
+  fetchMs: Milliseconds,
+});
+
+export const SettingsOutputSchema = Type.Object({
+  color: Type.Union([Type.Literal("auto"), Type.Literal("always"), Type.Literal("never")]),
+  json: Type.Boolean(),
+});
+
+export const ProviderIdSchema = Type.Union(PROVIDER_IDS.map((id) => Type.Literal(id)));
+
+/** The merged settings every command sees. */
+export const XcshToolsSettingsSchema = Type.Object({
+  /** Registry URL that overrides the `.npmrc` default registry; unset: npm's own resolution. */
+  registry: Type.Optional(Type.String()),
+  /** Run lifecycle scripts of installed plugins. */
+  allowScripts: Type.Boolean(),
+  /** Names of the host's built-in tools (a custom tool may not take one). */
+  builtInTools: Type.Array(Type.String({ minLength: 1 })),
+  timeouts: SettingsTimeoutsSchema,
+  /** How long a command waits for the plugins-folder lock before ELOCKED. */
+  lockWaitMs: Milliseconds,
+  /** Discovery sources that are skipped. */
+  disabledProviders: Type.Array(ProviderIdSchema),
+  output: SettingsOutputSchema,
+});
+export type XcshToolsSettings = Static<typeof XcshToolsSettingsSchema>;
+
+/** One settings file (or the env / flags layer): any subset of the settings. */
+export const XcshToolsSettingsFileSchema = Type.Object({
+  $schema: Type.Optional(Type.String()),
+  registry: Type.Optional(Type.String()),
+  allowScripts: Type.Optional(Type.Boolean()),
+  builtInTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  timeouts: Type.Optional(Type.Partial(SettingsTimeoutsSchema)),
+  lockWaitMs: Type.Optional(Milliseconds),
+  disabledProviders: Type.Optional(Type.Array(ProviderIdSchema)),
+  output: Type.Optional(Type.Partial(SettingsOutputSchema)),
+});
+export type XcshToolsSettingsFile = Static<typeof XcshToolsSettingsFileSchema>;
