@@ -3,6 +3,7 @@
  * Built once from the global flags, so no command reads `process.*` itself.
  */
 import path from "node:path";
+import { loadSettings, type LoadedSettings } from "../core/config.js";
 import { resolveRoots, type XcshRoots } from "../core/paths.js";
 import type { Output } from "./output.js";
 
@@ -22,12 +23,16 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   flags: GlobalFlags;
   output: Output;
+  /** Aborted when the user interrupts the command (SIGINT/SIGTERM). */
+  signal: AbortSignal;
+  /** Our own settings, layered (flags > env > project > user > defaults); loaded once, on first use. */
+  settings(): Promise<LoadedSettings>;
 }
 
 /** Resolve the context from the global flags. `--home` is the xcsh root (SPEC §5). */
 export function createContext(
   flags: GlobalFlags,
-  world: { cwd: string; env: NodeJS.ProcessEnv; home?: string },
+  world: { cwd: string; env: NodeJS.ProcessEnv; home?: string; signal?: AbortSignal },
   output: Output,
 ): CommandContext {
   const cwd = flags.cwd ? path.resolve(world.cwd, flags.cwd) : world.cwd;
@@ -36,5 +41,22 @@ export function createContext(
     ...(world.home ? { home: world.home } : world.env.HOME ? { home: world.env.HOME } : {}),
     ...(flags.home ? { xcshHome: path.resolve(world.cwd, flags.home) } : {}),
   });
-  return { cwd, roots, env: world.env, flags, output };
+  let settings: Promise<LoadedSettings> | undefined;
+  return {
+    cwd,
+    roots,
+    env: world.env,
+    flags,
+    output,
+    signal: world.signal ?? new AbortController().signal,
+    settings() {
+      settings ??= loadSettings({
+        cwd,
+        xcshHome: roots.xcshHome,
+        env: world.env,
+        ...(flags.registry ? { flags: { registry: flags.registry } } : {}),
+      });
+      return settings;
+    },
+  };
 }

@@ -19,6 +19,8 @@ export function packageVersion(): string {
 export interface RunCliOptions extends OutputStreams {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Aborted on SIGINT/SIGTERM: mutations roll back and the command fails with EABORTED. */
+  signal?: AbortSignal;
 }
 
 /** Run the CLI with `argv` (without node and script); resolves to the exit code. */
@@ -46,7 +48,7 @@ export async function runCli(argv: string[], io: RunCliOptions): Promise<number>
   const getContext = (command: Command): CommandContext => {
     const flags = command.optsWithGlobals() as GlobalFlags;
     const output = createOutput(io, { json: Boolean(flags.json), color: flags.color === false ? false : undefined, env: io.env });
-    return createContext(flags, { cwd: io.cwd, env: io.env }, output);
+    return createContext(flags, { cwd: io.cwd, env: io.env, ...(io.signal ? { signal: io.signal } : {}) }, output);
   };
   for (const command of await loadCommands()) command.register(program, getContext);
 

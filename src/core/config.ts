@@ -26,6 +26,7 @@
  * A key we do not know is a warning with a did-you-mean (a newer xcsh-tools may know it); a known
  * key with a wrong value is `ECONFIG` naming the file (or variable, or flag) and the field.
  */
+import { closestKey } from "../manifest/unknown-keys.js";
 import { cosmiconfig, type PublicExplorer } from "cosmiconfig";
 import path from "node:path";
 import { stat } from "node:fs/promises";
@@ -140,33 +141,8 @@ const NESTED_KEYS: Record<string, readonly string[]> = {
 };
 const TOP_KEYS = ["$schema", "registry", "allowScripts", "builtInTools", "timeouts", "lockWaitMs", "disabledProviders", "output"];
 
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
-}
-
 /** The known key closest to `key`, if it is close enough to be a typo. */
-export function suggestKey(key: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const d = candidate.toLowerCase() === key.toLowerCase() ? 0 : editDistance(key.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return bestDistance <= Math.max(2, Math.floor(key.length / 4)) ? best : undefined;
-}
+export const suggestKey = closestKey;
 
 /** How a layer names itself in messages and how a field is spelled there. */
 interface LayerSource {
