@@ -1,0 +1,319 @@
+/**
+ * The state of the npm plugins folder (`~/.xcsh/plugins`), read whole, changed by pure
+ * functions, and written inside a journal transaction.
+ *
+ * Four files make up the state; three are shared with the host and keep its formats exactly
+ * (xcsh-host-formats §5.5, §5.6), one is ours:
+ *
+ *     <plugins>/package.json            {name:"xcsh-plugins", private:true, dependencies:{name: spec}}
+ *                                       the host's source of truth for which plugins exist
+ *     <plugins>/package-lock.json       npm's lockfile, written by arborist only (exact versions,
+ *                                       resolved URLs, integrity): the real lockfile the host lacks
+ *     <plugins>/xcsh-plugins.lock.json  the host's runtime state: {plugins:{name:{version,
+ *                                       enabledFeatures, enabled}}, settings:{name:{...}}}
+ *     <ours>/installs.json              our record: per plugin the spec the user asked for, where it
+ *                                       came from, whether it is linked (and what the link replaced),
+ *                                       which install scripts it declares
+ *
+ * Why a record of our own: package.json only holds what npm saved (`^1.2.0`, `file:…`), not what
+ * the user typed (`@acme/x@next`, `./plugin`), and `unlink` must put back exactly what the link
+ * replaced (host weakness #25). The host ignores our folder.
+ *
+ * Reading is strict where the host is lax (§9 #23): a file that exists but is not JSON, or has
+ * the wrong shape, is a coded error naming the file — never "empty", which the host's manager
+ * would then overwrite, losing every plugin's settings. Files other programs write (package.json,
+ * the runtime lock) are kept whole: unknown keys survive every rewrite.
+ *
+ * Writing: `stageStateWrites(tx, before, after)` stages exactly the files whose content changes
+ * (so an unchanged file stays byte-identical, mtime included), each written into its journal
+ * slot; commit swaps them in together. A real mutation creates package.json when missing; a
+ * dry run never calls it. The runtime lock may hold secret settings, so it is written 0600.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { Type, type Static } from "@sinclair/typebox";
+import { writeFile } from "node:fs/promises";
+import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import type { Transaction } from "../core/journal.js";
+import { xcshPaths, type XcshRoots } from "../core/paths.js";
+import { parseJsonText } from "../manifest/json-file.js";
+import { EMPTY_PLUGINS_PACKAGE_JSON, validatePluginsPackageJson, type PluginsPackageJson } from "../manifest/plugins-package.js";
+import { checkSchema, isRecord, type ValidationIssue, type ValidationResult } from "../manifest/result.js";
+import { validateRuntimeLock, type RuntimeLock, type RuntimePluginState } from "../manifest/runtime-lock.js";
+
+/** Every path of the plugins folder state. */
+export function pluginsPaths(roots: XcshRoots) {
+  const p = xcshPaths(roots);
+  return {
+    plugins: p.plugins,
+    packageJson: p.pluginsPackageJson,
+    packageLock: path.join(p.plugins, "package-lock.json"),
+    nodeModules: p.pluginsNodeModules,
+    runtimeLock: p.runtimeLock,
+    npmrc: path.join(p.plugins, ".npmrc"),
+    ours: p.ours,
+    record: path.join(p.ours, "installs.json"),
+    /** Folders we pack into tarballs to install (`install ./folder`), kept for reinstalls. */
+    packed: path.join(p.ours, "packed"),
+  };
+}
+export type PluginsPaths = ReturnType<typeof pluginsPaths>;
+
+/** How a plugin got here (npm-package-arg's type, plus `link`). */
+export const SourceKindSchema = Type.Union([
+  Type.Literal("registry"),
+  Type.Literal("tarball"),
+  Type.Literal("remote"),
+  Type.Literal("directory"),
+  Type.Literal("git"),
+  Type.Literal("link"),
+]);
+export type SourceKind = Static<typeof SourceKindSchema>;
+
+/** What a link replaced, so `unlink` can put it back. `null` fields: nothing was there. */
+export const LinkedOverSchema = Type.Object({
+  /** The package.json dependency value before the link, or null when the plugin was absent. */
+  dependency: Type.Union([Type.String(), Type.Null()]),
+  /** The installed version before the link. */
+  version: Type.Union([Type.String(), Type.Null()]),
+  /** Our record of it before the link. */
+  record: Type.Union([Type.Unknown(), Type.Null()]),
+});
+export type LinkedOver = Static<typeof LinkedOverSchema>;
+
+/** Our record of one installed plugin. */
+export const InstallRecordEntrySchema = Type.Object({
+  /** The spec as the user gave it, without feature brackets (`@acme/x@^1`, `./p`, `git+file://…`). */
+  spec: Type.String(),
+  source: SourceKindSchema,
+  /** The folder a linked plugin points at (absolute). */
+  linkTarget: Type.Optional(Type.String()),
+  /** Present on linked plugins: what the link replaced. */
+  linkedOver: Type.Optional(LinkedOverSchema),
+  /** Lifecycle scripts the package declares (preinstall, install, postinstall, prepare). */
+  scripts: Type.Array(Type.String()),
+  /** Whether its scripts were allowed to run at install. */
+  scriptsRan: Type.Optional(Type.Boolean()),
+  installedAt: Type.String(),
+});
+export type InstallRecordEntry = Static<typeof InstallRecordEntrySchema>;
+
+export const InstallRecordSchema = Type.Object({
+  version: Type.Literal(1),
+  plugins: Type.Record(Type.String(), InstallRecordEntrySchema),
+});
+export type InstallRecord = Static<typeof InstallRecordSchema>;
+
+export const EMPTY_INSTALL_RECORD: InstallRecord = { version: 1, plugins: {} };
+
+/** The runtime lock as we hold it: the host's shape plus whatever else is in the file. */
+export type RuntimeLockFile = RuntimeLock & Record<string, unknown>;
+/** The plugins package.json as we hold it, unknown keys kept. */
+export type PluginsPackageFile = PluginsPackageJson & Record<string, unknown>;
+
+/** The whole state of the plugins folder. `undefined` file: it does not exist. */
+export interface PluginsState {
+  paths: PluginsPaths;
+  packageJson: PluginsPackageFile | undefined;
+  /** npm's lockfile, parsed (read-only for us: arborist writes it). */
+  packageLock: Record<string, unknown> | undefined;
+  runtimeLock: RuntimeLockFile | undefined;
+  record: InstallRecord;
+  /** Non-fatal findings of the reads (typos of keys…), for the CLI to show. */
+  warnings: ValidationIssue[];
+}
+
+/** The files a mutation may change; each undefined means "delete" only if `before` had it. */
+export interface StateFiles {
+  packageJson: PluginsPackageFile | undefined;
+  runtimeLock: RuntimeLockFile | undefined;
+  record: InstallRecord;
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    const code = nodeErrorCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new XcshToolsError("EREAD", `Cannot read ${file}: ${errorMessage(error)}`, { file, hint: "Check the file's permissions.", cause: error });
+  }
+}
+
+function stateFileError(file: string, issue: ValidationIssue, more: number, hint: string): XcshToolsError {
+  const extra = more > 0 ? ` (and ${more} more problem${more > 1 ? "s" : ""})` : "";
+  return new XcshToolsError("ESTATE_FILE", `${file}: ${issue.message}${extra}`, {
+    file,
+    path: issue.path,
+    hint: issue.hint ? `${issue.hint} ${hint}` : hint,
+  });
+}
+
+async function readChecked<T>(
+  file: string,
+  validate: (value: unknown) => ValidationResult<T>,
+  hint: string,
+  warnings: ValidationIssue[],
+): Promise<(T & Record<string, unknown>) | undefined> {
+  const text = await readText(file);
+  if (text === undefined) return undefined;
+  let raw: unknown;
+  try {
+    raw = parseJsonText(text, file);
+  } catch (error) {
+    const coded = error as XcshToolsError;
+    throw new XcshToolsError("ESTATE_FILE", coded.message, { file, hint, cause: error });
+  }
+  const result = validate(raw);
+  if (!result.ok) throw stateFileError(file, result.issues[0]!, result.issues.length - 1, hint);
+  warnings.push(...result.warnings.map((w) => ({ ...w, message: `${file}: ${w.message}` })));
+  // Keep the file's own object (unknown keys and key order) rather than the validator's copy.
+  return raw as T & Record<string, unknown>;
+}
+
+function validateRecord(value: unknown): ValidationResult<InstallRecord> {
+  return checkSchema(InstallRecordSchema, value);
+}
+
+/** Read the plugins folder state; a malformed file is `ESTATE_FILE` naming it, never "empty". */
+export async function loadPluginsState(roots: XcshRoots): Promise<PluginsState> {
+  const paths = pluginsPaths(roots);
+  const warnings: ValidationIssue[] = [];
+  const repair = "Fix or move the file away, then run `xcsh-tools doctor`; nothing was changed.";
+  const packageJson = await readChecked(paths.packageJson, validatePluginsPackageJson, repair, warnings);
+  const runtimeLock = await readChecked(paths.runtimeLock, validateRuntimeLock, repair, warnings);
+  const record = (await readChecked(paths.record, validateRecord, "This file is xcsh-tools' own record; move it away to rebuild it with `xcsh-tools doctor --fix`.", warnings)) ?? EMPTY_INSTALL_RECORD;
+  const lockText = await readText(paths.packageLock);
+  let packageLock: Record<string, unknown> | undefined;
+  if (lockText !== undefined) {
+    const parsed = (() => {
+      try {
+        return parseJsonText(lockText, paths.packageLock);
+      } catch (error) {
+        throw new XcshToolsError("ESTATE_FILE", (error as Error).message, { file: paths.packageLock, hint: "Delete package-lock.json and reinstall your plugins (`xcsh-tools update`) to regenerate it.", cause: error });
+      }
+    })();
+    if (!isRecord(parsed)) throw new XcshToolsError("ESTATE_FILE", `${paths.packageLock} is not an npm lockfile (not an object)`, { file: paths.packageLock, hint: "Delete it and run `xcsh-tools update` to regenerate it." });
+    packageLock = parsed;
+  }
+  return { paths, packageJson, packageLock, runtimeLock, record: record as InstallRecord, warnings };
+}
+
+/** The current files of a state, as a `StateFiles` to derive a new one from. */
+export function stateFiles(state: PluginsState): StateFiles {
+  return { packageJson: state.packageJson, runtimeLock: state.runtimeLock, record: state.record };
+}
+
+// ---- pure updates ---------------------------------------------------------------------------
+
+/** The dependencies of a package.json (empty when there is none). */
+export function dependenciesOf(pkg: PluginsPackageJson | undefined): Record<string, string> {
+  return { ...(pkg?.dependencies ?? {}) };
+}
+
+/** package.json with `name` set to `spec` (created as the host creates it when missing). */
+export function withDependency(pkg: PluginsPackageFile | undefined, name: string, spec: string): PluginsPackageFile {
+  const base = pkg ?? structuredClone(EMPTY_PLUGINS_PACKAGE_JSON);
+  return { ...base, dependencies: { ...(base.dependencies ?? {}), [name]: spec } };
+}
+
+/** package.json without `name`. */
+export function withoutDependency(pkg: PluginsPackageFile | undefined, name: string): PluginsPackageFile | undefined {
+  if (!pkg?.dependencies || !Object.hasOwn(pkg.dependencies, name)) return pkg;
+  const dependencies = { ...pkg.dependencies };
+  delete dependencies[name];
+  return { ...pkg, dependencies };
+}
+
+/** The runtime entry of a plugin, if any. */
+export function runtimeEntry(lock: RuntimeLock | undefined, name: string): RuntimePluginState | undefined {
+  const plugins = lock?.plugins ?? {};
+  return Object.hasOwn(plugins, name) ? plugins[name] : undefined;
+}
+
+/** The runtime lock with `name`'s entry replaced by `patch` merged over the current one. */
+export function withRuntimePlugin(lock: RuntimeLockFile | undefined, name: string, patch: Partial<RuntimePluginState>): RuntimeLockFile {
+  const base: RuntimeLockFile = lock ?? { plugins: {}, settings: {} };
+  const current = runtimeEntry(base, name) ?? {};
+  const next: RuntimePluginState = { ...current, ...patch };
+  return { ...base, plugins: { ...(base.plugins ?? {}), [name]: next } };
+}
+
+/** The runtime lock without `name` (its entry and, unless `keepSettings`, its settings). */
+export function withoutRuntimePlugin(lock: RuntimeLockFile | undefined, name: string, options: { keepSettings?: boolean } = {}): RuntimeLockFile | undefined {
+  if (!lock) return lock;
+  const plugins = { ...(lock.plugins ?? {}) };
+  delete plugins[name];
+  const next: RuntimeLockFile = { ...lock, plugins };
+  if (!options.keepSettings && lock.settings && Object.hasOwn(lock.settings, name)) {
+    const settings = { ...lock.settings };
+    delete settings[name];
+    next.settings = settings;
+  }
+  return next;
+}
+
+/** The settings stored for `name`. */
+export function pluginSettings(lock: RuntimeLock | undefined, name: string): Record<string, unknown> {
+  const all = lock?.settings ?? {};
+  return Object.hasOwn(all, name) ? { ...all[name] } : {};
+}
+
+/** The runtime lock with `name`'s settings replaced (an empty object removes the section). */
+export function withPluginSettings(lock: RuntimeLockFile | undefined, name: string, values: Record<string, unknown>): RuntimeLockFile {
+  const base: RuntimeLockFile = lock ?? { plugins: {}, settings: {} };
+  const settings = { ...(base.settings ?? {}) };
+  if (Object.keys(values).length === 0) delete settings[name];
+  else settings[name] = values;
+  return { ...base, settings };
+}
+
+/** Our record with `name` set (or removed with `undefined`). */
+export function withRecordEntry(record: InstallRecord, name: string, entry: InstallRecordEntry | undefined): InstallRecord {
+  const plugins = { ...record.plugins };
+  if (entry === undefined) delete plugins[name];
+  else plugins[name] = entry;
+  return { ...record, plugins };
+}
+
+// ---- writing ---------------------------------------------------------------------------------
+
+/** How each state file is serialised: 2-space JSON and a final newline, as npm writes. */
+export function serializeState(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** What `stageStateWrites` would change, by file (for plans and tests). */
+export function changedStateFiles(before: StateFiles, after: StateFiles, paths: PluginsPaths): string[] {
+  const changed: string[] = [];
+  const same = (a: unknown, b: unknown) => (a === undefined ? b === undefined : b !== undefined && serializeState(a) === serializeState(b));
+  if (!same(before.packageJson, after.packageJson)) changed.push(paths.packageJson);
+  if (!same(before.runtimeLock, after.runtimeLock)) changed.push(paths.runtimeLock);
+  const emptyRecord = (r: InstallRecord) => Object.keys(r.plugins).length === 0;
+  if (!(emptyRecord(before.record) && emptyRecord(after.record)) && !same(before.record, after.record)) changed.push(paths.record);
+  return changed;
+}
+
+/**
+ * Stage the state files that change from `before` to `after` in `tx`: each is written whole into
+ * its journal slot (or staged for removal when `after` drops it); commit swaps them in together.
+ * Files that do not change are not touched. Returns the paths staged.
+ */
+export async function stageStateWrites(tx: Transaction, paths: PluginsPaths, before: StateFiles, after: StateFiles): Promise<string[]> {
+  const changed = changedStateFiles(before, after, paths);
+  const values = new Map<string, unknown>([
+    [paths.packageJson, after.packageJson],
+    [paths.runtimeLock, after.runtimeLock],
+    [paths.record, after.record],
+  ]);
+  for (const file of changed) {
+    const value = values.get(file);
+    if (value === undefined) {
+      await tx.stageRemoval(file);
+      continue;
+    }
+    const slot = await tx.stage(file);
+    await writeFile(slot, serializeState(value), { mode: file === paths.runtimeLock ? 0o600 : 0o644 });
+  }
+  return changed;
+}
