@@ -188,6 +188,19 @@ export class CustomToolLoader {
     return { entry, file, imported };
   }
 
+  /**
+   * Load the tools of a factory the caller already holds (a bundled tool, a unit test) with the
+   * same checks, timeouts and conflict rules as a module's default export; never throws.
+   * `entry.path` names it in results and errors.
+   */
+  async loadFactory(factory: unknown, entry: ToolPathWithSource): Promise<void> {
+    try {
+      await this.#instantiate(entry, String(entry.path), { default: factory });
+    } catch (error) {
+      this.#fail(entry, "EFACTORY_THROW", `Failed to load tool: ${errorMessage(error)}`);
+    }
+  }
+
   async #loadOne({ entry, file, imported }: PreparedEntry): Promise<void> {
     let module: Record<string, unknown>;
     try {
@@ -197,7 +210,11 @@ export class CustomToolLoader {
       this.#fail(entry, code, `Failed to load tool: ${errorMessage(error)}`);
       return;
     }
+    await this.#instantiate(entry, file, module);
+  }
 
+  /** Factory → tools → shape and name checks → conflicts, for one imported module. */
+  async #instantiate(entry: ToolPathWithSource, file: string, module: Record<string, unknown>): Promise<void> {
     let factory: unknown;
     try {
       factory = module.default ?? module;

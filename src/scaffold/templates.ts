@@ -1,0 +1,128 @@
+/**
+ * The templates `xcsh-tools new` knows, and what differs between them beyond their files: where
+ * they go by default, what a user does next, and which extra names they need. The files
+ * themselves are plain folders in `templates/<name>/` (rendered by render.ts), so a template is
+ * edited as the project it produces, not as strings in code.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import semver from "semver";
+import type { ScaffoldNames } from "./names.js";
+
+/** `file`: files dropped into an existing folder (a tools folder); `project`: a new folder. */
+export type TemplateKind = "file" | "project";
+
+export interface TemplateInfo {
+  name: string;
+  /** One line for `--help` and the prompt. */
+  summary: string;
+  kind: TemplateKind;
+  /** The default `--dir`, relative to cwd. */
+  defaultDir(names: ScaffoldNames): string;
+  /** The description used when none is given. */
+  defaultDescription(names: ScaffoldNames): string;
+  /** Extra placeholders of this template. */
+  extraVars?(names: ScaffoldNames): Record<string, string>;
+  /** What to run next; `dir` is the target as the user should type it. */
+  nextSteps(dir: string, names: ScaffoldNames, vars: Readonly<Record<string, string>>): string[];
+}
+
+const packageSteps = (dir: string) => [...(dir === "." ? [] : [`cd ${quoteArg(dir)}`]), "npm install", "npm test", "xcsh-tools link ."];
+
+/** Every template, in the order the prompt offers them. */
+export const TEMPLATES: readonly TemplateInfo[] = [
+  {
+    name: "plugin",
+    summary: "an npm plugin package: two tools, an optional feature, settings, a README and tests",
+    kind: "project",
+    defaultDir: (n) => n.bareName,
+    defaultDescription: (n) => `${n.title}: custom tools for the xcsh coding agent`,
+    nextSteps: (dir) => packageSteps(dir),
+  },
+  {
+    name: "tool",
+    summary: "one TypeScript tool file for .xcsh/tools (or ~/.xcsh/agent/tools)",
+    kind: "file",
+    defaultDir: () => ".xcsh/tools",
+    defaultDescription: (n) => `${n.title}: describe what the tool does, for the model`,
+    nextSteps: (dir, n) => [`xcsh-tools validate ${quoteArg(`${dir}/${n.toolName}.ts`)}`, "xcsh-tools tools"],
+  },
+  {
+    name: "streaming",
+    summary: "a tool that streams progress, cancels its subprocesses and restores state per session",
+    kind: "project",
+    defaultDir: (n) => n.bareName,
+    defaultDescription: () => "Run npm scripts one after another, streaming progress",
+    nextSteps: (dir) => packageSteps(dir),
+  },
+  {
+    name: "render",
+    summary: "a tool with its own renderCall / renderResult for the TUI",
+    kind: "project",
+    defaultDir: (n) => n.bareName,
+    defaultDescription: () => "Show a checklist with its own TUI rendering",
+    nextSteps: (dir) => packageSteps(dir),
+  },
+  {
+    name: "marketplace",
+    summary: "a marketplace repository with one plugin, for xcsh and Claude Code",
+    kind: "project",
+    defaultDir: (n) => n.bareName,
+    defaultDescription: (n) => `${n.title}: a marketplace of xcsh tools`,
+    extraVars: (n) => ({ pluginName: `${n.bareName}-plugin` }),
+    nextSteps: (dir, _n, vars) => [
+      ...(dir === "." ? [] : [`cd ${quoteArg(dir)}`]),
+      "npm install",
+      "npm test",
+      "xcsh-tools marketplace add .",
+      `xcsh-tools install ${vars.pluginName}@${vars.bareName}`,
+    ],
+  },
+];
+
+export const DEFAULT_TEMPLATE = "plugin";
+
+/** The template called `name`, if any. */
+export function findTemplate(name: string): TemplateInfo | undefined {
+  return TEMPLATES.find((t) => t.name === name);
+}
+
+/** The folder of a template's files (next to dist/ in the package, next to src/ in a checkout). */
+export function templateDir(name: string): string {
+  return fileURLToPath(new URL(`../../templates/${name}/`, import.meta.url));
+}
+
+interface OwnPackage {
+  version: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+let own: OwnPackage | undefined;
+function ownPackage(): OwnPackage {
+  own ??= JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as OwnPackage;
+  return own;
+}
+
+/** `^<lowest version of our range>` (or `^<major>.<minor>.0` with `minorOnly`). */
+function caretOf(range: string | undefined, fallback: string, minorOnly = false): string {
+  const min = range ? semver.minVersion(range) : null;
+  if (!min) return fallback;
+  return minorOnly ? `^${min.major}.${min.minor}.0` : `^${min.version}`;
+}
+
+/** Versions the rendered package.json files pin: ours, and the majors we test with. */
+export function dependencyRanges(): Record<string, string> {
+  const pkg = ownPackage();
+  return {
+    xcshToolsRange: `^${pkg.version}`,
+    vitestRange: caretOf(pkg.devDependencies?.vitest, "^4.1.0"),
+    typescriptRange: caretOf(pkg.devDependencies?.typescript, "^5.9.0"),
+    typeboxRange: caretOf(pkg.dependencies?.["@sinclair/typebox"], "^0.34.0", true),
+  };
+}
+
+/** Quote a path for a POSIX shell when it needs it. */
+export function quoteArg(arg: string): string {
+  return /^[A-Za-z0-9_./~@:+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
