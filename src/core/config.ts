@@ -30,13 +30,13 @@ import { closestKey } from "../manifest/unknown-keys.js";
 import { cosmiconfig, type PublicExplorer } from "cosmiconfig";
 import path from "node:path";
 import { stat } from "node:fs/promises";
-import { checkSchema, describeValue } from "../manifest/result.js";
+import { checkSchema, describeValue, type ValidationResult } from "../manifest/result.js";
 import {
   XcshToolsSettingsFileSchema,
   type XcshToolsSettings,
   type XcshToolsSettingsFile,
 } from "../manifest/xcsh-tools-settings.js";
-import { XcshToolsError, errorMessage } from "./errors.js";
+import { XcshToolsError, errorMessage, isXcshToolsError } from "./errors.js";
 
 /** Where a setting's value came from. */
 export type SettingOrigin = "flag" | "env" | "default" | `project:${string}` | `user:${string}`;
@@ -431,3 +431,17 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   return { settings: settings as XcshToolsSettings, values, files, warnings };
 }
 
+
+/** Pure check of one settings file's document, as `validate` reports it (no throw). */
+export function validateSettingsFile(document: unknown, file: string): ValidationResult<XcshToolsSettingsFile> {
+  const toPointer = (dotted: string) => (dotted ? `/${dotted.split(".").join("/")}` : "");
+  try {
+    const checked = validateSettingsLayer(document, fileSource(file));
+    const warnings = checked.warnings.map((w) => ({ path: toPointer(w.path), code: w.code, message: w.message }));
+    return { ok: true, value: checked.value, warnings };
+  } catch (error) {
+    if (!isXcshToolsError(error)) throw error;
+    const issue = { path: toPointer(error.path ?? ""), code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+    return { ok: false, issues: [issue], warnings: [] };
+  }
+}

@@ -6,7 +6,7 @@
  * | `…/plugin.json` | plugin-json |
  * | `…/marketplace.json` | marketplace-catalog |
  * | `…/package.json` | plugin-package (its folder) |
- * | a state file by name (installed_plugins.json, known_marketplaces.json, marketplaces.json, xcsh-plugins.lock.json, plugin-overrides.json) | state-file |
+ * | a state file by name (installed_plugins.json, known_marketplaces.json, marketplaces.json, xcsh-plugins.lock.json, plugin-overrides.json, and our settings xcsh-tools.json, .xcsh-toolsrc.json, xcsh-tools.config.json) | state-file |
  * | any other file | tool-file (a .md/.json/.sh is reported as not a module) |
  * | a folder with `.xcsh-plugin/marketplace.json` or `.claude-plugin/marketplace.json` | marketplace |
  * | a folder with a package.json | plugin-package |

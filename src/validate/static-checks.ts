@@ -21,6 +21,7 @@ import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
 import { validatePluginsPackageJson } from "../manifest/plugins-package.js";
 import { pointer, type ValidationResult } from "../manifest/result.js";
 import { validateRuntimeLock } from "../manifest/runtime-lock.js";
+import { validateSettingsFile } from "../core/config.js";
 import type { ValidateRun } from "./run.js";
 
 const SOURCE: ToolSource = { provider: "config", providerName: "validate", level: "project" };
@@ -32,6 +33,10 @@ export const STATE_FILES: Record<string, (value: unknown, file: string) => Valid
   "marketplaces.json": (v) => validateMarketplacesRegistry(v),
   "xcsh-plugins.lock.json": (v) => validateRuntimeLock(v),
   "plugin-overrides.json": (v) => validatePluginOverrides(v),
+  // Our own settings files (the JSON ones; YAML and JS configs are checked when they are loaded).
+  "xcsh-tools.json": (v, file) => validateSettingsFile(v, file),
+  ".xcsh-toolsrc.json": (v, file) => validateSettingsFile(v, file),
+  "xcsh-tools.config.json": (v, file) => validateSettingsFile(v, file),
 };
 
 /** Line and column of a JSON.parse error position, for messages. */
