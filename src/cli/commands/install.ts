@@ -1,0 +1,76 @@
+/**
+ * `xcsh-tools install <spec>...`: resolve every spec (registry, tarball, URL, folder, git),
+ * check each is an xcsh plugin and its requested features exist, then install them all in one
+ * transaction (arborist in a staging copy, each plugin validated with its tools loaded in a
+ * child process). `--dry-run` prints the plan and writes nothing. Lifecycle scripts run only
+ * with `--allow-scripts` (or settings `allowScripts`).
+ */
+import type { Command } from "commander";
+import { mutationWorld } from "../plugin-world.js";
+import { npmClient, renderPlan, withProgress } from "../plugin-command.js";
+import { usageError } from "../program.js";
+import type { CommandModule } from "./index.js";
+
+interface InstallFlags {
+  dryRun?: boolean;
+  allowScripts?: boolean;
+}
+
+export const register: CommandModule["register"] = (program, getContext) => {
+  program
+    .command("install <spec...>")
+    .description("install npm plugins (name, name@version|range|tag, tarball, URL, folder, git URL; features: name[a,b])")
+    .option("--dry-run", "print the plan; write nothing")
+    .option("--allow-scripts", "run the packages' install scripts (off by default)")
+    .action(async (specs: string[], flags: InstallFlags, command: Command) => {
+      const ctx = getContext(command);
+      if (specs.length === 0) throw usageError("install needs at least one spec", "e.g. xcsh-tools install @acme/xcsh-search");
+      const { parseInstallSpec } = await import("../../plugins/spec.js");
+      const parsed = specs.map((spec) => parseInstallSpec(spec, ctx.cwd));
+      const { readStateForQuery } = await import("../../plugins/mutation.js");
+      const { loadInventory } = await import("../../plugins/inventory.js");
+      const { resolveSpecs } = await import("../../plugins/resolve.js");
+      const { planInstall, planJson } = await import("../../plugins/plan.js");
+      const client = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });
+      const world = await mutationWorld(ctx);
+      const settings = (await ctx.settings()).settings;
+
+      const result = await withProgress(ctx, `Installing ${specs.join(", ")}`, async (progress) => {
+        progress("Resolving");
+        const resolved = await resolveSpecs(parsed, client, ctx.cwd);
+        const state = await readStateForQuery(world);
+        const plan = planInstall(await loadInventory(state), resolved, { allowScripts: client.allowScripts });
+        if (flags.dryRun) return { plan, applied: undefined };
+        const { applyPlan } = await import("../../plugins/apply.js");
+        const applied = await applyPlan(world, `install ${specs.join(" ")}`, {
+          client,
+          cwd: ctx.cwd,
+          builtins: settings.builtInTools,
+          moduleTimeoutMs: settings.timeouts.importMs,
+          replan: (inventory) => planInstall(inventory, resolved, { allowScripts: client.allowScripts }),
+          progress,
+        });
+        return { plan: applied.plan, applied };
+      });
+
+      const dryRun = Boolean(flags.dryRun);
+      if (ctx.output.json) {
+        ctx.output.result({ ok: true, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [] });
+        return;
+      }
+      for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
+      for (const plugin of result.applied?.plugins ?? []) {
+        if (plugin.scripts.length > 0) {
+          ctx.output.line(
+            plugin.scriptsRan
+              ? `${plugin.name} ran its install scripts (${plugin.scripts.join(", ")})`
+              : `${plugin.name} declares install scripts (${plugin.scripts.join(", ")}) that were NOT run; reinstall with --allow-scripts if it needs them`,
+          );
+        }
+      }
+      if (!dryRun) {
+        const n = result.applied?.plugins.length ?? 0;
+        ctx.output.line(n > 0 ? `Installed ${result.applied!.plugins.map((p) => `${p.name}@${p.version ?? "?"}`).join(", ")}` : "Nothing to do.");
+      }
+    });
+};

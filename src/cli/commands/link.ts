@@ -1,0 +1,57 @@
+/**
+ * `xcsh-tools link <path>`: make a local plugin folder an installed plugin, live (a symlink in
+ * node_modules, `"name": "file:<abs path>"` in dependencies so the host finds it; host weakness
+ * #25). What it replaces is remembered; `unlink` puts it back.
+ */
+import path from "node:path";
+import type { Command } from "commander";
+import { XcshToolsError } from "../../core/errors.js";
+import { resolveUserPath } from "../../core/paths.js";
+import { mutationWorld } from "../plugin-world.js";
+import { npmClient, renderPlan, withProgress } from "../plugin-command.js";
+import type { CommandModule } from "./index.js";
+
+export const register: CommandModule["register"] = (program, getContext) => {
+  program
+    .command("link <path>")
+    .description("use a local plugin folder as an installed plugin (live: edits apply at the next start)")
+    .option("--dry-run", "print the plan; write nothing")
+    .action(async (target: string, flags: { dryRun?: boolean }, command: Command) => {
+      const ctx = getContext(command);
+      const folder = resolveUserPath(target, ctx.cwd, ctx.roots.home);
+      const { readFile, realpath } = await import("node:fs/promises");
+      const { validatePluginPackageJson } = await import("../../manifest/plugin-manifest.js");
+      const { declaredScripts } = await import("../../plugins/inventory.js");
+      let abs: string;
+      let pkg: unknown;
+      try {
+        abs = await realpath(folder);
+        pkg = JSON.parse(await readFile(path.join(abs, "package.json"), "utf8"));
+      } catch (error) {
+        throw new XcshToolsError("ENOT_FOUND", `${folder} is not a plugin folder: ${(error as Error).message}`, { hint: "Give the folder that holds the plugin's package.json.", exitCode: 2 });
+      }
+      const checked = validatePluginPackageJson(pkg);
+      if (!checked.ok) throw new XcshToolsError("EPLUGIN_INVALID", `${abs}/package.json: ${checked.issues[0]!.message}`, { hint: checked.issues[0]!.hint ?? "Run `xcsh-tools validate` on the folder.", exitCode: 2 });
+      const link = { name: checked.value.pkg.name, version: checked.value.pkg.version, target: abs, scripts: declaredScripts(pkg), manifest: checked.value.manifest };
+      const { readStateForQuery } = await import("../../plugins/mutation.js");
+      const { loadInventory } = await import("../../plugins/inventory.js");
+      const { planLink, planJson } = await import("../../plugins/plan.js");
+      const world = await mutationWorld(ctx);
+      const client = await npmClient(ctx);
+      const settings = (await ctx.settings()).settings;
+      const result = await withProgress(ctx, `Linking ${link.name} → ${abs}`, async (progress) => {
+        const plan = planLink(await loadInventory(await readStateForQuery(world)), link);
+        if (flags.dryRun) return { plan, applied: undefined };
+        const { applyPlan } = await import("../../plugins/apply.js");
+        const applied = await applyPlan(world, `link ${abs}`, { client, cwd: ctx.cwd, builtins: settings.builtInTools, replan: (inventory) => planLink(inventory, link), progress });
+        return { plan: applied.plan, applied };
+      });
+      const dryRun = Boolean(flags.dryRun);
+      if (ctx.output.json) {
+        ctx.output.result({ ok: true, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [] });
+        return;
+      }
+      for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
+      if (!dryRun) ctx.output.line(`Linked ${link.name} → ${abs}`);
+    });
+};

@@ -1,0 +1,56 @@
+/**
+ * `xcsh-tools list`: installed npm plugins — name, version, enabled, features, the spec they were
+ * installed from, linked or not, the install scripts they declare — read the way the host reads
+ * them. An interrupted command is recovered first, so the list never shows a half-applied change.
+ */
+import type { Command } from "commander";
+import { mutationWorld } from "../plugin-world.js";
+import { style } from "../output.js";
+import type { CommandModule } from "./index.js";
+
+export const register: CommandModule["register"] = (program, getContext) => {
+  program
+    .command("list")
+    .description("list installed npm plugins")
+    .action(async (_flags: unknown, command: Command) => {
+      const ctx = getContext(command);
+      const { readStateForQuery } = await import("../../plugins/mutation.js");
+      const { loadInventory } = await import("../../plugins/inventory.js");
+      const state = await readStateForQuery(await mutationWorld(ctx));
+      const inventory = await loadInventory(state);
+      const items = inventory.map((p) => ({
+        name: p.name,
+        version: p.version ?? null,
+        enabled: p.runtime?.enabled !== false,
+        features: p.runtime?.enabledFeatures ?? null,
+        spec: p.record?.spec ?? p.dependency,
+        dependency: p.dependency,
+        source: p.linked ? "link" : (p.record?.source ?? "registry"),
+        linked: p.linked,
+        ...(p.linked ? { linkTarget: p.linkTarget ?? null } : {}),
+        scripts: p.scripts,
+        scriptsRan: p.record?.scriptsRan ?? false,
+        path: p.dir,
+        ...(p.manifest?.description ? { description: p.manifest.description } : {}),
+        ...(p.problem ? { problem: p.problem } : {}),
+      }));
+      if (ctx.output.json) {
+        ctx.output.result({ plugins: items });
+        return;
+      }
+      if (items.length === 0) {
+        ctx.output.line("No plugins installed. Install one with `xcsh-tools install <package>`.");
+        return;
+      }
+      for (const item of items) {
+        const flags = [
+          item.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", "disabled"),
+          `features: ${item.features === null ? "defaults" : item.features.length ? item.features.join(",") : "none"}`,
+          item.linked ? `linked → ${item.linkTarget ?? "?"}` : `from ${item.spec}`,
+          ...(item.scripts.length ? [style(ctx.output, "yellow", `scripts: ${item.scripts.join(",")}${item.scriptsRan ? " (ran)" : " (not run)"}`)] : []),
+        ];
+        ctx.output.line(`${style(ctx.output, "bold", item.name)}@${item.version ?? "missing"}  ${flags.join("  ")}`);
+        if (item.problem) ctx.output.line(`  ${style(ctx.output, "red", "problem")}: ${item.problem}`);
+      }
+    });
+};

@@ -1,0 +1,75 @@
+/**
+ * What the npm plugin commands share: the npm client options (the user's .npmrc, our settings,
+ * `--registry`), the progress display (listr2 on a TTY, plain stderr lines otherwise, nothing
+ * under `--json`), and the rendering of plans. Heavy modules (listr2) load only when used.
+ */
+import type { Plan } from "../plugins/plan.js";
+import type { NpmClientOptions } from "../plugins/npm-client.js";
+import { pluginsPaths } from "../plugins/state.js";
+import type { CommandContext } from "./context.js";
+import { style } from "./output.js";
+
+/** The npm client options for this command. */
+export async function npmClient(ctx: CommandContext, options: { allowScripts?: boolean } = {}): Promise<NpmClientOptions> {
+  const { loadRegistryOptions } = await import("../plugins/npmrc.js");
+  const loaded = await ctx.settings();
+  const { options: registry } = await loadRegistryOptions({
+    home: ctx.roots.home,
+    env: ctx.env,
+    pluginsDir: pluginsPaths(ctx.roots).plugins,
+    settingsRegistry: loaded.settings.registry,
+    flagRegistry: ctx.flags.registry,
+  });
+  return {
+    registry,
+    home: ctx.roots.home,
+    allowScripts: options.allowScripts === true || loaded.settings.allowScripts,
+    fetchTimeoutMs: loaded.settings.timeouts.fetchMs,
+    signal: ctx.signal,
+  };
+}
+
+/** A progress reporter: `update(line)` while `fn` runs. */
+export type ProgressFn = (line: string) => void;
+
+/**
+ * Run `fn` with progress: a listr2 task on a TTY (its output line follows `update`), plain
+ * `… line` notes on stderr otherwise, silent under `--json`.
+ */
+export async function withProgress<T>(ctx: CommandContext, title: string, fn: (update: ProgressFn) => Promise<T>): Promise<T> {
+  if (ctx.output.json) return fn(() => undefined);
+  if (!ctx.output.interactive || !process.stderr.isTTY) {
+    ctx.output.note(`${title}…`);
+    return fn((line) => ctx.output.note(`  ${line}`));
+  }
+  const { Listr } = await import("listr2");
+  let result: T | undefined;
+  const list = new Listr(
+    [
+      {
+        title,
+        task: async (_ctx, task) => {
+          result = await fn((line) => {
+            task.output = line;
+          });
+        },
+      },
+    ],
+    { exitOnError: true, rendererOptions: { collapseErrors: true }, registerSignalListeners: false },
+  );
+  await list.run();
+  return result as T;
+}
+
+const MARK: Record<string, string> = { ADD: "+", CHANGE: "~", REMOVE: "-", NOOP: "=" };
+
+/** The human lines of a plan. */
+export function renderPlan(ctx: CommandContext, plan: Plan, options: { dryRun: boolean }): string[] {
+  const lines: string[] = [];
+  if (options.dryRun) lines.push(style(ctx.output, "bold", `Plan (dry run: nothing was written)`));
+  for (const action of plan.actions) {
+    const color = action.type === "ADD" ? "green" : action.type === "REMOVE" ? "red" : action.type === "CHANGE" ? "yellow" : "dim";
+    lines.push(`${style(ctx.output, color, `${MARK[action.type]} ${action.type.padEnd(6)}`)} ${action.name}  ${style(ctx.output, "dim", action.reason)}`);
+  }
+  return lines;
+}

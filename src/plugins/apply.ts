@@ -1,0 +1,391 @@
+/**
+ * The applier: turns a plan into the new plugins folder, staged, validated, then swapped in by
+ * the journal in one commit (mutation.ts wraps it in the lock and the transaction).
+ *
+ * Why arborist reifies a COPY (peers §7 takeaway 1): `npm install` into a live node_modules is
+ * not safe to interrupt (npm/cli#4383) and a host starting meanwhile would load a half-written
+ * tree. So, inside the transaction's own folder:
+ *
+ *     work/package.json, work/package-lock.json, work/node_modules, work/.xcsh-tools/packed
+ *         copied from the live folder (rebased: links outside the tree stay right, tree-rebase.ts)
+ *     arborist.reify({add, rm, save: true, ignoreScripts: !allowScripts}) in work/
+ *         npm's own resolution, dedupe and lockfile; scripts only when allowed
+ *     validate every added or changed plugin in work/ (validatePath: static checks, tools
+ *         loaded in a child process) — one failure fails the whole command, nothing is left behind
+ *     rebase work/ back to the live location, move each piece into its journal slot
+ *     stage the runtime lock and our record (state.ts)
+ *
+ * and commit swaps all of it in. Until the commit record the live folder is untouched, so any
+ * failure — a bad tarball, a validation error, a full disk, a thrown error, SIGINT, kill -9 —
+ * leaves package.json, package-lock.json, node_modules and xcsh-plugins.lock.json exactly as
+ * they were (the journal deletes the work folder with the transaction).
+ *
+ * Local sources are made self-contained: a folder is packed (pacote, like `npm pack`) and a
+ * tarball file copied into `<ours>/packed/`, and installed from there as
+ * `file:.xcsh-tools/packed/<file>.tgz` (relative to the plugins folder, so it reads the same in
+ * work/ and live). Reinstalling, `doctor --fix` and `unlink` then never depend on the user's
+ * folder still existing. A linked plugin (`link <path>`) is the exception by design: it is a
+ * symlink arborist creates (install-links off), saved as `file:<absolute path>` in package.json
+ * so the host finds it through `dependencies` (host weakness #25). Arborist installs a linked
+ * folder's own dependencies inside that folder, as npm does.
+ *
+ * Named steps (for progress and the tests' fault injection): `apply:planned`, `apply:copied`,
+ * `apply:packed`, `reify:start`, `reify:done`, `validate:<name>`, `apply:staged`, plus the
+ * journal's own (`track:*`, `stage:*`, `commit:*`).
+ */
+import { createHash } from "node:crypto";
+import { copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { copyTree, pathExists } from "../core/atomic-fs.js";
+import { XcshToolsError } from "../core/errors.js";
+import { isRecord } from "../manifest/result.js";
+import { EMPTY_PLUGINS_PACKAGE_JSON } from "../manifest/plugins-package.js";
+import { nextFeatures, planNeedsInstall, type Plan, type PlanAction } from "./plan.js";
+import { loadInventory, readInstalledPackage, type InstalledPlugin } from "./inventory.js";
+import { runMutation, type Mutation, type MutationWorld } from "./mutation.js";
+import { loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
+import {
+  stageStateWrites,
+  stateFiles,
+  withRecordEntry,
+  withRuntimePlugin,
+  withoutRuntimePlugin,
+  type InstallRecord,
+  type InstallRecordEntry,
+  type PluginsState,
+  type StateFiles,
+} from "./state.js";
+import { rebaseTree } from "./tree-rebase.js";
+
+/** Options of `applyPlan`. */
+export interface ApplyOptions {
+  client: NpmClientOptions;
+  cwd: string;
+  /** Extra built-in tool names for validation. */
+  builtins?: readonly string[];
+  /** Time one tool module may take at validation. */
+  moduleTimeoutMs?: number;
+  /** Make the plan again from the state read under the lock (pure planner). */
+  replan: (inventory: InstalledPlugin[], state: PluginsState) => Plan;
+  /** Progress lines. */
+  progress?: (message: string) => void;
+  /** Clock (for `installedAt`). */
+  now?: () => Date;
+}
+
+/** One plugin as it ended up. */
+export interface AppliedPlugin {
+  name: string;
+  type: PlanAction["type"];
+  version: string | undefined;
+  scripts: string[];
+  scriptsRan: boolean;
+}
+
+/** What an applied plan did. */
+export interface ApplyResult {
+  plan: Plan;
+  plugins: AppliedPlugin[];
+  changed: boolean;
+}
+
+const PACKED_REL = ".xcsh-tools/packed";
+
+function packedFileName(name: string, version: string, integrity: string): string {
+  const hash = createHash("sha256").update(integrity).digest("hex").slice(0, 10);
+  return `${name.replace(/^@/, "").replace(/\//g, "-")}-${version}-${hash}.tgz`;
+}
+
+async function readJson(file: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    const value = JSON.parse(await readFile(file, "utf8")) as unknown;
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Apply `plan` (made again under the lock) as one transaction. */
+export async function applyPlan(world: MutationWorld, label: string, options: ApplyOptions): Promise<ApplyResult> {
+  return runMutation(world, label, async (m) => {
+    const inventory = await loadInventory(m.state);
+    const plan = options.replan(inventory, m.state);
+    await m.step("apply:planned");
+    const before = stateFiles(m.state);
+    if (!plan.actions.some((a) => a.type !== "NOOP")) return { plan, plugins: [], changed: false };
+    if (!planNeedsInstall(plan)) {
+      const after = runtimeOnly(plan, before, inventory);
+      await stageStateWrites(m.tx, m.paths, before, after);
+      await m.step("apply:staged");
+      return { plan, plugins: plan.actions.map((a) => ({ name: a.name, type: a.type, version: a.to?.version, scripts: [], scriptsRan: false })), changed: true };
+    }
+    return reifyAndStage(m, plan, inventory, before, options);
+  });
+}
+
+function runtimeOnly(plan: Plan, before: StateFiles, inventory: InstalledPlugin[]): StateFiles {
+  let runtimeLock = before.runtimeLock;
+  for (const action of plan.actions) {
+    if (action.apply.kind !== "runtime") continue;
+    const current = inventory.find((p) => p.name === action.name);
+    runtimeLock = withRuntimePlugin(runtimeLock, action.name, {
+      version: current?.version ?? action.to?.version,
+      enabledFeatures: action.features?.to ?? null,
+      enabled: current?.runtime?.enabled ?? true,
+    });
+  }
+  return { ...before, runtimeLock };
+}
+
+async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin[], before: StateFiles, options: ApplyOptions): Promise<ApplyResult> {
+  const live = m.paths.plugins;
+  const work = path.join(m.tx.dir, "work");
+  const progress = options.progress ?? (() => undefined);
+  const now = options.now ?? (() => new Date());
+  await mkdir(work, { recursive: true });
+
+  // 1. The copy arborist works on.
+  progress("Preparing a staging copy of the plugins folder");
+  if (before.packageJson) await copyFile(m.paths.packageJson, path.join(work, "package.json"));
+  else await writeFile(path.join(work, "package.json"), `${JSON.stringify(EMPTY_PLUGINS_PACKAGE_JSON, null, 2)}\n`);
+  if (await pathExists(m.paths.packageLock)) await copyFile(m.paths.packageLock, path.join(work, "package-lock.json"));
+  if (await pathExists(m.paths.nodeModules)) await copyTree(m.paths.nodeModules, path.join(work, "node_modules"));
+  const workPacked = path.join(work, PACKED_REL);
+  if (await pathExists(m.paths.packed)) {
+    await mkdir(path.dirname(workPacked), { recursive: true });
+    await copyTree(m.paths.packed, workPacked);
+  }
+  await rebaseTree(work, live, work);
+  await m.step("apply:copied");
+
+  // 2. What arborist is asked to do.
+  const add: string[] = [];
+  const rmNames: string[] = [];
+  const fixDependency = new Map<string, string>();
+  for (const action of plan.actions) {
+    const step = action.apply;
+    switch (step.kind) {
+      case "install": {
+        const r = step.resolved;
+        if (r.spec.source === "directory" || r.spec.source === "tarball") {
+          // Absolute here (arborist resolves add specs against the process cwd); it saves the
+          // spec relative to the root: `file:.xcsh-tools/packed/<file>`, the same in work/ and live.
+          add.push(`${r.name}@file:${workPacked}/${await packLocal(r.spec.parsed.fetchSpec ?? r.spec.npmSpec, r.name, r.version, r.spec.source, workPacked, options.client)}`);
+        } else {
+          add.push(r.spec.source === "registry" ? r.spec.npmSpec : `${r.name}@${r.spec.npmSpec}`);
+        }
+        // A reinstall replaces the package whole (arborist would keep an identical-looking one,
+        // and would not run its scripts again).
+        if (action.type === "CHANGE") await rm(path.join(work, "node_modules", r.name), { recursive: true, force: true });
+        break;
+      }
+      case "update":
+        add.push(`${action.name}@${step.spec}`);
+        break;
+      case "link":
+        add.push(`${action.name}@file:${step.target}`);
+        fixDependency.set(action.name, `file:${step.target}`);
+        break;
+      case "unlink":
+        if (step.restore.dependency === null) rmNames.push(action.name);
+        else {
+          const dep = step.restore.dependency;
+          const relativeFile = dep.startsWith("file:") && !path.isAbsolute(dep.slice(5));
+          const exact = relativeFile
+            ? `file:${path.resolve(work, dep.slice(5))}` // relative to the root, not to the cwd
+            : step.restore.version && !/^(file:|git|https?:|github:)/.test(dep)
+              ? step.restore.version
+              : dep;
+          add.push(`${action.name}@${exact}`);
+          fixDependency.set(action.name, dep);
+        }
+        break;
+      case "remove":
+        rmNames.push(action.name);
+        break;
+      default:
+        break;
+    }
+  }
+  await m.step("apply:packed");
+
+  // 3. npm's installer on the copy.
+  progress(`Installing with npm's installer (${[...add, ...rmNames.map((n) => `-${n}`)].join(", ")})`);
+  await m.step("reify:start");
+  const Arborist = await loadArborist();
+  const arb = new Arborist({ ...npmOptions(options.client), path: work });
+  try {
+    await arb.reify({ ...(add.length ? { add } : {}), ...(rmNames.length ? { rm: rmNames } : {}), save: true });
+  } catch (error) {
+    throw npmError(error, add.join(" ") || rmNames.join(" "), options.client, add.length === 1 ? plan.actions[0]?.name : undefined);
+  }
+  if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; the change was rolled back", { hint: "Nothing was changed." });
+  await m.step("reify:done");
+  if (fixDependency.size > 0) await setDependencies(work, fixDependency);
+  const workPkg = (await readJson(path.join(work, "package.json"))) ?? {};
+  if (!isRecord(workPkg.dependencies)) {
+    // Arborist drops an empty `dependencies`; the host's file always has one (§5.5).
+    workPkg.dependencies = {};
+    await writeFile(path.join(work, "package.json"), `${JSON.stringify(workPkg, null, 2)}\n`);
+  }
+  const savedDeps = workPkg.dependencies as Record<string, string>;
+
+  // 4. Validate what arrived, in the copy.
+  const applied: AppliedPlugin[] = [];
+  let runtimeLock = before.runtimeLock;
+  let record: InstallRecord = before.record;
+  const nodeModules = path.join(work, "node_modules");
+  for (const action of plan.actions) {
+    const current = inventory.find((p) => p.name === action.name);
+    if (action.type === "NOOP") continue;
+    const gone = action.apply.kind === "remove" || (action.apply.kind === "unlink" && action.apply.restore.dependency === null);
+    if (gone) {
+      runtimeLock = withoutRuntimePlugin(runtimeLock, action.name);
+      record = withRecordEntry(record, action.name, undefined);
+      applied.push({ name: action.name, type: action.type, version: undefined, scripts: [], scriptsRan: false });
+      continue;
+    }
+    const installed = await readInstalledPackage(nodeModules, action.name);
+    if (!installed.pkg || installed.pkg.name !== action.name) {
+      throw new XcshToolsError("EINSTALL", `npm's installer did not produce ${action.name} in node_modules${installed.problem ? ` (${installed.problem})` : ""}`, { hint: "Retry with --debug; nothing was changed." });
+    }
+    if (!installed.manifest) throw new XcshToolsError("EPLUGIN_INVALID", `${action.name}@${installed.version ?? "?"}: ${installed.problem ?? "no usable xcsh manifest"}`, { hint: "Run `xcsh-tools validate` on the package; nothing was changed.", exitCode: 2 });
+    progress(`Validating ${action.name}@${installed.version ?? "?"}`);
+    await validateInstalled(action.name, installed.dir, m, options);
+    await m.step(`validate:${action.name}`);
+
+    // Runtime state: kept unless the spec asked otherwise (plan.ts), checked against what arrived.
+    const selection = action.apply.kind === "install" ? action.apply.resolved.spec.features : null;
+    const stored = current?.runtime?.enabledFeatures;
+    const features = action.apply.kind === "install" ? nextFeatures(action.name, installed.manifest, selection, current ? (stored ?? null) : undefined).features : nextFeatures(action.name, installed.manifest, null, current ? (stored ?? null) : undefined).features;
+    runtimeLock = withRuntimePlugin(runtimeLock, action.name, { version: installed.version, enabledFeatures: features, enabled: current?.runtime?.enabled ?? true });
+    const scriptsRan = options.client.allowScripts && installed.scripts.length > 0;
+    record = withRecordEntry(record, action.name, recordFor(action, current, installed.scripts, scriptsRan, now().toISOString(), savedDeps[action.name]));
+    applied.push({ name: action.name, type: action.type, version: installed.version, scripts: installed.scripts, scriptsRan });
+  }
+  // Settings of removed plugins go with them (withoutRuntimePlugin); of others, they stay.
+  await collectPacked(work, workPacked, record);
+
+  // 5. Back to live-relative references, then into the journal's slots.
+  await rebaseTree(work, work, live);
+  await stageFromWork(m, path.join(work, "package.json"), m.paths.packageJson);
+  await stageFromWork(m, path.join(work, "package-lock.json"), m.paths.packageLock);
+  await stageFromWork(m, nodeModules, m.paths.nodeModules);
+  await stageFromWork(m, workPacked, m.paths.packed);
+  await stageStateWrites(m.tx, m.paths, before, { packageJson: before.packageJson, runtimeLock, record });
+  await m.step("apply:staged");
+  progress("Committing");
+  return { plan, plugins: applied, changed: true };
+}
+
+function recordFor(action: PlanAction, current: InstalledPlugin | undefined, scripts: string[], scriptsRan: boolean, installedAt: string, saved: string | undefined): InstallRecordEntry {
+  const step = action.apply;
+  const base = { scripts, scriptsRan, installedAt };
+  switch (step.kind) {
+    case "install":
+      return { spec: step.resolved.spec.npmSpec, source: step.resolved.spec.source, ...base };
+    case "link": {
+      // Linking over a link keeps what the first link replaced.
+      const linkedOver = current?.linked && current.record?.linkedOver
+        ? current.record.linkedOver
+        : { dependency: current?.dependency ?? null, version: current?.version ?? null, record: current?.record ?? null };
+      return { spec: `file:${step.target}`, source: "link", linkTarget: step.target, linkedOver, ...base };
+    }
+    case "unlink":
+      return step.restore.record ? { ...step.restore.record, scripts, scriptsRan, installedAt } : { spec: step.restore.dependency ?? "", source: "registry", ...base };
+    case "update": {
+      const prior = current?.record ?? { spec: action.name, source: "registry" as const };
+      // An updated registry plugin is now what its saved range says, not what was first typed.
+      return { ...prior, ...(prior.source === "registry" && saved ? { spec: `${action.name}@${saved}` } : {}), ...base };
+    }
+    default:
+      return { spec: current?.dependency ?? action.name, source: "registry", ...base };
+  }
+}
+
+async function validateInstalled(name: string, dir: string, m: Mutation, options: ApplyOptions): Promise<void> {
+  const { validatePath } = await import("../validate/index.js");
+  // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
+  const report = await validatePath(dir, {
+    cwd: options.cwd,
+    builtins: options.builtins ?? [],
+    home: options.client.home,
+    xcshHome: path.join(m.tx.dir, "validate-home"),
+    ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
+  });
+  if (report.ok) return;
+  const shown = report.errors.slice(0, 3).map((e) => `${e.code} ${path.relative(dir, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.message}`);
+  const more = report.errors.length > 3 ? ` (and ${report.errors.length - 3} more)` : "";
+  throw new XcshToolsError("EVALIDATE", `${name} failed validation, so it was not installed: ${shown.join("; ")}${more}`, {
+    hint: `Nothing was changed. See every problem with \`xcsh-tools validate <the plugin's folder>\`.`,
+  });
+}
+
+async function stageFromWork(m: Mutation, source: string, target: string): Promise<void> {
+  const has = await pathExists(source);
+  const live = await pathExists(target);
+  if (!has && !live) return;
+  if (!has) {
+    await m.tx.stageRemoval(target);
+    return;
+  }
+  const slot = await m.tx.stage(target);
+  await rename(source, slot);
+}
+
+/** Pack a folder or copy a tarball into `packedDir`; returns the file name. */
+async function packLocal(source: string, name: string, version: string, kind: "directory" | "tarball", packedDir: string, client: NpmClientOptions): Promise<string> {
+  await mkdir(packedDir, { recursive: true });
+  let bytes: Buffer;
+  try {
+    if (kind === "tarball") bytes = await readFile(source);
+    else {
+      const pacote = await loadPacote();
+      // Packing a folder needs arborist (pacote's DirFetcher reads the folder's tree with it).
+      bytes = await pacote.tarball(`file:${source}`, { ...npmOptions(client), Arborist: await loadArborist() } as never);
+    }
+  } catch (error) {
+    throw npmError(error, source, client);
+  }
+  const file = packedFileName(name, version, createHash("sha512").update(bytes).digest("base64"));
+  await writeFile(path.join(packedDir, file), bytes);
+  return file;
+}
+
+/** Set package.json (and the lockfile's root) dependency values arborist would save otherwise. */
+async function setDependencies(work: string, values: Map<string, string>): Promise<void> {
+  const pkgFile = path.join(work, "package.json");
+  const pkg = (await readJson(pkgFile)) ?? {};
+  const deps = isRecord(pkg.dependencies) ? pkg.dependencies : {};
+  for (const [name, spec] of values) deps[name] = spec;
+  pkg.dependencies = deps;
+  await writeFile(pkgFile, `${JSON.stringify(pkg, null, 2)}\n`);
+  const lockFile = path.join(work, "package-lock.json");
+  const lock = await readJson(lockFile);
+  const root = lock && isRecord(lock.packages) && isRecord(lock.packages[""]) ? lock.packages[""] : undefined;
+  if (lock && root) {
+    const rootDeps = isRecord(root.dependencies) ? root.dependencies : {};
+    for (const [name, spec] of values) rootDeps[name] = spec;
+    root.dependencies = rootDeps;
+    await writeFile(lockFile, `${JSON.stringify(lock, null, 2)}\n`);
+  }
+}
+
+/** Drop packed tarballs nothing refers to any more (package.json or a link's saved past). */
+async function collectPacked(work: string, packedDir: string, record: InstallRecord): Promise<void> {
+  let files: string[];
+  try {
+    files = await readdir(packedDir);
+  } catch {
+    return;
+  }
+  const pkg = (await readJson(path.join(work, "package.json"))) ?? {};
+  const refs = new Set<string>();
+  const note = (spec: unknown) => {
+    if (typeof spec === "string" && spec.startsWith(`file:${PACKED_REL}/`)) refs.add(spec.slice(`file:${PACKED_REL}/`.length));
+  };
+  for (const spec of Object.values(isRecord(pkg.dependencies) ? pkg.dependencies : {})) note(spec);
+  for (const entry of Object.values(record.plugins)) note(entry.linkedOver?.dependency);
+  for (const file of files) if (!refs.has(file)) await rm(path.join(packedDir, file), { force: true });
+  if ((await readdir(packedDir)).length === 0) await rm(packedDir, { recursive: true, force: true });
+}

@@ -1,0 +1,98 @@
+/**
+ * npm's libraries, loaded lazily and called with one options object built here: the registry
+ * options from the user's npm config (npmrc.ts), npm's own cache (`<cache>/_cacache`, shared
+ * with the npm CLI so a warm npm cache is a warm cache for us), the scripts policy, and the
+ * timeouts of our settings. Nothing else in the engine knows pacote's or arborist's option names.
+ *
+ * Registry failures are turned into coded errors here: `EREGISTRY` for a registry that cannot
+ * be reached or answers 5xx (never "up to date", pi #4889), `ENOT_FOUND` for a package or
+ * version that does not exist, `EAUTH` for 401/403, `EINTEGRITY` for a tarball whose hash does
+ * not match. Messages are redacted of the configured secrets.
+ */
+import path from "node:path";
+import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
+
+/** Everything pacote and arborist calls need. */
+export interface NpmClientOptions {
+  registry: RegistryOptions;
+  /** The user's home (npm's default cache is `<home>/.npm`). */
+  home: string;
+  allowScripts: boolean;
+  fetchTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** The flat options object for pacote/arborist. */
+export function npmOptions(client: NpmClientOptions): Record<string, unknown> {
+  const reg = client.registry;
+  const cacheRoot = typeof reg.cache === "string" ? reg.cache : path.join(client.home, ".npm");
+  const { cache: _cache, ...rest } = reg;
+  return {
+    ...rest,
+    cache: path.join(cacheRoot, "_cacache"),
+    ignoreScripts: !client.allowScripts,
+    audit: false,
+    fund: false,
+    progress: false,
+    installLinks: false,
+    ...(client.fetchTimeoutMs ? { timeout: client.fetchTimeoutMs } : {}),
+    ...(client.signal ? { signal: client.signal } : {}),
+  };
+}
+
+/** Remove every configured secret from `text`. */
+export function redact(text: string, registry: RegistryOptions): string {
+  let out = text;
+  for (const secret of secretsOf(registry)) out = out.split(secret).join("***");
+  return out;
+}
+
+/** A coded error for a failed registry/fetch call about `what` (a spec or package name). */
+export function npmError(error: unknown, what: string, client: NpmClientOptions, name?: string): XcshToolsError {
+  if (error instanceof XcshToolsError) return error;
+  const code = nodeErrorCode(error) ?? "";
+  const status = (error as { statusCode?: number }).statusCode;
+  const message = redact(errorMessage(error), client.registry);
+  const registry = registryFor(name, client.registry);
+  if (code === "E404" || status === 404 || code === "ETARGET") {
+    return new XcshToolsError("ENOT_FOUND", `${what}: not found on ${registry} (${message})`, { hint: "Check the name and version (`npm view <name> versions`), and the registry your .npmrc points at.", cause: error });
+  }
+  if (code === "E401" || code === "E403" || status === 401 || status === 403 || code === "ENEEDAUTH") {
+    return new XcshToolsError("EAUTH", `${what}: the registry ${registry} refused the request (${message})`, { hint: `Add a token for it to ~/.npmrc: ${registry.replace(/^https?:/, "")}:_authToken=\${TOKEN}`, cause: error });
+  }
+  if (code === "EINTEGRITY") {
+    return new XcshToolsError("EINTEGRITY", `${what}: the downloaded tarball does not match its integrity hash`, { hint: "The registry or a proxy served different bytes than it recorded; retry, or `npm cache verify`.", cause: error });
+  }
+  if (code === "EUNSUPPORTEDPROTOCOL" || code === "EINVALIDTAGNAME" || code === "EINVALIDPACKAGENAME") {
+    return new XcshToolsError("ESPEC", `${what}: ${message}`, { hint: "Check the spec.", exitCode: 2, cause: error });
+  }
+  if (code === "ENOGIT" || /git/i.test(code) || code === "128") {
+    return new XcshToolsError("EGIT", `${what}: git failed (${message})`, { hint: "Check the git URL and that git is installed.", cause: error });
+  }
+  if (code === "ENOENT" || code === "ENOTDIR") {
+    return new XcshToolsError("ENOT_FOUND", `${what}: ${message}`, { hint: "Check the path.", cause: error });
+  }
+  if (code === "TAR_BAD_ARCHIVE" || code === "Z_DATA_ERROR" || code === "TAR_ENTRY_INVALID" || /tar|gzip|zlib/i.test(message)) {
+    return new XcshToolsError("ETARBALL", `${what}: not a valid package tarball (${message})`, { hint: "Rebuild it with `npm pack`.", cause: error });
+  }
+  if (code === "ABORT_ERR" || (error as Error)?.name === "AbortError") {
+    return new XcshToolsError("EABORTED", `Interrupted while fetching ${what}`, { hint: "Nothing was changed.", cause: error });
+  }
+  return new XcshToolsError("EREGISTRY", `${what}: cannot reach ${registry} (${message})`, { hint: "Check your network and the registry URL (--registry, settings `registry`, or ~/.npmrc).", cause: error });
+}
+
+type Pacote = typeof import("pacote");
+let pacotePromise: Promise<Pacote> | undefined;
+
+/** pacote, imported on first use. */
+export function loadPacote(): Promise<Pacote> {
+  pacotePromise ??= import("pacote").then((m) => ((m as unknown as { default?: Pacote }).default ?? m) as Pacote);
+  return pacotePromise;
+}
+
+/** Arborist's constructor, imported on first use. */
+export async function loadArborist(): Promise<typeof import("@npmcli/arborist").default> {
+  const mod = await import("@npmcli/arborist");
+  return mod.default;
+}

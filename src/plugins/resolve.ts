@@ -1,0 +1,66 @@
+/**
+ * Resolving install specs to packages, before anything is written: pacote fetches each spec's
+ * full manifest (`fullMetadata`: the abbreviated registry documents drop the `xcsh` field, and we
+ * need it to check features before installing), and the package is checked statically as a
+ * plugin (name, version, manifest). Folders and tarball files are read in place, git URLs are
+ * cloned into npm's cache — nothing lands in the plugins folder, so `--dry-run` can resolve too.
+ */
+import { XcshToolsError } from "../core/errors.js";
+import { validatePluginPackageJson, type PluginManifest } from "../manifest/plugin-manifest.js";
+import { declaredScripts } from "./inventory.js";
+import { loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
+import type { InstallSpec } from "./spec.js";
+
+/** A spec resolved to one package version. */
+export interface ResolvedPackage {
+  spec: InstallSpec;
+  name: string;
+  version: string;
+  /** Where the bytes come from (tarball URL, file, git URL with commit). */
+  resolved: string | undefined;
+  integrity: string | undefined;
+  manifest: PluginManifest;
+  scripts: string[];
+}
+
+/** Fetch and check the package a spec names. Throws coded errors; writes nothing of ours. */
+export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, cwd: string): Promise<ResolvedPackage> {
+  const pacote = await loadPacote();
+  let pkg: Record<string, unknown>;
+  try {
+    pkg = (await pacote.manifest(spec.npmSpec, { ...npmOptions(client), fullMetadata: true, where: cwd } as never)) as unknown as Record<string, unknown>;
+  } catch (error) {
+    throw npmError(error, spec.raw, client, spec.name);
+  }
+  const checked = validatePluginPackageJson(pkg);
+  if (!checked.ok) {
+    const first = checked.issues[0]!;
+    throw new XcshToolsError(first.code === "ENOT_A_PLUGIN" ? "ENOT_A_PLUGIN" : "EPLUGIN_INVALID", `${spec.raw} is not an installable xcsh plugin: ${first.message}`, {
+      hint: first.hint ?? "Run `xcsh-tools validate` on the package.",
+      exitCode: 2,
+    });
+  }
+  return {
+    spec,
+    name: String(pkg.name),
+    version: String(pkg.version),
+    resolved: typeof pkg._resolved === "string" ? pkg._resolved : undefined,
+    integrity: typeof pkg._integrity === "string" ? pkg._integrity : undefined,
+    manifest: checked.value.manifest,
+    scripts: declaredScripts(pkg),
+  };
+}
+
+/** Resolve several specs concurrently; two specs naming one package are a usage error. */
+export async function resolveSpecs(specs: InstallSpec[], client: NpmClientOptions, cwd: string): Promise<ResolvedPackage[]> {
+  const resolved = await Promise.all(specs.map((spec) => resolveSpec(spec, client, cwd)));
+  const seen = new Map<string, string>();
+  for (const item of resolved) {
+    const other = seen.get(item.name);
+    if (other !== undefined) {
+      throw new XcshToolsError("EUSAGE", `"${other}" and "${item.spec.raw}" both install ${item.name}`, { hint: "Give each plugin once.", exitCode: 2 });
+    }
+    seen.set(item.name, item.spec.raw);
+  }
+  return resolved;
+}

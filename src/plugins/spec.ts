@@ -1,0 +1,119 @@
+/**
+ * Install specs: what a user may type after `xcsh-tools install`.
+ *
+ * The grammar is npm's own (npm-package-arg), after the host's feature brackets are taken off:
+ * the host splits at the LAST `[` and the last `]` (xcsh-host-formats §5.4), so
+ * `@acme/x@1.2.3[web,cache]` is the npm spec `@acme/x@1.2.3` with features `web, cache`,
+ * `pkg[*]` is every feature, `pkg[]` none, and no brackets means "the defaults" (or, on a
+ * reinstall, whatever the user had chosen). Text after `]` is an error here (the host drops it
+ * silently).
+ *
+ * Kinds accepted: registry names (bare, version, range, dist-tag; scoped or not), tarball files,
+ * tarball URLs, local folders and git URLs — each maps to one of our `SourceKind`s. Refused with
+ * `ESPEC` (exit 2) and a hint: npm aliases (`x@npm:y`: the folder name would not be the package
+ * name the host keys its state by), unknown protocols, control characters, and shell
+ * metacharacters in names and URLs (we never use a shell, but a spec like `x;rm -rf ~` is a
+ * mistake, or worse, and the host refuses it too).
+ */
+import npa from "npm-package-arg";
+import { XcshToolsError, errorMessage } from "../core/errors.js";
+import type { SourceKind } from "./state.js";
+
+/** The feature selection of a spec: `null` none given, `"*"` all, else exactly these. */
+export type FeatureSelection = null | "*" | string[];
+
+/** A parsed install spec. */
+export interface InstallSpec {
+  /** What the user typed. */
+  raw: string;
+  /** The npm spec (brackets removed). */
+  npmSpec: string;
+  features: FeatureSelection;
+  source: Exclude<SourceKind, "link">;
+  /** The package name when the spec names it (registry specs). */
+  name: string | undefined;
+  /** npm-package-arg's view. */
+  parsed: npa.Result;
+}
+
+function specError(raw: string, message: string, hint: string, cause?: unknown): XcshToolsError {
+  return new XcshToolsError("ESPEC", `Invalid install spec "${raw}": ${message}`, { hint, exitCode: 2, ...(cause ? { cause } : {}) });
+}
+
+const HINT =
+  "Use a package name (`@acme/xcsh-search`, `name@1.2.3`, `name@^1`, `name@next`), a tarball (`./x.tgz` or an https URL), a folder (`./my-plugin`) or a git URL (`git+https://…`), optionally with features: `name[a,b]`, `name[*]`, `name[]`.";
+
+/** Split `pkg[a,b]` into the npm spec and the features, by the host's last-`[` rule. */
+export function splitFeatures(raw: string): { npmSpec: string; features: FeatureSelection } {
+  const open = raw.lastIndexOf("[");
+  const close = raw.lastIndexOf("]");
+  if (open < 0 || close < 0 || close < open) return { npmSpec: raw, features: null };
+  if (raw.slice(close + 1).trim() !== "") {
+    throw specError(raw, `unexpected text after "]": "${raw.slice(close + 1)}"`, "Put the feature list last: `name@1.2.3[a,b]`.");
+  }
+  const inner = raw.slice(open + 1, close).trim();
+  const npmSpec = raw.slice(0, open);
+  if (inner === "*") return { npmSpec, features: "*" };
+  if (inner === "") return { npmSpec, features: [] };
+  return { npmSpec, features: [...new Set(inner.split(",").map((f) => f.trim()).filter(Boolean))] };
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const SHELL_META = /[;&|`$(){}<>\\'"]/;
+
+/** Parse one install spec; `cwd` resolves relative folders and tarballs. Throws `ESPEC` (exit 2). */
+export function parseInstallSpec(raw: string, cwd: string): InstallSpec {
+  const text = raw.trim();
+  if (text === "") throw specError(raw, "it is empty", HINT);
+  if (CONTROL.test(text)) throw specError(raw, "it contains control characters", HINT);
+  const { npmSpec, features } = splitFeatures(text);
+  if (npmSpec === "") throw specError(raw, "there is no package before the feature list", HINT);
+  if (Array.isArray(features)) {
+    const bad = features.find((f) => !/^[a-zA-Z0-9_][a-zA-Z0-9._-]*$/.test(f));
+    if (bad !== undefined) throw specError(raw, `"${bad}" is not a feature name`, "Feature names are letters, digits, `_`, `.` and `-`: `name[web,cache]`.");
+  }
+  let parsed: npa.Result;
+  try {
+    parsed = npa(npmSpec, cwd);
+  } catch (error) {
+    throw specError(raw, errorMessage(error), HINT, error);
+  }
+  const looksLocal = parsed.type === "file" || parsed.type === "directory";
+  // Ranges legitimately hold `<`, `>` and spaces; names and URLs never hold shell syntax.
+  const checked = looksLocal ? "" : parsed.type === "range" || parsed.type === "version" || parsed.type === "tag" ? (parsed.name ?? "") : npmSpec;
+  if (SHELL_META.test(checked)) throw specError(raw, "it contains shell metacharacters", HINT);
+  switch (parsed.type) {
+    case "range":
+    case "version":
+    case "tag":
+      return { raw, npmSpec, features, source: "registry", name: parsed.name ?? undefined, parsed };
+    case "file":
+      return { raw, npmSpec, features, source: "tarball", name: undefined, parsed };
+    case "directory":
+      return { raw, npmSpec, features, source: "directory", name: undefined, parsed };
+    case "remote":
+      if (!/^https?:\/\//i.test(npmSpec)) throw specError(raw, "only http(s) tarball URLs are supported", HINT);
+      return { raw, npmSpec, features, source: "remote", name: undefined, parsed };
+    case "git":
+      return { raw, npmSpec, features, source: "git", name: undefined, parsed };
+    case "alias":
+      throw specError(raw, "npm aliases (`name@npm:other`) are not supported for plugins", "Install the real package name: the host keys a plugin's state by its package name.");
+    default:
+      throw specError(raw, `unsupported kind of spec (${String(parsed.type)})`, HINT);
+  }
+}
+
+/** A bare package name given to uninstall/update/unlink…: validated, or `EUSAGE`. */
+export function parsePackageName(raw: string): string {
+  let parsed: npa.Result | undefined;
+  try {
+    parsed = npa(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !parsed.name || parsed.name !== raw || (parsed.type !== "range" && parsed.type !== "tag") || parsed.rawSpec !== "*") {
+    throw new XcshToolsError("EUSAGE", `"${raw}" is not a package name`, { exitCode: 2, hint: "Give the plugin's package name as `xcsh-tools list` shows it, e.g. `@acme/xcsh-search` (no version)." });
+  }
+  return parsed.name;
+}
