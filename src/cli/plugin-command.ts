@@ -26,6 +26,7 @@ export async function npmClient(ctx: CommandContext, options: { allowScripts?: b
     allowScripts: options.allowScripts === true || loaded.settings.allowScripts,
     fetchTimeoutMs: loaded.settings.timeouts.fetchMs,
     signal: ctx.signal,
+    packumentCache: new Map(),
   };
 }
 

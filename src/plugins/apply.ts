@@ -230,7 +230,38 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   }
   const savedDeps = workPkg.dependencies as Record<string, string>;
 
-  // 4. Validate what arrived, in the copy.
+  // 4. Validate what arrived, in the copy: every added or changed plugin, several at once (each
+  //    validation is a child process that imports the plugin's tools).
+  const nodeModulesDir = path.join(work, "node_modules");
+  const toValidate = plan.actions.filter((a) => a.type !== "NOOP" && a.apply.kind !== "remove" && !(a.apply.kind === "unlink" && a.apply.restore.dependency === null));
+  const dirs: { name: string; dir: string }[] = [];
+  for (const action of toValidate) {
+    const installed = await readInstalledPackage(nodeModulesDir, action.name);
+    if (!installed.pkg || installed.pkg.name !== action.name) {
+      throw new XcshToolsError("EINSTALL", `npm's installer did not produce ${action.name} in node_modules${installed.problem ? ` (${installed.problem})` : ""}`, { hint: "Retry with --debug; nothing was changed." });
+    }
+    if (!installed.manifest) throw new XcshToolsError("EPLUGIN_INVALID", `${action.name}@${installed.version ?? "?"}: ${installed.problem ?? "no usable xcsh manifest"}`, { hint: "Run `xcsh-tools validate` on the package; nothing was changed.", exitCode: 2 });
+    dirs.push({ name: action.name, dir: installed.dir });
+  }
+  if (dirs.length > 0) {
+    progress(`Validating ${dirs.map((d) => d.name).join(", ")}`);
+    const { validatePlugins } = await import("./validate-installed.js");
+    // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
+    const scratch = path.join(m.tx.dir, "validate-home");
+    const reports = await validatePlugins(dirs, {
+      cwd: options.cwd,
+      home: options.client.home,
+      xcshHome: scratch,
+      cacheDir: path.join(scratch, "transpile"),
+      ...(options.builtins ? { builtins: options.builtins } : {}),
+      ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
+    });
+    for (const report of reports) {
+      if (report.errors.length > 0) throw validationError(report.name, report.dir, report.errors);
+      await m.step(`validate:${report.name}`);
+    }
+  }
+
   const applied: AppliedPlugin[] = [];
   let runtimeLock = before.runtimeLock;
   let record: InstallRecord = before.record;
@@ -246,13 +277,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
       continue;
     }
     const installed = await readInstalledPackage(nodeModules, action.name);
-    if (!installed.pkg || installed.pkg.name !== action.name) {
-      throw new XcshToolsError("EINSTALL", `npm's installer did not produce ${action.name} in node_modules${installed.problem ? ` (${installed.problem})` : ""}`, { hint: "Retry with --debug; nothing was changed." });
-    }
-    if (!installed.manifest) throw new XcshToolsError("EPLUGIN_INVALID", `${action.name}@${installed.version ?? "?"}: ${installed.problem ?? "no usable xcsh manifest"}`, { hint: "Run `xcsh-tools validate` on the package; nothing was changed.", exitCode: 2 });
-    progress(`Validating ${action.name}@${installed.version ?? "?"}`);
-    await validateInstalled(action.name, installed.dir, m, options);
-    await m.step(`validate:${action.name}`);
+    if (!installed.manifest) throw new XcshToolsError("EPLUGIN_INVALID", `${action.name}: ${installed.problem ?? "no usable xcsh manifest"}`, { hint: "Nothing was changed.", exitCode: 2 });
 
     // Runtime state: kept unless the spec asked otherwise (plan.ts), checked against what arrived.
     const selection = action.apply.kind === "install" ? action.apply.resolved.spec.features : null;
@@ -303,21 +328,11 @@ function recordFor(action: PlanAction, current: InstalledPlugin | undefined, scr
   }
 }
 
-async function validateInstalled(name: string, dir: string, m: Mutation, options: ApplyOptions): Promise<void> {
-  const { validatePath } = await import("../validate/index.js");
-  // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
-  const report = await validatePath(dir, {
-    cwd: options.cwd,
-    builtins: options.builtins ?? [],
-    home: options.client.home,
-    xcshHome: path.join(m.tx.dir, "validate-home"),
-    ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
-  });
-  if (report.ok) return;
-  const shown = report.errors.slice(0, 3).map((e) => `${e.code} ${path.relative(dir, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.message}`);
-  const more = report.errors.length > 3 ? ` (and ${report.errors.length - 3} more)` : "";
-  throw new XcshToolsError("EVALIDATE", `${name} failed validation, so it was not installed: ${shown.join("; ")}${more}`, {
-    hint: `Nothing was changed. See every problem with \`xcsh-tools validate <the plugin's folder>\`.`,
+function validationError(name: string, dir: string, errors: readonly { code: string; file: string; path?: string; message: string }[]): XcshToolsError {
+  const shown = errors.slice(0, 3).map((e) => `${e.code} ${path.relative(dir, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.message}`);
+  const more = errors.length > 3 ? ` (and ${errors.length - 3} more)` : "";
+  return new XcshToolsError("EVALIDATE", `${name} failed validation, so it was not installed: ${shown.join("; ")}${more}`, {
+    hint: "Nothing was changed. See every problem with `xcsh-tools validate <the plugin's folder>`.",
   });
 }
 

@@ -9,6 +9,7 @@
  * version that does not exist, `EAUTH` for 401/403, `EINTEGRITY` for a tarball whose hash does
  * not match. Messages are redacted of the configured secrets.
  */
+import { setMaxListeners } from "node:events";
 import path from "node:path";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
@@ -21,6 +22,12 @@ export interface NpmClientOptions {
   allowScripts: boolean;
   fetchTimeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Packuments fetched during this command, shared by our resolve step and arborist (pacote's
+   * in-memory cache) so that each is fetched once. Both ask for full documents (we need the
+   * `xcsh` field, which abbreviated documents drop), so the cache keys match.
+   */
+  packumentCache?: Map<string, unknown>;
 }
 
 /** The flat options object for pacote/arborist. */
@@ -28,6 +35,8 @@ export function npmOptions(client: NpmClientOptions): Record<string, unknown> {
   const reg = client.registry;
   const cacheRoot = typeof reg.cache === "string" ? reg.cache : path.join(client.home, ".npm");
   const { cache: _cache, ...rest } = reg;
+  // Every concurrent fetch listens on the interrupt signal; dozens at once are expected.
+  if (client.signal) setMaxListeners(0, client.signal);
   return {
     ...rest,
     cache: path.join(cacheRoot, "_cacache"),
@@ -36,6 +45,8 @@ export function npmOptions(client: NpmClientOptions): Record<string, unknown> {
     fund: false,
     progress: false,
     installLinks: false,
+    fullMetadata: true,
+    ...(client.packumentCache ? { packumentCache: client.packumentCache } : {}),
     ...(client.fetchTimeoutMs ? { timeout: client.fetchTimeoutMs } : {}),
     ...(client.signal ? { signal: client.signal } : {}),
   };

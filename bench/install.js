@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+/**
+ * Benchmark: `xcsh-tools install` of 20 plugins versus `npm install` of the same 20 packages from
+ * the same local Verdaccio, cold (empty npm cache) and warm (the cache the cold run filled), each
+ * run in fresh temp folders. Prints absolute times (median of RUNS) and the ratio ours / npm.
+ *
+ * Both sides fetch the same packuments and tarballs through the same cacache layout (we use npm's
+ * own cache folder and libraries); we additionally validate every plugin (tools loaded in a child
+ * process) and commit through the journal, which npm does not do.
+ *
+ *   node bench/install.js            (builds dist/ first if it is missing)
+ *   RUNS=5 PLUGINS=20 node bench/install.js
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createJiti } from "jiti";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const RUNS = Number(process.env.RUNS ?? 3);
+const COUNT = Number(process.env.PLUGINS ?? 20);
+
+if (!existsSync(path.join(repo, "dist", "cli", "main.js"))) {
+  execFileSync(process.execPath, [path.join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: repo, stdio: "inherit" });
+}
+
+const jiti = createJiti(import.meta.url);
+const { startRegistry } = await jiti.import(path.join(repo, "test", "helpers", "registry.ts"));
+
+const work = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-install-"));
+const registry = await startRegistry();
+try {
+  const prefix = `bench${Date.now().toString(36)}`;
+  const names = [];
+  await registry.publish({ name: `${prefix}-shared`, version: "1.0.0", files: { "index.js": "module.exports = { greet: (n) => `hello ${n}` };\n" } });
+  for (let i = 0; i < COUNT; i++) {
+    const name = `${prefix}-plugin-${i}`;
+    const tool = `import shared from "${prefix}-shared";\nexport default (api) => ({ name: "bench_tool_${i}", label: "Bench ${i}", description: shared.greet("${i}"), parameters: api.typebox.Type.Object({}), async execute() { return { content: [{ type: "text", text: "ok" }] }; } });\n`;
+    await registry.publish({ name, version: "1.0.0", packageJson: { type: "module", dependencies: { [`${prefix}-shared`]: "^1.0.0" }, xcsh: { tools: "./tools/index.js" } }, files: { "tools/index.js": tool, "README.md": `# ${name}\n`.repeat(50) } });
+    names.push(name);
+  }
+
+  const baseEnv = (home, cache) => ({
+    PATH: process.env.PATH,
+    HOME: home,
+    npm_config_userconfig: path.join(home, ".npmrc"),
+    npm_config_globalconfig: path.join(home, ".npmrc-global"),
+    npm_config_cache: cache,
+    npm_config_update_notifier: "false",
+    npm_config_fund: "false",
+    npm_config_audit: "false",
+    NO_COLOR: "1",
+  });
+  const freshHome = () => {
+    const home = mkdtempSync(path.join(work, "home-"));
+    writeFileSync(path.join(home, ".npmrc"), `registry=${registry.url}\n`);
+    return home;
+  };
+  const time = (command, args, options) => {
+    const started = process.hrtime.bigint();
+    const r = spawnSync(command, args, { ...options, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+    return ms;
+  };
+
+  const npmRun = (cache) => {
+    const home = freshHome();
+    const project = path.join(home, "project");
+    mkdirSync(project);
+    writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "bench", private: true, dependencies: {} }));
+    return time("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", ...names], { cwd: project, env: baseEnv(home, cache) });
+  };
+  const oursRun = (cache) => {
+    const home = freshHome();
+    return time(process.execPath, [path.join(repo, "bin", "xcsh-tools.js"), "install", ...names], { cwd: home, env: { ...baseEnv(home, cache), XCSH_HOME: path.join(home, ".xcsh") } });
+  };
+
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const results = { npm: { cold: [], warm: [] }, ours: { cold: [], warm: [] } };
+  for (let run = 0; run < RUNS; run++) {
+    for (const [tool, fn] of [["npm", npmRun], ["ours", oursRun]]) {
+      const cache = mkdtempSync(path.join(work, `cache-${tool}-`));
+      results[tool].cold.push(fn(cache));
+      results[tool].warm.push(fn(cache));
+    }
+  }
+  const fmt = (ms) => `${(ms / 1000).toFixed(2)} s`;
+  console.log(`install of ${COUNT} plugins (+1 shared dependency) from a local Verdaccio, median of ${RUNS}`);
+  for (const phase of ["cold", "warm"]) {
+    const npm = median(results.npm[phase]);
+    const ours = median(results.ours[phase]);
+    console.log(`  ${phase} cache: npm install ${fmt(npm)}   xcsh-tools install ${fmt(ours)}   ratio ${(ours / npm).toFixed(2)}x`);
+  }
+} finally {
+  await registry.stop();
+  rmSync(work, { recursive: true, force: true });
+}
