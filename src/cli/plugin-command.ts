@@ -56,7 +56,7 @@ export async function withProgress<T>(ctx: CommandContext, title: string, fn: (u
         },
       },
     ],
-    { exitOnError: true, rendererOptions: { collapseErrors: true }, registerSignalListeners: false },
+    { exitOnError: true, rendererOptions: { collapseErrors: true, showErrorMessage: false }, registerSignalListeners: false },
   );
   await list.run();
   return result as T;
