@@ -25,7 +25,7 @@ import {
   checkToolsFolder,
   readJson,
 } from "./static-checks.js";
-import type { ValidateReport } from "./types.js";
+import type { TargetKind, ValidateReport } from "./types.js";
 
 export type { ValidateIssue, ValidateReport, TargetKind } from "./types.js";
 
@@ -47,6 +47,11 @@ export interface ValidatePathOptions {
   child?: Pick<CheckModulesOptions, "childScript" | "execPath">;
   /** Clock, injectable for tests. */
   now?: () => number;
+  /**
+   * Check the target as this kind instead of detecting it (the marketplace engine validates a
+   * cached plugin as a plugin folder, the way discovery loads it, even when it has a package.json).
+   */
+  as?: TargetKind;
 }
 
 /** Validate what is at `target` (relative to `cwd`). Throws only for usage errors (exit 2). */
@@ -54,7 +59,9 @@ export async function validatePath(target: string, options: ValidatePathOptions)
   const now = options.now ?? Date.now;
   const started = now();
   const absolute = path.resolve(options.cwd, target);
-  const detected = await detectTarget(absolute);
+  // Detection also refuses a missing target (ETARGET_NOT_FOUND), so it runs even with `as`.
+  const found = await detectTarget(absolute);
+  const detected = options.as ? { kind: options.as, path: absolute } : found;
   const run = new ValidateRun();
 
   switch (detected.kind) {

@@ -13,5 +13,5 @@ export interface CommandModule {
 
 /** Every command, in help order. */
 export async function loadCommands(): Promise<CommandModule[]> {
-  return Promise.all([import("./tools.js"), import("./validate.js"), import("./new.js"), import("./install.js"), import("./uninstall.js"), import("./list.js"), import("./update.js"), import("./outdated.js"), import("./link.js"), import("./unlink.js")]);
+  return Promise.all([import("./tools.js"), import("./validate.js"), import("./new.js"), import("./install.js"), import("./uninstall.js"), import("./list.js"), import("./update.js"), import("./outdated.js"), import("./link.js"), import("./unlink.js"), import("./marketplace.js")]);
 }

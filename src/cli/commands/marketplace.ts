@@ -1,0 +1,344 @@
+/**
+ * `xcsh-tools marketplace add|remove|update|list|discover|search|import-claude`, and the bridge
+ * the shared commands (install, uninstall, enable, disable, update, outdated, list) use to hand
+ * `name@marketplace` plugins to the marketplace engine (`dispatch…` below). A spec is a
+ * marketplace plugin when it is `name@marketplace` with that marketplace registered (or the id
+ * installed); scoped names and `pkg@<version|range>` always stay npm (host rule §7, cli classify).
+ */
+import type { Command } from "commander";
+import { XcshToolsError } from "../../core/errors.js";
+import type { MarketplaceContext, PlanItem, PluginChangeReport, Scope } from "../../marketplace/index.js";
+import type { CommandContext } from "../context.js";
+import { style } from "../output.js";
+import { npmClient } from "../plugin-command.js";
+import { mutationWorld } from "../plugin-world.js";
+import { ReportedFailure, usageError } from "../program.js";
+import type { CommandModule } from "./index.js";
+
+/** The marketplace engine's world for this command. */
+export async function marketplaceContext(ctx: CommandContext): Promise<MarketplaceContext> {
+  const world = await mutationWorld(ctx);
+  const settings = (await ctx.settings()).settings;
+  const { npmOptions } = await import("../../plugins/npm-client.js");
+  let npm: Record<string, unknown> | undefined;
+  try {
+    npm = npmOptions(await npmClient(ctx));
+  } catch (error) {
+    // A broken .npmrc only matters to npm sources: report it there, not for git or folder catalogs.
+    npm = undefined;
+    ctx.output.note(`warning: npm configuration not loaded (${(error as Error).message}); npm plugin sources will use the default registry`);
+  }
+  return {
+    ...world,
+    cwd: ctx.cwd,
+    gitTimeoutMs: settings.timeouts.gitMs,
+    fetchTimeoutMs: settings.timeouts.fetchMs,
+    ...(npm ? { npmOptions: npm } : {}),
+  };
+}
+
+/** `--scope` value, checked. */
+export function parseScope(value: string | undefined): Scope | undefined {
+  if (value === undefined) return undefined;
+  if (value === "user" || value === "project") return value;
+  throw usageError(`--scope must be user or project, not "${value}"`);
+}
+
+const MARK: Record<string, string> = { ADD: "+", CHANGE: "~", REMOVE: "-", NOOP: "=", FAILED: "!" };
+
+function planLine(ctx: CommandContext, op: string, what: string, reason: string): string {
+  const color = op === "ADD" ? "green" : op === "REMOVE" || op === "FAILED" ? "red" : op === "CHANGE" ? "yellow" : "dim";
+  return `${style(ctx.output, color, `${MARK[op] ?? " "} ${op.padEnd(6)}`)} ${what}  ${style(ctx.output, "dim", reason)}`;
+}
+
+function itemLine(ctx: CommandContext, item: PlanItem): string {
+  return planLine(ctx, item.op, `${item.id} (${item.scope})`, item.reason);
+}
+
+/** Print a plugin change report; fails (exit 1) when some plugin failed. */
+function reportPluginChange(ctx: CommandContext, report: PluginChangeReport, done: string): void {
+  if (ctx.output.json) {
+    ctx.output.result({ ok: report.failed.length === 0, ...report });
+  } else {
+    if (report.dryRun) ctx.output.line(style(ctx.output, "bold", "Plan (dry run: nothing was written)"));
+    for (const item of report.items) ctx.output.line(itemLine(ctx, item));
+    for (const f of report.failed) ctx.output.line(planLine(ctx, "FAILED", `${f.id}${f.scope ? ` (${f.scope})` : ""}`, `${f.error.code}: ${f.error.message}${f.error.hint ? ` — ${f.error.hint}` : ""}`));
+    for (const dir of report.cacheRemoved) ctx.output.line(style(ctx.output, "dim", `  cache ${report.dryRun ? "would be removed" : "removed"}: ${dir}`));
+    for (const dir of report.cacheKept) ctx.output.line(style(ctx.output, "dim", `  cache kept: ${dir}`));
+    for (const w of report.warnings) ctx.output.note(`warning: ${w}`);
+    if (!report.dryRun) {
+      const changed = report.items.filter((i) => i.op !== "NOOP");
+      ctx.output.line(changed.length > 0 ? `${done} ${changed.map((i) => i.id).join(", ")}` : "Nothing to do.");
+    }
+  }
+  if (report.failed.length > 0) throw new ReportedFailure(1);
+}
+
+/** The marketplace ones among `specs`; usage error when marketplace and npm specs are mixed. */
+async function marketplaceSpecs(ctx: CommandContext, mctx: MarketplaceContext, specs: string[], scope: string | undefined, verb: string): Promise<boolean> {
+  const { loadMarketplaceTargets, isMarketplaceTarget } = await import("../../marketplace/index.js");
+  const targets = await loadMarketplaceTargets(mctx);
+  const ours = specs.filter((s) => isMarketplaceTarget(s, targets));
+  if (ours.length === 0) {
+    if (scope !== undefined) throw usageError(`--scope applies to marketplace plugins (name@marketplace); ${specs.join(", ")} ${specs.length === 1 ? "is an npm plugin" : "are npm plugins"}`, "npm plugins are installed for the user; drop --scope.");
+    return false;
+  }
+  if (ours.length !== specs.length) {
+    const npm = specs.filter((s) => !ours.includes(s));
+    throw usageError(`Cannot ${verb} marketplace plugins (${ours.join(", ")}) and npm plugins (${npm.join(", ")}) in one command`, `Run two commands: xcsh-tools ${verb} ${ours.join(" ")}, then xcsh-tools ${verb} ${npm.join(" ")}.`);
+  }
+  return true;
+}
+
+/** Shared `install`: handles the specs when they are all name@marketplace; false otherwise. */
+export async function dispatchInstall(ctx: CommandContext, specs: string[], flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
+  const mctx = await marketplaceContext(ctx);
+  if (!(await marketplaceSpecs(ctx, mctx, specs, flags.scope, "install"))) return false;
+  const { installFromMarketplace } = await import("../../marketplace/index.js");
+  const scope = parseScope(flags.scope);
+  reportPluginChange(ctx, await installFromMarketplace(mctx, specs, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) }), "Installed");
+  return true;
+}
+
+/** Shared `uninstall`. */
+export async function dispatchUninstall(ctx: CommandContext, ids: string[], flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
+  const mctx = await marketplaceContext(ctx);
+  if (!(await marketplaceSpecs(ctx, mctx, ids, flags.scope, "uninstall"))) return false;
+  const { uninstallMarketplacePlugin } = await import("../../marketplace/index.js");
+  const scope = parseScope(flags.scope);
+  reportPluginChange(ctx, await uninstallMarketplacePlugin(mctx, ids, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) }), "Removed");
+  return true;
+}
+
+/** Shared `enable` / `disable`. */
+export async function dispatchSetEnabled(ctx: CommandContext, ids: string[], enabled: boolean, flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
+  const mctx = await marketplaceContext(ctx);
+  if (!(await marketplaceSpecs(ctx, mctx, ids, flags.scope, enabled ? "enable" : "disable"))) return false;
+  const { setMarketplacePluginEnabled } = await import("../../marketplace/index.js");
+  const scope = parseScope(flags.scope);
+  reportPluginChange(ctx, await setMarketplacePluginEnabled(mctx, ids, enabled, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) }), enabled ? "Enabled" : "Disabled");
+  return true;
+}
+
+/** Shared `update <name@mkt…>`: handles named marketplace plugins; false otherwise. */
+export async function dispatchUpdate(ctx: CommandContext, names: string[], flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
+  if (names.length === 0) return false;
+  const mctx = await marketplaceContext(ctx);
+  if (!(await marketplaceSpecs(ctx, mctx, names, flags.scope, "update"))) return false;
+  const { updateMarketplacePlugins } = await import("../../marketplace/index.js");
+  const scope = parseScope(flags.scope);
+  reportPluginChange(ctx, await updateMarketplacePlugins(mctx, names, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) }), "Updated");
+  return true;
+}
+
+/**
+ * `update` without names: after the npm plugins, the marketplace plugins. Returns the JSON to
+ * merge into the command's document and prints the human lines (unless `--json`); `failed` says
+ * whether the command must exit 1.
+ */
+export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { dryRun?: boolean }): Promise<{ json: { marketplacePlugins: PluginChangeReport }; failed: boolean }> {
+  const mctx = await marketplaceContext(ctx);
+  const { updateMarketplacePlugins } = await import("../../marketplace/index.js");
+  const report = await updateMarketplacePlugins(mctx, undefined, { dryRun: Boolean(flags.dryRun) });
+  if (!ctx.output.json && (report.items.length > 0 || report.failed.length > 0)) {
+    ctx.output.line(style(ctx.output, "bold", "Marketplace plugins:"));
+    for (const item of report.items) ctx.output.line(itemLine(ctx, item));
+    for (const f of report.failed) ctx.output.line(planLine(ctx, "FAILED", `${f.id}${f.scope ? ` (${f.scope})` : ""}`, `${f.error.code}: ${f.error.message}`));
+  }
+  return { json: { marketplacePlugins: report }, failed: report.failed.length > 0 };
+}
+
+/** Shared `outdated`: rows of marketplace plugins (named ones, or all when `names` is empty). */
+export async function outdatedSection(ctx: CommandContext, names: string[]): Promise<{ handled: boolean; json: { marketplacePlugins: unknown[] } }> {
+  const mctx = await marketplaceContext(ctx);
+  const { outdatedMarketplacePlugins } = await import("../../marketplace/index.js");
+  let ids: string[] | undefined;
+  if (names.length > 0) {
+    if (!(await marketplaceSpecs(ctx, mctx, names, undefined, "outdated"))) return { handled: false, json: { marketplacePlugins: [] } };
+    ids = names;
+  }
+  const rows = await outdatedMarketplacePlugins(mctx, ids);
+  if (!ctx.output.json && rows.length > 0) {
+    ctx.output.line(style(ctx.output, "bold", "Marketplace plugins:"));
+    for (const row of rows) {
+      const latest = row.latest?.version ?? row.latest?.gitCommitSha?.slice(0, 12) ?? row.latest?.contentHash ?? "?";
+      const mark = row.error ? style(ctx.output, "red", "?") : row.outdated ? style(ctx.output, "yellow", "↑") : style(ctx.output, "dim", "=");
+      ctx.output.line(`${mark} ${row.id} (${row.scope})  ${row.current.version} → ${latest}  ${style(ctx.output, "dim", row.reason)}`);
+    }
+  }
+  return { handled: names.length > 0, json: { marketplacePlugins: rows } };
+}
+
+/** Shared `list`: the marketplace plugins section (human lines printed; JSON returned). */
+export async function listSection(ctx: CommandContext, flags: { scope?: string } = {}): Promise<{ marketplacePlugins: unknown[] }> {
+  const mctx = await marketplaceContext(ctx);
+  const { listMarketplacePlugins } = await import("../../marketplace/index.js");
+  const scope = parseScope(flags.scope);
+  const rows = await listMarketplacePlugins(mctx, scope ? { scope } : {});
+  if (!ctx.output.json && rows.length > 0) {
+    ctx.output.line(style(ctx.output, "bold", "Marketplace plugins:"));
+    for (const row of rows) {
+      const bits = [
+        row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", "disabled"),
+        row.scope,
+        ...(row.gitCommitSha ? [`commit ${row.gitCommitSha.slice(0, 12)}`] : []),
+        ...(row.shadowedBy ? [style(ctx.output, "dim", "shadowed by the project install")] : []),
+        ...(row.missing ? [style(ctx.output, "red", `missing: ${row.installPath}`)] : []),
+      ];
+      ctx.output.line(`${style(ctx.output, "bold", row.id)} ${row.version}  ${bits.join("  ")}`);
+    }
+  }
+  return { marketplacePlugins: rows };
+}
+
+function coded(error: unknown): { code: string; message: string; hint?: string } {
+  return error instanceof XcshToolsError ? { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } : { code: "EUNEXPECTED", message: (error as Error).message };
+}
+
+export const register: CommandModule["register"] = (program, getContext) => {
+  const mkt = program.command("marketplace").description("manage plugin marketplaces (xcsh and Claude Code catalogs)");
+
+  mkt
+    .command("add <source>")
+    .description("add a marketplace: ./folder, git URL (https, ssh, file://), owner/repo (GitHub), or https://…/marketplace.json")
+    .option("--name <name>", "register it under this name instead of the catalog's")
+    .option("--scope <scope>", "user (default) or project")
+    .option("--dry-run", "fetch and check; write nothing")
+    .action(async (source: string, flags: { name?: string; scope?: string; dryRun?: boolean }, command: Command) => {
+      const ctx = getContext(command);
+      const { addMarketplace } = await import("../../marketplace/index.js");
+      const scope = parseScope(flags.scope);
+      const report = await addMarketplace(await marketplaceContext(ctx), source, { ...(flags.name ? { name: flags.name } : {}), ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
+      if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
+      for (const w of report.warnings) ctx.output.note(`warning: ${w}`);
+      ctx.output.line(`${report.dryRun ? "Would add" : "Added"} marketplace ${style(ctx.output, "bold", report.name)} (${report.scope}, ${report.entry.sourceType} ${report.entry.sourceUri}) with ${report.plugins.length} plugin(s)${report.plugins.length ? `: ${report.plugins.join(", ")}` : ""}`);
+    });
+
+  mkt
+    .command("remove <name>")
+    .description("remove a marketplace (its installed plugins stay installed)")
+    .option("--scope <scope>", "user or project (default: where it is)")
+    .option("--dry-run", "print what would be removed; write nothing")
+    .action(async (name: string, flags: { scope?: string; dryRun?: boolean }, command: Command) => {
+      const ctx = getContext(command);
+      const { removeMarketplace } = await import("../../marketplace/index.js");
+      const scope = parseScope(flags.scope);
+      const report = await removeMarketplace(await marketplaceContext(ctx), name, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
+      if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
+      ctx.output.line(`${report.dryRun ? "Would remove" : "Removed"} marketplace ${report.name} (${report.scope})`);
+      if (report.stillInstalled?.length) ctx.output.line(`Still installed (uninstall them if you no longer want them): ${report.stillInstalled.join(", ")}`);
+    });
+
+  mkt
+    .command("update [name]")
+    .description("re-fetch one marketplace's catalog, or all of them")
+    .option("--scope <scope>", "only marketplaces of this scope")
+    .option("--dry-run", "fetch and compare; write nothing")
+    .action(async (name: string | undefined, flags: { scope?: string; dryRun?: boolean }, command: Command) => {
+      const ctx = getContext(command);
+      const { updateMarketplaces } = await import("../../marketplace/index.js");
+      const scope = parseScope(flags.scope);
+      const report = await updateMarketplaces(await marketplaceContext(ctx), name, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
+      if (ctx.output.json) {
+        ctx.output.result({ ok: report.failed === 0, ...report });
+      } else {
+        if (report.results.length === 0) ctx.output.line("No marketplaces registered.");
+        for (const r of report.results) {
+          if (r.op === "FAILED") {
+            ctx.output.line(planLine(ctx, "FAILED", `${r.name} (${r.scope})`, `${r.error.code}: ${r.error.message}`));
+            if (r.error.hint) ctx.output.line(`  Try this: ${r.error.hint}`);
+            continue;
+          }
+          const c = r.changes;
+          const summary = c ? [c.added.length ? `added ${c.added.join(", ")}` : "", c.removed.length ? `removed ${c.removed.join(", ")}` : "", c.changed.length ? `changed ${c.changed.map((x) => `${x.name}${x.from || x.to ? ` ${x.from ?? "?"} → ${x.to ?? "?"}` : ""}`).join(", ")}` : ""].filter(Boolean).join("; ") : "";
+          ctx.output.line(planLine(ctx, r.op, `${r.name} (${r.scope})`, summary || "catalog unchanged"));
+          for (const w of r.warnings) ctx.output.note(`warning: ${w}`);
+        }
+        if (!flags.dryRun && report.results.some((r) => r.op === "CHANGE")) ctx.output.line("Run `xcsh-tools outdated` to see plugin updates, `xcsh-tools update` to apply them.");
+      }
+      if (report.failed > 0) throw new ReportedFailure(1);
+    });
+
+  mkt
+    .command("list")
+    .description("list registered marketplaces (--claude: Claude Code's)")
+    .option("--claude", "show the marketplaces in ~/.claude/plugins/known_marketplaces.json (read only)")
+    .action(async (flags: { claude?: boolean }, command: Command) => {
+      const ctx = getContext(command);
+      const engine = await import("../../marketplace/index.js");
+      const mctx = await marketplaceContext(ctx);
+      if (flags.claude) {
+        const rows = await engine.listClaudeMarketplaces(mctx);
+        if (ctx.output.json) return ctx.output.result({ marketplaces: rows });
+        if (rows.length === 0) return ctx.output.line("Claude Code knows no marketplaces (~/.claude/plugins/known_marketplaces.json).");
+        for (const r of rows) {
+          const state = r.registered ? style(ctx.output, "dim", "in xcsh") : r.importable ? style(ctx.output, "green", "importable") : style(ctx.output, "yellow", r.problem ?? "not importable");
+          ctx.output.line(`${style(ctx.output, "bold", r.name)}  ${r.source.source} ${String(r.source.repo ?? r.source.url ?? r.source.path ?? "")}  ${state}`);
+        }
+        return;
+      }
+      const rows = await engine.listMarketplaces(mctx);
+      if (ctx.output.json) return ctx.output.result({ marketplaces: rows });
+      if (rows.length === 0) return ctx.output.line("No marketplaces. Add one with `xcsh-tools marketplace add <source>`.");
+      for (const r of rows) {
+        const extra = [r.scope, `${r.sourceType} ${r.sourceUri}`, r.plugins !== undefined ? `${r.plugins} plugin(s)` : style(ctx.output, "red", r.problem ?? "catalog unreadable"), `updated ${r.updatedAt}`, ...(r.shadowedBy ? ["shadowed by the project marketplace"] : [])];
+        ctx.output.line(`${style(ctx.output, "bold", r.name)}  ${style(ctx.output, "dim", extra.join("  "))}`);
+      }
+    });
+
+  const printPlugins = (ctx: CommandContext, rows: Awaited<ReturnType<typeof import("../../marketplace/index.js").discoverPlugins>>, empty: string) => {
+    if (ctx.output.json) return ctx.output.result({ plugins: rows });
+    if (rows.length === 0) return ctx.output.line(empty);
+    for (const p of rows) {
+      const installed = p.installed.length ? style(ctx.output, "green", `installed (${p.installed.join(", ")})`) : "";
+      ctx.output.line(`${style(ctx.output, "bold", p.id)}${p.version ? ` ${p.version}` : ""}  ${installed}`);
+      if (p.description) ctx.output.line(`  ${p.description}`);
+    }
+  };
+
+  mkt
+    .command("discover [name]")
+    .description("list the plugins a marketplace offers (all marketplaces without a name)")
+    .action(async (name: string | undefined, _flags: unknown, command: Command) => {
+      const ctx = getContext(command);
+      const { discoverPlugins } = await import("../../marketplace/index.js");
+      printPlugins(ctx, await discoverPlugins(await marketplaceContext(ctx), name), "No plugins offered.");
+    });
+
+  mkt
+    .command("search <query...>")
+    .description("search plugins by name, description, keywords, tags and category")
+    .action(async (query: string[], _flags: unknown, command: Command) => {
+      const ctx = getContext(command);
+      const { searchPlugins } = await import("../../marketplace/index.js");
+      printPlugins(ctx, await searchPlugins(await marketplaceContext(ctx), query.join(" ")), `No plugin matches "${query.join(" ")}".`);
+    });
+
+  mkt
+    .command("import-claude [name...]")
+    .description("add Claude Code's marketplaces to xcsh (~/.claude is only read)")
+    .option("--scope <scope>", "user (default) or project")
+    .option("--dry-run", "fetch and check; write nothing")
+    .action(async (names: string[], flags: { scope?: string; dryRun?: boolean }, command: Command) => {
+      const ctx = getContext(command);
+      const { importClaudeMarketplaces } = await import("../../marketplace/index.js");
+      const scope = parseScope(flags.scope);
+      let rows;
+      try {
+        rows = await importClaudeMarketplaces(await marketplaceContext(ctx), { ...(names.length ? { names } : {}), ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
+      } catch (error) {
+        if (ctx.output.json) {
+          ctx.output.result({ ok: false, error: coded(error) });
+          throw new ReportedFailure(1);
+        }
+        throw error;
+      }
+      const failed = rows.filter((r) => r.status === "failed").length;
+      if (ctx.output.json) ctx.output.result({ ok: failed === 0, marketplaces: rows });
+      else {
+        if (rows.length === 0) ctx.output.line("Claude Code knows no marketplaces to import.");
+        for (const r of rows) ctx.output.line(`${r.status.padEnd(9)} ${r.name}${r.source ? `  ${r.source}` : ""}${r.reason ? `  (${r.reason})` : ""}${r.error ? `  ${r.error.code}: ${r.error.message}` : ""}`);
+      }
+      if (failed > 0) throw new ReportedFailure(1);
+    });
+};

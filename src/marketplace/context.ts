@@ -1,0 +1,97 @@
+/**
+ * The world the marketplace engine runs in, injected whole (STYLE habit 6): roots, project
+ * folder, environment, timeouts, npm options and the mutation world. The CLI builds it from its
+ * command context (`marketplaceContextFrom`); tests build it directly with a temp HOME.
+ *
+ * Every mutation goes through the install engine's `runMutation` (same lock on
+ * `<plugins>/.xcsh-tools`, same journal, same boot-index refresh), so marketplace changes and npm
+ * plugin changes never interleave.
+ */
+import path from "node:path";
+import { XcshToolsError } from "../core/errors.js";
+import { projectPaths, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
+import { runMutation, type Mutation, type MutationWorld } from "../plugins/mutation.js";
+import type { ValidateReport } from "../validate/index.js";
+
+/** Where an install or a marketplace lives. */
+export type Scope = "user" | "project";
+
+/** Validates a fetched plugin folder before it may count as installed. */
+export type PluginValidator = (dir: string) => Promise<Pick<ValidateReport, "ok" | "errors" | "warnings" | "tools">>;
+
+/** Everything the engine needs from outside. */
+export interface MarketplaceContext extends MutationWorld {
+  roots: XcshRoots;
+  /** The project folder (`--cwd`): project scope reads and writes `<cwd>/.xcsh/…`. */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Timeout of one git command (settings `timeouts.gitMs`). */
+  gitTimeoutMs: number;
+  /** Timeout of one HTTP fetch of a catalog (settings `timeouts.fetchMs`). */
+  fetchTimeoutMs: number;
+  /** pacote options (registry, scoped registries, auth) for `npm` plugin sources. */
+  npmOptions?: Record<string, unknown>;
+  /** Clock (tests pin it). */
+  now?: () => Date;
+  /** Checks a plugin folder the way the host loads it; default: `validatePath` as a plugin folder. */
+  validatePlugin?: PluginValidator;
+}
+
+/** The paths of both scopes. */
+export interface ScopePaths {
+  scope: Scope;
+  /** `marketplaces.json` of this scope. */
+  marketplacesRegistry: string;
+  /** Cached catalogs and clones of this scope's marketplaces. */
+  marketplaceCache: string;
+  /** `installed_plugins.json` of this scope. */
+  installedPlugins: string;
+}
+
+/** The user's and the project's paths. */
+export function scopePaths(ctx: Pick<MarketplaceContext, "roots" | "cwd">, scope: Scope): ScopePaths {
+  const p = xcshPaths(ctx.roots);
+  if (scope === "user") {
+    return { scope, marketplacesRegistry: p.marketplacesRegistry, marketplaceCache: p.marketplaceCache, installedPlugins: p.installedPlugins };
+  }
+  const project = projectPaths(ctx.cwd);
+  return {
+    scope,
+    marketplacesRegistry: path.join(project.xcshDir, "marketplaces.json"),
+    // Project catalogs are cached in the project so two projects may use one name for different catalogs.
+    marketplaceCache: path.join(project.xcshDir, "cache", "marketplaces"),
+    installedPlugins: project.installedPlugins,
+  };
+}
+
+/** True when project scope means something distinct from user scope at `cwd`. */
+export function assertProjectScope(ctx: Pick<MarketplaceContext, "roots" | "cwd">): void {
+  const user = scopePaths(ctx, "user");
+  const project = scopePaths(ctx, "project");
+  if (path.resolve(ctx.cwd) === path.resolve(ctx.roots.home) || path.resolve(user.installedPlugins) === path.resolve(project.installedPlugins)) {
+    throw new XcshToolsError("EPROJECT_SCOPE", `--scope project needs a project folder; ${ctx.cwd} is the home folder or the xcsh root itself`, {
+      hint: "Run the command inside the project (or pass --cwd <project>).",
+      exitCode: 2,
+    });
+  }
+}
+
+/** The well-known paths. */
+export function pathsOf(ctx: Pick<MarketplaceContext, "roots">): XcshPaths {
+  return xcshPaths(ctx.roots);
+}
+
+/** Our list of project registries we have written (for cache reference checks across projects). */
+export function projectListFile(ctx: Pick<MarketplaceContext, "roots">): string {
+  return path.join(xcshPaths(ctx.roots).ours, "marketplace-projects.json");
+}
+
+/** Now, as an ISO string. */
+export function nowIso(ctx: Pick<MarketplaceContext, "now">): string {
+  return (ctx.now ? ctx.now() : new Date()).toISOString();
+}
+
+/** Run `fn` as one locked, journaled mutation (the install engine's wrapper). */
+export function mutate<T>(ctx: MarketplaceContext, label: string, fn: (m: Mutation) => Promise<T>): Promise<T> {
+  return runMutation(ctx, label, fn);
+}

@@ -1,0 +1,60 @@
+/**
+ * The marketplace engine: catalogs of plugins (xcsh's `.xcsh-plugin/marketplace.json` and Claude
+ * Code's `.claude-plugin/marketplace.json`) from folders, git repositories, GitHub and catalog
+ * URLs, and the plugins they list, installed in user or project scope where the host's discovery
+ * finds them (`installed_plugins.json`, xcsh-host-formats §4.3, §7).
+ *
+ * Model, in one paragraph. A marketplace is an entry of `marketplaces.json` plus a cache folder
+ * `<cache>/marketplaces/<name>/` holding the checked catalog (and, for git, the repository's
+ * content without `.git`). An installed plugin is an entry of `installed_plugins.json` pointing
+ * at a content-keyed cache folder `<cache>/plugins/<mkt>___<plugin>___<version>-<hash12>`.
+ * Every change is planned (plan.ts, pure), prepared outside live state (fetch, copy, hash,
+ * validate), then staged and committed in one journaled transaction under the plugins lock
+ * (the install engine's `runMutation`), so it happens whole or not at all.
+ *
+ * Error codes (public API): `EREGISTRY_FILE` (a registry that does not parse or validate; never
+ * replaced), `ESOURCE_UNKNOWN` / `ESOURCE_AMBIGUOUS` (a source that is no kind, or two),
+ * `ESOURCE_NOT_FOUND` (a folder, URL, package or path that is gone), `ECATALOG_NOT_FOUND`,
+ * `ECATALOG_INVALID`, `EDUPLICATE_PLUGIN`, `ECATALOG_STALE` (a local catalog changed since the
+ * last update), `EMARKETPLACE_EXISTS`, `EMARKETPLACE_NOT_FOUND`, `EMARKETPLACE_NAME`,
+ * `EMARKETPLACE_NAME_DRIFT`, `EPLUGIN_NOT_FOUND`, `EPLUGIN_INVALID` (fails validation: not
+ * installed), `ENOT_INSTALLED`, `EAMBIGUOUS_SCOPE`, `EPROJECT_SCOPE`, `EURL_RELATIVE_SOURCE`,
+ * `EENTRY_ESCAPE`, `EGIT`, `EGIT_TIMEOUT`, `EGIT_MISSING`, `ESHA_NOT_FOUND`, `EFETCH`,
+ * `EFETCH_TIMEOUT`, `ENPM_FETCH`.
+ */
+export { type MarketplaceContext, type Scope, type PluginValidator } from "./context.js";
+export {
+  addMarketplace,
+  removeMarketplace,
+  updateMarketplaces,
+  listMarketplaces,
+  discoverPlugins,
+  searchPlugins,
+  listClaudeMarketplaces,
+  importClaudeMarketplaces,
+  claudeSourceToInput,
+  type MarketplaceRow,
+  type MarketplaceChangeReport,
+  type MarketplaceUpdateReport,
+  type OfferedPlugin,
+  type ClaudeMarketplaceRow,
+  type ClaudeImportRow,
+  type CatalogChanges,
+} from "./marketplaces.js";
+export {
+  isMarketplaceTarget,
+  loadMarketplaceTargets,
+  parseMarketplaceSpec,
+  installFromMarketplace,
+  uninstallMarketplacePlugin,
+  setMarketplacePluginEnabled,
+  updateMarketplacePlugins,
+  outdatedMarketplacePlugins,
+  listMarketplacePlugins,
+  type MarketplaceTargets,
+  type PluginChangeReport,
+  type OutdatedRow,
+  type InstalledRow,
+} from "./plugins.js";
+export { parseCatalogSource } from "./sources/index.js";
+export type { PlanItem } from "./plan.js";

@@ -1,0 +1,43 @@
+/**
+ * `{source: "git-subdir", url, path, ref?, sha?}`: one folder of a git repository (a monorepo of
+ * plugins). `url` is a git URL, or `owner/repo` for GitHub (the host's rule, §7.5); `path` must
+ * stay inside the clone once symlinks are resolved.
+ */
+import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import type { Static } from "@sinclair/typebox";
+import { XcshToolsError } from "../../core/errors.js";
+import type { GitSubdirSourceSchema } from "../../manifest/marketplace-catalog.js";
+import { cloneSource, githubUrl, probeGit } from "./git-common.js";
+import type { PluginSourceKind } from "./types.js";
+
+type GitSubdirSource = Static<typeof GitSubdirSourceSchema>;
+
+function cloneUrl(url: string): string {
+  return url.includes("://") || /^[\w.-]+@[\w.-]+:/.test(url) ? url : githubUrl(url.replace(/\.git$/, ""));
+}
+
+export const gitSubdirPluginSource: PluginSourceKind = {
+  kind: "git-subdir",
+  async fetch({ entry }, scratch, world) {
+    const s = entry.source as GitSubdirSource;
+    const clone = await cloneSource(cloneUrl(s.url), s, scratch, world);
+    const rootReal = await realpath(clone.dir);
+    const dir = path.resolve(clone.dir, s.path);
+    const real = await realpath(dir).catch(() => undefined);
+    if (!real || !(await stat(real)).isDirectory()) {
+      throw new XcshToolsError("ESOURCE_NOT_FOUND", `Plugin "${entry.name}": git-subdir path "${s.path}" does not exist in ${s.url}${clone.gitCommitSha ? ` at ${clone.gitCommitSha.slice(0, 12)}` : ""}`, {
+        hint: "The catalog entry points at a folder the repository does not have at that ref: ask the marketplace owner to fix it.",
+      });
+    }
+    const rel = path.relative(rootReal, real);
+    if (rel.startsWith("..") || path.isAbsolute(rel)) {
+      throw new XcshToolsError("EENTRY_ESCAPE", `Plugin "${entry.name}": git-subdir path "${s.path}" escapes the cloned repository`, { hint: "Use a folder inside the repository." });
+    }
+    return { ...clone, dir: real, within: rootReal };
+  },
+  probe({ entry }, world) {
+    const s = entry.source as GitSubdirSource;
+    return probeGit(cloneUrl(s.url), s, world);
+  },
+};

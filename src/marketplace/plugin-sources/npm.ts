@@ -1,0 +1,65 @@
+/**
+ * `{source: "npm", package, version?, registry?}`: a plugin published as an npm package, fetched
+ * with pacote (npm's own fetcher) using the user's `.npmrc` options (registry, scoped registries,
+ * auth), the entry's `registry` taking precedence. Extracting runs no lifecycle script. The host
+ * documented this kind but threw (§9 #35).
+ */
+import path from "node:path";
+import type { Static } from "@sinclair/typebox";
+import { XcshToolsError, errorMessage } from "../../core/errors.js";
+import type { NpmSourceSchema } from "../../manifest/marketplace-catalog.js";
+import type { PluginSourceKind, PluginWorld } from "./types.js";
+
+type NpmSource = Static<typeof NpmSourceSchema>;
+
+function specOf(s: NpmSource): string {
+  return `${s.package}@${s.version ?? "latest"}`;
+}
+
+function optionsOf(s: NpmSource, world: PluginWorld): Record<string, unknown> {
+  const base = { ...(world.npmOptions ?? {}) };
+  if (s.registry) {
+    base.registry = s.registry;
+    // A scoped registry in .npmrc would win over `registry` for a scoped package: the entry says otherwise.
+    const scope = s.package.startsWith("@") ? s.package.split("/")[0] : undefined;
+    if (scope) base[`${scope}:registry`] = s.registry;
+  }
+  return { ...base, ...(world.signal ? { signal: world.signal } : {}) };
+}
+
+function npmError(s: NpmSource, error: unknown): XcshToolsError {
+  const code = (error as { code?: string }).code;
+  const notFound = code === "E404" || code === "ETARGET";
+  return new XcshToolsError(notFound ? "ESOURCE_NOT_FOUND" : "ENPM_FETCH", `Cannot fetch npm package ${specOf(s)}: ${errorMessage(error)}`, {
+    hint: notFound ? "The package or version is not on the registry: check the catalog entry and the registry (.npmrc)." : "Check the registry URL and your .npmrc auth, then retry.",
+    cause: error,
+  });
+}
+
+export const npmPluginSource: PluginSourceKind = {
+  kind: "npm",
+  async fetch({ entry }, scratch, world) {
+    const s = entry.source as NpmSource;
+    const pacote = await import("pacote");
+    const dir = path.join(scratch, "package");
+    try {
+      const options = optionsOf(s, world);
+      const manifest = await pacote.manifest(specOf(s), options);
+      // Extract exactly the version the manifest resolved, by integrity when the registry gives one.
+      await pacote.extract(`${s.package}@${manifest.version}`, dir, { ...options, ...(manifest._integrity ? { integrity: manifest._integrity } : {}) });
+      return { dir, within: dir, version: manifest.version };
+    } catch (error) {
+      throw npmError(s, error);
+    }
+  },
+  async probe({ entry }, world) {
+    const s = entry.source as NpmSource;
+    const pacote = await import("pacote");
+    try {
+      const manifest = await pacote.manifest(specOf(s), optionsOf(s, world));
+      return { version: manifest.version };
+    } catch (error) {
+      throw npmError(s, error);
+    }
+  },
+};

@@ -1,0 +1,42 @@
+/**
+ * Relative sources (`"./plugins/x"`, after `metadata.pluginRoot`): a folder inside the
+ * marketplace repository. It must stay inside the repository once symlinks are resolved, and a
+ * catalog fetched by URL has no repository to resolve in.
+ */
+import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { XcshToolsError } from "../../core/errors.js";
+import { relativeSourceDir } from "../../manifest/marketplace-catalog.js";
+import type { PluginSourceKind } from "./types.js";
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+export const relativeSource: PluginSourceKind = {
+  kind: "relative",
+  async fetch({ entry, catalog, marketplace, root }) {
+    const source = entry.source as string;
+    if (!root) {
+      throw new XcshToolsError("EURL_RELATIVE_SOURCE", `Plugin "${entry.name}" uses the relative source "${source}", but marketplace "${marketplace.name}" was added from a catalog URL, which has no repository to resolve it in`, {
+        hint: "Add the marketplace from its git repository instead of the raw marketplace.json URL (or ask its owner to use github/url/npm sources).",
+      });
+    }
+    const rootReal = await realpath(root);
+    const dir = path.resolve(root, relativeSourceDir(source, catalog));
+    const real = await realpath(dir).catch(() => undefined);
+    if (!real || !(await stat(real)).isDirectory()) {
+      throw new XcshToolsError("ESOURCE_NOT_FOUND", `Plugin "${entry.name}": its source folder ${dir} does not exist in marketplace "${marketplace.name}"`, {
+        file: dir,
+        hint: `Run \`xcsh-tools marketplace update ${marketplace.name}\`; if it persists, the catalog points at a missing folder.`,
+      });
+    }
+    if (!isInside(real, rootReal)) {
+      throw new XcshToolsError("EENTRY_ESCAPE", `Plugin "${entry.name}": its source "${source}" resolves to ${real}, outside the marketplace ${rootReal}`, {
+        hint: "A relative source must stay inside the marketplace repository.",
+      });
+    }
+    return { dir: real, within: rootReal };
+  },
+};

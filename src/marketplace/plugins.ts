@@ -1,0 +1,386 @@
+/**
+ * Marketplace plugins through the shared commands: install `name@marketplace`, uninstall,
+ * enable, disable, update, outdated, list — in user scope (`~/.xcsh/plugins/installed_plugins.json`)
+ * or project scope (`<project>/.xcsh/plugins/installed_plugins.json`), the files the host's
+ * discovery reads. A project install of an id shadows the user's (discovery's rule, §4.3).
+ *
+ * Each mutation: (dry run: recover, read, plan, return) — or `runMutation` (lock, recover,
+ * transaction): read the registries under the lock, prepare every plugin in scratch (fetch, copy,
+ * hash, validate), plan (plan.ts, pure), stage (apply.ts), commit. Updates prepare each plugin
+ * on its own so one broken plugin does not block the others; it is reported as failed.
+ */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import semver from "semver";
+import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { splitPluginId } from "../manifest/installed-plugins.js";
+import { nameSegmentProblem } from "../manifest/names.js";
+import { recoverBeforeRead, type Mutation } from "../plugins/mutation.js";
+import { applyPluginPlan, type CacheAdd } from "./apply.js";
+import { nowIso, pathsOf, type MarketplaceContext, type Scope } from "./context.js";
+import { finishPlan, planInstall, planRemove, planSetEnabled, startPlan, type PlanItem, type PluginPlan, type WorkingSet } from "./plan.js";
+import { pluginSourceOf, type Revision } from "./plugin-sources/index.js";
+import { catalogEntry, catalogOf, hashOfCacheDir, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
+import { withProject } from "./registry.js";
+import { findMarketplace, loadEngineState, otherProjectReferences, scopeState, type EngineState } from "./state.js";
+import { copyPluginTree, hashTree, makeScratch } from "./tree.js";
+import { mutate } from "./context.js";
+
+/** The result of a plugin mutation. */
+export interface PluginChangeReport {
+  dryRun: boolean;
+  items: PlanItem[];
+  cacheAdded: string[];
+  cacheRemoved: string[];
+  /** Unreferenced folders kept because another registry could not be read. */
+  cacheKept: string[];
+  failed: { id: string; scope?: Scope; error: { code: string; message: string; hint?: string } }[];
+  warnings: string[];
+}
+
+/** `name@marketplace` split, or `undefined` when it is not of that form. */
+export function parseMarketplaceSpec(spec: string): { plugin: string; marketplace: string } | undefined {
+  if (spec.startsWith("@")) return undefined; // scoped npm package
+  const split = splitPluginId(spec);
+  if (!split || nameSegmentProblem(split.plugin) || nameSegmentProblem(split.marketplace)) return undefined;
+  // `pkg@1.0.0`, `pkg@^1`, `pkg@2` are npm versions and ranges, whatever is registered.
+  if (semver.valid(split.marketplace) || semver.validRange(split.marketplace)) return undefined;
+  return split;
+}
+
+/** What `isMarketplaceTarget` needs to know (see `loadMarketplaceTargets`). */
+export interface MarketplaceTargets {
+  marketplaces: ReadonlySet<string>;
+  installedIds: ReadonlySet<string>;
+}
+
+/**
+ * True when `spec` means a marketplace plugin: `name@marketplace` where the marketplace is
+ * registered (either scope) or the id is installed. Scoped names and `pkg@<version|range>` are npm.
+ */
+export function isMarketplaceTarget(spec: string, targets: MarketplaceTargets): boolean {
+  const split = parseMarketplaceSpec(spec);
+  if (!split) return false;
+  return targets.marketplaces.has(split.marketplace) || targets.installedIds.has(spec);
+}
+
+/** The registered marketplace names and installed ids (reads only; never throws on a missing file). */
+export async function loadMarketplaceTargets(ctx: MarketplaceContext): Promise<MarketplaceTargets> {
+  const state = await loadEngineState(ctx);
+  const marketplaces = new Set<string>();
+  const installedIds = new Set<string>();
+  for (const s of [state.user, state.project]) {
+    if (!s) continue;
+    for (const m of s.marketplaces.marketplaces) marketplaces.add(m.name);
+    for (const id of Object.keys(s.installed.plugins)) installedIds.add(id);
+  }
+  return { marketplaces, installedIds };
+}
+
+function requireSpec(spec: string): { plugin: string; marketplace: string } {
+  const split = parseMarketplaceSpec(spec);
+  if (!split) {
+    throw new XcshToolsError("EUSAGE", `"${spec}" is not name@marketplace`, { hint: "Marketplace plugins are named plugin@marketplace, e.g. hello@acme.", exitCode: 2 });
+  }
+  return split;
+}
+
+function coded(error: unknown): { code: string; message: string; hint?: string } {
+  if (error instanceof XcshToolsError) return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  return { code: "EUNEXPECTED", message: errorMessage(error) };
+}
+
+function workingSet(state: EngineState): WorkingSet {
+  return startPlan(
+    { user: state.user.installed, ...(state.project ? { project: state.project.installed } : {}) },
+    { user: state.user.paths.installedPlugins, ...(state.project ? { project: state.project.paths.installedPlugins } : {}) },
+  );
+}
+
+interface Built {
+  plan: PluginPlan;
+  adds: CacheAdd[];
+  projectList: string[] | undefined;
+  failed: PluginChangeReport["failed"];
+  warnings: string[];
+}
+
+/**
+ * Run a plugin change: `build` reads the state and plans. Dry run: no lock, nothing written
+ * (recovery first, only if a journal is pending). Otherwise inside one mutation.
+ */
+async function runPluginChange(
+  ctx: MarketplaceContext,
+  label: string,
+  dryRun: boolean,
+  build: (state: EngineState, scratch: string, step: (name: string) => Promise<void>) => Promise<Built>,
+): Promise<PluginChangeReport> {
+  const scratch = await makeScratch("mkt");
+  try {
+    const report = (built: Built): PluginChangeReport => ({
+      dryRun,
+      items: built.plan.items,
+      cacheAdded: [...new Set(built.adds.filter((a) => built.plan.items.some((i) => i.to?.installPath === a.dir && i.op !== "NOOP")).map((a) => a.dir))],
+      cacheRemoved: built.plan.cacheRemovals,
+      cacheKept: built.plan.cacheKept,
+      failed: built.failed,
+      warnings: built.warnings,
+    });
+    if (dryRun) {
+      await recoverBeforeRead(ctx);
+      const state = await loadEngineState(ctx);
+      return report(await build(state, scratch.dir, async () => undefined));
+    }
+    return await mutate(ctx, label, async (m: Mutation) => {
+      const state = await loadEngineState(ctx);
+      const built = await build(state, scratch.dir, m.step);
+      if (built.plan.items.some((i) => i.op !== "NOOP") || built.plan.cacheRemovals.length > 0) {
+        await applyPluginPlan(ctx, m, built.plan, built.adds, built.projectList);
+      }
+      return report(built);
+    });
+  } finally {
+    await scratch.dispose();
+  }
+}
+
+async function finish(ctx: MarketplaceContext, state: EngineState, ws: WorkingSet, warnings: string[]): Promise<{ plan: PluginPlan; projectList: string[] | undefined }> {
+  const others = await otherProjectReferences(ctx, state, (w) => warnings.push(w));
+  const plan = finishPlan(ws, { pluginCache: pathsOf(ctx).pluginCache, otherReferences: others.refs });
+  let projectList: string[] | undefined;
+  if (state.project && ws.changed.has("project") && others.refs !== undefined) projectList = withProject(others.list, state.project.paths.installedPlugins);
+  return { plan, projectList };
+}
+
+function addOf(prepared: PreparedPlugin): CacheAdd {
+  return { dir: prepared.cacheDir, from: prepared.copy, hash: prepared.hash };
+}
+
+/** Install `name@marketplace` specs into `scope`. */
+export async function installFromMarketplace(
+  ctx: MarketplaceContext,
+  specs: string[],
+  options: { scope?: Scope; dryRun?: boolean } = {},
+): Promise<PluginChangeReport> {
+  const scope = options.scope ?? "user";
+  const parsed = specs.map(requireSpec);
+  return runPluginChange(ctx, `install ${specs.join(" ")}`, Boolean(options.dryRun), async (state, scratch, step) => {
+    scopeState(ctx, state, scope);
+    const ws = workingSet(state);
+    const adds: CacheAdd[] = [];
+    const warnings: string[] = [];
+    for (const [i, { plugin, marketplace }] of parsed.entries()) {
+      const found = findMarketplace(state, marketplace);
+      if (!found) {
+        throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${marketplace}" is not registered`, { hint: "Add it first: xcsh-tools marketplace add <source>; `marketplace list` shows what is registered." });
+      }
+      const prepared = await preparePlugin(ctx, found, plugin, path.join(scratch, String(i)));
+      await step("marketplace:prepared");
+      warnings.push(...prepared.warnings.map((w) => `${prepared.id}: ${w}`));
+      planInstall(ws, scope, prepared.id, { version: prepared.version, installPath: prepared.cacheDir, ...(prepared.gitCommitSha ? { gitCommitSha: prepared.gitCommitSha } : {}) }, {
+        now: nowIso(ctx),
+        ...(prepared.entry.defaultEnabled === false ? { defaultEnabled: false } : {}),
+      });
+      adds.push(addOf(prepared));
+    }
+    const { plan, projectList } = await finish(ctx, state, ws, warnings);
+    return { plan, adds, projectList, failed: [], warnings };
+  });
+}
+
+/** Which scope holds `id`: the asked one, or the only one; `EAMBIGUOUS_SCOPE` when both. */
+function resolveScope(state: EngineState, ws: WorkingSet, id: string, scope: Scope | undefined, verb: string): Scope {
+  const has = (s: Scope) => (s === "project" && !state.project ? false : (ws.docs[s]?.plugins[id]?.length ?? 0) > 0);
+  if (scope) {
+    if (!has(scope)) throw new XcshToolsError("ENOT_INSTALLED", `${id} is not installed in ${scope} scope`, { hint: `\`xcsh-tools list\` shows where it is installed.` });
+    return scope;
+  }
+  if (has("project") && has("user")) {
+    throw new XcshToolsError("EAMBIGUOUS_SCOPE", `${id} is installed in both user and project scope`, { hint: `Say which one to ${verb}: --scope user or --scope project.`, exitCode: 2 });
+  }
+  if (has("project")) return "project";
+  if (has("user")) return "user";
+  throw new XcshToolsError("ENOT_INSTALLED", `${id} is not installed`, { hint: "`xcsh-tools list` shows the installed plugins." });
+}
+
+/** Uninstall ids; cache folders go only when no registry of any scope references them. */
+export async function uninstallMarketplacePlugin(ctx: MarketplaceContext, ids: string[], options: { scope?: Scope; dryRun?: boolean } = {}): Promise<PluginChangeReport> {
+  for (const id of ids) requireSpec(id);
+  return runPluginChange(ctx, `uninstall ${ids.join(" ")}`, Boolean(options.dryRun), async (state) => {
+    const ws = workingSet(state);
+    for (const id of ids) planRemove(ws, resolveScope(state, ws, id, options.scope, "uninstall"), id);
+    const warnings: string[] = [];
+    const { plan, projectList } = await finish(ctx, state, ws, warnings);
+    return { plan, adds: [], projectList, failed: [], warnings };
+  });
+}
+
+/** Enable or disable ids (every entry of the id in its scope). */
+export async function setMarketplacePluginEnabled(ctx: MarketplaceContext, ids: string[], enabled: boolean, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<PluginChangeReport> {
+  for (const id of ids) requireSpec(id);
+  return runPluginChange(ctx, `${enabled ? "enable" : "disable"} ${ids.join(" ")}`, Boolean(options.dryRun), async (state) => {
+    const ws = workingSet(state);
+    for (const id of ids) planSetEnabled(ws, resolveScope(state, ws, id, options.scope, enabled ? "enable" : "disable"), id, enabled);
+    const plan = finishPlan(ws, { pluginCache: pathsOf(ctx).pluginCache, otherReferences: new Set() });
+    return { plan, adds: [], projectList: undefined, failed: [], warnings: [] };
+  });
+}
+
+/** Installed (id, scope) pairs selected by ids and scope. */
+function selectInstalled(state: EngineState, ids: string[] | undefined, scope: Scope | undefined): { id: string; scope: Scope }[] {
+  const out: { id: string; scope: Scope }[] = [];
+  for (const s of [state.project, state.user]) {
+    if (!s || (scope && s.paths.scope !== scope)) continue;
+    for (const id of Object.keys(s.installed.plugins)) if (!ids || ids.includes(id)) out.push({ id, scope: s.paths.scope });
+  }
+  if (ids) {
+    for (const id of ids) {
+      if (!out.some((o) => o.id === id)) throw new XcshToolsError("ENOT_INSTALLED", `${id} is not installed${scope ? ` in ${scope} scope` : ""}`, { hint: "`xcsh-tools list` shows the installed plugins." });
+    }
+  }
+  return out;
+}
+
+/**
+ * Update installed marketplace plugins to what their (cached) catalogs offer now: the catalog's
+ * version, its pinned sha, the ref's new tip, the npm range's newest version, or simply changed
+ * content. Each is re-fetched and compared by content, so an unchanged plugin is a NOOP and a
+ * changed one is updated even when its version string did not move.
+ */
+export async function updateMarketplacePlugins(ctx: MarketplaceContext, ids: string[] | undefined, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<PluginChangeReport> {
+  return runPluginChange(ctx, `update ${ids?.join(" ") ?? "marketplace plugins"}`, Boolean(options.dryRun), async (state, scratch, step) => {
+    const ws = workingSet(state);
+    const adds: CacheAdd[] = [];
+    const warnings: string[] = [];
+    const failed: PluginChangeReport["failed"] = [];
+    for (const [i, { id, scope }] of selectInstalled(state, ids, options.scope).entries()) {
+      const split = splitPluginId(id)!;
+      try {
+        const found = findMarketplace(state, split.marketplace);
+        if (!found) throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${split.marketplace}" of ${id} is not registered any more`, { hint: `Add it again to update ${id}, or uninstall it.` });
+        const prepared = await preparePlugin(ctx, found, split.plugin, path.join(scratch, String(i)));
+        await step("marketplace:prepared");
+        warnings.push(...prepared.warnings.map((w) => `${id}: ${w}`));
+        const item = planInstall(ws, scope, id, { version: prepared.version, installPath: prepared.cacheDir, ...(prepared.gitCommitSha ? { gitCommitSha: prepared.gitCommitSha } : {}) }, { now: nowIso(ctx) });
+        if (item.op === "NOOP") item.reason = `up to date: ${prepared.version}`;
+        adds.push(addOf(prepared));
+      } catch (error) {
+        failed.push({ id, scope, error: coded(error) });
+      }
+    }
+    const { plan, projectList } = await finish(ctx, state, ws, warnings);
+    return { plan, adds, projectList, failed, warnings };
+  });
+}
+
+/** One row of `outdated`. */
+export interface OutdatedRow {
+  id: string;
+  scope: Scope;
+  current: { version: string; gitCommitSha?: string; contentHash?: string };
+  latest?: Revision & { version?: string };
+  outdated: boolean;
+  reason: string;
+  error?: { code: string; message: string; hint?: string };
+}
+
+function versionNewer(candidate: string | undefined, current: string): boolean {
+  if (!candidate || candidate === current) return false;
+  if (semver.valid(candidate) && semver.valid(current)) return semver.gt(candidate, current);
+  return true;
+}
+
+/** What is newer than what is installed; reads only (recovers first if a journal is pending). */
+export async function outdatedMarketplacePlugins(ctx: MarketplaceContext, ids?: string[], options: { scope?: Scope } = {}): Promise<OutdatedRow[]> {
+  await recoverBeforeRead(ctx);
+  const state = await loadEngineState(ctx);
+  const rows: OutdatedRow[] = [];
+  const scratch = await makeScratch("outdated");
+  try {
+    for (const [i, { id, scope }] of selectInstalled(state, ids, options.scope).entries()) {
+      const entry = scopeState(ctx, state, scope).installed.plugins[id]![0]!;
+      const hash = hashOfCacheDir(entry.installPath);
+      const current = { version: entry.version ?? "unknown", ...(entry.gitCommitSha ? { gitCommitSha: entry.gitCommitSha } : {}), ...(hash ? { contentHash: hash } : {}) };
+      const row: OutdatedRow = { id, scope, current, outdated: false, reason: "up to date" };
+      rows.push(row);
+      try {
+        const split = splitPluginId(id)!;
+        const found = findMarketplace(state, split.marketplace);
+        if (!found) throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${split.marketplace}" is not registered`, { hint: `Add it again to check ${id}.` });
+        const loaded = await catalogOf(found);
+        const catalogItem = catalogEntry(loaded, split.plugin, split.marketplace);
+        const kind = pluginSourceOf(catalogItem.source, split.plugin);
+        const input = { entry: catalogItem, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(found) };
+        let latest: Revision | undefined = kind.probe ? await kind.probe(input, ctx) : undefined;
+        if (!latest) {
+          const fetched = await kind.fetch(input, path.join(scratch.dir, String(i)), ctx);
+          const copy = path.join(scratch.dir, `${i}-copy`);
+          await copyPluginTree(fetched.dir, copy, fetched.within);
+          latest = { contentHash: (await hashTree(copy)).slice(0, 12) };
+        }
+        const catalogVersion = latest.version ?? catalogItem.version;
+        row.latest = { ...latest, ...(catalogVersion ? { version: catalogVersion } : {}) };
+        const reasons: string[] = [];
+        if (versionNewer(catalogVersion, current.version)) reasons.push(`version ${current.version} → ${catalogVersion}`);
+        if (latest.gitCommitSha && latest.gitCommitSha !== current.gitCommitSha) reasons.push(`commit ${current.gitCommitSha?.slice(0, 12) ?? "(not recorded)"} → ${latest.gitCommitSha.slice(0, 12)}`);
+        if (latest.contentHash && latest.contentHash !== current.contentHash) reasons.push(`content changed (${current.contentHash ?? "unknown"} → ${latest.contentHash})`);
+        if (reasons.length > 0) {
+          row.outdated = true;
+          row.reason = reasons.join("; ");
+        }
+      } catch (error) {
+        row.error = coded(error);
+        row.reason = `cannot check: ${row.error.message}`;
+      }
+    }
+  } finally {
+    await scratch.dispose();
+  }
+  return rows;
+}
+
+/** One row of `list`. */
+export interface InstalledRow {
+  id: string;
+  plugin: string;
+  marketplace: string;
+  scope: Scope;
+  version: string;
+  enabled: boolean;
+  installPath: string;
+  gitCommitSha?: string;
+  /** A user install hidden by a project install of the same id. */
+  shadowedBy?: "project";
+  /** The install folder is gone (run update or reinstall). */
+  missing?: boolean;
+}
+
+/** Installed marketplace plugins, project first. */
+export async function listMarketplacePlugins(ctx: MarketplaceContext, options: { scope?: Scope } = {}): Promise<InstalledRow[]> {
+  await recoverBeforeRead(ctx);
+  const state = await loadEngineState(ctx);
+  const projectIds = new Set(Object.keys(state.project?.installed.plugins ?? {}));
+  const rows: InstalledRow[] = [];
+  for (const s of [state.project, state.user]) {
+    if (!s || (options.scope && s.paths.scope !== options.scope)) continue;
+    for (const [id, entries] of Object.entries(s.installed.plugins)) {
+      const split = splitPluginId(id);
+      for (const entry of entries) {
+        const exists = await stat(entry.installPath).then((i) => i.isDirectory(), () => false);
+        rows.push({
+          id,
+          plugin: split?.plugin ?? id,
+          marketplace: split?.marketplace ?? "",
+          scope: s.paths.scope,
+          version: entry.version ?? "unknown",
+          enabled: entry.enabled !== false,
+          installPath: entry.installPath,
+          ...(entry.gitCommitSha ? { gitCommitSha: entry.gitCommitSha } : {}),
+          ...(s.paths.scope === "user" && projectIds.has(id) ? { shadowedBy: "project" as const } : {}),
+          ...(exists ? {} : { missing: true }),
+        });
+      }
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,142 @@
+/**
+ * Preparing one plugin of a marketplace for install, entirely outside live state: find the
+ * catalog entry, fetch its source into scratch, copy it without `.git`, hash the copy, settle the
+ * version, and validate the copy the way the host will load it (`validatePath`, tools imported in
+ * a child process). Only a plugin that passes counts as installable.
+ *
+ * Version, first found: what the source resolved (npm) → the catalog entry's `version` →
+ * `.xcsh-plugin/plugin.json` → `.claude-plugin/plugin.json` → `package.json` → `0.0.0`. The cache
+ * folder adds the first 12 hex digits of the content hash, so the version string alone never
+ * decides which folder is used.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { XcshToolsError } from "../core/errors.js";
+import { isRecord } from "../manifest/result.js";
+import type { MarketplacePluginEntry } from "../manifest/marketplace-catalog.js";
+import { validatePath } from "../validate/index.js";
+import { readCachedCatalog, readCatalogIn, type LoadedCatalog } from "./catalog.js";
+import { pathsOf, type MarketplaceContext, type PluginValidator } from "./context.js";
+import { pluginSourceOf } from "./plugin-sources/index.js";
+import type { FoundMarketplace } from "./state.js";
+import { copyPluginTree, hashTree } from "./tree.js";
+
+const VERSION_RE = /^[a-zA-Z0-9._+-]+$/;
+
+/** A plugin ready to be installed. */
+export interface PreparedPlugin {
+  id: string;
+  plugin: string;
+  marketplace: FoundMarketplace;
+  entry: MarketplacePluginEntry;
+  /** The scratch copy (no .git). */
+  copy: string;
+  hash: string;
+  version: string;
+  gitCommitSha?: string;
+  /** `<pluginCache>/<mkt>___<plugin>___<version>-<hash12>`. */
+  cacheDir: string;
+  warnings: string[];
+}
+
+/** The catalog of a marketplace, checked against the live folder for local ones (host weakness #34). */
+export async function catalogOf(found: FoundMarketplace): Promise<LoadedCatalog> {
+  const cached = await readCachedCatalog(found.entry.catalogPath, found.entry.name);
+  if (found.entry.sourceType === "local") {
+    const live = await readCatalogIn(found.entry.sourceUri, `The marketplace folder ${found.entry.sourceUri}`).catch(() => undefined);
+    if (live && JSON.stringify(live.catalog) !== JSON.stringify(cached.catalog)) {
+      throw new XcshToolsError("ECATALOG_STALE", `The catalog of marketplace "${found.entry.name}" changed in ${found.entry.sourceUri} since it was added or last updated`, {
+        hint: `Run \`xcsh-tools marketplace update ${found.entry.name}\` to see and accept the changes, then retry.`,
+      });
+    }
+  }
+  return cached;
+}
+
+/** The folder relative plugin sources of a marketplace resolve in. */
+export function relativeRootOf(found: FoundMarketplace): string | undefined {
+  if (found.entry.sourceType === "local") return found.entry.sourceUri;
+  if (found.entry.sourceType === "url") return undefined;
+  return path.dirname(found.entry.catalogPath);
+}
+
+/** The catalog entry `plugin`, or `EPLUGIN_NOT_FOUND` listing what the catalog has. */
+export function catalogEntry(loaded: LoadedCatalog, plugin: string, marketplace: string): MarketplacePluginEntry {
+  const entry = loaded.catalog.plugins.find((p) => p.name === plugin);
+  if (entry) return entry;
+  const names = loaded.catalog.plugins.map((p) => p.name);
+  const close = names.filter((n) => n.includes(plugin) || plugin.includes(n)).slice(0, 3);
+  throw new XcshToolsError("EPLUGIN_NOT_FOUND", `Plugin "${plugin}" is not in marketplace "${marketplace}"`, {
+    hint: close.length > 0 ? `Did you mean ${close.map((n) => `${n}@${marketplace}`).join(", ")}?` : `Run \`xcsh-tools marketplace discover ${marketplace}\` to see its ${names.length} plugin(s), or \`marketplace update ${marketplace}\` to refresh it.`,
+  });
+}
+
+async function versionIn(file: string): Promise<string | undefined> {
+  try {
+    const value = JSON.parse(await readFile(file, "utf8")) as unknown;
+    return isRecord(value) && typeof value.version === "string" && value.version.length > 0 ? value.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function settleVersion(copy: string, entry: MarketplacePluginEntry, fromSource: string | undefined): Promise<string> {
+  const candidates = [fromSource, entry.version, await versionIn(path.join(copy, ".xcsh-plugin", "plugin.json")), await versionIn(path.join(copy, ".claude-plugin", "plugin.json")), await versionIn(path.join(copy, "package.json"))];
+  const version = candidates.find((v): v is string => typeof v === "string" && v.length > 0) ?? "0.0.0";
+  // A version that cannot be a folder name segment is kept in the registry but cleaned for the cache.
+  return version;
+}
+
+/** A folder-safe form of a version. */
+export function cacheVersion(version: string): string {
+  const clean = version.replace(/[^a-zA-Z0-9._+-]/g, "_").replace(/\.\.+/g, "_").slice(0, 64);
+  return VERSION_RE.test(clean) ? clean : "0.0.0";
+}
+
+/** The content-keyed cache folder of a plugin. */
+export function cacheDirOf(ctx: Pick<MarketplaceContext, "roots">, marketplace: string, plugin: string, version: string, hash: string): string {
+  return path.join(pathsOf(ctx).pluginCache, `${marketplace}___${plugin}___${cacheVersion(version)}-${hash.slice(0, 12)}`);
+}
+
+/** The content hash prefix a cache folder name carries (undefined for folders the host made). */
+export function hashOfCacheDir(installPath: string): string | undefined {
+  return /-([0-9a-f]{12})$/.exec(path.basename(installPath))?.[1];
+}
+
+/** The default validator: the plugin folder checked as discovery loads it. */
+export function defaultValidator(ctx: MarketplaceContext): PluginValidator {
+  return (dir) => validatePath(dir, { cwd: ctx.cwd, home: ctx.roots.home, as: "plugin-folder" });
+}
+
+/** Fetch, copy, hash and validate `plugin@marketplace` into `scratch`. */
+export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string): Promise<PreparedPlugin> {
+  const marketplace = found.entry.name;
+  const loaded = await catalogOf(found);
+  const entry = catalogEntry(loaded, plugin, marketplace);
+  const kind = pluginSourceOf(entry.source, plugin);
+  const fetched = await kind.fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(found) }, scratch, ctx);
+  const copy = path.join(scratch, "copy");
+  await copyPluginTree(fetched.dir, copy, fetched.within);
+  const hash = await hashTree(copy);
+  const version = await settleVersion(copy, entry, fetched.version);
+  const validate = ctx.validatePlugin ?? defaultValidator(ctx);
+  const report = await validate(copy);
+  if (!report.ok) {
+    const first = report.errors.slice(0, 3).map((e) => `${path.relative(copy, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.code} ${e.message}`);
+    throw new XcshToolsError("EPLUGIN_INVALID", `Plugin ${plugin}@${marketplace} ${version} does not load as the host would load it: ${first.join("; ")}${report.errors.length > 3 ? ` (and ${report.errors.length - 3} more)` : ""}`, {
+      hint: "Nothing was installed. Tell the plugin's author; `xcsh-tools validate <folder>` on a checkout shows every problem.",
+    });
+  }
+  return {
+    id: `${plugin}@${marketplace}`,
+    plugin,
+    marketplace: found,
+    entry,
+    copy,
+    hash,
+    version,
+    ...(fetched.gitCommitSha ? { gitCommitSha: fetched.gitCommitSha } : {}),
+    cacheDir: cacheDirOf(ctx, marketplace, plugin, version, hash),
+    warnings: report.warnings.map((w) => `${w.code} ${w.message}`),
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Loading what the marketplace engine works on, in one place: the marketplaces of both scopes
+ * (project shadows user by name), the installed registries of both scopes, and the references of
+ * every other project registry we have written (for cache GC). Reads are strict (registry.ts).
+ */
+import path from "node:path";
+import { errorMessage } from "../core/errors.js";
+import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
+import type { ValidationIssue } from "../manifest/result.js";
+import { assertProjectScope, scopePaths, type MarketplaceContext, type Scope, type ScopePaths } from "./context.js";
+import { readInstalledDoc, readMarketplacesDoc, readProjectList, referencedPaths, type InstalledDoc, type MarketplacesDoc } from "./registry.js";
+
+/** One scope's files, loaded. */
+export interface ScopeState {
+  paths: ScopePaths;
+  marketplaces: MarketplacesDoc;
+  installed: InstalledDoc;
+}
+
+/** Everything loaded. `project` is absent where cwd is not a project (the home folder). */
+export interface EngineState {
+  user: ScopeState;
+  project: ScopeState | undefined;
+  warnings: ValidationIssue[];
+}
+
+/** A registered marketplace and its scope. */
+export interface FoundMarketplace {
+  scope: Scope;
+  entry: MarketplaceEntry;
+  paths: ScopePaths;
+}
+
+function hasProjectScope(ctx: Pick<MarketplaceContext, "roots" | "cwd">): boolean {
+  try {
+    assertProjectScope(ctx);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function loadScope(ctx: MarketplaceContext, scope: Scope, warnings: ValidationIssue[]): Promise<ScopeState> {
+  const paths = scopePaths(ctx, scope);
+  return {
+    paths,
+    marketplaces: await readMarketplacesDoc(paths.marketplacesRegistry, warnings),
+    installed: await readInstalledDoc(paths.installedPlugins, warnings),
+  };
+}
+
+/** Load both scopes. */
+export async function loadEngineState(ctx: MarketplaceContext): Promise<EngineState> {
+  const warnings: ValidationIssue[] = [];
+  const user = await loadScope(ctx, "user", warnings);
+  const project = hasProjectScope(ctx) ? await loadScope(ctx, "project", warnings) : undefined;
+  return { user, project, warnings };
+}
+
+/** The state of one scope; `EPROJECT_SCOPE` when project scope is asked for outside a project. */
+export function scopeState(ctx: MarketplaceContext, state: EngineState, scope: Scope): ScopeState {
+  if (scope === "user") return state.user;
+  assertProjectScope(ctx);
+  return state.project!;
+}
+
+/** The marketplace `name`: in `scope`, or project first then user. */
+export function findMarketplace(state: EngineState, name: string, scope?: Scope): FoundMarketplace | undefined {
+  const order: ScopeState[] = scope === "user" ? [state.user] : scope === "project" ? (state.project ? [state.project] : []) : [...(state.project ? [state.project] : []), state.user];
+  for (const s of order) {
+    const entry = s.marketplaces.marketplaces.find((m) => m.name === name);
+    if (entry) return { scope: s.paths.scope, entry, paths: s.paths };
+  }
+  return undefined;
+}
+
+/** Every registered marketplace, project first. */
+export function allMarketplaces(state: EngineState): FoundMarketplace[] {
+  const out: FoundMarketplace[] = [];
+  for (const s of [state.project, state.user]) {
+    if (!s) continue;
+    for (const entry of s.marketplaces.marketplaces) out.push({ scope: s.paths.scope, entry, paths: s.paths });
+  }
+  return out;
+}
+
+/**
+ * The installPaths referenced by every project registry we have written other than the current
+ * one; `undefined` (with a warning) when one cannot be read: then nothing may be deleted.
+ */
+export async function otherProjectReferences(ctx: MarketplaceContext, state: EngineState, warn: (message: string) => void): Promise<{ refs: Set<string> | undefined; list: string[] }> {
+  let list: string[];
+  try {
+    list = await readProjectList(ctx);
+  } catch (error) {
+    warn(`Old cached plugin folders are kept: ${errorMessage(error)}`);
+    return { refs: undefined, list: [] };
+  }
+  const current = state.project ? path.resolve(state.project.paths.installedPlugins) : undefined;
+  const refs = new Set<string>();
+  for (const file of list) {
+    if (file === current || file === path.resolve(state.user.paths.installedPlugins)) continue;
+    try {
+      for (const p of referencedPaths(await readInstalledDoc(file))) refs.add(p);
+    } catch (error) {
+      warn(`Old cached plugin folders are kept because another project's registry cannot be read: ${errorMessage(error)}`);
+      return { refs: undefined, list };
+    }
+  }
+  return { refs, list };
+}

@@ -1,0 +1,88 @@
+/**
+ * Plugin folders as content: copying one into the cache without `.git` (host weakness #36: cached
+ * copies carried the clone's history), and hashing it so the cache is keyed by what is inside,
+ * not by a version string (the stale-cache bug family, peers §1.9: same version, different code,
+ * old folder reused).
+ *
+ * Symlinks inside the source that point inside its root are copied as the files they point at
+ * (Claude Code follows them too, peers §1.1); one that leaves the root, or dangles, is an error:
+ * a plugin must not smuggle files from elsewhere on the disk into the cache.
+ */
+import { createHash } from "node:crypto";
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { XcshToolsError } from "../core/errors.js";
+import { removeTree } from "../core/atomic-fs.js";
+
+/** Names never copied into the cache. */
+const SKIPPED = new Set([".git"]);
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/** Copy the folder `src` to `dest` (must not exist) without `.git`, resolving inner symlinks. */
+export async function copyPluginTree(src: string, dest: string, within = src): Promise<void> {
+  const rootReal = await realpath(within);
+  async function copy(from: string, to: string, depth: number): Promise<void> {
+    if (depth > 64) throw new XcshToolsError("ETREE_DEPTH", `${from} is nested too deeply (a symlink loop?)`, { hint: "Remove the symlink loop from the plugin." });
+    let info = await lstat(from);
+    if (info.isSymbolicLink()) {
+      const real = await realpath(from).catch(() => undefined);
+      if (!real) throw new XcshToolsError("EENTRY_NOT_FOUND", `${from} is a dangling symbolic link (${await readlink(from)})`, { file: from, hint: "Remove the link or commit the file it points at." });
+      if (!isInside(real, rootReal)) {
+        throw new XcshToolsError("EENTRY_ESCAPE", `${from} links to ${real}, outside ${rootReal}`, { file: from, hint: "A plugin is copied on its own: put the shared files inside the plugin instead of linking to them." });
+      }
+      info = await stat(real);
+      from = real;
+    }
+    if (info.isDirectory()) {
+      await mkdir(to, { mode: 0o755 });
+      for (const name of (await readdir(from)).sort()) {
+        if (SKIPPED.has(name)) continue;
+        await copy(path.join(from, name), path.join(to, name), depth + 1);
+      }
+      await chmod(to, (info.mode & 0o777) | 0o700);
+    } else if (info.isFile()) {
+      await copyFile(from, to);
+      await chmod(to, info.mode & 0o777);
+    }
+    // sockets, FIFOs and devices are not plugin content: skipped
+  }
+  await copy(src, dest, 0);
+}
+
+/**
+ * A hash of a folder's content: every path (sorted), whether it is executable, and every file's
+ * bytes; `.git` excluded, symlinks hashed as their target text. Modes other than the executable
+ * bit and times do not count: git does not keep them either.
+ */
+export async function hashTree(root: string): Promise<string> {
+  const hash = createHash("sha256");
+  async function walk(dir: string, rel: string): Promise<void> {
+    for (const name of (await readdir(dir)).sort()) {
+      if (SKIPPED.has(name)) continue;
+      const abs = path.join(dir, name);
+      const relPath = rel ? `${rel}/${name}` : name;
+      const info = await lstat(abs);
+      if (info.isSymbolicLink()) hash.update(`L\0${relPath}\0${await readlink(abs)}\0`);
+      else if (info.isDirectory()) {
+        hash.update(`D\0${relPath}\0`);
+        await walk(abs, relPath);
+      } else if (info.isFile()) {
+        hash.update(`F\0${relPath}\0${info.mode & 0o111 ? "x" : "-"}\0${info.size}\0`);
+        hash.update(await readFile(abs));
+      }
+    }
+  }
+  await walk(root, "");
+  return hash.digest("hex");
+}
+
+/** A scratch folder outside live state for one fetch; `dispose` removes it. */
+export async function makeScratch(label: string): Promise<{ dir: string; dispose(): Promise<void> }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `xcsh-tools-${label}-`));
+  return { dir, dispose: () => removeTree(dir).catch(() => undefined) };
+}
