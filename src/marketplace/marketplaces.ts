@@ -202,7 +202,7 @@ export interface MarketplaceUpdateReport {
 }
 
 /** Re-fetch one marketplace (by name) or all of them. */
-export async function updateMarketplaces(ctx: MarketplaceContext, name: string | undefined, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<MarketplaceUpdateReport> {
+export async function updateMarketplaces(ctx: MarketplaceContext, name?: string, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<MarketplaceUpdateReport> {
   await recoverBeforeRead(ctx);
   const state = await loadEngineState(ctx);
   const targets = name ? [requireMarketplace(state, name, options.scope)] : allMarketplaces(state).filter((m) => !options.scope || m.scope === options.scope);

@@ -9,7 +9,7 @@
  * hash, validate), plan (plan.ts, pure), stage (apply.ts), commit. Updates prepare each plugin
  * on its own so one broken plugin does not block the others; it is reported as failed.
  */
-import { stat } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import semver from "semver";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
@@ -313,7 +313,9 @@ export async function outdatedMarketplacePlugins(ctx: MarketplaceContext, ids?: 
         const input = { entry: catalogItem, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(found) };
         let latest: Revision | undefined = kind.probe ? await kind.probe(input, ctx) : undefined;
         if (!latest) {
-          const fetched = await kind.fetch(input, path.join(scratch.dir, String(i)), ctx);
+          const work = path.join(scratch.dir, String(i));
+          await mkdir(work, { recursive: true });
+          const fetched = await kind.fetch(input, work, ctx);
           const copy = path.join(scratch.dir, `${i}-copy`);
           await copyPluginTree(fetched.dir, copy, fetched.within);
           latest = { contentHash: (await hashTree(copy)).slice(0, 12) };

@@ -9,7 +9,7 @@
  * folder adds the first 12 hex digits of the content hash, so the version string alone never
  * decides which folder is used.
  */
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { isRecord } from "../manifest/result.js";
@@ -103,14 +103,18 @@ export function hashOfCacheDir(installPath: string): string | undefined {
   return /-([0-9a-f]{12})$/.exec(path.basename(installPath))?.[1];
 }
 
-/** The default validator: the plugin folder checked as discovery loads it. */
+/**
+ * The default validator: the plugin folder checked as discovery loads it. Its module shims and
+ * transpile cache go to a scratch root next to the copy, so a dry run writes nothing of ours.
+ */
 export function defaultValidator(ctx: MarketplaceContext): PluginValidator {
-  return (dir) => validatePath(dir, { cwd: ctx.cwd, home: ctx.roots.home, as: "plugin-folder" });
+  return (dir) => validatePath(dir, { cwd: ctx.cwd, home: ctx.roots.home, xcshHome: path.join(path.dirname(dir), "validate-root"), as: "plugin-folder" });
 }
 
 /** Fetch, copy, hash and validate `plugin@marketplace` into `scratch`. */
 export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string): Promise<PreparedPlugin> {
   const marketplace = found.entry.name;
+  await mkdir(scratch, { recursive: true });
   const loaded = await catalogOf(found);
   const entry = catalogEntry(loaded, plugin, marketplace);
   const kind = pluginSourceOf(entry.source, plugin);

@@ -23,12 +23,12 @@ export function toolModule(name: string, text = name): string {
 `;
 }
 
-/** Files of a plugin folder at `prefix`: `tools/<tool>.js` and a plugin.json in `flavour`'s folder. */
+/** Files of a plugin folder at `prefix`: `tools/<tool>.mjs` and a plugin.json in `flavour`'s folder. */
 export function pluginFiles(prefix: string, name: string, tools: string[], options: { version?: string; flavour?: "xcsh" | "claude"; text?: string } = {}): Record<string, string | object> {
   const files: Record<string, string | object> = {};
   const folder = options.flavour === "claude" ? ".claude-plugin" : ".xcsh-plugin";
   files[path.posix.join(prefix, folder, "plugin.json")] = { name, ...(options.version ? { version: options.version } : {}), description: `the ${name} plugin` };
-  for (const tool of tools) files[path.posix.join(prefix, "tools", `${tool}.js`)] = toolModule(tool, options.text ?? tool);
+  for (const tool of tools) files[path.posix.join(prefix, "tools", `${tool}.mjs`)] = toolModule(tool, options.text ?? tool);
   return files;
 }
 

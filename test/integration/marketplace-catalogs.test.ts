@@ -93,7 +93,7 @@ describe("add, list, discover, search, remove", () => {
     const report = await addMarketplace(ctx, remote.url);
     expect(report).toMatchObject({ name: "claudish", entry: { sourceType: "git", sourceUri: remote.url } });
     const cache = await snapshotTree(path.join(w.xcshHome, "plugins/cache/marketplaces/claudish"));
-    expect(Object.keys(cache).sort()).toEqual([".", ".claude-plugin", ".claude-plugin/marketplace.json", "marketplace.json", "plugins", "plugins/hello", "plugins/hello/.claude-plugin", "plugins/hello/.claude-plugin/plugin.json", "plugins/hello/tools", "plugins/hello/tools/hello_tool.js"]);
+    expect(Object.keys(cache).sort()).toEqual([".", ".claude-plugin", ".claude-plugin/marketplace.json", "marketplace.json", "plugins", "plugins/hello", "plugins/hello/.claude-plugin", "plugins/hello/.claude-plugin/plugin.json", "plugins/hello/tools", "plugins/hello/tools/hello_tool.mjs"]);
   });
 
   it("adds a catalog served over loopback HTTP, with --name and --dry-run writing nothing", async () => {
@@ -175,7 +175,7 @@ describe("update", () => {
     expect(await snapshotTree(w.xcshHome)).toEqual(before);
 
     await rm(remote.bare, { recursive: true, force: true });
-    const gone = await updateMarketplaces(ctx);
+    const gone = await updateMarketplaces(ctx, undefined);
     expect(gone.results).toMatchObject([{ op: "FAILED", error: { code: "EGIT", hint: expect.stringMatching(/last good catalog is kept/) } }]);
     expect(await snapshotTree(w.xcshHome)).toEqual(before);
     expect((await discoverPlugins(ctx, "gitm")).map((p) => p.name)).toEqual(["hello", "new-one"]);
@@ -189,7 +189,7 @@ describe("update", () => {
     await addMarketplace(ctx, b);
     await rm(a, { recursive: true });
     await w.write(path.join(b, catalogPath()), catalog("bbb", [{ name: "only", source: "./plugins/hello" }]));
-    const report = await updateMarketplaces(ctx);
+    const report = await updateMarketplaces(ctx, undefined);
     expect(report.results.map((r) => [r.name, r.op])).toEqual([["aaa", "FAILED"], ["bbb", "CHANGE"]]);
     expect(report.results[0]).toMatchObject({ error: { code: "ESOURCE_NOT_FOUND" } });
   });
