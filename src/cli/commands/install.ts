@@ -13,6 +13,7 @@ import type { CommandModule } from "./index.js";
 
 interface InstallFlags {
   dryRun?: boolean;
+  scope?: string;
   allowScripts?: boolean;
 }
 
@@ -22,8 +23,10 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("install npm plugins (name, name@version|range|tag, tarball, URL, folder, git URL; features: name[a,b])")
     .option("--dry-run", "print the plan; write nothing")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
+    .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
     .action(async (specs: string[], flags: InstallFlags, command: Command) => {
       const ctx = getContext(command);
+      if (await (await import("./marketplace.js")).dispatchInstall(ctx, specs, flags)) return;
       if (specs.length === 0) throw usageError("install needs at least one spec", "e.g. xcsh-tools install @acme/xcsh-search");
       const { parseInstallSpec } = await import("../../plugins/spec.js");
       const parsed = specs.map((spec) => parseInstallSpec(spec, ctx.cwd));

@@ -11,9 +11,11 @@ import type { CommandModule } from "./index.js";
 export const register: CommandModule["register"] = (program, getContext) => {
   program
     .command("list")
-    .description("list installed npm plugins")
-    .action(async (_flags: unknown, command: Command) => {
+    .description("list installed plugins (npm and marketplace)")
+    .option("--scope <scope>", "only marketplace plugins of this scope (user or project)")
+    .action(async (flags: { scope?: string }, command: Command) => {
       const ctx = getContext(command);
+      const mkt = await (await import("./marketplace.js")).listSection(ctx, flags);
       const { readStateForQuery } = await import("../../plugins/mutation.js");
       const { loadInventory } = await import("../../plugins/inventory.js");
       const state = await readStateForQuery(await mutationWorld(ctx));
@@ -35,11 +37,12 @@ export const register: CommandModule["register"] = (program, getContext) => {
         ...(p.problem ? { problem: p.problem } : {}),
       }));
       if (ctx.output.json) {
-        ctx.output.result({ plugins: items });
+        ctx.output.result({ plugins: items, ...mkt.json });
         return;
       }
       if (items.length === 0) {
-        ctx.output.line("No plugins installed. Install one with `xcsh-tools install <package>`.");
+        if (mkt.lines.length === 0) ctx.output.line("No plugins installed. Install one with `xcsh-tools install <package>`.");
+        for (const line of mkt.lines) ctx.output.line(line);
         return;
       }
       for (const item of items) {
@@ -52,5 +55,6 @@ export const register: CommandModule["register"] = (program, getContext) => {
         ctx.output.line(`${style(ctx.output, "bold", item.name)}@${item.version ?? "missing"}  ${flags.join("  ")}`);
         if (item.problem) ctx.output.line(`  ${style(ctx.output, "red", "problem")}: ${item.problem}`);
       }
+      for (const line of mkt.lines) ctx.output.line(line);
     });
 };

@@ -133,50 +133,58 @@ export async function dispatchUpdate(ctx: CommandContext, names: string[], flags
 
 /**
  * `update` without names: after the npm plugins, the marketplace plugins. Returns the JSON to
- * merge into the command's document and prints the human lines (unless `--json`); `failed` says
- * whether the command must exit 1.
+ * merge into the command's document, the human lines to print after the npm ones, and whether
+ * the command must exit 1 (a plugin failed).
  */
-export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { dryRun?: boolean }): Promise<{ json: { marketplacePlugins: PluginChangeReport }; failed: boolean }> {
+export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { dryRun?: boolean }): Promise<{ json: { marketplacePlugins?: PluginChangeReport }; lines: string[]; failed: boolean }> {
   const mctx = await marketplaceContext(ctx);
   const { updateMarketplacePlugins } = await import("../../marketplace/index.js");
   const report = await updateMarketplacePlugins(mctx, undefined, { dryRun: Boolean(flags.dryRun) });
-  if (!ctx.output.json && (report.items.length > 0 || report.failed.length > 0)) {
-    ctx.output.line(style(ctx.output, "bold", "Marketplace plugins:"));
-    for (const item of report.items) ctx.output.line(itemLine(ctx, item));
-    for (const f of report.failed) ctx.output.line(planLine(ctx, "FAILED", `${f.id}${f.scope ? ` (${f.scope})` : ""}`, `${f.error.code}: ${f.error.message}`));
+  const lines: string[] = [];
+  if (report.items.length > 0 || report.failed.length > 0) {
+    lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
+    for (const item of report.items) lines.push(itemLine(ctx, item));
+    for (const f of report.failed) lines.push(planLine(ctx, "FAILED", `${f.id}${f.scope ? ` (${f.scope})` : ""}`, `${f.error.code}: ${f.error.message}`));
   }
-  return { json: { marketplacePlugins: report }, failed: report.failed.length > 0 };
+  // Only when there is something: the npm-only document stays exactly what it was.
+  return { json: report.items.length + report.failed.length > 0 ? { marketplacePlugins: report } : {}, lines, failed: report.failed.length > 0 };
 }
 
-/** Shared `outdated`: rows of marketplace plugins (named ones, or all when `names` is empty). */
-export async function outdatedSection(ctx: CommandContext, names: string[]): Promise<{ handled: boolean; json: { marketplacePlugins: unknown[] } }> {
+/**
+ * Shared `outdated`. Named marketplace plugins: printed here (`handled`). No names: the rows of
+ * every marketplace plugin, as JSON to merge and lines to print after the npm table.
+ */
+export async function outdatedSection(ctx: CommandContext, names: string[]): Promise<{ handled: boolean; json: { marketplacePlugins?: unknown[] }; lines: string[] }> {
   const mctx = await marketplaceContext(ctx);
   const { outdatedMarketplacePlugins } = await import("../../marketplace/index.js");
-  let ids: string[] | undefined;
-  if (names.length > 0) {
-    if (!(await marketplaceSpecs(ctx, mctx, names, undefined, "outdated"))) return { handled: false, json: { marketplacePlugins: [] } };
-    ids = names;
-  }
-  const rows = await outdatedMarketplacePlugins(mctx, ids);
-  if (!ctx.output.json && rows.length > 0) {
-    ctx.output.line(style(ctx.output, "bold", "Marketplace plugins:"));
+  if (names.length > 0 && !(await marketplaceSpecs(ctx, mctx, names, undefined, "outdated"))) return { handled: false, json: {}, lines: [] };
+  const rows = await outdatedMarketplacePlugins(mctx, names.length > 0 ? names : undefined);
+  const lines: string[] = [];
+  if (rows.length > 0) {
+    lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
     for (const row of rows) {
       const latest = row.latest?.version ?? row.latest?.gitCommitSha?.slice(0, 12) ?? row.latest?.contentHash ?? "?";
       const mark = row.error ? style(ctx.output, "red", "?") : row.outdated ? style(ctx.output, "yellow", "↑") : style(ctx.output, "dim", "=");
-      ctx.output.line(`${mark} ${row.id} (${row.scope})  ${row.current.version} → ${latest}  ${style(ctx.output, "dim", row.reason)}`);
+      lines.push(`${mark} ${row.id} (${row.scope})  ${row.current.version} → ${latest}  ${style(ctx.output, "dim", row.reason)}`);
     }
   }
-  return { handled: names.length > 0, json: { marketplacePlugins: rows } };
+  const json = rows.length > 0 || names.length > 0 ? { marketplacePlugins: rows } : {};
+  if (names.length > 0) {
+    if (ctx.output.json) ctx.output.result(json);
+    else for (const line of lines) ctx.output.line(line);
+  }
+  return { handled: names.length > 0, json, lines };
 }
 
-/** Shared `list`: the marketplace plugins section (human lines printed; JSON returned). */
-export async function listSection(ctx: CommandContext, flags: { scope?: string } = {}): Promise<{ marketplacePlugins: unknown[] }> {
+/** Shared `list`: the marketplace plugins, as JSON to merge and lines to print after the npm ones. */
+export async function listSection(ctx: CommandContext, flags: { scope?: string } = {}): Promise<{ json: { marketplacePlugins?: unknown[] }; lines: string[] }> {
   const mctx = await marketplaceContext(ctx);
   const { listMarketplacePlugins } = await import("../../marketplace/index.js");
   const scope = parseScope(flags.scope);
   const rows = await listMarketplacePlugins(mctx, scope ? { scope } : {});
-  if (!ctx.output.json && rows.length > 0) {
-    ctx.output.line(style(ctx.output, "bold", "Marketplace plugins:"));
+  const lines: string[] = [];
+  if (rows.length > 0) {
+    lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
     for (const row of rows) {
       const bits = [
         row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", "disabled"),
@@ -185,10 +193,10 @@ export async function listSection(ctx: CommandContext, flags: { scope?: string }
         ...(row.shadowedBy ? [style(ctx.output, "dim", "shadowed by the project install")] : []),
         ...(row.missing ? [style(ctx.output, "red", `missing: ${row.installPath}`)] : []),
       ];
-      ctx.output.line(`${style(ctx.output, "bold", row.id)} ${row.version}  ${bits.join("  ")}`);
+      lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${bits.join("  ")}`);
     }
   }
-  return { marketplacePlugins: rows };
+  return { json: rows.length > 0 ? { marketplacePlugins: rows } : {}, lines };
 }
 
 function coded(error: unknown): { code: string; message: string; hint?: string } {

@@ -15,6 +15,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("show current, wanted (within the saved range) and latest versions of installed plugins")
     .action(async (names: string[], _flags: unknown, command: Command) => {
       const ctx = getContext(command);
+      const mkt = await (await import("./marketplace.js")).outdatedSection(ctx, names);
+      if (mkt.handled) return;
       const { parsePackageName } = await import("../../plugins/spec.js");
       const wanted = names.map(parsePackageName);
       const { readStateForQuery } = await import("../../plugins/mutation.js");
@@ -31,11 +33,12 @@ export const register: CommandModule["register"] = (program, getContext) => {
         return checkOutdated(wanted.length > 0 ? inventory.filter((p) => wanted.includes(p.name)) : inventory, client);
       });
       if (ctx.output.json) {
-        ctx.output.result({ plugins: Object.fromEntries(rows.map((r) => [r.name, { current: r.current ?? null, wanted: r.wanted, latest: r.latest, dependency: r.dependency, source: r.source, outdated: r.outdated }])) });
+        ctx.output.result({ ...mkt.json, plugins: Object.fromEntries(rows.map((r) => [r.name, { current: r.current ?? null, wanted: r.wanted, latest: r.latest, dependency: r.dependency, source: r.source, outdated: r.outdated }])) });
         return;
       }
       if (rows.length === 0) {
-        ctx.output.line("No plugins installed.");
+        ctx.output.line(mkt.lines.length ? "No npm plugins installed." : "No plugins installed.");
+        for (const line of mkt.lines) ctx.output.line(line);
         return;
       }
       const table = [["Package", "Current", "Wanted", "Latest", "Saved"], ...rows.map((r) => [r.name, r.current ?? "missing", r.wanted ?? "-", r.latest ?? "-", r.dependency])];
@@ -44,5 +47,6 @@ export const register: CommandModule["register"] = (program, getContext) => {
         const text = row.map((cell, j) => cell.padEnd(widths[j]!)).join("  ").trimEnd();
         ctx.output.line(i === 0 ? style(ctx.output, "bold", text) : rows[i - 1]!.outdated ? style(ctx.output, "yellow", text) : text);
       });
+      for (const line of mkt.lines) ctx.output.line(line);
     });
 };

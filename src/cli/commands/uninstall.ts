@@ -12,8 +12,10 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .command("uninstall <name...>")
     .description("remove installed plugins")
     .option("--dry-run", "print the plan; write nothing")
-    .action(async (names: string[], flags: { dryRun?: boolean }, command: Command) => {
+    .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
+    .action(async (names: string[], flags: { dryRun?: boolean; scope?: string }, command: Command) => {
       const ctx = getContext(command);
+      if (await (await import("./marketplace.js")).dispatchUninstall(ctx, names, flags)) return;
       const { parsePackageName } = await import("../../plugins/spec.js");
       const wanted = names.map(parsePackageName);
       const { readStateForQuery } = await import("../../plugins/mutation.js");

@@ -6,6 +6,7 @@
 import type { Command } from "commander";
 import { mutationWorld } from "../plugin-world.js";
 import { npmClient, renderPlan, withProgress } from "../plugin-command.js";
+import { ReportedFailure } from "../program.js";
 import type { CommandModule } from "./index.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
@@ -15,8 +16,11 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--latest", "update to the latest version, rewriting the saved range")
     .option("--dry-run", "print the plan; write nothing")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
-    .action(async (names: string[], flags: { latest?: boolean; dryRun?: boolean; allowScripts?: boolean }, command: Command) => {
+    .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
+    .action(async (names: string[], flags: { latest?: boolean; dryRun?: boolean; allowScripts?: boolean; scope?: string }, command: Command) => {
       const ctx = getContext(command);
+      const market = await import("./marketplace.js");
+      if (await market.dispatchUpdate(ctx, names, flags)) return;
       const { parsePackageName } = await import("../../plugins/spec.js");
       const wanted = names.map(parsePackageName);
       const { readStateForQuery } = await import("../../plugins/mutation.js");
@@ -45,12 +49,16 @@ export const register: CommandModule["register"] = (program, getContext) => {
         return { plan: applied.plan, applied };
       });
       const dryRun = Boolean(flags.dryRun);
+      const mkt = names.length === 0 ? await market.updateAllMarketplacePlugins(ctx, flags) : undefined;
       if (ctx.output.json) {
-        ctx.output.result({ ok: true, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [] });
+        ctx.output.result({ ok: !mkt?.failed, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [], ...mkt?.json });
+        if (mkt?.failed) throw new ReportedFailure(1);
         return;
       }
       for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
       const changed = result.applied?.plugins ?? [];
       if (!dryRun) ctx.output.line(changed.length ? `Updated ${changed.map((p) => `${p.name}@${p.version ?? "?"}`).join(", ")}` : "Everything is up to date.");
+      for (const line of mkt?.lines ?? []) ctx.output.line(line);
+      if (mkt?.failed) throw new ReportedFailure(1);
     });
 };
