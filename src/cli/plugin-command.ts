@@ -3,6 +3,8 @@
  * `--registry`), the progress display (listr2 on a TTY, plain stderr lines otherwise, nothing
  * under `--json`), and the rendering of plans. Heavy modules (listr2) load only when used.
  */
+import type { ApplyResult } from "../plugins/apply.js";
+import type { InstalledPlugin } from "../plugins/inventory.js";
 import type { Plan } from "../plugins/plan.js";
 import type { NpmClientOptions } from "../plugins/npm-client.js";
 import { pluginsPaths } from "../plugins/state.js";
@@ -73,4 +75,63 @@ export function renderPlan(ctx: CommandContext, plan: Plan, options: { dryRun: b
     lines.push(`${style(ctx.output, color, `${MARK[action.type]} ${action.type.padEnd(6)}`)} ${action.name}  ${style(ctx.output, "dim", action.reason)}`);
   }
   return lines;
+}
+
+/** A planned mutation's outcome: the plan, and what was applied (none on a dry run). */
+export interface PlannedMutation {
+  plan: Plan;
+  applied: ApplyResult | undefined;
+}
+
+/**
+ * Plan a mutation from the current state and, unless `dryRun`, apply it in one transaction.
+ * `prepare` does the slow work once (registry look-ups) before the first plan; `planFor` must be
+ * pure, because the applier calls it again on the state it reads under the lock.
+ */
+export async function planAndApply(
+  ctx: CommandContext,
+  options: {
+    title: string;
+    label: string;
+    client: NpmClientOptions;
+    dryRun: boolean;
+    prepare?: (progress: ProgressFn, inventory: InstalledPlugin[]) => Promise<void>;
+    planFor: (inventory: InstalledPlugin[]) => Plan;
+  },
+): Promise<PlannedMutation> {
+  const { mutationWorld } = await import("./plugin-world.js");
+  const { readStateForQuery } = await import("../plugins/mutation.js");
+  const { loadInventory } = await import("../plugins/inventory.js");
+  const world = await mutationWorld(ctx);
+  const settings = (await ctx.settings()).settings;
+  return withProgress(ctx, options.title, async (progress) => {
+    const inventory = await loadInventory(await readStateForQuery(world));
+    await options.prepare?.(progress, inventory);
+    const plan = options.planFor(inventory);
+    if (options.dryRun) return { plan, applied: undefined };
+    const { applyPlan } = await import("../plugins/apply.js");
+    const applied = await applyPlan(world, options.label, {
+      client: options.client,
+      cwd: ctx.cwd,
+      builtins: settings.builtInTools,
+      moduleTimeoutMs: settings.timeouts.importMs,
+      replan: (fresh) => options.planFor(fresh),
+      progress,
+    });
+    return { plan: applied.plan, applied };
+  });
+}
+
+/**
+ * Report a planned mutation: under `--json` its one document (returns false: print nothing
+ * more), else the plan's lines (returns true: the command may add its own closing lines).
+ */
+export async function reportPlanned(ctx: CommandContext, result: PlannedMutation, dryRun: boolean): Promise<boolean> {
+  if (ctx.output.json) {
+    const { planJson } = await import("../plugins/plan.js");
+    ctx.output.result({ ok: true, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [] });
+    return false;
+  }
+  for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
+  return true;
 }

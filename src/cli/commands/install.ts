@@ -6,8 +6,7 @@
  * with `--allow-scripts` (or settings `allowScripts`).
  */
 import type { Command } from "commander";
-import { mutationWorld } from "../plugin-world.js";
-import { npmClient, renderPlan, withProgress } from "../plugin-command.js";
+import { npmClient, planAndApply, reportPlanned } from "../plugin-command.js";
 import { usageError } from "../program.js";
 import type { CommandModule } from "./index.js";
 
@@ -30,38 +29,23 @@ export const register: CommandModule["register"] = (program, getContext) => {
       if (specs.length === 0) throw usageError("install needs at least one spec", "e.g. xcsh-tools install @acme/xcsh-search");
       const { parseInstallSpec } = await import("../../plugins/spec.js");
       const parsed = specs.map((spec) => parseInstallSpec(spec, ctx.cwd));
-      const { readStateForQuery } = await import("../../plugins/mutation.js");
-      const { loadInventory } = await import("../../plugins/inventory.js");
       const { resolveSpecs } = await import("../../plugins/resolve.js");
-      const { planInstall, planJson } = await import("../../plugins/plan.js");
+      const { planInstall } = await import("../../plugins/plan.js");
       const client = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });
-      const world = await mutationWorld(ctx);
-      const settings = (await ctx.settings()).settings;
-
-      const result = await withProgress(ctx, `Installing ${specs.join(", ")}`, async (progress) => {
-        progress("Resolving");
-        const resolved = await resolveSpecs(parsed, client, ctx.cwd);
-        const state = await readStateForQuery(world);
-        const plan = planInstall(await loadInventory(state), resolved, { allowScripts: client.allowScripts });
-        if (flags.dryRun) return { plan, applied: undefined };
-        const { applyPlan } = await import("../../plugins/apply.js");
-        const applied = await applyPlan(world, `install ${specs.join(" ")}`, {
-          client,
-          cwd: ctx.cwd,
-          builtins: settings.builtInTools,
-          moduleTimeoutMs: settings.timeouts.importMs,
-          replan: (inventory) => planInstall(inventory, resolved, { allowScripts: client.allowScripts }),
-          progress,
-        });
-        return { plan: applied.plan, applied };
-      });
-
       const dryRun = Boolean(flags.dryRun);
-      if (ctx.output.json) {
-        ctx.output.result({ ok: true, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [] });
-        return;
-      }
-      for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
+      let resolved: Awaited<ReturnType<typeof resolveSpecs>> = [];
+      const result = await planAndApply(ctx, {
+        title: `Installing ${specs.join(", ")}`,
+        label: `install ${specs.join(" ")}`,
+        client,
+        dryRun,
+        prepare: async (progress) => {
+          progress("Resolving");
+          resolved = await resolveSpecs(parsed, client, ctx.cwd);
+        },
+        planFor: (inventory) => planInstall(inventory, resolved, { allowScripts: client.allowScripts }),
+      });
+      if (!(await reportPlanned(ctx, result, dryRun))) return;
       for (const plugin of result.applied?.plugins ?? []) {
         if (plugin.scripts.length > 0) {
           ctx.output.line(

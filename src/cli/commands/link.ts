@@ -7,8 +7,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { XcshToolsError } from "../../core/errors.js";
 import { resolveUserPath } from "../../core/paths.js";
-import { mutationWorld } from "../plugin-world.js";
-import { npmClient, renderPlan, withProgress } from "../plugin-command.js";
+import { npmClient, planAndApply, reportPlanned } from "../plugin-command.js";
 import type { CommandModule } from "./index.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
@@ -33,25 +32,16 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const checked = validatePluginPackageJson(pkg);
       if (!checked.ok) throw new XcshToolsError("EPLUGIN_INVALID", `${abs}/package.json: ${checked.issues[0]!.message}`, { hint: checked.issues[0]!.hint ?? "Run `xcsh-tools validate` on the folder.", exitCode: 2 });
       const link = { name: checked.value.pkg.name, version: checked.value.pkg.version, target: abs, scripts: declaredScripts(pkg), manifest: checked.value.manifest };
-      const { readStateForQuery } = await import("../../plugins/mutation.js");
-      const { loadInventory } = await import("../../plugins/inventory.js");
-      const { planLink, planJson } = await import("../../plugins/plan.js");
-      const world = await mutationWorld(ctx);
-      const client = await npmClient(ctx);
-      const settings = (await ctx.settings()).settings;
-      const result = await withProgress(ctx, `Linking ${link.name} → ${abs}`, async (progress) => {
-        const plan = planLink(await loadInventory(await readStateForQuery(world)), link);
-        if (flags.dryRun) return { plan, applied: undefined };
-        const { applyPlan } = await import("../../plugins/apply.js");
-        const applied = await applyPlan(world, `link ${abs}`, { client, cwd: ctx.cwd, builtins: settings.builtInTools, replan: (inventory) => planLink(inventory, link), progress });
-        return { plan: applied.plan, applied };
-      });
+      const { planLink } = await import("../../plugins/plan.js");
       const dryRun = Boolean(flags.dryRun);
-      if (ctx.output.json) {
-        ctx.output.result({ ok: true, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [] });
-        return;
-      }
-      for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
+      const result = await planAndApply(ctx, {
+        title: `Linking ${link.name} → ${abs}`,
+        label: `link ${abs}`,
+        client: await npmClient(ctx),
+        dryRun,
+        planFor: (inventory) => planLink(inventory, link),
+      });
+      if (!(await reportPlanned(ctx, result, dryRun))) return;
       if (!dryRun) ctx.output.line(`Linked ${link.name} → ${abs}`);
     });
 };

@@ -4,8 +4,7 @@
  * would (`^x.y.z`). Enabled state, features and settings are kept. Registry failures are errors.
  */
 import type { Command } from "commander";
-import { mutationWorld } from "../plugin-world.js";
-import { npmClient, renderPlan, withProgress } from "../plugin-command.js";
+import { npmClient, planAndApply, renderPlan } from "../plugin-command.js";
 import { ReportedFailure } from "../program.js";
 import type { CommandModule } from "./index.js";
 
@@ -23,30 +22,21 @@ export const register: CommandModule["register"] = (program, getContext) => {
       if (await market.dispatchUpdate(ctx, names, flags)) return;
       const { parsePackageName } = await import("../../plugins/spec.js");
       const wanted = names.map(parsePackageName);
-      const { readStateForQuery } = await import("../../plugins/mutation.js");
-      const { loadInventory } = await import("../../plugins/inventory.js");
       const { checkOutdated } = await import("../../plugins/outdated.js");
       const { planUpdate, planJson } = await import("../../plugins/plan.js");
-      const world = await mutationWorld(ctx);
       const client = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });
-      const settings = (await ctx.settings()).settings;
       const latest = Boolean(flags.latest);
-      const result = await withProgress(ctx, wanted.length ? `Updating ${wanted.join(", ")}` : "Updating plugins", async (progress) => {
-        progress("Checking the registry");
-        const inventory = await loadInventory(await readStateForQuery(world));
-        const infos = await checkOutdated(wanted.length ? inventory.filter((p) => wanted.includes(p.name)) : inventory, client);
-        const plan = planUpdate(inventory, infos, { names: wanted, latest });
-        if (flags.dryRun) return { plan, applied: undefined };
-        const { applyPlan } = await import("../../plugins/apply.js");
-        const applied = await applyPlan(world, `update ${wanted.join(" ")}`.trim(), {
-          client,
-          cwd: ctx.cwd,
-          builtins: settings.builtInTools,
-          moduleTimeoutMs: settings.timeouts.importMs,
-          replan: (fresh) => planUpdate(fresh, infos, { names: wanted, latest }),
-          progress,
-        });
-        return { plan: applied.plan, applied };
+      let infos: Awaited<ReturnType<typeof checkOutdated>> = [];
+      const result = await planAndApply(ctx, {
+        title: wanted.length ? `Updating ${wanted.join(", ")}` : "Updating plugins",
+        label: `update ${wanted.join(" ")}`.trim(),
+        client,
+        dryRun: Boolean(flags.dryRun),
+        prepare: async (progress, inventory) => {
+          progress("Checking the registry");
+          infos = await checkOutdated(wanted.length ? inventory.filter((p) => wanted.includes(p.name)) : inventory, client);
+        },
+        planFor: (inventory) => planUpdate(inventory, infos, { names: wanted, latest }),
       });
       const dryRun = Boolean(flags.dryRun);
       const mkt = names.length === 0 ? await market.updateAllMarketplacePlugins(ctx, flags) : undefined;
