@@ -18,6 +18,7 @@
 import path from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import semver from "semver";
+import { PLUGIN_COMPONENT_FIELDS } from "./plugin-json.js";
 import { nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, checkSchema, describeValue, isRecord, pointer, type ValidationIssue, type ValidationResult } from "./result.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
@@ -38,8 +39,6 @@ export type PluginSource = Static<typeof PluginSourceSchema>;
 export const SOURCE_KINDS = { github: GithubSourceSchema, url: UrlSourceSchema, "git-subdir": GitSubdirSourceSchema, npm: NpmSourceSchema } as const;
 export type SourceKind = keyof typeof SOURCE_KINDS | "relative";
 
-const PathOrPaths = Type.Union([Type.String(), Type.Array(Type.String())]);
-const PathOrObject = Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())]);
 const Author = Type.Union([Type.String(), Type.Object({ name: Type.String(), email: Type.Optional(Type.String()), url: Type.Optional(Type.String()) })]);
 
 export const PrerequisiteSchema = Type.Object({
@@ -67,13 +66,7 @@ export const MarketplacePluginEntrySchema = Type.Object({
   defaultEnabled: Type.Optional(Type.Boolean()),
   recommended: Type.Optional(Type.Boolean()),
   prerequisites: Type.Optional(Type.Array(PrerequisiteSchema)),
-  commands: Type.Optional(PathOrPaths),
-  agents: Type.Optional(PathOrPaths),
-  skills: Type.Optional(PathOrPaths),
-  outputStyles: Type.Optional(PathOrPaths),
-  hooks: Type.Optional(PathOrObject),
-  mcpServers: Type.Optional(PathOrObject),
-  lspServers: Type.Optional(PathOrObject),
+  ...PLUGIN_COMPONENT_FIELDS,
 });
 export type MarketplacePluginEntry = Omit<Static<typeof MarketplacePluginEntrySchema>, "source"> & { source: PluginSource };
 

@@ -16,6 +16,21 @@ import { unknownKeyWarnings } from "./unknown-keys.js";
 const PathOrPaths = Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }))]);
 const PathOrObject = Type.Union([Type.String({ minLength: 1 }), Type.Record(Type.String(), Type.Unknown()), Type.Array(Type.Unknown())]);
 
+/**
+ * The component fields a plugin declares (paths to commands, agents, skills…, or inline hook and
+ * server definitions). Claude Code accepts them both in `plugin.json` and inline in a catalog's
+ * plugin entry, so both schemas spread this one definition.
+ */
+export const PLUGIN_COMPONENT_FIELDS = {
+  commands: Type.Optional(PathOrPaths),
+  agents: Type.Optional(PathOrPaths),
+  skills: Type.Optional(PathOrPaths),
+  outputStyles: Type.Optional(PathOrPaths),
+  hooks: Type.Optional(PathOrObject),
+  mcpServers: Type.Optional(PathOrObject),
+  lspServers: Type.Optional(PathOrObject),
+};
+
 export const UserConfigOptionSchema = Type.Object({
   type: Type.Union([Type.Literal("string"), Type.Literal("number"), Type.Literal("boolean"), Type.Literal("directory"), Type.Literal("file")]),
   title: Type.Optional(Type.String()),
@@ -39,13 +54,7 @@ export const PluginJsonSchema = Type.Object({
   license: Type.Optional(Type.String()),
   keywords: Type.Optional(Type.Array(Type.String())),
   dependencies: Type.Optional(Type.Array(Type.Union([Type.String({ pattern: "^[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\\^?[-A-Za-z0-9.^~<>=*]+)?$" }), Type.Object({ name: Type.String(), marketplace: Type.Optional(Type.String()) })]))),
-  commands: Type.Optional(PathOrPaths),
-  agents: Type.Optional(PathOrPaths),
-  skills: Type.Optional(PathOrPaths),
-  outputStyles: Type.Optional(PathOrPaths),
-  hooks: Type.Optional(PathOrObject),
-  mcpServers: Type.Optional(PathOrObject),
-  lspServers: Type.Optional(PathOrObject),
+  ...PLUGIN_COMPONENT_FIELDS,
   monitors: Type.Optional(Type.Array(Type.Object({ name: Type.String(), command: Type.String(), description: Type.Optional(Type.String()), when: Type.Optional(Type.String()) }))),
   settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   userConfig: Type.Optional(Type.Record(Type.String(), UserConfigOptionSchema)),
