@@ -76,12 +76,18 @@ async function validate(w: TmpWorld, target: string) {
   return { code: result.code, report: result.json<{ ok: boolean; errors: unknown[]; tools: { name: string }[] }>() };
 }
 
-/** What `xcsh-tools link <dir>` will leave behind. */
+/** A CLI step of the printed next steps, run in `dir` offline; it must succeed. */
+async function cliStep(w: TmpWorld, dir: string, args: string[]) {
+  const result = await runCli([...args, "--json"], { cwd: dir, home: w.home, env: { npm_config_offline: "true" }, timeoutMs: 120_000 });
+  expect({ code: result.code, stderr: result.stderr }, result.stdout).toEqual({ code: 0, stderr: "" });
+  return result.json();
+}
+
+/** `xcsh-tools link .` in the project, as the next steps say; `name` is then a linked plugin. */
 async function linkPlugin(w: TmpWorld, name: string, dir: string): Promise<void> {
-  const plugins = path.join(w.xcshHome, "plugins");
-  await mkdir(path.dirname(path.join(plugins, "node_modules", name)), { recursive: true });
-  await symlink(dir, path.join(plugins, "node_modules", name), "dir");
-  await w.write(path.join(plugins, "package.json"), { name: "xcsh-plugins", private: true, dependencies: { [name]: `file:${dir}` } });
+  await cliStep(w, dir, ["link", "."]);
+  const pkg = JSON.parse(await readFile(path.join(w.xcshHome, "plugins", "package.json"), "utf8"));
+  expect(pkg.dependencies[name]).toBe(`file:${dir}`);
 }
 
 async function loadedToolNames(w: TmpWorld) {
@@ -167,13 +173,8 @@ describe("xcsh-tools new: every template renders, installs offline, passes its o
       const { code, report } = await validate(w, path.join(dir, file));
       expect({ file, code, errors: report.errors }).toEqual({ file, code: 0, errors: [] });
     }
-    const now = new Date().toISOString();
-    await w.write(path.join(w.xcshHome, "plugins", "installed_plugins.json"), {
-      version: 2,
-      plugins: {
-        "acme-market-plugin@acme-market": [{ scope: "user", installPath: path.join(dir, "plugins", "acme-market-plugin"), version: "0.1.0", installedAt: now, lastUpdated: now }],
-      },
-    });
+    await cliStep(w, dir, ["marketplace", "add", "."]);
+    await cliStep(w, dir, ["install", "acme-market-plugin@acme-market"]);
     expect(await loadedToolNames(w)).toEqual([{ name: "acme_market", provider: "xcsh-plugins" }]);
   });
 
