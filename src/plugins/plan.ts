@@ -17,6 +17,7 @@
  */
 import { XcshToolsError } from "../core/errors.js";
 import type { PluginManifest } from "../manifest/plugin-manifest.js";
+import { declaredFeatures, unknownFeatureError } from "./features.js";
 import type { InstalledPlugin } from "./inventory.js";
 import type { ResolvedPackage } from "./resolve.js";
 import type { FeatureSelection } from "./spec.js";
@@ -33,6 +34,10 @@ export interface PlanAction {
   to?: { version: string | undefined; spec: string; source: SourceKind };
   /** Stored feature selection before and after (only when a plugin stays or arrives). */
   features?: { from: string[] | null | undefined; to: string[] | null };
+  /** `enable`/`disable`: the enabled state at the action's scope, before and after. */
+  enabled?: { scope: "user" | "project"; from: boolean; to: boolean };
+  /** `config set/delete`: one setting at the action's scope (values masked when secret; undefined: unset). */
+  setting?: { scope: "user" | "project"; key: string; secret: boolean; from: unknown; to: unknown };
   /** What the applier does. */
   apply: ApplyStep;
 }
@@ -50,11 +55,13 @@ export type ApplyStep =
   | { kind: "link"; target: string; version: string; scripts: string[] }
   /** Put back what a link replaced (dependency null: remove). */
   | { kind: "unlink"; restore: { dependency: string | null; version: string | null; record: InstallRecordEntry | null } }
-  | { kind: "remove" };
+  | { kind: "remove" }
+  /** Only the runtime lock or the project's overrides change (enable, disable, features, config: state-change.ts). */
+  | { kind: "state"; scope: "user" | "project" };
 
 /** A plan for one command. */
 export interface Plan {
-  command: "install" | "uninstall" | "update" | "link" | "unlink";
+  command: "install" | "uninstall" | "update" | "link" | "unlink" | "enable" | "disable" | "features" | "config";
   actions: PlanAction[];
 }
 
@@ -65,21 +72,7 @@ export function planChanges(plan: Plan): boolean {
 
 /** True when the plan needs npm's installer (anything but runtime-only changes). */
 export function planNeedsInstall(plan: Plan): boolean {
-  return plan.actions.some((a) => a.apply.kind !== "none" && a.apply.kind !== "runtime");
-}
-
-function declaredFeatures(manifest: PluginManifest): string[] {
-  return Object.keys(manifest.features ?? {});
-}
-
-/** `EUNKNOWN_FEATURE` (exit 2) naming the unknown features and the available ones. */
-function unknownFeatureError(name: string, unknown: string[], manifest: PluginManifest): XcshToolsError {
-  const declared = declaredFeatures(manifest);
-  const list = unknown.map((f) => `"${f}"`).join(", ");
-  return new XcshToolsError("EUNKNOWN_FEATURE", `${name} has no feature${unknown.length > 1 ? "s" : ""} ${list}`, {
-    hint: declared.length > 0 ? `Available features: ${declared.join(", ")}. Nothing was changed.` : `${name} declares no features; install it without brackets. Nothing was changed.`,
-    exitCode: 2,
-  });
+  return plan.actions.some((a) => a.apply.kind !== "none" && a.apply.kind !== "runtime" && a.apply.kind !== "state");
 }
 
 /** The stored feature selection after an install with `selection`. Throws EUNKNOWN_FEATURE. */
@@ -162,7 +155,8 @@ function describeSource(pkg: ResolvedPackage): string {
   }
 }
 
-function notInstalled(name: string, inventory: InstalledPlugin[]): XcshToolsError {
+/** `ENOT_INSTALLED` naming the installed plugins. */
+export function notInstalled(name: string, inventory: InstalledPlugin[]): XcshToolsError {
   const names = inventory.map((p) => p.name);
   return new XcshToolsError("ENOT_INSTALLED", `${name} is not installed`, {
     hint: names.length > 0 ? `Installed plugins: ${names.join(", ")}.` : "No plugin is installed; see `xcsh-tools list`.",
@@ -260,6 +254,8 @@ export function planJson(plan: Plan) {
       ...(a.from ? { from: a.from } : {}),
       ...(a.to ? { to: a.to } : {}),
       ...(a.features ? { features: { from: a.features.from ?? null, to: a.features.to } } : {}),
+      ...(a.enabled ? { enabled: a.enabled } : {}),
+      ...(a.setting ? { setting: { ...a.setting, from: a.setting.from ?? null, to: a.setting.to ?? null } } : {}),
     })),
   };
 }

@@ -13,5 +13,5 @@ export interface CommandModule {
 
 /** Every command, in help order. */
 export async function loadCommands(): Promise<CommandModule[]> {
-  return Promise.all([import("./tools.js"), import("./validate.js"), import("./new.js"), import("./install.js"), import("./uninstall.js"), import("./list.js"), import("./update.js"), import("./outdated.js"), import("./link.js"), import("./unlink.js"), import("./marketplace.js")]);
+  return Promise.all([import("./tools.js"), import("./validate.js"), import("./new.js"), import("./install.js"), import("./uninstall.js"), import("./list.js"), import("./update.js"), import("./outdated.js"), import("./link.js"), import("./unlink.js"), import("./enable.js"), import("./features.js"), import("./config.js"), import("./doctor.js"), import("./marketplace.js")]);
 }

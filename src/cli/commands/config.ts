@@ -1,0 +1,179 @@
+/**
+ * `xcsh-tools config list|get|set|delete|validate <name> [key] [value]`: a plugin's settings, typed
+ * by the schema its manifest declares (xcsh-host-formats §5.2). A value comes from the project
+ * (`<cwd>/.xcsh/plugin-overrides.json`), else the user (the runtime lock), else the environment
+ * variable the schema names, else the default (plugin-settings.ts). `set` parses and checks the
+ * value (type, enum, min/max/step) before anything is written; `delete` removes the stored value
+ * at the scope; `validate` checks every stored value and exits 1 listing the problems.
+ *
+ * Secret settings are never printed — not by `list`, not by `get`, not in plans, JSON or errors:
+ * `••••` stands for a set value. They are stored only in the runtime lock, which is written 0600.
+ */
+import type { Command } from "commander";
+import type { CommandContext } from "../context.js";
+import { style } from "../output.js";
+import { ReportedFailure } from "../program.js";
+import { readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import type { EffectiveSetting } from "../../plugins/plugin-settings.js";
+import type { CommandModule } from "./index.js";
+
+interface MutationFlags {
+  dryRun?: boolean;
+  scope?: string;
+}
+
+function valueText(setting: Pick<EffectiveSetting, "value" | "origin">): string {
+  if (setting.origin === "unset") return "(not set)";
+  return typeof setting.value === "string" ? setting.value : JSON.stringify(setting.value);
+}
+
+function originText(setting: EffectiveSetting): string {
+  return setting.origin === "env" ? `env $${setting.via}` : setting.origin;
+}
+
+async function pluginAndManifest(ctx: CommandContext, rawName: string) {
+  const { parsePackageName } = await import("../../plugins/spec.js");
+  const name = parsePackageName(rawName);
+  const engine = await import("../../plugins/state-change.js");
+  const view = await readStateView(ctx);
+  const plugin = engine.requirePlugin(view, name);
+  return { name, view, plugin, manifest: engine.requireManifest(plugin), engine };
+}
+
+async function list(ctx: CommandContext, rawName: string): Promise<void> {
+  const { view, plugin, manifest, engine } = await pluginAndManifest(ctx, rawName);
+  const state = engine.settingsState(view, plugin, manifest, ctx.env);
+  if (ctx.output.json) return ctx.output.result(state);
+  if (state.settings.length === 0 && state.undeclared.length === 0) return ctx.output.line(`${plugin.name} declares no settings.`);
+  const { describeAccepted } = await import("../../plugins/plugin-settings.js");
+  const rows = state.settings.map((s) => [s.key, s.type + (s.secret ? ", secret" : ""), valueText(s), originText(s)]);
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length), ["key", "type", "value", "origin"][i]!.length));
+  const row = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");
+  ctx.output.line(style(ctx.output, "bold", row(["key", "type", "value", "origin"])) + style(ctx.output, "bold", "  description"));
+  state.settings.forEach((s, i) => {
+    const schema = manifest.settings![s.key]!;
+    const notes = [
+      s.description ?? "",
+      describeAccepted(schema),
+      ...(s.env && s.origin !== "env" ? [`env $${s.env}`] : []),
+      ...(s.default !== undefined && s.origin !== "default" ? [`default ${typeof s.default === "string" ? s.default : JSON.stringify(s.default)}`] : []),
+    ].filter(Boolean).join("; ");
+    ctx.output.line(`${row(rows[i]!)}  ${style(ctx.output, "dim", notes)}`);
+  });
+  for (const u of state.undeclared) ctx.output.line(style(ctx.output, "yellow", `${u.key}: stored (${u.scope}) but not declared by ${plugin.name}; remove it with xcsh-tools config delete ${plugin.name} ${u.key}${u.scope === "project" ? " --scope project" : ""}`));
+}
+
+async function get(ctx: CommandContext, rawName: string, key: string): Promise<void> {
+  const { name, view, plugin, manifest, engine } = await pluginAndManifest(ctx, rawName);
+  const { requireSetting } = await import("../../plugins/plugin-settings.js");
+  requireSetting(manifest, { plugin: name, key });
+  const setting = engine.settingsState(view, plugin, manifest, ctx.env).settings.find((s) => s.key === key)!;
+  if (ctx.output.json) {
+    return ctx.output.result({ plugin: name, key, value: setting.origin === "unset" ? null : setting.value, origin: setting.origin, secret: setting.secret, ...(setting.via ? { via: setting.via } : {}) });
+  }
+  if (setting.origin === "unset") {
+    const { XcshToolsError } = await import("../../core/errors.js");
+    throw new XcshToolsError("ESETTING_UNSET", `Setting "${key}" of plugin ${name} is not set (no stored value, no environment variable, no default)`, { hint: `Set it with xcsh-tools config set ${name} ${key} <value>.`, path: key });
+  }
+  ctx.output.line(valueText(setting));
+  if (setting.secret) ctx.output.note(`note: ${key} is a secret; its value is never printed (set ${setting.origin === "env" ? `from $${setting.via}` : `in the ${setting.origin} scope`})`);
+}
+
+async function set(ctx: CommandContext, rawName: string, key: string, words: string[], flags: MutationFlags): Promise<void> {
+  const { parsePackageName } = await import("../../plugins/spec.js");
+  const name = parsePackageName(rawName);
+  const scope = stateScope(flags.scope);
+  const engine = await import("../../plugins/state-change.js");
+  const dryRun = Boolean(flags.dryRun);
+  // The host joins the words of the value with spaces (`config set p greeting hello world`).
+  const applied = await runStateChange(ctx, `config set ${name} ${key}`, engine.planSettingSet(name, key, words.join(" "), scope), dryRun);
+  await reportSetting(ctx, applied, name, key, { dryRun, scope, done: `Set ${key} of ${name}${scope === "project" ? " in this project" : ""}` });
+}
+
+async function remove(ctx: CommandContext, rawName: string, key: string, flags: MutationFlags): Promise<void> {
+  const { parsePackageName } = await import("../../plugins/spec.js");
+  const name = parsePackageName(rawName);
+  const scope = stateScope(flags.scope);
+  const engine = await import("../../plugins/state-change.js");
+  const dryRun = Boolean(flags.dryRun);
+  const applied = await runStateChange(ctx, `config delete ${name} ${key}`, engine.planSettingDelete(name, key, scope), dryRun);
+  await reportSetting(ctx, applied, name, key, { dryRun, scope, done: `Deleted ${key} of ${name}${scope === "project" ? " in this project" : ""}` });
+}
+
+async function reportSetting(ctx: CommandContext, applied: Awaited<ReturnType<typeof runStateChange>>, name: string, key: string, options: { dryRun: boolean; scope: "user" | "project"; done: string }): Promise<void> {
+  const engine = await import("../../plugins/state-change.js");
+  const plugin = engine.requirePlugin(applied.view, name);
+  const after = engine.settingsState(applied.view, plugin, engine.requireManifest(plugin), ctx.env, { lock: applied.change.runtimeLock, overrides: applied.change.overrides });
+  const setting = after.settings.find((s) => s.key === key);
+  await reportStateChange(ctx, applied, { ...options, extra: { plugin: name, key, ...(setting ? { setting } : {}) } });
+  if (!ctx.output.json && setting && setting.origin !== options.scope && !options.dryRun && applied.change.plan.actions[0]?.type !== "REMOVE") {
+    ctx.output.note(`note: the value in effect here comes from ${originText(setting)}`);
+  }
+}
+
+async function validate(ctx: CommandContext, rawName: string | undefined): Promise<void> {
+  const engine = await import("../../plugins/state-change.js");
+  const { checkStoredSettings } = await import("../../plugins/plugin-settings.js");
+  const view = await readStateView(ctx);
+  let plugins = view.inventory;
+  if (rawName !== undefined) {
+    const { parsePackageName } = await import("../../plugins/spec.js");
+    plugins = [engine.requirePlugin(view, parsePackageName(rawName))];
+  }
+  const problems = [];
+  const checked: string[] = [];
+  for (const plugin of plugins) {
+    if (!plugin.manifest) {
+      if (rawName !== undefined) engine.requireManifest(plugin);
+      continue;
+    }
+    checked.push(plugin.name);
+    problems.push(...checkStoredSettings(plugin.name, plugin.manifest, engine.storedSettings(view, plugin.name), ctx.env));
+  }
+  const errors = problems.filter((p) => p.severity === "error");
+  if (ctx.output.json) {
+    ctx.output.result({ ok: errors.length === 0, valid: errors.length === 0, plugins: checked, problems });
+  } else {
+    for (const p of problems) {
+      ctx.output.line(`${p.severity === "error" ? style(ctx.output, "red", "error") : style(ctx.output, "yellow", "warning")} ${p.code} ${p.message}`);
+      ctx.output.line(`  Try this: ${p.hint}`);
+    }
+    if (errors.length === 0) ctx.output.line(`Settings valid (${checked.length ? checked.join(", ") : "no plugins"})${problems.length ? ` with ${problems.length} warning(s)` : ""}.`);
+    else ctx.output.line(`${errors.length} invalid setting value(s).`);
+  }
+  if (errors.length > 0) throw new ReportedFailure(1);
+}
+
+export const register: CommandModule["register"] = (program, getContext) => {
+  const config = program.command("config").description("a plugin's settings: list, get, set, delete, validate");
+  const scopeHelp = "user (default: the runtime lock) or project (<cwd>/.xcsh/plugin-overrides.json; not for secrets)";
+
+  config
+    .command("list <name>")
+    .description("every setting the plugin declares: type, value (secrets masked), origin, description")
+    .action(async (name: string, _flags: unknown, command: Command) => list(getContext(command), name));
+
+  config
+    .command("get <name> <key>")
+    .description("the value in effect (project > user > env > default); secrets are never printed")
+    .action(async (name: string, key: string, _flags: unknown, command: Command) => get(getContext(command), name, key));
+
+  config
+    .command("set <name> <key> <value...>")
+    .description("store a value, checked against the plugin's schema")
+    .option("--dry-run", "print the plan; write nothing")
+    .option("--scope <scope>", scopeHelp)
+    .action(async (name: string, key: string, value: string[], flags: MutationFlags, command: Command) => set(getContext(command), name, key, value, flags));
+
+  config
+    .command("delete <name> <key>")
+    .description("remove the stored value (the env variable or the default applies again)")
+    .option("--dry-run", "print the plan; write nothing")
+    .option("--scope <scope>", scopeHelp)
+    .action(async (name: string, key: string, flags: MutationFlags, command: Command) => remove(getContext(command), name, key, flags));
+
+  config
+    .command("validate [name]")
+    .description("check stored values against the schemas (every plugin without a name); exit 1 on a problem")
+    .action(async (name: string | undefined, _flags: unknown, command: Command) => validate(getContext(command), name));
+};

@@ -1,0 +1,61 @@
+/**
+ * `xcsh-tools enable <name>...` and `disable <name>...`: switch installed plugins on or off for
+ * the user (the runtime lock's `enabled`) or, with `--scope project`, for one project (the
+ * `disabled` list of `<cwd>/.xcsh/plugin-overrides.json`). A plugin is on when both allow it,
+ * as the host computes it (xcsh-host-formats §5.8). `name@marketplace` plugins go to the
+ * marketplace engine. One transaction for all names: an unknown one changes nothing.
+ */
+import type { Command } from "commander";
+import type { CommandContext } from "../context.js";
+import { reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import type { CommandModule } from "./index.js";
+
+interface EnableFlags {
+  dryRun?: boolean;
+  scope?: string;
+}
+
+async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean, flags: EnableFlags): Promise<void> {
+  const market = await import("./marketplace.js");
+  // Marketplace plugins are the marketplace engine's (its --scope is the install's scope);
+  // npm plugins take --scope too, so ask before handing over rather than let it refuse the flag.
+  const { loadMarketplaceTargets, isMarketplaceTarget } = await import("../../marketplace/index.js");
+  const targets = await loadMarketplaceTargets(await market.marketplaceContext(ctx));
+  if (names.some((name) => isMarketplaceTarget(name, targets))) {
+    await market.dispatchSetEnabled(ctx, names, enabled, flags);
+    return;
+  }
+  const scope = stateScope(flags.scope);
+  const { parsePackageName } = await import("../../plugins/spec.js");
+  const wanted = names.map(parsePackageName);
+  const { planSetEnabled, enabledState } = await import("../../plugins/state-change.js");
+  const dryRun = Boolean(flags.dryRun);
+  const verb = enabled ? "enable" : "disable";
+  const applied = await runStateChange(ctx, `${verb} ${wanted.join(" ")}`, planSetEnabled(wanted, enabled, scope), dryRun);
+  const after = [...new Set(wanted)].map((name) => enabledState(applied.view, name, applied.change.runtimeLock, applied.change.overrides));
+  await reportStateChange(ctx, applied, {
+    dryRun,
+    scope,
+    done: `${enabled ? "Enabled" : "Disabled"} ${wanted.join(", ")}${scope === "project" ? " in this project" : ""}`,
+    extra: { plugins: after },
+  });
+  if (!ctx.output.json && !dryRun) {
+    for (const state of after) {
+      if (state.enabled !== enabled) ctx.output.note(`note: ${state.name} is ${state.enabled ? "still enabled" : "still disabled"} here (user: ${state.user ? "enabled" : "disabled"}, project: ${state.projectDisabled ? "disabled" : "not disabled"})`);
+    }
+  }
+}
+
+export const register: CommandModule["register"] = (program, getContext) => {
+  for (const enabled of [true, false]) {
+    const verb = enabled ? "enable" : "disable";
+    program
+      .command(`${verb} <name...>`)
+      .description(enabled ? "enable installed plugins (for the user, or --scope project)" : "disable installed plugins (for the user, or --scope project) without uninstalling them")
+      .option("--dry-run", "print the plan; write nothing")
+      .option("--scope <scope>", "user (default: the runtime lock) or project (<cwd>/.xcsh/plugin-overrides.json); for name@marketplace, the install's scope")
+      .action(async (names: string[], flags: EnableFlags, command: Command) => {
+        await setEnabled(getContext(command), names, enabled, flags);
+      });
+  }
+};

@@ -1,0 +1,91 @@
+/**
+ * `xcsh-tools features <name> [--enable a,b] [--disable a] [--set a,b] [--reset]`: without flags,
+ * list a plugin's optional features (description, default, on/off, and whether the plugin follows
+ * its defaults); with flags, change the selection for the user (runtime lock `enabledFeatures`)
+ * or, with `--scope project`, for one project (`features[name]` of plugin-overrides.json).
+ * `--enable`/`--disable` start from what is really on (defaults included, §9 #26); `--set`
+ * replaces; `*` means every declared feature; unknown names are EUNKNOWN_FEATURE (exit 2).
+ */
+import type { Command } from "commander";
+import type { CommandContext } from "../context.js";
+import { style } from "../output.js";
+import { usageError } from "../program.js";
+import { readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import type { FeatureState } from "../../plugins/state-change.js";
+import type { CommandModule } from "./index.js";
+
+interface FeaturesFlags {
+  enable?: string;
+  disable?: string;
+  set?: string;
+  reset?: boolean;
+  dryRun?: boolean;
+  scope?: string;
+}
+
+function selectionText(state: FeatureState): string {
+  if (state.origin === "project") return `this project's list (${state.project!.length ? state.project!.join(", ") : "none"})`;
+  if (state.kind === "defaults") return "defaults";
+  return state.kind === "none" ? "none (base tools only)" : `chosen: ${state.stored!.join(", ")}`;
+}
+
+function featureLines(ctx: CommandContext, state: FeatureState): string[] {
+  if (state.features.length === 0) return [`${state.plugin} declares no optional features.`];
+  const lines = [`${style(ctx.output, "bold", state.plugin)} features (${selectionText(state)}):`];
+  const width = Math.max(...state.features.map((f) => f.name.length));
+  for (const f of state.features) {
+    const mark = f.enabled ? style(ctx.output, "green", "on ") : style(ctx.output, "dim", "off");
+    lines.push(`  ${mark}  ${f.name.padEnd(width)}  ${f.default ? "default" : "       "}  ${f.description ?? ""}`.trimEnd());
+  }
+  if (state.unknown.length > 0) lines.push(style(ctx.output, "yellow", `  stored but not declared (ignored): ${state.unknown.join(", ")}`));
+  if (state.origin === "project") lines.push(style(ctx.output, "dim", `  the user's selection (${state.user === null ? "defaults" : state.user.join(", ") || "none"}) is overridden in this project`));
+  return lines;
+}
+
+async function features(ctx: CommandContext, rawName: string, flags: FeaturesFlags): Promise<void> {
+  const { parsePackageName } = await import("../../plugins/spec.js");
+  const name = parsePackageName(rawName);
+  const { featureState, requireManifest, requirePlugin, planFeatures } = await import("../../plugins/state-change.js");
+  const { parseFeatureList } = await import("../../plugins/features.js");
+  const wantsChange = flags.enable !== undefined || flags.disable !== undefined || flags.set !== undefined || flags.reset === true;
+  if (!wantsChange) {
+    if (flags.dryRun) throw usageError("--dry-run needs a change (--enable, --disable, --set or --reset)");
+    const view = await readStateView(ctx);
+    const plugin = requirePlugin(view, name);
+    const state = featureState(plugin, requireManifest(plugin), view.state.runtimeLock, view.overrides.value);
+    if (ctx.output.json) return ctx.output.result(state);
+    for (const line of featureLines(ctx, state)) ctx.output.line(line);
+    return;
+  }
+  if (flags.reset && (flags.enable !== undefined || flags.disable !== undefined || flags.set !== undefined)) {
+    throw usageError("--reset cannot be combined with --enable, --disable or --set", "Run them as two commands.");
+  }
+  const scope = stateScope(flags.scope);
+  const request = flags.reset
+    ? ({ reset: true } as const)
+    : {
+        ...(flags.set !== undefined ? { set: parseFeatureList(flags.set) } : {}),
+        ...(flags.enable !== undefined ? { enable: parseFeatureList(flags.enable) } : {}),
+        ...(flags.disable !== undefined ? { disable: parseFeatureList(flags.disable) } : {}),
+      };
+  const dryRun = Boolean(flags.dryRun);
+  const applied = await runStateChange(ctx, `features ${name}`, planFeatures(name, request, scope), dryRun);
+  const plugin = requirePlugin(applied.view, name);
+  const after = featureState(plugin, requireManifest(plugin), applied.change.runtimeLock, applied.change.overrides);
+  await reportStateChange(ctx, applied, { dryRun, scope, done: `Features of ${name}: ${after.effective.length ? after.effective.join(", ") : "none"}`, extra: { plugin: name, features: after } });
+}
+
+export const register: CommandModule["register"] = (program, getContext) => {
+  program
+    .command("features <name>")
+    .description("list a plugin's optional features, or change which are on")
+    .option("--enable <list>", "turn these on (comma list; * = all), keeping the others")
+    .option("--disable <list>", "turn these off (comma list; * = all)")
+    .option("--set <list>", 'exactly these (comma list; * = all; "" = none)')
+    .option("--reset", "user: follow the plugin's defaults again; project: drop the project's list")
+    .option("--dry-run", "print the plan; write nothing")
+    .option("--scope <scope>", "user (default: the runtime lock) or project (<cwd>/.xcsh/plugin-overrides.json)")
+    .action(async (name: string, flags: FeaturesFlags, command: Command) => {
+      await features(getContext(command), name, flags);
+    });
+};

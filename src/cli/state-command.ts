@@ -1,0 +1,45 @@
+/**
+ * What `enable`, `disable`, `features` and `config` share: `--scope`, running a state planner
+ * through the transactional path (or only planning it, for `--dry-run`), and reporting the plan —
+ * the same plan lines as install/uninstall, or one JSON document. Engines load lazily.
+ */
+import type { AppliedStateChange, StatePlanner, StateScope, StateView } from "../plugins/state-change.js";
+import type { CommandContext } from "./context.js";
+import { renderPlan } from "./plugin-command.js";
+import { usageError } from "./program.js";
+
+/** `--scope user|project` (default user). */
+export function stateScope(value: string | undefined): StateScope {
+  if (value === undefined || value === "user") return "user";
+  if (value === "project") return "project";
+  throw usageError(`--scope must be user or project, not "${value}"`, "user: your runtime lock (~/.xcsh/plugins); project: <cwd>/.xcsh/plugin-overrides.json.");
+}
+
+/** The read-only view (queries). */
+export async function readStateView(ctx: CommandContext): Promise<StateView> {
+  const { mutationWorld } = await import("./plugin-world.js");
+  const { loadStateView } = await import("../plugins/state-change.js");
+  return loadStateView(await mutationWorld(ctx), ctx.cwd);
+}
+
+/** Plan with `planner` and apply it in one transaction unless `dryRun`. */
+export async function runStateChange(ctx: CommandContext, label: string, planner: StatePlanner, dryRun: boolean): Promise<AppliedStateChange> {
+  const { mutationWorld } = await import("./plugin-world.js");
+  const { applyStateChange } = await import("../plugins/state-change.js");
+  return applyStateChange(await mutationWorld(ctx), label, ctx.cwd, planner, { dryRun });
+}
+
+/**
+ * Report a state change: under `--json` one document (`{ok, dryRun, scope, command, actions,
+ * written, ...extra}`), else the plan's lines and, when something was written, `done`.
+ */
+export async function reportStateChange(ctx: CommandContext, applied: AppliedStateChange, options: { dryRun: boolean; scope: StateScope; done: string; extra?: Record<string, unknown> }): Promise<void> {
+  const { planJson } = await import("../plugins/plan.js");
+  const changed = applied.change.plan.actions.some((a) => a.type !== "NOOP");
+  if (ctx.output.json) {
+    ctx.output.result({ ok: true, dryRun: options.dryRun, scope: options.scope, ...planJson(applied.change.plan), written: applied.written, ...options.extra });
+    return;
+  }
+  for (const line of renderPlan(ctx, applied.change.plan, { dryRun: options.dryRun })) ctx.output.line(line);
+  if (!options.dryRun) ctx.output.line(changed ? options.done : "Nothing to do.");
+}

@@ -1,0 +1,128 @@
+/**
+ * `<project>/.xcsh/plugin-overrides.json`: a project's overrides of npm plugin state
+ * (xcsh-host-formats §5.7) — `disabled`, `features[name]`, `settings[name]`. The host reads this
+ * file and has no writer for it (§9 #27); `enable/disable/features/config --scope project` write
+ * it here.
+ *
+ * Like every shared file it is kept whole: unknown keys and key order survive our rewrites, and a
+ * file that is not JSON or has the wrong shape is a coded error, never treated as empty. Writes go
+ * through the mutation's journal transaction (staged, swapped in at commit), so a project change
+ * and a runtime-lock change made by one command land together or not at all.
+ *
+ * Only `<cwd>/.xcsh/` is read and written, as the host's manager does (its loader also tries
+ * `.codex/` and `.gemini/`; we never write those).
+ */
+import { chmod, writeFile } from "node:fs/promises";
+import { lstatOrUndefined } from "../core/atomic-fs.js";
+import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
+import type { Transaction } from "../core/journal.js";
+import { projectPaths } from "../core/paths.js";
+import { readValidatedJson } from "../manifest/json-file.js";
+import { validatePluginOverrides, type PluginOverrides } from "../manifest/plugin-overrides.js";
+import type { ValidationIssue } from "../manifest/result.js";
+import { serializeState } from "./state.js";
+
+/** The overrides as we hold them: the host's shape plus whatever else is in the file. */
+export type OverridesFile = PluginOverrides & Record<string, unknown>;
+
+/** A project's overrides file: where it is and what it holds (`undefined`: no file). */
+export interface ProjectOverrides {
+  file: string;
+  value: OverridesFile | undefined;
+  warnings: ValidationIssue[];
+}
+
+/**
+ * Read `<cwd>/.xcsh/plugin-overrides.json` strictly: a file that is not JSON or has the wrong
+ * shape is `ESTATE_FILE` naming it (as for the runtime lock), never "no overrides".
+ */
+export async function readProjectOverrides(cwd: string): Promise<ProjectOverrides> {
+  const file = projectPaths(cwd).pluginOverrides;
+  let read: Awaited<ReturnType<typeof readValidatedJson<PluginOverrides>>>;
+  try {
+    read = await readValidatedJson(file, validatePluginOverrides);
+  } catch (error) {
+    if (!isXcshToolsError(error) || error.code === "EREAD") throw error;
+    throw new XcshToolsError("ESTATE_FILE", error.message, {
+      file,
+      ...(error.path !== undefined ? { path: error.path } : {}),
+      hint: `${error.hint ? `${error.hint} ` : ""}Fix or move the file away; nothing was changed.`,
+      cause: error,
+    });
+  }
+  return { file, value: read?.value as OverridesFile | undefined, warnings: read?.warnings ?? [] };
+}
+
+function ownKey<T>(record: Record<string, T> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** Whether the project disables `name`. */
+export function isProjectDisabled(overrides: PluginOverrides | undefined, name: string): boolean {
+  return overrides?.disabled?.includes(name) ?? false;
+}
+
+/** The project's feature list of `name`, if it sets one. */
+export function projectFeatures(overrides: PluginOverrides | undefined, name: string): string[] | undefined {
+  return ownKey(overrides?.features, name);
+}
+
+/** The project's settings of `name`. */
+export function projectSettings(overrides: PluginOverrides | undefined, name: string): Record<string, unknown> | undefined {
+  return ownKey(overrides?.settings, name);
+}
+
+/** `base` with `key` set to `value`, or without `key` when `value` is empty (our edits leave no empty sections). */
+function withSection(base: OverridesFile, key: "disabled" | "features" | "settings", value: unknown[] | Record<string, unknown>): OverridesFile {
+  const empty = Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;
+  if (!empty) return { ...base, [key]: value };
+  const next = { ...base };
+  delete next[key];
+  return next;
+}
+
+/** The overrides with `name` added to or removed from `disabled`. */
+export function withProjectDisabled(overrides: OverridesFile | undefined, name: string, disabled: boolean): OverridesFile {
+  const base: OverridesFile = overrides ?? {};
+  const list = (base.disabled ?? []).filter((n) => n !== name);
+  if (disabled) list.push(name);
+  return withSection(base, "disabled", list);
+}
+
+/** The overrides with `name`'s feature list set (`undefined` removes it: the user's state applies). */
+export function withProjectFeatures(overrides: OverridesFile | undefined, name: string, features: string[] | undefined): OverridesFile {
+  const base: OverridesFile = overrides ?? {};
+  const all = { ...(base.features ?? {}) };
+  if (features === undefined) delete all[name];
+  else all[name] = features;
+  return withSection(base, "features", all);
+}
+
+/** The overrides with `name`'s settings replaced (an empty object removes the section). */
+export function withProjectSettings(overrides: OverridesFile | undefined, name: string, values: Record<string, unknown>): OverridesFile {
+  const base: OverridesFile = overrides ?? {};
+  const all = { ...(base.settings ?? {}) };
+  if (Object.keys(values).length === 0) delete all[name];
+  else all[name] = values;
+  return withSection(base, "settings", all);
+}
+
+/** True when writing `after` would change the file. */
+export function overridesChanged(before: OverridesFile | undefined, after: OverridesFile | undefined): boolean {
+  if (after === undefined) return false;
+  return before === undefined || serializeState(before) !== serializeState(after);
+}
+
+/**
+ * Stage the new overrides file in `tx` when it changes; returns whether it did. The file keeps
+ * its mode (a user who made it owner-only keeps it so); a new one is 0644, like the project's files.
+ */
+export async function stageOverridesWrite(tx: Transaction, file: string, before: OverridesFile | undefined, after: OverridesFile | undefined): Promise<boolean> {
+  if (!overridesChanged(before, after)) return false;
+  const existing = await lstatOrUndefined(file);
+  const mode = existing?.isFile() ? existing.mode & 0o777 : 0o644;
+  const slot = await tx.stage(file);
+  await writeFile(slot, serializeState(after), { mode });
+  await chmod(slot, mode);
+  return true;
+}
