@@ -1,0 +1,174 @@
+/**
+ * Doctor's checks of marketplace state and of the project's overrides file.
+ *
+ *   marketplace  the registries of both scopes (`marketplaces.json`, `installed_plugins.json`)
+ *                read as strictly as the engine reads them; every registered catalog cached;
+ *                every installed plugin's folder present; cache folders nobody references
+ *                (plugins: no registry of any scope or known project; catalogs: no registered
+ *                marketplace of that scope) — those `--fix` removes, unless some project
+ *                registry cannot be read, when nothing may be deleted (host weakness #38)
+ *   overrides    `<project>/.xcsh/plugin-overrides.json`: valid, naming installed plugins and
+ *                features they declare
+ */
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { pathExists } from "../core/atomic-fs.js";
+import { isXcshToolsError } from "../core/errors.js";
+import { projectPaths, xcshPaths } from "../core/paths.js";
+import { readJsonFile } from "../manifest/json-file.js";
+import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
+import { assertProjectScope, scopePaths, type Scope } from "../marketplace/context.js";
+import { readInstalledDoc, readMarketplacesDoc, readProjectList, referencedPaths, type InstalledDoc, type MarketplacesDoc } from "../marketplace/registry.js";
+import type { InstalledPlugin } from "../plugins/inventory.js";
+import { failedCheck } from "./checks-state.js";
+import { AreaFindings, type DoctorWorld } from "./world.js";
+
+const KEEP = "doctor never rewrites a registry it cannot read; fix it by hand or move it away";
+
+async function listDirs(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Marketplace registries and caches of both scopes. */
+export async function checkMarketplaces(world: DoctorWorld): Promise<AreaFindings> {
+  const area = new AreaFindings("marketplace");
+  const ctx = { roots: world.roots, cwd: world.cwd };
+  const scopes: Scope[] = ["user"];
+  try {
+    assertProjectScope(ctx);
+    scopes.push("project");
+  } catch {
+    // the home folder is no project: user scope only
+  }
+  const refs = new Set<string>();
+  let refsKnown = true;
+  const registries = new Map<Scope, MarketplacesDoc>();
+  for (const scope of scopes) {
+    const paths = scopePaths(ctx, scope);
+    let marketplaces: MarketplacesDoc | undefined;
+    try {
+      marketplaces = await readMarketplacesDoc(paths.marketplacesRegistry);
+      registries.set(scope, marketplaces);
+    } catch (error) {
+      if (!isXcshToolsError(error)) throw error;
+      area.problem(`marketplace:registry:${scope}`, "error", error.message, { hint: error.hint ?? `Fix ${paths.marketplacesRegistry}.`, manual: KEEP });
+    }
+    for (const entry of marketplaces?.marketplaces ?? []) {
+      if (!(await pathExists(entry.catalogPath))) {
+        area.problem(`marketplace:catalog:${scope}:${entry.name}`, "warn", `the catalog of marketplace "${entry.name}" (${scope}) is not cached at ${entry.catalogPath}`, {
+          hint: `Run \`xcsh-tools marketplace update ${entry.name}\` to fetch it again.`,
+          manual: "fetching a catalog is `marketplace update`'s job (it needs the network)",
+        });
+      }
+    }
+    let installed: InstalledDoc | undefined;
+    try {
+      installed = await readInstalledDoc(paths.installedPlugins);
+    } catch (error) {
+      if (!isXcshToolsError(error)) throw error;
+      refsKnown = false;
+      area.problem(`marketplace:installed:${scope}`, "error", error.message, { hint: error.hint ?? `Fix ${paths.installedPlugins}.`, manual: KEEP });
+    }
+    if (installed) {
+      for (const p of referencedPaths(installed)) refs.add(p);
+      for (const [id, entries] of Object.entries(installed.plugins)) {
+        for (const entry of entries) {
+          if (!entry || typeof entry.installPath !== "string") continue;
+          if (!(await pathExists(entry.installPath))) {
+            area.problem(`marketplace:plugin:${scope}:${id}`, "error", `${id} (${scope}) is installed at ${entry.installPath}, which is missing: the host cannot load it`, {
+              hint: `Reinstall it: \`xcsh-tools install ${id} --scope ${scope}\` (or \`xcsh-tools uninstall ${id} --scope ${scope}\`).`,
+              manual: "reinstalling needs the marketplace's source; run the install command named",
+            });
+          }
+        }
+      }
+    }
+  }
+  // Projects other than this one that hold installs we made (for cache references).
+  try {
+    for (const file of await readProjectList(ctx)) {
+      try {
+        for (const p of referencedPaths(await readInstalledDoc(file))) refs.add(p);
+      } catch {
+        refsKnown = false;
+      }
+    }
+  } catch (error) {
+    refsKnown = false;
+    area.problem("marketplace:projects", "warn", failedCheck(error), { hint: isXcshToolsError(error) ? (error.hint ?? "") : "", manual: "it is our own list; move it away to rebuild it" });
+  }
+
+  const p = xcshPaths(world.roots);
+  const unreferenced = (dir: string, what: string) => {
+    area.problem(`marketplace:cache:${dir}`, "warn", `${dir} is ${what}`, {
+      hint: "Run `xcsh-tools doctor --fix` to delete it.",
+      ...(refsKnown ? { repair: { kind: "remove-cache" as const, path: dir }, repairText: `delete ${dir}` } : { manual: "a project registry could not be read, so doctor cannot be sure nothing uses it" }),
+    });
+  };
+  for (const name of await listDirs(p.pluginCache)) {
+    const dir = path.join(p.pluginCache, name);
+    if (!refs.has(path.resolve(dir))) unreferenced(dir, "a cached marketplace plugin that no scope has installed");
+  }
+  for (const scope of scopes) {
+    const registry = registries.get(scope);
+    if (!registry) continue;
+    const cache = scopePaths(ctx, scope).marketplaceCache;
+    const names = new Set(registry.marketplaces.map((m) => m.name));
+    for (const name of await listDirs(cache)) if (!names.has(name)) unreferenced(path.join(cache, name), `the cache of a marketplace that is not registered (${scope})`);
+  }
+  if (area.healthy) {
+    const count = [...registries.values()].reduce((n, r) => n + r.marketplaces.length, 0);
+    area.ok("marketplace", `${count} marketplace${count === 1 ? "" : "s"} registered, ${refs.size} installed plugin folder${refs.size === 1 ? "" : "s"} present, no unreferenced cache`);
+  }
+  return area;
+}
+
+/** The project's plugin-overrides.json. */
+export async function checkOverrides(world: DoctorWorld, inventory: readonly InstalledPlugin[] | undefined): Promise<AreaFindings> {
+  const area = new AreaFindings("overrides");
+  const file = projectPaths(world.cwd).pluginOverrides;
+  const manual = "the overrides file is the project's; doctor does not edit it";
+  let raw: unknown;
+  try {
+    raw = await readJsonFile(file);
+  } catch (error) {
+    if (!isXcshToolsError(error)) throw error;
+    area.problem("overrides", "error", `${error.message}; the host loads no npm plugin tool while it is unusable`, { hint: error.hint ?? `Fix ${file}.`, manual });
+    return area;
+  }
+  if (raw === undefined) {
+    area.ok("overrides", `no ${file}`);
+    return area;
+  }
+  const checked = validatePluginOverrides(raw);
+  if (!checked.ok) {
+    const first = checked.issues[0]!;
+    area.problem("overrides", "error", `${file}: ${first.message}${checked.issues.length > 1 ? ` (and ${checked.issues.length - 1} more)` : ""}; the host loads no npm plugin tool while it is invalid`, { hint: first.hint ?? `Fix ${first.path} in ${file}.`, manual });
+    return area;
+  }
+  for (const [i, w] of checked.warnings.entries()) area.problem(`overrides:warning:${i}`, "warn", `${file}: ${w.message}`, { hint: w.hint ?? "Fix the key named.", manual });
+  if (inventory) {
+    const byName = new Map(inventory.map((p) => [p.name, p]));
+    const value = checked.value;
+    const names = new Set([...(value.disabled ?? []), ...Object.keys(value.features ?? {}), ...Object.keys(value.settings ?? {})]);
+    for (const name of names) {
+      if (!byName.has(name)) area.problem(`overrides:${name}`, "warn", `${file} mentions ${name}, which is not installed`, { hint: `Remove ${name} from ${file}, or install it.`, manual });
+    }
+    for (const [name, features] of Object.entries(value.features ?? {})) {
+      const manifest = byName.get(name)?.manifest;
+      if (!manifest) continue;
+      const declared = Object.keys(manifest.features ?? {});
+      const unknown = features.filter((f) => f !== "*" && !declared.includes(f));
+      if (unknown.length > 0) {
+        area.problem(`overrides:${name}:features`, "warn", `${file} enables feature${unknown.length > 1 ? "s" : ""} ${unknown.map((f) => `"${f}"`).join(", ")} of ${name}, which declares ${declared.length ? declared.join(", ") : "no features"}`, { hint: `Fix /features/${name} in ${file}.`, manual });
+      }
+    }
+  }
+  if (area.healthy) area.ok("overrides", `${file} is valid`);
+  return area;
+}

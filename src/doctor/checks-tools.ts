@@ -1,0 +1,109 @@
+/**
+ * Name conflicts, as the host would meet them at boot: discovery finds every tool path in load
+ * order (src/discovery, the same code the host calls), every module is loaded in ONE child
+ * process by validate's module checker (plugin code never runs in doctor's own process, and its
+ * transpile cache goes to a temporary folder: doctor writes nothing in the xcsh root), and the
+ * host's rules are applied to the names: a tool named like a built-in is rejected, and of two
+ * tools with one name only the first loaded survives.
+ */
+import { mkdtemp } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { removeTree } from "../core/atomic-fs.js";
+import { discoverToolPaths } from "../discovery/index.js";
+import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
+import type { ProviderId } from "../host/options.js";
+import type { ToolSource } from "../host/types.js";
+import { checkModules } from "../validate/module-check.js";
+import { failedCheck } from "./checks-state.js";
+import { AreaFindings, type DoctorWorld } from "./world.js";
+
+/** How a source reads in a message: "npm Plugin x (user)". */
+export function describeSource(source: ToolSource | undefined): string {
+  if (!source) return "a configured path";
+  return `${source.providerName}${source.plugin ? ` ${source.plugin}` : ""} (${source.level})`;
+}
+
+/** Providers whose problems other areas already report (plugins, marketplace). */
+const COVERED: readonly string[] = ["npm", "xcsh-plugins"];
+
+/** Conflicts between tools, and with built-ins. */
+export async function checkConflicts(world: DoctorWorld, options: { builtins: readonly string[]; disabledProviders: readonly string[] }): Promise<AreaFindings> {
+  const area = new AreaFindings("conflicts");
+  const found = await discoverToolPaths([], world.cwd, {
+    home: world.roots.home,
+    xcshHome: world.roots.xcshHome,
+    env: world.env,
+    disabledProviders: options.disabledProviders as ProviderId[],
+  });
+  for (const error of found.errors) {
+    if (error.source && COVERED.includes(error.source.provider)) continue;
+    area.problem(`discovery:${error.code}:${error.path}`, "warn", `${describeSource(error.source)}: ${error.error}`, {
+      hint: "Fix or remove the file named; the host skips it.",
+      manual: "the file belongs to you or to another tool",
+    });
+  }
+  const seen = new Set<string>();
+  const paths = found.paths.filter((p) => {
+    const key = path.resolve(p.path);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  if (paths.length === 0) {
+    if (area.healthy) area.ok("conflicts", "no custom tools installed");
+    return area;
+  }
+  const scratch = await mkdtemp(path.join(os.tmpdir(), "xcsh-tools-doctor-"));
+  let outcomes;
+  try {
+    outcomes = await checkModules(paths.map((p) => p.path), {
+      cwd: world.cwd,
+      home: world.roots.home,
+      xcshHome: scratch,
+      cacheDir: path.join(scratch, "transpile"),
+      ...(world.moduleTimeoutMs ? { moduleTimeoutMs: world.moduleTimeoutMs } : {}),
+    });
+  } catch (error) {
+    area.problem("conflicts", "warn", `could not load the tools to compare their names: ${failedCheck(error)}`, { hint: "Run `xcsh-tools tools` to see what the host loads.", manual: "the module checker did not run" });
+    return area;
+  } finally {
+    await removeTree(scratch).catch(() => undefined);
+  }
+  const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...options.builtins]);
+  const first = new Map<string, { file: string; source: ToolSource | undefined }>();
+  let tools = 0;
+  outcomes.forEach((outcome, i) => {
+    const { source } = paths[i]!;
+    if (outcome.failure) {
+      area.problem(`tools:${outcome.failure.code}:${outcome.file}`, "error", `${outcome.file} of ${describeSource(source)} fails to load: ${outcome.failure.message} (${outcome.failure.code})`, {
+        hint: `See every problem with \`xcsh-tools validate ${outcome.file}\`.`,
+        manual: "the module itself is broken",
+      });
+      return;
+    }
+    for (const tool of outcome.tools) {
+      if (typeof tool.name !== "string" || tool.problems.length > 0) continue;
+      tools += 1;
+      const name = tool.name;
+      if (builtins.has(name)) {
+        area.problem(`conflict:builtin:${name}`, "error", `tool "${name}" of ${describeSource(source)} (${outcome.file}) has the name of a built-in tool: the host rejects it`, {
+          hint: `Rename the tool in its ${source?.plugin ? "plugin" : "file"}, or remove it.`,
+          manual: "renaming a tool is its author's change",
+        });
+        continue;
+      }
+      const earlier = first.get(name);
+      if (earlier) {
+        area.problem(`conflict:tool:${name}`, "error", `tool "${name}" of ${describeSource(source)} (${outcome.file}) has the same name as the one of ${describeSource(earlier.source)} (${earlier.file}), which loads first: the host rejects the second`, {
+          hint: `Keep one: uninstall or disable one of the two${source?.plugin ? ` (e.g. \`xcsh-tools uninstall ${source.plugin}\`)` : ""}.`,
+          manual: "which of the two you want is your choice",
+        });
+        continue;
+      }
+      first.set(name, { file: outcome.file, source });
+    }
+  });
+  if (area.healthy) area.ok("conflicts", `${tools} tool${tools === 1 ? "" : "s"} from ${paths.length} module${paths.length === 1 ? "" : "s"}: no name conflicts`);
+  return area;
+}

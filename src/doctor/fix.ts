@@ -1,0 +1,176 @@
+/**
+ * `doctor --fix`: the repairs, each through the machinery every command uses, so that a fix
+ * that fails leaves the previous state exactly:
+ *
+ *   1. a dead holder's lock   taken over by the lock's own guarded stale break (core/lock.ts),
+ *                              then released: never a bare unlink that could race a new holder;
+ *                              a live holder's lock is never touched
+ *   2. the journal            `recoverBeforeRead`, the recovery every command runs first
+ *   3. one transaction        `runMutation` (lock, recovery, journal, boot-index refresh) that
+ *                              - rebuilds node_modules when it must (orphans, missing or wrong
+ *                                packages, a lockfile out of step): arborist reifies a staged
+ *                                copy of the folder from package.json + package-lock.json, as
+ *                                the applier does (plugins/apply.ts), after the folders to
+ *                                reinstall are deleted from the copy, so they come back from
+ *                                their locked tarball (checked against its integrity);
+ *                              - repairs the runtime lock and our record (runtime-repair.ts),
+ *                                computed from the state read under the lock and the rebuilt tree;
+ *                              - removes unreferenced marketplace cache folders;
+ *                             and commits all of it at once, or nothing.
+ *   4. the boot index          rebuilt by the transaction's own refresh, or alone when nothing
+ *                              else changed.
+ *
+ * Named steps for the tests' fault injection: `doctor:copied`, `doctor:reified`, `doctor:staged`.
+ */
+import { copyFile, mkdir, rename, rm } from "node:fs/promises";
+import path from "node:path";
+import { copyTree, pathExists } from "../core/atomic-fs.js";
+import { XcshToolsError } from "../core/errors.js";
+import { acquireLock } from "../core/lock.js";
+import { loadInventory, type InstalledPlugin } from "../plugins/inventory.js";
+import { recoverBeforeRead, runMutation, type Mutation, type MutationWorld } from "../plugins/mutation.js";
+import { loadArborist, npmError, npmOptions, type NpmClientOptions } from "../plugins/npm-client.js";
+import { stageStateWrites, stateFiles } from "../plugins/state.js";
+import { rebaseTree } from "../plugins/tree-rebase.js";
+import { failedCheck } from "./checks-state.js";
+import { repairRuntimeState } from "./runtime-repair.js";
+import type { Finding, Repair } from "./types.js";
+
+/** What the fixer needs from outside. */
+export interface FixWorld {
+  mutation: MutationWorld;
+  /** npm client options, built only when a reify is needed. */
+  npmClient: () => Promise<NpmClientOptions>;
+  /** Rebuild the boot index (under the lock), when the boot module exists. */
+  rebuildBootIndex?: () => Promise<void>;
+}
+
+/** Why each kind of repair did not happen, when it did not. */
+export type FixFailures = Map<Repair["kind"], string>;
+
+/** A stale lock guard breaks only when the holder is dead, never for age. */
+const NEVER_STALE_BY_AGE = Number.MAX_SAFE_INTEGER;
+
+/** Steps 1 and 2: lock and journal. Returns what failed. */
+export async function repairTransactions(findings: readonly Finding[], world: FixWorld, failures: FixFailures): Promise<boolean> {
+  let changed = false;
+  const oursLock = findings.find((f) => f.repair?.kind === "remove-dead-lock");
+  if (oursLock) {
+    const ours = path.join(world.mutation.roots.xcshHome, "plugins", ".xcsh-tools");
+    try {
+      const held = await acquireLock(ours, { waitMs: 0, staleMs: NEVER_STALE_BY_AGE, label: "doctor --fix", ...(world.mutation.signal ? { signal: world.mutation.signal } : {}) });
+      await held.release();
+      changed = true;
+    } catch (error) {
+      failures.set("remove-dead-lock", failedCheck(error));
+    }
+  }
+  if (findings.some((f) => f.repair?.kind === "recover-journal")) {
+    try {
+      await recoverBeforeRead(world.mutation);
+      changed = true;
+    } catch (error) {
+      failures.set("recover-journal", failedCheck(error));
+    }
+  }
+  return changed;
+}
+
+/** Step 3: one transaction for the plugins folder and the caches; step 4 comes with it. */
+export async function repairState(findings: readonly Finding[], world: FixWorld, failures: FixFailures): Promise<void> {
+  const reify = findings.filter((f) => f.repair?.kind === "reify");
+  const runtime = findings.some((f) => f.repair?.kind === "runtime");
+  const caches = findings.flatMap((f) => (f.repair?.kind === "remove-cache" ? [f.repair.path] : []));
+  const boot = findings.some((f) => f.repair?.kind === "boot-rebuild");
+  if (reify.length === 0 && !runtime && caches.length === 0) {
+    if (boot && world.rebuildBootIndex) {
+      try {
+        await world.rebuildBootIndex();
+      } catch (error) {
+        failures.set("boot-rebuild", failedCheck(error));
+      }
+    }
+    return;
+  }
+  const reinstall = [...new Set(reify.flatMap((f) => (f.repair?.kind === "reify" ? f.repair.reinstall : [])))];
+  let client: NpmClientOptions | undefined;
+  try {
+    if (reify.length > 0) client = await world.npmClient();
+    const warnings: string[] = [];
+    await runMutation({ ...world.mutation, onWarning: (m) => warnings.push(m) }, "doctor --fix", async (m) => {
+      let inventory = await loadInventory(m.state);
+      let staged: (() => Promise<void>) | undefined;
+      if (reify.length > 0) {
+        const dangling = inventory.filter((p) => p.linked && p.linkTarget === undefined).map((p) => p.name);
+        if (dangling.length > 0) {
+          failures.set("reify", `npm's installer cannot rebuild node_modules while ${dangling.join(", ")} link${dangling.length === 1 ? "s" : ""} to a folder that is gone; restore it or \`xcsh-tools unlink ${dangling[0]}\` first`);
+        } else {
+          const rebuilt = await reifyCopy(m, client!, reinstall);
+          inventory = rebuilt.inventory;
+          staged = rebuilt.stage;
+        }
+      }
+      if (staged) await staged();
+      const before = stateFiles(m.state);
+      const { after } = repairRuntimeState(before, inventory);
+      await stageStateWrites(m.tx, m.paths, before, after);
+      for (const dir of caches) if (await pathExists(dir)) await m.tx.stageRemoval(dir);
+      await m.step("doctor:staged");
+    });
+    if (boot && warnings.length > 0) failures.set("boot-rebuild", warnings.join("; "));
+  } catch (error) {
+    const why = failedCheck(error);
+    for (const kind of ["reify", "runtime", "remove-cache", "boot-rebuild"] as const) if (!failures.has(kind)) failures.set(kind, `${why}; nothing was changed`);
+  }
+}
+
+/** The staged copy, reified; `stage` moves its pieces into the journal's slots. */
+async function reifyCopy(m: Mutation, client: NpmClientOptions, reinstall: readonly string[]): Promise<{ inventory: InstalledPlugin[]; stage: () => Promise<void> }> {
+  const live = m.paths.plugins;
+  const work = path.join(m.tx.dir, "work");
+  await mkdir(work, { recursive: true });
+  if (!m.state.packageJson) throw new XcshToolsError("EDOCTOR_FIX", `${m.paths.packageJson} is missing: there is nothing to rebuild node_modules from`, { hint: "Reinstall your plugins with `xcsh-tools install`." });
+  await copyFile(m.paths.packageJson, path.join(work, "package.json"));
+  if (await pathExists(m.paths.packageLock)) await copyFile(m.paths.packageLock, path.join(work, "package-lock.json"));
+  if (await pathExists(m.paths.nodeModules)) await copyTree(m.paths.nodeModules, path.join(work, "node_modules"));
+  const workPacked = path.join(work, path.relative(live, m.paths.packed));
+  if (await pathExists(m.paths.packed)) {
+    await mkdir(path.dirname(workPacked), { recursive: true });
+    await copyTree(m.paths.packed, workPacked);
+  }
+  await rebaseTree(work, live, work);
+  // Folders to fetch again, and arborist's record of the old tree (it would trust it over the disk).
+  for (const name of reinstall) await rm(path.join(work, "node_modules", name), { recursive: true, force: true });
+  await rm(path.join(work, "node_modules", ".package-lock.json"), { force: true });
+  await m.step("doctor:copied");
+  const Arborist = await loadArborist();
+  const arb = new Arborist({ ...npmOptions(client), path: work });
+  try {
+    await arb.reify({});
+  } catch (error) {
+    throw npmError(error, reinstall.join(" ") || "the plugins folder", client);
+  }
+  if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; nothing was changed", { hint: "Run `xcsh-tools doctor --fix` again." });
+  await m.step("doctor:reified");
+  const inventory = await loadInventory({ ...m.state, paths: { ...m.paths, nodeModules: path.join(work, "node_modules") } });
+  return {
+    inventory,
+    stage: async () => {
+      await rebaseTree(work, work, live);
+      for (const [from, to] of [[path.join(work, "package-lock.json"), m.paths.packageLock], [path.join(work, "node_modules"), m.paths.nodeModules]] as const) {
+        const has = await pathExists(from);
+        if (!has) {
+          if (await pathExists(to)) await m.tx.stageRemoval(to);
+          continue;
+        }
+        await rename(from, await m.tx.stage(to));
+      }
+    },
+  };
+}
+
+/** The message of a failure for a check's hint. */
+export function couldNotFix(why: string): string {
+  return `could not fix: ${why}`;
+}
+

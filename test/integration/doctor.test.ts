@@ -1,0 +1,341 @@
+/**
+ * `xcsh-tools doctor [--fix]` end to end (built CLI, temp HOME, the shared Verdaccio): each check
+ * healthy and broken by hand after a real install, `--fix` repairing through the transaction
+ * path and a second doctor reporting ok, a failing fix leaving the tree byte-identical, the
+ * `--json` shape, the origin of each of our settings, and no write at all without `--fix`.
+ */
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { buildDist } from "../helpers/build-dist.js";
+import { useGlobalRegistry } from "../helpers/global-registry.js";
+import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
+import type { RegistryHandle } from "../helpers/registry.js";
+import { snapshotTree } from "../helpers/tree-snapshot.js";
+import { makePluginWorld, publishFixtures, toolName, toolSource, type FixtureNames, type PluginWorld } from "./plugins-fixtures.js";
+
+let reg: RegistryHandle & { dispose(): Promise<void> };
+let n: FixtureNames;
+let w: PluginWorld;
+
+beforeAll(async () => {
+  reg = await useGlobalRegistry();
+  await buildDist();
+  n = await publishFixtures(reg, `dr${Date.now().toString(36)}`);
+}, 180_000);
+afterAll(async () => {
+  await reg?.dispose();
+});
+beforeEach(async () => {
+  w = await makePluginWorld(reg);
+});
+afterEach(async () => {
+  await w.cleanup();
+});
+
+interface Check {
+  id: string;
+  area: string;
+  status: "ok" | "warn" | "error";
+  message: string;
+  hint?: string;
+  fixed?: boolean;
+}
+interface Report {
+  ok: boolean;
+  checks: Check[];
+  settings: { key: string; value: unknown; origin: string; via?: string }[];
+}
+
+async function doctor(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; report: Report; stderr: string }> {
+  const r = await w.cli(["doctor", ...args, "--json"], env);
+  return { code: r.code, report: r.json<Report>(), stderr: r.stderr };
+}
+const check = (report: Report, id: string) => {
+  const found = report.checks.find((c) => c.id === id);
+  if (!found) throw new Error(`no check ${id} in:\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message}`).join("\n")}`);
+  return found;
+};
+const problems = (report: Report) => report.checks.filter((c) => c.status !== "ok");
+/** Everything under the test's root: home (xcsh root, npm cache) and the project. */
+const snapshotAll = () => snapshotTree(w.root);
+
+async function install(...specs: string[]): Promise<void> {
+  const r = await w.cli(["install", ...specs]);
+  expect(r.code, r.stderr).toBe(0);
+}
+
+describe("a healthy world", () => {
+  it("every check is ok, --json has the documented shape, and doctor writes nothing", async () => {
+    await install(n.basic, n.features);
+    const before = await snapshotAll();
+    const { code, report } = await doctor();
+    expect(code).toBe(0);
+    expect(problems(report)).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(Object.keys(report).sort()).toEqual(["checks", "ok", "settings"]);
+    for (const c of report.checks) {
+      expect(Object.keys(c).every((k) => ["id", "area", "status", "message", "hint", "fixed"].includes(k))).toBe(true);
+      expect(typeof c.message).toBe("string");
+    }
+    expect([...new Set(report.checks.map((c) => c.area))]).toEqual(["settings", "transactions", "plugins folder", "plugins", "lockfile", "conflicts", "marketplace", "overrides"]);
+    expect(check(report, `plugin:${n.basic}`).message).toMatch(/@2\.0\.0: enabled, features defaults/);
+    expect(check(report, "lockfile").message).toMatch(/every one installed at its locked version and from its locked tarball/);
+    expect(check(report, "conflicts").message).toMatch(/3 tools from 3 modules: no name conflicts/);
+    expect(report.settings.map((s) => s.key)).toContain("lockWaitMs");
+    const text = await w.cli(["doctor"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^plugins\n {2}ok /m);
+    expect(text.stdout).toMatch(/Summary: \d+ ok, 0 warnings, 0 errors/);
+    expect(await snapshotAll()).toEqual(before);
+  });
+});
+
+describe("the plugins folder, broken by hand", () => {
+  it("missing package, orphan folder, runtime-lock drift are reported, not touched, then fixed; a second doctor is ok", async () => {
+    await install(n.basic, n.features, n.extra[0]!);
+    await rm(path.join(w.plugins, "node_modules", n.basic), { recursive: true });
+    await w.write(path.join(w.plugins, "node_modules", "orphan-pkg", "package.json"), { name: "orphan-pkg", version: "1.0.0" });
+    const lock = await w.readJson("xcsh-plugins.lock.json");
+    lock.plugins["ghost-plugin"] = { version: "1.0.0", enabledFeatures: null, enabled: true };
+    lock.settings["ghost-plugin"] = { token: "x" };
+    lock.plugins[n.features].enabledFeatures = ["web", "nope"];
+    delete lock.plugins[n.extra[0]!];
+    await writeFile(path.join(w.plugins, "xcsh-plugins.lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
+    const before = await snapshotAll();
+
+    const { code, report } = await doctor();
+    expect(code).toBe(1);
+    expect(report.ok).toBe(false);
+    expect(check(report, `plugin:${n.basic}`)).toMatchObject({ area: "plugins", status: "error", message: expect.stringContaining("not installed") });
+    expect(check(report, `lockfile:node_modules/${n.basic}`)).toMatchObject({ area: "lockfile", status: "error" });
+    expect(check(report, "orphan:node_modules:orphan-pkg")).toMatchObject({ status: "warn", hint: expect.stringContaining("--fix") });
+    expect(check(report, "orphan:runtime:ghost-plugin").status).toBe("warn");
+    expect(check(report, "orphan:settings:ghost-plugin").status).toBe("warn");
+    expect(check(report, `plugin:${n.features}:feature:nope`).message).toMatch(/does not declare it \(it declares web, cache\)/);
+    expect(check(report, `plugin:${n.extra[0]}:runtime`).message).toMatch(/no entry in the runtime lock/);
+    expect(await snapshotAll()).toEqual(before);
+
+    const dry = await doctor(["--fix", "--dry-run"]);
+    expect(dry.code).toBe(1);
+    expect(check(dry.report, `plugin:${n.basic}`).hint).toMatch(/^would fix: reinstall/);
+    expect(check(dry.report, "orphan:node_modules:orphan-pkg").hint).toMatch(/^would fix: remove the orphan/);
+    expect(await snapshotAll()).toEqual(before);
+
+    const fixed = await doctor(["--fix"]);
+    expect(fixed.code, JSON.stringify(problems(fixed.report), null, 2)).toBe(0);
+    for (const id of [`plugin:${n.basic}`, `lockfile:node_modules/${n.basic}`, "orphan:node_modules:orphan-pkg", "orphan:runtime:ghost-plugin", "orphan:settings:ghost-plugin", `plugin:${n.features}:feature:nope`, `plugin:${n.extra[0]}:runtime`]) {
+      expect(check(fixed.report, id), id).toMatchObject({ fixed: true, hint: "fixed" });
+    }
+    const after = await doctor();
+    expect(after.code).toBe(0);
+    expect(problems(after.report)).toEqual([]);
+    const repaired = await w.readJson("xcsh-plugins.lock.json");
+    expect(repaired.plugins["ghost-plugin"]).toBeUndefined();
+    expect(repaired.settings["ghost-plugin"]).toBeUndefined();
+    expect(repaired.plugins[n.features].enabledFeatures).toEqual(["web"]);
+    expect(repaired.plugins[n.extra[0]!]).toEqual({ version: "1.0.0", enabledFeatures: null, enabled: true });
+    expect((await w.readJson(`node_modules/${n.basic}/package.json`)).version).toBe("2.0.0");
+    expect(await snapshotTree(path.join(w.plugins, "node_modules", "orphan-pkg"))).toEqual({ ".": "absent" });
+  });
+
+  it("a version or tarball that differs from package-lock.json is an error; --fix reinstalls from the lockfile", async () => {
+    await install(n.basic);
+    const depPkg = path.join(w.plugins, "node_modules", n.dep, "package.json");
+    const pkg = JSON.parse(await readFile(depPkg, "utf8"));
+    await writeFile(depPkg, JSON.stringify({ ...pkg, version: "1.0.9" }));
+    const hiddenFile = path.join(w.plugins, "node_modules", ".package-lock.json");
+    const hidden = JSON.parse(await readFile(hiddenFile, "utf8"));
+    hidden.packages[`node_modules/${n.basic}`].integrity = "sha512-AAAA";
+    await writeFile(hiddenFile, JSON.stringify(hidden, null, 2));
+
+    const { code, report } = await doctor();
+    expect(code).toBe(1);
+    expect(check(report, `lockfile:node_modules/${n.dep}`).message).toMatch(/is 1\.0\.9 on disk but package-lock\.json locks 1\.0\.0/);
+    expect(check(report, `lockfile:node_modules/${n.basic}`).message).toMatch(/installed from another tarball than package-lock\.json records \(integrity/);
+
+    const fixed = await doctor(["--fix"]);
+    expect(fixed.code, JSON.stringify(problems(fixed.report), null, 2)).toBe(0);
+    expect(check(fixed.report, `lockfile:node_modules/${n.dep}`).fixed).toBe(true);
+    expect(check(fixed.report, `lockfile:node_modules/${n.basic}`).fixed).toBe(true);
+    expect((await w.readJson(`node_modules/${n.dep}/package.json`)).version).toBe("1.0.0");
+    expect(problems((await doctor()).report)).toEqual([]);
+  });
+
+  it("a fix that fails leaves the old state byte for byte and says why", async () => {
+    await install(n.basic);
+    await rm(path.join(w.plugins, "node_modules", n.basic), { recursive: true });
+    const before = await snapshotAll();
+    for (const step of ["doctor:copied", "doctor:reified", "doctor:staged", "commit:synced"]) {
+      const r = await doctor(["--fix"], { XCSH_TOOLS_TEST_FAULT: step });
+      expect(r.code, step).toBe(1);
+      expect(check(r.report, `plugin:${n.basic}`), step).toMatchObject({ status: "error", fixed: false, hint: expect.stringMatching(/^could not fix: Injected failure at step .*; nothing was changed/) });
+      expect(await snapshotTree(w.root, { exclude: [".npm"] }), step).toEqual(pruneNpm(before));
+    }
+  });
+
+  it("what it cannot fix it says: a manifest entry whose file is gone, a linked plugin whose folder is gone", async () => {
+    await install(n.features);
+    await rm(path.join(w.plugins, "node_modules", n.features, "tools", "web.js"));
+    const dev = path.join(w.root, "dev", "linked-plugin");
+    await w.write(path.join(dev, "package.json"), { name: "linked-plugin", version: "0.1.0", type: "module", xcsh: { tools: "./t.js" } });
+    await w.write(path.join(dev, "t.js"), toolSource("linked_tool"));
+    const linked = await w.cli(["link", dev]);
+    expect(linked.code, linked.stderr).toBe(0);
+    await rm(dev, { recursive: true });
+
+    const { code, report } = await doctor();
+    expect(code).toBe(1);
+    const entry = check(report, `plugin:${n.features}:EENTRY_NOT_FOUND:/xcsh/features/web/tools/0`);
+    expect(entry).toMatchObject({ status: "error", hint: expect.stringContaining(`xcsh-tools install ${n.features}@1.0.0`) });
+    expect(entry.message).toMatch(/tools\/web\.js/);
+    expect(check(report, "plugin:linked-plugin:link")).toMatchObject({ status: "error", message: expect.stringContaining(dev), hint: expect.stringContaining("xcsh-tools unlink linked-plugin") });
+
+    const fixed = await doctor(["--fix"]);
+    expect(fixed.code).toBe(1);
+    expect(check(fixed.report, `plugin:${n.features}:EENTRY_NOT_FOUND:/xcsh/features/web/tools/0`)).toMatchObject({ fixed: false, hint: expect.stringMatching(/^could not fix: /) });
+    expect(check(fixed.report, "plugin:linked-plugin:link")).toMatchObject({ fixed: false, hint: expect.stringMatching(/^could not fix: the linked folder is yours/) });
+  });
+});
+
+describe("conflicts between tools", () => {
+  it("a tool shadowing a built-in, and two sources exporting one tool name", async () => {
+    await install(n.basic, n.extra[1]!);
+    const userTools = path.join(w.xcshHome, "agent", "tools");
+    await w.write(path.join(userTools, "bash.js"), toolSource("bash"));
+    await w.write(path.join(userTools, "dupe.js"), toolSource(toolName(n.basic)));
+    const { code, report } = await doctor([], { XCSH_TOOLS_BUILTIN_TOOLS: toolName(n.extra[1]!) });
+    expect(code).toBe(1);
+    expect(check(report, "conflict:builtin:bash")).toMatchObject({ area: "conflicts", status: "error", message: expect.stringContaining("built-in") });
+    expect(check(report, `conflict:builtin:${toolName(n.extra[1]!)}`).message).toContain(n.extra[1]!);
+    const dupe = check(report, `conflict:tool:${toolName(n.basic)}`);
+    expect(dupe.message).toContain(`npm Plugin ${n.basic} (user)`);
+    expect(dupe.message).toContain(path.join(userTools, "dupe.js"));
+    const fixed = await doctor(["--fix"]);
+    expect(check(fixed.report, "conflict:builtin:bash")).toMatchObject({ fixed: false, hint: expect.stringMatching(/^could not fix: /) });
+    await rm(userTools, { recursive: true });
+    expect((await doctor([], { XCSH_TOOLS_BUILTIN_TOOLS: "" })).code).toBe(0);
+  });
+});
+
+describe("transactions", () => {
+  it("an interrupted install (kill -9) leaves a pending journal and a dead holder's lock: reported, untouched, then recovered", async () => {
+    await install(n.extra[2]!);
+    const pauseFile = path.join(w.root, "paused");
+    const child = w.spawnCli(["install", n.basic], { XCSH_TOOLS_TEST_PAUSE: "reify:done", XCSH_TOOLS_TEST_PAUSE_FILE: pauseFile });
+    await waitFor(pauseFile);
+    const pid = child.pid!;
+
+    // While it runs: the lock's holder is alive; doctor says so and --fix leaves it alone.
+    const live = await doctor();
+    expect(check(live.report, "lock")).toMatchObject({ status: "warn", message: expect.stringMatching(new RegExp(`locked by pid ${pid} .*"install ${n.basic}".*a command is running`)) });
+    expect(check(live.report, "journal").status).toBe("warn");
+
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("close", resolve));
+    const before = await snapshotAll();
+    const { code, report } = await doctor();
+    expect(code).toBe(1);
+    expect(check(report, "journal")).toMatchObject({ status: "error", message: expect.stringMatching(new RegExp(`"install ${n.basic}" \\(pid ${pid}, started .*\\) was interrupted: recovery rolls it back`)) });
+    expect(check(report, "lock")).toMatchObject({ status: "warn", message: expect.stringMatching(new RegExp(`held by pid ${pid} on .*no longer running \\(taken \\d+ s ago, last heartbeat \\d+ s ago\\)`)) });
+    expect(await snapshotAll()).toEqual(before);
+
+    const fixed = await doctor(["--fix"]);
+    expect(fixed.code, JSON.stringify(problems(fixed.report), null, 2)).toBe(0);
+    expect(check(fixed.report, "journal")).toMatchObject({ fixed: true });
+    expect(check(fixed.report, "lock")).toMatchObject({ fixed: true });
+    const again = await doctor();
+    expect(problems(again.report)).toEqual([]);
+    expect(Object.keys((await w.readJson("package.json")).dependencies)).toEqual([n.extra[2]]);
+  });
+});
+
+describe("our settings", () => {
+  it("shows each value's origin: flag, env, project, user, default", async () => {
+    const userFile = await w.write(path.join(w.xcshHome, "xcsh-tools.json"), { lockWaitMs: 1234, timeouts: { gitMs: 5000 } });
+    const projectFile = await w.write(path.join(w.cwd, ".xcsh-toolsrc.json"), { timeouts: { fetchMs: 777, gitMs: 6000 } });
+    const r = await w.cli(["doctor", "--json", "--registry", "http://127.0.0.1:9/"], { XCSH_TOOLS_FACTORY_TIMEOUT_MS: "4321" });
+    expect(r.code, r.stderr).toBe(0);
+    const rows = Object.fromEntries(r.json<Report>().settings.map((s) => [s.key, s]));
+    expect(rows.registry).toEqual({ key: "registry", value: "http://127.0.0.1:9/", origin: "flag" });
+    expect(rows["timeouts.factoryMs"]).toEqual({ key: "timeouts.factoryMs", value: 4321, origin: "env", via: "XCSH_TOOLS_FACTORY_TIMEOUT_MS" });
+    expect(rows["timeouts.fetchMs"]).toEqual({ key: "timeouts.fetchMs", value: 777, origin: `project:${projectFile}` });
+    expect(rows["timeouts.gitMs"]).toEqual({ key: "timeouts.gitMs", value: 6000, origin: `project:${projectFile}` });
+    expect(rows.lockWaitMs).toEqual({ key: "lockWaitMs", value: 1234, origin: `user:${userFile}` });
+    expect(rows.allowScripts).toEqual({ key: "allowScripts", value: false, origin: "default" });
+    const text = await w.cli(["doctor"], { XCSH_TOOLS_FACTORY_TIMEOUT_MS: "4321" });
+    expect(text.stdout).toMatch(/timeouts\.factoryMs +4321 +env \(XCSH_TOOLS_FACTORY_TIMEOUT_MS\)/);
+    expect(text.stdout).toContain(`lockWaitMs`);
+  });
+
+  it("a malformed settings file is a failed check naming the file and the field, not a crash; --fix still runs", async () => {
+    const userFile = await w.write(path.join(w.xcshHome, "xcsh-tools.json"), { lockWaitMs: "soon" });
+    await install(n.extra[3]!).catch(() => undefined);
+    const { code, report } = await doctor();
+    expect(code).toBe(1);
+    const settings = check(report, "settings");
+    expect(settings.status).toBe("error");
+    expect(settings.message).toContain(userFile);
+    expect(settings.message).toContain("lockWaitMs");
+    expect(report.settings).toEqual([]);
+    expect(check(report, "journal").status).toBe("ok");
+    const fixed = await doctor(["--fix"]);
+    expect(check(fixed.report, "settings")).toMatchObject({ fixed: false, hint: expect.stringMatching(/^could not fix: doctor never rewrites your settings/) });
+  });
+});
+
+describe("marketplace state and project overrides", () => {
+  it("a missing installed plugin folder, an unreferenced cache folder, a malformed registry; overrides valid or not", async () => {
+    const root = path.join(w.root, "market-acme");
+    await w.write(path.join(root, catalogPath()), catalog("acme", [{ name: "hello", source: "./plugins/hello", version: "1.0.0", description: "Says hello" }]));
+    for (const [rel, content] of Object.entries(pluginFiles("plugins/hello", "hello", ["acme_tool"]))) await w.write(path.join(root, rel), content);
+    expect((await w.cli(["marketplace", "add", root])).code).toBe(0);
+    const inst = await w.cli(["install", "hello@acme"]);
+    expect(inst.code, inst.stderr).toBe(0);
+    expect(problems((await doctor()).report)).toEqual([]);
+
+    const registry = JSON.parse(await readFile(path.join(w.plugins, "installed_plugins.json"), "utf8"));
+    const installPath = registry.plugins["hello@acme"][0].installPath as string;
+    const stray = path.join(w.plugins, "cache", "plugins", "acme___old___0.9.0-000000000000");
+    await mkdir(stray, { recursive: true });
+    await rm(installPath, { recursive: true });
+    await w.write(path.join(w.cwd, ".xcsh", "plugin-overrides.json"), { disabled: ["not-installed-plugin"] });
+    const before = await snapshotAll();
+    const { code, report } = await doctor();
+    expect(code).toBe(1);
+    expect(check(report, "marketplace:plugin:user:hello@acme")).toMatchObject({ status: "error", hint: expect.stringContaining("xcsh-tools install hello@acme --scope user") });
+    expect(check(report, `marketplace:cache:${stray}`)).toMatchObject({ status: "warn" });
+    expect(check(report, "overrides:not-installed-plugin").status).toBe("warn");
+    expect(await snapshotAll()).toEqual(before);
+
+    const fixed = await doctor(["--fix"]);
+    expect(check(fixed.report, `marketplace:cache:${stray}`).fixed).toBe(true);
+    expect(check(fixed.report, "marketplace:plugin:user:hello@acme").fixed).toBe(false);
+    expect(await snapshotTree(stray)).toEqual({ ".": "absent" });
+
+    await writeFile(path.join(w.plugins, "installed_plugins.json"), "{ not json");
+    await w.write(path.join(w.cwd, ".xcsh", "plugin-overrides.json"), { disabled: "everything" });
+    const bad = await doctor();
+    expect(check(bad.report, "marketplace:installed:user")).toMatchObject({ status: "error", message: expect.stringContaining("installed_plugins.json") });
+    expect(check(bad.report, "overrides")).toMatchObject({ status: "error", message: expect.stringContaining("plugin-overrides.json") });
+  });
+});
+
+async function waitFor(file: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await readFile(file);
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${file} never appeared`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/** A snapshot without npm's cache (a failed fix may have fetched into it: that is not our state). */
+function pruneNpm(snapshot: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(snapshot).filter(([k]) => !k.split("/").includes(".npm")));
+}
+
