@@ -139,6 +139,32 @@ describe("the plugins folder, broken by hand", () => {
     expect(await snapshotTree(path.join(w.plugins, "node_modules", "orphan-pkg"))).toEqual({ ".": "absent" });
   });
 
+  it("a malformed state file is an error naming it, never read as empty, never rewritten by --fix", async () => {
+    await install(n.basic);
+    const pkgFile = path.join(w.plugins, "package.json");
+    const good = await readFile(pkgFile, "utf8");
+    await writeFile(pkgFile, "{ oops");
+    const broken = await doctor();
+    expect(broken.code).toBe(1);
+    expect(check(broken.report, "plugins:package-json")).toMatchObject({ area: "plugins folder", status: "error", message: expect.stringContaining(pkgFile) });
+    expect(check(broken.report, "conflicts").area).toBe("conflicts");
+    const before = await snapshotAll();
+    const fixed = await doctor(["--fix"]);
+    expect(fixed.code).toBe(1);
+    expect(check(fixed.report, "plugins:package-json")).toMatchObject({ fixed: false, hint: expect.stringMatching(/^could not fix: doctor does not rewrite a file it cannot read/) });
+    expect(await snapshotAll()).toEqual(before);
+    await writeFile(pkgFile, good);
+
+    const lockFile = path.join(w.plugins, "xcsh-plugins.lock.json");
+    await writeFile(lockFile, JSON.stringify({ plugins: { [n.basic]: { enabled: "yes" } } }));
+    expect(check((await doctor()).report, "plugins:runtime-lock")).toMatchObject({ status: "error", message: expect.stringMatching(/xcsh-plugins\.lock\.json.*enabled/) });
+    await rm(lockFile);
+    await writeFile(path.join(w.plugins, "package-lock.json"), "[1]");
+    const lockReport = (await doctor()).report;
+    expect(check(lockReport, "lockfile:file")).toMatchObject({ status: "error", message: expect.stringContaining("package-lock.json") });
+    expect(check(lockReport, `plugin:${n.basic}:runtime`).message).toMatch(/no entry in the runtime lock/);
+  });
+
   it("a version or tarball that differs from package-lock.json is an error; --fix reinstalls from the lockfile", async () => {
     await install(n.basic);
     const depPkg = path.join(w.plugins, "node_modules", n.dep, "package.json");
