@@ -9,8 +9,11 @@
  * - Every module goes import → factory → shape check → name check, each step raced against a
  *   timeout and wrapped so that a failure becomes one `ToolLoadError` with a stable code, the path
  *   and the source. `load()` never throws and never hangs, and a bad tool never hides its siblings.
- * - Imports start concurrently (they are independent), but factories run, and results, conflicts
- *   and errors are recorded, strictly in input order, so first-wins is deterministic.
+ * - Imports run concurrently (they are independent), at most `IMPORT_CONCURRENCY` at a time and
+ *   started in input order; factories run, and results, conflicts and errors are recorded,
+ *   strictly in input order, so the outcome is exactly the sequential loader's (first wins).
+ *   The bound matters beyond memory: an import's timeout starts when that import starts, so a
+ *   thousand queued imports never time out for waiting behind each other.
  *
  * Messages keep the host's texts as prefixes (`Failed to load tool: …`, `Tool must export a
  * default function`, `Tool name "x" conflicts with existing tool`) so existing log greps still work.
@@ -21,7 +24,7 @@ import { errorMessage, isXcshToolsError } from "../core/errors.js";
 import { resolveRoots, resolveUserPath } from "../core/paths.js";
 import { execCommand } from "./exec.js";
 import { resolveTypeBox } from "./import/module-map.js";
-import { importToolModule, type ImportedToolModule } from "./module-import.js";
+import { importToolModule, type ImportedToolModule, type ImportToolModuleOptions } from "./module-import.js";
 import type { LoadCustomToolsOptions } from "./options.js";
 import { raceTimeout } from "./timeout.js";
 import { checkTool, readToolName } from "./tool-shape.js";
@@ -40,6 +43,13 @@ import type {
 } from "./types.js";
 
 export const DEFAULT_FACTORY_TIMEOUT_MS = 5000;
+
+/**
+ * Imports in flight at once. Importing is mostly waiting on the file system and the runtime's
+ * module loader, so a few in flight hide that latency; more only queue up inside the runtime
+ * (on Node, jiti's transpiling and module evaluation run on the one main thread anyway).
+ */
+export const IMPORT_CONCURRENCY = 8;
 
 /** Loader error codes (public API; the README's table). */
 export const LOADER_ERROR_CODES = [
@@ -84,11 +94,13 @@ export function createNoOpUIContext(): CustomToolUIContext {
 
 type Claim = { builtIn: true } | { path: string; source?: ToolSource };
 
-interface PreparedEntry {
-  entry: ToolPathWithSource;
-  file: string;
-  imported: Promise<ImportedToolModule>;
-}
+/** What one input entry turned into before any import: a module to import, a failure, or a duplicate. */
+type PreparedEntry =
+  | { kind: "import"; entry: ToolPathWithSource; file: string }
+  | { kind: "fail"; entry: ToolPathWithSource; code: LoaderErrorCode; error: string }
+  | { kind: "duplicate" };
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /** Loads tool modules into `tools`, recording every failure in `errors`. */
 export class CustomToolLoader {
@@ -96,6 +108,7 @@ export class CustomToolLoader {
   readonly errors: ToolLoadError[] = [];
   readonly #api: CustomToolAPI;
   readonly #options: LoadCustomToolsOptions;
+  readonly #importOptions: ImportToolModuleOptions;
   readonly #cwd: string;
   readonly #home: string;
   readonly #claims = new Map<string, Claim>();
@@ -109,6 +122,14 @@ export class CustomToolLoader {
     options: LoadCustomToolsOptions = {},
   ) {
     this.#options = options;
+    this.#importOptions = {
+      modules: options.modules,
+      cacheDir: options.cacheDir,
+      home: options.home,
+      xcshHome: options.xcshHome,
+      env: options.env,
+      importTimeoutMs: options.importTimeoutMs,
+    };
     this.#cwd = cwd;
     this.#home = resolveRoots(options).home;
     for (const name of builtInToolNames) this.#claims.set(name, { builtIn: true });
@@ -138,20 +159,43 @@ export class CustomToolLoader {
     return this.#api;
   }
 
-  /** Load `pathsWithSources` in order; never throws. May be called again with more paths. */
+  /**
+   * Load `pathsWithSources` in order; never throws. May be called again with more paths.
+   *
+   * Three passes. (1) In input order, resolve each path and drop declarative files and
+   * duplicates: cheap, synchronous, and what decides which entry of a duplicate pair counts.
+   * (2) Import the remaining modules through a bounded pool, started in input order. (3) In input
+   * order, wait for each import and run its factory, checks and conflict rules, recording every
+   * outcome at its entry's turn — so `tools` and `errors` come out exactly as if every entry had
+   * been imported and instantiated one after the other.
+   *
+   * Factories stay sequential, one at a time in input order, as the host calls them: they share
+   * one API object (`setUIContext`, `pushPendingAction`, `logger`) and may have side effects
+   * whose order a user sees (pending actions, log lines, processes they `exec`), and a factory
+   * that is slow or hangs is charged to itself by its own timeout. They are also cheap compared
+   * with imports, so running them concurrently would buy little and cost determinism.
+   */
   async load(pathsWithSources: ToolPathWithSource[]): Promise<void> {
     const prepared: PreparedEntry[] = [];
     for (const entry of pathsWithSources ?? []) {
       try {
-        const item = this.#prepare(entry);
-        if (item) prepared.push(item);
+        prepared.push(this.#prepare(entry));
       } catch (error) {
-        this.#fail(entry, "EIMPORT", `Failed to load tool: ${errorMessage(error)}`);
+        prepared.push({ kind: "fail", entry, code: "EIMPORT", error: `Failed to load tool: ${errorMessage(error)}` });
       }
     }
+    const toImport = prepared.filter((item) => item.kind === "import");
+    const imports = startInOrder(toImport, IMPORT_CONCURRENCY, (item) => this.#import(item.file));
+    let next = 0;
     for (const item of prepared) {
+      if (item.kind === "duplicate") continue;
+      if (item.kind === "fail") {
+        this.#fail(item.entry, item.code, item.error);
+        continue;
+      }
+      const imported = imports[next++] as Promise<Settled<ImportedToolModule>>;
       try {
-        await this.#loadOne(item);
+        await this.#loadOne(item.entry, item.file, await imported);
       } catch (error) {
         // #loadOne records its own failures; this is the last line of defence.
         this.#fail(item.entry, "EIMPORT", `Failed to load tool: ${errorMessage(error)}`);
@@ -165,27 +209,20 @@ export class CustomToolLoader {
     this.#api.hasUI = hasUI;
   }
 
-  #prepare(entry: ToolPathWithSource): PreparedEntry | undefined {
+  #prepare(entry: ToolPathWithSource): PreparedEntry {
     const resolved = resolveUserPath(String(entry.path), this.#cwd, this.#home);
     if (resolved.endsWith(".md") || resolved.endsWith(".json")) {
-      this.#fail(entry, "EDECLARATIVE", DECLARATIVE_MESSAGE);
-      return undefined;
+      return { kind: "fail", entry, code: "EDECLARATIVE", error: DECLARATIVE_MESSAGE };
     }
     const file = resolveIndexFile(resolved);
     const key = realPathOrResolved(file);
-    if (this.#seenFiles.has(key)) return undefined;
+    if (this.#seenFiles.has(key)) return { kind: "duplicate" };
     this.#seenFiles.add(key);
-    const imported = importToolModule(file, {
-      modules: this.#options.modules,
-      cacheDir: this.#options.cacheDir,
-      home: this.#options.home,
-      xcshHome: this.#options.xcshHome,
-      env: this.#options.env,
-      importTimeoutMs: this.#options.importTimeoutMs,
-    });
-    // Awaited in order later; until then a rejection must not count as unhandled.
-    imported.catch(() => undefined);
-    return { entry, file, imported };
+    return { kind: "import", entry, file };
+  }
+
+  #import(file: string): Promise<ImportedToolModule> {
+    return importToolModule(file, this.#importOptions);
   }
 
   /**
@@ -201,16 +238,13 @@ export class CustomToolLoader {
     }
   }
 
-  async #loadOne({ entry, file, imported }: PreparedEntry): Promise<void> {
-    let module: Record<string, unknown>;
-    try {
-      module = (await imported).module;
-    } catch (error) {
-      const code = isXcshToolsError(error, "EIMPORT_TIMEOUT") ? "EIMPORT_TIMEOUT" : "EIMPORT";
-      this.#fail(entry, code, `Failed to load tool: ${errorMessage(error)}`);
+  async #loadOne(entry: ToolPathWithSource, file: string, imported: Settled<ImportedToolModule>): Promise<void> {
+    if (!imported.ok) {
+      const code = isXcshToolsError(imported.error, "EIMPORT_TIMEOUT") ? "EIMPORT_TIMEOUT" : "EIMPORT";
+      this.#fail(entry, code, `Failed to load tool: ${errorMessage(imported.error)}`);
       return;
     }
-    await this.#instantiate(entry, file, module);
+    await this.#instantiate(entry, file, imported.value.module);
   }
 
   /** Factory → tools → shape and name checks → conflicts, for one imported module. */
@@ -321,6 +355,31 @@ export async function loadCustomTools(
   };
 }
 
+/**
+ * Start `work(item)` for every item, at most `limit` at a time, in item order (each finished one
+ * starts the next); one promise per item, in item order, that settles with the outcome and never
+ * rejects, so outcomes nobody awaits yet are never unhandled rejections.
+ */
+function startInOrder<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<Settled<R>>[] {
+  const resolvers: ((outcome: Settled<R>) => void)[] = [];
+  const outcomes = items.map(() => new Promise<Settled<R>>((resolve) => resolvers.push(resolve)));
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      let outcome: Settled<R>;
+      try {
+        outcome = { ok: true, value: await work(items[index] as T) };
+      } catch (error) {
+        outcome = { ok: false, error };
+      }
+      (resolvers[index] as (outcome: Settled<R>) => void)(outcome);
+    }
+  };
+  for (let i = 0; i < Math.min(Math.max(1, limit), items.length); i++) void worker();
+  return outcomes;
+}
+
 /** A folder stands for its index file; anything else is returned unchanged. */
 function resolveIndexFile(resolved: string): string {
   try {
@@ -341,7 +400,8 @@ function resolveIndexFile(resolved: string): string {
 
 function realPathOrResolved(file: string): string {
   try {
-    return realpathSync(file);
+    // One realpath(3) call instead of an lstat per path segment.
+    return realpathSync.native(file);
   } catch {
     return path.resolve(file);
   }
