@@ -163,7 +163,7 @@ async function checkOnePlugin(plugin: InstalledPlugin, area: AreaFindings, emitR
     area.problem(id, "error", missing ? `${name} is listed in package.json (${plugin.dependency}) but not installed: ${plugin.problem}` : `${name}: ${plugin.problem}`, {
       hint: "Run `xcsh-tools doctor --fix` to install it again from the lockfile.",
       repair: reinstall,
-      repairText: `reinstall ${name} from the lockfile`,
+      repairText: `reinstall ${name} (its locked version, else the newest its package.json range allows)`,
     });
     return;
   }

@@ -32,7 +32,7 @@ import { recoverBeforeRead, runMutation, type Mutation, type MutationWorld } fro
 import { loadArborist, npmError, npmOptions, type NpmClientOptions } from "../plugins/npm-client.js";
 import { stageStateWrites, stateFiles } from "../plugins/state.js";
 import { rebaseTree } from "../plugins/tree-rebase.js";
-import { failedCheck } from "./checks-state.js";
+import { failedCheck, readLockStatus } from "./checks-state.js";
 import { repairRuntimeState } from "./runtime-repair.js";
 import type { Finding, Repair } from "./types.js";
 
@@ -90,6 +90,13 @@ export async function repairState(findings: readonly Finding[], world: FixWorld,
         failures.set("boot-rebuild", failedCheck(error));
       }
     }
+    return;
+  }
+  const held = await readLockStatus(path.join(world.mutation.roots.xcshHome, "plugins", ".xcsh-tools"));
+  if (held?.alive) {
+    // Waiting lockWaitMs for a running command to finish would only delay the same answer.
+    const why = `the plugins folder is locked by pid ${held.owner?.pid} (a command is running); run \`xcsh-tools doctor --fix\` again when it has finished`;
+    for (const kind of ["reify", "runtime", "remove-cache", "boot-rebuild"] as const) failures.set(kind, why);
     return;
   }
   const reinstall = [...new Set(reify.flatMap((f) => (f.repair?.kind === "reify" ? f.repair.reinstall : [])))];

@@ -76,7 +76,7 @@ function toCheck(finding: Finding, extra: Partial<DoctorCheck> = {}): DoctorChec
 function plainReport(diagnosis: Diagnosis, options: { wouldFix: boolean }): DoctorReport {
   const checks = diagnosis.findings.map((f) => {
     if (!options.wouldFix || f.status === "ok") return toCheck(f);
-    const hint = f.repair ? `would fix: ${f.repairText ?? f.repair.kind}` : couldNotFix(`${f.manual ?? "no automatic repair"}. ${f.hint ?? ""}`.trim());
+    const hint = f.repair ? `would fix: ${f.repairText ?? f.repair.kind}` : `cannot fix automatically: ${f.manual ?? "no automatic repair"}. ${f.hint ?? ""}`.trim();
     return toCheck(f, { hint });
   });
   return { ok: !diagnosis.findings.some((f) => f.status === "error"), checks, settings: diagnosis.settings };

@@ -256,6 +256,9 @@ describe("transactions", () => {
     const live = await doctor();
     expect(check(live.report, "lock")).toMatchObject({ status: "warn", message: expect.stringMatching(new RegExp(`locked by pid ${pid} .*"install ${n.basic}".*a command is running`)) });
     expect(check(live.report, "journal").status).toBe("warn");
+    const liveFix = await doctor(["--fix"]);
+    expect(check(liveFix.report, "lock")).toMatchObject({ fixed: false, hint: expect.stringContaining(`could not fix: its holder, pid ${pid}, is alive`) });
+    expect(() => process.kill(pid, 0)).not.toThrow();
 
     child.kill("SIGKILL");
     await new Promise((resolve) => child.once("close", resolve));
