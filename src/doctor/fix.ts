@@ -82,16 +82,7 @@ export async function repairState(findings: readonly Finding[], world: FixWorld,
   const runtime = findings.some((f) => f.repair?.kind === "runtime");
   const caches = findings.flatMap((f) => (f.repair?.kind === "remove-cache" ? [f.repair.path] : []));
   const boot = findings.some((f) => f.repair?.kind === "boot-rebuild");
-  if (reify.length === 0 && !runtime && caches.length === 0) {
-    if (boot && world.rebuildBootIndex) {
-      try {
-        await world.rebuildBootIndex();
-      } catch (error) {
-        failures.set("boot-rebuild", failedCheck(error));
-      }
-    }
-    return;
-  }
+  if (reify.length === 0 && !runtime && caches.length === 0 && !boot) return;
   const held = await readLockStatus(path.join(world.mutation.roots.xcshHome, "plugins", ".xcsh-tools"));
   if (held?.alive) {
     // Waiting lockWaitMs for a running command to finish would only delay the same answer.
@@ -99,12 +90,25 @@ export async function repairState(findings: readonly Finding[], world: FixWorld,
     for (const kind of ["reify", "runtime", "remove-cache", "boot-rebuild"] as const) failures.set(kind, why);
     return;
   }
+  await repairFolder(world, failures, { reify, runtime, caches });
+  // The transaction's own refresh covers the views the index keeps; this adds the project's.
+  if (boot && world.rebuildBootIndex && !failures.has("boot-rebuild")) {
+    try {
+      await world.rebuildBootIndex();
+    } catch (error) {
+      failures.set("boot-rebuild", failedCheck(error));
+    }
+  }
+}
+
+async function repairFolder(world: FixWorld, failures: FixFailures, wanted: { reify: readonly Finding[]; runtime: boolean; caches: readonly string[] }): Promise<void> {
+  const { reify, runtime, caches } = wanted;
+  if (reify.length === 0 && !runtime && caches.length === 0) return;
   const reinstall = [...new Set(reify.flatMap((f) => (f.repair?.kind === "reify" ? f.repair.reinstall : [])))];
   let client: NpmClientOptions | undefined;
   try {
     if (reify.length > 0) client = await world.npmClient();
-    const warnings: string[] = [];
-    await runMutation({ ...world.mutation, onWarning: (m) => warnings.push(m) }, "doctor --fix", async (m) => {
+    await runMutation(world.mutation, "doctor --fix", async (m) => {
       let inventory = await loadInventory(m.state);
       let staged: (() => Promise<void>) | undefined;
       if (reify.length > 0) {
@@ -124,10 +128,9 @@ export async function repairState(findings: readonly Finding[], world: FixWorld,
       for (const dir of caches) if (await pathExists(dir)) await m.tx.stageRemoval(dir);
       await m.step("doctor:staged");
     });
-    if (boot && warnings.length > 0) failures.set("boot-rebuild", warnings.join("; "));
   } catch (error) {
     const why = failedCheck(error);
-    for (const kind of ["reify", "runtime", "remove-cache", "boot-rebuild"] as const) if (!failures.has(kind)) failures.set(kind, `${why}; nothing was changed`);
+    for (const kind of ["reify", "runtime", "remove-cache"] as const) if (!failures.has(kind)) failures.set(kind, `${why}; nothing was changed`);
   }
 }
 
