@@ -24,7 +24,7 @@ import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
 import { isBun, registerBunModules } from "./import/bun.js";
 import { importWithJiti } from "./import/jiti.js";
-import { registerModules, writeShims } from "./import/module-map.js";
+import { getModuleRegistry, registerModules, writeShims } from "./import/module-map.js";
 import { ensureNodeHooks, getNodeHookShimDir } from "./import/node-hooks.js";
 import { raceTimeout } from "./timeout.js";
 
@@ -119,16 +119,29 @@ export async function importToolModule(
   }
 }
 
+// Per-options memo: a loader passes one options object for all of its imports, and resolving the
+// xcsh root's paths for each of a thousand tools showed up in boot profiles.
+const dirsByOptions = new WeakMap<ImportToolModuleOptions, { cacheDir: string; shimDir: string }>();
+
+function importDirs(options: ImportToolModuleOptions): { cacheDir: string; shimDir: string } {
+  let dirs = dirsByOptions.get(options);
+  if (!dirs) {
+    dirs = resolveImportDirs(options);
+    dirsByOptions.set(options, dirs);
+  }
+  return dirs;
+}
+
 async function importWithStrategy(file: string, options: ImportToolModuleOptions): Promise<ImportedToolModule> {
   const strategy = selectImportStrategy(file);
   await registerModules(options.modules);
-  const dirs = resolveImportDirs(options);
+  const dirs = importDirs(options);
   if (strategy === "bun") {
     registerBunModules();
     return { module: await importNatively(file), strategy };
   }
   if (strategy === "jiti") return { module: await importWithJiti(file, dirs.cacheDir), strategy };
-  await prepareNodeHooks(dirs.shimDir);
+  await prepareNodeHooks(dirs.shimDir, options);
   try {
     return { module: await importNatively(file), strategy };
   } catch (error) {
@@ -145,16 +158,28 @@ function isStripRefusal(file: string, error: unknown): boolean {
   return code !== "ERR_MODULE_NOT_FOUND" || existsSync(file);
 }
 
-async function prepareNodeHooks(shimDir: string): Promise<void> {
-  let dir = getNodeHookShimDir() ?? shimDir;
-  try {
-    writeShims(dir);
-  } catch {
-    // A read-only xcsh root must not stop tools from loading: use a per-user temp folder.
-    dir = path.join(os.tmpdir(), `xcsh-tools-shims-${process.getuid?.() ?? "user"}`);
-    writeShims(dir);
+// Shims are checked once per options object (a loader passes one for all of its imports) and
+// again when the registry grew (it only grows: a name's first instance stays), not once per
+// tool. A later loader checks again, so a shim folder removed in between is written anew.
+const shimsChecked = new WeakMap<ImportToolModuleOptions, { requested: string; dir: string; size: number }>();
+
+async function prepareNodeHooks(shimDir: string, options: ImportToolModuleOptions): Promise<void> {
+  const requested = getNodeHookShimDir() ?? shimDir;
+  const size = getModuleRegistry().size;
+  let checked = shimsChecked.get(options);
+  if (checked?.requested !== requested || checked.size !== size) {
+    let dir = requested;
+    try {
+      writeShims(dir);
+    } catch {
+      // A read-only xcsh root must not stop tools from loading: use a per-user temp folder.
+      dir = path.join(os.tmpdir(), `xcsh-tools-shims-${process.getuid?.() ?? "user"}`);
+      writeShims(dir);
+    }
+    checked = { requested, dir, size };
+    shimsChecked.set(options, checked);
   }
-  await ensureNodeHooks(dir);
+  await ensureNodeHooks(checked.dir);
 }
 
 function importNatively(file: string): Promise<Record<string, unknown>> {

@@ -7,9 +7,22 @@
  *
  * Bare names of the module map reach jiti as `virtualModules` (jiti >= 2.6): the registry object
  * itself, mutated in place, so names registered after the instance was created still resolve.
+ *
+ * jiti is loaded on first use, and through `require`: a host on Bun, or on a Node that strips
+ * types and has no TypeScript tool under node_modules, never pays for it, and `require` of its
+ * CommonJS build skips the export scan Node runs when ESM imports a CommonJS file (jiti is one
+ * 190 kB file: that scan alone cost about half of its load time at boot).
  */
-import { createJiti, type Jiti } from "jiti";
+import { createRequire } from "node:module";
+import type { Jiti, createJiti as CreateJiti } from "jiti";
 import { getModuleRegistry } from "./module-map.js";
+
+let createJitiOnce: typeof CreateJiti | undefined;
+
+function loadCreateJiti(): typeof CreateJiti {
+  createJitiOnce ??= (createRequire(import.meta.url)("jiti") as { createJiti: typeof CreateJiti }).createJiti;
+  return createJitiOnce;
+}
 
 interface JitiInstance {
   jiti: Jiti;
@@ -27,7 +40,7 @@ export function getJiti(cacheDir: string): Jiti {
   let instance = instances.get(cacheDir);
   if (!instance) {
     const virtualModules: Record<string, unknown> = {};
-    const jiti = createJiti(import.meta.url, {
+    const jiti = loadCreateJiti()(import.meta.url, {
       fsCache: cacheDir,
       moduleCache: true,
       interopDefault: true,
