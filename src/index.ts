@@ -43,6 +43,16 @@ export type {
   ToolMetadataFile,
 } from "./discovery/index.js";
 export { discoverAndLoadCustomTools } from "./host/discover.js";
+// Boot index: what is installed, answered without scanning or importing plugin code when fresh.
+export { checkBootIndex, listInstalledTools, refreshBootIndex } from "./boot/index.js";
+export type {
+  BootIndexCheck,
+  BootIndexOptions,
+  BootRefreshReport,
+  InstalledTool,
+  InstalledToolsList,
+  ListInstalledToolsOptions,
+} from "./boot/index.js";
 // Loader wing: module import, tool-shape checks, loader, adapter, exec, session, render.
 export {
   CustomToolLoader,

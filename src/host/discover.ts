@@ -5,7 +5,14 @@
  * dedupes by real path and rejects name conflicts (first wins, builtins always win). Discovery
  * errors come first in `errors`, then load errors, each with its source. Metadata and ignored
  * files are not load errors; callers who want them use `discoverToolPaths`.
+ *
+ * The discovery answer comes from the boot index (src/boot) when it is fresh for this question
+ * (cwd, configured paths, providers) — a `stat` per recorded input instead of a scan — and from a
+ * full scan otherwise, which then rewrites the index. The index only replaces the scan: the
+ * loader still imports every module, so what is loaded is exactly what a scan would load. Any
+ * problem with the index means a scan; `bootIndex: false` skips it altogether.
  */
+import { discoverWithBootIndex } from "../boot/index.js";
 import { discoverToolPaths } from "../discovery/index.js";
 import { loadCustomTools } from "./loader.js";
 import type { DiscoverCustomToolsOptions } from "./options.js";
@@ -19,8 +26,11 @@ export async function discoverAndLoadCustomTools(
   pushPendingAction?: PushPendingAction,
   options: DiscoverCustomToolsOptions = {},
 ): Promise<CustomToolsLoadResult> {
-  const discovered = await discoverToolPaths(configuredPaths, cwd, options);
-  const { providers: _providers, disabledProviders: _disabled, ...loadOptions } = options;
+  const discovered =
+    options.bootIndex === false
+      ? await discoverToolPaths(configuredPaths, cwd, options)
+      : await discoverWithBootIndex(configuredPaths, cwd, options).catch(() => discoverToolPaths(configuredPaths, cwd, options));
+  const { providers: _providers, disabledProviders: _disabled, bootIndex: _bootIndex, ...loadOptions } = options;
   const loaded = await loadCustomTools(discovered.paths, cwd, builtInToolNames, pushPendingAction, loadOptions);
   return {
     tools: loaded.tools,

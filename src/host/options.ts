@@ -43,4 +43,9 @@ export interface DiscoverCustomToolsOptions extends LoadCustomToolsOptions {
   providers?: ProviderId[];
   /** Skip these providers. */
   disabledProviders?: ProviderId[];
+  /**
+   * Use the boot index (`<xcshHome>/plugins/.xcsh-tools/boot-index.json`) when it is fresh and
+   * rewrite it after a scan. Default true; false always scans and writes nothing.
+   */
+  bootIndex?: boolean;
 }

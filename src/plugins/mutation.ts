@@ -18,11 +18,14 @@
  * is nothing to recover it takes no lock and writes nothing (so `--dry-run` and `list` leave the
  * tree byte-identical).
  *
- * The boot index is refreshed from this one place, after commit and still under the lock. It is
- * optional: until the boot module exists (or when it fails) the mutation still stands; a stale
- * index is the boot module's job to detect, so a refresh failure is a warning, not a failure.
+ * The boot index is refreshed from this one place, after commit and still under the lock
+ * (src/boot: every kept view is scanned again, new tool entries are validated and compiled). When
+ * the refresh fails the mutation still stands: a stale index is detected at the next boot, so a
+ * refresh failure is a warning, not a failure.
  */
-import { readdir } from "node:fs/promises";
+import { readdir, unlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fsyncDir, pathExists } from "../core/atomic-fs.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { journalRoot, recoverPending, withTransaction, type RecoveryReport, type Transaction } from "../core/journal.js";
 import { withLock, type LockOwner } from "../core/lock.js";
@@ -41,6 +44,8 @@ export interface MutationWorld {
   onWait?: (message: string) => void;
   /** Called when an interrupted transaction was recovered. */
   onRecovered?: (reports: RecoveryReport[]) => void;
+  /** The project folder of the command: the boot index refresh also rebuilds its view. */
+  cwd?: string;
   /** Non-fatal problems (boot index refresh failed…). */
   onWarning?: (message: string) => void;
   /** Named steps (fault injection in tests; progress). Thrown errors abort the mutation. */
@@ -80,13 +85,18 @@ export async function runMutation<T>(world: MutationWorld, label: string, fn: (m
       if (signal.aborted) throw abortedError(signal);
       const state = await loadPluginsState(world.roots);
       await step("state:loaded");
-      const value = await withTransaction(paths.ours, (tx) => fn({ tx, state, paths, step, signal }), {
-        label,
-        signal,
-        ...(world.onStep ? { onStep: world.onStep } : {}),
-      });
+      const value = await withTransaction(
+        paths.ours,
+        async (tx) => {
+          const out = await fn({ tx, state, paths, step, signal });
+          // Committed together with the change: a crash before the refresh below leaves it.
+          await writeFile(await tx.stage(bootPendingFile(paths.ours)), "");
+          return out;
+        },
+        { label, signal, ...(world.onStep ? { onStep: world.onStep } : {}) },
+      );
       await step("mutation:committed");
-      await refreshBoot(world);
+      await refreshBootAndClear(world);
       return value;
     },
     {
@@ -105,10 +115,36 @@ function abortedError(signal: AbortSignal): XcshToolsError {
   return new XcshToolsError("EABORTED", "Interrupted; nothing was changed", { hint: "Run the command again.", cause: reason });
 }
 
-/** True when a journal holds anything (an interrupted transaction or its leftovers). */
+/**
+ * The marker of a committed change whose boot index refresh has not run yet. Each mutation
+ * stages it into its transaction, so it appears exactly when the change does (also when recovery
+ * completes a killed command's commit), and removes it once the refresh has run. A command
+ * killed between its commit and that point leaves it, and the next command refreshes.
+ */
+function bootPendingFile(oursDir: string): string {
+  return path.join(oursDir, "boot-refresh-pending");
+}
+
+async function refreshBootAndClear(world: MutationWorld): Promise<void> {
+  await refreshBoot(world);
+  // Cleared also when the refresh failed (a warning): the index then says it is stale by itself,
+  // and retrying at every command would make each one pay for the failure.
+  const marker = bootPendingFile(pluginsPaths(world.roots).ours);
+  await unlink(marker).catch((error: unknown) => {
+    if (nodeErrorCode(error) !== "ENOENT") throw error;
+  });
+  await fsyncDir(path.dirname(marker));
+}
+
+/**
+ * True when a journal holds anything (an interrupted transaction or its leftovers), or a
+ * committed change still waits for its boot index refresh.
+ */
 export async function hasPendingJournal(roots: XcshRoots): Promise<boolean> {
+  const ours = pluginsPaths(roots).ours;
+  if (await pathExists(bootPendingFile(ours))) return true;
   try {
-    return (await readdir(journalRoot(pluginsPaths(roots).ours))).length > 0;
+    return (await readdir(journalRoot(ours))).length > 0;
   } catch (error) {
     if (nodeErrorCode(error) === "ENOENT" || nodeErrorCode(error) === "ENOTDIR") return false;
     throw error;
@@ -117,12 +153,17 @@ export async function hasPendingJournal(roots: XcshRoots): Promise<boolean> {
 
 /**
  * Before a read-only command: recover an interrupted transaction if there is one (under the
- * lock). Writes nothing when nothing is pending.
+ * lock), and refresh the boot index when a committed change has not had its refresh. Writes
+ * nothing when nothing is pending.
  */
 export async function recoverBeforeRead(world: MutationWorld): Promise<RecoveryReport[]> {
   if (!(await hasPendingJournal(world.roots))) return [];
   const paths = pluginsPaths(world.roots);
-  const reports = await withLock(paths.ours, () => recoverPending(paths.ours), {
+  const reports = await withLock(paths.ours, async () => {
+    const done = await recoverPending(paths.ours);
+    if (await pathExists(bootPendingFile(paths.ours))) await refreshBootAndClear(world);
+    return done;
+  }, {
     label: "recover",
     ...(world.lockWaitMs !== undefined ? { waitMs: world.lockWaitMs } : {}),
     ...(world.signal ? { signal: world.signal } : {}),
@@ -138,26 +179,11 @@ export async function readStateForQuery(world: MutationWorld): Promise<PluginsSt
   return loadPluginsState(world.roots);
 }
 
-type BootRefresh = (options: { home: string; xcshHome: string; env: NodeJS.ProcessEnv }) => Promise<unknown>;
-
-/** The boot module's refresh function, when that module exists in this build. */
-async function loadBootRefresh(): Promise<BootRefresh | undefined> {
-  // A computed specifier: the boot module is built separately (issue 7) and may be absent.
-  const specifier = ["..", "boot", "index.js"].join("/");
-  try {
-    const mod = (await import(/* @vite-ignore */ specifier)) as { refreshBootIndex?: BootRefresh };
-    return typeof mod.refreshBootIndex === "function" ? mod.refreshBootIndex : undefined;
-  } catch (error) {
-    const code = nodeErrorCode(error);
-    if (code === "ERR_MODULE_NOT_FOUND" || /Cannot find module|Failed to load url|does not exist/i.test(errorMessage(error))) return undefined;
-    throw error;
-  }
-}
-
 async function refreshBoot(world: MutationWorld): Promise<void> {
   try {
-    const refresh = await loadBootRefresh();
-    if (refresh) await refresh({ home: world.roots.home, xcshHome: world.roots.xcshHome, env: world.env });
+    // Lazy: only a committed mutation pays for loading the boot module.
+    const { refreshBootIndex } = await import("../boot/index.js");
+    await refreshBootIndex({ home: world.roots.home, xcshHome: world.roots.xcshHome, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}) });
   } catch (error) {
     world.onWarning?.(`The change was made, but the boot index could not be refreshed: ${errorMessage(error)} (the host rebuilds it at its next start)`);
   }

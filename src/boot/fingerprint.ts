@@ -1,0 +1,109 @@
+/**
+ * Fingerprints of the files and folders the boot index depends on, and the check that they are
+ * unchanged. The rule is "hash at write time, stat at read time, hash only when the stat differs":
+ *
+ * - every input gets a stat signature (`type:size:mtimeMs:ino`, or `missing`): one `stat` (or
+ *   `lstat` for a plugin folder that may be a link) per input at boot;
+ * - files whose bytes matter (state files, manifests, tool entries) also get a sha256 at write
+ *   time. When their signature differs at boot (a `touch`, a rewrite with the same content, a
+ *   copy), the file is read and hashed once: same bytes still count as fresh;
+ * - a folder's signature changes when an entry is added, removed or renamed in it (its mtime),
+ *   which is how new or deleted tools in a tools directory are seen without listing it.
+ *
+ * Signatures are taken BEFORE the content they vouch for is read (see `captureFingerprints`'s
+ * callers), so a change racing with the write makes the index stale, never wrongly fresh.
+ */
+import { createHash } from "node:crypto";
+import { lstat, readFile, stat } from "node:fs/promises";
+import type { Stats } from "node:fs";
+
+/** How an input is looked at: `stat` follows symlinks, `lstat` sees the link itself. */
+export type InputKind = "stat" | "lstat";
+
+/** One recorded input of the index. */
+export interface InputFingerprint {
+  path: string;
+  kind: InputKind;
+  /** `type:size:mtimeMs:ino`, or `missing`. */
+  sig: string;
+  /** sha256 of the content, for files whose bytes matter. */
+  sha?: string;
+}
+
+/** An input to fingerprint: its path, how to stat it, and whether its bytes are hashed. */
+export interface InputRequest {
+  path: string;
+  kind?: InputKind;
+  hash?: boolean;
+}
+
+function typeOf(info: Stats): string {
+  if (info.isSymbolicLink()) return "l";
+  if (info.isDirectory()) return "d";
+  if (info.isFile()) return "f";
+  return "o";
+}
+
+/** The stat signature of `info` (undefined: missing). */
+export function signatureOf(info: Stats | undefined): string {
+  if (!info) return "missing";
+  return `${typeOf(info)}:${info.size}:${info.mtimeMs}:${info.ino}`;
+}
+
+async function statSig(file: string, kind: InputKind): Promise<{ sig: string; isFile: boolean }> {
+  try {
+    const info = kind === "lstat" ? await lstat(file) : await stat(file);
+    return { sig: signatureOf(info), isFile: info.isFile() };
+  } catch {
+    return { sig: "missing", isFile: false };
+  }
+}
+
+/** sha256 of a file's bytes, or undefined when it cannot be read. */
+export async function hashFile(file: string): Promise<string | undefined> {
+  try {
+    return createHash("sha256").update(await readFile(file)).digest("hex");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fingerprint each input (signature first, then the hash). Duplicates are taken once. */
+export async function captureFingerprints(requests: readonly InputRequest[]): Promise<InputFingerprint[]> {
+  const byKey = new Map<string, InputRequest>();
+  for (const request of requests) {
+    const kind = request.kind ?? "stat";
+    const key = `${kind}\0${request.path}`;
+    const known = byKey.get(key);
+    if (known) known.hash = known.hash || request.hash;
+    else byKey.set(key, { path: request.path, kind, hash: request.hash ?? false });
+  }
+  return Promise.all(
+    [...byKey.values()].map(async (request) => {
+      const kind = request.kind ?? "stat";
+      const { sig, isFile } = await statSig(request.path, kind);
+      const fingerprint: InputFingerprint = { path: request.path, kind, sig };
+      if (request.hash && isFile) {
+        const sha = await hashFile(request.path);
+        if (sha) fingerprint.sha = sha;
+      }
+      return fingerprint;
+    }),
+  );
+}
+
+/** Why `input` no longer matches the disk, or undefined when it still does. */
+export async function inputChange(input: InputFingerprint): Promise<string | undefined> {
+  const { sig, isFile } = await statSig(input.path, input.kind);
+  if (sig === input.sig) return undefined;
+  if (input.sha !== undefined && isFile && (await hashFile(input.path)) === input.sha) return undefined;
+  if (sig === "missing") return `${input.path} was removed`;
+  if (input.sig === "missing") return `${input.path} appeared`;
+  return `${input.path} changed`;
+}
+
+/** The first change among `inputs` (checked concurrently), or undefined when none changed. */
+export async function firstChange(inputs: readonly InputFingerprint[]): Promise<string | undefined> {
+  const changes = await Promise.all(inputs.map(inputChange));
+  return changes.find((change) => change !== undefined);
+}

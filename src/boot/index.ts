@@ -1,0 +1,454 @@
+/**
+ * The boot index (issue 7): what discovery found and what each tool entry exports, kept in
+ * `<xcshHome>/plugins/.xcsh-tools/boot-index.json` (format.ts) so that a host boots without
+ * scanning and `xcsh-tools tools` answers without importing plugin code.
+ *
+ * Freshness key. An index answers one question — "which tool paths and discovery errors for
+ * (home, cwd, configuredPaths, providers)" — and records every input that answer was computed
+ * from (inputs.ts: state files and manifests hashed, tools folders and entries by signature).
+ * It is fresh for that question exactly when every input still has its signature, or its bytes
+ * when the signature moved (fingerprint.ts). Checking costs one read of the index and one `stat`
+ * per input, with no directory listing; a scan lists every tools folder, parses every state file
+ * and manifest and checks them against their schemas.
+ *
+ * Why views per cwd rather than a user part plus an always-scanned project part: the project
+ * folder changes user-level results — `.xcsh/plugin-overrides.json` disables npm plugins and
+ * picks their features, and Claude Code `project` entries of `~/.claude/plugins/installed_plugins.json`
+ * apply inside their folder only — so splitting would need every provider to report what it read
+ * per level. A view per question is simple and exact; the file keeps the 8 most recently built
+ * views, and a question without a view costs one ordinary scan (and writes its view).
+ *
+ * Who writes it:
+ * - every committed mutation (plugins/mutation.ts → `refreshBootIndex`, under the lock): each kept
+ *   view is scanned again, plus the view of the command's cwd, and every tool entry whose bytes
+ *   are new is imported in the validation child (validate/module-check.ts) with the real
+ *   transpile cache, which records its tools' names, descriptions and parameter schemas and
+ *   leaves TypeScript compiled for the next boot;
+ * - a host boot or `tools` that found its view stale: it scans and writes the new view (without
+ *   the lock: an index is only a cache, a lost race costs one more scan later, never a wrong
+ *   answer, because every view carries its own inputs).
+ *
+ * Writes happen only when two scans on either side of taking the fingerprints agree, so a file
+ * changed while the index was being built makes the index stale rather than wrong.
+ *
+ * `listInstalledTools` uses module records for the answer (simulate.ts); an entry without a
+ * record (a tools-folder tool the host scanned but nobody validated yet) is validated in the
+ * child — out of process, so a tool that hangs or exits cannot take the CLI with it — and its
+ * record is kept. A host never fails because of the index: any problem means a full scan.
+ */
+import { readFileSync } from "node:fs";
+import { mkdir, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { errorMessage } from "../core/errors.js";
+import { writeFileAtomic } from "../core/atomic-fs.js";
+import { resolveRoots, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
+import { discoverToolPaths, selectProviders } from "../discovery/index.js";
+import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
+import type { ProviderId } from "../host/options.js";
+import type { ToolLoadError, ToolSource } from "../host/types.js";
+import { captureFingerprints, firstChange, signatureOf } from "./fingerprint.js";
+import { BOOT_INDEX_VERSION, readBootIndex, sameKey, type BootIndex, type BootView, type ModuleRecord, type ViewKey } from "./format.js";
+import { collectInputs } from "./inputs.js";
+import { simulateLoad, type PreparedModule } from "./simulate.js";
+
+export type { BootIndex, BootView, ModuleRecord, ViewKey } from "./format.js";
+export { BOOT_INDEX_VERSION } from "./format.js";
+
+/** Views kept in the file (most recently built first). */
+export const MAX_BOOT_VIEWS = 8;
+
+/** Where to look: the roots, and the question (cwd, configured paths, providers). */
+export interface BootIndexOptions {
+  home?: string;
+  xcshHome?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  configuredPaths?: readonly string[];
+  providers?: ProviderId[];
+  disabledProviders?: ProviderId[];
+}
+
+/** A discovery answer: the loader's input and the discovery errors. */
+export interface BootDiscovery {
+  paths: { path: string; source: ToolSource }[];
+  errors: ToolLoadError[];
+  /** Whether the answer came from a fresh index, and if not why. */
+  index: { fresh: boolean; reason: string; written: boolean };
+}
+
+let generatorCache: string | undefined;
+/** `xcsh-tools@<version>`: an index written by another version is rebuilt (discovery may differ). */
+export function bootIndexGenerator(): string {
+  if (generatorCache === undefined) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
+      generatorCache = `xcsh-tools@${pkg.version ?? "unknown"}`;
+    } catch {
+      generatorCache = "xcsh-tools@unknown";
+    }
+  }
+  return generatorCache;
+}
+
+function runtimeName(): string {
+  return process.versions.bun ? "bun" : "node";
+}
+
+interface World {
+  roots: XcshRoots;
+  paths: XcshPaths;
+  file: string;
+}
+
+function worldOf(options: Pick<BootIndexOptions, "home" | "xcshHome" | "env">): World {
+  const roots = resolveRoots(options);
+  const paths = xcshPaths(roots);
+  return { roots, paths, file: paths.bootIndex };
+}
+
+function keyOf(world: World, configuredPaths: readonly string[], cwd: string, options: Pick<BootIndexOptions, "providers" | "disabledProviders">): ViewKey {
+  return { home: world.roots.home, cwd: path.resolve(cwd), configuredPaths: [...configuredPaths], providers: selectProviders(options) };
+}
+
+function emptyIndex(): BootIndex {
+  return { version: BOOT_INDEX_VERSION, generator: bootIndexGenerator(), writtenAt: new Date(0).toISOString(), views: [], modules: {} };
+}
+
+async function loadIndex(world: World): Promise<{ index: BootIndex; reason?: string; status: string }> {
+  try {
+    const read = await readBootIndex(world.file, bootIndexGenerator());
+    if (read.status === "ok") return { index: read.index, status: "ok" };
+    return { index: emptyIndex(), reason: read.reason, status: read.status };
+  } catch (error) {
+    return { index: emptyIndex(), reason: `cannot read the boot index: ${errorMessage(error)}`, status: "corrupt" };
+  }
+}
+
+async function writeIndex(world: World, index: BootIndex): Promise<void> {
+  index.writtenAt = new Date().toISOString();
+  index.generator = bootIndexGenerator();
+  await mkdir(path.dirname(world.file), { recursive: true });
+  await writeFileAtomic(world.file, `${JSON.stringify(index)}\n`);
+}
+
+function findView(index: BootIndex, key: ViewKey): BootView | undefined {
+  return index.views.find((view) => sameKey(view.key, key));
+}
+
+function upsertView(index: BootIndex, view: BootView): void {
+  index.views = [view, ...index.views.filter((v) => !sameKey(v.key, view.key))].slice(0, MAX_BOOT_VIEWS);
+}
+
+/** Why `view` is stale, or undefined when every input is unchanged. */
+async function viewChange(view: BootView): Promise<string | undefined> {
+  return firstChange(view.inputs);
+}
+
+function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadError[] }): string {
+  return JSON.stringify({ paths: result.paths, errors: result.errors });
+}
+
+/**
+ * Scan for `key`, fingerprint what the scan read, scan again. The first scan is the answer; the
+ * view is only `consistent` (safe to store) when the second scan, made after the fingerprints
+ * were taken, gives the same answer.
+ */
+async function scanView(world: World, key: ViewKey): Promise<{ view: BootView; consistent: boolean }> {
+  const discoverOptions = { home: world.roots.home, xcshHome: world.roots.xcshHome, env: {}, providers: key.providers as ProviderId[] };
+  const first = await discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
+  const requests = await collectInputs({ cwd: key.cwd, home: world.roots.home, paths: world.paths, configuredPaths: key.configuredPaths }, first);
+  const inputs = await captureFingerprints(requests);
+  const second = await discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
+  const view: BootView = { key, builtAt: new Date().toISOString(), inputs, paths: first.paths, errors: first.errors };
+  return { view, consistent: answerOf(first) === answerOf(second) };
+}
+
+/**
+ * The discovery answer for a host boot: from the index when it is fresh, else from a scan that
+ * then rewrites the index. Never throws because of the index (any problem → a plain scan).
+ */
+export async function discoverWithBootIndex(configuredPaths: readonly string[], cwd: string, options: BootIndexOptions = {}): Promise<BootDiscovery> {
+  let world: World;
+  let key: ViewKey;
+  let loaded: Awaited<ReturnType<typeof loadIndex>>;
+  let reason: string;
+  try {
+    world = worldOf(options);
+    key = keyOf(world, configuredPaths, cwd, options);
+    loaded = await loadIndex(world);
+    const view = findView(loaded.index, key);
+    if (view) {
+      const change = await viewChange(view);
+      if (change === undefined) {
+        const copy = JSON.parse(JSON.stringify({ paths: view.paths, errors: view.errors })) as Pick<BootDiscovery, "paths" | "errors">;
+        return { ...copy, index: { fresh: true, reason: "fresh", written: false } };
+      }
+      reason = change;
+    } else reason = loaded.reason ?? "no entry for this project folder and configured paths";
+  } catch (error) {
+    const result = await discoverToolPaths(configuredPaths, cwd, options);
+    return { paths: result.paths, errors: result.errors, index: { fresh: false, reason: `boot index unusable: ${errorMessage(error)}`, written: false } };
+  }
+  let written = false;
+  try {
+    const { view, consistent } = await scanView(world, key);
+    if (consistent) {
+      try {
+        upsertView(loaded.index, view);
+        await writeIndex(world, loaded.index);
+        written = true;
+      } catch {
+        // A read-only root or a full disk: the host still boots, from the scan.
+      }
+    }
+    return { paths: view.paths, errors: view.errors, index: { fresh: false, reason, written } };
+  } catch (error) {
+    const result = await discoverToolPaths(configuredPaths, cwd, options);
+    return { paths: result.paths, errors: result.errors, index: { fresh: false, reason: `${reason}; rebuilding failed: ${errorMessage(error)}`, written } };
+  }
+}
+
+/** What `checkBootIndex` reports (for `doctor`). */
+export interface BootIndexCheck {
+  file: string;
+  /** `fresh`: usable as is; `stale`: a view's inputs changed; the others: the file itself. */
+  state: "fresh" | "stale" | "missing" | "corrupt" | "unknown-version" | "other-generator" | "no-view";
+  fresh: boolean;
+  reason: string;
+  views: number;
+  modules: number;
+  /** Tool entries of the checked views without a module record (`tools` would validate them). */
+  unvalidated: number;
+}
+
+/**
+ * Check the index without changing anything. With `cwd`, the view for that question (cwd,
+ * configuredPaths, providers) is checked; without, every view, and the first stale one is named.
+ */
+export async function checkBootIndex(options: BootIndexOptions = {}): Promise<BootIndexCheck> {
+  const world = worldOf(options);
+  const loaded = await loadIndex(world);
+  const base = { file: world.file, views: loaded.index.views.length, modules: Object.keys(loaded.index.modules).length };
+  if (loaded.status !== "ok") {
+    return { ...base, state: loaded.status as BootIndexCheck["state"], fresh: false, reason: loaded.reason ?? loaded.status, unvalidated: 0 };
+  }
+  const views = options.cwd !== undefined ? [findView(loaded.index, keyOf(world, options.configuredPaths ?? [], options.cwd, options))].filter((v): v is BootView => v !== undefined) : loaded.index.views;
+  if (views.length === 0) {
+    const reason = options.cwd !== undefined ? `no entry for ${path.resolve(options.cwd)}` : "the index holds no entry";
+    return { ...base, state: "no-view", fresh: false, reason, unvalidated: 0 };
+  }
+  let unvalidated = 0;
+  for (const view of views) {
+    const change = await viewChange(view);
+    if (change !== undefined) return { ...base, state: "stale", fresh: false, reason: change, unvalidated: 0 };
+    for (const module of await prepareModules(view, loaded.index)) if (!module.record) unvalidated += 1;
+  }
+  return { ...base, state: "fresh", fresh: true, reason: "fresh", unvalidated };
+}
+
+async function realOrResolved(file: string): Promise<string> {
+  return realpath(file).catch(() => path.resolve(file));
+}
+
+/** The view's entries as the loader would take them, each with its record when still valid. */
+async function prepareModules(view: Pick<BootView, "paths">, index: BootIndex): Promise<PreparedModule[]> {
+  return Promise.all(
+    view.paths.map(async (entry) => {
+      const file = path.resolve(entry.path);
+      const key = await realOrResolved(file);
+      const record = index.modules[key];
+      let valid: ModuleRecord | undefined;
+      if (record && record.file === file && record.runtime === runtimeName()) {
+        const current = await stat(file).then(signatureOf, () => "missing");
+        if (current === record.sig) valid = record;
+        else if (current !== "missing" && record.sha !== undefined) {
+          const [fingerprint] = await captureFingerprints([{ path: file, hash: true }]);
+          if (fingerprint?.sha === record.sha) valid = { ...record, sig: fingerprint.sig };
+        }
+      }
+      return { entry, file, key, record: valid };
+    }),
+  );
+}
+
+/**
+ * Validate `modules` that have no record, in the validation child, and store their records.
+ * Fingerprints are taken before the child imports anything. Returns how many were validated.
+ */
+async function validateMissing(world: World, cwd: string, modules: PreparedModule[], index: BootIndex): Promise<number> {
+  const missing = new Map<string, PreparedModule>();
+  for (const module of modules) if (!module.record && !missing.has(module.key)) missing.set(module.key, module);
+  if (missing.size === 0) return 0;
+  const list = [...missing.values()];
+  const fingerprints = await captureFingerprints(list.map((m) => ({ path: m.file, hash: true })));
+  const { checkModules } = await import("../validate/module-check.js");
+  const outcomes = await checkModules(
+    list.map((m) => m.file),
+    { cwd, home: world.roots.home, xcshHome: world.roots.xcshHome, cacheDir: world.paths.transpileCache },
+  );
+  const runtime = runtimeName();
+  outcomes.forEach((outcome, i) => {
+    const module = list[i]!;
+    const fingerprint = fingerprints.find((f) => f.path === module.file);
+    if (!fingerprint || fingerprint.sig === "missing") return;
+    // A checker that could not run says nothing about the module: no record, try again later.
+    if (outcome.failure && (outcome.failure.code === "ECHILD" || outcome.failure.code === "EVALIDATE_TIMEOUT")) return;
+    const record: ModuleRecord = {
+      file: module.file,
+      sig: fingerprint.sig,
+      ...(fingerprint.sha ? { sha: fingerprint.sha } : {}),
+      runtime,
+      tools: outcome.tools.map((tool) => ({
+        ...(tool.index !== undefined ? { index: tool.index } : {}),
+        ...(tool.name !== undefined ? { name: tool.name } : {}),
+        ...(tool.label !== undefined ? { label: tool.label } : {}),
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
+        problems: tool.problems,
+      })),
+      ...(outcome.failure ? { failure: { code: outcome.failure.code, message: outcome.failure.message } } : {}),
+    };
+    index.modules[module.key] = record;
+    module.record = record;
+  });
+  return list.length;
+}
+
+/** What `refreshBootIndex` did. */
+export interface BootRefreshReport {
+  file: string;
+  views: number;
+  /** Tool entries imported in the validation child (new or changed bytes). */
+  validated: number;
+  written: boolean;
+}
+
+/**
+ * Rebuild the index after a mutation: scan every kept view again (and the view of `cwd`, or of
+ * the home folder when the index is empty), validate entries whose bytes are new in the child
+ * (compiling their TypeScript into the transpile cache), drop records nobody references, write.
+ * Throws on a write failure (the mutation reports it as a warning).
+ */
+export async function refreshBootIndex(options: BootIndexOptions & { validate?: boolean } = {}): Promise<BootRefreshReport> {
+  const world = worldOf(options);
+  const { index } = await loadIndex(world);
+  const keys: ViewKey[] = [];
+  if (options.cwd !== undefined) keys.push(keyOf(world, options.configuredPaths ?? [], options.cwd, options));
+  for (const view of index.views) {
+    if (keys.some((k) => sameKey(k, view.key))) continue;
+    if (!(await stat(view.key.cwd).then((s) => s.isDirectory(), () => false))) continue;
+    keys.push(view.key);
+  }
+  if (keys.length === 0) keys.push(keyOf(world, [], world.roots.home, options));
+
+  const fresh: BootIndex = { ...emptyIndex(), modules: {} };
+  const views: BootView[] = [];
+  for (const key of keys.slice(0, MAX_BOOT_VIEWS)) {
+    let scanned = await scanView(world, key);
+    // Something changed while scanning: once more, then keep what the second attempt saw.
+    if (!scanned.consistent) scanned = await scanView(world, key);
+    if (scanned.consistent) views.push(scanned.view);
+  }
+  fresh.views = views;
+  const prepared: PreparedModule[] = [];
+  for (const view of views) prepared.push(...(await prepareModules(view, index)));
+  for (const module of prepared) if (module.record) fresh.modules[module.key] = module.record;
+  const validated = options.validate === false ? 0 : await validateMissing(world, keys[0]!.cwd, prepared, fresh);
+  await writeIndex(world, fresh);
+  return { file: world.file, views: views.length, validated, written: true };
+}
+
+/** One tool `listInstalledTools` reports. */
+export interface InstalledTool {
+  name: string;
+  label?: string;
+  description?: string;
+  /** The parameter schema as JSON, as the tool declared it when validated. */
+  parameters?: unknown;
+  /** The file the host imports. */
+  file: string;
+  /** The path as discovered. */
+  path: string;
+  source?: ToolSource;
+}
+
+/** What `listInstalledTools` returns. */
+export interface InstalledToolsList {
+  cwd: string;
+  tools: InstalledTool[];
+  /** Discovery errors, then load errors, as `discoverAndLoadCustomTools` orders them. */
+  errors: ToolLoadError[];
+  index: {
+    /** True when the answer needed no scan and no plugin code. */
+    fresh: boolean;
+    reason: string;
+    /** Tool entries imported in the validation child for this answer. */
+    validated: number;
+    written: boolean;
+  };
+}
+
+/** Options of `listInstalledTools`. */
+export interface ListInstalledToolsOptions extends BootIndexOptions {
+  /** Built-in names to check conflicts against; default the host's (host/builtins.ts). */
+  builtInToolNames?: readonly string[];
+  /** When false, entries without a record are not validated (never imports plugin code). */
+  validate?: boolean;
+}
+
+/**
+ * What a host would load at boot from `cwd` — each tool's name, description, parameters, file
+ * and source, and every error — without importing plugin code in this process. With a fresh
+ * index nothing is scanned or imported at all; otherwise the view is rebuilt and entries without
+ * a record are validated in a child process (see the header).
+ */
+export async function listInstalledTools(options: ListInstalledToolsOptions = {}): Promise<InstalledToolsList> {
+  const world = worldOf(options);
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const key = keyOf(world, options.configuredPaths ?? [], cwd, options);
+  const loaded = await loadIndex(world);
+  const index = loaded.index;
+  let view = findView(index, key);
+  let reason = view ? ((await viewChange(view)) ?? "fresh") : (loaded.reason ?? "no entry for this project folder and configured paths");
+  let dirty = false;
+  if (reason !== "fresh" || !view) {
+    const scanned = await scanView(world, key);
+    view = scanned.view;
+    if (scanned.consistent) {
+      upsertView(index, view);
+      dirty = true;
+    }
+  }
+  const modules = await prepareModules(view, index);
+  const unvalidated = modules.filter((m) => !m.record).length;
+  if (reason === "fresh" && unvalidated > 0) reason = `${unvalidated} tool entr${unvalidated === 1 ? "y was" : "ies were"} never validated`;
+  let validated = 0;
+  if (options.validate !== false && unvalidated > 0) {
+    validated = await validateMissing(world, cwd, modules, index);
+    if (validated > 0) dirty = true;
+  }
+  let written = false;
+  if (dirty) {
+    try {
+      await writeIndex(world, index);
+      written = true;
+    } catch {
+      // The answer stands; the next call scans again.
+    }
+  }
+  const simulated = simulateLoad(modules, options.builtInToolNames ?? DEFAULT_BUILTIN_TOOL_NAMES);
+  return {
+    cwd,
+    tools: simulated.tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.label !== undefined ? { label: tool.label } : {}),
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
+      file: tool.resolvedPath,
+      path: tool.path,
+      ...(tool.source ? { source: tool.source } : {}),
+    })),
+    errors: [...view.errors, ...simulated.errors],
+    index: { fresh: reason === "fresh", reason, validated, written },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Which files and folders a discovery result depends on. Discovery itself (src/discovery) is not
+ * instrumented; instead this module lists, from the same well-known paths and from the result,
+ * a superset of what the providers read. Listing too much only makes the index stale more often;
+ * listing too little would make it lie, so every rule below names the provider read it covers:
+ *
+ * - state files, hashed: `<plugins>/package.json`, `xcsh-plugins.lock.json`, both
+ *   `installed_plugins.json` (user, project), `~/.claude/plugins/installed_plugins.json`,
+ *   `<cwd>/.xcsh/plugin-overrides.json` (npm, xcsh-plugins, claude-plugins providers);
+ * - the six tools directories (native, claude, codex × project, user): their folder signature
+ *   changes when a tool is added, removed or renamed;
+ * - per npm dependency: `node_modules/<name>` (lstat: a link re-pointed or a folder replaced),
+ *   its `package.json` (hashed), and every tools entry its manifest declares under any feature
+ *   (folders among them are scanned by discovery);
+ * - per marketplace registry entry: its `installPath` and `installPath/tools`;
+ * - each configured path, resolved as the config provider does;
+ * - every path of the result — tool files (hashed), their folders (a folder tool's index choice),
+ *   and the paths of errors, metadata and ignored files (a missing entry that appears, a folder
+ *   without index that gets one).
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { projectPaths, resolveUserPath, type XcshPaths } from "../core/paths.js";
+import type { ToolDiscoveryResult } from "../discovery/index.js";
+import type { InputRequest } from "./fingerprint.js";
+
+/** What a view's inputs are derived from. */
+export interface InputContext {
+  cwd: string;
+  home: string;
+  paths: XcshPaths;
+  configuredPaths: readonly string[];
+}
+
+async function readJsonLoose(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function strings(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** Every tools entry a manifest declares, under any feature (a superset of any selection). */
+function allToolEntries(pkg: unknown): string[] {
+  const root = record(pkg);
+  const manifest = record(root?.xcsh) ?? record(root?.pi);
+  if (!manifest) return [];
+  const entries = strings(manifest.tools);
+  for (const feature of Object.values(record(manifest.features) ?? {})) entries.push(...strings(record(feature)?.tools));
+  return entries;
+}
+
+/** Install paths of an installed_plugins.json (v2), tolerant of any shape. */
+function installPaths(registry: unknown): string[] {
+  const out: string[] = [];
+  for (const entries of Object.values(record(record(registry)?.plugins) ?? {})) {
+    if (!Array.isArray(entries)) continue;
+    for (const entry of entries) {
+      const installPath = record(entry)?.installPath;
+      if (typeof installPath === "string" && path.isAbsolute(installPath)) out.push(installPath);
+    }
+  }
+  return out;
+}
+
+/** The inputs of one discovery result (see the header for each rule). */
+export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscoveryResult, "paths" | "errors" | "metadata" | "ignored">): Promise<InputRequest[]> {
+  const project = projectPaths(ctx.cwd);
+  const p = ctx.paths;
+  const requests: InputRequest[] = [];
+  const hashed = (file: string) => requests.push({ path: file, hash: true });
+  const stated = (file: string) => requests.push({ path: file });
+
+  for (const file of [p.pluginsPackageJson, p.runtimeLock, p.installedPlugins, p.claudeInstalledPlugins, project.installedPlugins, project.pluginOverrides]) hashed(file);
+  for (const dir of [project.tools, p.userTools, project.claudeTools, path.join(p.claudeRoot, "tools"), project.codexTools, path.join(p.codexRoot, "tools")]) stated(dir);
+
+  const [pkg, userRegistry, projectRegistry, claudeRegistry] = await Promise.all([
+    readJsonLoose(p.pluginsPackageJson),
+    readJsonLoose(p.installedPlugins),
+    readJsonLoose(project.installedPlugins),
+    readJsonLoose(p.claudeInstalledPlugins),
+  ]);
+  const names = Object.keys(record(record(pkg)?.dependencies) ?? {});
+  await Promise.all(
+    names.map(async (name) => {
+      const dir = path.join(p.pluginsNodeModules, name);
+      if (!path.resolve(dir).startsWith(path.resolve(p.pluginsNodeModules) + path.sep)) return;
+      requests.push({ path: dir, kind: "lstat" });
+      const manifestFile = path.join(dir, "package.json");
+      hashed(manifestFile);
+      for (const entry of allToolEntries(await readJsonLoose(manifestFile))) stated(path.resolve(dir, entry));
+    }),
+  );
+  for (const root of [...installPaths(userRegistry), ...installPaths(projectRegistry), ...installPaths(claudeRegistry)]) {
+    stated(root);
+    stated(path.join(root, "tools"));
+  }
+  for (const configured of ctx.configuredPaths) stated(resolveUserPath(configured, ctx.cwd, ctx.home));
+
+  for (const found of result.paths) {
+    hashed(found.path);
+    stated(path.dirname(found.path));
+  }
+  for (const other of [...result.errors, ...result.metadata, ...result.ignored]) stated(other.path);
+  return requests;
+}
