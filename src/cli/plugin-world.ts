@@ -55,6 +55,7 @@ export async function mutationWorld(ctx: CommandContext, extra: { onStep?: (step
   return {
     roots: ctx.roots,
     env: ctx.env,
+    cwd: ctx.cwd,
     signal: ctx.signal,
     lockWaitMs: loaded.settings.lockWaitMs,
     onWait: (message) => ctx.output.note(message),

@@ -90,7 +90,9 @@ export async function repairState(findings: readonly Finding[], world: FixWorld,
     for (const kind of ["reify", "runtime", "remove-cache", "boot-rebuild"] as const) failures.set(kind, why);
     return;
   }
-  await repairFolder(world, failures, { reify, runtime, caches });
+  const folderFailed = await repairFolder(world, failures, { reify, runtime, caches });
+  // A failed repair leaves everything as it was, the index included.
+  if (boot && folderFailed) failures.set("boot-rebuild", "the repair of the plugins folder failed first; nothing was changed");
   // The transaction's own refresh covers the views the index keeps; this adds the project's.
   if (boot && world.rebuildBootIndex && !failures.has("boot-rebuild")) {
     try {
@@ -101,9 +103,10 @@ export async function repairState(findings: readonly Finding[], world: FixWorld,
   }
 }
 
-async function repairFolder(world: FixWorld, failures: FixFailures, wanted: { reify: readonly Finding[]; runtime: boolean; caches: readonly string[] }): Promise<void> {
+/** The one transaction; true when it failed (and so changed nothing). */
+async function repairFolder(world: FixWorld, failures: FixFailures, wanted: { reify: readonly Finding[]; runtime: boolean; caches: readonly string[] }): Promise<boolean> {
   const { reify, runtime, caches } = wanted;
-  if (reify.length === 0 && !runtime && caches.length === 0) return;
+  if (reify.length === 0 && !runtime && caches.length === 0) return false;
   const reinstall = [...new Set(reify.flatMap((f) => (f.repair?.kind === "reify" ? f.repair.reinstall : [])))];
   let client: NpmClientOptions | undefined;
   try {
@@ -131,7 +134,9 @@ async function repairFolder(world: FixWorld, failures: FixFailures, wanted: { re
   } catch (error) {
     const why = failedCheck(error);
     for (const kind of ["reify", "runtime", "remove-cache"] as const) if (!failures.has(kind)) failures.set(kind, `${why}; nothing was changed`);
+    return true;
   }
+  return false;
 }
 
 /** The staged copy, reified; `stage` moves its pieces into the journal's slots. */
