@@ -1,0 +1,140 @@
+/**
+ * The boot index through the built CLI: `link`/`unlink` (mutations) refresh it and compile the
+ * plugin's TypeScript ahead; `tools` answers from a fresh index without importing plugin code in
+ * any process, rebuilds it when a tool was edited behind its back, and never loads the heavy
+ * dependencies (jiti, arborist, pacote, listr2) in its own process.
+ */
+import { readFile, readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { xcshPaths } from "../../src/core/paths.js";
+import { buildDist } from "../helpers/build-dist.js";
+import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
+import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+
+beforeAll(async () => {
+  await buildDist();
+}, 180_000);
+
+let w: TmpWorld;
+beforeEach(async () => {
+  w = await makeTmpWorld("xcsh-tools-boot-cli-");
+});
+afterEach(async () => {
+  await w.cleanup();
+});
+
+const marker = () => path.join(w.root, "imported.log");
+const markerLines = async () => (await readFile(marker(), "utf8").catch(() => "")).split("\n").filter(Boolean);
+const cli = (args: string[]) => runCli(args, { cwd: w.cwd, home: w.home, timeoutMs: 60_000 });
+
+function tsTool(name: string, description: string): string {
+  return `import { appendFileSync } from "node:fs";
+appendFileSync(${JSON.stringify(marker())}, process.pid + " ${name}\\n");
+const parameters: { type: "object"; properties: { who: { type: "string" } } } = { type: "object", properties: { who: { type: "string" } } };
+export default () => ({
+  name: ${JSON.stringify(name)},
+  label: "Hello",
+  description: ${JSON.stringify(description)},
+  parameters,
+  async execute() { return { content: [{ type: "text" as const, text: "hi" }] }; },
+});
+`;
+}
+
+async function writePlugin(): Promise<string> {
+  const dir = path.join(w.root, "src/hello-plugin");
+  await w.write(path.join(dir, "package.json"), { name: "hello-plugin", version: "1.0.0", type: "module", xcsh: { tools: ["./tools/hello.ts"] } });
+  await w.write(path.join(dir, "tools/hello.ts"), tsTool("hello_tool", "says hello"));
+  return dir;
+}
+
+/** Run the CLI with a resolve hook that logs every module URL the CLI process loads. */
+async function toolsWithImportLog(): Promise<{ json: any; urls: string[] }> {
+  const log = path.join(w.root, "resolved.log");
+  await writeFile(log, "");
+  const hooks = await w.write(
+    "hooks/log-hooks.mjs",
+    `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(log)}, result.url + "\\n");
+  return result;
+}
+`,
+  );
+  const register = await w.write("hooks/register.mjs", `import { register } from "node:module";\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
+  const r = await runProcess(process.execPath, ["--import", register, CLI_BIN, "tools", "--json"], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 60_000 });
+  expect(r.code, r.stderr).toBe(0);
+  return { json: r.json(), urls: (await readFile(log, "utf8")).split("\n").filter(Boolean) };
+}
+
+const HEAVY = /node_modules\/(jiti|@npmcli\/arborist|pacote|listr2)\//;
+
+describe("boot index through the CLI", () => {
+  it("link refreshes it and compiles ahead; tools answers from it without importing plugin code or heavy dependencies", { timeout: 120_000 }, async () => {
+    const dir = await writePlugin();
+    const linked = await cli(["link", dir]);
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(linked.stderr).not.toMatch(/boot index could not be refreshed/);
+
+    const paths = xcshPaths({ home: w.home, xcshHome: w.xcshHome });
+    const index = JSON.parse(await readFile(paths.bootIndex, "utf8"));
+    expect(index.version).toBe(1);
+    const records = Object.values(index.modules) as { tools: { name: string; description: string }[] }[];
+    expect(records.flatMap((r) => r.tools.map((t) => `${t.name}: ${t.description}`))).toEqual(["hello_tool: says hello"]);
+    // TypeScript compiled ahead into the transpile cache the host uses.
+    expect((await readdir(paths.transpileCache)).some((name) => name.includes("hello"))).toBe(true);
+
+    const importedAtLink = (await markerLines()).length;
+    expect(importedAtLink).toBeGreaterThan(0);
+    const { json, urls } = await toolsWithImportLog();
+    expect(json.index).toEqual({ fresh: true, reason: "fresh" });
+    expect(json.tools).toEqual([
+      {
+        name: "hello_tool",
+        description: "says hello",
+        file: path.join(paths.pluginsNodeModules, "hello-plugin/tools/hello.ts"),
+        provider: "npm",
+        source: "npm Plugin",
+        level: "user",
+        plugin: "hello-plugin",
+      },
+    ]);
+    expect(json.errors).toEqual([]);
+    // Nothing imported the plugin, in any process.
+    expect((await markerLines()).length).toBe(importedAtLink);
+    expect(urls.some((url) => url.includes("/dist/boot/"))).toBe(true);
+    expect(urls.filter((url) => HEAVY.test(url))).toEqual([]);
+  });
+
+  it("tools notices a tool edited behind its back, revalidates it in a child, and the next run is fresh", { timeout: 120_000 }, async () => {
+    const dir = await writePlugin();
+    expect((await cli(["link", dir])).code).toBe(0);
+    await w.write(path.join(dir, "tools/hello.ts"), tsTool("hello_tool", "says hello, edited"));
+    const before = (await markerLines()).length;
+
+    const { json, urls } = await toolsWithImportLog();
+    expect(json.index.fresh).toBe(false);
+    expect(json.index.reason).toMatch(/hello\.ts changed/);
+    expect(json.tools.map((t: { description: string }) => t.description)).toEqual(["says hello, edited"]);
+    const lines = await markerLines();
+    expect(lines.length).toBe(before + 1);
+    // Even a rebuild imports plugin code only in the validation child.
+    expect(urls.filter((url) => HEAVY.test(url) || url.includes("hello-plugin"))).toEqual([]);
+
+    const again = await cli(["tools", "--json"]);
+    expect(again.json().index).toEqual({ fresh: true, reason: "fresh" });
+    expect((await markerLines()).length).toBe(before + 1);
+  });
+
+  it("unlink refreshes it: the tool is gone and the index is fresh", { timeout: 120_000 }, async () => {
+    const dir = await writePlugin();
+    expect((await cli(["link", dir])).code).toBe(0);
+    const unlinked = await cli(["unlink", "hello-plugin"]);
+    expect(unlinked.code, unlinked.stderr).toBe(0);
+    const r = await cli(["tools", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ tools: [], errors: [], index: { fresh: true } });
+  });
+});
