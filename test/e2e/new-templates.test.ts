@@ -133,7 +133,7 @@ describe("xcsh-tools new: every template renders, installs offline, passes its o
     await passesItsOwnChecks(w, dir, ["acme_notes", "acme_notes_count"]);
     await linkPlugin(w, "acme-notes", dir);
     expect(await loadedToolNames(w)).toEqual([{ name: "acme_notes", provider: "npm" }]);
-    await w.write(path.join(w.xcshHome, "plugins", "xcsh-plugins.lock.json"), { plugins: { "acme-notes": { version: "0.1.0", enabledFeatures: ["count"], enabled: true } } });
+    await cliStep(w, dir, ["features", "acme-notes", "--enable", "count"]);
     expect((await loadedToolNames(w)).map((t) => t.name)).toEqual(["acme_notes", "acme_notes_count"]);
   });
 
