@@ -20,7 +20,7 @@
  *
  *   node bench/boot.js
  *   RUNS=7 SCALE=10,200,1000 BENCH_ONLY=boot,scale,query node bench/boot.js
- *   BENCH_SOURCE=head node bench/boot.js      (compile the committed HEAD, not the work tree)
+ *   BENCH_SOURCE=HEAD node bench/boot.js      (compile a commit, e.g. HEAD, instead of the work tree)
  *
  * Node 22 and Bun come from $XCSH_TOOLS_TEST_NODE22 / $XCSH_TOOLS_TEST_BUN, else
  * .ci/runtimes/node_modules/.bin (`npm install --prefix .ci/runtimes --no-save bun@1 node@22`);
@@ -49,10 +49,11 @@ function build() {
   rmSync(buildRoot, { recursive: true, force: true });
   mkdirSync(buildRoot, { recursive: true });
   let project = repo;
-  if (process.env.BENCH_SOURCE === "head") {
-    project = path.join(buildRoot, "src-head");
+  const rev = process.env.BENCH_SOURCE;
+  if (rev) {
+    project = path.join(buildRoot, "src-rev");
     mkdirSync(project, { recursive: true });
-    const archive = execFileSync("git", ["archive", "HEAD", "src", "tsconfig.json", "tsconfig.build.json"], { cwd: repo, maxBuffer: 256 * 1024 * 1024 });
+    const archive = execFileSync("git", ["archive", rev, "src", "tsconfig.json", "tsconfig.build.json"], { cwd: repo, maxBuffer: 256 * 1024 * 1024 });
     execFileSync("tar", ["-x", "-C", project], { input: archive });
   }
   const outDir = path.join(buildRoot, "dist");
@@ -60,7 +61,7 @@ function build() {
   const args = [tsc, "-p", path.join(project, "tsconfig.build.json"), "--outDir", outDir, "--declaration", "false", "--sourceMap", "false"];
   const result = spawnSync(process.execPath, args, { cwd: project, encoding: "utf8" });
   if (!existsSync(path.join(outDir, "index.js"))) throw new Error(`bench: tsc emitted nothing:\n${result.stdout}${result.stderr}`);
-  if (result.status !== 0) console.log(`(tsc reported type errors in the ${process.env.BENCH_SOURCE === "head" ? "HEAD" : "work tree"} sources; benchmarking what it emitted)`);
+  if (result.status !== 0) console.log(`(tsc reported type errors in the ${rev ?? "work tree"} sources; benchmarking what it emitted)`);
   // What dist/ finds around itself in a package: its package.json, templates, the bin shim.
   copyFileSync(path.join(repo, "package.json"), path.join(buildRoot, "package.json"));
   mkdirSync(path.join(buildRoot, "bin"), { recursive: true });
@@ -69,7 +70,7 @@ function build() {
     library: path.join(outDir, "index.js"),
     bootModule: existsSync(path.join(outDir, "boot", "index.js")) ? path.join(outDir, "boot", "index.js") : undefined,
     bin: path.join(buildRoot, "bin", "xcsh-tools.js"),
-    source: process.env.BENCH_SOURCE === "head" ? `HEAD ${execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repo, encoding: "utf8" }).trim()}` : "work tree",
+    source: rev ? `${rev} (${execFileSync("git", ["rev-parse", "--short", rev], { cwd: repo, encoding: "utf8" }).trim()})` : "work tree",
   };
 }
 
@@ -110,11 +111,11 @@ function childEnv(fx) {
   return { PATH: process.env.PATH, HOME: fx.home, XCSH_HOME: fx.xcshHome, NO_COLOR: "1" };
 }
 
-/** One boot in a fresh process; returns its in-process milliseconds. */
+/** One boot in a fresh process; returns its clocks (`total`, `call`, `cpuTotal`, `cpuCall`, in ms). */
 function boot(runtime, job, fx) {
   const r = spawnSync(runtime.command, [CHILD, JSON.stringify(job)], { cwd: fx.cwd, env: childEnv(fx), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`bench: ${job.mode} boot under ${runtime.label} failed (${r.status}):\n${r.stdout}${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split("\n").pop()).ms;
+  return JSON.parse(r.stdout.trim().split("\n").pop());
 }
 
 /** A whole process, wall clock. */
@@ -141,7 +142,9 @@ function afterInstall(built, fx, installer) {
 const oursJob = (built, fx) => ({ mode: "ours", library: built.library, cwd: fx.cwd, home: fx.home, xcshHome: fx.xcshHome, expect: fx.tsFiles.length });
 const loopJob = (mode, fx) => ({ mode, files: mode === "floor" ? fx.jsFiles : fx.tsFiles, cwd: fx.cwd, expect: fx.tsFiles.length });
 
-/** first boot, warm boot, floor (and the native .ts loop under Bun), interleaved per repetition. */
+const CLOCKS = ["total", "call", "cpuCall"];
+
+/** first boot, warm boot, floor (and the native .ts loop under Bun), interleaved per repetition; medians per clock. */
 function measureBoots(built, runtime, fx, installer, runs) {
   const samples = { first: [], warm: [], floor: [], native: [] };
   for (let run = 0; run < runs; run++) {
@@ -151,7 +154,23 @@ function measureBoots(built, runtime, fx, installer, runs) {
     samples.floor.push(boot(runtime, loopJob("floor", fx), fx));
     if (runtime.id === "bun") samples.native.push(boot(runtime, loopJob("native", fx), fx));
   }
-  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.length ? median(v) : undefined]));
+  const out = {};
+  for (const [phase, list] of Object.entries(samples)) {
+    if (list.length) out[phase] = Object.fromEntries(CLOCKS.map((clock) => [clock, median(list.map((sample) => sample[clock]))]));
+  }
+  return out;
+}
+
+const CLOCK_LABELS = { total: "whole boot", call: "the call", cpuCall: "call, cpu" };
+
+function printBoots(runtime, m) {
+  console.log(`  ${runtime.label}`);
+  for (const clock of CLOCKS) {
+    const cell = (phase, base) => `${ms(m[phase][clock]).padStart(8)} ${ratio(m[phase][clock], m[base][clock]).padStart(6)}`;
+    let line = `    ${CLOCK_LABELS[clock].padEnd(11)} floor ${ms(m.floor[clock]).padStart(8)}   first boot ${cell("first", "floor")}   warm boot ${cell("warm", "floor")}`;
+    if (m.native) line += `   | native .ts loop ${ms(m.native[clock]).padStart(8)}: first ${ratio(m.first[clock], m.native[clock])}, warm ${ratio(m.warm[clock], m.native[clock])}`;
+    console.log(line);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -171,11 +190,9 @@ try {
     for (const runtime of runtimes) {
       const m = measureBoots(built, runtime, fx200, installer, RUNS);
       results.boot[runtime.id] = m;
-      console.log(`  ${runtime.label.padEnd(14)} floor ${ms(m.floor)}   first boot ${ms(m.first)} (${ratio(m.first, m.floor)})   warm boot ${ms(m.warm)} (${ratio(m.warm, m.floor)})`);
-      if (m.native !== undefined) {
-        console.log(`  ${"".padEnd(14)} native sequential import() of the .ts files ${ms(m.native)}: first boot ${ratio(m.first, m.native)}, warm boot ${ratio(m.warm, m.native)}`);
-      }
+      printBoots(runtime, m);
     }
+    console.log("  (whole boot: from the process's first line, TypeBox and the xcsh-tools library imported inside the clock;\n   the call: discoverAndLoadCustomTools alone vs the import loop alone, both imported beforehand as in a running host)");
   }
 
   if (ONLY.has("scale")) {
@@ -187,20 +204,25 @@ try {
       const rows = sizes.map((n) => ({ n, ...measureBoots(built, runtime, fixtures.get(n), installer, scaleRuns) }));
       results.scale[runtime.id] = rows;
       console.log(`  ${runtime.label}`);
+      const at = (row, phase) => row[phase].total;
       for (const row of rows) {
         const per = (x) => (row.n ? `${(x / row.n).toFixed(2)} ms/tool` : "fixed cost");
-        console.log(`    ${String(row.n).padStart(5)} tools: first boot ${ms(row.first).padStart(8)} ${per(row.first).padEnd(14)} warm ${ms(row.warm).padStart(8)} ${per(row.warm).padEnd(14)} floor ${ms(row.floor).padStart(8)} ${per(row.floor)}`);
+        console.log(
+          `    ${String(row.n).padStart(5)} tools: first boot ${ms(at(row, "first")).padStart(8)} ${per(at(row, "first")).padEnd(14)} ` +
+            `warm ${ms(at(row, "warm")).padStart(8)} ${per(at(row, "warm")).padEnd(14)} floor ${ms(at(row, "floor")).padStart(8)} ${per(at(row, "floor"))}`,
+        );
       }
       for (const phase of ["first", "warm", "floor"]) {
-        const marginal = rows.slice(1).map((row, i) => (row[phase] - rows[i][phase]) / (row.n - rows[i].n));
-        const perTool = rows.slice(1).map((row) => row[phase] / row.n);
+        const marginal = rows.slice(1).map((row, i) => (at(row, phase) - at(rows[i], phase)) / (row.n - rows[i].n));
+        const perTool = rows.slice(1).map((row) => at(row, phase) / row.n);
         console.log(
-          `    ${phase.padEnd(5)}: marginal ${marginal.map((x, i) => `${rows[i].n}→${rows[i + 1].n} ${x.toFixed(2)}`).join(", ")} ms/tool; ` +
-            `per-tool cost ${rows.at(-1).n} vs ${rows[1].n}: ${(perTool.at(-1) / perTool[0]).toFixed(2)}x; ` +
+          `    ${phase.padEnd(5)}: marginal ms per added tool ${marginal.map((x, i) => `${rows[i].n}→${rows[i + 1].n} ${x.toFixed(2)}`).join(", ")}; ` +
+            `per-tool ${rows.at(-1).n} vs ${rows[1].n}: ${(perTool.at(-1) / perTool[0]).toFixed(2)}x; ` +
             `marginal ${rows.at(-2).n}→${rows.at(-1).n} vs ${rows[0].n}→${rows[1].n}: ${(marginal.at(-1) / marginal[0]).toFixed(2)}x`,
         );
       }
     }
+    console.log("  (whole-boot clock; linear growth keeps the marginal cost per tool flat, i.e. the last ratio near 1)");
   }
 
   if (ONLY.has("query")) {
