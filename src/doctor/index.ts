@@ -9,6 +9,7 @@
  * remains says why it could not be fixed, and the exit status follows what remains.
  * `--fix --dry-run` says what each repair would do and writes nothing.
  */
+import { checkBoot, rebuildBoot } from "./checks-boot.js";
 import { checkConflicts } from "./checks-tools.js";
 import { checkMarketplaces, checkOverrides } from "./checks-marketplace.js";
 import { checkPlugins } from "./checks-plugins.js";
@@ -56,6 +57,7 @@ export async function diagnose(world: DoctorWorld): Promise<Diagnosis> {
   areas.push(...(await guarded("conflicts", () => checkConflicts({ ...world, ...(moduleTimeoutMs ? { moduleTimeoutMs } : {}) }, { builtins: loaded?.builtInTools ?? [], disabledProviders: loaded?.disabledProviders ?? [] }))));
   areas.push(...(await guarded("marketplace", () => checkMarketplaces(world))));
   areas.push(...(await guarded("overrides", () => checkOverrides(world, inventory))));
+  areas.push(...(await guarded("boot index", () => checkBoot(world))));
   const findings = areas.flatMap((a) => a.findings);
   findings.sort((a, b) => DOCTOR_AREAS.indexOf(a.area) - DOCTOR_AREAS.indexOf(b.area));
   return { findings, settings: settings.rows };
@@ -94,8 +96,9 @@ export interface RunDoctorOptions {
 export async function runDoctor(world: DoctorWorld, options: RunDoctorOptions = {}): Promise<DoctorReport> {
   const before = await diagnose(world);
   if (!options.fix || options.dryRun) return plainReport(before, { wouldFix: Boolean(options.fix) });
-  const fixWorld = options.fixWorld;
-  if (!fixWorld) throw new Error("runDoctor: fix needs a fixWorld");
+  if (!options.fixWorld) throw new Error("runDoctor: fix needs a fixWorld");
+  const given = options.fixWorld;
+  const fixWorld: FixWorld = { ...given, rebuildBootIndex: given.rebuildBootIndex ?? (() => rebuildBoot(world, given.mutation.lockWaitMs)) };
   const problems = before.findings.filter((f) => f.status !== "ok");
   const failures: FixFailures = new Map();
   if (problems.some((f) => f.repair)) {

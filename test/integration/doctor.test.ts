@@ -78,7 +78,7 @@ describe("a healthy world", () => {
       expect(Object.keys(c).every((k) => ["id", "area", "status", "message", "hint", "fixed"].includes(k))).toBe(true);
       expect(typeof c.message).toBe("string");
     }
-    expect([...new Set(report.checks.map((c) => c.area))]).toEqual(["settings", "transactions", "plugins folder", "plugins", "lockfile", "conflicts", "marketplace", "overrides"]);
+    expect([...new Set(report.checks.map((c) => c.area))]).toEqual(["settings", "transactions", "plugins folder", "plugins", "lockfile", "conflicts", "marketplace", "overrides", "boot index"]);
     expect(check(report, `plugin:${n.basic}`).message).toMatch(/@2\.0\.0: enabled, features defaults/);
     expect(check(report, "lockfile").message).toMatch(/every one installed at its locked version and from its locked tarball/);
     expect(check(report, "conflicts").message).toMatch(/3 tools from 3 modules: no name conflicts/);
@@ -148,11 +148,12 @@ describe("the plugins folder, broken by hand", () => {
     expect(broken.code).toBe(1);
     expect(check(broken.report, "plugins:package-json")).toMatchObject({ area: "plugins folder", status: "error", message: expect.stringContaining(pkgFile) });
     expect(check(broken.report, "conflicts").area).toBe("conflicts");
-    const before = await snapshotAll();
+    // The boot index may be rebuilt (a repair of its own); the state files stay as they are.
+    const before = await snapshotTree(w.root, { exclude: ["boot-index.json"] });
     const fixed = await doctor(["--fix"]);
     expect(fixed.code).toBe(1);
     expect(check(fixed.report, "plugins:package-json")).toMatchObject({ fixed: false, hint: expect.stringMatching(/^could not fix: doctor does not rewrite a file it cannot read/) });
-    expect(await snapshotAll()).toEqual(before);
+    expect(await snapshotTree(w.root, { exclude: ["boot-index.json"] })).toEqual(before);
     await writeFile(pkgFile, good);
 
     const lockFile = path.join(w.plugins, "xcsh-plugins.lock.json");
@@ -279,12 +280,29 @@ describe("transactions", () => {
   });
 });
 
+describe("the boot index", () => {
+  it("fresh after an install; stale (with the reason) when a tool source changes; --fix rebuilds it", async () => {
+    await install(n.basic);
+    const fresh = await doctor();
+    expect(check(fresh.report, "boot-index")).toMatchObject({ area: "boot index", status: "ok", message: expect.stringMatching(/^boot index: fresh/) });
+    await w.write(path.join(w.xcshHome, "agent", "tools", "late.js"), toolSource("late_tool"));
+    const before = await snapshotAll();
+    const stale = await doctor();
+    expect(stale.code).toBe(0);
+    expect(check(stale.report, "boot-index")).toMatchObject({ status: "warn", message: expect.stringMatching(/^boot index: stale \(.+\)/), hint: expect.stringContaining("--fix") });
+    expect(await snapshotAll()).toEqual(before);
+    const fixed = await doctor(["--fix"]);
+    expect(check(fixed.report, "boot-index")).toMatchObject({ fixed: true, hint: "fixed" });
+    expect(check((await doctor()).report, "boot-index").message).toMatch(/^boot index: fresh/);
+  });
+});
+
 describe("our settings", () => {
   it("shows each value's origin: flag, env, project, user, default", async () => {
     const userFile = await w.write(path.join(w.xcshHome, "xcsh-tools.json"), { lockWaitMs: 1234, timeouts: { gitMs: 5000 } });
     const projectFile = await w.write(path.join(w.cwd, ".xcsh-toolsrc.json"), { timeouts: { fetchMs: 777, gitMs: 6000 } });
     const r = await w.cli(["doctor", "--json", "--registry", "http://127.0.0.1:9/"], { XCSH_TOOLS_FACTORY_TIMEOUT_MS: "4321" });
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code, `${r.stderr}\n${JSON.stringify(problems(r.json<Report>()), null, 2)}`).toBe(0);
     const rows = Object.fromEntries(r.json<Report>().settings.map((s) => [s.key, s]));
     expect(rows.registry).toEqual({ key: "registry", value: "http://127.0.0.1:9/", origin: "flag" });
     expect(rows["timeouts.factoryMs"]).toEqual({ key: "timeouts.factoryMs", value: 4321, origin: "env", via: "XCSH_TOOLS_FACTORY_TIMEOUT_MS" });
