@@ -68,6 +68,11 @@ async function install(...specs: string[]): Promise<void> {
 describe("a healthy world", () => {
   it("every check is ok, --json has the documented shape, and doctor writes nothing", async () => {
     await install(n.basic, n.features);
+    const dev = path.join(w.root, "dev", "healthy-linked");
+    await w.write(path.join(dev, "package.json"), { name: "healthy-linked", version: "0.1.0", type: "module", xcsh: { tools: "./t.js" } });
+    await w.write(path.join(dev, "t.js"), toolSource("healthy_linked_tool"));
+    const linked = await w.cli(["link", dev]);
+    expect(linked.code, linked.stderr).toBe(0);
     const before = await snapshotAll();
     const { code, report } = await doctor();
     expect(code).toBe(0);
@@ -81,7 +86,8 @@ describe("a healthy world", () => {
     expect([...new Set(report.checks.map((c) => c.area))]).toEqual(["settings", "transactions", "plugins folder", "plugins", "lockfile", "conflicts", "marketplace", "overrides", "boot index"]);
     expect(check(report, `plugin:${n.basic}`).message).toMatch(/@2\.0\.0: enabled, features defaults/);
     expect(check(report, "lockfile").message).toMatch(/every one installed at its locked version and from its locked tarball/);
-    expect(check(report, "conflicts").message).toMatch(/3 tools from 3 modules: no name conflicts/);
+    expect(check(report, "conflicts").message).toMatch(/4 tools from 4 modules: no name conflicts/);
+    expect(check(report, "plugin:healthy-linked").message).toContain(`(linked → ${dev})`);
     expect(report.settings.map((s) => s.key)).toContain("lockWaitMs");
     const text = await w.cli(["doctor"]);
     expect(text.code).toBe(0);
@@ -93,8 +99,13 @@ describe("a healthy world", () => {
 
 describe("the plugins folder, broken by hand", () => {
   it("missing package, orphan folder, runtime-lock drift are reported, not touched, then fixed; a second doctor is ok", async () => {
-    await install(n.basic, n.features, n.extra[0]!);
+    const local = path.join(w.root, "dev", "packed-plugin");
+    await w.write(path.join(local, "package.json"), { name: "packed-plugin", version: "0.2.0", type: "module", xcsh: { tools: "./t.js" } });
+    await w.write(path.join(local, "t.js"), toolSource("packed_tool"));
+    await install(n.basic, n.features, n.extra[0]!, local);
+    await rm(local, { recursive: true });
     await rm(path.join(w.plugins, "node_modules", n.basic), { recursive: true });
+    await rm(path.join(w.plugins, "node_modules", "packed-plugin"), { recursive: true });
     await w.write(path.join(w.plugins, "node_modules", "orphan-pkg", "package.json"), { name: "orphan-pkg", version: "1.0.0" });
     const lock = await w.readJson("xcsh-plugins.lock.json");
     lock.plugins["ghost-plugin"] = { version: "1.0.0", enabledFeatures: null, enabled: true };
@@ -109,6 +120,7 @@ describe("the plugins folder, broken by hand", () => {
     expect(report.ok).toBe(false);
     expect(check(report, `plugin:${n.basic}`)).toMatchObject({ area: "plugins", status: "error", message: expect.stringContaining("not installed") });
     expect(check(report, `lockfile:node_modules/${n.basic}`)).toMatchObject({ area: "lockfile", status: "error" });
+    expect(check(report, "plugin:packed-plugin").status).toBe("error");
     expect(check(report, "orphan:node_modules:orphan-pkg")).toMatchObject({ status: "warn", hint: expect.stringContaining("--fix") });
     expect(check(report, "orphan:runtime:ghost-plugin").status).toBe("warn");
     expect(check(report, "orphan:settings:ghost-plugin").status).toBe("warn");
@@ -124,7 +136,7 @@ describe("the plugins folder, broken by hand", () => {
 
     const fixed = await doctor(["--fix"]);
     expect(fixed.code, JSON.stringify(problems(fixed.report), null, 2)).toBe(0);
-    for (const id of [`plugin:${n.basic}`, `lockfile:node_modules/${n.basic}`, "orphan:node_modules:orphan-pkg", "orphan:runtime:ghost-plugin", "orphan:settings:ghost-plugin", `plugin:${n.features}:feature:nope`, `plugin:${n.extra[0]}:runtime`]) {
+    for (const id of [`plugin:${n.basic}`, "plugin:packed-plugin", `lockfile:node_modules/${n.basic}`, "orphan:node_modules:orphan-pkg", "orphan:runtime:ghost-plugin", "orphan:settings:ghost-plugin", `plugin:${n.features}:feature:nope`, `plugin:${n.extra[0]}:runtime`]) {
       expect(check(fixed.report, id), id).toMatchObject({ fixed: true, hint: "fixed" });
     }
     const after = await doctor();
@@ -136,6 +148,8 @@ describe("the plugins folder, broken by hand", () => {
     expect(repaired.plugins[n.features].enabledFeatures).toEqual(["web"]);
     expect(repaired.plugins[n.extra[0]!]).toEqual({ version: "1.0.0", enabledFeatures: null, enabled: true });
     expect((await w.readJson(`node_modules/${n.basic}/package.json`)).version).toBe("2.0.0");
+    // Reinstalled from the packed copy: the source folder is gone.
+    expect((await w.readJson("node_modules/packed-plugin/package.json")).version).toBe("0.2.0");
     expect(await snapshotTree(path.join(w.plugins, "node_modules", "orphan-pkg"))).toEqual({ ".": "absent" });
   });
 
