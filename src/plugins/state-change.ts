@@ -97,14 +97,16 @@ export async function loadStateView(world: MutationWorld, cwd: string): Promise<
 }
 
 /**
- * Plan with `planner` and, unless `dryRun`, apply the change as one transaction: the planner runs
- * again on the state read under the lock, and only the files whose content changes are staged.
+ * Plan with `planner` and, unless `dryRun` or nothing changes, apply the change as one
+ * transaction: the planner runs again on the state read under the lock (another command may have
+ * changed it meanwhile), and only the files whose content changes are staged.
  */
 export async function applyStateChange(world: MutationWorld, label: string, cwd: string, planner: StatePlanner, options: { dryRun: boolean }): Promise<AppliedStateChange> {
-  if (options.dryRun) {
-    const view = await loadStateView(world, cwd);
-    return { change: planner(view), view, written: [] };
-  }
+  // Plan on a read-only view first: a dry run stops here, and so does a plan with nothing to do
+  // (no lock, no journal, no boot index refresh: the tree stays byte-identical).
+  const view = await loadStateView(world, cwd);
+  const first = planner(view);
+  if (options.dryRun || !first.plan.actions.some((a) => a.type !== "NOOP")) return { change: first, view, written: [] };
   return runMutation(world, label, async (m) => {
     const view: StateView = { state: m.state, inventory: await loadInventory(m.state), overrides: await readProjectOverrides(cwd) };
     const change = planner(view);

@@ -117,3 +117,47 @@ export async function makePluginWorld(reg: RegistryHandle, npmrcExtra = ""): Pro
     readJson: async (rel) => JSON.parse(await readFile(path.join(plugins, rel), "utf8")),
   };
 }
+
+/** Names of the fixtures of the state commands (enable, disable, features, config). */
+export interface StateFixtureNames {
+  /** Versions 1.0.0 and 1.1.0: base tool, features web (default) and cache, four typed settings. */
+  state: string;
+  /** No features, no settings. */
+  plain: string;
+  /** Tool names of `state`: base, web, cache. */
+  tools: { base: string; web: string; cache: string };
+  plainTool: string;
+}
+
+/** Publish the state commands' fixtures under `prefix` (names of their own: other files are unaffected). */
+export async function publishStateFixtures(reg: RegistryHandle, prefix: string): Promise<StateFixtureNames> {
+  const state = `${prefix}-state`;
+  const plain = `${prefix}-plain`;
+  const t = toolName(state);
+  const tools = { base: `${t}_base`, web: `${t}_web`, cache: `${t}_cache` };
+  for (const version of ["1.0.0", "1.1.0"]) {
+    await reg.publish({
+      name: state,
+      version,
+      packageJson: {
+        type: "module",
+        xcsh: {
+          tools: "./tools/base.js",
+          features: {
+            web: { description: "Web search", default: true, tools: ["./tools/web.js"] },
+            cache: { description: "Disk cache", default: false, tools: ["./tools/cache.js"] },
+          },
+          settings: {
+            apiKey: { type: "string", secret: true, env: "XCSH_STATE_TEST_KEY", description: "API key" },
+            limit: { type: "number", default: 10, min: 1, max: 100, step: 1, description: "Result limit" },
+            verbose: { type: "boolean", default: false },
+            mode: { type: "enum", values: ["fast", "deep"], default: "fast" },
+          },
+        },
+      },
+      files: { "tools/base.js": toolSource(tools.base), "tools/web.js": toolSource(tools.web), "tools/cache.js": toolSource(tools.cache) },
+    });
+  }
+  await reg.publish({ name: plain, version: "1.0.0", packageJson: { type: "module", xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(plain)) } });
+  return { state, plain, tools, plainTool: toolName(plain) };
+}
