@@ -134,6 +134,7 @@ export function requireManifest(plugin: InstalledPlugin): PluginManifest {
   throw new XcshToolsError("EPLUGIN_INVALID", `${plugin.name}: ${plugin.problem ?? "no usable xcsh manifest"}`, {
     hint: "Run `xcsh-tools doctor` (or reinstall the plugin); nothing was changed.",
     file: plugin.dir,
+    exitCode: 2,
   });
 }
 

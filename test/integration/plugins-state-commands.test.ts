@@ -5,6 +5,7 @@
  * never printed and stored 0600, state that survives reinstall and update, rollback at each step
  * of the transaction, and `name@marketplace` handed to the marketplace engine.
  */
+import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -14,6 +15,7 @@ import { buildDist } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
+import { REPO_ROOT } from "../helpers/runtimes.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 import { makePluginWorld, publishStateFixtures, type PluginWorld, type StateFixtureNames } from "./plugins-fixtures.js";
 
@@ -534,5 +536,30 @@ describe("name@marketplace goes to the marketplace engine", () => {
     // npm names keep their own --scope meaning.
     await ok(["disable", n.plain, "--scope", "project"]);
     expect(await readOverrides()).toEqual({ disabled: [n.plain] });
+  });
+});
+
+describe("README", () => {
+  it("the state commands' walk-through runs as written (with the fixture in place of @acme/xcsh-search)", async () => {
+    const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const marker = "<!-- readme-test: state-commands -->";
+    const block = /^\s*```sh\n([\s\S]*?)\n```/.exec(readme.slice(readme.indexOf(marker) + marker.length));
+    expect(readme.includes(marker) && block, "README block").toBeTruthy();
+    const lines = block![1]!.split("\n").map((line) => line.replace(/#.*$/, "").trim()).filter(Boolean);
+    expect(lines.length).toBeGreaterThan(5);
+    await ok(["install", n.state]);
+    const outputs: string[] = [];
+    for (const line of lines) {
+      const [bin, ...args] = line.replaceAll("@acme/xcsh-search", n.state).split(/\s+/);
+      expect(bin).toBe("xcsh-tools");
+      const r = await ok(args);
+      outputs.push(r.stdout, r.stderr);
+    }
+    const lock = await w.readJson("xcsh-plugins.lock.json");
+    expect(lock.plugins[n.state]).toMatchObject({ enabledFeatures: ["web", "cache"], enabled: true });
+    expect(lock.settings[n.state]).toEqual({ limit: 20, apiKey: "sk-123" });
+    expect(await readOverrides()).toEqual({});
+    for (const out of outputs) expect(out).not.toContain("sk-123");
+    expect(await hostTools()).toEqual([n.tools.base, n.tools.cache, n.tools.web].sort());
   });
 });
