@@ -87,7 +87,7 @@ export async function checkConflicts(world: DoctorWorld, options: { builtins: re
       tools += 1;
       const name = tool.name;
       if (builtins.has(name)) {
-        area.problem(`conflict:builtin:${name}`, "error", `tool "${name}" of ${describeSource(source)} (${outcome.file}) has the name of a built-in tool: the host rejects it`, {
+        area.problem(`conflict:builtin:${name}:${outcome.file}`, "error", `tool "${name}" of ${describeSource(source)} (${outcome.file}) has the name of a built-in tool: the host rejects it`, {
           hint: `Rename the tool in its ${source?.plugin ? "plugin" : "file"}, or remove it.`,
           manual: "renaming a tool is its author's change",
         });
@@ -95,7 +95,7 @@ export async function checkConflicts(world: DoctorWorld, options: { builtins: re
       }
       const earlier = first.get(name);
       if (earlier) {
-        area.problem(`conflict:tool:${name}`, "error", `tool "${name}" of ${describeSource(source)} (${outcome.file}) has the same name as the one of ${describeSource(earlier.source)} (${earlier.file}), which loads first: the host rejects the second`, {
+        area.problem(`conflict:tool:${name}:${outcome.file}`, "error", `tool "${name}" of ${describeSource(source)} (${outcome.file}) has the same name as the one of ${describeSource(earlier.source)} (${earlier.file}), which loads first: the host rejects the second`, {
           hint: `Keep one: uninstall or disable one of the two${source?.plugin ? ` (e.g. \`xcsh-tools uninstall ${source.plugin}\`)` : ""}.`,
           manual: "which of the two you want is your choice",
         });

@@ -240,22 +240,29 @@ describe("the plugins folder, broken by hand", () => {
 });
 
 describe("conflicts between tools", () => {
-  it("a tool shadowing a built-in, and two sources exporting one tool name", async () => {
-    await install(n.basic, n.extra[1]!);
+  it("two plugins exporting one tool name, a tool shadowing a built-in (also one named in our settings)", async () => {
+    const twin = `${n.basic}-twin`;
+    await reg.publish({ name: twin, version: "1.0.0", packageJson: { type: "module", xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(n.basic)) } });
+    await install(n.basic, twin, n.extra[1]!);
+    const pair = await doctor();
+    expect(pair.code).toBe(1);
+    const dupe = check(pair.report, `conflict:tool:${toolName(n.basic)}:${path.join(w.plugins, "node_modules", twin, "t.js")}`);
+    expect(dupe).toMatchObject({ area: "conflicts", status: "error", hint: expect.stringContaining(`xcsh-tools uninstall ${twin}`) });
+    expect(dupe.message).toContain(`npm Plugin ${twin} (user)`);
+    expect(dupe.message).toMatch(new RegExp(`same name as the one of npm Plugin ${n.basic} \\(user\\) .*which loads first`));
+
+    expect((await w.cli(["uninstall", twin])).code).toBe(0);
     const userTools = path.join(w.xcshHome, "agent", "tools");
     await w.write(path.join(userTools, "bash.js"), toolSource("bash"));
-    await w.write(path.join(userTools, "dupe.js"), toolSource(toolName(n.basic)));
     const { code, report } = await doctor([], { XCSH_TOOLS_BUILTIN_TOOLS: toolName(n.extra[1]!) });
     expect(code).toBe(1);
-    expect(check(report, "conflict:builtin:bash")).toMatchObject({ area: "conflicts", status: "error", message: expect.stringContaining("built-in") });
-    expect(check(report, `conflict:builtin:${toolName(n.extra[1]!)}`).message).toContain(n.extra[1]!);
-    const dupe = check(report, `conflict:tool:${toolName(n.basic)}`);
-    expect(dupe.message).toContain(`npm Plugin ${n.basic} (user)`);
-    expect(dupe.message).toContain(path.join(userTools, "dupe.js"));
-    const fixed = await doctor(["--fix"]);
-    expect(check(fixed.report, "conflict:builtin:bash")).toMatchObject({ fixed: false, hint: expect.stringMatching(/^could not fix: /) });
+    expect(check(report, `conflict:builtin:bash:${path.join(userTools, "bash.js")}`)).toMatchObject({ status: "error", message: expect.stringContaining("built-in") });
+    expect(check(report, `conflict:builtin:${toolName(n.extra[1]!)}:${path.join(w.plugins, "node_modules", n.extra[1]!, "t.js")}`).message).toContain(n.extra[1]!);
+    const fixed = await doctor(["--fix"], { XCSH_TOOLS_BUILTIN_TOOLS: toolName(n.extra[1]!) });
+    expect(check(fixed.report, `conflict:builtin:bash:${path.join(userTools, "bash.js")}`)).toMatchObject({ fixed: false, hint: expect.stringMatching(/^could not fix: /) });
     await rm(userTools, { recursive: true });
-    expect((await doctor([], { XCSH_TOOLS_BUILTIN_TOOLS: "" })).code).toBe(0);
+    const clean = await doctor();
+    expect(clean.code, JSON.stringify(problems(clean.report), null, 2)).toBe(0);
   });
 });
 
