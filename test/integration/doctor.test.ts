@@ -301,6 +301,24 @@ describe("transactions", () => {
   });
 });
 
+describe("transactions, committed but not completed", () => {
+  it("a command killed after its commit record: doctor says recovery completes it, --fix does", async () => {
+    const pauseFile = path.join(w.root, "paused");
+    const child = w.spawnCli(["install", n.extra[3]!], { XCSH_TOOLS_TEST_PAUSE: "commit:marked", XCSH_TOOLS_TEST_PAUSE_FILE: pauseFile });
+    await waitFor(pauseFile);
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("close", resolve));
+    const { code, report } = await doctor();
+    expect(code).toBe(1);
+    expect(check(report, "journal").message).toMatch(new RegExp(`"install ${n.extra[3]}" .*was committed but not completed: recovery completes it`));
+    const fixed = await doctor(["--fix"]);
+    expect(fixed.code, JSON.stringify(problems(fixed.report), null, 2)).toBe(0);
+    expect(check(fixed.report, "journal").fixed).toBe(true);
+    expect((await w.readJson("package.json")).dependencies).toEqual({ [n.extra[3]!]: "^1.0.0" });
+    expect(problems((await doctor()).report)).toEqual([]);
+  });
+});
+
 describe("the boot index", () => {
   it("fresh after an install; stale (with the reason) when a tool source changes; --fix rebuilds it", async () => {
     await install(n.basic);
