@@ -152,6 +152,18 @@ describe("enable / disable", () => {
     expect(badScope.json().error).toMatchObject({ code: "EUSAGE", message: expect.stringContaining("--scope must be user or project") });
     expect(await snapshotAll()).toEqual(before);
 
+    // A malformed runtime lock is never "empty" (the host's manager would then overwrite it, §9 #23).
+    const lockText = await readFile(lockFile(), "utf8");
+    await writeFile(lockFile(), "{ not json");
+    const corrupt = await snapshotAll();
+    for (const args of [["enable", n.state], ["config", "set", n.state, "limit", "5"], ["config", "list", n.state], ["features", n.state]]) {
+      const r = await w.cli([...args, "--json"]);
+      expect(r.code, args.join(" ")).toBe(1);
+      expect(r.json().error).toMatchObject({ code: "ESTATE_FILE", file: lockFile() });
+    }
+    expect(await snapshotAll()).toEqual(corrupt);
+    await writeFile(lockFile(), lockText);
+
     await w.write(overridesFile(), '{"disabled": "all"}');
     const broken = await snapshotAll();
     const bad = await w.cli(["disable", n.state, "--scope", "project", "--json"]);
@@ -290,8 +302,8 @@ describe("config", () => {
     expect((await ok(["config", "delete", n.state, "limit"])).stdout).toContain("limit is not set for the user");
 
     const unset = await w.cli(["config", "get", n.state, "apiKey", "--json"]);
-    expect(unset.code).toBe(0);
-    expect(unset.json()).toMatchObject({ value: null, origin: "unset", secret: true });
+    expect(unset.code).toBe(1);
+    expect(unset.json().error).toMatchObject({ code: "ESETTING_UNSET", path: "apiKey" });
     const unsetText = await w.cli(["config", "get", n.state, "apiKey"]);
     expect(unsetText.code).toBe(1);
     expect(unsetText.stderr).toContain("Code: ESETTING_UNSET");
@@ -536,6 +548,28 @@ describe("name@marketplace goes to the marketplace engine", () => {
     // npm names keep their own --scope meaning.
     await ok(["disable", n.plain, "--scope", "project"]);
     expect(await readOverrides()).toEqual({ disabled: [n.plain] });
+  });
+});
+
+describe("concurrent commands", () => {
+  it("lose no update: each replans on the state it reads under the lock (§9 #30)", async () => {
+    await installBoth();
+    const runs = await Promise.all([
+      w.cli(["config", "set", n.state, "limit", "20"]),
+      w.cli(["config", "set", n.state, "mode", "deep"]),
+      w.cli(["config", "set", n.state, "verbose", "true"]),
+      w.cli(["features", n.state, "--enable", "cache"]),
+      w.cli(["disable", n.plain]),
+      w.cli(["disable", n.state, "--scope", "project"]),
+      w.cli(["config", "set", n.state, "limit", "7", "--scope", "project"]),
+    ]);
+    for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
+    const lock = await w.readJson("xcsh-plugins.lock.json");
+    expect(lock.plugins[n.state]).toEqual({ version: "1.0.0", enabledFeatures: ["web", "cache"], enabled: true });
+    expect(lock.plugins[n.plain].enabled).toBe(false);
+    expect(lock.settings[n.state]).toEqual({ limit: 20, mode: "deep", verbose: true });
+    const overrides = await readOverrides();
+    expect(overrides).toEqual({ disabled: [n.state], settings: { [n.state]: { limit: 7 } } });
   });
 });
 

@@ -68,12 +68,13 @@ async function get(ctx: CommandContext, rawName: string, key: string): Promise<v
   const { requireSetting } = await import("../../plugins/plugin-settings.js");
   requireSetting(manifest, { plugin: name, key });
   const setting = engine.settingsState(view, plugin, manifest, ctx.env).settings.find((s) => s.key === key)!;
-  if (ctx.output.json) {
-    return ctx.output.result({ plugin: name, key, value: setting.origin === "unset" ? null : setting.value, origin: setting.origin, secret: setting.secret, ...(setting.via ? { via: setting.via } : {}) });
-  }
   if (setting.origin === "unset") {
+    // Like `git config <key>`: a missing value is exit 1, so scripts can tell it from an empty one.
     const { XcshToolsError } = await import("../../core/errors.js");
     throw new XcshToolsError("ESETTING_UNSET", `Setting "${key}" of plugin ${name} is not set (no stored value, no environment variable, no default)`, { hint: `Set it with xcsh-tools config set ${name} ${key} <value>.`, path: key });
+  }
+  if (ctx.output.json) {
+    return ctx.output.result({ plugin: name, key, value: setting.value, origin: setting.origin, secret: setting.secret, ...(setting.via ? { via: setting.via } : {}) });
   }
   ctx.output.line(valueText(setting));
   if (setting.secret) ctx.output.note(`note: ${key} is a secret; its value is never printed (set ${setting.origin === "env" ? `from $${setting.via}` : `in the ${setting.origin} scope`})`);
