@@ -5,6 +5,7 @@
  * never printed and stored 0600, state that survives reinstall and update, rollback at each step
  * of the transaction, and `name@marketplace` handed to the marketplace engine.
  */
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -526,6 +527,40 @@ describe("rollback after an injected failure", () => {
     expect(list.stderr).toBe("");
     expect(await readOverrides()).toEqual({ disabled: [n.state] });
     expect(await hostTools()).toEqual([n.plainTool]);
+  });
+});
+
+describe("kill -9", () => {
+  async function killAt(step: string, args: string[]): Promise<void> {
+    const marker = path.join(w.root, "paused");
+    const child = w.spawnCli(args, { XCSH_TOOLS_TEST_PAUSE: step, XCSH_TOOLS_TEST_PAUSE_FILE: marker });
+    let stderr = "";
+    child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
+    const exited = once(child, "exit");
+    for (let i = 0; ; i++) {
+      if (await readFile(marker, "utf8").then(() => true, () => false)) break;
+      if (child.exitCode !== null) throw new Error(`exited before pausing at ${step}: ${stderr}`);
+      if (i > 1200) throw new Error(`never paused at ${step}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.kill("SIGKILL");
+    await exited;
+    await rm(marker, { force: true });
+  }
+
+  it("before the commit record the next command restores both files; after it, completes the change", async () => {
+    await installBoth();
+    await w.write(overridesFile(), { custom: 1 });
+    const before = await snapshotAll();
+    await killAt("apply:staged", ["disable", n.state, "--scope", "project"]);
+    expect(await snapshotAll()).not.toEqual(before); // a journal was left behind
+    const next = await ok(["features", n.state]);
+    expect(next.stderr).toContain("Recovered an interrupted command");
+    expect(await snapshotAll()).toEqual(before);
+
+    await killAt("commit:marked", ["config", "set", n.state, "limit", "33"]);
+    await ok(["config", "list", n.state]);
+    expect((await w.readJson("xcsh-plugins.lock.json")).settings[n.state]).toEqual({ limit: 33 });
   });
 });
 
