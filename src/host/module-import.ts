@@ -25,7 +25,6 @@ import { resolveRoots, xcshPaths } from "../core/paths.js";
 import { isBun, registerBunModules } from "./import/bun.js";
 import { importWithJiti } from "./import/jiti.js";
 import { getModuleRegistry, registerModules, writeShims } from "./import/module-map.js";
-import { ensureNodeHooks, getNodeHookShimDir } from "./import/node-hooks.js";
 import { raceTimeout } from "./timeout.js";
 
 /** How a module was (or will be) imported. */
@@ -163,7 +162,12 @@ function isStripRefusal(file: string, error: unknown): boolean {
 // tool. A later loader checks again, so a shim folder removed in between is written anew.
 const shimsChecked = new WeakMap<ImportToolModuleOptions, { requested: string; dir: string; size: number }>();
 
+// Loaded on first use: only Node's native strategy needs it (and it pulls in worker_threads).
+let nodeHooks: Promise<typeof import("./import/node-hooks.js")> | undefined;
+
 async function prepareNodeHooks(shimDir: string, options: ImportToolModuleOptions): Promise<void> {
+  nodeHooks ??= import("./import/node-hooks.js");
+  const { ensureNodeHooks, getNodeHookShimDir } = await nodeHooks;
   const requested = getNodeHookShimDir() ?? shimDir;
   const size = getModuleRegistry().size;
   let checked = shimsChecked.get(options);
