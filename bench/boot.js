@@ -21,6 +21,7 @@
  *   node bench/boot.js
  *   RUNS=7 SCALE=10,200,1000 BENCH_ONLY=boot,scale,query node bench/boot.js
  *   BENCH_SOURCE=HEAD node bench/boot.js      (compile a commit, e.g. HEAD, instead of the work tree)
+ *   BENCH_SOURCE_DIR=/tmp/x node bench/boot.js (compile the src/ and tsconfig*.json in that folder)
  *
  * Node 22 and Bun come from $XCSH_TOOLS_TEST_NODE22 / $XCSH_TOOLS_TEST_BUN, else
  * .ci/runtimes/node_modules/.bin (`npm install --prefix .ci/runtimes --no-save bun@1 node@22`);
@@ -50,7 +51,9 @@ function build() {
   mkdirSync(buildRoot, { recursive: true });
   let project = repo;
   const rev = process.env.BENCH_SOURCE;
-  if (rev) {
+  if (process.env.BENCH_SOURCE_DIR) {
+    project = path.resolve(process.env.BENCH_SOURCE_DIR);
+  } else if (rev) {
     project = path.join(buildRoot, "src-rev");
     mkdirSync(project, { recursive: true });
     const archive = execFileSync("git", ["archive", rev, "src", "tsconfig.json", "tsconfig.build.json"], { cwd: repo, maxBuffer: 256 * 1024 * 1024 });
@@ -61,7 +64,7 @@ function build() {
   const args = [tsc, "-p", path.join(project, "tsconfig.build.json"), "--outDir", outDir, "--declaration", "false", "--sourceMap", "false"];
   const result = spawnSync(process.execPath, args, { cwd: project, encoding: "utf8" });
   if (!existsSync(path.join(outDir, "index.js"))) throw new Error(`bench: tsc emitted nothing:\n${result.stdout}${result.stderr}`);
-  if (result.status !== 0) console.log(`(tsc reported type errors in the ${rev ?? "work tree"} sources; benchmarking what it emitted)`);
+  if (result.status !== 0) console.log(`(tsc reported type errors in the ${project === repo ? "work tree" : project} sources; benchmarking what it emitted)`);
   // What dist/ finds around itself in a package: its package.json, templates, the bin shim.
   copyFileSync(path.join(repo, "package.json"), path.join(buildRoot, "package.json"));
   mkdirSync(path.join(buildRoot, "bin"), { recursive: true });
@@ -70,7 +73,11 @@ function build() {
     library: path.join(outDir, "index.js"),
     bootModule: existsSync(path.join(outDir, "boot", "index.js")) ? path.join(outDir, "boot", "index.js") : undefined,
     bin: path.join(buildRoot, "bin", "xcsh-tools.js"),
-    source: rev ? `${rev} (${execFileSync("git", ["rev-parse", "--short", rev], { cwd: repo, encoding: "utf8" }).trim()})` : "work tree",
+    source: process.env.BENCH_SOURCE_DIR
+      ? `sources in ${project}`
+      : rev
+        ? `${rev} (${execFileSync("git", ["rev-parse", "--short", rev], { cwd: repo, encoding: "utf8" }).trim()})`
+        : "work tree",
   };
 }
 
