@@ -22,6 +22,12 @@
  * (src/boot: every kept view is scanned again, new tool entries are validated and compiled). When
  * the refresh fails the mutation still stands: a stale index is detected at the next boot, so a
  * refresh failure is a warning, not a failure.
+ *
+ * A `kill -9` between the commit and the refresh (or a commit that recovery completes) would leave
+ * an index that lags the state until the next mutation. So every transaction also stages a marker
+ * (`<ours>/boot-refresh-pending`) that the commit swaps in with the change and the refresh
+ * removes; a marker found by the next command — read-only ones too, through `recoverBeforeRead` —
+ * means "refresh now". A rolled-back transaction never swapped its marker in.
  */
 import { readdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
