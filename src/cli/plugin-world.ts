@@ -10,9 +10,12 @@
  * - `XCSH_TOOLS_TEST_PAUSE=<step>`  at `<step>`, write the file named by
  *   `XCSH_TOOLS_TEST_PAUSE_FILE` and sleep until killed (the test `kill -9`s the process there).
  *
+ * - `XCSH_TOOLS_TEST_STEP_LOG=<file>`  append each step name reached, one a line (the crash
+ *   tests list an operation's steps this way, then kill it at each one in turn).
+ *
  * A step name ending in `*` matches every step with that prefix (first match wins).
  */
-import { writeFile } from "node:fs/promises";
+import { appendFile, writeFile } from "node:fs/promises";
 import { XcshToolsError } from "../core/errors.js";
 import type { MutationWorld } from "../plugins/mutation.js";
 import type { CommandContext } from "./context.js";
@@ -26,9 +29,11 @@ function matches(pattern: string | undefined, step: string): boolean {
 export function testFaultHook(env: NodeJS.ProcessEnv): ((step: string) => Promise<void>) | undefined {
   const fault = env.XCSH_TOOLS_TEST_FAULT;
   const pause = env.XCSH_TOOLS_TEST_PAUSE;
-  if (!fault && !pause) return undefined;
+  const log = env.XCSH_TOOLS_TEST_STEP_LOG;
+  if (!fault && !pause && !log) return undefined;
   let paused = false;
   return async (step: string) => {
+    if (log) await appendFile(log, `${step}\n`);
     if (matches(fault, step)) {
       throw new XcshToolsError("EFAULT_INJECTED", `Injected failure at step ${step} (XCSH_TOOLS_TEST_FAULT)`, { hint: "Test-only: unset XCSH_TOOLS_TEST_FAULT." });
     }
