@@ -128,9 +128,17 @@ describe("boot index through the CLI", () => {
     expect((await markerLines()).length).toBe(before + 1);
   });
 
-  it("unlink refreshes it: the tool is gone and the index is fresh", { timeout: 120_000 }, async () => {
+  it("disable, enable and unlink refresh it: each following tools is fresh and right", { timeout: 180_000 }, async () => {
     const dir = await writePlugin();
     expect((await cli(["link", dir])).code).toBe(0);
+    const disabled = await cli(["disable", "hello-plugin"]);
+    expect(disabled.code, disabled.stderr).toBe(0);
+    expect((await cli(["tools", "--json"])).json()).toMatchObject({ tools: [], errors: [], index: { fresh: true } });
+    const enabled = await cli(["enable", "hello-plugin"]);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    const on = (await cli(["tools", "--json"])).json();
+    expect(on.index).toEqual({ fresh: true, reason: "fresh" });
+    expect(on.tools.map((t: { name: string }) => t.name)).toEqual(["hello_tool"]);
     const unlinked = await cli(["unlink", "hello-plugin"]);
     expect(unlinked.code, unlinked.stderr).toBe(0);
     const r = await cli(["tools", "--json"]);
