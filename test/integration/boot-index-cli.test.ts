@@ -7,8 +7,10 @@
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { checkBootIndex } from "../../src/boot/index.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist } from "../helpers/build-dist.js";
+import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
 import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -144,5 +146,22 @@ describe("boot index through the CLI", () => {
     const r = await cli(["tools", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ tools: [], errors: [], index: { fresh: true } });
+  });
+
+  it("marketplace installs and uninstalls (project scope) refresh it through the same mutation", { timeout: 180_000 }, async () => {
+    const root = path.join(w.root, "market-acme");
+    await w.write(path.join(root, catalogPath()), catalog("acme", [{ name: "hello", source: "./plugins/hello", version: "1.0.0", description: "Says hello" }]));
+    for (const [rel, content] of Object.entries(pluginFiles("plugins/hello", "hello", ["acme_tool"]))) await w.write(path.join(root, rel), content);
+    expect((await cli(["marketplace", "add", root])).code).toBe(0);
+    const installed = await cli(["install", "hello@acme", "--scope", "project"]);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stderr).not.toMatch(/boot index could not be refreshed/);
+    const check = await checkBootIndex({ home: w.home, xcshHome: w.xcshHome, env: {}, cwd: w.cwd });
+    expect(check).toMatchObject({ state: "fresh", unvalidated: 0 });
+    const listed = (await cli(["tools", "--json"])).json();
+    expect(listed.index).toEqual({ fresh: true, reason: "fresh" });
+    expect(listed.tools).toMatchObject([{ name: "acme_tool", provider: "xcsh-plugins", level: "project", plugin: "hello@acme" }]);
+    expect((await cli(["uninstall", "hello@acme"])).code).toBe(0);
+    expect((await cli(["tools", "--json"])).json()).toMatchObject({ tools: [], index: { fresh: true } });
   });
 });
