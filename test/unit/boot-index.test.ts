@@ -1,0 +1,100 @@
+/**
+ * Pure parts of the boot index: fingerprints (stat first, hash only when the stat moved), the
+ * index reader's verdicts, and the load simulation's mapping of the validation child's failure
+ * texts to the loader's.
+ */
+import { mkdir, rm, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { captureFingerprints, firstChange, inputChange } from "../../src/boot/fingerprint.js";
+import { readBootIndex } from "../../src/boot/format.js";
+import { loaderFailureMessage, simulateLoad, type PreparedModule } from "../../src/boot/simulate.js";
+import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+
+let w: TmpWorld;
+beforeEach(async () => {
+  w = await makeTmpWorld("xcsh-tools-boot-unit-");
+});
+afterEach(async () => {
+  await w.cleanup();
+});
+
+describe("fingerprints", () => {
+  it("a hashed file keeps its fingerprint through a touch, not through an edit", async () => {
+    const file = await w.write("state.json", '{"a":1}\n');
+    const [fp] = await captureFingerprints([{ path: file, hash: true }]);
+    expect(fp?.sha).toMatch(/^[0-9a-f]{64}$/);
+    await utimes(file, new Date(Date.now() + 10_000), new Date(Date.now() + 10_000));
+    expect(await inputChange(fp!)).toBeUndefined();
+    await writeFile(file, '{"a":2}\n');
+    expect(await inputChange(fp!)).toBe(`${file} changed`);
+  });
+
+  it("an unhashed file or folder is judged by its stat alone; missing and appearing are named", async () => {
+    const file = await w.write("tool.js", "x\n");
+    const dir = path.join(w.root, "tools");
+    const absent = path.join(w.root, "later.js");
+    await mkdir(dir);
+    const fps = await captureFingerprints([{ path: file }, { path: dir }, { path: absent }, { path: file }]);
+    expect(fps.map((f) => f.path)).toEqual([file, dir, absent]);
+    expect(fps[2]?.sig).toBe("missing");
+    expect(await firstChange(fps)).toBeUndefined();
+    await utimes(file, new Date(Date.now() + 10_000), new Date(Date.now() + 10_000));
+    expect(await inputChange(fps[0]!)).toBe(`${file} changed`);
+    await writeFile(path.join(dir, "new.js"), "y\n");
+    expect(await inputChange(fps[1]!)).toBe(`${dir} changed`);
+    await writeFile(absent, "z\n");
+    expect(await inputChange(fps[2]!)).toBe(`${absent} appeared`);
+    await rm(file);
+    expect(await inputChange(fps[0]!)).toBe(`${file} was removed`);
+  });
+});
+
+describe("readBootIndex", () => {
+  const generator = "xcsh-tools@1.2.3";
+  const valid = { version: 1, generator, writtenAt: "2026-01-01T00:00:00.000Z", views: [], modules: {} };
+  it.each([
+    ["missing", undefined],
+    ["corrupt", "{"],
+    ["corrupt", JSON.stringify({ ...valid, modules: [] })],
+    ["unknown-version", JSON.stringify({ ...valid, version: 2 })],
+    ["unknown-version", "null"],
+    ["other-generator", JSON.stringify({ ...valid, generator: "xcsh-tools@0.0.1" })],
+    ["ok", JSON.stringify(valid)],
+  ])("%s: %s", async (status, content) => {
+    const file = path.join(w.root, "boot-index.json");
+    if (content !== undefined) await writeFile(file, content);
+    expect((await readBootIndex(file, generator)).status).toBe(status);
+  });
+});
+
+describe("simulateLoad", () => {
+  const file = "/x/tool.js";
+  it.each([
+    [{ code: "EIMPORT", message: "Unexpected token" }, "Failed to load tool: Unexpected token"],
+    [{ code: "ENOT_A_FACTORY", message: "the module's default export is a value of type number, not a factory function" }, `Tool must export a default function: ${file} exports a value of type number as its default`],
+    [{ code: "ENOT_A_FACTORY", message: "reading the default export threw: nope" }, "Tool must export a default function (nope)"],
+    [{ code: "EFACTORY_THROW", message: "the factory threw: boom" }, "Failed to load tool: boom"],
+    [{ code: "EFACTORY_TIMEOUT", message: "the factory did not settle within 4500 ms" }, `Failed to load tool: factory of ${file} did not settle within 4500 ms`],
+    [{ code: "EFACTORY_RESULT", message: "the factory returned null; expected a tool or an array of tools" }, `Failed to load tool: the factory of ${file} returned null; expected a tool or an array of tools`],
+    [{ code: "EMODULE_EXIT", message: "the process exited with code 3" }, "Failed to load tool: the process exited with code 3"],
+  ])("maps %j to the loader's text", (failure, expected) => {
+    expect(loaderFailureMessage(failure, file)).toBe(expected);
+  });
+
+  it("dedupes by real path, reports conflicts first-wins, and an unvalidated entry as unknown", () => {
+    const source = { provider: "native", providerName: "xcsh", level: "user" as const };
+    const record = (name: string) => ({ file, sig: "s", runtime: "node", tools: [{ name, description: name, problems: [] }] });
+    const modules: PreparedModule[] = [
+      { entry: { path: "/a.js", source }, file: "/a.js", key: "/a.js", record: { ...record("one"), file: "/a.js" } },
+      { entry: { path: "/alias.js", source }, file: "/alias.js", key: "/a.js", record: { ...record("one"), file: "/alias.js" } },
+      { entry: { path: "/b.js", source }, file: "/b.js", key: "/b.js", record: { ...record("one"), file: "/b.js" } },
+      { entry: { path: "/c.js", source }, file: "/c.js", key: "/c.js", record: { ...record("read"), file: "/c.js" } },
+      { entry: { path: "/d.js", source }, file: "/d.js", key: "/d.js", record: undefined },
+    ];
+    const result = simulateLoad(modules, ["read"]);
+    expect(result.tools.map((t) => `${t.name} ${t.path}`)).toEqual(["one /a.js"]);
+    expect(result.errors.map((e) => `${e.code} ${e.path}`)).toEqual(["ECONFLICT /b.js", "ECONFLICT_BUILTIN /c.js", "EIMPORT /d.js"]);
+    expect(result.errors[0]?.conflictsWith).toEqual({ path: "/a.js", source });
+  });
+});
