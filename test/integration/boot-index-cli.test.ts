@@ -164,4 +164,18 @@ describe("boot index through the CLI", () => {
     expect((await cli(["uninstall", "hello@acme"])).code).toBe(0);
     expect((await cli(["tools", "--json"])).json()).toMatchObject({ tools: [], index: { fresh: true } });
   });
+
+  it("a refresh that fails is a warning: the change stands and the host falls back to a scan", { timeout: 120_000 }, async () => {
+    const dir = await writePlugin();
+    const paths = xcshPaths({ home: w.home, xcshHome: w.xcshHome });
+    // A non-empty folder where the index file goes: it can be neither read nor replaced.
+    await w.write(path.join(paths.bootIndex, "blocker"), "x");
+    const linked = await cli(["link", dir]);
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(linked.stderr).toMatch(/warning: The change was made, but the boot index could not be refreshed/);
+    const r = await cli(["tools", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().tools.map((t: { name: string }) => t.name)).toEqual(["hello_tool"]);
+    expect(r.json().index.fresh).toBe(false);
+  });
 });
