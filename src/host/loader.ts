@@ -76,7 +76,8 @@ export const silentLogger: CustomToolLogger = { debug() {}, info() {}, warn() {}
 
 /** The UI tools see before the host calls `setUIContext`: answers nothing, shows nothing. */
 export function createNoOpUIContext(): CustomToolUIContext {
-  return {
+  // Frozen: it is shared by every tool until the host sets its own UI.
+  return Object.freeze({
     select: async () => undefined,
     confirm: async () => false,
     input: async () => undefined,
@@ -89,7 +90,7 @@ export function createNoOpUIContext(): CustomToolUIContext {
     get theme() {
       return undefined;
     },
-  };
+  });
 }
 
 type Claim = { builtIn: true } | { path: string; source?: ToolSource };
@@ -107,6 +108,8 @@ export class CustomToolLoader {
   readonly tools: LoadedCustomTool[] = [];
   readonly errors: ToolLoadError[] = [];
   readonly #api: CustomToolAPI;
+  #ui: CustomToolUIContext = createNoOpUIContext();
+  #hasUI = false;
   readonly #options: LoadCustomToolsOptions;
   readonly #importOptions: ImportToolModuleOptions;
   readonly #cwd: string;
@@ -134,11 +137,9 @@ export class CustomToolLoader {
     this.#home = resolveRoots(options).home;
     for (const name of builtInToolNames) this.#claims.set(name, { builtIn: true });
     const exec = options.exec ?? execCommand;
-    this.#api = {
+    const api = {
       cwd,
-      exec: (command, args, execOptions) => exec(command, args, { ...execOptions, cwd: execOptions?.cwd ?? cwd }),
-      ui: createNoOpUIContext(),
-      hasUI: false,
+      exec: (command: string, args: string[], execOptions?: Parameters<CustomToolAPI["exec"]>[2]) => exec(command, args, { ...execOptions, cwd: execOptions?.cwd ?? cwd }),
       logger: options.logger ?? silentLogger,
       typebox: resolveTypeBox(options.modules),
       pi: pi ?? options.pi ?? {},
@@ -151,7 +152,14 @@ export class CustomToolLoader {
           reject: action.reject,
         });
       },
-    };
+    } as Omit<CustomToolAPI, "ui" | "hasUI"> as CustomToolAPI;
+    // One shared API, frozen: a factory that reassigns `api.exec`, deletes `api.typebox` or
+    // replaces `api.ui` cannot change what the next tool receives (in a module that is strict
+    // code, the attempt throws and is reported as EFACTORY_THROW). `ui` and `hasUI` are read
+    // through getters, so `setUIContext` still reaches every captured reference.
+    Object.defineProperty(api, "ui", { get: () => this.#ui, enumerable: true });
+    Object.defineProperty(api, "hasUI", { get: () => this.#hasUI, enumerable: true });
+    this.#api = Object.freeze(api);
   }
 
   /** The API object every factory of this loader receives. */
@@ -205,8 +213,8 @@ export class CustomToolLoader {
 
   /** Give tools the host's UI; mutates the shared API so captured references see it. */
   setUIContext(uiContext: CustomToolUIContext, hasUI: boolean): void {
-    this.#api.ui = uiContext;
-    this.#api.hasUI = hasUI;
+    this.#ui = uiContext;
+    this.#hasUI = hasUI;
   }
 
   #prepare(entry: ToolPathWithSource): PreparedEntry {
