@@ -12,6 +12,10 @@
  * - `stage(path)` / `stageRemoval(path)` — the caller builds the new content in a staging slot
  *   inside the journal and live state is not touched at all until commit, which swaps it in.
  *
+ * A staged file is swapped in by one rename over the old file, so a reader never finds a state
+ * file missing mid-commit; a folder (node_modules) cannot be renamed over, so the old one is
+ * moved away first.
+ *
  * The caller must not touch a path before `track` returns, nor any path it did not name; track
  * the outermost path a change may create (rollback removes a created path, not the empty parent
  * folders the caller made for it).
@@ -63,6 +67,7 @@ import {
   movePath,
   pathExists,
   removeTree,
+  tempSibling,
   writeJsonAtomic,
 } from "./atomic-fs.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
@@ -189,7 +194,18 @@ async function swapAll(dir: string, intent: Intent, step: Step): Promise<void> {
     const entry = intent.entries[i]!;
     if (entry.kind === "stage") {
       const slot = path.join(dir, "s", String(i));
-      if (!(await pathExists(slot))) continue; // already swapped in
+      const slotInfo = await lstatOrUndefined(slot);
+      if (!slotInfo) continue; // already swapped in
+      const liveInfo = await lstatOrUndefined(entry.path);
+      if (!slotInfo.isDirectory() && !liveInfo?.isDirectory()) {
+        // A file over a file (or over nothing): one rename, so that a reader — the host at boot,
+        // another command's lock-free read — sees the old file or the new one, never no file.
+        await mkdir(path.dirname(entry.path), { recursive: true });
+        await renameOver(slot, entry.path);
+        await fsyncDir(path.dirname(entry.path));
+        await step(`commit:swap:${i}:done`);
+        continue;
+      }
       const backup = path.join(dir, "b", String(i));
       if ((await pathExists(entry.path)) && !(await pathExists(backup))) {
         await movePath(entry.path, backup); // kept until cleanup, for forensics of a failed swap
@@ -206,6 +222,29 @@ async function swapAll(dir: string, intent: Intent, step: Step): Promise<void> {
       await step(`commit:swap:${i}:done`);
     }
   }
+}
+
+/**
+ * Replace `target` with the file `source` atomically. Across file systems (a project folder on
+ * another mount than the journal) the file is first copied next to `target`, then renamed over
+ * it; `source` goes last, so a crash before that only repeats the copy at recovery.
+ */
+async function renameOver(source: string, target: string): Promise<void> {
+  try {
+    await rename(source, target);
+    return;
+  } catch (error) {
+    if (nodeErrorCode(error) !== "EXDEV") throw error;
+  }
+  const temp = tempSibling(target, "swap");
+  try {
+    await copyTree(source, temp, { sync: true });
+    await rename(temp, target);
+  } catch (error) {
+    await removeTree(temp).catch(() => undefined);
+    throw error;
+  }
+  await removeTree(source);
 }
 
 /** Retire a finished transaction folder: rename to `.done` (atomic), then delete. */
