@@ -45,7 +45,10 @@ export function runGit(args: string[], options: GitOptions): Promise<string> {
   return new Promise((resolve, reject) => {
     let child;
     try {
-      child = spawn("git", args, { cwd: options.cwd, env: gitEnv(options.env), stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+      // Its own process group (POSIX), so a timeout kills git's helpers too (git-remote-https,
+      // ssh, a credential helper): they inherit git's pipes, and killing git alone left them
+      // holding those pipes open — the command then hung past its deadline.
+      child = spawn("git", args, { cwd: options.cwd, env: gitEnv(options.env), stdio: ["ignore", "pipe", "pipe"], windowsHide: true, detached: process.platform !== "win32" });
     } catch (error) {
       reject(missingGit(error));
       return;
@@ -54,13 +57,24 @@ export function runGit(args: string[], options: GitOptions): Promise<string> {
     const err: Buffer[] = [];
     let timedOut = false;
     let aborted = false;
+    const killAll = () => {
+      try {
+        if (process.platform !== "win32" && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        else child.kill("SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+      // Whatever still holds the pipes (a helper that escaped the group) must not delay us.
+      child.stdout.destroy();
+      child.stderr.destroy();
+    };
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill("SIGKILL");
+      killAll();
     }, options.timeoutMs);
     const onAbort = () => {
       aborted = true;
-      child.kill("SIGKILL");
+      killAll();
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
@@ -70,7 +84,10 @@ export function runGit(args: string[], options: GitOptions): Promise<string> {
       options.signal?.removeEventListener("abort", onAbort);
       reject(missingGit(error));
     });
-    child.on("close", (code) => {
+    let settled = false;
+    const settle = (code: number | null) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
       const stderr = Buffer.concat(err).toString("utf8").trim();
@@ -88,6 +105,11 @@ export function runGit(args: string[], options: GitOptions): Promise<string> {
       } else {
         reject(gitError(command, { code, stderr: redactUrl(stderr), timedOut }));
       }
+    };
+    child.on("close", (code) => settle(code));
+    // After a kill, the exit is enough: the output no longer matters.
+    child.on("exit", (code) => {
+      if (timedOut || aborted) settle(code);
     });
   });
 }
