@@ -87,6 +87,11 @@ export function npmError(error: unknown, what: string, client: NpmClientOptions,
   if (code === "TAR_BAD_ARCHIVE" || code === "Z_DATA_ERROR" || code === "TAR_ENTRY_INVALID" || /tar|gzip|zlib/i.test(message)) {
     return new XcshToolsError("ETARBALL", `${what}: not a valid package tarball (${message})`, { hint: "Rebuild it with `npm pack`.", cause: error });
   }
+  if (code === "EJSONPARSE" || (error as Error)?.name === "JSONParseError") {
+    // A package.json that is not JSON (in a folder, a tarball or a registry document): the
+    // package is broken, the network is fine.
+    return new XcshToolsError("EPLUGIN_INVALID", `${what}: its package.json is not valid JSON (${message})`, { hint: "Fix the package's package.json (`xcsh-tools validate <folder>` shows where).", exitCode: 2, cause: error });
+  }
   if (code === "ABORT_ERR" || (error as Error)?.name === "AbortError") {
     return new XcshToolsError("EABORTED", `Interrupted while fetching ${what}`, { hint: "Nothing was changed.", cause: error });
   }

@@ -10,6 +10,7 @@ import { validatePluginPackageJson, type PluginManifest } from "../manifest/plug
 import { declaredScripts } from "./inventory.js";
 import { loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import type { InstallSpec } from "./spec.js";
+import { checkPackageTarball } from "./tarball-check.js";
 
 /** A spec resolved to one package version. */
 export interface ResolvedPackage {
@@ -26,11 +27,48 @@ export interface ResolvedPackage {
 /** Fetch and check the package a spec names. Throws coded errors; writes nothing of ours. */
 export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, cwd: string): Promise<ResolvedPackage> {
   const pacote = await loadPacote();
+  // A tarball file is checked before pacote reads it: its extractor would silently drop a
+  // hostile entry and install the rest (see tarball-check.ts).
+  if (spec.source === "tarball") {
+    const { readFile } = await import("node:fs/promises");
+    const file = spec.parsed.fetchSpec ?? spec.npmSpec;
+    let bytes: Buffer | undefined;
+    try {
+      bytes = await readFile(file);
+    } catch {
+      bytes = undefined; // pacote reports the missing file with its own code below
+    }
+    if (bytes) checkPackageTarball(bytes, spec.raw);
+  }
+  if (spec.source === "directory") {
+    // pacote reads any package.json, however large or deep; ours have limits (json-file.ts).
+    const { readJsonFile } = await import("../manifest/json-file.js");
+    const { isXcshToolsError } = await import("../core/errors.js");
+    const file = `${spec.parsed.fetchSpec ?? spec.npmSpec}/package.json`;
+    try {
+      await readJsonFile(file);
+    } catch (error) {
+      if (isXcshToolsError(error, "EJSON_TOO_LARGE") || isXcshToolsError(error, "EJSON_DEPTH") || isXcshToolsError(error, "EJSONPARSE")) {
+        throw new XcshToolsError("EPLUGIN_INVALID", `${spec.raw} is not an installable xcsh plugin: ${error.message}`, { file, hint: error.hint, exitCode: 2, cause: error });
+      }
+      // Anything else (unreadable, missing): pacote reports it with its own code below.
+    }
+  }
   let pkg: Record<string, unknown>;
   try {
     pkg = (await pacote.manifest(spec.npmSpec, { ...npmOptions(client), fullMetadata: true, where: cwd } as never)) as unknown as Record<string, unknown>;
   } catch (error) {
     throw npmError(error, spec.raw, client, spec.name);
+  }
+  if (spec.source === "remote" || spec.source === "registry") {
+    // The bytes arborist will install (pacote's cache keeps them, so they are fetched once).
+    let bytes: Buffer;
+    try {
+      bytes = await pacote.tarball(spec.source === "registry" ? `${String(pkg.name)}@${String(pkg.version)}` : spec.npmSpec, { ...npmOptions(client), where: cwd } as never);
+    } catch (error) {
+      throw npmError(error, spec.raw, client, spec.name);
+    }
+    checkPackageTarball(bytes, spec.raw);
   }
   const checked = validatePluginPackageJson(pkg);
   if (!checked.ok) {
