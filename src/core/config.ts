@@ -30,6 +30,7 @@ import { closestKey } from "../manifest/unknown-keys.js";
 import { cosmiconfig, type PublicExplorer } from "cosmiconfig";
 import path from "node:path";
 import { stat } from "node:fs/promises";
+import { checkJsonDepth, checkJsonSize } from "../manifest/json-file.js";
 import { checkSchema, describeValue, type ValidationResult } from "../manifest/result.js";
 import {
   XcshToolsSettingsFileSchema,
@@ -290,11 +291,23 @@ function envLayer(env: NodeJS.ProcessEnv): { doc: Record<string, unknown>; vias:
 }
 
 function explorer(): PublicExplorer {
-  return cosmiconfig("xcsh-tools", {
-    searchStrategy: "none",
-    searchPlaces: [...PROJECT_SEARCH_PLACES],
-    cache: false,
-  });
+  try {
+    return cosmiconfig("xcsh-tools", {
+      searchStrategy: "none",
+      searchPlaces: [...PROJECT_SEARCH_PLACES],
+      cache: false,
+    });
+  } catch (error) {
+    // cosmiconfig reads its own meta-config (package.json#cosmiconfig, .config/…) in the
+    // process's working folder when it is created; a broken package.json there lands here.
+    const failing = (error as { filepath?: string }).filepath;
+    throw new XcshToolsError("ECONFIG", `Cannot look for settings: ${failing ? `${failing} is not valid` : errorMessage(error)}`, {
+      ...(failing ? { file: failing } : {}),
+      hint: `Fix the syntax of ${failing ?? "package.json in the current folder"} (cosmiconfig reads it for its own options).`,
+      cause: error,
+      exitCode: 2,
+    });
+  }
 }
 
 async function isFile(file: string): Promise<boolean> {
@@ -309,10 +322,15 @@ async function isFile(file: string): Promise<boolean> {
 async function loadCandidate(ex: PublicExplorer, file: string): Promise<{ file: string; config: unknown } | undefined> {
   if (!(await isFile(file))) return undefined;
   try {
+    checkJsonSize((await stat(file)).size, file);
     const result = await ex.load(file);
     if (!result || result.isEmpty) return undefined;
+    checkJsonDepth(result.config, result.filepath);
     return { file: result.filepath, config: result.config };
   } catch (error) {
+    if (isXcshToolsError(error, "EJSON_TOO_LARGE") || isXcshToolsError(error, "EJSON_DEPTH")) {
+      throw new XcshToolsError("ECONFIG", error.message, { file: error.file, hint: error.hint, cause: error, exitCode: 2 });
+    }
     const failing = (error as { filepath?: string }).filepath ?? file;
     throw new XcshToolsError("ECONFIG", `Cannot read settings file ${failing}: ${errorMessage(error)}`, {
       file: failing,

@@ -3,14 +3,59 @@
  * but is not JSON is a coded error naming the file and the position, never silently treated as
  * empty (a host weakness we fix: xcsh-host-formats §9 items 23, 32).
  */
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 
-/** Parse JSON text, turning a syntax error into `EJSONPARSE` naming `file`. */
+/**
+ * Limits of every JSON file we read (state files, catalogs, manifests, settings). The largest
+ * real ones are lockfiles of a few MB; a bigger or deeper document is hostile or broken, and
+ * would cost memory and stack in every later step (validation, structuredClone, stringify).
+ */
+export const MAX_JSON_FILE_BYTES = 16 * 1024 * 1024;
+export const MAX_JSON_DEPTH = 256;
+
+function tooLarge(file: string, size: number): XcshToolsError {
+  return new XcshToolsError("EJSON_TOO_LARGE", `${file} is ${size} bytes, more than the ${MAX_JSON_FILE_BYTES} bytes a JSON file of xcsh-tools may have`, {
+    file,
+    hint: `This is not a file xcsh-tools or the host wrote: move ${file} away (or trim it) and retry.`,
+  });
+}
+
+/** `EJSON_TOO_LARGE` when `size` (bytes or characters) is over the limit. */
+export function checkJsonSize(size: number, file: string): void {
+  if (size > MAX_JSON_FILE_BYTES) throw tooLarge(file, size);
+}
+
+/** `EJSON_DEPTH` when `value` nests deeper than `MAX_JSON_DEPTH` (checked without recursion). */
+export function checkJsonDepth(value: unknown, file: string): void {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== "object") continue;
+    if (depth > MAX_JSON_DEPTH) {
+      throw new XcshToolsError("EJSON_DEPTH", `${file} nests more than ${MAX_JSON_DEPTH} levels deep`, {
+        file,
+        hint: `No file of xcsh-tools or the host is that deep: move ${file} away (or fix it) and retry.`,
+      });
+    }
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+}
+
+/**
+ * Parse JSON text, turning a syntax error into `EJSONPARSE` naming `file`; a text over the size
+ * limit is `EJSON_TOO_LARGE`, a document nested too deep `EJSON_DEPTH`. `__proto__` keys stay
+ * plain own data (JSON.parse never sets a prototype); code that copies entries must use spreads
+ * or `Object.defineProperty`, never `target[key] = …` merges.
+ */
 export function parseJsonText(text: string, file: string): unknown {
+  checkJsonSize(text.length, file);
+  let value: unknown;
   try {
     // Strip a UTF-8 BOM: editors on Windows write one and JSON.parse refuses it.
-    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
     throw new XcshToolsError("EJSONPARSE", `${file} is not valid JSON: ${errorMessage(error)}`, {
       file,
@@ -18,14 +63,19 @@ export function parseJsonText(text: string, file: string): unknown {
       cause: error,
     });
   }
+  checkJsonDepth(value, file);
+  return value;
 }
 
 /** Read and parse a JSON file; `undefined` when it does not exist. */
 export async function readJsonFile(file: string): Promise<unknown | undefined> {
   let text: string;
   try {
+    const info = await stat(file);
+    if (info.isFile()) checkJsonSize(info.size, file);
     text = await readFile(file, "utf8");
   } catch (error) {
+    if (error instanceof XcshToolsError) throw error;
     const code = nodeErrorCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw new XcshToolsError("EREAD", `Cannot read ${file}: ${errorMessage(error)}`, {

@@ -7,7 +7,8 @@
  */
 import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { errorMessage, nodeErrorCode } from "../core/errors.js";
+import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { checkJsonDepth, checkJsonSize } from "../manifest/json-file.js";
 import { resolveToolEntry, scanToolsDir, isInside } from "../discovery/tools-dir.js";
 import type { DiscoverySink } from "../discovery/types.js";
 import type { ToolLoadError, ToolSource } from "../host/types.js";
@@ -59,8 +60,15 @@ export async function readJson(file: string, run: ValidateRun): Promise<{ value:
     return undefined;
   }
   try {
-    return { value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
+    checkJsonSize(text.length, file);
+    const value: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    checkJsonDepth(value, file);
+    return { value };
   } catch (error) {
+    if (error instanceof XcshToolsError) {
+      run.error(file, { path: "", code: error.code, message: error.message, hint: error.hint ?? "Move the file away or fix it." });
+      return undefined;
+    }
     const message = errorMessage(error);
     run.error(file, { path: "", code: "EJSONPARSE", message: `not valid JSON${locate(text, message)}: ${message}`, hint: "Fix the syntax (a trailing comma, a missing quote or brace); JSON allows no comments." });
     return undefined;
