@@ -92,6 +92,10 @@ export function nowIso(ctx: Pick<MarketplaceContext, "now">): string {
 }
 
 /** Run `fn` as one locked, journaled mutation (the install engine's wrapper). */
-export function mutate<T>(ctx: MarketplaceContext, label: string, fn: (m: Mutation) => Promise<T>): Promise<T> {
+export async function mutate<T>(ctx: MarketplaceContext, label: string, fn: (m: Mutation) => Promise<T>): Promise<T> {
+  // Read-only check first: a malformed registry must fail before the lock creates our folders
+  // (bad input changes nothing on disk). The state is read again under the lock.
+  const { loadEngineState } = await import("./state.js");
+  await loadEngineState(ctx);
   return runMutation(ctx, label, fn);
 }

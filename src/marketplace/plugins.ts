@@ -14,7 +14,7 @@ import path from "node:path";
 import semver from "semver";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { splitPluginId } from "../manifest/installed-plugins.js";
-import { nameSegmentProblem } from "../manifest/names.js";
+import { nameSegmentProblem, pluginIdProblem } from "../manifest/names.js";
 import { recoverBeforeRead, type Mutation } from "../plugins/mutation.js";
 import { applyPluginPlan, type CacheAdd } from "./apply.js";
 import { nowIso, pathsOf, type MarketplaceContext, type Scope } from "./context.js";
@@ -60,7 +60,16 @@ export interface MarketplaceTargets {
  */
 export function isMarketplaceTarget(spec: string, targets: MarketplaceTargets): boolean {
   const split = parseMarketplaceSpec(spec);
-  if (!split) return false;
+  if (!split) {
+    // `Hello@acme`, `-x-@acme`, `hello@ACME` with acme registered: meant for the marketplace,
+    // and refused there with EPLUGIN_ID (as an npm spec it would go to the registry and come
+    // back as a confusing EREGISTRY or ENOT_FOUND).
+    const at = spec.lastIndexOf("@");
+    if (spec.startsWith("@") || at <= 0) return false;
+    const market = spec.slice(at + 1);
+    if (semver.valid(market) || semver.validRange(market)) return false;
+    return targets.marketplaces.has(market.toLowerCase());
+  }
   return targets.marketplaces.has(split.marketplace) || targets.installedIds.has(spec);
 }
 
@@ -80,6 +89,10 @@ export async function loadMarketplaceTargets(ctx: MarketplaceContext): Promise<M
 function requireSpec(spec: string): { plugin: string; marketplace: string } {
   const split = parseMarketplaceSpec(spec);
   if (!split) {
+    const problem = pluginIdProblem(spec);
+    if (problem && spec.lastIndexOf("@") > 0) {
+      throw new XcshToolsError("EPLUGIN_ID", `"${spec.length > 140 ? `${spec.slice(0, 140)}…` : spec}" is not a valid plugin id: ${problem}`, { hint: "Marketplace plugins are named plugin@marketplace in lowercase kebab-case, e.g. hello@acme (`xcsh-tools marketplace discover` lists them).", exitCode: 2 });
+    }
     throw new XcshToolsError("EUSAGE", `"${spec}" is not name@marketplace`, { hint: "Marketplace plugins are named plugin@marketplace, e.g. hello@acme.", exitCode: 2 });
   }
   return split;

@@ -17,6 +17,7 @@
  */
 import npa from "npm-package-arg";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { NPM_NAME_MAX, npmNameProblem } from "../manifest/names.js";
 import type { SourceKind } from "./state.js";
 
 /** The feature selection of a spec: `null` none given, `"*"` all, else exactly these. */
@@ -58,6 +59,12 @@ export function splitFeatures(raw: string): { npmSpec: string; features: Feature
   return { npmSpec, features: [...new Set(inner.split(",").map((f) => f.trim()).filter(Boolean))] };
 }
 
+/**
+ * No real spec is longer (a git URL with a token and a sha is a few hundred characters); a
+ * 10k-character "name" would otherwise go to the registry as a 414 and come back as EREGISTRY.
+ */
+export const MAX_SPEC_LENGTH = 2048;
+
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const SHELL_META = /[;&|`$(){}<>\\'"]/;
@@ -66,6 +73,7 @@ const SHELL_META = /[;&|`$(){}<>\\'"]/;
 export function parseInstallSpec(raw: string, cwd: string): InstallSpec {
   const text = raw.trim();
   if (text === "") throw specError(raw, "it is empty", HINT);
+  if (text.length > MAX_SPEC_LENGTH) throw specError(`${text.slice(0, 64)}…`, `it has ${text.length} characters (at most ${MAX_SPEC_LENGTH})`, HINT);
   if (CONTROL.test(text)) throw specError(raw, "it contains control characters", HINT);
   const { npmSpec, features } = splitFeatures(text);
   if (npmSpec === "") throw specError(raw, "there is no package before the feature list", HINT);
@@ -83,6 +91,11 @@ export function parseInstallSpec(raw: string, cwd: string): InstallSpec {
   // Ranges legitimately hold `<`, `>` and spaces; names and URLs never hold shell syntax.
   const checked = looksLocal ? "" : parsed.type === "range" || parsed.type === "version" || parsed.type === "tag" ? (parsed.name ?? "") : npmSpec;
   if (SHELL_META.test(checked)) throw specError(raw, "it contains shell metacharacters", HINT);
+  if ((parsed.type === "range" || parsed.type === "version" || parsed.type === "tag") && parsed.name) {
+    // npm accepts old names with capitals; only the length is enforced beyond npa's own rules.
+    const problem = parsed.name.length > NPM_NAME_MAX ? npmNameProblem(parsed.name) : undefined;
+    if (problem) throw specError(`${text.slice(0, 64)}…`, `the package name is invalid: ${problem}`, HINT);
+  }
   switch (parsed.type) {
     case "range":
     case "version":
@@ -106,6 +119,9 @@ export function parseInstallSpec(raw: string, cwd: string): InstallSpec {
 
 /** A bare package name given to uninstall/update/unlink…: validated, or `EUSAGE`. */
 export function parsePackageName(raw: string): string {
+  if (raw.length > NPM_NAME_MAX) {
+    throw new XcshToolsError("EUSAGE", `"${raw.slice(0, 64)}…" is not a package name: it has ${raw.length} characters (at most ${NPM_NAME_MAX})`, { exitCode: 2, hint: "Give the plugin's package name as `xcsh-tools list` shows it." });
+  }
   let parsed: npa.Result | undefined;
   try {
     parsed = npa(raw);
