@@ -45,6 +45,12 @@ export interface CheckModulesOptions {
 }
 
 export const DEFAULT_MODULE_TIMEOUT_MS = 15_000;
+/** Heap cap of the checker process, in MB. */
+export const CHILD_MAX_OLD_SPACE_MB = 512;
+
+function isBun(execPath: string): boolean {
+  return path.basename(execPath).toLowerCase().startsWith("bun") || (execPath === process.execPath && typeof process.versions.bun === "string");
+}
 export const DEFAULT_TOTAL_TIMEOUT_MS = 120_000;
 
 /** Where the built child script is: next to this module when built, else in `dist/`. */
@@ -152,7 +158,9 @@ function runChild(
       child = fork(script, [], {
         execPath: control.execPath,
         // Node's own flags of the parent (e.g. vitest's loaders) must not leak into the child.
-        execArgv: [],
+        // A memory cap (Node only; Bun has no such flag) makes a tool that allocates without
+        // end crash the checker quickly (EMODULE_EXIT) instead of eating the machine's memory.
+        execArgv: isBun(control.execPath) ? [] : [`--max-old-space-size=${CHILD_MAX_OLD_SPACE_MB}`],
         stdio: ["ignore", "ignore", "pipe", "ipc"],
         serialization: "json",
         cwd: request.cwd,
