@@ -150,6 +150,7 @@ const oursJob = (built, fx) => ({ mode: "ours", library: built.library, cwd: fx.
 const loopJob = (mode, fx) => ({ mode, files: mode === "floor" ? fx.jsFiles : fx.tsFiles, cwd: fx.cwd, expect: fx.tsFiles.length });
 
 const CLOCKS = ["total", "call", "cpuCall"];
+const ALL_CLOCKS = [...CLOCKS, "cpuTotal"];
 
 /** first boot, warm boot, floor (and the native .ts loop under Bun), interleaved per repetition; medians per clock. */
 function measureBoots(built, runtime, fx, installer, runs) {
@@ -163,7 +164,7 @@ function measureBoots(built, runtime, fx, installer, runs) {
   }
   const out = {};
   for (const [phase, list] of Object.entries(samples)) {
-    if (list.length) out[phase] = Object.fromEntries(CLOCKS.map((clock) => [clock, median(list.map((sample) => sample[clock]))]));
+    if (list.length) out[phase] = Object.fromEntries(ALL_CLOCKS.map((clock) => [clock, median(list.map((sample) => sample[clock]))]));
   }
   return out;
 }
@@ -187,7 +188,8 @@ const runtimes = findRuntimes();
 const installer = runtimes[0];
 const work = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-boot-"));
 const results = { machine: { cores: os.cpus().length, platform: `${os.platform()} ${os.arch()}` }, source: built.source, runtimes: runtimes.map((r) => r.label), boot: {}, scale: {}, query: {} };
-console.log(`boot benchmarks: ${built.source}, ${os.cpus().length} cores, median of ${RUNS}; first boot after install = ${built.bootModule ? "refreshBootIndex (as an install runs it)" : "empty transpile cache"}`);
+const load = () => os.loadavg()[0].toFixed(1);
+console.log(`boot benchmarks: ${built.source}, ${os.cpus().length} cores, load average ${load()}, median of ${RUNS}; first boot after install = ${built.bootModule ? "refreshBootIndex (as an install runs it)" : "empty transpile cache"}`);
 
 try {
   const fx200 = fixture(work, 200);
@@ -211,25 +213,28 @@ try {
       const rows = sizes.map((n) => ({ n, ...measureBoots(built, runtime, fixtures.get(n), installer, scaleRuns) }));
       results.scale[runtime.id] = rows;
       console.log(`  ${runtime.label}`);
-      const at = (row, phase) => row[phase].total;
-      for (const row of rows) {
-        const per = (x) => (row.n ? `${(x / row.n).toFixed(2)} ms/tool` : "fixed cost");
-        console.log(
-          `    ${String(row.n).padStart(5)} tools: first boot ${ms(at(row, "first")).padStart(8)} ${per(at(row, "first")).padEnd(14)} ` +
-            `warm ${ms(at(row, "warm")).padStart(8)} ${per(at(row, "warm")).padEnd(14)} floor ${ms(at(row, "floor")).padStart(8)} ${per(at(row, "floor"))}`,
-        );
-      }
-      for (const phase of ["first", "warm", "floor"]) {
-        const marginal = rows.slice(1).map((row, i) => (at(row, phase) - at(rows[i], phase)) / (row.n - rows[i].n));
-        const perTool = rows.slice(1).map((row) => at(row, phase) / row.n);
-        console.log(
-          `    ${phase.padEnd(5)}: marginal ms per added tool ${marginal.map((x, i) => `${rows[i].n}→${rows[i + 1].n} ${x.toFixed(2)}`).join(", ")}; ` +
-            `per-tool ${rows.at(-1).n} vs ${rows[1].n}: ${(perTool.at(-1) / perTool[0]).toFixed(2)}x; ` +
-            `marginal ${rows.at(-2).n}→${rows.at(-1).n} vs ${rows[0].n}→${rows[1].n}: ${(marginal.at(-1) / marginal[0]).toFixed(2)}x`,
-        );
+      for (const [clock, label] of [["total", "wall"], ["cpuTotal", "cpu"]]) {
+        const at = (row, phase) => row[phase][clock];
+        console.log(`    whole boot, ${label} time`);
+        for (const row of rows) {
+          const per = (x) => (row.n ? `${(x / row.n).toFixed(2)} ms/tool` : "fixed cost");
+          console.log(
+            `      ${String(row.n).padStart(5)} tools: first boot ${ms(at(row, "first")).padStart(8)} ${per(at(row, "first")).padEnd(14)} ` +
+              `warm ${ms(at(row, "warm")).padStart(8)} ${per(at(row, "warm")).padEnd(14)} floor ${ms(at(row, "floor")).padStart(8)} ${per(at(row, "floor"))}`,
+          );
+        }
+        for (const phase of ["first", "warm", "floor"]) {
+          const marginal = rows.slice(1).map((row, i) => (at(row, phase) - at(rows[i], phase)) / (row.n - rows[i].n));
+          const perTool = rows.slice(1).map((row) => at(row, phase) / row.n);
+          console.log(
+            `      ${phase.padEnd(5)}: marginal ms per added tool ${marginal.map((x, i) => `${rows[i].n}→${rows[i + 1].n} ${x.toFixed(2)}`).join(", ")}; ` +
+              `per-tool ${rows.at(-1).n} vs ${rows[1].n}: ${(perTool.at(-1) / perTool[0]).toFixed(2)}x; ` +
+              `marginal ${rows.at(-2).n}→${rows.at(-1).n} vs ${rows.at(-3).n}→${rows.at(-2).n}: ${(marginal.at(-1) / marginal.at(-2)).toFixed(2)}x`,
+          );
+        }
       }
     }
-    console.log("  (whole-boot clock; linear growth keeps the marginal cost per tool flat, i.e. the last ratio near 1)");
+    console.log("  (linear growth keeps the marginal cost per added tool flat: the last ratio near 1, not growing)");
   }
 
   if (ONLY.has("query")) {
@@ -251,6 +256,7 @@ try {
       console.log(`  ${runtime.label.padEnd(14)} -e 0 ${ms(m.empty)}   tools --json after install ${ms(m.first)} (${ratio(m.first, m.empty)})   again ${ms(m.warm)} (${ratio(m.warm, m.empty)})`);
     }
   }
+  console.log(`\n(load average at the end: ${load()}; figures taken on a busy machine vary from run to run, their ratios much less)`);
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(results, null, 2)}\n`);
 } finally {
   rmSync(work, { recursive: true, force: true });
