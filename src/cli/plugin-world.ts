@@ -10,8 +10,9 @@
  * - `XCSH_TOOLS_TEST_PAUSE=<step>`  at `<step>`, write the file named by
  *   `XCSH_TOOLS_TEST_PAUSE_FILE` and sleep until killed (the test `kill -9`s the process there).
  *
- * - `XCSH_TOOLS_TEST_STEP_LOG=<file>`  append each step name reached, one a line (the crash
- *   tests list an operation's steps this way, then kill it at each one in turn).
+ * - `XCSH_TOOLS_TEST_STEP_LOG=<file>`  append `<pid> <step>` for each step reached, one a line
+ *   (the crash tests list an operation's steps this way, then kill it at each one in turn; the
+ *   concurrency tests share one file between processes to see the order of their commits).
  *
  * A step name ending in `*` matches every step with that prefix (first match wins).
  */
@@ -33,7 +34,7 @@ export function testFaultHook(env: NodeJS.ProcessEnv): ((step: string) => Promis
   if (!fault && !pause && !log) return undefined;
   let paused = false;
   return async (step: string) => {
-    if (log) await appendFile(log, `${step}\n`);
+    if (log) await appendFile(log, `${process.pid} ${step}\n`);
     if (matches(fault, step)) {
       throw new XcshToolsError("EFAULT_INJECTED", `Injected failure at step ${step} (XCSH_TOOLS_TEST_FAULT)`, { hint: "Test-only: unset XCSH_TOOLS_TEST_FAULT." });
     }
