@@ -3,7 +3,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
+    // A hang guard, not a speed target (speed lives in bench/): CLI tests spawn several Node
+    // processes each (the command, its validation child, npm's installer), and on a 2-core
+    // machine running other suites at once 30 s was reached by healthy tests.
+    testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: "forks",
     // One Verdaccio for the whole run (test/helpers/global-registry.ts); files publish their own names.
