@@ -49,7 +49,9 @@ import type { ToolLoadError, ToolSource } from "../host/types.js";
 import { captureFingerprints, firstChange, signatureOf } from "./fingerprint.js";
 import { BOOT_INDEX_VERSION, readBootIndex, sameKey, type BootIndex, type BootView, type ModuleRecord, type ViewKey } from "./format.js";
 import { collectInputs } from "./inputs.js";
+import { recallValidated } from "./prevalidated.js";
 import { simulateLoad, type PreparedModule } from "./simulate.js";
+import type { ModuleOutcome } from "../validate/module-check.js";
 
 export type { BootIndex, BootView, ModuleRecord, ViewKey } from "./format.js";
 export { BOOT_INDEX_VERSION } from "./format.js";
@@ -281,11 +283,19 @@ async function validateMissing(world: World, cwd: string, modules: PreparedModul
   if (missing.size === 0) return 0;
   const list = [...missing.values()];
   const fingerprints = await captureFingerprints(list.map((m) => ({ path: m.file, hash: true })));
-  const { checkModules } = await import("../validate/module-check.js");
-  const outcomes = await checkModules(
-    list.map((m) => m.file),
-    { cwd, home: world.roots.home, xcshHome: world.roots.xcshHome, cacheDir: world.paths.transpileCache },
-  );
+  const shaOf = (file: string) => fingerprints.find((f) => f.path === file)?.sha;
+  // Bytes this process validated moments ago in an install's staging copy need no second child.
+  const known = list.map((m) => recallValidated(m.file, shaOf(m.file)));
+  const toCheck = list.filter((_, i) => known[i] === undefined);
+  let checked: ModuleOutcome[] = [];
+  if (toCheck.length > 0) {
+    const { checkModules } = await import("../validate/module-check.js");
+    checked = await checkModules(
+      toCheck.map((m) => m.file),
+      { cwd, home: world.roots.home, xcshHome: world.roots.xcshHome, cacheDir: world.paths.transpileCache },
+    );
+  }
+  const outcomes = known.map((outcome) => outcome ?? checked.shift()!);
   const runtime = runtimeName();
   outcomes.forEach((outcome, i) => {
     const module = list[i]!;

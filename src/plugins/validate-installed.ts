@@ -8,6 +8,7 @@
  * per plugin (each report names its plugin); only the module import is batched. A module that
  * hangs or crashes the child is still attributed to its file by checkModules.
  */
+import { rememberValidated } from "../boot/prevalidated.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
 import { checkModules } from "../validate/module-check.js";
 import { ValidateRun } from "../validate/run.js";
@@ -54,6 +55,8 @@ export async function validatePlugins(plugins: readonly { name: string; dir: str
           cacheDir: options.cacheDir,
           ...(options.moduleTimeoutMs !== undefined ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
         });
+  // The boot-index refresh after the commit reuses these instead of importing the files again.
+  await rememberValidated(outcomes);
   const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...(options.builtins ?? [])]);
   let offset = 0;
   return runs.map(({ plugin, run }) => {

@@ -110,6 +110,35 @@ describe("boot index through the CLI", () => {
     expect(urls.filter((url) => HEAVY.test(url))).toEqual([]);
   });
 
+  it("install validates once: the refresh reuses the staging outcome of JavaScript entries and imports only TypeScript again, to compile it at its live path", { timeout: 120_000 }, async () => {
+    const dir = path.join(w.root, "src/mixed-plugin");
+    await w.write(path.join(dir, "package.json"), { name: "mixed-plugin", version: "1.0.0", type: "module", xcsh: { tools: ["./tools/js_tool.js", "./tools/ts_tool.ts"] } });
+    await w.write(path.join(dir, "tools/js_tool.js"), tsTool("js_tool", "plain JavaScript").replace(": { type: \"object\"; properties: { who: { type: \"string\" } } }", "").replace(" as const", ""));
+    await w.write(path.join(dir, "tools/ts_tool.ts"), tsTool("ts_tool", "TypeScript"));
+    const installed = await cli(["install", dir]);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stderr).not.toMatch(/boot index could not be refreshed/);
+    const imports = (await markerLines()).map((line) => line.split(" ")[1]);
+    expect(imports.filter((name) => name === "js_tool")).toHaveLength(1);
+    expect(imports.filter((name) => name === "ts_tool")).toHaveLength(2);
+
+    const paths = xcshPaths({ home: w.home, xcshHome: w.xcshHome });
+    const { json } = await toolsWithImportLog();
+    expect(json.index).toEqual({ fresh: true, reason: "fresh" });
+    expect(json.tools.map((t: { name: string; description: string; file: string }) => [t.name, t.description, t.file])).toEqual([
+      ["js_tool", "plain JavaScript", path.join(paths.pluginsNodeModules, "mixed-plugin/tools/js_tool.js")],
+      ["ts_tool", "TypeScript", path.join(paths.pluginsNodeModules, "mixed-plugin/tools/ts_tool.ts")],
+    ]);
+    expect((await markerLines()).length).toBe(imports.length);
+    // The reused record is the one a scan-and-validate would have written.
+    const records = JSON.parse(await readFile(paths.bootIndex, "utf8")).modules as Record<string, unknown>;
+    await writeFile(paths.bootIndex, "{}");
+    expect((await cli(["tools", "--json"])).json().tools.map((t: { name: string }) => t.name)).toEqual(["js_tool", "ts_tool"]);
+    const rebuilt = JSON.parse(await readFile(paths.bootIndex, "utf8")).modules as Record<string, { tools: unknown; failure?: unknown }>;
+    const toolsOf = (modules: Record<string, any>) => Object.fromEntries(Object.entries(modules).map(([file, r]) => [file, { tools: r.tools, failure: r.failure }]));
+    expect(toolsOf(rebuilt)).toEqual(toolsOf(records));
+  });
+
   it("tools notices a tool edited behind its back, revalidates it in a child, and the next run is fresh", { timeout: 120_000 }, async () => {
     const dir = await writePlugin();
     expect((await cli(["link", dir])).code).toBe(0);
