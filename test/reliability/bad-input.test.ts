@@ -613,3 +613,52 @@ describe("the pollution detector", () => {
     }
   });
 });
+
+describe("a hostile tarball served by the registry", () => {
+  it("install <name> of a registry package whose tarball climbs out is ETARBALL_UNSAFE, nothing changed", async () => {
+    const { useGlobalRegistry } = await import("../helpers/global-registry.js");
+    const { createHash } = await import("node:crypto");
+    const reg = await useGlobalRegistry();
+    const name = `evil-reg-${Date.now().toString(36)}`;
+    const tgz = tgzBytes([...pluginEntries(name, "evil_reg_tool"), { name: "package/../../evil-from-registry", content: "x" }]);
+    const file = `${name}-1.0.0.tgz`;
+    const manifest = { name, version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } };
+    // npm's publish protocol, by hand: npm pack would never produce this tarball.
+    const response = await fetch(`${reg.url}${encodeURIComponent(name)}`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", authorization: `Bearer ${reg.token}` },
+      body: JSON.stringify({
+        _id: name,
+        name,
+        "dist-tags": { latest: "1.0.0" },
+        versions: {
+          "1.0.0": {
+            ...manifest,
+            _id: `${name}@1.0.0`,
+            dist: {
+              tarball: `${reg.url}${name}/-/${file}`,
+              shasum: createHash("sha1").update(tgz).digest("hex"),
+              integrity: `sha512-${createHash("sha512").update(tgz).digest("base64")}`,
+            },
+          },
+        },
+        _attachments: { [file]: { content_type: "application/octet-stream", data: tgz.toString("base64"), length: tgz.length } },
+      }),
+    });
+    expect(response.status, await response.clone().text()).toBeLessThan(300);
+    const w = await makeRelWorld(reg.url);
+    try {
+      const before = await w.snapshot();
+      const r = await w.cli(["install", name, "--json"]);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.json().error.code).toBe("ETARBALL_UNSAFE");
+      expect(r.json().error.message).toContain("evil-from-registry");
+      expect(r.stderr).not.toContain(POLLUTED_MARK);
+      expect(await w.snapshot()).toEqual(before);
+      ran++;
+    } finally {
+      await w.cleanup();
+      await reg.dispose();
+    }
+  }, 120_000);
+});
