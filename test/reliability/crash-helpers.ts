@@ -390,7 +390,9 @@ export interface DoctorCheckRow {
 
 /** Doctor's report on the world, from its engine in this process (the CLI's `doctor --json` document). */
 async function doctorReport(w: FixedWorld): Promise<{ ok: boolean; checks: DoctorCheckRow[] }> {
-  return runDoctor({ roots: { home: w.home, xcshHome: w.xcshHome }, cwd: w.cwd, env: hermeticEnv(w.home, w.env), stopDir: w.root });
+  // A generous import timeout: the conflict check imports every tool, and on a loaded 2-core
+  // machine the default 6 s has run out (EIMPORT_TIMEOUT says nothing about crash recovery).
+  return runDoctor({ roots: { home: w.home, xcshHome: w.xcshHome }, cwd: w.cwd, env: hermeticEnv(w.home, w.env), stopDir: w.root, moduleTimeoutMs: 60_000 });
 }
 
 /**
