@@ -14,74 +14,110 @@
  * labels, descriptions and parameter schemas, or the failure.
  */
 import { readFile } from "node:fs/promises";
-import { Type, type Static } from "@sinclair/typebox";
-import { checkSchema } from "../manifest/result.js";
 import type { ToolLoadError, ToolSource } from "../host/types.js";
 import type { InputFingerprint } from "./fingerprint.js";
 
 export const BOOT_INDEX_VERSION = 1;
 
-const SourceSchema = Type.Object({
-  provider: Type.String(),
-  providerName: Type.String(),
-  level: Type.Union([Type.Literal("user"), Type.Literal("project")]),
-  plugin: Type.Optional(Type.String()),
-});
-
-const InputSchema = Type.Object({
-  path: Type.String(),
-  kind: Type.Union([Type.Literal("stat"), Type.Literal("lstat")]),
-  sig: Type.String(),
-  sha: Type.Optional(Type.String()),
-});
-
-const ViewKeySchema = Type.Object({
-  home: Type.String(),
-  cwd: Type.String(),
-  configuredPaths: Type.Array(Type.String()),
-  providers: Type.Array(Type.String()),
-});
-
-const ViewSchema = Type.Object({
-  key: ViewKeySchema,
-  builtAt: Type.String(),
-  inputs: Type.Array(InputSchema),
-  paths: Type.Array(Type.Object({ path: Type.String(), source: SourceSchema })),
-  errors: Type.Array(Type.Object({ path: Type.String(), error: Type.String(), code: Type.String() })),
-});
-
-const ToolRecordSchema = Type.Object({
-  index: Type.Optional(Type.Number()),
-  name: Type.Optional(Type.String()),
-  label: Type.Optional(Type.Unknown()),
-  description: Type.Optional(Type.Unknown()),
-  parameters: Type.Optional(Type.Unknown()),
-  problems: Type.Array(Type.Object({ code: Type.String(), field: Type.String(), message: Type.String() })),
-});
-
-const ModuleRecordSchema = Type.Object({
-  file: Type.String(),
-  sig: Type.String(),
-  sha: Type.Optional(Type.String()),
-  runtime: Type.String(),
-  failure: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
-  tools: Type.Array(ToolRecordSchema),
-});
-
-export const BootIndexSchema = Type.Object({
-  version: Type.Literal(BOOT_INDEX_VERSION),
-  generator: Type.String(),
-  writtenAt: Type.String(),
-  views: Type.Array(ViewSchema),
-  modules: Type.Record(Type.String(), ModuleRecordSchema),
-});
-
 /** What makes two discovery runs the same question. */
-export type ViewKey = Static<typeof ViewKeySchema>;
+export interface ViewKey {
+  home: string;
+  cwd: string;
+  configuredPaths: string[];
+  providers: string[];
+}
+
 /** One tool of a module record. */
-export type ToolRecord = Static<typeof ToolRecordSchema>;
+export interface ToolRecord {
+  index?: number;
+  name?: string;
+  label?: unknown;
+  description?: unknown;
+  parameters?: unknown;
+  problems: { code: string; field: string; message: string }[];
+}
+
 /** What one tool entry produced when it was validated. */
-export type ModuleRecord = Static<typeof ModuleRecordSchema>;
+export interface ModuleRecord {
+  file: string;
+  sig: string;
+  sha?: string;
+  runtime: string;
+  failure?: { code: string; message: string };
+  tools: ToolRecord[];
+}
+
+/*
+ * The shape check is written by hand, not with TypeBox like the shared formats: this file is read
+ * at every host start and by every `xcsh-tools tools`, and importing TypeBox (about 250 modules)
+ * cost more than the whole rest of the query. The file is ours and flat; a check is a few lines
+ * per record, and it reports the first wrong path as the schema checks do.
+ */
+type Shape = "string" | "number" | "unknown" | ((value: unknown, at: string) => string | undefined);
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function checkValue(shape: Shape, value: unknown, at: string): string | undefined {
+  if (shape === "unknown") return undefined;
+  if (typeof shape === "function") return shape(value, at);
+  return typeof value === shape ? undefined : `${at || "/"}: expected ${shape}`;
+}
+
+function object(required: Record<string, Shape>, optional: Record<string, Shape> = {}): Shape {
+  return (value, at) => {
+    if (!isObject(value)) return `${at || "/"}: expected object`;
+    for (const [key, shape] of Object.entries(required)) {
+      if (!(key in value)) return `${at}/${key}: required`;
+      const problem = checkValue(shape, value[key], `${at}/${key}`);
+      if (problem) return problem;
+    }
+    for (const [key, shape] of Object.entries(optional)) {
+      if (value[key] === undefined) continue;
+      const problem = checkValue(shape, value[key], `${at}/${key}`);
+      if (problem) return problem;
+    }
+    return undefined;
+  };
+}
+
+function arrayOf(item: Shape): Shape {
+  return (value, at) => {
+    if (!Array.isArray(value)) return `${at || "/"}: expected array`;
+    for (let i = 0; i < value.length; i++) {
+      const problem = checkValue(item, value[i], `${at}/${i}`);
+      if (problem) return problem;
+    }
+    return undefined;
+  };
+}
+
+function recordOf(item: Shape): Shape {
+  return (value, at) => {
+    if (!isObject(value)) return `${at || "/"}: expected object`;
+    for (const [key, entry] of Object.entries(value)) {
+      const problem = checkValue(item, entry, `${at}/${key}`);
+      if (problem) return problem;
+    }
+    return undefined;
+  };
+}
+
+const oneOf = (...allowed: string[]): Shape => (value, at) => (typeof value === "string" && allowed.includes(value) ? undefined : `${at || "/"}: expected one of ${allowed.join(", ")}`);
+
+const source = object({ provider: "string", providerName: "string", level: oneOf("user", "project") }, { plugin: "string" });
+const view = object({
+  key: object({ home: "string", cwd: "string", configuredPaths: arrayOf("string"), providers: arrayOf("string") }),
+  builtAt: "string",
+  inputs: arrayOf(object({ path: "string", kind: oneOf("stat", "lstat"), sig: "string" }, { sha: "string" })),
+  paths: arrayOf(object({ path: "string", source })),
+  errors: arrayOf(object({ path: "string", error: "string", code: "string" })),
+});
+const toolRecord = object(
+  { problems: arrayOf(object({ code: "string", field: "string", message: "string" })) },
+  { index: "number", name: "string", label: "unknown", description: "unknown", parameters: "unknown" },
+);
+const moduleRecord = object({ file: "string", sig: "string", runtime: "string", tools: arrayOf(toolRecord) }, { sha: "string", failure: object({ code: "string", message: "string" }) });
+const bootIndexShape = object({ version: "number", generator: "string", writtenAt: "string", views: arrayOf(view), modules: recordOf(moduleRecord) });
 
 /** One discovery result with its inputs. */
 export interface BootView {
@@ -126,12 +162,9 @@ export async function readBootIndex(file: string, generator: string): Promise<Bo
   if (version !== BOOT_INDEX_VERSION) {
     return { status: "unknown-version", reason: `${file} has version ${JSON.stringify(version)}; this xcsh-tools reads version ${BOOT_INDEX_VERSION}` };
   }
-  const checked = checkSchema(BootIndexSchema, raw);
-  if (!checked.ok) {
-    const first = checked.issues[0];
-    return { status: "corrupt", reason: `${file} has the wrong shape at ${first?.path || "/"}: ${first?.message ?? "invalid"}` };
-  }
-  const index = checked.value as unknown as BootIndex;
+  const problem = checkValue(bootIndexShape, raw, "");
+  if (problem) return { status: "corrupt", reason: `${file} has the wrong shape at ${problem}` };
+  const index = raw as BootIndex;
   if (index.generator !== generator) {
     return { status: "other-generator", reason: `${file} was written by ${index.generator}, not ${generator}` };
   }

@@ -42,7 +42,7 @@ import path from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { writeFileAtomic } from "../core/atomic-fs.js";
 import { resolveRoots, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
-import { discoverToolPaths, selectProviders } from "../discovery/index.js";
+import { selectProviders } from "../discovery/select.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
 import type { ProviderId } from "../host/options.js";
 import type { ToolLoadError, ToolSource } from "../host/types.js";
@@ -55,6 +55,9 @@ import type { ModuleOutcome } from "../validate/module-check.js";
 
 export type { BootIndex, BootView, ModuleRecord, ViewKey } from "./format.js";
 export { BOOT_INDEX_VERSION } from "./format.js";
+
+/** Discovery (its providers and their validators), loaded only when a question must be scanned. */
+const discovery = () => import("../discovery/index.js");
 
 /** Views kept in the file (most recently built first). */
 export const MAX_BOOT_VIEWS = 8;
@@ -157,10 +160,10 @@ function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadError[] })
  */
 async function scanView(world: World, key: ViewKey): Promise<{ view: BootView; consistent: boolean }> {
   const discoverOptions = { home: world.roots.home, xcshHome: world.roots.xcshHome, env: {}, providers: key.providers as ProviderId[] };
-  const first = await discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
+  const first = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
   const requests = await collectInputs({ cwd: key.cwd, home: world.roots.home, paths: world.paths, configuredPaths: key.configuredPaths }, first);
   const inputs = await captureFingerprints(requests);
-  const second = await discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
+  const second = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
   const view: BootView = { key, builtAt: new Date().toISOString(), inputs, paths: first.paths, errors: first.errors };
   return { view, consistent: answerOf(first) === answerOf(second) };
 }
@@ -188,7 +191,7 @@ export async function discoverWithBootIndex(configuredPaths: readonly string[], 
       reason = change;
     } else reason = loaded.reason ?? "no entry for this project folder and configured paths";
   } catch (error) {
-    const result = await discoverToolPaths(configuredPaths, cwd, options);
+    const result = await (await discovery()).discoverToolPaths(configuredPaths, cwd, options);
     return { paths: result.paths, errors: result.errors, index: { fresh: false, reason: `boot index unusable: ${errorMessage(error)}`, written: false } };
   }
   let written = false;
@@ -205,7 +208,7 @@ export async function discoverWithBootIndex(configuredPaths: readonly string[], 
     }
     return { paths: view.paths, errors: view.errors, index: { fresh: false, reason, written } };
   } catch (error) {
-    const result = await discoverToolPaths(configuredPaths, cwd, options);
+    const result = await (await discovery()).discoverToolPaths(configuredPaths, cwd, options);
     return { paths: result.paths, errors: result.errors, index: { fresh: false, reason: `${reason}; rebuilding failed: ${errorMessage(error)}`, written } };
   }
 }

@@ -7,7 +7,7 @@ import type { ApplyResult } from "../plugins/apply.js";
 import type { InstalledPlugin } from "../plugins/inventory.js";
 import type { Plan } from "../plugins/plan.js";
 import type { NpmClientOptions } from "../plugins/npm-client.js";
-import { pluginsPaths } from "../plugins/state.js";
+import { xcshPaths } from "../core/paths.js";
 import type { CommandContext } from "./context.js";
 import { style } from "./output.js";
 
@@ -18,7 +18,7 @@ export async function npmClient(ctx: CommandContext, options: { allowScripts?: b
   const { options: registry } = await loadRegistryOptions({
     home: ctx.roots.home,
     env: ctx.env,
-    pluginsDir: pluginsPaths(ctx.roots).plugins,
+    pluginsDir: xcshPaths(ctx.roots).plugins,
     settingsRegistry: loaded.settings.registry,
     flagRegistry: ctx.flags.registry,
   });

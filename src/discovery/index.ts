@@ -18,23 +18,18 @@
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
-import { PROVIDER_IDS, type DiscoverCustomToolsOptions, type ProviderId } from "../host/options.js";
+import type { DiscoverCustomToolsOptions } from "../host/options.js";
 import { TOOL_PROVIDERS } from "./providers/index.js";
 import { discoveryError } from "./records.js";
 import type { DiscoveryContext, DiscoverySink, ToolDiscoveryResult } from "./types.js";
 
+import { selectProviders } from "./select.js";
+export { selectProviders };
 export type { IgnoredToolFile, ToolDiscoveryResult, ToolMetadataFile } from "./types.js";
 export { DISCOVERY_ERROR_CODES, type DiscoveryErrorCode } from "./records.js";
 
 /** Options of `discoverToolPaths`: the roots to read from and which providers to run. */
 export type DiscoverToolPathsOptions = Pick<DiscoverCustomToolsOptions, "home" | "xcshHome" | "env" | "providers" | "disabledProviders">;
-
-/** The providers that run for `options`, in discovery order. */
-export function selectProviders(options: Pick<DiscoverToolPathsOptions, "providers" | "disabledProviders"> = {}): ProviderId[] {
-  const wanted = options.providers ? new Set(options.providers) : undefined;
-  const disabled = new Set(options.disabledProviders ?? []);
-  return PROVIDER_IDS.filter((id) => (wanted ? wanted.has(id) : true) && !disabled.has(id));
-}
 
 function collectingSink(result: ToolDiscoveryResult): DiscoverySink {
   return {

@@ -68,6 +68,29 @@ describe("readBootIndex", () => {
   });
 });
 
+describe("readBootIndex: the hand-written shape check names the first wrong place", () => {
+  const generator = "xcsh-tools@1.2.3";
+  const view = { key: { home: "/h", cwd: "/c", configuredPaths: [], providers: ["native"] }, builtAt: "t", inputs: [{ path: "/a", kind: "stat", sig: "1:2" }], paths: [{ path: "/a/t.ts", source: { provider: "native", providerName: "Native", level: "user" } }], errors: [] };
+  const record = { file: "/a/t.ts", sig: "1:2", runtime: "node", tools: [{ name: "t", problems: [] }] };
+  const index = (patch: Record<string, unknown>) => JSON.stringify({ version: 1, generator, writtenAt: "w", views: [view], modules: { "/a/t.ts": record }, ...patch });
+  it.each([
+    [index({}), "ok", undefined],
+    [index({ writtenAt: 5 }), "corrupt", "/writtenAt: expected string"],
+    [index({ views: [{ ...view, key: { ...view.key, providers: "native" } }] }), "corrupt", "/views/0/key/providers: expected array"],
+    [index({ views: [{ ...view, inputs: [{ path: "/a", kind: "open", sig: "1" }] }] }), "corrupt", "/views/0/inputs/0/kind: expected one of stat, lstat"],
+    [index({ views: [{ ...view, paths: [{ path: "/a/t.ts", source: { provider: "native", providerName: "Native", level: "team" } }] }] }), "corrupt", "/views/0/paths/0/source/level: expected one of user, project"],
+    [index({ modules: { "/a/t.ts": { ...record, sha: 1 } } }), "corrupt", "/modules//a/t.ts/sha: expected string"],
+    [index({ modules: { "/a/t.ts": { ...record, tools: [{ name: "t" }] } } }), "corrupt", "/modules//a/t.ts/tools/0/problems: required"],
+    [index({ views: [null] }), "corrupt", "/views/0: expected object"],
+  ])("%#: %s", async (content, status, where) => {
+    const file = path.join(w.root, "boot-index.json");
+    await writeFile(file, content);
+    const read = await readBootIndex(file, generator);
+    expect(read.status).toBe(status);
+    if (where !== undefined) expect(read.status === "ok" ? "" : read.reason).toBe(`${file} has the wrong shape at ${where}`);
+  });
+});
+
 describe("simulateLoad", () => {
   const file = "/x/tool.js";
   it.each([
