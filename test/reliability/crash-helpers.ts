@@ -17,6 +17,10 @@
  *   (inode, size, mtime) of the files it was computed from, so two correct indexes of one state
  *   differ in bytes. What matters is that it agrees with the state: `doctorProblems` requires
  *   doctor's boot index check to say "fresh" (every recorded input unchanged) after recovery.
+ * - `<ours>/transpile` — the loader's transpile cache (compiled TypeScript, module shims), keyed
+ *   by content and filled by whichever process imports a tool entry first: a reference run
+ *   reuses its staging validation, a recovered run's boot refresh imports in a child. It holds
+ *   no state; a missing or extra entry is rebuilt or ignored.
  * - Wall-clock values in JSON state files (`installedAt`, `lastUpdated`, `updatedAt`, `createdAt`,
  *   `addedAt`, `generatedAt`): the time of the run that made the change; a reference run and a
  *   crashed-then-recovered run happen at different times. Only ISO date strings under those keys
@@ -181,7 +185,7 @@ export async function snapshotState(w: FixedWorld): Promise<StateSnapshot> {
   const skip = (rel: string, name: string, parentRel: string): boolean => {
     if (rel === "home/.npm") return true;
     if (parentRel === path.relative(w.root, w.ours)) {
-      if (name === "lock" || name.startsWith("lock.break-") || /^\.lock\..*\.tmp$/.test(name) || name === "boot-index.json") return true;
+      if (name === "lock" || name.startsWith("lock.break-") || /^\.lock\..*\.tmp$/.test(name) || name === "boot-index.json" || name === "transpile") return true;
     }
     return false;
   };
