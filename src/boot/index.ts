@@ -367,8 +367,24 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   for (const view of views) prepared.push(...(await prepareModules(view, index)));
   for (const module of prepared) if (module.record) fresh.modules[module.key] = module.record;
   const validated = options.validate === false ? 0 : await validateMissing(world, keys[0]!.cwd, prepared, fresh);
+  // Nothing new (a mutation that changed no input, a second refresh): leave the file alone, so a
+  // command that changed nothing changes no byte, the index included.
+  if (sameAnswers(fresh, index)) return { file: world.file, views: views.length, validated, written: false };
   await writeIndex(world, fresh);
   return { file: world.file, views: views.length, validated, written: true };
+}
+
+/** The same views (inputs and answers) and module records, whenever each was built. */
+function sameAnswers(a: BootIndex, b: BootIndex): boolean {
+  const canonical = (index: BootIndex) =>
+    JSON.stringify({
+      generator: index.generator,
+      views: index.views.map(({ builtAt: _builtAt, ...view }) => view),
+      modules: Object.keys(index.modules)
+        .sort()
+        .map((key) => [key, index.modules[key]]),
+    });
+  return b.generator === bootIndexGenerator() && canonical({ ...a, generator: b.generator }) === canonical(b);
 }
 
 /** One tool `listInstalledTools` reports. */
