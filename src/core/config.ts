@@ -31,12 +31,8 @@ import { cosmiconfig, type PublicExplorer } from "cosmiconfig";
 import path from "node:path";
 import { stat } from "node:fs/promises";
 import { checkJsonDepth, checkJsonSize } from "../manifest/json-file.js";
-import { checkSchema, describeValue, type ValidationResult } from "../manifest/result.js";
-import {
-  XcshToolsSettingsFileSchema,
-  type XcshToolsSettings,
-  type XcshToolsSettingsFile,
-} from "../manifest/xcsh-tools-settings.js";
+import { describeValue, type ValidationResult } from "../manifest/result.js";
+import type { XcshToolsSettings, XcshToolsSettingsFile } from "../manifest/xcsh-tools-settings.js";
 import { XcshToolsError, errorMessage, isXcshToolsError } from "./errors.js";
 
 /** Where a setting's value came from. */
@@ -156,6 +152,29 @@ interface LayerSource {
   field(dotted: string): string;
 }
 
+/*
+ * The schema check of a settings layer is loaded on first need: most commands run with no
+ * settings file, no XCSH_TOOLS_* variable and no setting flag, and loading TypeBox for nothing
+ * made up a third of a `tools` query. `validateSettingsLayer` is synchronous (it is also the
+ * pure check `validate` runs), so an asynchronous caller prepares the check first; an empty
+ * layer needs none.
+ */
+type SettingsCheck = (doc: unknown) => ValidationResult<XcshToolsSettingsFile>;
+let settingsCheck: SettingsCheck | undefined;
+
+/** Load the settings schema check (idempotent). Call before validating a non-empty layer. */
+export async function prepareSettingsCheck(): Promise<void> {
+  if (settingsCheck) return;
+  const [{ checkSchema }, { XcshToolsSettingsFileSchema }] = await Promise.all([import("../manifest/schema-check.js"), import("../manifest/xcsh-tools-settings.js")]);
+  settingsCheck = (doc) => checkSchema(XcshToolsSettingsFileSchema, doc);
+}
+
+function checkSettingsDocument(doc: Record<string, unknown>): ValidationResult<XcshToolsSettingsFile> {
+  if (Object.keys(doc).length === 0) return { ok: true, value: doc as XcshToolsSettingsFile, warnings: [] };
+  if (!settingsCheck) throw new Error("internal: prepareSettingsCheck() must run before a settings layer is validated");
+  return settingsCheck(doc);
+}
+
 function pointerToDotted(pointer: string): string {
   return pointer.replace(/^\//, "").split("/").filter(Boolean).join(".");
 }
@@ -202,7 +221,7 @@ export function validateSettingsLayer(
       }
     }
   }
-  const result = checkSchema(XcshToolsSettingsFileSchema, doc);
+  const result = checkSettingsDocument(doc);
   if (!result.ok) {
     const first = result.issues[0]!;
     const field = source.field(pointerToDotted(first.path));
@@ -387,8 +406,12 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   const warnings: ConfigWarning[] = [];
   const layers: Array<{ doc: XcshToolsSettingsFile; origin: SettingOrigin; via?: (key: SettingKey) => string | undefined }> =
     [];
+  const ready = async (doc: unknown) => {
+    if (typeof doc === "object" && doc !== null && Object.keys(doc).length > 0) await prepareSettingsCheck();
+  };
 
   if (options.flags !== undefined) {
+    await ready(options.flags);
     const checked = validateSettingsLayer(options.flags, {
       label: "the command line",
       id: "flags",
@@ -399,6 +422,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   }
 
   const fromEnv = envLayer(env);
+  await ready(fromEnv.doc);
   const envChecked = validateSettingsLayer(fromEnv.doc, {
     label: "the environment",
     id: "env",
@@ -409,6 +433,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   const files: LoadedSettings["files"] = {};
   const project = await findProjectSettings(options.cwd, options.stopDir);
   if (project) {
+    await ready(project.config);
     const checked = validateSettingsLayer(project.config, fileSource(project.file));
     warnings.push(...checked.warnings);
     for (const other of project.shadowed) {
@@ -425,6 +450,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 
   const user = await findUserSettings(options.xcshHome);
   if (user) {
+    await ready(user.config);
     const checked = validateSettingsLayer(user.config, fileSource(user.file));
     warnings.push(...checked.warnings);
     layers.push({ doc: checked.value, origin: `user:${user.file}` });

@@ -21,7 +21,8 @@ import type { TSchema, Static } from "@sinclair/typebox";
 import { errorMessage, isXcshToolsError } from "../core/errors.js";
 import type { ToolLoadError, ToolSource } from "../host/types.js";
 import { readJsonFile } from "../manifest/json-file.js";
-import { checkSchema, type ValidationIssue } from "../manifest/result.js";
+import { type ValidationIssue } from "../manifest/result.js";
+import { checkSchema } from "../manifest/schema-check.js";
 import type { DiscoverySink } from "./types.js";
 
 /** Discovery error codes (public API; the README's table). */

@@ -11,7 +11,8 @@
 import path from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import { pluginIdProblem } from "./names.js";
-import { IssueCollector, checkSchema, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
+import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
+import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
 
 export const InstalledPluginEntrySchema = Type.Object({

@@ -5,7 +5,8 @@
  * an unknown source kind is a warning (Claude adds kinds), not an error.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { IssueCollector, checkSchema, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
+import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
+import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
 
 export const KnownMarketplaceSourceSchema = Type.Union([

@@ -20,7 +20,8 @@ import { Type, type Static } from "@sinclair/typebox";
 import semver from "semver";
 import { PLUGIN_COMPONENT_FIELDS } from "./plugin-json.js";
 import { nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";
-import { IssueCollector, checkSchema, describeValue, isRecord, pointer, type ValidationIssue, type ValidationResult } from "./result.js";
+import { IssueCollector, describeValue, isRecord, pointer, type ValidationIssue, type ValidationResult } from "./result.js";
+import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
 
 const Sha = Type.String({ pattern: "^[0-9a-fA-F]{40}$" });

@@ -6,7 +6,8 @@
 import path from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import { nameSegmentProblem } from "./names.js";
-import { IssueCollector, checkSchema, isRecord, pointer, type ValidationResult } from "./result.js";
+import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
+import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
 
 export const MarketplaceSourceTypeSchema = Type.Union([Type.Literal("github"), Type.Literal("git"), Type.Literal("url"), Type.Literal("local")]);

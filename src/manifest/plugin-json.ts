@@ -10,7 +10,8 @@ import path from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import semver from "semver";
 import { nameSegmentProblem, suggestNameSegment } from "./names.js";
-import { IssueCollector, checkSchema, isRecord, pointer, type ValidationResult } from "./result.js";
+import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
+import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
 
 const PathOrPaths = Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }))]);

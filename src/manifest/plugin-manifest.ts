@@ -12,7 +12,8 @@ import path from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import semver from "semver";
 import { npmNameProblem } from "./names.js";
-import { IssueCollector, checkSchema, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
+import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
+import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
 
 const EntryList = Type.Array(Type.String({ minLength: 1 }));

@@ -5,7 +5,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 import npa from "npm-package-arg";
 import { npmNameProblem } from "./names.js";
-import { IssueCollector, checkSchema, pointer, type ValidationResult } from "./result.js";
+import { IssueCollector, pointer, type ValidationResult } from "./result.js";
+import { checkSchema } from "./schema-check.js";
 
 export const PluginsPackageJsonSchema = Type.Object({
   name: Type.Optional(Type.String()),

@@ -5,7 +5,8 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { npmNameProblem } from "./names.js";
-import { IssueCollector, checkSchema, isRecord, pointer, type ValidationResult } from "./result.js";
+import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
+import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
 
 export const RuntimePluginStateSchema = Type.Object({

@@ -11,7 +11,8 @@ import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { PluginManifestSchema, pickManifest, type PluginManifest } from "../manifest/plugin-manifest.js";
-import { checkSchema, isRecord } from "../manifest/result.js";
+import { isRecord } from "../manifest/result.js";
+import { checkSchema } from "../manifest/schema-check.js";
 import type { RuntimePluginState } from "../manifest/runtime-lock.js";
 import { dependenciesOf, runtimeEntry, type InstallRecordEntry, type PluginsState } from "./state.js";
 

@@ -38,7 +38,8 @@ import type { Transaction } from "../core/journal.js";
 import { xcshPaths, type XcshRoots } from "../core/paths.js";
 import { parseJsonText } from "../manifest/json-file.js";
 import { EMPTY_PLUGINS_PACKAGE_JSON, validatePluginsPackageJson, type PluginsPackageJson } from "../manifest/plugins-package.js";
-import { checkSchema, isRecord, type ValidationIssue, type ValidationResult } from "../manifest/result.js";
+import { isRecord, type ValidationIssue, type ValidationResult } from "../manifest/result.js";
+import { checkSchema } from "../manifest/schema-check.js";
 import { validateRuntimeLock, type RuntimeLock, type RuntimePluginState } from "../manifest/runtime-lock.js";
 
 /** Every path of the plugins folder state. */

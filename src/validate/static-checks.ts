@@ -22,7 +22,7 @@ import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
 import { validatePluginsPackageJson } from "../manifest/plugins-package.js";
 import { pointer, type ValidationResult } from "../manifest/result.js";
 import { validateRuntimeLock } from "../manifest/runtime-lock.js";
-import { validateSettingsFile } from "../core/config.js";
+import { prepareSettingsCheck, validateSettingsFile } from "../core/config.js";
 import type { ValidateRun } from "./run.js";
 
 const SOURCE: ToolSource = { provider: "config", providerName: "validate", level: "project" };
@@ -266,6 +266,7 @@ export async function checkCatalogFile(
 export async function checkStateFile(run: ValidateRun, file: string): Promise<void> {
   const validate = STATE_FILES[path.basename(file)];
   if (!validate) return;
+  await prepareSettingsCheck();
   const read = await readJson(file, run);
   if (!read) return;
   run.absorb(file, validate(read.value, file));

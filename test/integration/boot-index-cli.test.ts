@@ -108,6 +108,9 @@ describe("boot index through the CLI", () => {
     expect((await markerLines()).length).toBe(importedAtLink);
     expect(urls.some((url) => url.includes("/dist/boot/"))).toBe(true);
     expect(urls.filter((url) => HEAVY.test(url))).toEqual([]);
+    // A fresh answer needs no schema library either: the index is checked by hand, settings
+    // layers are empty, and discovery (with its validators) is not loaded.
+    expect(urls.filter((url) => url.includes("/@sinclair/typebox/") || url.includes("/dist/discovery/providers/"))).toEqual([]);
   });
 
   it("install validates once: the refresh reuses the staging outcome of JavaScript entries and imports only TypeScript again, to compile it at its live path", { timeout: 120_000 }, async () => {

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, loadSettings, suggestKey, validateSettingsLayer } from "../../src/core/config.js";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS, loadSettings, prepareSettingsCheck, suggestKey, validateSettingsLayer } from "../../src/core/config.js";
 import { XcshToolsError } from "../../src/core/errors.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -165,6 +165,7 @@ describe("loadSettings", () => {
 });
 
 describe("validateSettingsLayer and suggestKey", () => {
+  beforeAll(prepareSettingsCheck);
   it.each([
     ["allowScript", "allowScripts"],
     ["builtinTools", "builtInTools"],

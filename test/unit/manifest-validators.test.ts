@@ -12,7 +12,8 @@ import { validatePluginJson } from "../../src/manifest/plugin-json.js";
 import { PluginManifestSchema, validatePluginManifest, validatePluginPackageJson } from "../../src/manifest/plugin-manifest.js";
 import { validatePluginOverrides } from "../../src/manifest/plugin-overrides.js";
 import { validatePluginsPackageJson } from "../../src/manifest/plugins-package.js";
-import { checkSchema, type ValidationResult } from "../../src/manifest/result.js";
+import type { ValidationResult } from "../../src/manifest/result.js";
+import { checkSchema } from "../../src/manifest/schema-check.js";
 import { validateRuntimeLock } from "../../src/manifest/runtime-lock.js";
 import { closestKey } from "../../src/manifest/unknown-keys.js";
 

@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { validateSettingsFile } from "../../src/core/config.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { prepareSettingsCheck, validateSettingsFile } from "../../src/core/config.js";
 import { STATE_FILES } from "../../src/validate/static-checks.js";
 
 describe("validate: our own settings files", () => {
+  beforeAll(prepareSettingsCheck);
   it("is recognised by name for every JSON settings file", () => {
     for (const name of ["xcsh-tools.json", ".xcsh-toolsrc.json", "xcsh-tools.config.json"]) {
       expect(STATE_FILES[name], name).toBeTypeOf("function");
