@@ -185,7 +185,9 @@ async function crashCase(w: FixedWorld, args: string[], point: Point, i: number,
   const child = w.spawnCli(args, env);
   const output = collectOutput(child);
   if (point.kind === "step") {
-    await waitForFile(marker, child, what);
+    await waitForFile(marker, child, what).catch((error: Error) => {
+      throw new Error(`${error.message}\n--- its output\n${output.text()}`);
+    });
   } else {
     await new Promise((r) => setTimeout(r, point.delayMs));
   }
