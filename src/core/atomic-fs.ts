@@ -15,7 +15,6 @@
  * modes and symlinks as they are (a backup must be byte- and mode-identical), removal refuses
  * obviously dangerous targets, and moving falls back to copy + remove across file systems.
  */
-import { randomBytes } from "node:crypto";
 import { constants as fsConstants } from "node:fs";
 import {
   chmod,
@@ -41,10 +40,15 @@ export interface AtomicWriteOptions {
   mode?: number;
 }
 
+/** `bytes` random bytes as hex, from Web Crypto: node:crypto stays out of the boot path (Bun loads it slowly). */
+function randomHex(bytes: number): string {
+  return Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
+}
+
 /** A unique sibling name for a temp file or folder next to `target`. */
 export function tempSibling(target: string, tag = "tmp"): string {
   const base = path.basename(target);
-  return path.join(path.dirname(target), `.${base}.${process.pid}.${randomBytes(6).toString("hex")}.${tag}`);
+  return path.join(path.dirname(target), `.${base}.${process.pid}.${randomHex(6)}.${tag}`);
 }
 
 /** The lstat of `target`, or `undefined` when nothing is there. */

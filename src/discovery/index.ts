@@ -19,7 +19,6 @@ import path from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
 import type { DiscoverCustomToolsOptions } from "../host/options.js";
-import { TOOL_PROVIDERS } from "./providers/index.js";
 import { discoveryError } from "./records.js";
 import type { DiscoveryContext, DiscoverySink, ToolDiscoveryResult } from "./types.js";
 
@@ -50,6 +49,10 @@ export async function discoverToolPaths(
   cwd: string,
   options: DiscoverToolPathsOptions = {},
 ): Promise<ToolDiscoveryResult> {
+  // The providers (and the manifest validators under them: TypeBox's value module, semver,
+  // npm-package-arg) load only when a scan runs, so a host booting from a fresh boot index and a
+  // fresh `xcsh-tools tools` never pay for them.
+  const { TOOL_PROVIDERS } = await import("./providers/index.js");
   const roots = resolveRoots(options);
   const ctx: DiscoveryContext = {
     cwd: path.resolve(cwd),

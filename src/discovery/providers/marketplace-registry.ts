@@ -14,7 +14,8 @@ import type { ToolSource } from "../../host/types.js";
 import { InstalledPluginEntrySchema, splitPluginId, type InstalledPluginEntry } from "../../manifest/installed-plugins.js";
 import { pointerSegment } from "../../manifest/result.js";
 import { checkSchema } from "../../manifest/schema-check.js";
-import { discoveryError, readStateFile } from "../records.js";
+import { discoveryError } from "../records.js";
+import { readStateFile } from "../state-file.js";
 import { scanToolsDir } from "../tools-dir.js";
 import type { DiscoverySink } from "../types.js";
 

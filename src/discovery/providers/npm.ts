@@ -35,7 +35,8 @@ import { PluginsPackageJsonSchema } from "../../manifest/plugins-package.js";
 import { pointerSegment, type ValidationIssue } from "../../manifest/result.js";
 import { checkSchema } from "../../manifest/schema-check.js";
 import { RuntimePluginStateSchema, type RuntimePluginState } from "../../manifest/runtime-lock.js";
-import { discoveryError, readStateFile } from "../records.js";
+import { discoveryError } from "../records.js";
+import { readStateFile } from "../state-file.js";
 import { isInside, resolveToolEntry } from "../tools-dir.js";
 import type { DiscoverySink, ToolProvider } from "../types.js";
 

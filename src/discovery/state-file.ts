@@ -1,0 +1,55 @@
+/**
+ * The reading of state files during discovery. Discovery never throws on bad input: a state file
+ * that is not JSON or has the wrong shape becomes one `ESTATE_FILE` record naming the file and the
+ * JSON path, and the caller carries on without it (the host throws on some of these and silently
+ * ignores others: xcsh-host-formats §9 #23, #28).
+ */
+import type { TSchema, Static } from "@sinclair/typebox";
+import { errorMessage, isXcshToolsError } from "../core/errors.js";
+import type { ToolSource } from "../host/types.js";
+import { readJsonFile } from "../manifest/json-file.js";
+import { type ValidationIssue } from "../manifest/result.js";
+import { checkSchema } from "../manifest/schema-check.js";
+import { discoveryError } from "./records.js";
+import type { DiscoverySink } from "./types.js";
+
+/** The first few issues as one line: enough to fix the file, short enough to read. */
+export function formatIssues(issues: readonly ValidationIssue[]): string {
+  const shown = issues.slice(0, 3).map((issue) => issue.message);
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : "";
+  return shown.join("; ") + more;
+}
+
+/** Result of reading a state file: missing is a normal state, bad has been recorded. */
+export type StateFileRead<T> = { status: "missing" } | { status: "bad" } | { status: "ok"; value: T };
+
+/**
+ * Read a JSON state file and check it against `schema`. A missing file is `missing`; an
+ * unreadable, unparsable or wrongly shaped one is recorded as `ESTATE_FILE` and is `bad`.
+ */
+export async function readStateFile<S extends TSchema>(
+  file: string,
+  schema: S,
+  source: ToolSource,
+  sink: DiscoverySink,
+  /** What happens because the file is unusable, for the message. */
+  consequence = "it was ignored",
+): Promise<StateFileRead<Static<S>>> {
+  let raw: unknown;
+  try {
+    raw = await readJsonFile(file);
+  } catch (error) {
+    const message = isXcshToolsError(error) ? error.message : `Cannot read ${file}: ${errorMessage(error)}`;
+    sink.addError(discoveryError("ESTATE_FILE", file, `${message}; ${consequence}.`, source));
+    return { status: "bad" };
+  }
+  if (raw === undefined) return { status: "missing" };
+  const checked = checkSchema(schema, raw);
+  if (!checked.ok) {
+    sink.addError(
+      discoveryError("ESTATE_FILE", file, `${file} has the wrong shape: ${formatIssues(checked.issues)}; ${consequence}.`, source),
+    );
+    return { status: "bad" };
+  }
+  return { status: "ok", value: checked.value };
+}
