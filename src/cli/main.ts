@@ -12,6 +12,13 @@ function onSignal(signal: NodeJS.Signals): void {
   interrupt.abort(signal);
 }
 process.on("SIGINT", onSignal);
+// A reader that went away (`xcsh-tools tools | head -1`) is no failure: what is left to print is
+// dropped and the command finishes — a mutation is never cut off half-way by a closed pipe.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+  });
+}
 process.on("SIGTERM", onSignal);
 
 const code = await runCli(process.argv.slice(2), {

@@ -50,7 +50,7 @@ export async function runCli(argv: string[], io: RunCliOptions): Promise<number>
     const output = createOutput(io, { json: Boolean(flags.json), color: flags.color === false ? false : undefined, env: io.env });
     return createContext(flags, { cwd: io.cwd, env: io.env, ...(io.signal ? { signal: io.signal } : {}) }, output);
   };
-  for (const command of await loadCommands()) command.register(program, getContext);
+  for (const command of await loadCommands(commandNameOf(argv, program))) command.register(program, getContext);
 
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -67,6 +67,21 @@ export async function runCli(argv: string[], io: RunCliOptions): Promise<number>
     else io.stderr.write(`${renderError(error, { debug })}\n`);
     return exitCodeOf(error);
   }
+}
+
+/**
+ * The first operand of `argv`, skipping the program's own options and their values
+ * (`--cwd D tools` names `tools`); `undefined` when there is none before `--`.
+ */
+function commandNameOf(argv: readonly string[], program: Command): string | undefined {
+  const takesValue = new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short]));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") return undefined;
+    if (!arg.startsWith("-")) return arg;
+    if (!arg.includes("=") && takesValue.has(arg)) i++;
+  }
+  return undefined;
 }
 
 /** A usage error raised by a command's own argument checks (exit 2). */

@@ -27,7 +27,7 @@
  * key with a wrong value is `ECONFIG` naming the file (or variable, or flag) and the field.
  */
 import { closestKey } from "../manifest/unknown-keys.js";
-import { cosmiconfig, type PublicExplorer } from "cosmiconfig";
+import type { PublicExplorer } from "cosmiconfig";
 import path from "node:path";
 import { stat } from "node:fs/promises";
 import { checkJsonDepth, checkJsonSize } from "../manifest/json-file.js";
@@ -309,7 +309,16 @@ function envLayer(env: NodeJS.ProcessEnv): { doc: Record<string, unknown>; vias:
   return { doc, vias };
 }
 
-function explorer(): PublicExplorer {
+/**
+ * A cosmiconfig explorer, made on first need: the walk over candidate names is ours, so a folder
+ * with no candidate file (most hosts' case) never loads cosmiconfig and its parsers.
+ */
+function lazyExplorer(): () => Promise<PublicExplorer> {
+  let made: Promise<PublicExplorer> | undefined;
+  return () => (made ??= import("cosmiconfig").then(({ cosmiconfig }) => explorer(cosmiconfig)));
+}
+
+function explorer(cosmiconfig: typeof import("cosmiconfig").cosmiconfig): PublicExplorer {
   try {
     return cosmiconfig("xcsh-tools", {
       searchStrategy: "none",
@@ -338,8 +347,9 @@ async function isFile(file: string): Promise<boolean> {
 }
 
 /** Load one candidate file with cosmiconfig; `undefined` when it holds no settings. */
-async function loadCandidate(ex: PublicExplorer, file: string): Promise<{ file: string; config: unknown } | undefined> {
+async function loadCandidate(getExplorer: () => Promise<PublicExplorer>, file: string): Promise<{ file: string; config: unknown } | undefined> {
   if (!(await isFile(file))) return undefined;
+  const ex = await getExplorer();
   try {
     checkJsonSize((await stat(file)).size, file);
     const result = await ex.load(file);
@@ -365,7 +375,7 @@ export async function findProjectSettings(
   cwd: string,
   stopDir?: string,
 ): Promise<{ file: string; config: unknown; shadowed: string[] } | undefined> {
-  const ex = explorer();
+  const ex = lazyExplorer();
   const stop = stopDir === undefined ? undefined : path.resolve(stopDir);
   let dir = path.resolve(cwd);
   for (;;) {
@@ -388,7 +398,7 @@ export async function findProjectSettings(
 
 /** The user settings file in the xcsh root, if any. */
 export async function findUserSettings(xcshHome: string): Promise<{ file: string; config: unknown } | undefined> {
-  const ex = explorer();
+  const ex = lazyExplorer();
   for (const name of USER_SETTINGS_FILES) {
     const found = await loadCandidate(ex, path.join(xcshHome, name));
     if (found) return found;

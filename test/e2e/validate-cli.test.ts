@@ -2,10 +2,11 @@
  * `xcsh-tools validate` as a user runs it: the built CLI on good and bad fixtures, exit codes
  * 0/1/2 and the --json shape.
  */
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDist, REPO } from "../helpers/build-dist.js";
-import { runCli } from "../helpers/run-cli.js";
+import { CLI_BIN, hermeticEnv, runCli } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
 const FIX = path.join(REPO, "test", "fixtures", "validate");
@@ -85,6 +86,17 @@ describe("xcsh-tools validate (built CLI)", () => {
     expect(badFlag.code).toBe(2);
     const unknown = await cli(["validate", "--no-such-flag"]);
     expect(unknown.code).toBe(2);
+  });
+
+  it("ends quietly and completely when its reader closes the pipe first (`| head -1`)", async () => {
+    const child = spawn(process.execPath, [CLI_BIN, "validate", "examples/plugin-greet"], { cwd: REPO, env: hermeticEnv(world.home), stdio: ["ignore", "pipe", "pipe"] });
+    // Closed before the CLI prints anything: every write it makes meets EPIPE.
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
   });
 
   it("survives a module that exits the process", async () => {

@@ -1,7 +1,8 @@
 /**
  * The command registry: one file per command, each exporting `register`. Adding a command is
  * adding its file and one line here. Command files import their engines lazily inside the
- * action so that `--help` and `tools` never load arborist, pacote or listr2.
+ * action so that `--help` and `tools` never load arborist, pacote or listr2; and a run that
+ * names its command loads that command's file alone (a `tools` query is on a host's hot path).
  */
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
@@ -11,7 +12,31 @@ export interface CommandModule {
   register(program: Command, getContext: (command: Command) => CommandContext): void;
 }
 
-/** Every command, in help order. */
-export async function loadCommands(): Promise<CommandModule[]> {
-  return Promise.all([import("./tools.js"), import("./validate.js"), import("./new.js"), import("./install.js"), import("./uninstall.js"), import("./list.js"), import("./update.js"), import("./outdated.js"), import("./link.js"), import("./unlink.js"), import("./enable.js"), import("./features.js"), import("./config.js"), import("./doctor.js"), import("./marketplace.js")]);
+/** Every command module, in help order, with the top-level command names it registers. */
+const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Promise<CommandModule>]> = [
+  [["tools"], () => import("./tools.js")],
+  [["validate"], () => import("./validate.js")],
+  [["new"], () => import("./new.js")],
+  [["install"], () => import("./install.js")],
+  [["uninstall"], () => import("./uninstall.js")],
+  [["list"], () => import("./list.js")],
+  [["update"], () => import("./update.js")],
+  [["outdated"], () => import("./outdated.js")],
+  [["link"], () => import("./link.js")],
+  [["unlink"], () => import("./unlink.js")],
+  [["enable", "disable"], () => import("./enable.js")],
+  [["features"], () => import("./features.js")],
+  [["config"], () => import("./config.js")],
+  [["doctor"], () => import("./doctor.js")],
+  [["marketplace"], () => import("./marketplace.js")],
+];
+
+/**
+ * The modules to register: the one that registers `commandName`, or every module when there is
+ * no name or it is none of ours (top-level help, `help <command>`, a typo that commander answers
+ * with a did-you-mean over all commands).
+ */
+export async function loadCommands(commandName?: string): Promise<CommandModule[]> {
+  const named = commandName === undefined ? undefined : COMMANDS.find(([names]) => names.includes(commandName));
+  return Promise.all((named ? [named] : COMMANDS).map(([, load]) => load()));
 }
