@@ -14,7 +14,7 @@
  * - the program could not be started: 127 when it does not exist (ENOENT), 126 when it is not
  *   executable (EACCES), 1 otherwise; `stderr` holds the reason.
  */
-import { spawn } from "node:child_process";
+import type { spawn as Spawn } from "node:child_process";
 import os from "node:os";
 import type { ExecOptions, ExecResult } from "./types.js";
 
@@ -22,10 +22,21 @@ import type { ExecOptions, ExecResult } from "./types.js";
 const KILL_GRACE_MS = 2000;
 const SIGTERM_CODE = 128 + (os.constants.signals.SIGTERM ?? 15);
 
+/*
+ * node:child_process loads on the first exec, not with the loader: every host start imports the
+ * loader, few tools run a command at boot, and under Bun the module costs about 3 ms to load.
+ */
+let spawnOnce: Promise<typeof Spawn> | undefined;
+function loadSpawn(): Promise<typeof Spawn> {
+  return (spawnOnce ??= import("node:child_process").then((module) => module.spawn));
+}
+
 /** Run `command` with `args` (no shell) in `options.cwd`; resolves with output and exit code. */
-export function execCommand(command: string, args: string[], options: ExecOptions = {}): Promise<ExecResult> {
+export async function execCommand(command: string, args: string[], options: ExecOptions = {}): Promise<ExecResult> {
   const { signal, timeout, cwd } = options;
-  if (signal?.aborted) return Promise.resolve({ stdout: "", stderr: "", code: SIGTERM_CODE, killed: true });
+  if (signal?.aborted) return { stdout: "", stderr: "", code: SIGTERM_CODE, killed: true };
+  const spawn = await loadSpawn();
+  if (signal?.aborted) return { stdout: "", stderr: "", code: SIGTERM_CODE, killed: true };
   return new Promise<ExecResult>((resolve) => {
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];

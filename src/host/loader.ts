@@ -277,12 +277,19 @@ export class CustomToolLoader {
     let result: unknown;
     let timedOut = false;
     try {
-      const call = Promise.resolve().then(() => (factory as (api: CustomToolAPI) => unknown)(this.#api));
-      call.catch(() => undefined);
-      result = await raceTimeout(call, timeoutMs, () => {
-        timedOut = true;
-        return new Error(`factory did not settle within ${timeoutMs} ms`);
-      });
+      // Most factories return their tools synchronously: only a promise needs a timer (one per
+      // tool adds up at boot, under Bun most of all).
+      const called = (factory as (api: CustomToolAPI) => unknown)(this.#api);
+      if (isThenable(called)) {
+        const call = Promise.resolve(called);
+        call.catch(() => undefined);
+        result = await raceTimeout(call, timeoutMs, () => {
+          timedOut = true;
+          return new Error(`factory did not settle within ${timeoutMs} ms`);
+        });
+      } else {
+        result = called;
+      }
     } catch (error) {
       if (timedOut) this.#fail(entry, "EFACTORY_TIMEOUT", `Failed to load tool: factory of ${file} did not settle within ${timeoutMs} ms`);
       else this.#fail(entry, "EFACTORY_THROW", `Failed to load tool: ${errorMessage(error)}`);
@@ -452,4 +459,8 @@ function describeEntry(entry: ToolPathWithSource): string {
 
 function describeClaim(claim: { path: string; source?: ToolSource }): string {
   return `${claim.path}${describeSource(claim.source)}`;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
