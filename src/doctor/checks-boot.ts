@@ -4,6 +4,7 @@
  * rebuilds it with `refreshBootIndex` under the plugins lock. A stale index is a warning: the
  * host still works, it only scans (and validates) again at its next start.
  */
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { checkBootIndex, refreshBootIndex } from "../boot/index.js";
 import { withLock } from "../core/lock.js";
@@ -17,7 +18,11 @@ export async function checkBoot(world: DoctorWorld): Promise<AreaFindings> {
   const all = await checkBootIndex(options);
   const here = all.fresh ? await checkBootIndex({ ...options, cwd: world.cwd }) : all;
   const repair = { hint: "Run `xcsh-tools doctor --fix` (or any install) to rebuild it; the host rebuilds it at its next start otherwise.", repair: { kind: "boot-rebuild" as const }, repairText: "rebuild the boot index" };
-  if (!all.fresh) {
+  const pluginsDir = xcshPaths(world.roots).plugins;
+  if (all.state === "missing" && !existsSync(pluginsDir)) {
+    // Nothing was ever installed here: no index is the normal state, not a stale one.
+    area.ok("boot-index", `boot index: none yet (${pluginsDir} does not exist; the first install or host start writes it)`);
+  } else if (!all.fresh) {
     area.problem("boot-index", "warn", `boot index: stale (${all.reason})${all.state === "missing" ? "" : ` — ${all.file}`}`, repair);
   } else if (!here.fresh && here.state !== "no-view") {
     area.problem("boot-index", "warn", `boot index: stale (${here.reason})`, repair);

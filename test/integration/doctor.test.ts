@@ -320,6 +320,12 @@ describe("transactions, committed but not completed", () => {
 });
 
 describe("the boot index", () => {
+  it("none yet is no warning where nothing was ever installed", async () => {
+    const { code, report } = await doctor();
+    expect(code).toBe(0);
+    expect(check(report, "boot-index")).toMatchObject({ status: "ok", message: expect.stringMatching(/^boot index: none yet \(.+ does not exist/) });
+  });
+
   it("fresh after an install; stale (with the reason) when a tool source changes; --fix rebuilds it", async () => {
     await install(n.basic);
     const fresh = await doctor();
