@@ -13,8 +13,8 @@
  * Signatures are taken BEFORE the content they vouch for is read (see `captureFingerprints`'s
  * callers), so a change racing with the write makes the index stale, never wrongly fresh.
  */
-import { lstat, readFile, stat } from "node:fs/promises";
-import type { Stats } from "node:fs";
+import { lstatSync, statSync, type Stats } from "node:fs";
+import { readFile } from "node:fs/promises";
 
 /** How an input is looked at: `stat` follows symlinks, `lstat` sees the link itself. */
 export type InputKind = "stat" | "lstat";
@@ -49,13 +49,23 @@ export function signatureOf(info: Stats | undefined): string {
   return `${typeOf(info)}:${info.size}:${info.mtimeMs}:${info.ino}`;
 }
 
-async function statSig(file: string, kind: InputKind): Promise<{ sig: string; isFile: boolean }> {
+/*
+ * Synchronous on purpose: a fresh boot stats a few hundred inputs and does nothing else until it
+ * knows the answer. One stat(2) is microseconds, while the promise API pays a thread-pool round
+ * trip and a promise per call (several times the whole check's cost under Bun).
+ */
+function statSig(file: string, kind: InputKind): { sig: string; isFile: boolean } {
   try {
-    const info = kind === "lstat" ? await lstat(file) : await stat(file);
-    return { sig: signatureOf(info), isFile: info.isFile() };
+    const info = kind === "lstat" ? lstatSync(file, { throwIfNoEntry: false }) : statSync(file, { throwIfNoEntry: false });
+    return info ? { sig: signatureOf(info), isFile: info.isFile() } : { sig: "missing", isFile: false };
   } catch {
     return { sig: "missing", isFile: false };
   }
+}
+
+/** The signature `file` has now (`missing` when it cannot be stat'ed). */
+export function currentSignature(file: string, kind: InputKind = "stat"): string {
+  return statSig(file, kind).sig;
 }
 
 /** sha256 of a file's bytes, or undefined when it cannot be read. */
@@ -82,7 +92,7 @@ export async function captureFingerprints(requests: readonly InputRequest[]): Pr
   return Promise.all(
     [...byKey.values()].map(async (request) => {
       const kind = request.kind ?? "stat";
-      const { sig, isFile } = await statSig(request.path, kind);
+      const { sig, isFile } = statSig(request.path, kind);
       const fingerprint: InputFingerprint = { path: request.path, kind, sig };
       if (request.hash && isFile) {
         const sha = await hashFile(request.path);
@@ -95,7 +105,7 @@ export async function captureFingerprints(requests: readonly InputRequest[]): Pr
 
 /** Why `input` no longer matches the disk, or undefined when it still does. */
 export async function inputChange(input: InputFingerprint): Promise<string | undefined> {
-  const { sig, isFile } = await statSig(input.path, input.kind);
+  const { sig, isFile } = statSig(input.path, input.kind);
   if (sig === input.sig) return undefined;
   if (input.sha !== undefined && isFile && (await hashFile(input.path)) === input.sha) return undefined;
   if (sig === "missing") return `${input.path} was removed`;

@@ -36,8 +36,8 @@
  * child — out of process, so a tool that hangs or exits cannot take the CLI with it — and its
  * record is kept. A host never fails because of the index: any problem means a full scan.
  */
-import { readFileSync } from "node:fs";
-import { mkdir, realpath, stat } from "node:fs/promises";
+import { readFileSync, realpathSync } from "node:fs";
+import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { writeFileAtomic } from "../core/atomic-fs.js";
@@ -46,7 +46,7 @@ import { selectProviders } from "../discovery/select.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
 import type { ProviderId } from "../host/options.js";
 import type { ToolLoadError, ToolSource } from "../host/types.js";
-import { captureFingerprints, firstChange, signatureOf } from "./fingerprint.js";
+import { captureFingerprints, currentSignature, firstChange } from "./fingerprint.js";
 import { BOOT_INDEX_VERSION, readBootIndex, sameKey, type BootIndex, type BootView, type ModuleRecord, type ViewKey } from "./format.js";
 import { collectInputs } from "./inputs.js";
 import { recallValidated } from "./prevalidated.js";
@@ -251,8 +251,13 @@ export async function checkBootIndex(options: BootIndexOptions = {}): Promise<Bo
   return { ...base, state: "fresh", fresh: true, reason: "fresh", unvalidated };
 }
 
-async function realOrResolved(file: string): Promise<string> {
-  return realpath(file).catch(() => path.resolve(file));
+/** The real path the loader keys a module by (one realpath(3), synchronous as in the loader). */
+function realOrResolved(file: string): string {
+  try {
+    return realpathSync.native(file);
+  } catch {
+    return path.resolve(file);
+  }
 }
 
 /** The view's entries as the loader would take them, each with its record when still valid. */
@@ -260,11 +265,11 @@ async function prepareModules(view: Pick<BootView, "paths">, index: BootIndex): 
   return Promise.all(
     view.paths.map(async (entry) => {
       const file = path.resolve(entry.path);
-      const key = await realOrResolved(file);
+      const key = realOrResolved(file);
       const record = index.modules[key];
       let valid: ModuleRecord | undefined;
       if (record && record.file === file && record.runtime === runtimeName()) {
-        const current = await stat(file).then(signatureOf, () => "missing");
+        const current = currentSignature(file);
         if (current === record.sig) valid = record;
         else if (current !== "missing" && record.sha !== undefined) {
           const [fingerprint] = await captureFingerprints([{ path: file, hash: true }]);
