@@ -124,6 +124,9 @@ describe("enable / disable", () => {
     expect(await readOverrides()).toEqual({ custom: { kept: true }, settings: { [n.plain]: { x: 1 } }, disabled: [n.state] });
     expect(await readFile(lockFile())).toEqual(lockBefore);
     expect(await hostTools()).toEqual([n.plainTool]);
+    // list shows what the host does in this project.
+    expect((await ok(["list", "--json"])).json().plugins.find((p: { name: string }) => p.name === n.state)).toMatchObject({ enabled: false, user: true, projectDisabled: true });
+    expect((await ok(["list"])).stdout).toMatch(new RegExp(`${n.state}@\\S+  disabled in this project`));
 
     // A user-level enable cannot override the project: it says so.
     const user = await ok(["enable", n.state]);

@@ -1,7 +1,7 @@
 /**
  * `xcsh-tools list`: installed npm plugins — name, version, enabled, features, the spec they were
  * installed from, linked or not, the install scripts they declare — read the way the host reads
- * them. An interrupted command is recovered first, so the list never shows a half-applied change.
+ * them, the project's `.xcsh/plugin-overrides.json` included. An interrupted command is recovered first, so the list never shows a half-applied change.
  */
 import type { Command } from "commander";
 import { mutationWorld } from "../plugin-world.js";
@@ -16,14 +16,14 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .action(async (flags: { scope?: string }, command: Command) => {
       const ctx = getContext(command);
       const mkt = await (await import("./marketplace.js")).listSection(ctx, flags);
-      const { readStateForQuery } = await import("../../plugins/mutation.js");
-      const { loadInventory } = await import("../../plugins/inventory.js");
-      const state = await readStateForQuery(await mutationWorld(ctx));
-      const inventory = await loadInventory(state);
-      const items = inventory.map((p) => ({
+      const { enabledState, loadStateView } = await import("../../plugins/state-change.js");
+      // The project's overrides count as the host counts them: a plugin this project disables is
+      // disabled here, whatever the user-level state says.
+      const view = await loadStateView(await mutationWorld(ctx), ctx.cwd);
+      const items = view.inventory.map((p) => ({
         name: p.name,
         version: p.version ?? null,
-        enabled: p.runtime?.enabled !== false,
+        ...(({ enabled, user, projectDisabled }) => ({ enabled, user, projectDisabled }))(enabledState(view, p.name)),
         features: p.runtime?.enabledFeatures ?? null,
         spec: p.record?.spec ?? p.dependency,
         dependency: p.dependency,
@@ -47,7 +47,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       }
       for (const item of items) {
         const flags = [
-          item.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", "disabled"),
+          item.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", item.projectDisabled ? "disabled in this project" : "disabled"),
           `features: ${item.features === null ? "defaults" : item.features.length ? item.features.join(",") : "none"}`,
           item.linked ? `linked → ${item.linkTarget ?? "?"}` : `from ${item.spec}`,
           ...(item.scripts.length ? [style(ctx.output, "yellow", `scripts: ${item.scripts.join(",")}${item.scriptsRan ? " (ran)" : " (not run)"}`)] : []),
