@@ -143,6 +143,9 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const progress = options.progress ?? (() => undefined);
   const now = options.now ?? (() => new Date());
   await mkdir(work, { recursive: true });
+  // The module checker starts now: its own start (the loader and the TypeBox it hands to tools)
+  // overlaps copying, fetching and extracting instead of following them.
+  if (plan.actions.some(needsValidation)) (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd });
 
   // 1. The copy arborist works on.
   progress("Preparing a staging copy of the plugins folder");
@@ -233,7 +236,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   // 4. Validate what arrived, in the copy: every added or changed plugin, several at once (each
   //    validation is a child process that imports the plugin's tools).
   const nodeModulesDir = path.join(work, "node_modules");
-  const toValidate = plan.actions.filter((a) => a.type !== "NOOP" && a.apply.kind !== "remove" && !(a.apply.kind === "unlink" && a.apply.restore.dependency === null));
+  const toValidate = plan.actions.filter(needsValidation);
   const dirs: { name: string; dir: string }[] = [];
   for (const action of toValidate) {
     const installed = await readInstalledPackage(nodeModulesDir, action.name);
@@ -334,6 +337,11 @@ function validationError(name: string, dir: string, errors: readonly { code: str
   return new XcshToolsError("EVALIDATE", `${name} failed validation, so it was not installed: ${shown.join("; ")}${more}`, {
     hint: "Nothing was changed. See every problem with `xcsh-tools validate <the plugin's folder>`.",
   });
+}
+
+/** Whether `action` leaves a plugin in place whose tools must be checked before it counts. */
+function needsValidation(action: Plan["actions"][number]): boolean {
+  return action.type !== "NOOP" && action.apply.kind !== "remove" && !(action.apply.kind === "unlink" && action.apply.restore.dependency === null);
 }
 
 async function stageFromWork(m: Mutation, source: string, target: string): Promise<void> {

@@ -65,6 +65,111 @@ export function resolveChildScript(): string {
   });
 }
 
+/*
+ * A checker started ahead. The child spends most of its start importing the loader and the
+ * TypeBox it hands to tools (a few hundred modules); an install that starts one before fetching
+ * and extracting has it ready by the time there is something to check. It is unreferenced until
+ * used, so an install that fails or has nothing to check never waits for it, and it is killed
+ * when this process exits.
+ */
+interface WarmChecker {
+  key: string;
+  child: ChildProcess;
+  ready: boolean;
+  stderrTail: string;
+  /** Remove the warm-up's own listeners (never Node's internal ones) before a batch takes over. */
+  detach(): void;
+}
+let warm: WarmChecker | undefined;
+
+function forkChecker(script: string, execPath: string, cwd: string): ChildProcess {
+  return fork(script, [], {
+    execPath,
+    // Node's own flags of the parent (e.g. vitest's loaders) must not leak into the child.
+    // A memory cap (Node only; Bun has no such flag) makes a tool that allocates without
+    // end crash the checker quickly (EMODULE_EXIT) instead of eating the machine's memory.
+    execArgv: isBun(execPath) ? [] : [`--max-old-space-size=${CHILD_MAX_OLD_SPACE_MB}`],
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+    serialization: "json",
+    cwd,
+  });
+}
+
+const checkerKey = (script: string, execPath: string, cwd: string) => `${execPath}\0${script}\0${cwd}`;
+
+/** Start a checker for a later `checkModules` with the same `cwd` (and runtime). Best effort. */
+export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath">): void {
+  const script = options.childScript ?? resolveChildScript();
+  const execPath = options.execPath ?? process.execPath;
+  const key = checkerKey(script, execPath, options.cwd);
+  if (warm && warm.key === key && warm.child.exitCode === null && warm.child.signalCode === null) return;
+  discardWarmChecker();
+  let child: ChildProcess;
+  try {
+    child = forkChecker(script, execPath, options.cwd);
+  } catch {
+    return;
+  }
+  const onMessage = (message: ChildMessage) => {
+    if (message.type === "ready") entry.ready = true;
+  };
+  const onStderr = (chunk: Buffer) => {
+    entry.stderrTail = (entry.stderrTail + chunk.toString("utf8")).slice(-2000);
+  };
+  const onGone = () => {
+    if (warm === entry) warm = undefined;
+  };
+  const entry: WarmChecker = {
+    key,
+    child,
+    ready: false,
+    stderrTail: "",
+    detach() {
+      child.off("message", onMessage);
+      child.stderr?.off("data", onStderr);
+      child.off("error", onGone);
+      child.off("exit", onGone);
+    },
+  };
+  child.on("message", onMessage);
+  child.stderr?.on("data", onStderr);
+  child.on("error", onGone);
+  child.on("exit", onGone);
+  setReferenced(child, false);
+  warm = entry;
+}
+
+function discardWarmChecker(): void {
+  if (!warm) return;
+  const { child } = warm;
+  warm.detach();
+  warm = undefined;
+  if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+}
+process.once("exit", discardWarmChecker);
+
+/** The warm checker for `key`, taken (at most one batch uses it). */
+function takeWarmChecker(key: string): WarmChecker | undefined {
+  const entry = warm;
+  if (!entry || entry.key !== key || entry.child.exitCode !== null || entry.child.signalCode !== null || !entry.child.connected) return undefined;
+  warm = undefined;
+  entry.detach();
+  setReferenced(entry.child, true);
+  return entry;
+}
+
+/** A child, its IPC channel and its stderr pipe keep this process alive only while in use. */
+function setReferenced(child: ChildProcess, on: boolean): void {
+  type Refable = { ref?(): void; unref?(): void } | null | undefined;
+  const handles: Refable[] = [(child as { channel?: Refable }).channel, child.stderr as Refable];
+  if (on) child.ref();
+  else child.unref();
+  for (const handle of handles) {
+    if (on) handle?.ref?.();
+    else handle?.unref?.();
+  }
+}
+
 /** Run `modules` through child processes; one outcome per module, in input order. */
 export async function checkModules(modules: readonly string[], options: CheckModulesOptions): Promise<ModuleOutcome[]> {
   const outcomes: (ModuleOutcome | undefined)[] = modules.map(() => undefined);
@@ -154,20 +259,17 @@ function runChild(
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       resolve(stop);
     };
-    try {
-      child = fork(script, [], {
-        execPath: control.execPath,
-        // Node's own flags of the parent (e.g. vitest's loaders) must not leak into the child.
-        // A memory cap (Node only; Bun has no such flag) makes a tool that allocates without
-        // end crash the checker quickly (EMODULE_EXIT) instead of eating the machine's memory.
-        execArgv: isBun(control.execPath) ? [] : [`--max-old-space-size=${CHILD_MAX_OLD_SPACE_MB}`],
-        stdio: ["ignore", "ignore", "pipe", "ipc"],
-        serialization: "json",
-        cwd: request.cwd,
-      });
-    } catch (error) {
-      resolve({ kind: "broken", failure: { code: "ECHILD", message: `cannot start the module checker: ${(error as Error).message}` } });
-      return;
+    const warmed = takeWarmChecker(checkerKey(script, control.execPath, request.cwd));
+    if (warmed) {
+      child = warmed.child;
+      stderrTail = warmed.stderrTail;
+    } else {
+      try {
+        child = forkChecker(script, control.execPath, request.cwd);
+      } catch (error) {
+        resolve({ kind: "broken", failure: { code: "ECHILD", message: `cannot start the module checker: ${(error as Error).message}` } });
+        return;
+      }
     }
     child.stderr?.on("data", (chunk: Buffer) => {
       stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2000);
@@ -198,6 +300,8 @@ function runChild(
     child.on("error", (error) => {
       finish({ kind: "broken", failure: { code: "ECHILD", message: `the module checker failed: ${error.message}` } });
     });
+    // A warm child may have said `ready` before this batch listened.
+    if (warmed?.ready) child.send(request);
     child.on("exit", (code, signal) => {
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const tail = stderrTail.trim() ? `; its last output: ${stderrTail.trim().split("\n").slice(-3).join(" | ")}` : "";

@@ -1,0 +1,73 @@
+/**
+ * The module checker an install starts ahead (validate/module-check.ts `warmUpChecker`): the next
+ * check with the same cwd uses that very process, and a warm checker nobody uses neither keeps
+ * its parent alive nor outlives it. Runs a small script against the built dist/ in its own Node
+ * process, whose children are read from /proc (Linux, as CI).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { buildDist, REPO } from "../helpers/build-dist.js";
+import { hermeticEnv, runProcess } from "../helpers/run-cli.js";
+import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+
+const moduleCheck = pathToFileURL(path.join(REPO, "dist", "validate", "module-check.js")).href;
+
+const script = `
+import { readdirSync, readFileSync } from "node:fs";
+import { checkModules, warmUpChecker } from ${JSON.stringify(moduleCheck)};
+const [cwd, tool] = process.argv.slice(2);
+const children = () => readdirSync("/proc").filter((name) => /^\\d+$/.test(name)).filter((pid) => {
+  try { return readFileSync("/proc/" + pid + "/stat", "utf8").replace(/^.*\\) /, "").split(" ")[1] === String(process.pid); } catch { return false; }
+});
+warmUpChecker({ cwd });
+const warm = children();
+await new Promise((resolve) => setTimeout(resolve, 300));
+const outcomes = await checkModules([tool], { cwd });
+await new Promise((resolve) => setTimeout(resolve, 300));
+const after = children();
+warmUpChecker({ cwd });
+const unused = children();
+console.log(JSON.stringify({ warm, after, unused, tools: outcomes.map((o) => o.tools.map((t) => t.name)), failures: outcomes.map((o) => o.failure ?? null) }));
+// No exit call: a warm checker left unused must not keep this process alive.
+`;
+
+/** The state letter of process `pid` (R, S, Z…), or "gone". */
+function processState(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[0]!;
+  } catch {
+    return "gone";
+  }
+}
+
+let w: TmpWorld;
+beforeAll(buildDist, 120_000);
+beforeEach(async () => {
+  w = await makeTmpWorld();
+});
+afterEach(async () => w?.cleanup());
+
+describe.runIf(existsSync("/proc/self/stat"))("the warm module checker", () => {
+  it("serves the next check itself, and an unused one ends with its parent", { timeout: 60_000 }, async () => {
+    const tool = path.join(w.cwd, "tool.mjs");
+    await writeFile(tool, `export default () => ({ name: "warm_tool", label: "Warm", description: "d", parameters: { type: "object", properties: {} }, async execute() { return { content: [] }; } });\n`);
+    const file = path.join(w.root, "run.mjs");
+    await writeFile(file, script);
+    const r = await runProcess(process.execPath, [file, w.cwd, tool], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 30_000 });
+    expect(r.timedOut, r.stderr).toBe(false);
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.json<{ warm: string[]; after: string[]; unused: string[]; tools: string[][]; failures: unknown[] }>();
+    expect(out.tools).toEqual([["warm_tool"]]);
+    expect(out.failures).toEqual([null]);
+    expect(out.warm).toHaveLength(1);
+    // The warm process did the check (it exits when done); no other checker was left behind.
+    expect(out.after).toEqual([]);
+    expect(out.unused).toHaveLength(1);
+    // Killed when its parent exited: gone, or a zombie its new parent has not reaped yet.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(processState(out.unused[0]!)).toMatch(/^(gone|Z)$/);
+  });
+});
