@@ -1,7 +1,8 @@
 /**
  * `xcsh-tools list`: installed npm plugins — name, version, enabled, features, the spec they were
  * installed from, linked or not, the install scripts they declare — read the way the host reads
- * them, the project's `.xcsh/plugin-overrides.json` included. An interrupted command is recovered first, so the list never shows a half-applied change.
+ * them, the project's `.xcsh/plugin-overrides.json` included. An interrupted command is
+ * recovered first, so the list never shows a half-applied change.
  */
 import type { Command } from "commander";
 import { mutationWorld } from "../plugin-world.js";
@@ -20,22 +21,27 @@ export const register: CommandModule["register"] = (program, getContext) => {
       // The project's overrides count as the host counts them: a plugin this project disables is
       // disabled here, whatever the user-level state says.
       const view = await loadStateView(await mutationWorld(ctx), ctx.cwd);
-      const items = view.inventory.map((p) => ({
-        name: p.name,
-        version: p.version ?? null,
-        ...(({ enabled, user, projectDisabled }) => ({ enabled, user, projectDisabled }))(enabledState(view, p.name)),
-        features: p.runtime?.enabledFeatures ?? null,
-        spec: p.record?.spec ?? p.dependency,
-        dependency: p.dependency,
-        source: p.linked ? "link" : (p.record?.source ?? "registry"),
-        linked: p.linked,
-        ...(p.linked ? { linkTarget: p.linkTarget ?? null } : {}),
-        scripts: p.scripts,
-        scriptsRan: p.record?.scriptsRan ?? false,
-        path: p.dir,
-        ...(p.manifest?.description ? { description: p.manifest.description } : {}),
-        ...(p.problem ? { problem: p.problem } : {}),
-      }));
+      const items = view.inventory.map((p) => {
+        const { enabled, user, projectDisabled } = enabledState(view, p.name);
+        return {
+          name: p.name,
+          version: p.version ?? null,
+          enabled,
+          user,
+          projectDisabled,
+          features: p.runtime?.enabledFeatures ?? null,
+          spec: p.record?.spec ?? p.dependency,
+          dependency: p.dependency,
+          source: p.linked ? "link" : (p.record?.source ?? "registry"),
+          linked: p.linked,
+          ...(p.linked ? { linkTarget: p.linkTarget ?? null } : {}),
+          scripts: p.scripts,
+          scriptsRan: p.record?.scriptsRan ?? false,
+          path: p.dir,
+          ...(p.manifest?.description ? { description: p.manifest.description } : {}),
+          ...(p.problem ? { problem: p.problem } : {}),
+        };
+      });
       if (ctx.output.json) {
         ctx.output.result({ plugins: items, ...mkt.json });
         return;
