@@ -113,8 +113,14 @@ export async function inputChange(input: InputFingerprint): Promise<string | und
   return `${input.path} changed`;
 }
 
-/** The first change among `inputs` (checked concurrently), or undefined when none changed. */
+/**
+ * The first change among `inputs`, or undefined when none changed. Every input is stat'ed
+ * synchronously first (a fresh boot ends there, without a promise per input); only the inputs
+ * whose signature moved are looked at again, concurrently, hashing the files that have a hash.
+ */
 export async function firstChange(inputs: readonly InputFingerprint[]): Promise<string | undefined> {
-  const changes = await Promise.all(inputs.map(inputChange));
+  const moved = inputs.filter((input) => statSig(input.path, input.kind).sig !== input.sig);
+  if (moved.length === 0) return undefined;
+  const changes = await Promise.all(moved.map(inputChange));
   return changes.find((change) => change !== undefined);
 }

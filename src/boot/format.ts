@@ -53,27 +53,44 @@ export interface ModuleRecord {
  * cost more than the whole rest of the query. The file is ours and flat; a check is a few lines
  * per record, and it reports the first wrong path as the schema checks do.
  */
-type Shape = "string" | "number" | "unknown" | ((value: unknown, at: string) => string | undefined);
+type Shape = "string" | "number" | "unknown" | ((value: unknown) => Problem | undefined);
+
+/**
+ * A wrong value: the keys leading to it (innermost last) and what was expected. The path is
+ * built only on the way out of a failure, so a good file (every boot) allocates no path strings.
+ */
+interface Problem {
+  keys: (string | number)[];
+  expected: string;
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-function checkValue(shape: Shape, value: unknown, at: string): string | undefined {
+function checkValue(shape: Shape, value: unknown): Problem | undefined {
   if (shape === "unknown") return undefined;
-  if (typeof shape === "function") return shape(value, at);
-  return typeof value === shape ? undefined : `${at || "/"}: expected ${shape}`;
+  if (typeof shape === "function") return shape(value);
+  return typeof value === shape ? undefined : { keys: [], expected: `expected ${shape}` };
+}
+
+/** `problem` one level further out, under `key`. */
+function under(key: string | number, problem: Problem | undefined): Problem | undefined {
+  if (problem) problem.keys.unshift(key);
+  return problem;
 }
 
 function object(required: Record<string, Shape>, optional: Record<string, Shape> = {}): Shape {
-  return (value, at) => {
-    if (!isObject(value)) return `${at || "/"}: expected object`;
-    for (const [key, shape] of Object.entries(required)) {
-      if (!(key in value)) return `${at}/${key}: required`;
-      const problem = checkValue(shape, value[key], `${at}/${key}`);
+  const requiredEntries = Object.entries(required);
+  const optionalEntries = Object.entries(optional);
+  return (value) => {
+    if (!isObject(value)) return { keys: [], expected: "expected object" };
+    for (const [key, shape] of requiredEntries) {
+      if (!(key in value)) return { keys: [key], expected: "required" };
+      const problem = under(key, checkValue(shape, value[key]));
       if (problem) return problem;
     }
-    for (const [key, shape] of Object.entries(optional)) {
+    for (const [key, shape] of optionalEntries) {
       if (value[key] === undefined) continue;
-      const problem = checkValue(shape, value[key], `${at}/${key}`);
+      const problem = under(key, checkValue(shape, value[key]));
       if (problem) return problem;
     }
     return undefined;
@@ -81,10 +98,10 @@ function object(required: Record<string, Shape>, optional: Record<string, Shape>
 }
 
 function arrayOf(item: Shape): Shape {
-  return (value, at) => {
-    if (!Array.isArray(value)) return `${at || "/"}: expected array`;
+  return (value) => {
+    if (!Array.isArray(value)) return { keys: [], expected: "expected array" };
     for (let i = 0; i < value.length; i++) {
-      const problem = checkValue(item, value[i], `${at}/${i}`);
+      const problem = under(i, checkValue(item, value[i]));
       if (problem) return problem;
     }
     return undefined;
@@ -92,17 +109,22 @@ function arrayOf(item: Shape): Shape {
 }
 
 function recordOf(item: Shape): Shape {
-  return (value, at) => {
-    if (!isObject(value)) return `${at || "/"}: expected object`;
-    for (const [key, entry] of Object.entries(value)) {
-      const problem = checkValue(item, entry, `${at}/${key}`);
+  return (value) => {
+    if (!isObject(value)) return { keys: [], expected: "expected object" };
+    for (const key in value) {
+      const problem = under(key, checkValue(item, value[key]));
       if (problem) return problem;
     }
     return undefined;
   };
 }
 
-const oneOf = (...allowed: string[]): Shape => (value, at) => (typeof value === "string" && allowed.includes(value) ? undefined : `${at || "/"}: expected one of ${allowed.join(", ")}`);
+const oneOf = (...allowed: string[]): Shape => (value) => (typeof value === "string" && allowed.includes(value) ? undefined : { keys: [], expected: `expected one of ${allowed.join(", ")}` });
+
+/** `/views/0/key: expected object`, as the schema checks word it. */
+function describeProblem(problem: Problem): string {
+  return `${problem.keys.length ? problem.keys.map((key) => `/${key}`).join("") : "/"}: ${problem.expected}`;
+}
 
 const source = object({ provider: "string", providerName: "string", level: oneOf("user", "project") }, { plugin: "string" });
 const view = object({
@@ -162,8 +184,8 @@ export async function readBootIndex(file: string, generator: string): Promise<Bo
   if (version !== BOOT_INDEX_VERSION) {
     return { status: "unknown-version", reason: `${file} has version ${JSON.stringify(version)}; this xcsh-tools reads version ${BOOT_INDEX_VERSION}` };
   }
-  const problem = checkValue(bootIndexShape, raw, "");
-  if (problem) return { status: "corrupt", reason: `${file} has the wrong shape at ${problem}` };
+  const problem = checkValue(bootIndexShape, raw);
+  if (problem) return { status: "corrupt", reason: `${file} has the wrong shape at ${describeProblem(problem)}` };
   const index = raw as BootIndex;
   if (index.generator !== generator) {
     return { status: "other-generator", reason: `${file} was written by ${index.generator}, not ${generator}` };
