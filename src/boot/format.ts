@@ -13,7 +13,7 @@
  * entry and calling its factory produced, captured in the validation child: its tools' names,
  * labels, descriptions and parameter schemas, or the failure.
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import type { ToolLoadError, ToolSource } from "../host/types.js";
 import type { InputFingerprint } from "./fingerprint.js";
 
@@ -168,7 +168,9 @@ export type BootIndexRead =
 export async function readBootIndex(file: string, generator: string): Promise<BootIndexRead> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    // Synchronous: the boot waits for this answer and does nothing meanwhile, and it spares the
+    // boot path node:fs/promises (about 2 ms to load under Bun).
+    text = readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException)?.code;
     if (code === "ENOENT" || code === "ENOTDIR") return { status: "missing", reason: `${file} does not exist` };

@@ -37,7 +37,6 @@
  * record is kept. A host never fails because of the index: any problem means a full scan.
  */
 import { readFileSync, realpathSync } from "node:fs";
-import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { resolveRoots, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
@@ -64,6 +63,8 @@ const inputsModule = () => import("./inputs.js");
 const atomicFs = () => import("../core/atomic-fs.js");
 const prevalidated = () => import("./prevalidated.js");
 const simulate = () => import("./simulate.js");
+/** node:fs/promises (about 2 ms to load under Bun), for writes and refreshes only. */
+const fsPromises = () => import("node:fs/promises");
 
 /** Views kept in the file (most recently built first). */
 export const MAX_BOOT_VIEWS = 8;
@@ -138,7 +139,7 @@ async function loadIndex(world: World): Promise<{ index: BootIndex; reason?: str
 async function writeIndex(world: World, index: BootIndex): Promise<void> {
   index.writtenAt = new Date().toISOString();
   index.generator = bootIndexGenerator();
-  await mkdir(path.dirname(world.file), { recursive: true });
+  await (await fsPromises()).mkdir(path.dirname(world.file), { recursive: true });
   await (await atomicFs()).writeFileAtomic(world.file, `${JSON.stringify(index)}\n`);
 }
 
@@ -190,10 +191,8 @@ export async function discoverWithBootIndex(configuredPaths: readonly string[], 
     const view = findView(loaded.index, key);
     if (view) {
       const change = await viewChange(view);
-      if (change === undefined) {
-        const copy = JSON.parse(JSON.stringify({ paths: view.paths, errors: view.errors })) as Pick<BootDiscovery, "paths" | "errors">;
-        return { ...copy, index: { fresh: true, reason: "fresh", written: false } };
-      }
+      // The index was parsed for this call alone: its arrays are the caller's, no copy needed.
+      if (change === undefined) return { paths: view.paths, errors: view.errors, index: { fresh: true, reason: "fresh", written: false } };
       reason = change;
     } else reason = loaded.reason ?? "no entry for this project folder and configured paths";
   } catch (error) {
@@ -359,6 +358,7 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   const { index } = await loadIndex(world);
   const keys: ViewKey[] = [];
   if (options.cwd !== undefined) keys.push(keyOf(world, options.configuredPaths ?? [], options.cwd, options));
+  const { stat } = await fsPromises();
   for (const view of index.views) {
     if (keys.some((k) => sameKey(k, view.key))) continue;
     if (!(await stat(view.key.cwd).then((s) => s.isDirectory(), () => false))) continue;
