@@ -29,7 +29,7 @@
  * removes; a marker found by the next command — read-only ones too, through `recoverBeforeRead` —
  * means "refresh now". A rolled-back transaction never swapped its marker in.
  */
-import { readdir, unlink, writeFile } from "node:fs/promises";
+import { readdir, rmdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fsyncDir, pathExists } from "../core/atomic-fs.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
@@ -81,6 +81,28 @@ export async function runMutation<T>(world: MutationWorld, label: string, fn: (m
   const step = async (name: string) => {
     if (world.onStep) await world.onStep(name);
   };
+  // The folders the lock and the journal are about to create, so that a first-ever command that
+  // fails leaves the disk as it found it (see `removeIfEmpty`).
+  const bookkeeping = [journalRoot(paths.ours), paths.ours, paths.plugins, world.roots.xcshHome];
+  const created = (await Promise.all(bookkeeping.map(async (dir) => ((await pathExists(dir)) ? undefined : dir)))).filter((dir) => dir !== undefined);
+  try {
+    return await lockedMutation(world, label, fn, paths, step);
+  } catch (error) {
+    for (const dir of created) await removeIfEmpty(dir);
+    throw error;
+  }
+}
+
+/**
+ * Remove `dir` when it is an empty folder; anything else stays (a journal a rollback could not
+ * finish, another command's lock file). A command that creates it again meanwhile is safe: the
+ * lock makes its folder again when it finds it gone (lock.ts).
+ */
+async function removeIfEmpty(dir: string): Promise<void> {
+  await rmdir(dir).catch(() => undefined);
+}
+
+async function lockedMutation<T>(world: MutationWorld, label: string, fn: (m: Mutation) => Promise<T>, paths: PluginsPaths, step: (name: string) => Promise<void>): Promise<T> {
   const result = await withLock(
     paths.ours,
     async (lock) => {

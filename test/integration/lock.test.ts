@@ -125,6 +125,20 @@ describe("withLock in one process", () => {
     expect(order).toEqual(["first:in", "nested", "first:out", "second"]);
   });
 
+  it("a waiter makes the folder again when it was removed after the holder let go", async () => {
+    const holder = await acquireLock(dir);
+    let waiting!: () => void;
+    const waited = new Promise<void>((resolve) => (waiting = resolve));
+    const second = withLock(dir, async () => "second", { waitMs: 5000, onWait: () => waiting() });
+    await waited;
+    await holder.release();
+    // What a failed first-ever command does once its lock is released (plugins/mutation.ts).
+    const { rmdir } = await import("node:fs/promises");
+    await rmdir(dir);
+    expect(await second).toBe("second");
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it("releases on a thrown error", async () => {
     await expect(withLock(dir, async () => { throw new Error("boom"); })).rejects.toThrow("boom");
     expect(await readdir(dir)).toEqual([]);
