@@ -260,7 +260,10 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
       ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
     });
     for (const report of reports) {
-      if (report.errors.length > 0) throw validationError(report.name, report.dir, report.errors);
+      if (report.errors.length > 0) {
+        const apply = toValidate.find((action) => action.name === report.name)?.apply;
+        throw validationError(report.name, report.dir, report.errors, apply?.kind === "link" ? apply.target : undefined);
+      }
       await m.step(`validate:${report.name}`);
     }
   }
@@ -331,11 +334,23 @@ function recordFor(action: PlanAction, current: InstalledPlugin | undefined, scr
   }
 }
 
-function validationError(name: string, dir: string, errors: readonly { code: string; file: string; path?: string; message: string }[]): XcshToolsError {
+/** A bare package an import could not find, from Node's or Bun's message. */
+const MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^/.'\s][^/'\s]*)/;
+
+/**
+ * `linkedDir`: the folder of a plugin being linked. A link uses the folder as it is, with its own
+ * node_modules (like `npm link`), so a package its tools cannot find usually means nobody ran
+ * `npm install` there yet: the hint says so instead of pointing at `validate`.
+ */
+function validationError(name: string, dir: string, errors: readonly { code: string; file: string; path?: string; message: string }[], linkedDir?: string): XcshToolsError {
   const shown = errors.slice(0, 3).map((e) => `${e.code} ${path.relative(dir, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.message}`);
   const more = errors.length > 3 ? ` (and ${errors.length - 3} more)` : "";
+  const missing = linkedDir === undefined ? undefined : errors.map((e) => MISSING_PACKAGE.exec(e.message)?.[1]).find((found) => found !== undefined);
   return new XcshToolsError("EVALIDATE", `${name} failed validation, so it was not installed: ${shown.join("; ")}${more}`, {
-    hint: "Nothing was changed. See every problem with `xcsh-tools validate <the plugin's folder>`.",
+    hint:
+      missing !== undefined
+        ? `Nothing was changed. ${linkedDir} has no ${missing} in its node_modules: a link uses the folder as it is, so run \`npm install\` there first, then link again.`
+        : "Nothing was changed. See every problem with `xcsh-tools validate <the plugin's folder>`.",
   });
 }
 

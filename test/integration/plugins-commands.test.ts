@@ -268,6 +268,27 @@ describe("link and unlink", () => {
     expect(after["plugins/package.json"]).toEqual(before["plugins/package.json"]);
   });
 
+  it("a linked folder whose dependencies were never installed fails with a hint to run npm install there", async () => {
+    const dir = path.join(w.root, "dev", "no-deps");
+    await mkdir(dir, { recursive: true });
+    const name = `${n.basic}-nodeps`;
+    await writeFile(path.join(dir, "package.json"), JSON.stringify({ name, version: "0.1.0", type: "module", dependencies: { [n.basic]: "^1.0.0" }, xcsh: { tools: "./t.js" } }));
+    await writeFile(path.join(dir, "t.js"), `import "${n.basic}";\n${toolSource(toolName(name))}`);
+    const before = await w.snapshot();
+    const r = await w.cli(["link", dir, "--json"]);
+    expect(r.code).toBe(1);
+    const { error } = r.json();
+    expect(error.code).toBe("EVALIDATE");
+    expect(error.message).toContain(n.basic);
+    expect(error.hint).toBe(`Nothing was changed. ${dir} has no ${n.basic} in its node_modules: a link uses the folder as it is, so run \`npm install\` there first, then link again.`);
+    expect(await w.snapshot()).toEqual(before);
+    // Any other failure of a linked folder keeps the general hint.
+    await writeFile(path.join(dir, "t.js"), `export default () => { throw new Error("nope"); };\n`);
+    const other = await w.cli(["link", dir, "--json"]);
+    expect(other.code).toBe(1);
+    expect(other.json().error.hint).toBe("Nothing was changed. See every problem with `xcsh-tools validate <the plugin's folder>`.");
+  });
+
   it("unlink of a link over nothing removes it; unlink of a non-link is ENOT_LINKED", async () => {
     const dir = await localPlugin(`${n.basic}-dev`);
     expect((await w.cli(["link", dir])).code).toBe(0);
