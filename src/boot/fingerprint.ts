@@ -53,18 +53,24 @@ export function signatureOf(info: Stats | undefined): string {
  * knows the answer. One stat(2) is microseconds, while the promise API pays a thread-pool round
  * trip and a promise per call (several times the whole check's cost under Bun).
  */
-function statSig(file: string, kind: InputKind): { sig: string; isFile: boolean } {
+const NO_THROW = { throwIfNoEntry: false } as const;
+
+function statNow(file: string, kind: InputKind): Stats | undefined {
   try {
-    const info = kind === "lstat" ? lstatSync(file, { throwIfNoEntry: false }) : statSync(file, { throwIfNoEntry: false });
-    return info ? { sig: signatureOf(info), isFile: info.isFile() } : { sig: "missing", isFile: false };
+    return kind === "lstat" ? lstatSync(file, NO_THROW) : statSync(file, NO_THROW);
   } catch {
-    return { sig: "missing", isFile: false };
+    return undefined;
   }
+}
+
+function statSig(file: string, kind: InputKind): { sig: string; isFile: boolean } {
+  const info = statNow(file, kind);
+  return info ? { sig: signatureOf(info), isFile: info.isFile() } : { sig: "missing", isFile: false };
 }
 
 /** The signature `file` has now (`missing` when it cannot be stat'ed). */
 export function currentSignature(file: string, kind: InputKind = "stat"): string {
-  return statSig(file, kind).sig;
+  return signatureOf(statNow(file, kind));
 }
 
 /** sha256 of a file's bytes, or undefined when it cannot be read. */
@@ -120,7 +126,10 @@ export async function inputChange(input: InputFingerprint): Promise<string | und
  * whose signature moved are looked at again, concurrently, hashing the files that have a hash.
  */
 export async function firstChange(inputs: readonly InputFingerprint[]): Promise<string | undefined> {
-  const moved = inputs.filter((input) => statSig(input.path, input.kind).sig !== input.sig);
+  // A plain loop and no object per input: this runs once per boot, so it runs as cold code, where
+  // every call and allocation shows (a third of the check's stat time under Bun).
+  const moved: InputFingerprint[] = [];
+  for (const input of inputs) if (signatureOf(statNow(input.path, input.kind)) !== input.sig) moved.push(input);
   if (moved.length === 0) return undefined;
   const changes = await Promise.all(moved.map(inputChange));
   return changes.find((change) => change !== undefined);

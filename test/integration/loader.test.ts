@@ -1,5 +1,5 @@
 import * as TypeBox from "@sinclair/typebox";
-import { symlink } from "node:fs/promises";
+import { mkdir, symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as ownIndex from "../../src/index.js";
@@ -219,6 +219,23 @@ describe("CustomToolLoader", () => {
     expect(result.errors).toEqual([]);
     expect(result.tools).toHaveLength(1);
     expect((globalThis as { __xcshCounted?: number }).__xcshCounted).toBe(1);
+  });
+
+  it("dedupes by real path through a linked folder and a path with '..', and keeps a same-named file of another folder", async () => {
+    const realDir = path.join(world.root, "real-plugin");
+    const real = await world.write(path.join(realDir, "folded.mjs"), toolModule("folded"));
+    const other = await world.write(path.join(world.root, "other-plugin", "folded.mjs"), toolModule("folded_other"));
+    await mkdir(tools, { recursive: true });
+    const linkedDir = path.join(tools, "linked-plugin");
+    await symlink(realDir, linkedDir);
+    const viaLink = path.join(linkedDir, "folded.mjs");
+    const viaDots = `${realDir}${path.sep}..${path.sep}real-plugin${path.sep}folded.mjs`;
+    const result = await loadCustomTools([{ path: viaLink }, { path: real }, { path: viaDots }, { path: other }], world.cwd, [], undefined, opts());
+    expect(result.errors).toEqual([]);
+    expect(result.tools.map((t) => [t.tool.name, t.path])).toEqual([
+      ["folded", viaLink],
+      ["folded_other", other],
+    ]);
   });
 
   it("shares one API: setUIContext reaches factories that captured it; pi, cwd, typebox, logger", async () => {

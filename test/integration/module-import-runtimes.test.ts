@@ -37,6 +37,17 @@ for (const f of files) out.strategies[f] = (await ours.importToolModule(toolsDir
 process.stdout.write(JSON.stringify(out));
 `;
 
+/**
+ * Paths a URL parser would misread (a fragment, an escape): Bun gets a file URL for them. (A `?`
+ * in a folder name Bun 1.4 cannot import at all, as a path or as a URL.)
+ */
+const ODD_PROBE = `
+import * as ours from "./dist/index.js";
+const [file, cacheDir] = process.argv.slice(2);
+const result = await ours.loadCustomTools([{ path: file }], process.cwd(), [], undefined, { cacheDir });
+process.stdout.write(JSON.stringify({ errors: result.errors, tools: result.tools.map((t) => [t.tool.name, t.resolvedPath]) }));
+`;
+
 const TOOL = (name: string, body: string, meta: string) => `${body}
 export default () => ({ name: ${JSON.stringify(name)}, description: "d", parameters: Type.Object({}),
   execute: async () => ({ content: [] }), meta: { ${meta} } });
@@ -53,6 +64,7 @@ beforeAll(async () => {
   writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "xcsh-tools-under-test", type: "module" }));
   symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(pkg, "node_modules"));
   writeFileSync(path.join(pkg, "probe.mjs"), PROBE);
+  writeFileSync(path.join(pkg, "odd-probe.mjs"), ODD_PROBE);
 
   toolsDir = path.join(world.root, "tools");
   await world.write(
@@ -145,5 +157,20 @@ describe("module import on real runtimes", () => {
     const out = runProbe(requireRuntime(bun), path.join(world.root, "cache-bun"), ["--no-install"]);
     expectSameInstances(out);
     expect(Object.values(out.strategies)).toEqual(["bun", "bun", "bun", "bun"]);
+  });
+
+  runtimeIt(bun)(`bun${skipNote(bun)}: a tool whose path holds '#' and '%41' loads from that very file`, async () => {
+    const file = await world.write(
+      path.join(world.root, "odd #1 %41", "tool.ts"),
+      TOOL("odd_tool", `import { Type } from "@sinclair/typebox";`, "value: 1"),
+    );
+    const run = spawnSync(requireRuntime(bun), ["--no-install", path.join(pkg, "odd-probe.mjs"), file, path.join(world.root, "cache-odd")], {
+      cwd: pkg,
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, HOME: world.home, XCSH_HOME: world.xcshHome },
+    });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({ errors: [], tools: [["odd_tool", file]] });
   });
 });

@@ -23,8 +23,10 @@ export function isBun(): boolean {
 /** Register a Bun virtual module for every registry name not registered yet. */
 export function registerBunModules(): void {
   const bun = (globalThis as unknown as { Bun?: BunGlobal }).Bun;
-  if (!bun) return;
-  for (const [name, namespace] of getModuleRegistry()) {
+  const registry = getModuleRegistry();
+  // Called before every import: nothing to do unless the registry grew (it only grows).
+  if (!bun || registry.size === registered.size) return;
+  for (const [name, namespace] of registry) {
     if (registered.has(name)) continue;
     registered.add(name);
     bun.plugin({
