@@ -1,23 +1,30 @@
 /**
- * The boot index file (`<xcshHome>/plugins/.xcsh-tools/boot-index.json`): ours alone, versioned,
- * written atomically, and disposable. Reading it never fails a caller: a missing, unreadable,
- * corrupt or unknown-version file reads as "no index" with a reason (`readBootIndex`), and the
- * caller scans instead and writes a new one.
+ * The boot index: ours alone, versioned, written atomically, and disposable, in two files under
+ * `<xcshHome>/plugins/.xcsh-tools/`. Reading never fails a caller: a missing, unreadable, corrupt
+ * or unknown-version file reads as "no index" with a reason (`readBootIndex`), and the caller
+ * scans instead and writes a new one.
  *
- *     {version: 1, generator: "xcsh-tools@x.y.z", writtenAt,
- *      views:   [{key: {home, cwd, configuredPaths, providers}, builtAt, inputs, paths, errors}],
- *      modules: {<real path of a tool entry>: {file, sig, sha, runtime, failure? | tools}}}
+ *     boot-index.json    {version: 2, generator: "xcsh-tools@x.y.z", writtenAt,
+ *                         views: [{key: {home, cwd, configuredPaths, providers}, builtAt, inputs, paths, errors}]}
+ *     boot-modules.json  {version: 2, generator, writtenAt,
+ *                         modules: {<real path of a tool entry>: {file, sig, sha, runtime, failure? | tools}}}
  *
  * A view is one discovery result (the paths handed to the loader and the discovery errors) with
  * every input it was computed from (fingerprint.ts). A module record is what importing one tool
  * entry and calling its factory produced, captured in the validation child: its tools' names,
  * labels, descriptions and parameter schemas, or the failure.
+ *
+ * Two files because a boot needs only the views: the records (parameter schemas, half the bytes)
+ * are for `xcsh-tools tools` and `doctor`, and reading, parsing and checking them cost a boot
+ * about 2 ms of 10 under Bun. Records are a cache checked against their file's signature before
+ * use, so the two files need not be from the same write: the records are written first, and a
+ * missing or unreadable records file only means entries are validated again.
  */
 import { readFileSync } from "node:fs";
 import type { ToolLoadError, ToolSource } from "../host/types.js";
 import type { InputFingerprint } from "./fingerprint.js";
 
-export const BOOT_INDEX_VERSION = 1;
+export const BOOT_INDEX_VERSION = 2;
 
 /** What makes two discovery runs the same question. */
 export interface ViewKey {
@@ -139,7 +146,8 @@ const toolRecord = object(
   { index: "number", name: "string", label: "unknown", description: "unknown", parameters: "unknown" },
 );
 const moduleRecord = object({ file: "string", sig: "string", runtime: "string", tools: arrayOf(toolRecord) }, { sha: "string", failure: object({ code: "string", message: "string" }) });
-const bootIndexShape = object({ version: "number", generator: "string", writtenAt: "string", views: arrayOf(view), modules: recordOf(moduleRecord) });
+const viewsFileShape = object({ version: "number", generator: "string", writtenAt: "string", views: arrayOf(view) });
+const modulesFileShape = object({ version: "number", generator: "string", writtenAt: "string", modules: recordOf(moduleRecord) });
 
 /** One discovery result with its inputs. */
 export interface BootView {
@@ -161,11 +169,19 @@ export interface BootIndex {
 
 /** Result of reading the file: an index, or why there is none. */
 export type BootIndexRead =
-  | { status: "ok"; index: BootIndex }
+  /** `modulesProblem`: why the records file was read as no records (only when it was asked for and exists). */
+  | { status: "ok"; index: BootIndex; modulesProblem?: string }
   | { status: "missing" | "corrupt" | "unknown-version" | "other-generator"; reason: string };
 
-/** Read and check the index at `file`; never throws. */
-export async function readBootIndex(file: string, generator: string): Promise<BootIndexRead> {
+/** Where the two files of one index are. */
+export interface BootIndexFiles {
+  views: string;
+  modules: string;
+}
+
+type FileRead = { status: "ok"; raw: Record<string, unknown> } | { status: "missing" | "corrupt" | "unknown-version" | "other-generator"; reason: string };
+
+function readChecked(file: string, shape: Shape, generator: string): FileRead {
   let text: string;
   try {
     // Synchronous: the boot waits for this answer and does nothing meanwhile, and it spares the
@@ -186,13 +202,35 @@ export async function readBootIndex(file: string, generator: string): Promise<Bo
   if (version !== BOOT_INDEX_VERSION) {
     return { status: "unknown-version", reason: `${file} has version ${JSON.stringify(version)}; this xcsh-tools reads version ${BOOT_INDEX_VERSION}` };
   }
-  const problem = checkValue(bootIndexShape, raw);
+  const problem = checkValue(shape, raw);
   if (problem) return { status: "corrupt", reason: `${file} has the wrong shape at ${describeProblem(problem)}` };
-  const index = raw as BootIndex;
-  if (index.generator !== generator) {
-    return { status: "other-generator", reason: `${file} was written by ${index.generator}, not ${generator}` };
+  const checked = raw as Record<string, unknown>;
+  if (checked.generator !== generator) {
+    return { status: "other-generator", reason: `${file} was written by ${String(checked.generator)}, not ${generator}` };
   }
+  return { status: "ok", raw: checked };
+}
+
+/**
+ * Read and check the index; never throws. The records file is read only when `withModules`
+ * (else `modules` is empty); a records file that is missing or wrong reads as no records.
+ */
+export async function readBootIndex(files: BootIndexFiles, generator: string, withModules = false): Promise<BootIndexRead> {
+  const views = readChecked(files.views, viewsFileShape, generator);
+  if (views.status !== "ok") return views;
+  const index = { ...views.raw, modules: {} } as unknown as BootIndex;
+  if (!withModules) return { status: "ok", index };
+  const modules = readChecked(files.modules, modulesFileShape, generator);
+  if (modules.status === "ok") index.modules = modules.raw.modules as BootIndex["modules"];
+  else if (modules.status !== "missing") return { status: "ok", index, modulesProblem: modules.reason };
   return { status: "ok", index };
+}
+
+/** The two files' texts for `index`. */
+export function serializeBootIndex(index: BootIndex): { views: string; modules: string } {
+  const { modules, ...views } = index;
+  const header = { version: index.version, generator: index.generator, writtenAt: index.writtenAt };
+  return { views: `${JSON.stringify(views)}\n`, modules: `${JSON.stringify({ ...header, modules })}\n` };
 }
 
 /** Two view keys ask the same question. */

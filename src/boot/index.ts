@@ -1,7 +1,8 @@
 /**
  * The boot index (issue 7): what discovery found and what each tool entry exports, kept in
- * `<xcshHome>/plugins/.xcsh-tools/boot-index.json` (format.ts) so that a host boots without
- * scanning and `xcsh-tools tools` answers without importing plugin code.
+ * `<xcshHome>/plugins/.xcsh-tools/boot-index.json` (the views, all a boot reads) and
+ * `boot-modules.json` (the module records; format.ts) so that a host boots without scanning and
+ * `xcsh-tools tools` answers without importing plugin code.
  *
  * Freshness key. An index answers one question — "which tool paths and discovery errors for
  * (home, cwd, configuredPaths, providers)" — and records every input that answer was computed
@@ -45,7 +46,7 @@ import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
 import type { ProviderId } from "../host/options.js";
 import type { ToolLoadError, ToolSource } from "../host/types.js";
 import { captureFingerprints, currentSignature, firstChange } from "./fingerprint.js";
-import { BOOT_INDEX_VERSION, readBootIndex, sameKey, type BootIndex, type BootView, type ModuleRecord, type ViewKey } from "./format.js";
+import { BOOT_INDEX_VERSION, readBootIndex, sameKey, serializeBootIndex, type BootIndex, type BootView, type ModuleRecord, type ViewKey } from "./format.js";
 import type { PreparedModule } from "./simulate.js";
 import type { ModuleOutcome } from "../validate/module-check.js";
 
@@ -109,6 +110,7 @@ function runtimeName(): string {
 interface World {
   roots: XcshRoots;
   paths: XcshPaths;
+  /** The views file (what a boot reads); the records are in `paths.bootModules`. */
   file: string;
 }
 
@@ -126,21 +128,29 @@ function emptyIndex(): BootIndex {
   return { version: BOOT_INDEX_VERSION, generator: bootIndexGenerator(), writtenAt: new Date(0).toISOString(), views: [], modules: {} };
 }
 
-async function loadIndex(world: World): Promise<{ index: BootIndex; reason?: string; status: string }> {
+/** The index, with its module records when `withModules` (a boot needs only the views). */
+async function loadIndex(world: World, withModules: boolean): Promise<{ index: BootIndex; reason?: string; status: string; modulesProblem?: string }> {
   try {
-    const read = await readBootIndex(world.file, bootIndexGenerator());
-    if (read.status === "ok") return { index: read.index, status: "ok" };
+    const read = await readBootIndex({ views: world.file, modules: world.paths.bootModules }, bootIndexGenerator(), withModules);
+    if (read.status === "ok") return { index: read.index, status: "ok", ...(read.modulesProblem ? { modulesProblem: read.modulesProblem } : {}) };
     return { index: emptyIndex(), reason: read.reason, status: read.status };
   } catch (error) {
     return { index: emptyIndex(), reason: `cannot read the boot index: ${errorMessage(error)}`, status: "corrupt" };
   }
 }
 
-async function writeIndex(world: World, index: BootIndex): Promise<void> {
+/**
+ * Write the views file, and first the records file when `withModules` (an index loaded without
+ * its records must not overwrite them with none).
+ */
+async function writeIndex(world: World, index: BootIndex, withModules: boolean): Promise<void> {
   index.writtenAt = new Date().toISOString();
   index.generator = bootIndexGenerator();
   await (await fsPromises()).mkdir(path.dirname(world.file), { recursive: true });
-  await (await atomicFs()).writeFileAtomic(world.file, `${JSON.stringify(index)}\n`);
+  const { writeFileAtomic } = await atomicFs();
+  const texts = serializeBootIndex(index);
+  if (withModules) await writeFileAtomic(world.paths.bootModules, texts.modules);
+  await writeFileAtomic(world.file, texts.views);
 }
 
 function findView(index: BootIndex, key: ViewKey): BootView | undefined {
@@ -187,7 +197,7 @@ export async function discoverWithBootIndex(configuredPaths: readonly string[], 
   try {
     world = worldOf(options);
     key = keyOf(world, configuredPaths, cwd, options);
-    loaded = await loadIndex(world);
+    loaded = await loadIndex(world, false);
     const view = findView(loaded.index, key);
     if (view) {
       const change = await viewChange(view);
@@ -205,7 +215,7 @@ export async function discoverWithBootIndex(configuredPaths: readonly string[], 
     if (consistent) {
       try {
         upsertView(loaded.index, view);
-        await writeIndex(world, loaded.index);
+        await writeIndex(world, loaded.index, false);
         written = true;
       } catch {
         // A read-only root or a full disk: the host still boots, from the scan.
@@ -229,6 +239,8 @@ export interface BootIndexCheck {
   modules: number;
   /** Tool entries of the checked views without a module record (`tools` would validate them). */
   unvalidated: number;
+  /** Why the records file was read as no records (corrupt, another version), when it was. */
+  modulesProblem?: string;
 }
 
 /**
@@ -237,8 +249,13 @@ export interface BootIndexCheck {
  */
 export async function checkBootIndex(options: BootIndexOptions = {}): Promise<BootIndexCheck> {
   const world = worldOf(options);
-  const loaded = await loadIndex(world);
-  const base = { file: world.file, views: loaded.index.views.length, modules: Object.keys(loaded.index.modules).length };
+  const loaded = await loadIndex(world, true);
+  const base = {
+    file: world.file,
+    views: loaded.index.views.length,
+    modules: Object.keys(loaded.index.modules).length,
+    ...(loaded.modulesProblem ? { modulesProblem: loaded.modulesProblem } : {}),
+  };
   if (loaded.status !== "ok") {
     return { ...base, state: loaded.status as BootIndexCheck["state"], fresh: false, reason: loaded.reason ?? loaded.status, unvalidated: 0 };
   }
@@ -355,7 +372,7 @@ export interface BootRefreshReport {
  */
 export async function refreshBootIndex(options: BootIndexOptions & { validate?: boolean } = {}): Promise<BootRefreshReport> {
   const world = worldOf(options);
-  const { index } = await loadIndex(world);
+  const { index } = await loadIndex(world, true);
   const keys: ViewKey[] = [];
   if (options.cwd !== undefined) keys.push(keyOf(world, options.configuredPaths ?? [], options.cwd, options));
   const { stat } = await fsPromises();
@@ -382,7 +399,7 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   // Nothing new (a mutation that changed no input, a second refresh): leave the file alone, so a
   // command that changed nothing changes no byte, the index included.
   if (sameAnswers(fresh, index)) return { file: world.file, views: views.length, validated, written: false };
-  await writeIndex(world, fresh);
+  await writeIndex(world, fresh, true);
   return { file: world.file, views: views.length, validated, written: true };
 }
 
@@ -447,7 +464,7 @@ export async function listInstalledTools(options: ListInstalledToolsOptions = {}
   const world = worldOf(options);
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const key = keyOf(world, options.configuredPaths ?? [], cwd, options);
-  const loaded = await loadIndex(world);
+  const loaded = await loadIndex(world, true);
   const index = loaded.index;
   let view = findView(index, key);
   let reason = view ? ((await viewChange(view)) ?? "fresh") : (loaded.reason ?? "no entry for this project folder and configured paths");
@@ -471,7 +488,7 @@ export async function listInstalledTools(options: ListInstalledToolsOptions = {}
   let written = false;
   if (dirty) {
     try {
-      await writeIndex(world, index);
+      await writeIndex(world, index, true);
       written = true;
     } catch {
       // The answer stands; the next call scans again.

@@ -46,6 +46,8 @@ export function xcshPaths(roots: XcshRoots) {
     transpileCache: path.join(ours, "transpile"),
     moduleShims: path.join(ours, "shims"),
     bootIndex: path.join(ours, "boot-index.json"),
+    /** The boot index's module records, apart: a boot never reads them, `tools` does. */
+    bootModules: path.join(ours, "boot-modules.json"),
     claudeRoot: path.join(roots.home, ".claude"),
     claudeInstalledPlugins: path.join(roots.home, ".claude", "plugins", "installed_plugins.json"),
     claudeKnownMarketplaces: path.join(roots.home, ".claude", "plugins", "known_marketplaces.json"),

@@ -27,7 +27,9 @@ export async function checkBoot(world: DoctorWorld): Promise<AreaFindings> {
   } else if (!here.fresh && here.state !== "no-view") {
     area.problem("boot-index", "warn", `boot index: stale (${here.reason})`, repair);
   } else {
-    const note = here.state === "no-view" ? `; no entry yet for ${path.resolve(world.cwd)} (made at the first start there)` : "";
+    let note = here.state === "no-view" ? `; no entry yet for ${path.resolve(world.cwd)} (made at the first start there)` : "";
+    // The records only serve `tools`, which validates the entries again: worth saying, not a problem.
+    if (all.modulesProblem) note += `; module records ignored: ${all.modulesProblem}`;
     area.ok("boot-index", `boot index: fresh (${all.views} view${all.views === 1 ? "" : "s"}, ${all.modules} module record${all.modules === 1 ? "" : "s"})${note}`);
   }
   return area;

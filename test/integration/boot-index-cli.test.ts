@@ -82,8 +82,9 @@ describe("boot index through the CLI", () => {
 
     const paths = xcshPaths({ home: w.home, xcshHome: w.xcshHome });
     const index = JSON.parse(await readFile(paths.bootIndex, "utf8"));
-    expect(index.version).toBe(1);
-    const records = Object.values(index.modules) as { tools: { name: string; description: string }[] }[];
+    expect(index.version).toBe(2);
+    expect(index.modules).toBeUndefined();
+    const records = Object.values(JSON.parse(await readFile(paths.bootModules, "utf8")).modules) as { tools: { name: string; description: string }[] }[];
     expect(records.flatMap((r) => r.tools.map((t) => `${t.name}: ${t.description}`))).toEqual(["hello_tool: says hello"]);
     // TypeScript compiled ahead into the transpile cache the host uses.
     expect((await readdir(paths.transpileCache)).some((name) => name.includes("hello"))).toBe(true);
@@ -135,10 +136,11 @@ describe("boot index through the CLI", () => {
     ]);
     expect((await markerLines()).length).toBe(imports.length);
     // The reused record is the one a scan-and-validate would have written.
-    const records = JSON.parse(await readFile(paths.bootIndex, "utf8")).modules as Record<string, unknown>;
+    const records = JSON.parse(await readFile(paths.bootModules, "utf8")).modules as Record<string, unknown>;
     await writeFile(paths.bootIndex, "{}");
+    await writeFile(paths.bootModules, "{}");
     expect((await cli(["tools", "--json"])).json().tools.map((t: { name: string }) => t.name)).toEqual(["js_tool", "ts_tool"]);
-    const rebuilt = JSON.parse(await readFile(paths.bootIndex, "utf8")).modules as Record<string, { tools: unknown; failure?: unknown }>;
+    const rebuilt = JSON.parse(await readFile(paths.bootModules, "utf8")).modules as Record<string, { tools: unknown; failure?: unknown }>;
     const toolsOf = (modules: Record<string, any>) => Object.fromEntries(Object.entries(modules).map(([file, r]) => [file, { tools: r.tools, failure: r.failure }]));
     expect(toolsOf(rebuilt)).toEqual(toolsOf(records));
   });

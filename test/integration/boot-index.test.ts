@@ -136,7 +136,7 @@ describe("boot index: host boots", () => {
     expect(first).toMatchObject({ fresh: false, written: true });
     expect(first.reason).toMatch(/does not exist/);
     const doc = JSON.parse(await readFile(indexFile(), "utf8"));
-    expect(doc.version).toBe(1);
+    expect(doc.version).toBe(2);
     expect(await freshness(["./cfg/cfg_tool.ts"])).toEqual({ fresh: true, reason: "fresh", written: false });
 
     const result = await bootMatchesScan(["./cfg/cfg_tool.ts"]);
@@ -306,8 +306,8 @@ describe("boot index: host boots", () => {
     for (const [content, state] of [
       ["{ not json", "corrupt"],
       [JSON.stringify({ version: 99 }), "unknown-version"],
-      [JSON.stringify({ version: 1, views: "nope" }), "corrupt"],
-      [JSON.stringify({ version: 1, generator: "xcsh-tools@0.0.0-other", writtenAt: "", views: [], modules: {} }), "other-generator"],
+      [JSON.stringify({ version: 2, views: "nope" }), "corrupt"],
+      [JSON.stringify({ version: 2, generator: "xcsh-tools@0.0.0-other", writtenAt: "", views: [] }), "other-generator"],
     ] as const) {
       await writeFile(indexFile(), content);
       expect(await checkBootIndex({ ...opts(), cwd: w.cwd })).toMatchObject({ state, fresh: false });
@@ -383,6 +383,32 @@ describe("boot index: listInstalledTools", () => {
     expect(after.tools.find((t) => t.name === "marked")?.description).toBe("a new description");
   });
 
+  it("records live apart from the views: a boot never needs them, a broken records file only means validating again", async () => {
+    await populate();
+    const first = await listInstalledTools({ ...opts(), cwd: w.cwd });
+    const modulesFile = xcshPaths({ home: w.home, xcshHome: w.xcshHome }).bootModules;
+    const records = JSON.parse(await readFile(modulesFile, "utf8")) as { version: number; modules: Record<string, unknown> };
+    expect(records.version).toBe(2);
+    expect(Object.keys(records.modules).length).toBeGreaterThan(10);
+    expect(JSON.parse(await readFile(indexFile(), "utf8")).modules).toBeUndefined();
+
+    await writeFile(modulesFile, "{ broken");
+    const viewsBefore = await readFile(indexFile(), "utf8");
+    expect((await discoverWithBootIndex([], w.cwd, opts())).index).toEqual({ fresh: true, reason: "fresh", written: false });
+    const check = await checkBootIndex({ ...opts(), cwd: w.cwd });
+    expect(check).toMatchObject({ state: "fresh", modules: 0 });
+    expect(check.modulesProblem?.startsWith(`${modulesFile} is not JSON: `), check.modulesProblem).toBe(true);
+    expect(check.unvalidated).toBeGreaterThan(10);
+
+    await writeFile(marker(), "");
+    const again = await listInstalledTools({ ...opts(), cwd: w.cwd });
+    expect(again.index).toMatchObject({ validated: first.index.validated, written: true });
+    expect(again.tools).toEqual(first.tools);
+    expect((await readFile(marker(), "utf8")).trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(await readFile(modulesFile, "utf8"))).toEqual({ ...records, writtenAt: expect.any(String) });
+    expect(JSON.parse(await readFile(indexFile(), "utf8")).views).toEqual(JSON.parse(viewsBefore).views);
+  });
+
   it("validate: false never imports: entries without a record are reported, not loaded", async () => {
     await populate();
     await boot();
@@ -433,7 +459,7 @@ describe("boot index: refreshBootIndex (after every mutation)", () => {
     expect(report.views).toBe(2);
     expect((await freshness([], other)).fresh).toBe(true);
     expect((await freshness([], w.cwd)).fresh).toBe(true);
-    const doc = JSON.parse(await readFile(indexFile(), "utf8"));
+    const doc = JSON.parse(await readFile(xcshPaths({ home: w.home, xcshHome: w.xcshHome }).bootModules, "utf8"));
     expect(Object.keys(doc.modules).some((k) => k.endsWith("marked.mjs"))).toBe(false);
     expect(Object.keys(doc.modules).some((k) => k.endsWith("other_tool.js"))).toBe(true);
   });

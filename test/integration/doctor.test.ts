@@ -163,11 +163,11 @@ describe("the plugins folder, broken by hand", () => {
     expect(check(broken.report, "plugins:package-json")).toMatchObject({ area: "plugins folder", status: "error", message: expect.stringContaining(pkgFile) });
     expect(check(broken.report, "conflicts").area).toBe("conflicts");
     // The boot index may be rebuilt (a repair of its own); the state files stay as they are.
-    const before = await snapshotTree(w.root, { exclude: ["boot-index.json"] });
+    const before = await snapshotTree(w.root, { exclude: ["boot-index.json", "boot-modules.json"] });
     const fixed = await doctor(["--fix"]);
     expect(fixed.code).toBe(1);
     expect(check(fixed.report, "plugins:package-json")).toMatchObject({ fixed: false, hint: expect.stringMatching(/^could not fix: doctor does not rewrite a file it cannot read/) });
-    expect(await snapshotTree(w.root, { exclude: ["boot-index.json"] })).toEqual(before);
+    expect(await snapshotTree(w.root, { exclude: ["boot-index.json", "boot-modules.json"] })).toEqual(before);
     await writeFile(pkgFile, good);
 
     const lockFile = path.join(w.plugins, "xcsh-plugins.lock.json");
@@ -339,6 +339,18 @@ describe("the boot index", () => {
     const fixed = await doctor(["--fix"]);
     expect(check(fixed.report, "boot-index")).toMatchObject({ fixed: true, hint: "fixed" });
     expect(check((await doctor()).report, "boot-index").message).toMatch(/^boot index: fresh/);
+  });
+
+  it("a broken module records file is noted on a fresh index (a boot never reads it), not a problem", async () => {
+    await install(n.basic);
+    const modulesFile = path.join(w.xcshHome, "plugins", ".xcsh-tools", "boot-modules.json");
+    await writeFile(modulesFile, JSON.stringify({ version: 1 }));
+    const { code, report } = await doctor();
+    expect(code).toBe(0);
+    expect(check(report, "boot-index")).toMatchObject({
+      status: "ok",
+      message: expect.stringMatching(new RegExp(`^boot index: fresh \\(1 view, 0 module records\\); module records ignored: .*boot-modules\\.json has version 1; this xcsh-tools reads version 2$`)),
+    });
   });
 });
 

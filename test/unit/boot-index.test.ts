@@ -52,19 +52,19 @@ describe("fingerprints", () => {
 
 describe("readBootIndex", () => {
   const generator = "xcsh-tools@1.2.3";
-  const valid = { version: 1, generator, writtenAt: "2026-01-01T00:00:00.000Z", views: [], modules: {} };
+  const valid = { version: 2, generator, writtenAt: "2026-01-01T00:00:00.000Z", views: [] };
   it.each([
     ["missing", undefined],
     ["corrupt", "{"],
-    ["corrupt", JSON.stringify({ ...valid, modules: [] })],
-    ["unknown-version", JSON.stringify({ ...valid, version: 2 })],
+    ["corrupt", JSON.stringify({ ...valid, views: {} })],
+    ["unknown-version", JSON.stringify({ ...valid, version: 1 })],
     ["unknown-version", "null"],
     ["other-generator", JSON.stringify({ ...valid, generator: "xcsh-tools@0.0.1" })],
     ["ok", JSON.stringify(valid)],
   ])("%s: %s", async (status, content) => {
-    const file = path.join(w.root, "boot-index.json");
-    if (content !== undefined) await writeFile(file, content);
-    expect((await readBootIndex(file, generator)).status).toBe(status);
+    const views = path.join(w.root, "boot-index.json");
+    if (content !== undefined) await writeFile(views, content);
+    expect((await readBootIndex({ views, modules: path.join(w.root, "boot-modules.json") }, generator)).status).toBe(status);
   });
 });
 
@@ -72,22 +72,43 @@ describe("readBootIndex: the hand-written shape check names the first wrong plac
   const generator = "xcsh-tools@1.2.3";
   const view = { key: { home: "/h", cwd: "/c", configuredPaths: [], providers: ["native"] }, builtAt: "t", inputs: [{ path: "/a", kind: "stat", sig: "1:2" }], paths: [{ path: "/a/t.ts", source: { provider: "native", providerName: "Native", level: "user" } }], errors: [] };
   const record = { file: "/a/t.ts", sig: "1:2", runtime: "node", tools: [{ name: "t", problems: [] }] };
-  const index = (patch: Record<string, unknown>) => JSON.stringify({ version: 1, generator, writtenAt: "w", views: [view], modules: { "/a/t.ts": record }, ...patch });
+  const header = { version: 2, generator, writtenAt: "w" };
+  const viewsText = (patch: Record<string, unknown>) => JSON.stringify({ ...header, views: [view], ...patch });
+  const modulesText = (patch: Record<string, unknown>) => JSON.stringify({ ...header, modules: { "/a/t.ts": record }, ...patch });
+  const files = () => ({ views: path.join(w.root, "boot-index.json"), modules: path.join(w.root, "boot-modules.json") });
+
   it.each([
-    [index({}), "ok", undefined],
-    [index({ writtenAt: 5 }), "corrupt", "/writtenAt: expected string"],
-    [index({ views: [{ ...view, key: { ...view.key, providers: "native" } }] }), "corrupt", "/views/0/key/providers: expected array"],
-    [index({ views: [{ ...view, inputs: [{ path: "/a", kind: "open", sig: "1" }] }] }), "corrupt", "/views/0/inputs/0/kind: expected one of stat, lstat"],
-    [index({ views: [{ ...view, paths: [{ path: "/a/t.ts", source: { provider: "native", providerName: "Native", level: "team" } }] }] }), "corrupt", "/views/0/paths/0/source/level: expected one of user, project"],
-    [index({ modules: { "/a/t.ts": { ...record, sha: 1 } } }), "corrupt", "/modules//a/t.ts/sha: expected string"],
-    [index({ modules: { "/a/t.ts": { ...record, tools: [{ name: "t" }] } } }), "corrupt", "/modules//a/t.ts/tools/0/problems: required"],
-    [index({ views: [null] }), "corrupt", "/views/0: expected object"],
-  ])("%#: %s", async (content, status, where) => {
-    const file = path.join(w.root, "boot-index.json");
-    await writeFile(file, content);
-    const read = await readBootIndex(file, generator);
+    [viewsText({}), "ok", undefined],
+    [viewsText({ writtenAt: 5 }), "corrupt", "/writtenAt: expected string"],
+    [viewsText({ views: [{ ...view, key: { ...view.key, providers: "native" } }] }), "corrupt", "/views/0/key/providers: expected array"],
+    [viewsText({ views: [{ ...view, inputs: [{ path: "/a", kind: "open", sig: "1" }] }] }), "corrupt", "/views/0/inputs/0/kind: expected one of stat, lstat"],
+    [viewsText({ views: [{ ...view, paths: [{ path: "/a/t.ts", source: { provider: "native", providerName: "Native", level: "team" } }] }] }), "corrupt", "/views/0/paths/0/source/level: expected one of user, project"],
+    [viewsText({ views: [null] }), "corrupt", "/views/0: expected object"],
+  ])("views %#: %s", async (content, status, where) => {
+    await writeFile(files().views, content);
+    await writeFile(files().modules, modulesText({}));
+    const read = await readBootIndex(files(), generator, true);
     expect(read.status).toBe(status);
-    if (where !== undefined) expect(read.status === "ok" ? "" : read.reason).toBe(`${file} has the wrong shape at ${where}`);
+    if (where !== undefined) expect(read.status === "ok" ? "" : read.reason).toBe(`${files().views} has the wrong shape at ${where}`);
+    if (read.status === "ok") expect(read.index.modules).toEqual({ "/a/t.ts": record });
+  });
+
+  it.each([
+    [modulesText({ modules: { "/a/t.ts": { ...record, sha: 1 } } }), "/modules//a/t.ts/sha: expected string"],
+    [modulesText({ modules: { "/a/t.ts": { ...record, tools: [{ name: "t" }] } } }), "/modules//a/t.ts/tools/0/problems: required"],
+  ])("records %#: a wrong records file reads as no records, and says why", async (content, where) => {
+    await writeFile(files().views, viewsText({}));
+    await writeFile(files().modules, content);
+    const read = await readBootIndex(files(), generator, true);
+    expect(read).toMatchObject({ status: "ok", modulesProblem: `${files().modules} has the wrong shape at ${where}` });
+    expect(read.status === "ok" && read.index.modules).toEqual({});
+  });
+
+  it("a boot reads the views alone: a wrong records file does not matter to it", async () => {
+    await writeFile(files().views, viewsText({}));
+    await writeFile(files().modules, "not json");
+    const read = await readBootIndex(files(), generator);
+    expect(read).toEqual({ status: "ok", index: { ...header, views: [view], modules: {} } });
   });
 });
 
