@@ -302,22 +302,18 @@ export async function acquireLock(dir: string, options: LockOptions = {}): Promi
     const owner = newOwner(options.label);
     ourTokens.add(owner.token);
     let created = false;
-    let folderGone = false;
     try {
       created = await createExclusive(file, owner);
     } catch (error) {
       // A failed first command removes the folders it made (plugins/mutation.ts): make it again
       // (a few times at most: a folder that keeps vanishing is someone else's problem to report).
       if (nodeErrorCode(error) !== "ENOENT" || ++remade > 5) throw error;
-      folderGone = true;
+      await mkdir(dir, { recursive: true });
+      continue;
     } finally {
       if (!created) ourTokens.delete(owner.token);
     }
     if (created) return startHolding(dir, file, owner, staleMs);
-    if (folderGone) {
-      await mkdir(dir, { recursive: true });
-      continue;
-    }
     const snapshot = await readSnapshot(file);
     if (!snapshot) continue; // released between our attempt and the read: try again at once
     lastHolder = snapshot.owner;
