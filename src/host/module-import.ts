@@ -23,7 +23,7 @@ import { pathToFileURL } from "node:url";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
 import { isBun, registerBunModules } from "./import/bun.js";
-import { importWithJiti } from "./import/jiti.js";
+import { importWithJiti, preloadJiti } from "./import/jiti.js";
 import { getModuleRegistry, registerModules, writeShims } from "./import/module-map.js";
 import { raceTimeout } from "./timeout.js";
 
@@ -82,6 +82,30 @@ export function selectImportStrategy(file: string, runtime: RuntimeInfo = (curre
   if (!TS_EXTENSIONS.has(path.extname(file).toLowerCase())) return "node-native";
   if (runtime.stripsTypes && !file.split(/[\\/]/).includes("node_modules")) return "node-native";
   return "jiti";
+}
+
+/**
+ * Do ahead, writing nothing, what the first `importToolModule` with `options` would do before
+ * importing: put the module map in place and, on Node, register the resolve hooks (on Node 20 a
+ * loader thread, 50-65 ms) and load jiti (~25 ms; its instance, which makes the cache folder,
+ * waits for the first import). For a process that imports later and is idle now: the validation
+ * child while an install fetches and extracts. The shims are written by the first import.
+ */
+export async function prepareToolImports(options: ImportToolModuleOptions = {}): Promise<void> {
+  if (!modulesRegistered.has(options)) {
+    await registerModules(options.modules);
+    modulesRegistered.add(options);
+  }
+  if ((currentRuntime ??= detectRuntime()).bun) {
+    registerBunModules();
+    return;
+  }
+  const dirs = importDirs(options);
+  nodeHooks ??= import("./import/node-hooks.js");
+  const { ensureNodeHooks, getNodeHookShimDir } = await nodeHooks;
+  // The hook only maps a name once its shim file exists, so registering before writing is safe.
+  if (getNodeHookShimDir() === undefined) await ensureNodeHooks(dirs.shimDir);
+  preloadJiti();
 }
 
 /** Where jiti caches transpiled files and where module shims are written. */

@@ -123,6 +123,11 @@ export async function applyPlan(world: MutationWorld, label: string, options: Ap
   });
 }
 
+/** Where validation's child keeps what it writes: a scratch root inside the transaction. */
+function validationRoots(options: ApplyOptions, scratch: string): { home: string; xcshHome: string; cacheDir: string } {
+  return { home: options.client.home, xcshHome: scratch, cacheDir: path.join(scratch, "transpile") };
+}
+
 function runtimeOnly(plan: Plan, before: StateFiles, inventory: InstalledPlugin[]): StateFiles {
   let runtimeLock = before.runtimeLock;
   for (const action of plan.actions) {
@@ -145,7 +150,10 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   await mkdir(work, { recursive: true });
   // The module checker starts now: its own start (the loader and the TypeBox it hands to tools)
   // overlaps copying, fetching and extracting instead of following them.
-  if (plan.actions.some(needsValidation)) (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd });
+  const scratch = path.join(m.tx.dir, "validate-home");
+  if (plan.actions.some(needsValidation)) {
+    (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch) });
+  }
 
   // 1. The copy arborist works on.
   progress("Preparing a staging copy of the plugins folder");
@@ -250,12 +258,9 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
     progress(`Validating ${dirs.map((d) => d.name).join(", ")}`);
     const { validatePlugins } = await import("./validate-installed.js");
     // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
-    const scratch = path.join(m.tx.dir, "validate-home");
     const reports = await validatePlugins(dirs, {
       cwd: options.cwd,
-      home: options.client.home,
-      xcshHome: scratch,
-      cacheDir: path.join(scratch, "transpile"),
+      ...validationRoots(options, scratch),
       ...(options.builtins ? { builtins: options.builtins } : {}),
       ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
     });

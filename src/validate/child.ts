@@ -7,10 +7,10 @@
  */
 import { errorMessage, isXcshToolsError } from "../core/errors.js";
 import { CustomToolLoader, DEFAULT_FACTORY_TIMEOUT_MS } from "../host/loader.js";
-import { importToolModule } from "../host/module-import.js";
+import { importToolModule, prepareToolImports, type ImportToolModuleOptions } from "../host/module-import.js";
 import { raceTimeout } from "../host/timeout.js";
 import { checkTool, readField, readToolName } from "../host/tool-shape.js";
-import type { CheckRequest, ChildMessage, ModuleFailure, ToolDescriptor } from "./protocol.js";
+import type { CheckRequest, ChildMessage, ImportRoots, ModuleFailure, ToolDescriptor } from "./protocol.js";
 
 function send(message: ChildMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -56,17 +56,10 @@ function describeExport(value: unknown): string {
   return `a value of type ${typeof value}`;
 }
 
-async function checkModule(file: string, request: CheckRequest, loader: CustomToolLoader): Promise<{ tools: ToolDescriptor[]; failure?: ModuleFailure }> {
+async function checkModule(file: string, request: CheckRequest, loader: CustomToolLoader, importOptions: ImportToolModuleOptions): Promise<{ tools: ToolDescriptor[]; failure?: ModuleFailure }> {
   let module: Record<string, unknown>;
   try {
-    module = (
-      await importToolModule(file, {
-        importTimeoutMs: request.importTimeoutMs,
-        ...(request.cacheDir ? { cacheDir: request.cacheDir } : {}),
-        ...(request.home ? { home: request.home } : {}),
-        ...(request.xcshHome ? { xcshHome: request.xcshHome } : {}),
-      })
-    ).module;
+    module = (await importToolModule(file, importOptions)).module;
   } catch (error) {
     const code = isXcshToolsError(error, "EIMPORT_TIMEOUT") ? "EIMPORT_TIMEOUT" : "EIMPORT";
     return { tools: [], failure: { code, message: errorMessage(error) } };
@@ -103,15 +96,47 @@ async function checkModule(file: string, request: CheckRequest, loader: CustomTo
 
 async function run(request: CheckRequest): Promise<void> {
   const loader = new CustomToolLoader(undefined, request.cwd, [], undefined, {});
+  // One options object for every module, as the loader does: the module map, the transpile
+  // cache's folder and the shims are set up once per run (or were, ahead, for these roots).
+  const importOptions = prepared && sameRoots(prepared, request) ? prepared : importOptionsFor(request);
+  importOptions.importTimeoutMs = request.importTimeoutMs;
   for (let index = 0; index < request.modules.length; index++) {
     await send({ type: "start", index });
     const started = Date.now();
-    const outcome = await checkModule(request.modules[index]!, request, loader);
+    const outcome = await checkModule(request.modules[index]!, request, loader, importOptions);
     await send({ type: "result", index, ...outcome, ms: Date.now() - started });
   }
   await send({ type: "done" });
   // Tools may leave timers or sockets open; the parent also kills us, this is the polite way.
   process.exit(0);
+}
+
+function importOptionsFor(roots: ImportRoots): ImportToolModuleOptions {
+  return {
+    ...(roots.cacheDir ? { cacheDir: roots.cacheDir } : {}),
+    ...(roots.home ? { home: roots.home } : {}),
+    ...(roots.xcshHome ? { xcshHome: roots.xcshHome } : {}),
+  };
+}
+
+const sameRoots = (a: ImportRoots, b: ImportRoots) => a.cacheDir === b.cacheDir && a.home === b.home && a.xcshHome === b.xcshHome;
+
+/** Roots to prepare imports for while the parent is still busy (a checker started ahead). */
+function rootsFromArgv(): ImportRoots | undefined {
+  try {
+    const roots = JSON.parse(process.argv[2] ?? "null") as unknown;
+    return roots !== null && typeof roots === "object" ? (roots as ImportRoots) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const aheadRoots = rootsFromArgv();
+let prepared: ImportToolModuleOptions | undefined;
+if (aheadRoots) {
+  prepared = importOptionsFor(aheadRoots);
+  // Best effort: whatever fails here fails again, with its module's name, at the first import.
+  await prepareToolImports(prepared).catch(() => undefined);
 }
 
 process.on("message", (message: unknown) => {

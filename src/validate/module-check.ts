@@ -18,7 +18,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { XcshToolsError } from "../core/errors.js";
-import type { CheckRequest, ChildMessage, ModuleFailure, ToolDescriptor } from "./protocol.js";
+import type { CheckRequest, ChildMessage, ImportRoots, ModuleFailure, ToolDescriptor } from "./protocol.js";
 
 /** The outcome of one module. */
 export interface ModuleOutcome {
@@ -82,8 +82,8 @@ interface WarmChecker {
 }
 let warm: WarmChecker | undefined;
 
-function forkChecker(script: string, execPath: string, cwd: string): ChildProcess {
-  return fork(script, [], {
+function forkChecker(script: string, execPath: string, cwd: string, roots?: ImportRoots): ChildProcess {
+  return fork(script, roots ? [JSON.stringify(roots)] : [], {
     execPath,
     // Node's own flags of the parent (e.g. vitest's loaders) must not leak into the child.
     // A memory cap (Node only; Bun has no such flag) makes a tool that allocates without
@@ -97,16 +97,25 @@ function forkChecker(script: string, execPath: string, cwd: string): ChildProces
 
 const checkerKey = (script: string, execPath: string, cwd: string) => `${execPath}\0${script}\0${cwd}`;
 
-/** Start a checker for a later `checkModules` with the same `cwd` (and runtime). Best effort. */
-export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath">): void {
+/**
+ * Start a checker for a later `checkModules` with the same `cwd` (and runtime). Best effort.
+ * Given the roots that call will pass (`home`, `xcshHome`, `cacheDir`), the checker also sets
+ * up its imports for them while it waits (module map, Node's resolve hooks, jiti).
+ */
+export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath" | "home" | "xcshHome" | "cacheDir">): void {
   const script = options.childScript ?? resolveChildScript();
   const execPath = options.execPath ?? process.execPath;
   const key = checkerKey(script, execPath, options.cwd);
+  const roots: ImportRoots = {
+    ...(options.home ? { home: options.home } : {}),
+    ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
+    ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+  };
   if (warm && warm.key === key && warm.child.exitCode === null && warm.child.signalCode === null) return;
   discardWarmChecker();
   let child: ChildProcess;
   try {
-    child = forkChecker(script, execPath, options.cwd);
+    child = forkChecker(script, execPath, options.cwd, Object.keys(roots).length > 0 ? roots : undefined);
   } catch {
     return;
   }

@@ -16,6 +16,17 @@ export interface CheckRequest {
   cacheDir?: string;
 }
 
+/**
+ * The roots a checker started ahead prepares its imports for (argv[2] of the child, as JSON):
+ * the module map, Node's resolve hooks and shims, jiti. A request with the same roots finds them
+ * ready; any other request works as well, only without the head start.
+ */
+export interface ImportRoots {
+  home?: string;
+  xcshHome?: string;
+  cacheDir?: string;
+}
+
 /** What the child learned about one returned tool (functions reduced to booleans). */
 export interface ToolDescriptor {
   /** Index in the factory's returned array; `undefined` when it returned one tool. */

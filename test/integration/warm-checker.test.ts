@@ -34,6 +34,19 @@ console.log(JSON.stringify({ warm, after, unused, tools: outcomes.map((o) => o.t
 // No exit call: a warm checker left unused must not keep this process alive.
 `;
 
+/** A checker started ahead for given roots: prepares its imports writing nothing, then checks with them. */
+const preparedScript = `
+import { existsSync, readdirSync } from "node:fs";
+import { checkModules, warmUpChecker } from ${JSON.stringify(moduleCheck)};
+const [cwd, tool, root] = process.argv.slice(2);
+const roots = { home: root + "/home", xcshHome: root + "/scratch", cacheDir: root + "/scratch/transpile" };
+warmUpChecker({ cwd, ...roots });
+await new Promise((resolve) => setTimeout(resolve, 1500));
+const wroteAhead = existsSync(root + "/scratch");
+const outcomes = await checkModules([tool], { cwd, ...roots });
+console.log(JSON.stringify({ wroteAhead, shims: readdirSync(roots.cacheDir + "/shims").sort(), tools: outcomes.map((o) => o.tools.map((t) => [t.name, t.description])), failures: outcomes.map((o) => o.failure ?? null) }));
+`;
+
 /** The state letter of process `pid` (R, S, Z…), or "gone". */
 function processState(pid: string): string {
   try {
@@ -69,5 +82,21 @@ describe.runIf(existsSync("/proc/self/stat"))("the warm module checker", () => {
     // Killed when its parent exited: gone, or a zombie its new parent has not reaped yet.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(processState(out.unused[0]!)).toMatch(/^(gone|Z)$/);
+  });
+
+  it("started for the check's roots, it prepares its imports ahead writing nothing, and the check uses those roots", { timeout: 60_000 }, async () => {
+    // A bare "@sinclair/typebox" import from a folder without node_modules resolves only
+    // through the module map (the resolve hook and its shims).
+    const tool = path.join(w.cwd, "typed.mjs");
+    await writeFile(tool, `import { Type } from "@sinclair/typebox";\nexport default () => ({ name: "typed_tool", description: Type.String().type, parameters: Type.Object({}), async execute() { return { content: [] }; } });\n`);
+    const file = path.join(w.root, "prepared.mjs");
+    await writeFile(file, preparedScript);
+    const r = await runProcess(process.execPath, [file, w.cwd, tool, w.root], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.json<{ wroteAhead: boolean; shims: string[]; tools: string[][][]; failures: unknown[] }>();
+    expect(out.failures).toEqual([null]);
+    expect(out.tools).toEqual([[["typed_tool", "string"]]]);
+    expect(out.wroteAhead).toBe(false);
+    expect(out.shims).toEqual(["_40sinclair_2ftypebox.mjs", "xcsh-tools.mjs"]);
   });
 });
