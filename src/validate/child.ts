@@ -10,7 +10,7 @@ import { CustomToolLoader, DEFAULT_FACTORY_TIMEOUT_MS } from "../host/loader.js"
 import { importToolModule, prepareToolImports, type ImportToolModuleOptions } from "../host/module-import.js";
 import { raceTimeout } from "../host/timeout.js";
 import { checkTool, readField, readToolName } from "../host/tool-shape.js";
-import type { CheckRequest, ChildMessage, ImportRoots, ModuleFailure, ToolDescriptor } from "./protocol.js";
+import { importRootsOf, type CheckRequest, type ChildMessage, type ImportRoots, type ModuleFailure, type ToolDescriptor } from "./protocol.js";
 
 function send(message: ChildMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -98,7 +98,7 @@ async function run(request: CheckRequest): Promise<void> {
   const loader = new CustomToolLoader(undefined, request.cwd, [], undefined, {});
   // One options object for every module, as the loader does: the module map, the transpile
   // cache's folder and the shims are set up once per run (or were, ahead, for these roots).
-  const importOptions = prepared && sameRoots(prepared, request) ? prepared : importOptionsFor(request);
+  const importOptions: ImportToolModuleOptions = prepared && sameRoots(prepared, request) ? prepared : importRootsOf(request);
   importOptions.importTimeoutMs = request.importTimeoutMs;
   for (let index = 0; index < request.modules.length; index++) {
     await send({ type: "start", index });
@@ -109,14 +109,6 @@ async function run(request: CheckRequest): Promise<void> {
   await send({ type: "done" });
   // Tools may leave timers or sockets open; the parent also kills us, this is the polite way.
   process.exit(0);
-}
-
-function importOptionsFor(roots: ImportRoots): ImportToolModuleOptions {
-  return {
-    ...(roots.cacheDir ? { cacheDir: roots.cacheDir } : {}),
-    ...(roots.home ? { home: roots.home } : {}),
-    ...(roots.xcshHome ? { xcshHome: roots.xcshHome } : {}),
-  };
 }
 
 const sameRoots = (a: ImportRoots, b: ImportRoots) => a.cacheDir === b.cacheDir && a.home === b.home && a.xcshHome === b.xcshHome;
@@ -134,7 +126,7 @@ function rootsFromArgv(): ImportRoots | undefined {
 const aheadRoots = rootsFromArgv();
 let prepared: ImportToolModuleOptions | undefined;
 if (aheadRoots) {
-  prepared = importOptionsFor(aheadRoots);
+  prepared = importRootsOf(aheadRoots);
   // Best effort: whatever fails here fails again, with its module's name, at the first import.
   await prepareToolImports(prepared).catch(() => undefined);
 }

@@ -18,7 +18,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { XcshToolsError } from "../core/errors.js";
-import type { CheckRequest, ChildMessage, ImportRoots, ModuleFailure, ToolDescriptor } from "./protocol.js";
+import { importRootsOf, type CheckRequest, type ChildMessage, type ImportRoots, type ModuleFailure, type ToolDescriptor } from "./protocol.js";
 
 /** The outcome of one module. */
 export interface ModuleOutcome {
@@ -95,7 +95,13 @@ function forkChecker(script: string, execPath: string, cwd: string, roots?: Impo
   });
 }
 
-const checkerKey = (script: string, execPath: string, cwd: string) => `${execPath}\0${script}\0${cwd}`;
+/**
+ * What a warm checker must match to serve a check: the runtime, the script, the cwd and the roots
+ * it prepared its imports for (its resolve hooks keep their shim folder for life, so a check with
+ * other roots, such as the boot index refresh after a commit, gets a fresh child).
+ */
+const checkerKey = (script: string, execPath: string, cwd: string, roots: ImportRoots) =>
+  [execPath, script, cwd, roots.home ?? "", roots.xcshHome ?? "", roots.cacheDir ?? ""].join("\0");
 
 /**
  * Start a checker for a later `checkModules` with the same `cwd` (and runtime). Best effort.
@@ -105,12 +111,8 @@ const checkerKey = (script: string, execPath: string, cwd: string) => `${execPat
 export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath" | "home" | "xcshHome" | "cacheDir">): void {
   const script = options.childScript ?? resolveChildScript();
   const execPath = options.execPath ?? process.execPath;
-  const key = checkerKey(script, execPath, options.cwd);
-  const roots: ImportRoots = {
-    ...(options.home ? { home: options.home } : {}),
-    ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
-    ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
-  };
+  const roots = importRootsOf(options);
+  const key = checkerKey(script, execPath, options.cwd, roots);
   if (warm && warm.key === key && warm.child.exitCode === null && warm.child.signalCode === null) return;
   discardWarmChecker();
   let child: ChildProcess;
@@ -268,7 +270,7 @@ function runChild(
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       resolve(stop);
     };
-    const warmed = takeWarmChecker(checkerKey(script, control.execPath, request.cwd));
+    const warmed = takeWarmChecker(checkerKey(script, control.execPath, request.cwd, importRootsOf(request)));
     if (warmed) {
       child = warmed.child;
       stderrTail = warmed.stderrTail;

@@ -27,6 +27,15 @@ export interface ImportRoots {
   cacheDir?: string;
 }
 
+/** Just the roots of `options` (a request, a warm-up's options), without empty ones. */
+export function importRootsOf(options: ImportRoots): ImportRoots {
+  return {
+    ...(options.home ? { home: options.home } : {}),
+    ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
+    ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+  };
+}
+
 /** What the child learned about one returned tool (functions reduced to booleans). */
 export interface ToolDescriptor {
   /** Index in the factory's returned array; `undefined` when it returned one tool. */

@@ -44,7 +44,17 @@ warmUpChecker({ cwd, ...roots });
 await new Promise((resolve) => setTimeout(resolve, 1500));
 const wroteAhead = existsSync(root + "/scratch");
 const outcomes = await checkModules([tool], { cwd, ...roots });
-console.log(JSON.stringify({ wroteAhead, shims: readdirSync(roots.cacheDir + "/shims").sort(), tools: outcomes.map((o) => o.tools.map((t) => [t.name, t.description])), failures: outcomes.map((o) => o.failure ?? null) }));
+// A checker prepared for other roots does not serve this check: its shims land in the check's own.
+const other = { home: root + "/home", xcshHome: root + "/other", cacheDir: root + "/other/transpile" };
+warmUpChecker({ cwd, ...roots });
+await checkModules([tool], { cwd, ...other });
+console.log(JSON.stringify({
+  wroteAhead,
+  shims: readdirSync(roots.cacheDir + "/shims").sort(),
+  otherShims: readdirSync(other.cacheDir + "/shims").sort(),
+  tools: outcomes.map((o) => o.tools.map((t) => [t.name, t.description])),
+  failures: outcomes.map((o) => o.failure ?? null),
+}));
 `;
 
 /** The state letter of process `pid` (R, S, Z…), or "gone". */
@@ -93,10 +103,11 @@ describe.runIf(existsSync("/proc/self/stat"))("the warm module checker", () => {
     await writeFile(file, preparedScript);
     const r = await runProcess(process.execPath, [file, w.cwd, tool, w.root], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 30_000 });
     expect(r.code, r.stderr).toBe(0);
-    const out = r.json<{ wroteAhead: boolean; shims: string[]; tools: string[][][]; failures: unknown[] }>();
+    const out = r.json<{ wroteAhead: boolean; shims: string[]; otherShims: string[]; tools: string[][][]; failures: unknown[] }>();
     expect(out.failures).toEqual([null]);
     expect(out.tools).toEqual([[["typed_tool", "string"]]]);
     expect(out.wroteAhead).toBe(false);
     expect(out.shims).toEqual(["_40sinclair_2ftypebox.mjs", "xcsh-tools.mjs"]);
+    expect(out.otherShims).toEqual(out.shims);
   });
 });
