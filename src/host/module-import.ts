@@ -92,10 +92,7 @@ export function selectImportStrategy(file: string, runtime: RuntimeInfo = (curre
  * child while an install fetches and extracts. The shims are written by the first import.
  */
 export async function prepareToolImports(options: ImportToolModuleOptions = {}): Promise<void> {
-  if (!modulesRegistered.has(options)) {
-    await registerModules(options.modules);
-    modulesRegistered.add(options);
-  }
+  await registerModulesOnce(options);
   if ((currentRuntime ??= detectRuntime()).bun) {
     registerBunModules();
     return;
@@ -162,6 +159,12 @@ function importDirs(options: ImportToolModuleOptions): { cacheDir: string; shimD
 // of its imports, and the registry only grows (a name's first instance stays), so once is enough.
 const modulesRegistered = new WeakSet<ImportToolModuleOptions>();
 
+async function registerModulesOnce(options: ImportToolModuleOptions): Promise<void> {
+  if (modulesRegistered.has(options)) return;
+  await registerModules(options.modules);
+  modulesRegistered.add(options);
+}
+
 function importWithStrategy(file: string, options: ImportToolModuleOptions): Promise<ImportedToolModule> {
   const strategy = selectImportStrategy(file);
   // Under Bun, once the module map is in place, an import is the runtime's own and nothing more.
@@ -175,10 +178,7 @@ async function importUnderBun(file: string): Promise<ImportedToolModule> {
 }
 
 async function importAfterRegistering(file: string, strategy: ImportStrategy, options: ImportToolModuleOptions): Promise<ImportedToolModule> {
-  if (!modulesRegistered.has(options)) {
-    await registerModules(options.modules);
-    modulesRegistered.add(options);
-  }
+  await registerModulesOnce(options);
   if (strategy === "bun") return importUnderBun(file);
   const dirs = importDirs(options);
   if (strategy === "jiti") return { module: await importWithJiti(file, dirs.cacheDir), strategy };

@@ -148,8 +148,9 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const progress = options.progress ?? (() => undefined);
   const now = options.now ?? (() => new Date());
   await mkdir(work, { recursive: true });
-  // The module checker starts now: its own start (the loader and the TypeBox it hands to tools)
-  // overlaps copying, fetching and extracting instead of following them.
+  // The module checker starts now: its own start (the loader, the TypeBox it hands to tools, and
+  // for the validation roots its resolve hooks and jiti) overlaps copying, fetching and
+  // extracting instead of following them.
   const scratch = path.join(m.tx.dir, "validate-home");
   if (plan.actions.some(needsValidation)) {
     (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch) });
