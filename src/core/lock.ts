@@ -259,7 +259,12 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** Remove leftovers of dead processes: break guards and link temp files (only while we hold the lock). */
+/**
+ * Remove leftovers of dead processes (only while we hold the lock): break guards, and the temp
+ * files of atomic writes into this folder (`.<name>.<pid>.<hex>.tmp`: the lock's own link files,
+ * the boot index a killed command was rewriting). A temp file of a live process is its write in
+ * flight (a host boot rewrites the boot index without the lock) and is left alone.
+ */
 async function sweepLeftovers(dir: string): Promise<void> {
   let names: string[];
   try {
@@ -273,7 +278,7 @@ async function sweepLeftovers(dir: string): Promise<void> {
       await unlink(path.join(dir, name)).catch(() => undefined);
       continue;
     }
-    const temp = /^\.lock.*\.(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name);
+    const temp = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name);
     if (temp && Number(temp[1]) !== process.pid && !isPidAlive(Number(temp[1]))) {
       await unlink(path.join(dir, name)).catch(() => undefined);
     }
@@ -341,7 +346,7 @@ export async function acquireLock(dir: string, options: LockOptions = {}): Promi
   }
 }
 
-function startHolding(dir: string, file: string, owner: LockOwner, staleMs: number): HeldLock {
+async function startHolding(dir: string, file: string, owner: LockOwner, staleMs: number): Promise<HeldLock> {
   const lost = new AbortController();
   let released = false;
   const beat = async () => {
@@ -381,7 +386,8 @@ function startHolding(dir: string, file: string, owner: LockOwner, staleMs: numb
   };
   heldByUs.set(owner.token, held);
   installExitHook();
-  void sweepLeftovers(dir);
+  // Awaited: the command that follows a crash must end with the crash's leftovers gone.
+  await sweepLeftovers(dir);
   return held;
 }
 

@@ -162,6 +162,16 @@ describe("withLock in one process", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it("removes, as it takes the lock, the temp files of atomic writes a killed process left, and keeps a live one's", async () => {
+    const deadPid = await leaveStaleLock();
+    const livePid = process.ppid; // the test runner's parent: alive throughout
+    const dead = [`.boot-modules.json.${deadPid}.8070cc432e40.tmp`, `.lock.${deadPid}.0123456789ab.tmp`];
+    const kept = [`.boot-index.json.${livePid}.0123456789ab.tmp`, `.boot-index.json.${process.pid}.ba9876543210.tmp`, "notes.tmp"];
+    for (const name of [...dead, ...kept]) await writeFile(path.join(dir, name), "{");
+    // The sweep happens before the lock is handed over, not some time after.
+    await withLock(dir, async () => expect((await readdir(dir)).filter((n) => n !== "lock").sort()).toEqual([...kept].sort()), { waitMs: 1000 });
+  });
+
   it("does not treat a live holder's fresh lock as stale", async () => {
     const held = await acquireLock(dir, { staleMs: 60_000 });
     const error = await acquireLock(dir, { waitMs: 200, staleMs: 60_000 }).catch((e: unknown) => e);
