@@ -23,7 +23,7 @@ const RUNS = Number(process.env.RUNS ?? 3);
 const COUNT = Number(process.env.PLUGINS ?? 20);
 
 if (!existsSync(path.join(repo, "dist", "cli", "main.js"))) {
-  execFileSync(process.execPath, [path.join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: repo, stdio: "inherit" });
+  execFileSync("npm", ["run", "build"], { cwd: repo, stdio: "inherit" });
 }
 
 const jiti = createJiti(import.meta.url);

@@ -4,7 +4,7 @@
  * JSON path, and the caller carries on without it (the host throws on some of these and silently
  * ignores others: xcsh-host-formats §9 #23, #28).
  */
-import type { TSchema, Static } from "@sinclair/typebox";
+import type { TSchema, Static } from "../manifest/typebox.js";
 import { errorMessage, isXcshToolsError } from "../core/errors.js";
 import type { ToolSource } from "../host/types.js";
 import { readJsonFile } from "../manifest/json-file.js";

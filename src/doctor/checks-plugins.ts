@@ -17,7 +17,7 @@
  */
 import { lstat, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
-import { Type } from "@sinclair/typebox";
+import { Type } from "../manifest/typebox.js";
 import { isXcshToolsError } from "../core/errors.js";
 import type { XcshRoots } from "../core/paths.js";
 import { readJsonFile } from "../manifest/json-file.js";

@@ -9,7 +9,7 @@
  * rules as errors than the xcsh flavour, which we write ourselves.
  */
 import path from "node:path";
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "./typebox.js";
 import { pluginIdProblem } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";

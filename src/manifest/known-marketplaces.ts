@@ -4,7 +4,7 @@
  * url}`, `{source: "directory", path}` (peers §1.4). Read only; every unknown key is kept and
  * an unknown source kind is a warning (Claude adds kinds), not an error.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "./typebox.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";

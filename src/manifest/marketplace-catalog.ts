@@ -16,7 +16,7 @@
  * kept (Claude ignores them too) and typos of known keys are warnings.
  */
 import path from "node:path";
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "./typebox.js";
 import semver from "semver";
 import { PLUGIN_COMPONENT_FIELDS } from "./plugin-json.js";
 import { nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";

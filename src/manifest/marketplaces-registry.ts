@@ -4,7 +4,7 @@
  * we read it strictly and say what is wrong instead.
  */
 import path from "node:path";
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "./typebox.js";
 import { nameSegmentProblem } from "./names.js";
 import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";

@@ -7,7 +7,7 @@
  * `src/validate`.
  */
 import path from "node:path";
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "./typebox.js";
 import semver from "semver";
 import { nameSegmentProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";

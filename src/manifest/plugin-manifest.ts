@@ -9,7 +9,7 @@
  * Whether entries exist on disk (and stay inside through symlinks) is checked by `src/validate`.
  */
 import path from "node:path";
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "./typebox.js";
 import semver from "semver";
 import { npmNameProblem } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";

@@ -2,7 +2,7 @@
  * `<project>/.xcsh/plugin-overrides.json`: a project's overrides of npm plugin state
  * (xcsh-host-formats §5.7). The project wins over the user's runtime state.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "./typebox.js";
 import { npmNameProblem } from "./names.js";
 import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";

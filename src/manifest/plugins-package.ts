@@ -2,7 +2,7 @@
  * `~/.xcsh/plugins/package.json`: the npm project that holds installed plugins. Its
  * `dependencies` are the source of truth for which plugins exist (xcsh-host-formats §5.5).
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "./typebox.js";
 import npa from "npm-package-arg";
 import { npmNameProblem } from "./names.js";
 import { IssueCollector, pointer, type ValidationResult } from "./result.js";

@@ -3,7 +3,7 @@
  * enabled, which features, and their settings (xcsh-host-formats §5.6). Not a resolver lockfile.
  * The host writes it too, so unknown keys are kept; `validateRuntimeLock` adds the name rules.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "./typebox.js";
 import { npmNameProblem } from "./names.js";
 import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";

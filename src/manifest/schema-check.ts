@@ -3,8 +3,7 @@
  * code, expected, found, hint). Apart from result.ts because it loads TypeBox's value module,
  * which the CLI's start and the boot path do not need.
  */
-import type { Static, TSchema } from "@sinclair/typebox";
-import { Value, ValueErrorType, type ValueError } from "@sinclair/typebox/value";
+import { Value, ValueErrorType, type Static, type TSchema, type ValueError } from "./typebox.js";
 import { describeValue, pointerSegment, type ValidationIssue, type ValidationResult } from "./result.js";
 
 function expectedOf(schema: TSchema): string {

@@ -2,7 +2,7 @@
  * xcsh-tools' own settings (not a plugin's settings): the schema of the merged result and of one
  * settings file, where every field is optional. Loading and layering live in `core/config.ts`.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "./typebox.js";
 import { PROVIDER_IDS } from "../host/options.js";
 
 const Milliseconds = Type.Integer({ minimum: 0, description: "milliseconds, a whole number >= 0" });

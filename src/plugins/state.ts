@@ -31,7 +31,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "../manifest/typebox.js";
 import { writeFile } from "node:fs/promises";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import type { Transaction } from "../core/journal.js";

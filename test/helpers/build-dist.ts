@@ -40,6 +40,8 @@ export async function buildDist(): Promise<void> {
       // tsc emits despite type errors elsewhere in the tree (others work concurrently);
       // the tests then fail on behaviour, not on a missing file.
     }
+    // As `npm run build` does: the CLI loads TypeBox from one bundled module (src/manifest/typebox.ts).
+    execFileSync(process.execPath, [path.join(REPO, "scripts", "bundle-typebox.mjs")], { cwd: REPO, stdio: "pipe" });
     writeFileSync(STAMP, String(Date.now()));
   } finally {
     rmdirSync(LOCK);

@@ -9,7 +9,7 @@
  */
 import { stat, realpath } from "node:fs/promises";
 import path from "node:path";
-import { Type } from "@sinclair/typebox";
+import { Type } from "../../manifest/typebox.js";
 import type { ToolSource } from "../../host/types.js";
 import { InstalledPluginEntrySchema, splitPluginId, type InstalledPluginEntry } from "../../manifest/installed-plugins.js";
 import { pointerSegment } from "../../manifest/result.js";

@@ -25,7 +25,7 @@
  */
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { Type } from "@sinclair/typebox";
+import { Type } from "../../manifest/typebox.js";
 import { errorMessage, isXcshToolsError } from "../../core/errors.js";
 import { projectPaths } from "../../core/paths.js";
 import type { ToolSource } from "../../host/types.js";

@@ -5,7 +5,7 @@
  */
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import type { Static } from "@sinclair/typebox";
+import type { Static } from "../../manifest/typebox.js";
 import { XcshToolsError } from "../../core/errors.js";
 import type { GitSubdirSourceSchema } from "../../manifest/marketplace-catalog.js";
 import { cloneSource, githubUrl, probeGit } from "./git-common.js";

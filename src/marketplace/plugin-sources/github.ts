@@ -1,5 +1,5 @@
 /** `{source: "github", repo: "owner/repo", ref?, sha?}`: cloned over https from github.com. */
-import type { Static } from "@sinclair/typebox";
+import type { Static } from "../../manifest/typebox.js";
 import type { GithubSourceSchema } from "../../manifest/marketplace-catalog.js";
 import { cloneSource, githubUrl, probeGit } from "./git-common.js";
 import type { PluginSourceKind } from "./types.js";

@@ -5,7 +5,7 @@
  * documented this kind but threw (§9 #35).
  */
 import path from "node:path";
-import type { Static } from "@sinclair/typebox";
+import type { Static } from "../../manifest/typebox.js";
 import { XcshToolsError, errorMessage } from "../../core/errors.js";
 import type { NpmSourceSchema } from "../../manifest/marketplace-catalog.js";
 import type { PluginSourceKind, PluginWorld } from "./types.js";

@@ -1,6 +1,6 @@
 /** `{source: "url", url, ref?, sha?}`: a plugin that is a whole git repository. */
 import type { UrlSourceSchema } from "../../manifest/marketplace-catalog.js";
-import type { Static } from "@sinclair/typebox";
+import type { Static } from "../../manifest/typebox.js";
 import { cloneSource, probeGit } from "./git-common.js";
 import type { PluginSourceKind } from "./types.js";
 
