@@ -9,8 +9,8 @@
  *   3. one transaction        `runMutation` (lock, recovery, journal, boot-index refresh) that
  *                              - rebuilds node_modules when it must (orphans, missing or wrong
  *                                packages, a lockfile out of step): arborist reifies a staged
- *                                copy of the folder from package.json + package-lock.json, as
- *                                the applier does (plugins/apply.ts), after the folders to
+ *                                copy of the folder (plugins/work-copy.ts, shared with the
+ *                                applier) from package.json + package-lock.json, after the folders to
  *                                reinstall are deleted from the copy, so they come back from
  *                                their locked tarball (checked against its integrity);
  *                              - repairs the runtime lock and our record (runtime-repair.ts),
@@ -22,16 +22,16 @@
  *
  * Named steps for the tests' fault injection: `doctor:copied`, `doctor:reified`, `doctor:staged`.
  */
-import { copyFile, mkdir, rename, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import path from "node:path";
-import { copyTree, pathExists } from "../core/atomic-fs.js";
+import { pathExists } from "../core/atomic-fs.js";
 import { XcshToolsError } from "../core/errors.js";
 import { acquireLock } from "../core/lock.js";
 import { loadInventory, type InstalledPlugin } from "../plugins/inventory.js";
 import { recoverBeforeRead, runMutation, type Mutation, type MutationWorld } from "../plugins/mutation.js";
 import { loadArborist, npmError, npmOptions, type NpmClientOptions } from "../plugins/npm-client.js";
 import { stageStateWrites, stateFiles } from "../plugins/state.js";
-import { rebaseTree } from "../plugins/tree-rebase.js";
+import { copyToWork, stageWork } from "../plugins/work-copy.js";
 import { failedCheck, readLockStatus } from "./checks-state.js";
 import { repairRuntimeState } from "./runtime-repair.js";
 import type { Finding, Repair } from "./types.js";
@@ -141,25 +141,14 @@ async function repairFolder(world: FixWorld, failures: FixFailures, wanted: { re
 
 /** The staged copy, reified; `stage` moves its pieces into the journal's slots. */
 async function reifyCopy(m: Mutation, client: NpmClientOptions, reinstall: readonly string[]): Promise<{ inventory: InstalledPlugin[]; stage: () => Promise<void> }> {
-  const live = m.paths.plugins;
-  const work = path.join(m.tx.dir, "work");
-  await mkdir(work, { recursive: true });
   if (!m.state.packageJson) throw new XcshToolsError("EDOCTOR_FIX", `${m.paths.packageJson} is missing: there is nothing to rebuild node_modules from`, { hint: "Reinstall your plugins with `xcsh-tools install`." });
-  await copyFile(m.paths.packageJson, path.join(work, "package.json"));
-  if (await pathExists(m.paths.packageLock)) await copyFile(m.paths.packageLock, path.join(work, "package-lock.json"));
-  if (await pathExists(m.paths.nodeModules)) await copyTree(m.paths.nodeModules, path.join(work, "node_modules"));
-  const workPacked = path.join(work, path.relative(live, m.paths.packed));
-  if (await pathExists(m.paths.packed)) {
-    await mkdir(path.dirname(workPacked), { recursive: true });
-    await copyTree(m.paths.packed, workPacked);
-  }
-  await rebaseTree(work, live, work);
+  const work = await copyToWork(m);
   // Folders to fetch again, and arborist's record of the old tree (it would trust it over the disk).
-  for (const name of reinstall) await rm(path.join(work, "node_modules", name), { recursive: true, force: true });
-  await rm(path.join(work, "node_modules", ".package-lock.json"), { force: true });
+  for (const name of reinstall) await rm(path.join(work.nodeModules, name), { recursive: true, force: true });
+  await rm(path.join(work.nodeModules, ".package-lock.json"), { force: true });
   await m.step("doctor:copied");
   const Arborist = await loadArborist();
-  const arb = new Arborist({ ...npmOptions(client), path: work });
+  const arb = new Arborist({ ...npmOptions(client), path: work.dir });
   try {
     await arb.reify({});
   } catch (error) {
@@ -167,21 +156,9 @@ async function reifyCopy(m: Mutation, client: NpmClientOptions, reinstall: reado
   }
   if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; nothing was changed", { hint: "Run `xcsh-tools doctor --fix` again." });
   await m.step("doctor:reified");
-  const inventory = await loadInventory({ ...m.state, paths: { ...m.paths, nodeModules: path.join(work, "node_modules") } });
-  return {
-    inventory,
-    stage: async () => {
-      await rebaseTree(work, work, live);
-      for (const [from, to] of [[path.join(work, "package-lock.json"), m.paths.packageLock], [path.join(work, "node_modules"), m.paths.nodeModules]] as const) {
-        const has = await pathExists(from);
-        if (!has) {
-          if (await pathExists(to)) await m.tx.stageRemoval(to);
-          continue;
-        }
-        await rename(from, await m.tx.stage(to));
-      }
-    },
-  };
+  const inventory = await loadInventory({ ...m.state, paths: { ...m.paths, nodeModules: work.nodeModules } });
+  // package.json is the user's as it was: a rebuild only brings node_modules and the lockfile in step.
+  return { inventory, stage: () => stageWork(m, work, ["packageLock", "nodeModules"]) };
 }
 
 /** The message of a failure for a check's hint. */

@@ -7,7 +7,7 @@
  * tree. So, inside the transaction's own folder:
  *
  *     work/package.json, work/package-lock.json, work/node_modules, work/.xcsh-tools/packed
- *         copied from the live folder (rebased: links outside the tree stay right, tree-rebase.ts)
+ *         copied from the live folder (work-copy.ts; rebased: links outside the tree stay right)
  *     arborist.reify({add, rm, save: true, ignoreScripts: !allowScripts}) in work/
  *         npm's own resolution, dedupe and lockfile; scripts only when allowed
  *     validate every added or changed plugin in work/ (validatePath: static checks, tools
@@ -34,12 +34,10 @@
  * journal's own (`track:*`, `stage:*`, `commit:*`).
  */
 import { createHash } from "node:crypto";
-import { copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { copyTree, pathExists } from "../core/atomic-fs.js";
 import { XcshToolsError } from "../core/errors.js";
 import { isRecord } from "../manifest/result.js";
-import { EMPTY_PLUGINS_PACKAGE_JSON } from "../manifest/plugins-package.js";
 import { nextFeatures, planNeedsInstall, type Plan, type PlanAction } from "./plan.js";
 import { loadInventory, readInstalledPackage, type InstalledPlugin } from "./inventory.js";
 import { runMutation, type Mutation, type MutationWorld } from "./mutation.js";
@@ -55,7 +53,7 @@ import {
   type PluginsState,
   type StateFiles,
 } from "./state.js";
-import { rebaseTree } from "./tree-rebase.js";
+import { copyToWork, PACKED_REL, stageWork } from "./work-copy.js";
 
 /** Options of `applyPlan`. */
 export interface ApplyOptions {
@@ -88,8 +86,6 @@ export interface ApplyResult {
   plugins: AppliedPlugin[];
   changed: boolean;
 }
-
-const PACKED_REL = ".xcsh-tools/packed";
 
 function packedFileName(name: string, version: string, integrity: string): string {
   const hash = createHash("sha256").update(integrity).digest("hex").slice(0, 10);
@@ -143,11 +139,8 @@ function runtimeOnly(plan: Plan, before: StateFiles, inventory: InstalledPlugin[
 }
 
 async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin[], before: StateFiles, options: ApplyOptions): Promise<ApplyResult> {
-  const live = m.paths.plugins;
-  const work = path.join(m.tx.dir, "work");
   const progress = options.progress ?? (() => undefined);
   const now = options.now ?? (() => new Date());
-  await mkdir(work, { recursive: true });
   // The module checker starts now: its own start (the loader, the TypeBox it hands to tools, and
   // for the validation roots its resolve hooks and jiti) overlaps copying, fetching and
   // extracting instead of following them.
@@ -158,16 +151,9 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
 
   // 1. The copy arborist works on.
   progress("Preparing a staging copy of the plugins folder");
-  if (before.packageJson) await copyFile(m.paths.packageJson, path.join(work, "package.json"));
-  else await writeFile(path.join(work, "package.json"), `${JSON.stringify(EMPTY_PLUGINS_PACKAGE_JSON, null, 2)}\n`);
-  if (await pathExists(m.paths.packageLock)) await copyFile(m.paths.packageLock, path.join(work, "package-lock.json"));
-  if (await pathExists(m.paths.nodeModules)) await copyTree(m.paths.nodeModules, path.join(work, "node_modules"));
-  const workPacked = path.join(work, PACKED_REL);
-  if (await pathExists(m.paths.packed)) {
-    await mkdir(path.dirname(workPacked), { recursive: true });
-    await copyTree(m.paths.packed, workPacked);
-  }
-  await rebaseTree(work, live, work);
+  const copy = await copyToWork(m);
+  const work = copy.dir;
+  const workPacked = copy.packed;
   await m.step("apply:copied");
 
   // 2. What arborist is asked to do.
@@ -244,7 +230,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
 
   // 4. Validate what arrived, in the copy: every added or changed plugin, several at once (each
   //    validation is a child process that imports the plugin's tools).
-  const nodeModulesDir = path.join(work, "node_modules");
+  const nodeModulesDir = copy.nodeModules;
   const toValidate = plan.actions.filter(needsValidation);
   const dirs: { name: string; dir: string }[] = [];
   for (const action of toValidate) {
@@ -277,7 +263,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const applied: AppliedPlugin[] = [];
   let runtimeLock = before.runtimeLock;
   let record: InstallRecord = before.record;
-  const nodeModules = path.join(work, "node_modules");
+  const nodeModules = copy.nodeModules;
   for (const action of plan.actions) {
     const current = inventory.find((p) => p.name === action.name);
     if (action.type === "NOOP") continue;
@@ -304,11 +290,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   await collectPacked(work, workPacked, record);
 
   // 5. Back to live-relative references, then into the journal's slots.
-  await rebaseTree(work, work, live);
-  await stageFromWork(m, path.join(work, "package.json"), m.paths.packageJson);
-  await stageFromWork(m, path.join(work, "package-lock.json"), m.paths.packageLock);
-  await stageFromWork(m, nodeModules, m.paths.nodeModules);
-  await stageFromWork(m, workPacked, m.paths.packed);
+  await stageWork(m, copy, ["packageJson", "packageLock", "nodeModules", "packed"]);
   await stageStateWrites(m.tx, m.paths, before, { packageJson: before.packageJson, runtimeLock, record });
   await m.step("apply:staged");
   progress("Committing");
@@ -363,18 +345,6 @@ function validationError(name: string, dir: string, errors: readonly { code: str
 /** Whether `action` leaves a plugin in place whose tools must be checked before it counts. */
 function needsValidation(action: Plan["actions"][number]): boolean {
   return action.type !== "NOOP" && action.apply.kind !== "remove" && !(action.apply.kind === "unlink" && action.apply.restore.dependency === null);
-}
-
-async function stageFromWork(m: Mutation, source: string, target: string): Promise<void> {
-  const has = await pathExists(source);
-  const live = await pathExists(target);
-  if (!has && !live) return;
-  if (!has) {
-    await m.tx.stageRemoval(target);
-    return;
-  }
-  const slot = await m.tx.stage(target);
-  await rename(source, slot);
 }
 
 /** Pack a folder or copy a tarball into `packedDir`; returns the file name. */
