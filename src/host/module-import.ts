@@ -98,8 +98,7 @@ export async function prepareToolImports(options: ImportToolModuleOptions = {}):
     return;
   }
   const dirs = importDirs(options);
-  nodeHooks ??= import("./import/node-hooks.js");
-  const { ensureNodeHooks, getNodeHookShimDir } = await nodeHooks;
+  const { ensureNodeHooks, getNodeHookShimDir } = await loadNodeHooks();
   // The hook only maps a name once its shim file exists, so registering before writing is safe.
   if (getNodeHookShimDir() === undefined) await ensureNodeHooks(dirs.shimDir);
   preloadJiti();
@@ -207,9 +206,13 @@ const shimsChecked = new WeakMap<ImportToolModuleOptions, { requested: string; d
 // Loaded on first use: only Node's native strategy needs it (and it pulls in worker_threads).
 let nodeHooks: Promise<typeof import("./import/node-hooks.js")> | undefined;
 
-async function prepareNodeHooks(shimDir: string, options: ImportToolModuleOptions): Promise<void> {
+function loadNodeHooks(): Promise<typeof import("./import/node-hooks.js")> {
   nodeHooks ??= import("./import/node-hooks.js");
-  const { ensureNodeHooks, getNodeHookShimDir } = await nodeHooks;
+  return nodeHooks;
+}
+
+async function prepareNodeHooks(shimDir: string, options: ImportToolModuleOptions): Promise<void> {
+  const { ensureNodeHooks, getNodeHookShimDir } = await loadNodeHooks();
   const requested = getNodeHookShimDir() ?? shimDir;
   const size = getModuleRegistry().size;
   let checked = shimsChecked.get(options);

@@ -38,6 +38,7 @@ import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { isRecord } from "../manifest/result.js";
+import type { PluginManifest } from "../manifest/plugin-manifest.js";
 import { nextFeatures, planNeedsInstall, type Plan, type PlanAction } from "./plan.js";
 import { loadInventory, readInstalledPackage, type InstalledPlugin } from "./inventory.js";
 import { runMutation, type Mutation, type MutationWorld } from "./mutation.js";
@@ -153,7 +154,6 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   progress("Preparing a staging copy of the plugins folder");
   const copy = await copyToWork(m);
   const work = copy.dir;
-  const workPacked = copy.packed;
   await m.step("apply:copied");
 
   // 2. What arborist is asked to do.
@@ -168,13 +168,13 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
         if (r.spec.source === "directory" || r.spec.source === "tarball") {
           // Absolute here (arborist resolves add specs against the process cwd); it saves the
           // spec relative to the root: `file:.xcsh-tools/packed/<file>`, the same in work/ and live.
-          add.push(`${r.name}@file:${workPacked}/${await packLocal(r.spec.parsed.fetchSpec ?? r.spec.npmSpec, r.name, r.version, r.spec.source, workPacked, options.client)}`);
+          add.push(`${r.name}@file:${copy.packed}/${await packLocal(r.spec.parsed.fetchSpec ?? r.spec.npmSpec, r.name, r.version, r.spec.source, copy.packed, options.client)}`);
         } else {
           add.push(r.spec.source === "registry" ? r.spec.npmSpec : `${r.name}@${r.spec.npmSpec}`);
         }
         // A reinstall replaces the package whole (arborist would keep an identical-looking one,
         // and would not run its scripts again).
-        if (action.type === "CHANGE") await rm(path.join(work, "node_modules", r.name), { recursive: true, force: true });
+        if (action.type === "CHANGE") await rm(path.join(copy.nodeModules, r.name), { recursive: true, force: true });
         break;
       }
       case "update":
@@ -220,25 +220,27 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; the change was rolled back", { hint: "Nothing was changed." });
   await m.step("reify:done");
   if (fixDependency.size > 0) await setDependencies(work, fixDependency);
-  const workPkg = (await readJson(path.join(work, "package.json"))) ?? {};
+  const workPkg = (await readJson(copy.packageJson)) ?? {};
   if (!isRecord(workPkg.dependencies)) {
     // Arborist drops an empty `dependencies`; the host's file always has one (§5.5).
     workPkg.dependencies = {};
-    await writeFile(path.join(work, "package.json"), `${JSON.stringify(workPkg, null, 2)}\n`);
+    await writeFile(copy.packageJson, `${JSON.stringify(workPkg, null, 2)}\n`);
   }
   const savedDeps = workPkg.dependencies as Record<string, string>;
 
   // 4. Validate what arrived, in the copy: every added or changed plugin, several at once (each
   //    validation is a child process that imports the plugin's tools).
-  const nodeModulesDir = copy.nodeModules;
   const toValidate = plan.actions.filter(needsValidation);
   const dirs: { name: string; dir: string }[] = [];
+  // What arrived, read once: the records below are made from the same reads (validation changes no package).
+  const arrived = new Map<string, Awaited<ReturnType<typeof readInstalledPackage>> & { manifest: PluginManifest }>();
   for (const action of toValidate) {
-    const installed = await readInstalledPackage(nodeModulesDir, action.name);
+    const installed = await readInstalledPackage(copy.nodeModules, action.name);
     if (!installed.pkg || installed.pkg.name !== action.name) {
       throw new XcshToolsError("EINSTALL", `npm's installer did not produce ${action.name} in node_modules${installed.problem ? ` (${installed.problem})` : ""}`, { hint: "Retry with --debug; nothing was changed." });
     }
     if (!installed.manifest) throw new XcshToolsError("EPLUGIN_INVALID", `${action.name}@${installed.version ?? "?"}: ${installed.problem ?? "no usable xcsh manifest"}`, { hint: "Run `xcsh-tools validate` on the package; nothing was changed.", exitCode: 2 });
+    arrived.set(action.name, { ...installed, manifest: installed.manifest });
     dirs.push({ name: action.name, dir: installed.dir });
   }
   if (dirs.length > 0) {
@@ -263,7 +265,6 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const applied: AppliedPlugin[] = [];
   let runtimeLock = before.runtimeLock;
   let record: InstallRecord = before.record;
-  const nodeModules = copy.nodeModules;
   for (const action of plan.actions) {
     const current = inventory.find((p) => p.name === action.name);
     if (action.type === "NOOP") continue;
@@ -274,8 +275,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
       applied.push({ name: action.name, type: action.type, version: undefined, scripts: [], scriptsRan: false });
       continue;
     }
-    const installed = await readInstalledPackage(nodeModules, action.name);
-    if (!installed.manifest) throw new XcshToolsError("EPLUGIN_INVALID", `${action.name}: ${installed.problem ?? "no usable xcsh manifest"}`, { hint: "Nothing was changed.", exitCode: 2 });
+    const installed = arrived.get(action.name)!; // every plugin that stays was read and checked above
 
     // Runtime state: kept unless the spec asked otherwise (plan.ts), checked against what arrived.
     const selection = action.apply.kind === "install" ? action.apply.resolved.spec.features : null;
@@ -287,7 +287,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
     applied.push({ name: action.name, type: action.type, version: installed.version, scripts: installed.scripts, scriptsRan });
   }
   // Settings of removed plugins go with them (withoutRuntimePlugin); of others, they stay.
-  await collectPacked(work, workPacked, record);
+  await collectPacked(work, copy.packed, record);
 
   // 5. Back to live-relative references, then into the journal's slots.
   await stageWork(m, copy, ["packageJson", "packageLock", "nodeModules", "packed"]);
