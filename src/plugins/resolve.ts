@@ -62,9 +62,14 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
   }
   if (spec.source === "remote" || spec.source === "registry") {
     // The bytes arborist will install (pacote's cache keeps them, so they are fetched once).
+    // A registry package is fetched by the tarball URL and integrity its manifest just gave, as
+    // arborist does from a lockfile: a cache that holds those bytes answers by digest, with no
+    // request at all (by name@version, every tarball cost a revalidation round trip: 20 warm
+    // tarballs 210 -> 5 ms here).
+    const pinned = spec.source === "registry" ? { resolved: pkg._resolved, integrity: pkg._integrity } : {};
     let bytes: Buffer;
     try {
-      bytes = await pacote.tarball(spec.source === "registry" ? `${String(pkg.name)}@${String(pkg.version)}` : spec.npmSpec, { ...npmOptions(client), where: cwd } as never);
+      bytes = await pacote.tarball(spec.source === "registry" ? `${String(pkg.name)}@${String(pkg.version)}` : spec.npmSpec, { ...npmOptions(client), ...pinned, where: cwd } as never);
     } catch (error) {
       throw npmError(error, spec.raw, client, spec.name);
     }

@@ -614,38 +614,44 @@ describe("the pollution detector", () => {
   });
 });
 
+/**
+ * Publishes `tgz` as `name@1.0.0` by npm's publish protocol, by hand: npm pack would never produce
+ * these tarballs. `declared` is the integrity the registry records (the true one unless a test says).
+ */
+async function publishRaw(reg: { url: string; token: string }, name: string, tgz: Buffer, declared?: string): Promise<void> {
+  const { createHash } = await import("node:crypto");
+  const file = `${name}-1.0.0.tgz`;
+  const manifest = { name, version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } };
+  const response = await fetch(`${reg.url}${encodeURIComponent(name)}`, {
+    method: "PUT",
+    headers: { "content-type": "application/json", authorization: `Bearer ${reg.token}` },
+    body: JSON.stringify({
+      _id: name,
+      name,
+      "dist-tags": { latest: "1.0.0" },
+      versions: {
+        "1.0.0": {
+          ...manifest,
+          _id: `${name}@1.0.0`,
+          dist: {
+            tarball: `${reg.url}${name}/-/${file}`,
+            shasum: createHash("sha1").update(tgz).digest("hex"),
+            integrity: declared ?? `sha512-${createHash("sha512").update(tgz).digest("base64")}`,
+          },
+        },
+      },
+      _attachments: { [file]: { content_type: "application/octet-stream", data: tgz.toString("base64"), length: tgz.length } },
+    }),
+  });
+  expect(response.status, await response.clone().text()).toBeLessThan(300);
+}
+
 describe("a hostile tarball served by the registry", () => {
   it("install <name> of a registry package whose tarball climbs out is ETARBALL_UNSAFE, nothing changed", async () => {
     const { useGlobalRegistry } = await import("../helpers/global-registry.js");
-    const { createHash } = await import("node:crypto");
     const reg = await useGlobalRegistry();
     const name = `evil-reg-${Date.now().toString(36)}`;
-    const tgz = tgzBytes([...pluginEntries(name, "evil_reg_tool"), { name: "package/../../evil-from-registry", content: "x" }]);
-    const file = `${name}-1.0.0.tgz`;
-    const manifest = { name, version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } };
-    // npm's publish protocol, by hand: npm pack would never produce this tarball.
-    const response = await fetch(`${reg.url}${encodeURIComponent(name)}`, {
-      method: "PUT",
-      headers: { "content-type": "application/json", authorization: `Bearer ${reg.token}` },
-      body: JSON.stringify({
-        _id: name,
-        name,
-        "dist-tags": { latest: "1.0.0" },
-        versions: {
-          "1.0.0": {
-            ...manifest,
-            _id: `${name}@1.0.0`,
-            dist: {
-              tarball: `${reg.url}${name}/-/${file}`,
-              shasum: createHash("sha1").update(tgz).digest("hex"),
-              integrity: `sha512-${createHash("sha512").update(tgz).digest("base64")}`,
-            },
-          },
-        },
-        _attachments: { [file]: { content_type: "application/octet-stream", data: tgz.toString("base64"), length: tgz.length } },
-      }),
-    });
-    expect(response.status, await response.clone().text()).toBeLessThan(300);
+    await publishRaw(reg, name, tgzBytes([...pluginEntries(name, "evil_reg_tool"), { name: "package/../../evil-from-registry", content: "x" }]));
     const w = await makeRelWorld(reg.url);
     try {
       const before = await w.snapshot();
@@ -654,6 +660,28 @@ describe("a hostile tarball served by the registry", () => {
       expect(r.json().error.code).toBe("ETARBALL_UNSAFE");
       expect(r.json().error.message).toContain("evil-from-registry");
       expect(r.stderr).not.toContain(POLLUTED_MARK);
+      expect(await w.snapshot()).toEqual(before);
+      ran++;
+    } finally {
+      await w.cleanup();
+      await reg.dispose();
+    }
+  }, 120_000);
+
+  it("install <name> whose served bytes differ from the integrity the registry recorded is EINTEGRITY, nothing changed", async () => {
+    const { useGlobalRegistry } = await import("../helpers/global-registry.js");
+    const { createHash } = await import("node:crypto");
+    const reg = await useGlobalRegistry();
+    const name = `swapped-reg-${Date.now().toString(36)}`;
+    const other = createHash("sha512").update("some other bytes").digest("base64");
+    await publishRaw(reg, name, tgzBytes(pluginEntries(name, "swapped_reg_tool")), `sha512-${other}`);
+    const w = await makeRelWorld(reg.url);
+    try {
+      const before = await w.snapshot();
+      const r = await w.cli(["install", name, "--json"]);
+      expect(r.code, r.stdout + r.stderr).toBe(1); // a failure of the registry, not of the user's input
+      expect(r.json().error.code).toBe("EINTEGRITY");
+      expect(r.json().error.message).toContain(name);
       expect(await w.snapshot()).toEqual(before);
       ran++;
     } finally {
