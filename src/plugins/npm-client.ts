@@ -10,6 +10,7 @@
  * not match. Messages are redacted of the configured secrets.
  */
 import { setMaxListeners } from "node:events";
+import { Module, createRequire } from "node:module";
 import path from "node:path";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
@@ -103,12 +104,61 @@ let pacotePromise: Promise<Pacote> | undefined;
 
 /** pacote, imported on first use. */
 export function loadPacote(): Promise<Pacote> {
+  deferSigstore();
   pacotePromise ??= import("pacote").then((m) => ((m as unknown as { default?: Pacote }).default ?? m) as Pacote);
   return pacotePromise;
 }
 
 /** Arborist's constructor, imported on first use. */
 export async function loadArborist(): Promise<typeof import("@npmcli/arborist").default> {
+  deferSigstore();
   const mod = await import("@npmcli/arborist");
   return mod.default;
 }
+
+/**
+ * pacote requires `sigstore` at the top of its registry fetcher, though only the
+ * `verifySignatures`/`verifyAttestations` options (npm's `audit signatures`) ever call it and we
+ * never set them: on Node 20 that require is ~155 ms of pacote's ~200 ms load, paid by every
+ * install. No option skips it, so before pacote loads, sigstore's entry in the CommonJS cache
+ * becomes a stand-in that loads the real module on its first use. Written by hand because no
+ * library defers one transitive require; if a runtime does not honour the cache entry (or pacote
+ * starts reading sigstore's exports at load), the real module is simply loaded as before.
+ */
+function deferSigstore(): void {
+  if (sigstoreDeferred) return;
+  sigstoreDeferred = true;
+  try {
+    const requireFromPacote = createRequire(createRequire(import.meta.url).resolve("pacote"));
+    const file = requireFromPacote.resolve("sigstore");
+    const cache = requireFromPacote.cache;
+    if (cache[file]) return;
+    let real: object | undefined;
+    const load = (): object => {
+      if (!real) {
+        delete cache[file];
+        real = requireFromPacote("sigstore") as object;
+      }
+      return real;
+    };
+    const standIn = new Module(file);
+    standIn.filename = file;
+    standIn.loaded = true;
+    standIn.exports = new Proxy(
+      {},
+      {
+        get: (_target, key) => Reflect.get(load(), key),
+        has: (_target, key) => Reflect.has(load(), key),
+        ownKeys: () => Reflect.ownKeys(load()),
+        getOwnPropertyDescriptor: (_target, key) => {
+          const descriptor = Reflect.getOwnPropertyDescriptor(load(), key);
+          return descriptor && { ...descriptor, configurable: true };
+        },
+      },
+    );
+    cache[file] = standIn;
+  } catch {
+    // Not resolvable or no writable cache on this runtime: pacote loads sigstore itself.
+  }
+}
+let sigstoreDeferred = false;

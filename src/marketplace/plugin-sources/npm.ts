@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Static } from "../../manifest/typebox.js";
 import { XcshToolsError, errorMessage } from "../../core/errors.js";
 import type { NpmSourceSchema } from "../../manifest/marketplace-catalog.js";
+import { loadPacote } from "../../plugins/npm-client.js";
 import type { PluginSourceKind, PluginWorld } from "./types.js";
 
 type NpmSource = Static<typeof NpmSourceSchema>;
@@ -40,7 +41,7 @@ export const npmPluginSource: PluginSourceKind = {
   kind: "npm",
   async fetch({ entry }, scratch, world) {
     const s = entry.source as NpmSource;
-    const pacote = await import("pacote");
+    const pacote = await loadPacote();
     const dir = path.join(scratch, "package");
     try {
       const options = optionsOf(s, world);
@@ -54,7 +55,7 @@ export const npmPluginSource: PluginSourceKind = {
   },
   async probe({ entry }, world) {
     const s = entry.source as NpmSource;
-    const pacote = await import("pacote");
+    const pacote = await loadPacote();
     try {
       const manifest = await pacote.manifest(specOf(s), optionsOf(s, world));
       return { version: manifest.version };
