@@ -29,11 +29,12 @@
  * mkdir that two waiters can interleave; `lockfile` and `fs-ext` flock are unmaintained or
  * native. The kernel's flock would be ideal but Node has no binding for it.
  *
- * Within one process the lock is re-entrant along an async call chain (AsyncLocalStorage), so an
- * engine may call another engine that also locks; independent concurrent calls in the same
- * process still exclude each other through the file.
+ * Within one process every caller waits for the file like any other, nested calls included (one
+ * at `waitMs: 0` gets ELOCKED rather than a deadlock): code that holds the lock never takes it again.
+ * The lock was once re-entrant along an async call chain through AsyncLocalStorage, which nothing
+ * needed; on Node < 24 it turns on promise hooks for the whole process, and every promise of an
+ * install paid for them (20 plugins: ~80 ms of 1.3 s).
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";
 import { link, mkdir, readFile, readdir, stat, unlink, utimes, writeFile } from "node:fs/promises";
@@ -102,7 +103,6 @@ const heldByUs = new Map<string, HeldLock>();
  * concurrent acquire in this process never sees our fresh lock as such a leftover.
  */
 const ourTokens = new Set<string>();
-const chain = new AsyncLocalStorage<Map<string, HeldLock>>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
@@ -392,23 +392,17 @@ async function startHolding(dir: string, file: string, owner: LockOwner, staleMs
 }
 
 /**
- * Run `fn` while holding the lock on `dir`; released on every exit path. Re-entrant along one
- * async call chain. Throws ELOCKED (with the holder's pid and a hint) after `waitMs`.
+ * Run `fn` while holding the lock on `dir`; released on every exit path. Throws ELOCKED (with the
+ * holder's pid and a hint) after `waitMs`, also to a caller in this process that already holds it.
  */
 export async function withLock<T>(
   dir: string,
   fn: (lock: HeldLock) => Promise<T> | T,
   options: LockOptions = {},
 ): Promise<T> {
-  const file = lockFilePath(path.resolve(dir));
-  const current = chain.getStore();
-  const already = current?.get(file);
-  if (already) return fn(already);
   const held = await acquireLock(path.resolve(dir), options);
-  const next = new Map(current ?? []);
-  next.set(file, held);
   try {
-    return await chain.run(next, () => fn(held));
+    return await fn(held);
   } finally {
     await held.release();
   }

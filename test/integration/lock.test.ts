@@ -111,18 +111,18 @@ describe("withLock across processes", () => {
 });
 
 describe("withLock in one process", () => {
-  it("is re-entrant along one call chain but excludes independent callers", async () => {
+  it("excludes every other caller in the process, a nested one included (ELOCKED, no deadlock)", async () => {
     const order: string[] = [];
     const first = withLock(dir, async () => {
       order.push("first:in");
-      await withLock(dir, async () => order.push("nested"), { waitMs: 0 });
+      await expect(withLock(dir, async () => order.push("nested"), { waitMs: 0 })).rejects.toMatchObject({ code: "ELOCKED" });
       await new Promise((r) => setTimeout(r, 150));
       order.push("first:out");
     });
     await new Promise((r) => setTimeout(r, 30));
     const second = withLock(dir, async () => order.push("second"), { waitMs: 5000 });
     await Promise.all([first, second]);
-    expect(order).toEqual(["first:in", "nested", "first:out", "second"]);
+    expect(order).toEqual(["first:in", "first:out", "second"]);
   });
 
   it("a waiter makes the folder again when it was removed after the holder let go", async () => {
