@@ -36,6 +36,15 @@ export const InstalledPluginsRegistrySchema = Type.Object({
 /** The registry as read: entries are checked one by one so one bad entry spoils nothing else. */
 export type InstalledPluginsRegistry = Static<typeof InstalledPluginsRegistrySchema>;
 
+/**
+ * Whether `spec` has the shape of a marketplace plugin id at all (`plugin@marketplace`: an `@`
+ * after the first character, not a scoped npm name). Cheap, so a command can skip the marketplace
+ * modules and their state for specs that can only be npm specs.
+ */
+export function mayNameMarketplacePlugin(spec: string): boolean {
+  return !spec.startsWith("@") && spec.lastIndexOf("@") > 0;
+}
+
 /** Split `name@marketplace` at the last `@`; `undefined` when either side is empty. */
 export function splitPluginId(id: string): { plugin: string; marketplace: string } | undefined {
   const at = id.lastIndexOf("@");

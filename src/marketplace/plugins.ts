@@ -13,7 +13,7 @@ import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import semver from "semver";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
-import { splitPluginId } from "../manifest/installed-plugins.js";
+import { mayNameMarketplacePlugin, splitPluginId } from "../manifest/installed-plugins.js";
 import { nameSegmentProblem, pluginIdProblem } from "../manifest/names.js";
 import { recoverBeforeRead, type Mutation } from "../plugins/mutation.js";
 import { applyPluginPlan, type CacheAdd } from "./apply.js";
@@ -59,14 +59,13 @@ export interface MarketplaceTargets {
  * registered (either scope) or the id is installed. Scoped names and `pkg@<version|range>` are npm.
  */
 export function isMarketplaceTarget(spec: string, targets: MarketplaceTargets): boolean {
+  if (!mayNameMarketplacePlugin(spec)) return false;
   const split = parseMarketplaceSpec(spec);
   if (!split) {
     // `Hello@acme`, `-x-@acme`, `hello@ACME` with acme registered: meant for the marketplace,
     // and refused there with EPLUGIN_ID (as an npm spec it would go to the registry and come
     // back as a confusing EREGISTRY or ENOT_FOUND).
-    const at = spec.lastIndexOf("@");
-    if (spec.startsWith("@") || at <= 0) return false;
-    const market = spec.slice(at + 1);
+    const market = spec.slice(spec.lastIndexOf("@") + 1);
     if (semver.valid(market) || semver.validRange(market)) return false;
     return targets.marketplaces.has(market.toLowerCase());
   }

@@ -16,14 +16,17 @@ interface EnableFlags {
 }
 
 async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean, flags: EnableFlags): Promise<void> {
-  const market = await import("./marketplace.js");
   // Marketplace plugins are the marketplace engine's (its --scope is the install's scope);
   // npm plugins take --scope too, so ask before handing over rather than let it refuse the flag.
-  const { loadMarketplaceTargets, isMarketplaceTarget } = await import("../../marketplace/index.js");
-  const targets = await loadMarketplaceTargets(await market.marketplaceContext(ctx));
-  if (names.some((name) => isMarketplaceTarget(name, targets))) {
-    await market.dispatchSetEnabled(ctx, names, enabled, flags);
-    return;
+  const { mayNameMarketplacePlugin } = await import("../../manifest/installed-plugins.js");
+  if (names.some(mayNameMarketplacePlugin)) {
+    const market = await import("./marketplace.js");
+    const { loadMarketplaceTargets, isMarketplaceTarget } = await import("../../marketplace/index.js");
+    const targets = await loadMarketplaceTargets(await market.marketplaceContext(ctx));
+    if (names.some((name) => isMarketplaceTarget(name, targets))) {
+      await market.dispatchSetEnabled(ctx, names, enabled, flags);
+      return;
+    }
   }
   const scope = stateScope(flags.scope);
   const { parsePackageName } = await import("../../plugins/spec.js");

@@ -7,6 +7,7 @@
  */
 import type { Command } from "commander";
 import { XcshToolsError } from "../../core/errors.js";
+import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
 import type { MarketplaceContext, PlanItem, PluginChangeReport, Scope } from "../../marketplace/index.js";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
@@ -76,9 +77,13 @@ function reportPluginChange(ctx: CommandContext, report: PluginChangeReport, don
 
 /** The marketplace ones among `specs`; usage error when marketplace and npm specs are mixed. */
 async function marketplaceSpecs(ctx: CommandContext, mctx: MarketplaceContext, specs: string[], scope: string | undefined, verb: string): Promise<boolean> {
-  const { loadMarketplaceTargets, isMarketplaceTarget } = await import("../../marketplace/index.js");
-  const targets = await loadMarketplaceTargets(mctx);
-  const ours = specs.filter((s) => isMarketplaceTarget(s, targets));
+  let ours: string[] = [];
+  // Plain and scoped npm names (most installs) never load the marketplace modules or their state.
+  if (specs.some(mayNameMarketplacePlugin)) {
+    const { loadMarketplaceTargets, isMarketplaceTarget } = await import("../../marketplace/index.js");
+    const targets = await loadMarketplaceTargets(mctx);
+    ours = specs.filter((s) => isMarketplaceTarget(s, targets));
+  }
   if (ours.length === 0) {
     if (scope !== undefined) throw usageError(`--scope applies to marketplace plugins (name@marketplace); ${specs.join(", ")} ${specs.length === 1 ? "is an npm plugin" : "are npm plugins"}`, "npm plugins are installed for the user; drop --scope.");
     return false;
