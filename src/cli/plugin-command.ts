@@ -95,10 +95,17 @@ export async function planAndApply(
     label: string;
     client: NpmClientOptions;
     dryRun: boolean;
+    /** The mutation may bring plugins to validate: start the module checker now (see below). */
+    validates?: boolean;
     prepare?: (progress: ProgressFn, inventory: InstalledPlugin[]) => Promise<void>;
     planFor: (inventory: InstalledPlugin[]) => Plan;
   },
 ): Promise<PlannedMutation> {
+  if (options.validates && !options.dryRun) {
+    // The checker's own start (~0.3 s on Node 20: the loader, TypeBox) overlaps resolving,
+    // fetching and extracting instead of following them; the applier hands it its roots.
+    (await import("../validate/module-check.js")).warmUpChecker({ cwd: ctx.cwd });
+  }
   const { mutationWorld } = await import("./plugin-world.js");
   const { readStateForQuery } = await import("../plugins/mutation.js");
   const { loadInventory } = await import("../plugins/inventory.js");

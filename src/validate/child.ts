@@ -10,7 +10,7 @@ import { CustomToolLoader, DEFAULT_FACTORY_TIMEOUT_MS } from "../host/loader.js"
 import { importToolModule, prepareToolImports, type ImportToolModuleOptions } from "../host/module-import.js";
 import { raceTimeout } from "../host/timeout.js";
 import { checkTool, readField, readToolName } from "../host/tool-shape.js";
-import { importRootsOf, type CheckRequest, type ChildMessage, type ImportRoots, type ModuleFailure, type ToolDescriptor } from "./protocol.js";
+import { importRootsOf, type CheckRequest, type ChildMessage, type ImportRoots, type ModuleFailure, type PrepareRequest, type ToolDescriptor } from "./protocol.js";
 
 function send(message: ChildMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -95,6 +95,7 @@ async function checkModule(file: string, request: CheckRequest, loader: CustomTo
 }
 
 async function run(request: CheckRequest): Promise<void> {
+  await preparing;
   const loader = new CustomToolLoader(undefined, request.cwd, [], undefined, {});
   // One options object for every module, as the loader does: the module map, the transpile
   // cache's folder and the shims are set up once per run (or were, ahead, for these roots).
@@ -123,17 +124,22 @@ function rootsFromArgv(): ImportRoots | undefined {
   }
 }
 
-const aheadRoots = rootsFromArgv();
 let prepared: ImportToolModuleOptions | undefined;
-if (aheadRoots) {
-  prepared = importRootsOf(aheadRoots);
-  // Best effort: whatever fails here fails again, with its module's name, at the first import.
-  await prepareToolImports(prepared).catch(() => undefined);
+let preparing: Promise<void> | undefined;
+/** Best effort: whatever fails here fails again, with its module's name, at the first import. */
+function prepareFor(roots: ImportRoots): Promise<void> {
+  prepared = importRootsOf(roots);
+  preparing = prepareToolImports(prepared).catch(() => undefined);
+  return preparing;
 }
 
+const aheadRoots = rootsFromArgv();
+if (aheadRoots) await prepareFor(aheadRoots);
+
 process.on("message", (message: unknown) => {
-  const request = message as CheckRequest;
-  if (request?.type === "check") void run(request);
+  const request = message as CheckRequest | PrepareRequest;
+  if (request?.type === "prepare" && !prepared && request.roots && typeof request.roots === "object") void prepareFor(request.roots);
+  else if (request?.type === "check") void run(request);
 });
 process.on("unhandledRejection", () => {
   // A tool's stray rejection after its factory settled is not this module's verdict.

@@ -18,7 +18,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { XcshToolsError } from "../core/errors.js";
-import { importRootsOf, type CheckRequest, type ChildMessage, type ImportRoots, type ModuleFailure, type ToolDescriptor } from "./protocol.js";
+import { importRootsOf, type CheckRequest, type ChildMessage, type ImportRoots, type ModuleFailure, type PrepareRequest, type ToolDescriptor } from "./protocol.js";
 
 /** The outcome of one module. */
 export interface ModuleOutcome {
@@ -67,13 +67,16 @@ export function resolveChildScript(): string {
 
 /*
  * A checker started ahead. The child spends most of its start importing the loader and the
- * TypeBox it hands to tools (a few hundred modules); an install that starts one before fetching
- * and extracting has it ready by the time there is something to check. It is unreferenced until
- * used, so an install that fails or has nothing to check never waits for it, and it is killed
- * when this process exits.
+ * TypeBox it hands to tools (a few hundred modules); an install that starts one before resolving
+ * its specs has it ready by the time there is something to check. It is unreferenced until used,
+ * so an install that fails or has nothing to check never waits for it, and it is killed when this
+ * process exits.
  */
 interface WarmChecker {
+  /** The runtime, the script and the cwd it runs with. */
   key: string;
+  /** The roots it prepared its imports for; `undefined` while it has prepared none (any will do). */
+  roots: string | undefined;
   child: ChildProcess;
   ready: boolean;
   stderrTail: string;
@@ -95,29 +98,47 @@ function forkChecker(script: string, execPath: string, cwd: string, roots?: Impo
   });
 }
 
+/** What a warm checker must share with a check: the runtime, the script and the cwd. */
+const checkerKey = (script: string, execPath: string, cwd: string) => [execPath, script, cwd].join("\0");
 /**
- * What a warm checker must match to serve a check: the runtime, the script, the cwd and the roots
- * it prepared its imports for (its resolve hooks keep their shim folder for life, so a check with
- * other roots, such as the boot index refresh after a commit, gets a fresh child).
+ * The roots a checker prepared its imports for must be the check's too: its resolve hooks keep
+ * their shim folder for life, so a check with other roots (the boot index refresh after a
+ * commit) gets a fresh child. A checker that prepared none serves any roots.
  */
-const checkerKey = (script: string, execPath: string, cwd: string, roots: ImportRoots) =>
-  [execPath, script, cwd, roots.home ?? "", roots.xcshHome ?? "", roots.cacheDir ?? ""].join("\0");
+const rootsKey = (roots: ImportRoots): string | undefined =>
+  Object.keys(roots).length === 0 ? undefined : [roots.home ?? "", roots.xcshHome ?? "", roots.cacheDir ?? ""].join("\0");
+
+const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
 /**
  * Start a checker for a later `checkModules` with the same `cwd` (and runtime). Best effort.
- * Given the roots that call will pass (`home`, `xcshHome`, `cacheDir`), the checker also sets
- * up its imports for them while it waits (module map, Node's resolve hooks, jiti).
+ * Given the roots that call will pass (`home`, `xcshHome`, `cacheDir`), the checker also sets up
+ * its imports for them while it waits (module map, Node's resolve hooks, jiti). Called without
+ * roots first and with them later, the same checker gets them then (a `prepare` message).
  */
 export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath" | "home" | "xcshHome" | "cacheDir">): void {
   const script = options.childScript ?? resolveChildScript();
   const execPath = options.execPath ?? process.execPath;
   const roots = importRootsOf(options);
-  const key = checkerKey(script, execPath, options.cwd, roots);
-  if (warm && warm.key === key && warm.child.exitCode === null && warm.child.signalCode === null) return;
+  const key = checkerKey(script, execPath, options.cwd);
+  const wanted = rootsKey(roots);
+  if (warm && warm.key === key && alive(warm.child) && warm.child.connected) {
+    if (warm.roots === wanted || wanted === undefined) return;
+    if (warm.roots === undefined) {
+      const prepare: PrepareRequest = { type: "prepare", roots };
+      try {
+        warm.child.send(prepare);
+        warm.roots = wanted;
+        return;
+      } catch {
+        // The channel closed under us: start afresh below.
+      }
+    }
+  }
   discardWarmChecker();
   let child: ChildProcess;
   try {
-    child = forkChecker(script, execPath, options.cwd, Object.keys(roots).length > 0 ? roots : undefined);
+    child = forkChecker(script, execPath, options.cwd, wanted === undefined ? undefined : roots);
   } catch {
     return;
   }
@@ -132,6 +153,7 @@ export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childS
   };
   const entry: WarmChecker = {
     key,
+    roots: wanted,
     child,
     ready: false,
     stderrTail: "",
@@ -155,14 +177,15 @@ function discardWarmChecker(): void {
   const { child } = warm;
   warm.detach();
   warm = undefined;
-  if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  if (alive(child)) child.kill("SIGKILL");
 }
 process.once("exit", discardWarmChecker);
 
-/** The warm checker for `key`, taken (at most one batch uses it). */
-function takeWarmChecker(key: string): WarmChecker | undefined {
+/** The warm checker that can serve a check (at most one batch uses it), taken. */
+function takeWarmChecker(key: string, roots: ImportRoots): WarmChecker | undefined {
   const entry = warm;
-  if (!entry || entry.key !== key || entry.child.exitCode !== null || entry.child.signalCode !== null || !entry.child.connected) return undefined;
+  if (!entry || entry.key !== key || !alive(entry.child) || !entry.child.connected) return undefined;
+  if (entry.roots !== undefined && entry.roots !== rootsKey(roots)) return undefined;
   warm = undefined;
   entry.detach();
   setReferenced(entry.child, true);
@@ -270,7 +293,7 @@ function runChild(
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       resolve(stop);
     };
-    const warmed = takeWarmChecker(checkerKey(script, control.execPath, request.cwd, importRootsOf(request)));
+    const warmed = takeWarmChecker(checkerKey(script, control.execPath, request.cwd), importRootsOf(request));
     if (warmed) {
       child = warmed.child;
       stderrTail = warmed.stderrTail;

@@ -17,14 +17,26 @@ export interface CheckRequest {
 }
 
 /**
- * The roots a checker started ahead prepares its imports for (argv[2] of the child, as JSON):
- * the module map, Node's resolve hooks and shims, jiti. A request with the same roots finds them
- * ready; any other request works as well, only without the head start.
+ * The roots a checker started ahead prepares its imports for (argv[2] of the child, as JSON, or
+ * a later `prepare` message): the module map, Node's resolve hooks and shims, jiti. A request
+ * with the same roots finds them ready; any other request works as well, only without the head
+ * start.
  */
 export interface ImportRoots {
   home?: string;
   xcshHome?: string;
   cacheDir?: string;
+}
+
+/**
+ * Parent → child, at most once and before any `check`: prepare the imports for `roots` now. A
+ * checker started before its roots were known (the install's transaction folder does not exist
+ * while specs are resolved) gets them this way, so its start and its preparation both overlap
+ * the parent's work.
+ */
+export interface PrepareRequest {
+  type: "prepare";
+  roots: ImportRoots;
 }
 
 /** Just the roots of `options` (a request, a warm-up's options), without empty ones. */

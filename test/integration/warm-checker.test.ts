@@ -57,6 +57,41 @@ console.log(JSON.stringify({
 }));
 `;
 
+/**
+ * A checker started before the roots were known (an install starts one before resolving its specs;
+ * the transaction folder comes later): the same process gets the roots, prepares for them and
+ * serves the check; once prepared it no longer serves other roots.
+ */
+const lateRootsScript = `
+import { readdirSync, readFileSync } from "node:fs";
+import { checkModules, warmUpChecker } from ${JSON.stringify(moduleCheck)};
+const [cwd, tool, root] = process.argv.slice(2);
+const children = () => readdirSync("/proc").filter((name) => /^\\d+$/.test(name)).filter((pid) => {
+  try { return readFileSync("/proc/" + pid + "/stat", "utf8").replace(/^.*\\) /, "").split(" ")[1] === String(process.pid); } catch { return false; }
+});
+const roots = { home: root + "/home", xcshHome: root + "/scratch", cacheDir: root + "/scratch/transpile" };
+warmUpChecker({ cwd });
+const early = children();
+await new Promise((resolve) => setTimeout(resolve, 200));
+warmUpChecker({ cwd, ...roots });
+const prepared = children();
+const outcomes = await checkModules([tool], { cwd, ...roots });
+const other = { home: root + "/home", xcshHome: root + "/other", cacheDir: root + "/other/transpile" };
+await new Promise((resolve) => setTimeout(resolve, 300)); // the checker that served exits
+const afterCheck = children().filter((pid) => !readFileSync("/proc/" + pid + "/stat", "utf8").replace(/^.*\\) /, "").startsWith("Z"));
+warmUpChecker({ cwd });
+warmUpChecker({ cwd, ...roots });
+const second = children();
+await checkModules([tool], { cwd, ...other });
+console.log(JSON.stringify({
+  early, prepared, afterCheck, second,
+  shims: readdirSync(roots.cacheDir + "/shims").sort(),
+  otherShims: readdirSync(other.cacheDir + "/shims").sort(),
+  tools: outcomes.map((o) => o.tools.map((t) => [t.name, t.description])),
+  failures: outcomes.map((o) => o.failure ?? null),
+}));
+`;
+
 /** The state letter of process `pid` (R, S, Z…), or "gone". */
 function processState(pid: string): string {
   try {
@@ -108,6 +143,29 @@ describe.runIf(existsSync("/proc/self/stat"))("the warm module checker", () => {
     expect(out.tools).toEqual([[["typed_tool", "string"]]]);
     expect(out.wroteAhead).toBe(false);
     expect(out.shims).toEqual(["_40sinclair_2ftypebox.mjs", "xcsh-tools.mjs"]);
+    expect(out.otherShims).toEqual(out.shims);
+  });
+
+  it("started before its roots were known, the same process prepares for them when they come and serves the check", { timeout: 60_000 }, async () => {
+    const tool = path.join(w.cwd, "typed.mjs");
+    await writeFile(tool, `import { Type } from "@sinclair/typebox";\nexport default () => ({ name: "typed_tool", description: Type.String().type, parameters: Type.Object({}), async execute() { return { content: [] }; } });\n`);
+    const file = path.join(w.root, "late.mjs");
+    await writeFile(file, lateRootsScript);
+    const r = await runProcess(process.execPath, [file, w.cwd, tool, w.root], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.json<{ early: string[]; prepared: string[]; afterCheck: string[]; second: string[]; shims: string[]; otherShims: string[]; tools: string[][][]; failures: unknown[] }>();
+    expect(out.early).toHaveLength(1);
+    // Given its roots, the early checker is kept (no second process).
+    expect(out.prepared).toEqual(out.early);
+    // It did the check itself (and exited): no other checker was started for it.
+    expect(out.afterCheck).toEqual([]);
+    expect(out.failures).toEqual([null]);
+    expect(out.tools).toEqual([[["typed_tool", "string"]]]);
+    expect(out.shims).toEqual(["_40sinclair_2ftypebox.mjs", "xcsh-tools.mjs"]);
+    // A rootless warm-up after a prepared one for the same roots starts one checker, not two.
+    expect(out.second).toHaveLength(1);
+    expect(out.second).not.toEqual(out.early);
+    // That checker, prepared for \`roots\`, did not serve the check with other roots.
     expect(out.otherShims).toEqual(out.shims);
   });
 });

@@ -36,6 +36,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       let resolved: Awaited<ReturnType<typeof resolveSpecs>> = [];
       const result = await planAndApply(ctx, {
         title: `Installing ${specs.join(", ")}`,
+        validates: true,
         label: `install ${specs.join(" ")}`,
         client,
         dryRun,

@@ -36,6 +36,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const dryRun = Boolean(flags.dryRun);
       const result = await planAndApply(ctx, {
         title: `Linking ${link.name} → ${abs}`,
+        validates: true,
         label: `link ${abs}`,
         client: await npmClient(ctx),
         dryRun,

@@ -29,6 +29,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       let infos: Awaited<ReturnType<typeof checkOutdated>> = [];
       const result = await planAndApply(ctx, {
         title: wanted.length ? `Updating ${wanted.join(", ")}` : "Updating plugins",
+        validates: true,
         label: `update ${wanted.join(" ")}`.trim(),
         client,
         dryRun: Boolean(flags.dryRun),
