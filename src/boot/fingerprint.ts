@@ -13,7 +13,7 @@
  * Signatures are taken BEFORE the content they vouch for is read (see `captureFingerprints`'s
  * callers), so a change racing with the write makes the index stale, never wrongly fresh.
  */
-import { lstatSync, statSync, type Stats } from "node:fs";
+import { lstatSync, readFileSync, statSync, type Stats } from "node:fs";
 
 /** How an input is looked at: `stat` follows symlinks, `lstat` sees the link itself. */
 export type InputKind = "stat" | "lstat";
@@ -73,14 +73,19 @@ export function currentSignature(file: string, kind: InputKind = "stat"): string
   return signatureOf(statNow(file, kind));
 }
 
-/** sha256 of a file's bytes, or undefined when it cannot be read. */
+// node:crypto loads on the first hash: a fresh boot only stats (it costs ~9 ms to load under Bun).
+let crypto: Promise<typeof import("node:crypto")> | undefined;
+
+/**
+ * sha256 of a file's bytes, or undefined when it cannot be read. The read is synchronous for the
+ * reason the stats are: these are small files (manifests, state files, tool entries), and the
+ * promise API's open/stat/read/close thread-pool trips cost more than the read (the boot index
+ * refresh after a 20-plugin install hashes ~60 files).
+ */
 export async function hashFile(file: string): Promise<string | undefined> {
   try {
-    // node:crypto and node:fs/promises load on the first hash: a fresh boot only stats (they cost
-    // ~9 ms and ~2 ms to load under Bun).
-    const [{ createHash }, { readFile }] = await Promise.all([import("node:crypto"), import("node:fs/promises")]);
-    const bytes = await readFile(file);
-    return createHash("sha256").update(bytes).digest("hex");
+    const { createHash } = await (crypto ??= import("node:crypto"));
+    return createHash("sha256").update(readFileSync(file)).digest("hex");
   } catch {
     return undefined;
   }
