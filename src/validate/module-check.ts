@@ -290,7 +290,7 @@ function runChild(
       if (timer) clearTimeout(timer);
       clearTimeout(overall);
       child.removeAllListeners();
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      if (alive(child)) child.kill("SIGKILL");
       resolve(stop);
     };
     const warmed = takeWarmChecker(checkerKey(script, control.execPath, request.cwd), importRootsOf(request));

@@ -15,13 +15,23 @@ import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
 const moduleCheck = pathToFileURL(path.join(REPO, "dist", "validate", "module-check.js")).href;
 
-const script = `
+/**
+ * The scripts' \`children({ zombies })\`: this process's child pids, read from /proc (a killed
+ * child stays a zombie until it is reaped).
+ */
+const CHILDREN = `
 import { readdirSync, readFileSync } from "node:fs";
+const children = ({ zombies = true } = {}) => readdirSync("/proc").filter((name) => /^\\d+$/.test(name)).filter((pid) => {
+  try {
+    const [state, ppid] = readFileSync("/proc/" + pid + "/stat", "utf8").replace(/^.*\\) /, "").split(" ");
+    return ppid === String(process.pid) && (zombies || state !== "Z");
+  } catch { return false; }
+});
+`;
+
+const script = `${CHILDREN}
 import { checkModules, warmUpChecker } from ${JSON.stringify(moduleCheck)};
 const [cwd, tool] = process.argv.slice(2);
-const children = () => readdirSync("/proc").filter((name) => /^\\d+$/.test(name)).filter((pid) => {
-  try { return readFileSync("/proc/" + pid + "/stat", "utf8").replace(/^.*\\) /, "").split(" ")[1] === String(process.pid); } catch { return false; }
-});
 warmUpChecker({ cwd });
 const warm = children();
 await new Promise((resolve) => setTimeout(resolve, 300));
@@ -62,13 +72,9 @@ console.log(JSON.stringify({
  * the transaction folder comes later): the same process gets the roots, prepares for them and
  * serves the check; once prepared it no longer serves other roots.
  */
-const lateRootsScript = `
-import { readdirSync, readFileSync } from "node:fs";
+const lateRootsScript = `${CHILDREN}
 import { checkModules, warmUpChecker } from ${JSON.stringify(moduleCheck)};
 const [cwd, tool, root] = process.argv.slice(2);
-const children = () => readdirSync("/proc").filter((name) => /^\\d+$/.test(name)).filter((pid) => {
-  try { return readFileSync("/proc/" + pid + "/stat", "utf8").replace(/^.*\\) /, "").split(" ")[1] === String(process.pid); } catch { return false; }
-});
 const roots = { home: root + "/home", xcshHome: root + "/scratch", cacheDir: root + "/scratch/transpile" };
 warmUpChecker({ cwd });
 const early = children();
@@ -78,7 +84,7 @@ const prepared = children();
 const outcomes = await checkModules([tool], { cwd, ...roots });
 const other = { home: root + "/home", xcshHome: root + "/other", cacheDir: root + "/other/transpile" };
 await new Promise((resolve) => setTimeout(resolve, 300)); // the checker that served exits
-const afterCheck = children().filter((pid) => !readFileSync("/proc/" + pid + "/stat", "utf8").replace(/^.*\\) /, "").startsWith("Z"));
+const afterCheck = children({ zombies: false });
 warmUpChecker({ cwd });
 warmUpChecker({ cwd, ...roots });
 const second = children();
@@ -99,6 +105,19 @@ function processState(pid: string): string {
   } catch {
     return "gone";
   }
+}
+
+// A bare "@sinclair/typebox" import from a folder without node_modules resolves only through the
+// module map (the resolve hook and its shims).
+const TYPED_TOOL = `import { Type } from "@sinclair/typebox";\nexport default () => ({ name: "typed_tool", description: Type.String().type, parameters: Type.Object({}), async execute() { return { content: [] }; } });\n`;
+
+/** Run \`source\` (one of the scripts above) with \`cwd\`, a typed tool and the world's root. */
+async function runTypedToolScript(name: string, source: string) {
+  const tool = path.join(w.cwd, "typed.mjs");
+  await writeFile(tool, TYPED_TOOL);
+  const file = path.join(w.root, name);
+  await writeFile(file, source);
+  return runProcess(process.execPath, [file, w.cwd, tool, w.root], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 30_000 });
 }
 
 let w: TmpWorld;
@@ -130,13 +149,7 @@ describe.runIf(existsSync("/proc/self/stat"))("the warm module checker", () => {
   });
 
   it("started for the check's roots, it prepares its imports ahead writing nothing, and the check uses those roots", { timeout: 60_000 }, async () => {
-    // A bare "@sinclair/typebox" import from a folder without node_modules resolves only
-    // through the module map (the resolve hook and its shims).
-    const tool = path.join(w.cwd, "typed.mjs");
-    await writeFile(tool, `import { Type } from "@sinclair/typebox";\nexport default () => ({ name: "typed_tool", description: Type.String().type, parameters: Type.Object({}), async execute() { return { content: [] }; } });\n`);
-    const file = path.join(w.root, "prepared.mjs");
-    await writeFile(file, preparedScript);
-    const r = await runProcess(process.execPath, [file, w.cwd, tool, w.root], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 30_000 });
+    const r = await runTypedToolScript("prepared.mjs", preparedScript);
     expect(r.code, r.stderr).toBe(0);
     const out = r.json<{ wroteAhead: boolean; shims: string[]; otherShims: string[]; tools: string[][][]; failures: unknown[] }>();
     expect(out.failures).toEqual([null]);
@@ -147,11 +160,7 @@ describe.runIf(existsSync("/proc/self/stat"))("the warm module checker", () => {
   });
 
   it("started before its roots were known, the same process prepares for them when they come and serves the check", { timeout: 60_000 }, async () => {
-    const tool = path.join(w.cwd, "typed.mjs");
-    await writeFile(tool, `import { Type } from "@sinclair/typebox";\nexport default () => ({ name: "typed_tool", description: Type.String().type, parameters: Type.Object({}), async execute() { return { content: [] }; } });\n`);
-    const file = path.join(w.root, "late.mjs");
-    await writeFile(file, lateRootsScript);
-    const r = await runProcess(process.execPath, [file, w.cwd, tool, w.root], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 30_000 });
+    const r = await runTypedToolScript("late.mjs", lateRootsScript);
     expect(r.code, r.stderr).toBe(0);
     const out = r.json<{ early: string[]; prepared: string[]; afterCheck: string[]; second: string[]; shims: string[]; otherShims: string[]; tools: string[][][]; failures: unknown[] }>();
     expect(out.early).toHaveLength(1);
@@ -162,7 +171,7 @@ describe.runIf(existsSync("/proc/self/stat"))("the warm module checker", () => {
     expect(out.failures).toEqual([null]);
     expect(out.tools).toEqual([[["typed_tool", "string"]]]);
     expect(out.shims).toEqual(["_40sinclair_2ftypebox.mjs", "xcsh-tools.mjs"]);
-    // A rootless warm-up after a prepared one for the same roots starts one checker, not two.
+    // A rootless warm-up followed by one with roots starts one checker, not two.
     expect(out.second).toHaveLength(1);
     expect(out.second).not.toEqual(out.early);
     // That checker, prepared for \`roots\`, did not serve the check with other roots.
