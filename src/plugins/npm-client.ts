@@ -10,8 +10,10 @@
  * not match. Messages are redacted of the configured secrets.
  */
 import { setMaxListeners } from "node:events";
+import { existsSync } from "node:fs";
 import { Module, createRequire } from "node:module";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
 
@@ -100,20 +102,45 @@ export function npmError(error: unknown, what: string, client: NpmClientOptions,
 }
 
 type Pacote = typeof import("pacote");
-let pacotePromise: Promise<Pacote> | undefined;
+type ArboristClass = typeof import("@npmcli/arborist").default;
 
-/** pacote, imported on first use. */
-export function loadPacote(): Promise<Pacote> {
-  deferSigstore();
-  pacotePromise ??= import("pacote").then((m) => ((m as unknown as { default?: Pacote }).default ?? m) as Pacote);
-  return pacotePromise;
+/**
+ * npm's libraries: from the build's one-file bundle (scripts/bundle-npm.mjs) next to this
+ * module, or, running from the TypeScript sources, from the packages. `from` is the file whose
+ * `require` loads them (the bundle's externals, sigstore among them, resolve from there).
+ */
+interface NpmLibraries {
+  from: string;
+  pacote(): Pacote;
+  Arborist(): ArboristClass;
+}
+let libraries: NpmLibraries | undefined;
+
+function npmLibraries(): NpmLibraries {
+  if (libraries) return libraries;
+  const requireHere = createRequire(import.meta.url);
+  const bundle = fileURLToPath(new URL("../vendor/npm.cjs", import.meta.url));
+  if (existsSync(bundle)) {
+    const loaded = () => requireHere(bundle) as { pacote: Pacote; Arborist: ArboristClass };
+    libraries = { from: bundle, pacote: () => loaded().pacote, Arborist: () => loaded().Arborist };
+  } else {
+    libraries = { from: requireHere.resolve("pacote"), pacote: () => requireHere("pacote") as Pacote, Arborist: () => requireHere("@npmcli/arborist") as ArboristClass };
+  }
+  return libraries;
 }
 
-/** Arborist's constructor, imported on first use. */
-export async function loadArborist(): Promise<typeof import("@npmcli/arborist").default> {
-  deferSigstore();
-  const mod = await import("@npmcli/arborist");
-  return mod.default;
+/** pacote, loaded on first use. */
+export async function loadPacote(): Promise<Pacote> {
+  const libs = npmLibraries();
+  deferSigstore(libs.from);
+  return libs.pacote();
+}
+
+/** Arborist's constructor, loaded on first use. */
+export async function loadArborist(): Promise<ArboristClass> {
+  const libs = npmLibraries();
+  deferSigstore(libs.from);
+  return libs.Arborist();
 }
 
 /**
@@ -125,19 +152,19 @@ export async function loadArborist(): Promise<typeof import("@npmcli/arborist").
  * library defers one transitive require; if a runtime does not honour the cache entry (or pacote
  * starts reading sigstore's exports at load), the real module is simply loaded as before.
  */
-function deferSigstore(): void {
+function deferSigstore(from: string): void {
   if (sigstoreDeferred) return;
   sigstoreDeferred = true;
   try {
-    const requireFromPacote = createRequire(createRequire(import.meta.url).resolve("pacote"));
-    const file = requireFromPacote.resolve("sigstore");
-    const cache = requireFromPacote.cache;
+    const requireFromLibraries = createRequire(from);
+    const file = requireFromLibraries.resolve("sigstore");
+    const cache = requireFromLibraries.cache;
     if (cache[file]) return;
     let real: object | undefined;
     const load = (): object => {
       if (!real) {
         delete cache[file];
-        real = requireFromPacote("sigstore") as object;
+        real = requireFromLibraries("sigstore") as object;
       }
       return real;
     };

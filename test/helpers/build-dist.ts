@@ -42,6 +42,8 @@ export async function buildDist(): Promise<void> {
     }
     // As `npm run build` does: the CLI loads TypeBox from one bundled module (src/manifest/typebox.ts).
     execFileSync(process.execPath, [path.join(REPO, "scripts", "bundle-typebox.mjs")], { cwd: REPO, stdio: "pipe" });
+    // And npm's libraries from one file (scripts/bundle-npm.mjs, loaded by src/plugins/npm-client.ts).
+    execFileSync(process.execPath, [path.join(REPO, "scripts", "bundle-npm.mjs")], { cwd: REPO, stdio: "pipe" });
     writeFileSync(STAMP, String(Date.now()));
   } finally {
     rmdirSync(LOCK);
