@@ -14,6 +14,7 @@ import { existsSync } from "node:fs";
 import { Module, createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { requireWithCodeCache } from "../core/code-cache.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
 
@@ -105,7 +106,8 @@ type Pacote = typeof import("pacote");
 type ArboristClass = typeof import("@npmcli/arborist").default;
 
 /**
- * npm's libraries: from the build's one-file bundle (scripts/bundle-npm.mjs) next to this
+ * npm's libraries: from the build's one-file bundle (scripts/bundle-npm.mjs; compiled with a V8
+ * code cache on runtimes that keep none, core/code-cache.ts) next to this
  * module, or, running from the TypeScript sources, from the packages. `from` is the file whose
  * `require` loads them (the bundle's externals, sigstore among them, resolve from there).
  */
@@ -121,7 +123,7 @@ function npmLibraries(): NpmLibraries {
   const requireHere = createRequire(import.meta.url);
   const bundle = fileURLToPath(new URL("../vendor/npm.cjs", import.meta.url));
   if (existsSync(bundle)) {
-    const loaded = () => requireHere(bundle) as { pacote: Pacote; Arborist: ArboristClass };
+    const loaded = () => requireWithCodeCache(bundle).exports as { pacote: Pacote; Arborist: ArboristClass };
     libraries = { from: bundle, pacote: () => loaded().pacote, Arborist: () => loaded().Arborist };
   } else {
     libraries = { from: requireHere.resolve("pacote"), pacote: () => requireHere("pacote") as Pacote, Arborist: () => requireHere("@npmcli/arborist") as ArboristClass };

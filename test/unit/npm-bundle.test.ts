@@ -6,7 +6,9 @@
  * runs on.
  */
 import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import os from "node:os";
 import { builtinModules, createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -16,21 +18,24 @@ import { requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtim
 
 const BUNDLE = path.join(REPO, "dist", "vendor", "npm.cjs");
 const CLIENT = pathToFileURL(path.join(REPO, "dist", "plugins", "npm-client.js")).href;
+const CODE_CACHE = pathToFileURL(path.join(REPO, "dist", "core", "code-cache.js")).href;
 const EXTERNALS = ["semver", "npm-package-arg", "sigstore", "@npmcli/run-script"];
 
 // Runs in the child: which files of pacote and arborist the CommonJS cache holds after each step.
 const PROBE = `
-import { createRequire } from "node:module";
+import nodeModule, { createRequire } from "node:module";
+if (process.env.PROBE_COMPILE_CACHE) nodeModule.enableCompileCache();
 const req = createRequire(${JSON.stringify(BUNDLE)});
 const fromPackage = (name) => Object.keys(req.cache).filter((f) => f.includes("/node_modules/" + name + "/")).length;
-const bundleLoaded = () => Object.keys(req.cache).includes(${JSON.stringify(BUNDLE)});
 const { loadPacote, loadArborist } = await import(${JSON.stringify(CLIENT)});
-const beforeAny = bundleLoaded();
+const { requireWithCodeCache } = await import(${JSON.stringify(CODE_CACHE)});
 const pacote = await loadPacote();
 const Arborist = await loadArborist();
+// Memoized: the state of the load the client made.
+const loaded = requireWithCodeCache(${JSON.stringify(BUNDLE)});
 console.log(JSON.stringify({
-  beforeAny,
-  afterLoad: bundleLoaded(),
+  codeCache: loaded.state,
+  sameExports: loaded.exports.pacote === pacote && loaded.exports.Arborist === Arborist,
   manifest: typeof pacote.manifest,
   arborist: typeof Arborist.prototype.reify,
   pacoteFiles: fromPackage("pacote"),
@@ -58,13 +63,42 @@ describe("npm's libraries come from one bundled file", () => {
   });
 
   for (const runtime of runtimes()) {
-    runtimeIt(runtime)(`is what the client loads, on first use (${runtime.label}${skipNote(runtime)})`, { timeout: 60_000 }, () => {
+    runtimeIt(runtime)(`is what the client loads, with a code cache where the runtime keeps none (${runtime.label}${skipNote(runtime)})`, { timeout: 60_000 }, () => {
       const command = requireRuntime(runtime);
-      const args = runtime.id === "bun" ? ["-e", PROBE] : ["--input-type=module", "-e", PROBE];
-      const child = spawnSync(command, args, { cwd: REPO, encoding: "utf8" });
-      expect(child.stderr).toBe("");
-      expect(child.status).toBe(0);
-      expect(JSON.parse(child.stdout)).toEqual({ beforeAny: false, afterLoad: true, manifest: "function", arborist: "function", pacoteFiles: 0, arboristFiles: 0 });
+      const tmp = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-code-cache-test-"));
+      try {
+        const probe = (env: NodeJS.ProcessEnv = {}) => {
+          const args = runtime.id === "bun" ? ["-e", PROBE] : ["--input-type=module", "-e", PROBE];
+          const child = spawnSync(command, args, { cwd: REPO, encoding: "utf8", env: { ...process.env, TMPDIR: tmp, NODE_DISABLE_COMPILE_CACHE: undefined, ...env } });
+          expect(child.stderr).toBe("");
+          expect(child.status).toBe(0);
+          return JSON.parse(child.stdout) as Record<string, unknown>;
+        };
+        const libraries = { sameExports: true, manifest: "function", arborist: "function", pacoteFiles: 0, arboristFiles: 0 };
+        // Bun, and Node 22 once its compile cache is on (as our bin shim does), keep compiled code themselves.
+        if (runtime.id === "node22") expect(probe({ PROBE_COMPILE_CACHE: "1" })).toEqual({ ...libraries, codeCache: "off" });
+        expect(probe({ NODE_DISABLE_COMPILE_CACHE: "1" })).toEqual({ ...libraries, codeCache: "off" });
+        const cached = runtime.id !== "bun";
+        expect(probe()).toEqual({ ...libraries, codeCache: cached ? "miss" : "off" });
+        const folder = readdirSync(tmp).find((name) => name.startsWith("xcsh-tools-code-cache-"));
+        if (!cached) {
+          expect(folder).toBeUndefined();
+          return;
+        }
+        const dir = path.join(tmp, folder!);
+        const [file] = readdirSync(dir);
+        expect(file).toMatch(/^npm\.cjs-[0-9a-f]{32}\.v8$/);
+        expect(probe()).toEqual({ ...libraries, codeCache: "hit" });
+        // A damaged cache is refused by V8 and written anew.
+        writeFileSync(path.join(dir, file!), Buffer.alloc(4096, 7));
+        expect(probe()).toEqual({ ...libraries, codeCache: "rejected" });
+        expect(probe()).toEqual({ ...libraries, codeCache: "hit" });
+        // A folder others may write to is never read: a code cache is code.
+        chmodSync(dir, 0o777);
+        expect(probe()).toEqual({ ...libraries, codeCache: "off" });
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
     });
   }
 });
