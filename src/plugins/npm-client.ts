@@ -29,7 +29,9 @@ export interface NpmClientOptions {
   /**
    * Packuments fetched during this command, shared by our resolve step and arborist (pacote's
    * in-memory cache) so that each is fetched once. Both ask for full documents (we need the
-   * `xcsh` field, which abbreviated documents drop), so the cache keys match.
+   * `xcsh` field, which abbreviated documents drop), so the cache keys match. A plain Map, not
+   * arborist's size-bounded LRU: that one keeps no document whose response gave no length, and
+   * gzip answers (Verdaccio's, among others) give none, so every packument would be fetched twice.
    */
   packumentCache?: Map<string, unknown>;
 }

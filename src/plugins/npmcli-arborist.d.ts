@@ -20,6 +20,8 @@ declare module "@npmcli/arborist" {
     constructor(options: Record<string, unknown>);
     reify(options?: ReifyOptions): Promise<ArboristNode>;
     loadActual(options?: Record<string, unknown>): Promise<ArboristNode>;
+    /** The tree `reify` would make, without writing (test/integration/dependency-warmup.test.ts). */
+    buildIdealTree(options?: ReifyOptions): Promise<ArboristNode>;
   }
   export default Arborist;
 }

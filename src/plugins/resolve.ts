@@ -7,6 +7,7 @@
  */
 import { XcshToolsError } from "../core/errors.js";
 import { validatePluginPackageJson, type PluginManifest } from "../manifest/plugin-manifest.js";
+import { warmDependencies } from "./dependency-warmup.js";
 import { declaredScripts } from "./inventory.js";
 import { loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import type { InstallSpec } from "./spec.js";
@@ -60,6 +61,8 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
   } catch (error) {
     throw npmError(error, spec.raw, client, spec.name);
   }
+  // Never throws; awaited below, so arborist finds every dependency's packument in memory.
+  const warming = warmDependencies(pacote, pkg, client, cwd);
   if (spec.source === "remote" || spec.source === "registry") {
     // The bytes arborist will install (pacote's cache keeps them, so they are fetched once).
     // A registry package is fetched by the tarball URL and integrity its manifest just gave, as
@@ -75,6 +78,7 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
     }
     checkPackageTarball(bytes, spec.raw);
   }
+  await warming;
   const checked = validatePluginPackageJson(pkg);
   if (!checked.ok) {
     const first = checked.issues[0]!;
