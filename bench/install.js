@@ -4,12 +4,20 @@
  * the same local Verdaccio, cold (empty npm cache) and warm (the cache the cold run filled), each
  * run in fresh temp folders. Prints absolute times (median of RUNS) and the ratio ours / npm.
  *
+ * Two shapes of plugins, side by side in one run:
+ * - shared: every plugin depends on one shared library (21 packages; arborist meets that
+ *   dependency once);
+ * - own: every plugin also depends on a library of its own (41 packages), as plugins with
+ *   dependencies of their own do.
+ * `LATENCY_MS=40` (or a list, `0,40`) adds rows through a loopback proxy that holds each request
+ * that long (bench/lib/delay-proxy.js): a registry some network distance away.
+ *
  * Both sides fetch the same packuments and tarballs through the same cacache layout (we use npm's
  * own cache folder and libraries); we additionally validate every plugin (tools loaded in a child
  * process) and commit through the journal, which npm does not do.
  *
  *   node bench/install.js            (builds dist/ first if it is missing)
- *   RUNS=5 PLUGINS=20 node bench/install.js
+ *   RUNS=5 PLUGINS=20 SHAPES=shared,own LATENCY_MS=0,40 node bench/install.js
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +29,10 @@ import { createJiti } from "jiti";
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = Number(process.env.RUNS ?? 3);
 const COUNT = Number(process.env.PLUGINS ?? 20);
+const SHAPES = (process.env.SHAPES ?? "shared,own").split(",").filter(Boolean);
+const LATENCIES = (process.env.LATENCY_MS ?? "0").split(",").map(Number);
+for (const shape of SHAPES) if (shape !== "shared" && shape !== "own") throw new Error(`bench: unknown shape ${shape} (shared, own)`);
+if (LATENCIES.some((ms) => !Number.isFinite(ms) || ms < 0)) throw new Error(`bench: LATENCY_MS must be milliseconds, got ${process.env.LATENCY_MS}`);
 
 if (!existsSync(path.join(repo, "dist", "cli", "main.js"))) {
   execFileSync("npm", ["run", "build"], { cwd: repo, stdio: "inherit" });
@@ -28,19 +40,34 @@ if (!existsSync(path.join(repo, "dist", "cli", "main.js"))) {
 
 const jiti = createJiti(import.meta.url);
 const { startRegistry } = await jiti.import(path.join(repo, "test", "helpers", "registry.ts"));
+const { startDelayProxy } = await import("./lib/delay-proxy.js");
 
 const work = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-install-"));
 const registry = await startRegistry();
 try {
   const prefix = `bench${Date.now().toString(36)}`;
-  const names = [];
-  await registry.publish({ name: `${prefix}-shared`, version: "1.0.0", files: { "index.js": "module.exports = { greet: (n) => `hello ${n}` };\n" } });
-  for (let i = 0; i < COUNT; i++) {
-    const name = `${prefix}-plugin-${i}`;
-    const tool = `import shared from "${prefix}-shared";\nexport default (api) => ({ name: "bench_tool_${i}", label: "Bench ${i}", description: shared.greet("${i}"), parameters: api.typebox.Type.Object({}), async execute() { return { content: [{ type: "text", text: "ok" }] }; } });\n`;
-    await registry.publish({ name, version: "1.0.0", packageJson: { type: "module", dependencies: { [`${prefix}-shared`]: "^1.0.0" }, xcsh: { tools: "./tools/index.js" } }, files: { "tools/index.js": tool, "README.md": `# ${name}\n`.repeat(50) } });
-    names.push(name);
-  }
+  const library = (name) => registry.publish({ name, version: "1.0.0", files: { "index.js": "module.exports = { greet: (n) => `hello ${n}` };\n" } });
+  await library(`${prefix}-shared`);
+  /** The plugins of one shape: each imports the shared library, and with `own` a library of its own. */
+  const publishShape = async (shape) => {
+    const names = [];
+    for (let i = 0; i < COUNT; i++) {
+      const name = `${prefix}-${shape}-plugin-${i}`;
+      const dependencies = { [`${prefix}-shared`]: "^1.0.0" };
+      let imports = `import shared from "${prefix}-shared";\n`;
+      if (shape === "own") {
+        await library(`${prefix}-own-lib-${i}`);
+        dependencies[`${prefix}-own-lib-${i}`] = "^1.0.0";
+        imports += `import own from "${prefix}-own-lib-${i}";\nvoid own;\n`;
+      }
+      const tool = `${imports}export default (api) => ({ name: "bench_tool_${i}", label: "Bench ${i}", description: shared.greet("${i}"), parameters: api.typebox.Type.Object({}), async execute() { return { content: [{ type: "text", text: "ok" }] }; } });\n`;
+      await registry.publish({ name, version: "1.0.0", packageJson: { type: "module", dependencies, xcsh: { tools: "./tools/index.js" } }, files: { "tools/index.js": tool, "README.md": `# ${name}\n`.repeat(50) } });
+      names.push(name);
+    }
+    return names;
+  };
+  const shapes = [];
+  for (const shape of SHAPES) shapes.push({ shape, names: await publishShape(shape) });
 
   const baseEnv = (home, cache) => ({
     PATH: process.env.PATH,
@@ -53,9 +80,9 @@ try {
     npm_config_audit: "false",
     NO_COLOR: "1",
   });
-  const freshHome = () => {
+  const freshHome = (url) => {
     const home = mkdtempSync(path.join(work, "home-"));
-    writeFileSync(path.join(home, ".npmrc"), `registry=${registry.url}\n`);
+    writeFileSync(path.join(home, ".npmrc"), `registry=${url}\n`);
     return home;
   };
   const time = (command, args, options) => {
@@ -66,33 +93,46 @@ try {
     return ms;
   };
 
-  const npmRun = (cache) => {
-    const home = freshHome();
+  const npmRun = (url, names, cache) => {
+    const home = freshHome(url);
     const project = path.join(home, "project");
     mkdirSync(project);
     writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "bench", private: true, dependencies: {} }));
     return time("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", ...names], { cwd: project, env: baseEnv(home, cache) });
   };
-  const oursRun = (cache) => {
-    const home = freshHome();
+  const oursRun = (url, names, cache) => {
+    const home = freshHome(url);
     return time(process.execPath, [path.join(repo, "bin", "xcsh-tools.js"), "install", ...names], { cwd: home, env: { ...baseEnv(home, cache), XCSH_HOME: path.join(home, ".xcsh") } });
   };
 
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const results = { npm: { cold: [], warm: [] }, ours: { cold: [], warm: [] } };
-  for (let run = 0; run < RUNS; run++) {
-    for (const [tool, fn] of [["npm", npmRun], ["ours", oursRun]]) {
-      const cache = mkdtempSync(path.join(work, `cache-${tool}-`));
-      results[tool].cold.push(fn(cache));
-      results[tool].warm.push(fn(cache));
-    }
-  }
   const fmt = (ms) => `${(ms / 1000).toFixed(2)} s`;
-  console.log(`install of ${COUNT} plugins (+1 shared dependency) from a local Verdaccio, median of ${RUNS}`);
-  for (const phase of ["cold", "warm"]) {
-    const npm = median(results.npm[phase]);
-    const ours = median(results.ours[phase]);
-    console.log(`  ${phase} cache: npm install ${fmt(npm)}   xcsh-tools install ${fmt(ours)}   ratio ${(ours / npm).toFixed(2)}x`);
+  const npmVersion = execFileSync("npm", ["--version"], { encoding: "utf8" }).trim();
+  console.log(`install of ${COUNT} plugins from a local Verdaccio, median of ${RUNS} (npm ${npmVersion}, Node ${process.version})`);
+  for (const latency of LATENCIES) {
+    const proxy = latency > 0 ? await startDelayProxy(registry.url, latency) : undefined;
+    try {
+      const url = proxy ? proxy.url : registry.url;
+      for (const { shape, names } of shapes) {
+        const results = { npm: { cold: [], warm: [] }, ours: { cold: [], warm: [] } };
+        for (let run = 0; run < RUNS; run++) {
+          for (const [tool, fn] of [["npm", npmRun], ["ours", oursRun]]) {
+            const cache = mkdtempSync(path.join(work, `cache-${tool}-`));
+            results[tool].cold.push(fn(url, names, cache));
+            results[tool].warm.push(fn(url, names, cache));
+          }
+        }
+        const what = shape === "shared" ? `each depending on one shared library (${COUNT + 1} packages)` : `each depending on a library of its own and the shared one (${2 * COUNT + 1} packages)`;
+        console.log(`  plugins ${what}${latency > 0 ? `, ${latency} ms per request (loopback delay proxy)` : ""}`);
+        for (const phase of ["cold", "warm"]) {
+          const npm = median(results.npm[phase]);
+          const ours = median(results.ours[phase]);
+          console.log(`    ${phase} cache: npm install ${fmt(npm)}   xcsh-tools install ${fmt(ours)}   ratio ${(ours / npm).toFixed(2)}x`);
+        }
+      }
+    } finally {
+      await proxy?.close();
+    }
   }
 } finally {
   await registry.stop();
