@@ -2,15 +2,13 @@
  * Resolving a plugin also fetches its dependency tree into the command's packument cache
  * (src/plugins/dependency-warmup.ts), so that arborist, building its tree afterwards, asks the
  * registry for nothing more. Checked through a loopback proxy in front of the test Verdaccio that
- * records every packument request.
+ * records every packument request (test/helpers/registry-proxy.ts).
  */
-import { once } from "node:events";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
+import { startRegistryProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 import { registryDependencySpecs } from "../../src/plugins/dependency-warmup.js";
 import { loadArborist, npmOptions, type NpmClientOptions } from "../../src/plugins/npm-client.js";
@@ -23,31 +21,16 @@ let prefix: string;
 const name = (what: string) => `${prefix}-${what}`;
 
 /** A proxy to the registry that records the package names whose packuments were asked for. */
-interface Spy {
-  url: string;
+interface Spy extends RegistryProxy {
   packuments: string[];
-  close(): Promise<void>;
 }
 async function startSpy(target: string): Promise<Spy> {
-  const upstream = new URL(target);
   const packuments: string[] = [];
-  const server = http.createServer((req, res) => {
+  const proxy = await startRegistryProxy(target, (req) => {
     const pathname = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
     if (!pathname.includes("/-/")) packuments.push(pathname.slice(1));
-    const forward = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    forward.on("error", () => res.writeHead(502).end());
-    req.pipe(forward);
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    packuments,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { ...proxy, packuments };
 }
 
 const plugin = (pkgName: string, fields: Record<string, unknown>) => ({

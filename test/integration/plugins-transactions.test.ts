@@ -6,13 +6,12 @@
  */
 import { once } from "node:events";
 import { readFile, rm, writeFile } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
+import { startRegistryProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
 import { makePluginWorld, publishFixtures, toolSource, type FixtureNames, type PluginWorld } from "./plugins-fixtures.js";
 
 let reg: RegistryHandle & { dispose(): Promise<void> };
@@ -146,35 +145,24 @@ describe("concurrency", () => {
 
 describe(".npmrc", () => {
   const token = "npm_SuperSecretTokenValue1234567890abcd";
-  let proxy: http.Server;
+  let proxy: RegistryProxy | undefined;
   let proxyUrl: string;
   let seen: { path: string; auth: string | undefined }[] = [];
   const scoped = () => `@${prefix}/scoped`;
 
   beforeAll(async () => {
     await reg.publish({ name: scoped(), version: "1.0.0", packageJson: { type: "module", xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(`${prefix}_scoped`) } });
-    // A registry that requires the token: a proxy in front of Verdaccio (which builds tarball
-    // URLs from the Host header, so tarballs come through the proxy too).
-    const upstream = new URL(reg.url);
-    proxy = http.createServer((req, res) => {
+    // A registry that requires the token: a proxy in front of Verdaccio.
+    proxy = await startRegistryProxy(reg.url, (req, res) => {
       seen.push({ path: req.url ?? "", auth: req.headers.authorization });
-      if (req.headers.authorization !== `Bearer ${token}`) {
-        res.writeHead(401, { "content-type": "application/json" }).end('{"error":"authentication required"}');
-        return;
-      }
-      const forward = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
-      forward.on("error", () => res.writeHead(502).end());
-      req.pipe(forward);
+      if (req.headers.authorization === `Bearer ${token}`) return false;
+      res.writeHead(401, { "content-type": "application/json" }).end('{"error":"authentication required"}');
+      return true;
     });
-    proxy.listen(0, "127.0.0.1");
-    await once(proxy, "listening");
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/`;
+    proxyUrl = proxy.url;
   });
   afterAll(async () => {
-    proxy?.close();
+    await proxy?.close();
   });
 
   async function configure(withToken: boolean) {
