@@ -136,6 +136,20 @@ describe("install: every spec kind", () => {
     expect(broken.json().error.message).toContain("this factory always fails");
     expect(await w.snapshot()).toEqual(before);
   });
+
+  it("a plugin whose dependency is not on the registry is ENOT_FOUND naming it, and nothing changes", async () => {
+    // Resolving fetches the dependency tree ahead (dependency-warmup.ts) and drops that failure;
+    // npm's installer meets it again and it is reported as it was before.
+    const name = `${n.basic}-lost-dep`;
+    await reg.publish({ name, version: "1.0.0", packageJson: { type: "module", dependencies: { [`${name}-gone`]: "^1.0.0" }, xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(name)) } });
+    expect((await w.cli(["install", n.extra[1]!])).code).toBe(0);
+    const before = await w.snapshot();
+    const r = await w.cli(["install", name, "--json"]);
+    expect(r.code).toBe(1);
+    expect(r.json().error.code).toBe("ENOT_FOUND");
+    expect(r.json().error.message).toContain(`${name}-gone`);
+    expect(await w.snapshot()).toEqual(before);
+  });
 });
 
 describe("features, enabled state and settings", () => {
