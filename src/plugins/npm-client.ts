@@ -136,60 +136,76 @@ function npmLibraries(): NpmLibraries {
 /** pacote, loaded on first use. */
 export async function loadPacote(): Promise<Pacote> {
   const libs = npmLibraries();
-  deferSigstore(libs.from);
+  deferHeavyRequires(libs.from);
   return libs.pacote();
 }
 
 /** Arborist's constructor, loaded on first use. */
 export async function loadArborist(): Promise<ArboristClass> {
   const libs = npmLibraries();
-  deferSigstore(libs.from);
+  deferHeavyRequires(libs.from);
   return libs.Arborist();
 }
 
 /**
- * pacote requires `sigstore` at the top of its registry fetcher, though only the
- * `verifySignatures`/`verifyAttestations` options (npm's `audit signatures`) ever call it and we
- * never set them: on Node 20 that require is ~155 ms of pacote's ~200 ms load, paid by every
- * install. No option skips it, so before pacote loads, sigstore's entry in the CommonJS cache
- * becomes a stand-in that loads the real module on its first use. Written by hand because no
- * library defers one transitive require; if a runtime does not honour the cache entry (or pacote
- * starts reading sigstore's exports at load), the real module is simply loaded as before.
+ * Two modules npm's libraries require at load time but only call for work we rarely or never
+ * ask for, each loaded instead on its first use:
+ * - `sigstore`: pacote requires it at the top of its registry fetcher, though only the
+ *   `verifySignatures`/`verifyAttestations` options (npm's `audit signatures`) ever call it and
+ *   we never set them: on Node 20 that require was ~155 ms of pacote's ~200 ms load.
+ * - `@npmcli/run-script` (a function): pacote and arborist require it at the top of the modules
+ *   that run lifecycle scripts, which run only with `--allow-scripts` (or a folder's `prepare`):
+ *   ~27 modules, ~29 ms on Node 20.
+ * No option skips either require, so before the libraries load, each module's entry in the
+ * CommonJS cache becomes a stand-in that loads the real module when it is first called or read.
+ * Written by hand because no library defers one transitive require; if a runtime does not honour
+ * the cache entry (or a library starts reading the exports at load), the real module is simply
+ * loaded as before.
  */
-function deferSigstore(from: string): void {
-  if (sigstoreDeferred) return;
-  sigstoreDeferred = true;
+const DEFERRED: readonly { name: string; exports: "object" | "function" }[] = [
+  { name: "sigstore", exports: "object" },
+  { name: "@npmcli/run-script", exports: "function" },
+];
+
+function deferHeavyRequires(from: string): void {
+  if (requiresDeferred) return;
+  requiresDeferred = true;
+  for (const { name, exports } of DEFERRED) deferRequire(from, name, exports);
+}
+let requiresDeferred = false;
+
+function deferRequire(from: string, name: string, shape: "object" | "function"): void {
   try {
     const requireFromLibraries = createRequire(from);
-    const file = requireFromLibraries.resolve("sigstore");
+    const file = requireFromLibraries.resolve(name);
     const cache = requireFromLibraries.cache;
     if (cache[file]) return;
     let real: object | undefined;
     const load = (): object => {
       if (!real) {
         delete cache[file];
-        real = requireFromLibraries("sigstore") as object;
+        real = requireFromLibraries(name) as object;
       }
       return real;
     };
     const standIn = new Module(file);
     standIn.filename = file;
     standIn.loaded = true;
-    standIn.exports = new Proxy(
-      {},
-      {
-        get: (_target, key) => Reflect.get(load(), key),
-        has: (_target, key) => Reflect.has(load(), key),
-        ownKeys: () => Reflect.ownKeys(load()),
-        getOwnPropertyDescriptor: (_target, key) => {
-          const descriptor = Reflect.getOwnPropertyDescriptor(load(), key);
-          return descriptor && { ...descriptor, configurable: true };
-        },
+    // An arrow function has no non-configurable own keys, so the traps below stay within the
+    // invariants of a Proxy whatever the real module's keys are.
+    const target = shape === "function" ? () => undefined : {};
+    standIn.exports = new Proxy(target, {
+      apply: (_target, thisArg, args: unknown[]) => Reflect.apply(load() as (...a: unknown[]) => unknown, thisArg, args),
+      get: (_target, key) => Reflect.get(load(), key),
+      has: (_target, key) => Reflect.has(load(), key),
+      ownKeys: () => Reflect.ownKeys(load()),
+      getOwnPropertyDescriptor: (_target, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(load(), key);
+        return descriptor && { ...descriptor, configurable: true };
       },
-    );
+    });
     cache[file] = standIn;
   } catch {
-    // Not resolvable or no writable cache on this runtime: pacote loads sigstore itself.
+    // Not resolvable or no writable cache on this runtime: the libraries load it themselves.
   }
 }
-let sigstoreDeferred = false;
