@@ -3,11 +3,11 @@
  * packument cache arborist reads (npm-client.ts `packumentCache`).
  *
  * Without it, arborist learns of a plugin's dependencies only when it builds its tree, after
- * every spec has resolved, and fetches their packuments then: one more registry round trip per
- * level of the dependency tree, with nothing else to do meanwhile (20 plugins sharing one
- * dependency: `idealTree:#root` ~56 ms, most of it that fetch). Here each dependency is fetched
- * as soon as the manifest naming it arrives, concurrently with the other specs, and the
- * dependencies of the version npm would pick are walked the same way.
+ * every spec has resolved, and it builds that tree one node at a time (`#buildDepStep` awaits a
+ * node's dependencies before it takes the next): 20 plugins with a dependency each cost 20
+ * registry round trips one after another. Here each dependency is fetched as soon as the
+ * manifest naming it arrives, concurrently with the other specs, and the dependencies of the
+ * version npm would pick are walked the same way; arborist then finds them all in memory.
  *
  * Best effort by design: a failed fetch is dropped (arborist fetches it again and reports it with
  * its own retries), and a fetch never retries here, so an unreachable registry costs its one
@@ -40,16 +40,20 @@ const walks = new WeakMap<Map<string, unknown>, Walk>();
 
 /** The registry dependency specs (`name@range`) arborist will place for `manifest`. */
 export function registryDependencySpecs(manifest: DependencyFields, cwd: string): string[] {
+  return registryDependencies(manifest, cwd).map(({ spec }) => spec);
+}
+
+function registryDependencies(manifest: DependencyFields, cwd: string): { name: string; spec: string }[] {
   const record = (value: unknown): Record<string, unknown> => (value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
   const peersMeta = record(manifest.peerDependenciesMeta);
   // Optional peers are not installed by npm unless something else needs them.
   const peers = Object.entries(record(manifest.peerDependencies)).filter(([name]) => record(peersMeta[name]).optional !== true);
   const all = new Map<string, unknown>([...peers, ...Object.entries(record(manifest.optionalDependencies)), ...Object.entries(record(manifest.dependencies))]);
-  const specs: string[] = [];
+  const specs: { name: string; spec: string }[] = [];
   for (const [name, range] of all) {
     if (typeof range !== "string") continue;
     try {
-      if (REGISTRY_SPEC_TYPES.has(npa.resolve(name, range, cwd).type)) specs.push(`${name}@${range}`);
+      if (REGISTRY_SPEC_TYPES.has(npa.resolve(name, range, cwd).type)) specs.push({ name, spec: `${name}@${range}` });
     } catch {
       // Not a valid spec: arborist reports it.
     }
@@ -69,11 +73,10 @@ export async function warmDependencies(pacote: Pacote, manifest: DependencyField
   const { seen, inFlight } = state;
   const options = { ...npmOptions(client), fetchRetries: 0, where: cwd } as never;
   const walk = async (from: DependencyFields): Promise<void> => {
-    const fresh = registryDependencySpecs(from, cwd).filter((spec) => !seen.has(spec));
-    for (const spec of fresh) seen.add(spec);
+    const fresh = registryDependencies(from, cwd).filter(({ spec }) => !seen.has(spec));
+    for (const { spec } of fresh) seen.add(spec);
     await Promise.all(
-      fresh.map(async (spec) => {
-        const name = npa(spec).name!;
+      fresh.map(async ({ name, spec }) => {
         const before = inFlight.get(name);
         const fetching = (async () => {
           await before;
