@@ -67,6 +67,15 @@ const simulate = () => import("./simulate.js");
 /** node:fs/promises (about 2 ms to load under Bun), for writes and refreshes only. */
 const fsPromises = () => import("node:fs/promises");
 
+/**
+ * Load the modules a refresh uses, running nothing: for a process that refreshes soon and waits
+ * meanwhile (an install, while its validation child imports the plugins).
+ */
+export function preloadRefresh(): void {
+  const providers = () => import("../discovery/providers/index.js");
+  for (const load of [discovery, providers, inputsModule, atomicFs, prevalidated, fsPromises]) void load().catch(() => undefined);
+}
+
 /** Views kept in the file (most recently built first). */
 export const MAX_BOOT_VIEWS = 8;
 

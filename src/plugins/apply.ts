@@ -42,6 +42,7 @@ import type { PluginManifest } from "../manifest/plugin-manifest.js";
 import { nextFeatures, planNeedsInstall, type Plan, type PlanAction } from "./plan.js";
 import { loadInventory, readInstalledPackage, type InstalledPlugin } from "./inventory.js";
 import { runMutation, type Mutation, type MutationWorld } from "./mutation.js";
+import { likelyPackageShims, packageShimsForTree } from "./module-map-packages.js";
 import { loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import {
   stageStateWrites,
@@ -147,7 +148,10 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   // extracting instead of following them.
   const scratch = path.join(m.tx.dir, "validate-home");
   if (plan.actions.some(needsValidation)) {
-    (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch) });
+    const incoming = plan.actions.flatMap((action) => (action.apply.kind === "install" ? [action.apply.resolved] : []));
+    const links = plan.actions.some((action) => action.apply.kind === "link") || inventory.some((plugin) => plugin.linked);
+    const packageShims = likelyPackageShims(m.tx.dir, m.paths.nodeModules, incoming, links);
+    (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch), ...(packageShims ? { packageShims } : {}) });
   }
 
   // 1. The copy arborist works on.
@@ -212,8 +216,9 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   await m.step("reify:start");
   const Arborist = await loadArborist();
   const arb = new Arborist({ ...npmOptions(options.client), path: work });
+  let tree: Awaited<ReturnType<typeof arb.reify>>;
   try {
-    await arb.reify({ ...(add.length ? { add } : {}), ...(rmNames.length ? { rm: rmNames } : {}), save: true });
+    tree = await arb.reify({ ...(add.length ? { add } : {}), ...(rmNames.length ? { rm: rmNames } : {}), save: true });
   } catch (error) {
     throw npmError(error, add.join(" ") || rmNames.join(" "), options.client, add.length === 1 ? plan.actions[0]?.name : undefined);
   }
@@ -246,10 +251,14 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   if (dirs.length > 0) {
     progress(`Validating ${dirs.map((d) => d.name).join(", ")}`);
     const { validatePlugins } = await import("./validate-installed.js");
+    const packageShims = packageShimsForTree(m.tx.dir, tree);
+    // This process mostly waits for the child now; the boot index refresh after the commit will not.
+    void import("../boot/index.js").then((boot) => boot.preloadRefresh(), () => undefined);
     // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
     const reports = await validatePlugins(dirs, {
       cwd: options.cwd,
       ...validationRoots(options, scratch),
+      ...(packageShims ? { packageShims } : {}),
       ...(options.builtins ? { builtins: options.builtins } : {}),
       ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
     });

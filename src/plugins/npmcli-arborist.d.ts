@@ -8,6 +8,8 @@ declare module "@npmcli/arborist" {
     isLink: boolean;
     package: Record<string, unknown>;
     children: Map<string, ArboristNode>;
+    /** Every node of the tree, by location (on the root). */
+    inventory: Map<string, ArboristNode>;
   }
   interface ReifyOptions {
     add?: string[];

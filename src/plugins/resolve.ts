@@ -23,6 +23,8 @@ export interface ResolvedPackage {
   integrity: string | undefined;
   manifest: PluginManifest;
   scripts: string[];
+  /** The packages its manifest has npm install beside it (dependencies, optional and peer ones). */
+  dependencyNames: string[];
 }
 
 /** Fetch and check the package a spec names. Throws coded errors; writes nothing of ours. */
@@ -95,7 +97,17 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
     integrity: typeof pkg._integrity === "string" ? pkg._integrity : undefined,
     manifest: checked.value.manifest,
     scripts: declaredScripts(pkg),
+    dependencyNames: dependencyNamesOf(pkg),
   };
+}
+
+function dependencyNamesOf(pkg: Record<string, unknown>): string[] {
+  const names = new Set<string>();
+  for (const field of ["dependencies", "optionalDependencies", "peerDependencies"]) {
+    const value = pkg[field];
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) for (const name of Object.keys(value)) names.add(name);
+  }
+  return [...names];
 }
 
 /** Resolve several specs concurrently; two specs naming one package are a usage error. */

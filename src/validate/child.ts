@@ -101,6 +101,9 @@ async function run(request: CheckRequest): Promise<void> {
   // cache's folder and the shims are set up once per run (or were, ahead, for these roots).
   const importOptions: ImportToolModuleOptions = prepared && sameRoots(prepared, request) ? prepared : importRootsOf(request);
   importOptions.importTimeoutMs = request.importTimeoutMs;
+  // The check's own word, whatever was expected ahead: without it the resolve hook serves the map.
+  if (request.packageShims !== undefined) importOptions.packageShims = request.packageShims;
+  else delete importOptions.packageShims;
   for (let index = 0; index < request.modules.length; index++) {
     await send({ type: "start", index });
     const started = Date.now();
@@ -114,11 +117,11 @@ async function run(request: CheckRequest): Promise<void> {
 
 const sameRoots = (a: ImportRoots, b: ImportRoots) => a.cacheDir === b.cacheDir && a.home === b.home && a.xcshHome === b.xcshHome;
 
-/** Roots to prepare imports for while the parent is still busy (a checker started ahead). */
-function rootsFromArgv(): ImportRoots | undefined {
+/** What to prepare imports for while the parent is still busy (a checker started ahead). */
+function preparationFromArgv(): Omit<PrepareRequest, "type"> | undefined {
   try {
-    const roots = JSON.parse(process.argv[2] ?? "null") as unknown;
-    return roots !== null && typeof roots === "object" ? (roots as ImportRoots) : undefined;
+    const ahead = JSON.parse(process.argv[2] ?? "null") as unknown;
+    return ahead !== null && typeof ahead === "object" ? (ahead as Omit<PrepareRequest, "type">) : undefined;
   } catch {
     return undefined;
   }
@@ -127,18 +130,18 @@ function rootsFromArgv(): ImportRoots | undefined {
 let prepared: ImportToolModuleOptions | undefined;
 let preparing: Promise<void> | undefined;
 /** Best effort: whatever fails here fails again, with its module's name, at the first import. */
-function prepareFor(roots: ImportRoots): Promise<void> {
-  prepared = importRootsOf(roots);
+function prepareFor({ roots, packageShims }: Omit<PrepareRequest, "type">): Promise<void> {
+  prepared = { ...importRootsOf(roots), ...(typeof packageShims === "string" ? { packageShims } : {}) };
   preparing = prepareToolImports(prepared).catch(() => undefined);
   return preparing;
 }
 
-const aheadRoots = rootsFromArgv();
-if (aheadRoots) await prepareFor(aheadRoots);
+const ahead = preparationFromArgv();
+if (ahead?.roots && typeof ahead.roots === "object") await prepareFor(ahead);
 
 process.on("message", (message: unknown) => {
   const request = message as CheckRequest | PrepareRequest;
-  if (request?.type === "prepare" && !prepared && request.roots && typeof request.roots === "object") void prepareFor(request.roots);
+  if (request?.type === "prepare" && !prepared && request.roots && typeof request.roots === "object") void prepareFor(request);
   else if (request?.type === "check") void run(request);
 });
 process.on("unhandledRejection", () => {

@@ -42,6 +42,8 @@ export interface CheckModulesOptions {
   childScript?: string;
   /** The runtime to spawn; default `process.execPath` (Node or Bun, whichever runs us). */
   execPath?: string;
+  /** Serve the module map as packages in this folder (module-import.ts `packageShims`). */
+  packageShims?: string;
 }
 
 export const DEFAULT_MODULE_TIMEOUT_MS = 15_000;
@@ -85,8 +87,8 @@ interface WarmChecker {
 }
 let warm: WarmChecker | undefined;
 
-function forkChecker(script: string, execPath: string, cwd: string, roots?: ImportRoots): ChildProcess {
-  return fork(script, roots ? [JSON.stringify(roots)] : [], {
+function forkChecker(script: string, execPath: string, cwd: string, ahead?: Omit<PrepareRequest, "type">): ChildProcess {
+  return fork(script, ahead ? [JSON.stringify(ahead)] : [], {
     execPath,
     // Node's own flags of the parent (e.g. vitest's loaders) must not leak into the child.
     // A memory cap (Node only; Bun has no such flag) makes a tool that allocates without
@@ -113,19 +115,21 @@ const alive = (child: ChildProcess) => child.exitCode === null && child.signalCo
 /**
  * Start a checker for a later `checkModules` with the same `cwd` (and runtime). Best effort.
  * Given the roots that call will pass (`home`, `xcshHome`, `cacheDir`), the checker also sets up
- * its imports for them while it waits (module map, Node's resolve hooks, jiti). Called without
- * roots first and with them later, the same checker gets them then (a `prepare` message).
+ * its imports for them while it waits (module map, Node's resolve hooks, jiti; with the
+ * `packageShims` the check will likely pass, no hooks). Called without roots first and with them
+ * later, the same checker gets them then (a `prepare` message).
  */
-export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath" | "home" | "xcshHome" | "cacheDir">): void {
+export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath" | "home" | "xcshHome" | "cacheDir" | "packageShims">): void {
   const script = options.childScript ?? resolveChildScript();
   const execPath = options.execPath ?? process.execPath;
   const roots = importRootsOf(options);
   const key = checkerKey(script, execPath, options.cwd);
   const wanted = rootsKey(roots);
+  const packageShims = options.packageShims !== undefined ? { packageShims: options.packageShims } : {};
   if (warm && warm.key === key && alive(warm.child) && warm.child.connected) {
     if (warm.roots === wanted || wanted === undefined) return;
     if (warm.roots === undefined) {
-      const prepare: PrepareRequest = { type: "prepare", roots };
+      const prepare: PrepareRequest = { type: "prepare", roots, ...packageShims };
       try {
         warm.child.send(prepare);
         warm.roots = wanted;
@@ -138,7 +142,7 @@ export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childS
   discardWarmChecker();
   let child: ChildProcess;
   try {
-    child = forkChecker(script, execPath, options.cwd, wanted === undefined ? undefined : roots);
+    child = forkChecker(script, execPath, options.cwd, wanted === undefined ? undefined : { roots, ...packageShims });
   } catch {
     return;
   }
@@ -230,6 +234,7 @@ export async function checkModules(modules: readonly string[], options: CheckMod
       ...(options.home ? { home: options.home } : {}),
       ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+      ...(options.packageShims !== undefined ? { packageShims: options.packageShims } : {}),
     }, {
       moduleTimeout,
       deadline,

@@ -14,11 +14,13 @@ export interface CheckRequest {
   home?: string;
   xcshHome?: string;
   cacheDir?: string;
+  /** Serve the module map as packages in this `node_modules` folder (module-import.ts `packageShims`). */
+  packageShims?: string;
 }
 
 /**
- * The roots a checker started ahead prepares its imports for (argv[2] of the child, as JSON, or
- * a later `prepare` message): the module map, Node's resolve hooks and shims, jiti. A request
+ * The roots a checker started ahead prepares its imports for (argv[2] of the child: a
+ * `PrepareRequest` without its `type`, as JSON; or a later `prepare` message): the module map, Node's resolve hooks and shims, jiti. A request
  * with the same roots finds them ready; any other request works as well, only without the head
  * start.
  */
@@ -37,6 +39,8 @@ export interface ImportRoots {
 export interface PrepareRequest {
   type: "prepare";
   roots: ImportRoots;
+  /** The `packageShims` the check will likely ask for: no resolve hook is registered ahead then. */
+  packageShims?: string;
 }
 
 /** Just the roots of `options` (a request, a warm-up's options), without empty ones. */

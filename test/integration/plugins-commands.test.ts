@@ -115,6 +115,34 @@ describe("install: every spec kind", () => {
     expect(loaded.tools.map((t) => t.tool.name).sort()).toEqual([toolName(`${n.basic}-git`), toolName(`${n.basic}-local`), toolName(n.extra[0]!)].sort());
   });
 
+  it("tools that import the host's modules by bare name, with no copy of their own, validate as the host loads them", async () => {
+    // No plugin in the tree has @sinclair/typebox or xcsh-tools: on Node 20 the validation child
+    // serves them as packages (module-map-packages.ts) instead of through its resolve hook.
+    const name = `${n.basic}-mapped`;
+    const dir = await localPlugin(name);
+    const identity = `if (api.typebox.Type !== Type) throw new Error("two TypeBox instances"); if (typeof xcsh.loadCustomTools !== "function") throw new Error("not the host's API");`;
+    await writeFile(
+      path.join(dir, "t.js"),
+      `import { Type } from "@sinclair/typebox";\nimport * as xcsh from "xcsh-tools";\nexport default (api) => { ${identity} return { name: ${JSON.stringify(toolName(name))}, label: "m", description: "d", parameters: Type.Object({}), async execute() { return { content: [] }; } }; };\n`,
+    );
+    const ok = await w.cli(["install", dir]);
+    expect(ok.code, ok.stderr).toBe(0);
+
+    // A subpath is no mapped name: it fails here as it does at boot, and nothing is installed.
+    const subpath = `${n.basic}-subpath`;
+    const bad = await localPlugin(subpath);
+    await writeFile(path.join(bad, "t.js"), `import { Value } from "@sinclair/typebox/value";\nvoid Value;\n${toolSource(toolName(subpath))}`);
+    const refused = await w.cli(["install", bad]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("EVALIDATE");
+    expect(refused.stderr).toContain("@sinclair/typebox");
+    expect(Object.keys((await w.readJson("package.json")).dependencies)).toEqual([name]);
+
+    const loaded = await discoverAndLoadCustomTools([], w.cwd, [], undefined, { home: w.home, xcshHome: w.xcshHome, env: {}, cacheDir });
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.tools.map((t) => t.tool.name)).toEqual([toolName(name)]);
+  });
+
   it("refuses specs that are none of these, writing nothing", async () => {
     for (const spec of ["x;rm -rf ~", "ftp://example.com/x.tgz", `${n.basic}@npm:other`, `${n.basic}[a]b`, "$(whoami)"]) {
       const r = await w.cli(["install", spec, "--json"]);
