@@ -29,3 +29,7 @@ const code = await runCli(process.argv.slice(2), {
   signal: interrupt.signal,
 });
 process.exitCode = code;
+// Once the event loop has nothing left (every write flushed, every child reaped), end the process
+// without Node's teardown of the environment: freeing an install's heap took 10-20 ms after its
+// last line. 'beforeExit' is emitted only then, so nothing pending is cut short.
+process.once("beforeExit", () => process.exit());
