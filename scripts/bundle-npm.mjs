@@ -15,7 +15,9 @@
  * Our package.json depends on each directly (same ranges as pacote and arborist), so they
  * resolve from the bundle in any install layout; here the build checks that they are the very
  * files pacote and arborist would load. The result is checked: it requires nothing but Node
- * built-ins and those, and loads.
+ * built-ins and those, and loads. Its non-ASCII characters (Unicode tables of some dependencies)
+ * are written as escapes (`charset: "ascii"`), so the code cache loader reads it into a one-byte
+ * string without UTF-8 decoding (src/core/code-cache.ts).
  *
  *   node scripts/bundle-npm.mjs [dist folder]
  */
@@ -55,7 +57,7 @@ try {
     platform: "node",
     logLevel: "warn",
     external: isExternal,
-    output: { file: temp, format: "cjs", minify: true, codeSplitting: false, comments: { legal: true, annotation: false, jsdoc: false } },
+    output: { file: temp, format: "cjs", minify: true, codeSplitting: false, charset: "ascii", comments: { legal: true, annotation: false, jsdoc: false } },
   });
   const text = readFileSync(temp, "utf8");
   const { builtinModules } = await import("node:module");

@@ -14,6 +14,7 @@
  * not used, since a code cache is code. `NODE_DISABLE_COMPILE_CACHE` turns it off, as it does
  * Node's.
  */
+import * as nodeBuffer from "node:buffer";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import nodeModule, { createRequire } from "node:module";
@@ -56,9 +57,13 @@ export function requireWithCodeCache(file: string, env: NodeJS.ProcessEnv = proc
     loaded.set(file, result);
     return result;
   }
-  const source = readFileSync(file, "utf8");
+  const bytes = readFileSync(file);
   // By content: V8's own check of a cache against its source compares lengths only.
-  const key = createHash("sha256").update(`${process.version}\0${process.arch}\0`).update(source).digest("hex").slice(0, 32);
+  const key = createHash("sha256").update(`${process.version}\0${process.arch}\0`).update(bytes).digest("hex").slice(0, 32);
+  // ASCII text (the npm bundle is built so) decoded as Latin-1 is the same text as a one-byte
+  // string, made several times faster than by UTF-8 decoding (~1 vs ~13 ms for the 1.4 MB
+  // bundle on Node 20); any other byte, and Latin-1 would misread it.
+  const source = nodeBuffer.isAscii?.(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   const cacheFile = path.join(dir, `${path.basename(file)}-${key}.v8`);
   let cachedData: Buffer | undefined;
   try {

@@ -50,6 +50,8 @@ beforeAll(async () => {
 describe("npm's libraries come from one bundled file", () => {
   it("requires only Node built-ins and its declared externals, which resolve to what pacote and arborist would load", async () => {
     const text = await readFile(BUNDLE, "utf8");
+    // ASCII only (charset "ascii"): the code cache loader then skips UTF-8 decoding.
+    expect(text.match(/[^\x00-\x7f]/)).toBeNull();
     const builtins = new Set(builtinModules);
     const required = [...new Set([...text.matchAll(/\brequire\(\s*[`"']([^`"']+)[`"']\s*\)/g)].map((m) => m[1]!))];
     const packages = required.filter((s) => !s.startsWith("node:") && !builtins.has(s)).map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2) : s.split("/").slice(0, 1)).join("/"));
@@ -59,6 +61,28 @@ describe("npm's libraries come from one bundled file", () => {
     for (const name of EXTERNALS) {
       const users = name === "sigstore" ? ["pacote"] : ["pacote", "@npmcli/arborist"];
       for (const user of users) expect(createRequire(fromRepo.resolve(user)).resolve(name)).toBe(fromBundle.resolve(name));
+    }
+  });
+
+  it("the code cache loader reads ASCII and UTF-8 sources alike", { timeout: 60_000 }, () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-code-cache-test-"));
+    try {
+      writeFileSync(path.join(tmp, "ascii.cjs"), `module.exports = "plain \\u00e9";\n`);
+      writeFileSync(path.join(tmp, "utf8.cjs"), `module.exports = "Bücher \u2665 \u{1F4A9}";\n`);
+      const probe = `
+        const { requireWithCodeCache } = await import(${JSON.stringify(CODE_CACHE)});
+        const load = (name) => requireWithCodeCache(${JSON.stringify(tmp)} + "/" + name);
+        console.log(JSON.stringify([load("ascii.cjs"), load("utf8.cjs")]));`;
+      const run = () => {
+        const child = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { encoding: "utf8", env: { ...process.env, TMPDIR: tmp, NODE_DISABLE_COMPILE_CACHE: undefined } });
+        expect(child.stderr).toBe("");
+        return JSON.parse(child.stdout) as { exports: unknown; state: string }[];
+      };
+      const texts = [{ exports: "plain \u00e9" }, { exports: "Bücher \u2665 \u{1F4A9}" }];
+      expect(run()).toEqual(texts.map((t) => ({ ...t, state: "miss" })));
+      expect(run()).toEqual(texts.map((t) => ({ ...t, state: "hit" })));
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 
