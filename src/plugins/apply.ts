@@ -150,7 +150,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   if (plan.actions.some(needsValidation)) {
     const incoming = plan.actions.flatMap((action) => (action.apply.kind === "install" ? [action.apply.resolved] : []));
     const links = plan.actions.some((action) => action.apply.kind === "link") || inventory.some((plugin) => plugin.linked);
-    const packageShims = likelyPackageShims(m.tx.dir, m.paths.nodeModules, incoming, links);
+    const packageShims = likelyPackageShims(m.tx.dir, incoming, links);
     (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch), ...(packageShims ? { packageShims } : {}) });
   }
 

@@ -6,26 +6,28 @@
  * extracts on the same cores, and a round trip to it for every module the child imports (20
  * plugins validated in ~90 ms with it, ~50 ms without).
  *
- * The packages answer exactly as the hook does only when Node's own resolution, from every
- * module the child imports, reaches `<tx>/node_modules` for each mapped name. Arborist stages the
- * tree in `<tx>/work`, so `<tx>/node_modules` is the nearest `node_modules` above all of it; it
- * holds when the staged tree contains no package of a mapped name (Node would find that copy
- * first, where the hook hands over the host's instance) and no symlink (a linked folder resolves
- * from its real place, outside the transaction). Otherwise the child uses the hook, as before.
+ * Arborist stages the tree in `<tx>/work`, so `<tx>/node_modules` is the nearest `node_modules`
+ * above all of it, and Node's own resolution of a mapped name from any module there reaches the
+ * packages exactly where the hook would send it, when:
+ * - the staged tree holds no package of a mapped name (Node would find that copy first, where
+ *   the hook hands over the host's instance) and no symlink (a linked folder resolves from its
+ *   real place, outside the transaction);
+ * - no folder Node would look in after `<tx>/node_modules` holds one either: the `node_modules`
+ *   above the transaction (the live plugins folder among them) and `require`'s global folders
+ *   (NODE_PATH, ~/.node_modules…). Under the hook a subpath (`@sinclair/typebox/value`) or a
+ *   `require` of a mapped name resolves there; with the packages in between it would fail.
+ * Otherwise the child uses the hook, as before.
  *
  * The staged tree is only known after the installer ran; the child registers its hook ahead,
  * while the installer runs, unless `likelyPackageShims` expects the packages to do. A wrong
  * guess only costs time: the check itself carries the exact answer.
  */
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
+import nodeModule from "node:module";
 import path from "node:path";
 import { DEFAULT_MODULE_NAMES } from "../host/import/module-names.js";
 
 const MAPPED: ReadonlySet<string> = new Set(DEFAULT_MODULE_NAMES);
-
-function folderIn(txDir: string): string {
-  return path.join(txDir, "node_modules");
-}
 
 /** One node of arborist's tree, as far as this question goes. */
 interface TreeNode {
@@ -34,18 +36,36 @@ interface TreeNode {
 }
 
 /** The folder for `packageShims`, when the staged tree (arborist's, every node) allows it. */
-export function packageShimsForTree(txDir: string, tree: { inventory: Map<string, TreeNode> }): string | undefined {
+export function packageShimsForTree(txDir: string, tree: { inventory?: Map<string, TreeNode> }): string | undefined {
+  if (!(tree.inventory instanceof Map)) return undefined; // not the arborist we know: the hook is always exact
   for (const node of tree.inventory.values()) if (node.isLink || MAPPED.has(node.name)) return undefined;
-  return folderIn(txDir);
+  return packagesFolderIn(txDir);
 }
 
-/**
- * A guess before the installer runs: the live tree has no top-level package of a mapped name,
- * no plugin arriving names one among its dependencies, and nothing is linked.
- */
-export function likelyPackageShims(txDir: string, liveNodeModules: string, incoming: readonly { dependencyNames: readonly string[] }[], links: boolean): string | undefined {
-  if (links) return undefined;
-  for (const name of MAPPED) if (existsSync(path.join(liveNodeModules, name))) return undefined;
-  if (incoming.some((pkg) => pkg.dependencyNames.some((name) => MAPPED.has(name)))) return undefined;
-  return folderIn(txDir);
+/** A guess before the installer runs: no plugin arriving names a mapped package among its dependencies, nothing is linked. */
+export function likelyPackageShims(txDir: string, incoming: readonly { dependencyNames: readonly string[] }[], links: boolean): string | undefined {
+  if (links || incoming.some((pkg) => pkg.dependencyNames.some((name) => MAPPED.has(name)))) return undefined;
+  return packagesFolderIn(txDir);
+}
+
+/** `<tx>/node_modules`, unless a folder Node looks in after it holds a mapped package. */
+function packagesFolderIn(txDir: string): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync(txDir); // Node resolves from a module's real path
+  } catch {
+    return undefined;
+  }
+  for (const folder of foldersAfter(real)) for (const name of MAPPED) if (existsSync(path.join(folder, name))) return undefined;
+  return path.join(txDir, "node_modules");
+}
+
+/** Where Node looks for a bare name after `<dir>/node_modules`: the `node_modules` above it, then `require`'s global folders. */
+function foldersAfter(dir: string): string[] {
+  const folders: string[] = [];
+  for (let at = path.dirname(dir); ; at = path.dirname(at)) {
+    if (path.basename(at) !== "node_modules") folders.push(path.join(at, "node_modules"));
+    if (path.dirname(at) === at) break;
+  }
+  return [...folders, ...((nodeModule as { globalPaths?: string[] }).globalPaths ?? [])];
 }

@@ -6,7 +6,7 @@
  * (plugins/module-map-packages.ts) on real staged trees.
  */
 import { existsSync } from "node:fs";
-import { cp, mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import nodeModule from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -86,6 +86,8 @@ describe("the module map served as packages", () => {
     const viaHook = path.join(w.root, "tx-hook");
     await stageTree(viaPackages);
     await stageTree(viaHook);
+    // The install would choose the packages for this layout (no folder above it holds a mapped name).
+    expect(packageShimsForTree(viaPackages, { inventory: new Map() }), "a node_modules above the temp folder holds @sinclair/typebox or xcsh-tools").toBe(path.join(viaPackages, "node_modules"));
     const [packages, hook] = await Promise.all([check(viaPackages, true), check(viaHook, false)]);
 
     expect(hook.map((o) => [o.tools, o.failure])).toEqual([
@@ -108,22 +110,34 @@ describe("when an install may serve it as packages", () => {
   const node = (name: string, isLink = false) => ({ name, isLink });
   const tree = (...nodes: { name: string; isLink: boolean }[]) => ({ inventory: new Map(nodes.map((n, i) => [`node_modules/${i}`, n])) });
 
-  it("from the staged tree: none of the mapped names in it, and no link", () => {
+  it("from the staged tree: none of the mapped names in it, and no link", async () => {
     const tx = path.join(w.root, "tx");
+    await mkdir(tx);
     expect(packageShimsForTree(tx, tree(node("xcsh-plugins"), node("plugin"), node("dep")))).toBe(path.join(tx, "node_modules"));
     expect(packageShimsForTree(tx, tree(node("xcsh-plugins"), node("plugin"), node("@sinclair/typebox")))).toBeUndefined();
     expect(packageShimsForTree(tx, tree(node("xcsh-plugins"), node("xcsh-tools")))).toBeUndefined();
     expect(packageShimsForTree(tx, tree(node("xcsh-plugins"), node("linked-plugin", true)))).toBeUndefined();
+    expect(packageShimsForTree(tx, {})).toBeUndefined();
   });
 
-  it("ahead of the installer: the live tree, the arriving plugins' dependencies and links", async () => {
+  it("ahead of the installer: the arriving plugins' dependencies and links", async () => {
     const tx = path.join(w.root, "tx");
-    const live = path.join(w.root, "live", "node_modules");
-    await mkdir(live, { recursive: true });
-    expect(likelyPackageShims(tx, live, [{ dependencyNames: ["dep"] }], false)).toBe(path.join(tx, "node_modules"));
-    expect(likelyPackageShims(tx, live, [{ dependencyNames: ["dep", "@sinclair/typebox"] }], false)).toBeUndefined();
-    expect(likelyPackageShims(tx, live, [], true)).toBeUndefined();
-    await cp(path.join(REPO, "package.json"), path.join(live, "xcsh-tools", "package.json"), { recursive: true });
-    expect(likelyPackageShims(tx, live, [{ dependencyNames: [] }], false)).toBeUndefined();
+    await mkdir(tx);
+    expect(likelyPackageShims(tx, [{ dependencyNames: ["dep"] }], false)).toBe(path.join(tx, "node_modules"));
+    expect(likelyPackageShims(tx, [{ dependencyNames: ["dep", "@sinclair/typebox"] }], false)).toBeUndefined();
+    expect(likelyPackageShims(tx, [], true)).toBeUndefined();
+  });
+
+  it("never when a node_modules above the transaction holds a mapped name (the live plugins folder, a user's ~/node_modules)", async () => {
+    const tx = path.join(w.root, "plugins", ".xcsh-tools", "journal", "t1");
+    await mkdir(tx, { recursive: true });
+    const staged = tree(node("xcsh-plugins"), node("plugin"));
+    expect(packageShimsForTree(tx, staged)).toBe(path.join(tx, "node_modules"));
+    await mkdir(path.join(w.root, "plugins", "node_modules", "xcsh-tools"), { recursive: true });
+    expect(packageShimsForTree(tx, staged)).toBeUndefined();
+    expect(likelyPackageShims(tx, [], false)).toBeUndefined();
+    await rm(path.join(w.root, "plugins", "node_modules"), { recursive: true });
+    await mkdir(path.join(w.root, "node_modules", "@sinclair", "typebox"), { recursive: true });
+    expect(packageShimsForTree(tx, staged)).toBeUndefined();
   });
 });
