@@ -25,7 +25,7 @@ import { validatePluginsPackageJson } from "../manifest/plugins-package.js";
 import { isRecord, type ValidationResult } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
 import { validateRuntimeLock } from "../manifest/runtime-lock.js";
-import { loadInventory, type InstalledPlugin } from "../plugins/inventory.js";
+import { dependencyNames, loadInventory, type InstalledPlugin } from "../plugins/inventory.js";
 import { EMPTY_INSTALL_RECORD, InstallRecordSchema, dependenciesOf, pluginsPaths, stateFiles, type InstallRecord, type PluginsState } from "../plugins/state.js";
 import { ValidateRun } from "../validate/run.js";
 import { checkPluginPackage } from "../validate/static-checks.js";
@@ -224,11 +224,7 @@ async function topLevelPackages(nodeModules: string): Promise<string[]> {
 }
 
 async function readPackageDeps(dir: string): Promise<string[]> {
-  const pkg = await readJsonFile(path.join(dir, "package.json")).catch(() => undefined);
-  if (!isRecord(pkg)) return [];
-  const out: string[] = [];
-  for (const field of ["dependencies", "optionalDependencies", "peerDependencies"]) if (isRecord(pkg[field])) out.push(...Object.keys(pkg[field]));
-  return out;
+  return dependencyNames(await readJsonFile(path.join(dir, "package.json")).catch(() => undefined));
 }
 
 /** Folders in node_modules that neither package.json, the lockfile nor any installed package needs. */

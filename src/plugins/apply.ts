@@ -42,7 +42,7 @@ import type { PluginManifest } from "../manifest/plugin-manifest.js";
 import { nextFeatures, planNeedsInstall, type Plan, type PlanAction } from "./plan.js";
 import { loadInventory, readInstalledPackage, type InstalledPlugin } from "./inventory.js";
 import { runMutation, type Mutation, type MutationWorld } from "./mutation.js";
-import { likelyPackageShims, packageShimsForTree } from "./module-map-packages.js";
+import { packageShimsFolder, treeAllowsPackageShims, treeLikelyAllowsPackageShims } from "./module-map-packages.js";
 import { loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import {
   stageStateWrites,
@@ -147,11 +147,14 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   // for the validation roots its resolve hooks and jiti) overlaps copying, fetching and
   // extracting instead of following them.
   const scratch = path.join(m.tx.dir, "validate-home");
+  // Where the child may serve the module map as packages (module-map-packages.ts), if the tree allows.
+  let shimsFolder: string | undefined;
   if (plan.actions.some(needsValidation)) {
+    shimsFolder = packageShimsFolder(m.tx.dir);
     const incoming = plan.actions.flatMap((action) => (action.apply.kind === "install" ? [action.apply.resolved] : []));
     const links = plan.actions.some((action) => action.apply.kind === "link") || inventory.some((plugin) => plugin.linked);
-    const packageShims = likelyPackageShims(m.tx.dir, incoming, links);
-    (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch), ...(packageShims ? { packageShims } : {}) });
+    const likely = shimsFolder !== undefined && treeLikelyAllowsPackageShims(incoming, links);
+    (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch), ...(likely ? { packageShims: shimsFolder } : {}) });
   }
 
   // 1. The copy arborist works on.
@@ -251,7 +254,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   if (dirs.length > 0) {
     progress(`Validating ${dirs.map((d) => d.name).join(", ")}`);
     const { validatePlugins } = await import("./validate-installed.js");
-    const packageShims = packageShimsForTree(m.tx.dir, tree);
+    const packageShims = shimsFolder !== undefined && treeAllowsPackageShims(tree) ? shimsFolder : undefined;
     // This process mostly waits for the child now; the boot index refresh after the commit will not.
     void import("../boot/index.js").then((boot) => boot.preloadRefresh(), () => undefined);
     // The validator's transpile cache goes into the transaction folder: validation writes nothing live.

@@ -26,6 +26,17 @@ export function declaredScripts(pkg: unknown): string[] {
   return INSTALL_SCRIPTS.filter((name) => typeof scripts[name] === "string" && scripts[name] !== "");
 }
 
+/** The packages a package.json has npm install beside it: dependencies, optional and peer ones. */
+export function dependencyNames(pkg: unknown): string[] {
+  if (!isRecord(pkg)) return [];
+  const names = new Set<string>();
+  for (const field of ["dependencies", "optionalDependencies", "peerDependencies"]) {
+    const value = pkg[field];
+    if (isRecord(value)) for (const name of Object.keys(value)) names.add(name);
+  }
+  return [...names];
+}
+
 /** One installed plugin (or a dependency that is not one). */
 export interface InstalledPlugin {
   name: string;

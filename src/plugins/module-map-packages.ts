@@ -19,7 +19,7 @@
  * Otherwise the child uses the hook, as before.
  *
  * The staged tree is only known after the installer ran; the child registers its hook ahead,
- * while the installer runs, unless `likelyPackageShims` expects the packages to do. A wrong
+ * while the installer runs, unless `treeLikelyAllowsPackageShims` expects the packages to do. A wrong
  * guess only costs time: the check itself carries the exact answer.
  */
 import { existsSync, realpathSync } from "node:fs";
@@ -35,21 +35,11 @@ interface TreeNode {
   isLink: boolean;
 }
 
-/** The folder for `packageShims`, when the staged tree (arborist's, every node) allows it. */
-export function packageShimsForTree(txDir: string, tree: { inventory?: Map<string, TreeNode> }): string | undefined {
-  if (!(tree.inventory instanceof Map)) return undefined; // not the arborist we know: the hook is always exact
-  for (const node of tree.inventory.values()) if (node.isLink || MAPPED.has(node.name)) return undefined;
-  return packagesFolderIn(txDir);
-}
-
-/** A guess before the installer runs: no plugin arriving names a mapped package among its dependencies, nothing is linked. */
-export function likelyPackageShims(txDir: string, incoming: readonly { dependencyNames: readonly string[] }[], links: boolean): string | undefined {
-  if (links || incoming.some((pkg) => pkg.dependencyNames.some((name) => MAPPED.has(name)))) return undefined;
-  return packagesFolderIn(txDir);
-}
-
-/** `<tx>/node_modules`, unless a folder Node looks in after it holds a mapped package. */
-function packagesFolderIn(txDir: string): string | undefined {
+/**
+ * `<tx>/node_modules`, unless a folder Node looks in after it holds a mapped package. Asked once
+ * per install: the live plugins folder is under the install's lock.
+ */
+export function packageShimsFolder(txDir: string): string | undefined {
   let real: string;
   try {
     real = realpathSync(txDir); // Node resolves from a module's real path
@@ -58,6 +48,18 @@ function packagesFolderIn(txDir: string): string | undefined {
   }
   for (const folder of foldersAfter(real)) for (const name of MAPPED) if (existsSync(path.join(folder, name))) return undefined;
   return path.join(txDir, "node_modules");
+}
+
+/** Whether the staged tree (arborist's, every node) holds no package of a mapped name and no link. */
+export function treeAllowsPackageShims(tree: { inventory?: Map<string, TreeNode> }): boolean {
+  if (!(tree.inventory instanceof Map)) return false; // not the arborist we know: the hook is always exact
+  for (const node of tree.inventory.values()) if (node.isLink || MAPPED.has(node.name)) return false;
+  return true;
+}
+
+/** A guess before the installer runs: no plugin arriving names a mapped package among its dependencies, nothing is linked. */
+export function treeLikelyAllowsPackageShims(incoming: readonly { dependencyNames: readonly string[] }[], links: boolean): boolean {
+  return !links && !incoming.some((pkg) => pkg.dependencyNames.some((name) => MAPPED.has(name)));
 }
 
 /** Where Node looks for a bare name after `<dir>/node_modules`: the `node_modules` above it, then `require`'s global folders. */

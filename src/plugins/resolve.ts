@@ -8,7 +8,7 @@
 import { XcshToolsError } from "../core/errors.js";
 import { validatePluginPackageJson, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { warmDependencies } from "./dependency-warmup.js";
-import { declaredScripts } from "./inventory.js";
+import { declaredScripts, dependencyNames } from "./inventory.js";
 import { loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import type { InstallSpec } from "./spec.js";
 import { checkPackageTarball } from "./tarball-check.js";
@@ -97,17 +97,8 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
     integrity: typeof pkg._integrity === "string" ? pkg._integrity : undefined,
     manifest: checked.value.manifest,
     scripts: declaredScripts(pkg),
-    dependencyNames: dependencyNamesOf(pkg),
+    dependencyNames: dependencyNames(pkg),
   };
-}
-
-function dependencyNamesOf(pkg: Record<string, unknown>): string[] {
-  const names = new Set<string>();
-  for (const field of ["dependencies", "optionalDependencies", "peerDependencies"]) {
-    const value = pkg[field];
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) for (const name of Object.keys(value)) names.add(name);
-  }
-  return [...names];
 }
 
 /** Resolve several specs concurrently; two specs naming one package are a usage error. */

@@ -20,9 +20,9 @@ export interface CheckRequest {
 
 /**
  * The roots a checker started ahead prepares its imports for (argv[2] of the child: a
- * `PrepareRequest` without its `type`, as JSON; or a later `prepare` message): the module map, Node's resolve hooks and shims, jiti. A request
- * with the same roots finds them ready; any other request works as well, only without the head
- * start.
+ * `PrepareRequest` without its `type`, as JSON; or a later `prepare` message): the module map,
+ * Node's resolve hooks and shims, jiti. A request with the same roots finds them ready; any
+ * other request works as well, only without the head start.
  */
 export interface ImportRoots {
   home?: string;

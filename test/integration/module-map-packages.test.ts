@@ -11,7 +11,7 @@ import nodeModule from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { likelyPackageShims, packageShimsForTree } from "../../src/plugins/module-map-packages.js";
+import { packageShimsFolder, treeAllowsPackageShims, treeLikelyAllowsPackageShims } from "../../src/plugins/module-map-packages.js";
 import { buildDist, REPO } from "../helpers/build-dist.js";
 import { hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
@@ -87,7 +87,7 @@ describe("the module map served as packages", () => {
     await stageTree(viaPackages);
     await stageTree(viaHook);
     // The install would choose the packages for this layout (no folder above it holds a mapped name).
-    expect(packageShimsForTree(viaPackages, { inventory: new Map() }), "a node_modules above the temp folder holds @sinclair/typebox or xcsh-tools").toBe(path.join(viaPackages, "node_modules"));
+    expect(packageShimsFolder(viaPackages), "a node_modules above the temp folder holds @sinclair/typebox or xcsh-tools").toBe(path.join(viaPackages, "node_modules"));
     const [packages, hook] = await Promise.all([check(viaPackages, true), check(viaHook, false)]);
 
     expect(hook.map((o) => [o.tools, o.failure])).toEqual([
@@ -110,34 +110,30 @@ describe("when an install may serve it as packages", () => {
   const node = (name: string, isLink = false) => ({ name, isLink });
   const tree = (...nodes: { name: string; isLink: boolean }[]) => ({ inventory: new Map(nodes.map((n, i) => [`node_modules/${i}`, n])) });
 
-  it("from the staged tree: none of the mapped names in it, and no link", async () => {
-    const tx = path.join(w.root, "tx");
-    await mkdir(tx);
-    expect(packageShimsForTree(tx, tree(node("xcsh-plugins"), node("plugin"), node("dep")))).toBe(path.join(tx, "node_modules"));
-    expect(packageShimsForTree(tx, tree(node("xcsh-plugins"), node("plugin"), node("@sinclair/typebox")))).toBeUndefined();
-    expect(packageShimsForTree(tx, tree(node("xcsh-plugins"), node("xcsh-tools")))).toBeUndefined();
-    expect(packageShimsForTree(tx, tree(node("xcsh-plugins"), node("linked-plugin", true)))).toBeUndefined();
-    expect(packageShimsForTree(tx, {})).toBeUndefined();
+  it("from the staged tree: none of the mapped names in it, and no link", () => {
+    expect(treeAllowsPackageShims(tree(node("xcsh-plugins"), node("plugin"), node("dep")))).toBe(true);
+    expect(treeAllowsPackageShims(tree(node("xcsh-plugins"), node("plugin"), node("@sinclair/typebox")))).toBe(false);
+    expect(treeAllowsPackageShims(tree(node("xcsh-plugins"), node("xcsh-tools")))).toBe(false);
+    expect(treeAllowsPackageShims(tree(node("xcsh-plugins"), node("linked-plugin", true)))).toBe(false);
+    expect(treeAllowsPackageShims({})).toBe(false);
   });
 
-  it("ahead of the installer: the arriving plugins' dependencies and links", async () => {
-    const tx = path.join(w.root, "tx");
-    await mkdir(tx);
-    expect(likelyPackageShims(tx, [{ dependencyNames: ["dep"] }], false)).toBe(path.join(tx, "node_modules"));
-    expect(likelyPackageShims(tx, [{ dependencyNames: ["dep", "@sinclair/typebox"] }], false)).toBeUndefined();
-    expect(likelyPackageShims(tx, [], true)).toBeUndefined();
+  it("ahead of the installer: the arriving plugins' dependencies and links", () => {
+    expect(treeLikelyAllowsPackageShims([{ dependencyNames: ["dep"] }], false)).toBe(true);
+    expect(treeLikelyAllowsPackageShims([{ dependencyNames: ["dep", "@sinclair/typebox"] }], false)).toBe(false);
+    expect(treeLikelyAllowsPackageShims([], true)).toBe(false);
   });
 
   it("never when a node_modules above the transaction holds a mapped name (the live plugins folder, a user's ~/node_modules)", async () => {
     const tx = path.join(w.root, "plugins", ".xcsh-tools", "journal", "t1");
     await mkdir(tx, { recursive: true });
-    const staged = tree(node("xcsh-plugins"), node("plugin"));
-    expect(packageShimsForTree(tx, staged)).toBe(path.join(tx, "node_modules"));
+    expect(packageShimsFolder(tx)).toBe(path.join(tx, "node_modules"));
     await mkdir(path.join(w.root, "plugins", "node_modules", "xcsh-tools"), { recursive: true });
-    expect(packageShimsForTree(tx, staged)).toBeUndefined();
-    expect(likelyPackageShims(tx, [], false)).toBeUndefined();
+    expect(packageShimsFolder(tx)).toBeUndefined();
     await rm(path.join(w.root, "plugins", "node_modules"), { recursive: true });
     await mkdir(path.join(w.root, "node_modules", "@sinclair", "typebox"), { recursive: true });
-    expect(packageShimsForTree(tx, staged)).toBeUndefined();
+    expect(packageShimsFolder(tx)).toBeUndefined();
+    // A transaction folder that is gone: nothing to vouch for.
+    expect(packageShimsFolder(path.join(w.root, "gone"))).toBeUndefined();
   });
 });
