@@ -68,11 +68,11 @@ export function resolveChildScript(): string {
 }
 
 /*
- * A checker started ahead. The child spends most of its start importing the loader and the
- * TypeBox it hands to tools (a few hundred modules); an install that starts one before resolving
- * its specs has it ready by the time there is something to check. It is unreferenced until used,
- * so an install that fails or has nothing to check never waits for it, and it is killed when this
- * process exits.
+ * A checker started ahead. The child spends most of its start loading Node, the loader and the
+ * TypeBox it hands to tools (one bundled module once built, scripts/bundle-child.mjs); an install
+ * that starts one before resolving its specs has it ready by the time there is something to
+ * check. It is unreferenced until used, so an install that fails or has nothing to check never
+ * waits for it, and it is killed when this process exits.
  */
 interface WarmChecker {
   /** The runtime, the script and the cwd it runs with. */

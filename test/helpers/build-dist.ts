@@ -40,10 +40,8 @@ export async function buildDist(): Promise<void> {
       // tsc emits despite type errors elsewhere in the tree (others work concurrently);
       // the tests then fail on behaviour, not on a missing file.
     }
-    // As `npm run build` does: the CLI loads TypeBox from one bundled module (src/manifest/typebox.ts).
-    execFileSync(process.execPath, [path.join(REPO, "scripts", "bundle-typebox.mjs")], { cwd: REPO, stdio: "pipe" });
-    // And npm's libraries from one file (scripts/bundle-npm.mjs, loaded by src/plugins/npm-client.ts).
-    execFileSync(process.execPath, [path.join(REPO, "scripts", "bundle-npm.mjs")], { cwd: REPO, stdio: "pipe" });
+    // As `npm run build` does: TypeBox, npm's libraries and the validation child as one file each.
+    execFileSync(process.execPath, [path.join(REPO, "scripts", "bundle.mjs")], { cwd: REPO, stdio: "pipe" });
     writeFileSync(STAMP, String(Date.now()));
   } finally {
     rmdirSync(LOCK);
