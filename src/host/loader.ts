@@ -23,7 +23,7 @@ import path from "node:path";
 import { errorMessage, isXcshToolsError } from "../core/errors.js";
 import { resolveRoots, resolveUserPath } from "../core/paths.js";
 import { execCommand } from "./exec.js";
-import { isBun } from "./import/bun.js";
+import { isBun } from "./import/strategy.js";
 import { resolveTypeBox } from "./import/module-map.js";
 import { importToolModule, type ImportedToolModule, type ImportToolModuleOptions } from "./module-import.js";
 import type { LoadCustomToolsOptions } from "./options.js";

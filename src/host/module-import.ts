@@ -23,20 +23,13 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
-import { isBun, registerBunModules } from "./import/bun.js";
+import { registerBunModules } from "./import/bun.js";
 import { importWithJiti, preloadJiti } from "./import/jiti.js";
 import { getModuleRegistry, registerModules, writePackageShims, writeShims } from "./import/module-map.js";
+import { currentRuntime, selectImportStrategy, TS_EXTENSIONS, type ImportStrategy } from "./import/strategy.js";
 import { raceTimeout } from "./timeout.js";
 
-/** How a module was (or will be) imported. */
-export type ImportStrategy = "bun" | "node-native" | "jiti";
-
-/** What the strategy choice depends on; `detectRuntime()` reads the current process. */
-export interface RuntimeInfo {
-  bun: boolean;
-  /** Node can import `.ts` natively (`process.features.typescript`). */
-  stripsTypes: boolean;
-}
+export { detectRuntime, selectImportStrategy, type ImportStrategy, type RuntimeInfo } from "./import/strategy.js";
 
 /** Options of `importToolModule` (a subset of the loader's options). */
 export interface ImportToolModuleOptions {
@@ -68,7 +61,6 @@ export interface ImportedToolModule {
 
 export const DEFAULT_IMPORT_TIMEOUT_MS = 10_000;
 
-const TS_EXTENSIONS = new Set([".ts", ".mts", ".cts"]);
 /** Errors of Node's type stripping after which jiti can still load the file. */
 const STRIP_FALLBACK_CODES = new Set([
   "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING",
@@ -77,34 +69,18 @@ const STRIP_FALLBACK_CODES = new Set([
   "ERR_MODULE_NOT_FOUND",
 ]);
 
-/** The current process's runtime. */
-export function detectRuntime(): RuntimeInfo {
-  const features = process.features as { typescript?: unknown };
-  return { bun: isBun(), stripsTypes: Boolean(features.typescript) };
-}
-
-// The process's runtime does not change: read once, not before every import.
-let currentRuntime: RuntimeInfo | undefined;
-
-/** Pick the first strategy for `file` (pure). */
-export function selectImportStrategy(file: string, runtime: RuntimeInfo = (currentRuntime ??= detectRuntime())): ImportStrategy {
-  if (runtime.bun) return "bun";
-  if (!TS_EXTENSIONS.has(path.extname(file).toLowerCase())) return "node-native";
-  if (runtime.stripsTypes && !file.split(/[\\/]/).includes("node_modules")) return "node-native";
-  return "jiti";
-}
-
 /**
  * Do ahead, writing nothing, what the first `importToolModule` with `options` would do before
  * importing: put the module map in place and, on Node, register the resolve hooks (on Node 20 a
- * loader thread, 50-65 ms; not when the map may be served as packages, see `packageShims`) and
- * load jiti (~25 ms; its instance, which makes the cache folder, waits for the first import). For
- * a process that imports later and is idle now: the validation child while an install fetches
- * and extracts. The shims are written by the first import.
+ * loader thread, 50-65 ms; not when the map may be served as packages, see `packageShims`) and,
+ * unless `jiti` is false (the caller knows no module will need it, `mayImportWithJiti`), load
+ * jiti (25-75 ms of CPU; its instance, which makes the cache folder, waits for the first import).
+ * For a process that imports later and is idle now: the validation child while an install
+ * fetches and extracts. The shims are written by the first import.
  */
-export async function prepareToolImports(options: ImportToolModuleOptions = {}): Promise<void> {
+export async function prepareToolImports(options: ImportToolModuleOptions = {}, { jiti = true }: { jiti?: boolean } = {}): Promise<void> {
   await registerModulesOnce(options);
-  if ((currentRuntime ??= detectRuntime()).bun) {
+  if (currentRuntime().bun) {
     registerBunModules();
     return;
   }
@@ -115,7 +91,7 @@ export async function prepareToolImports(options: ImportToolModuleOptions = {}):
     nodeHooksRegistered = true;
     if (getNodeHookShimDir() === undefined) await ensureNodeHooks(dirs.shimDir);
   }
-  preloadJiti();
+  if (jiti) preloadJiti();
 }
 
 /** Where jiti caches transpiled files and where module shims are written. */

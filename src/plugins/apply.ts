@@ -38,7 +38,7 @@ import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { isRecord } from "../manifest/result.js";
-import type { PluginManifest } from "../manifest/plugin-manifest.js";
+import { listManifestEntries, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { nextFeatures, planNeedsInstall, type Plan, type PlanAction } from "./plan.js";
 import { loadInventory, readInstalledPackage, type InstalledPlugin } from "./inventory.js";
 import { runMutation, type Mutation, type MutationWorld } from "./mutation.js";
@@ -144,8 +144,8 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const progress = options.progress ?? (() => undefined);
   const now = options.now ?? (() => new Date());
   // The module checker starts now: its own start (the loader, the TypeBox it hands to tools, and
-  // for the validation roots its resolve hooks and jiti) overlaps copying, fetching and
-  // extracting instead of following them.
+  // for the validation roots its resolve hooks, and jiti when a tool may need it) overlaps
+  // copying, fetching and extracting instead of following them.
   const scratch = path.join(m.tx.dir, "validate-home");
   // Where the child may serve the module map as packages (module-map-packages.ts), if the tree allows.
   let shimsFolder: string | undefined;
@@ -154,7 +154,9 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
     const incoming = plan.actions.flatMap((action) => (action.apply.kind === "install" ? [action.apply.resolved] : []));
     const links = plan.actions.some((action) => action.apply.kind === "link") || inventory.some((plugin) => plugin.linked);
     const likely = shimsFolder !== undefined && treeLikelyAllowsPackageShims(incoming, links);
-    (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch), ...(likely ? { packageShims: shimsFolder } : {}) });
+    const { mayImportWithJiti } = await import("../host/import/strategy.js");
+    const jiti = plan.actions.some((action) => needsValidation(action) && mayValidateWithJiti(action, mayImportWithJiti));
+    (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch), ...(likely ? { packageShims: shimsFolder } : {}), jiti });
   }
 
   // 1. The copy arborist works on.
@@ -357,6 +359,17 @@ function validationError(name: string, dir: string, errors: readonly { code: str
 /** Whether `action` leaves a plugin in place whose tools must be checked before it counts. */
 function needsValidation(action: Plan["actions"][number]): boolean {
   return action.type !== "NOOP" && action.apply.kind !== "remove" && !(action.apply.kind === "unlink" && action.apply.restore.dependency === null);
+}
+
+/**
+ * Whether validating what `action` leaves may import a tool through jiti (`mayImportWithJiti`,
+ * host/import/strategy.ts): an install's tools are known from its resolved manifest, an
+ * update's or a link's only once they are in the tree.
+ */
+function mayValidateWithJiti(action: PlanAction, mayImportWithJiti: (entry: string) => boolean): boolean {
+  if (action.apply.kind !== "install") return true;
+  const { name, manifest } = action.apply.resolved;
+  return listManifestEntries(manifest, "").some((item) => item.kind === "tools" && mayImportWithJiti(path.join("node_modules", name, item.entry)));
 }
 
 /** Pack a folder or copy a tarball into `packedDir`; returns the file name. */

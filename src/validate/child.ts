@@ -130,9 +130,9 @@ function preparationFromArgv(): Omit<PrepareRequest, "type"> | undefined {
 let prepared: ImportToolModuleOptions | undefined;
 let preparing: Promise<void> | undefined;
 /** Best effort: whatever fails here fails again, with its module's name, at the first import. */
-function prepareFor({ roots, packageShims }: Omit<PrepareRequest, "type">): Promise<void> {
+function prepareFor({ roots, packageShims, jiti }: Omit<PrepareRequest, "type">): Promise<void> {
   prepared = { ...importRootsOf(roots), ...(typeof packageShims === "string" ? { packageShims } : {}) };
-  preparing = prepareToolImports(prepared).catch(() => undefined);
+  preparing = prepareToolImports(prepared, { jiti: jiti !== false }).catch(() => undefined);
   return preparing;
 }
 

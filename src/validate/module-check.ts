@@ -116,20 +116,20 @@ const alive = (child: ChildProcess) => child.exitCode === null && child.signalCo
  * Start a checker for a later `checkModules` with the same `cwd` (and runtime). Best effort.
  * Given the roots that call will pass (`home`, `xcshHome`, `cacheDir`), the checker also sets up
  * its imports for them while it waits (module map, Node's resolve hooks, jiti; with the
- * `packageShims` the check will likely pass, no hooks). Called without roots first and with them
- * later, the same checker gets them then (a `prepare` message).
+ * `packageShims` the check will likely pass, no hooks; with `jiti: false`, no jiti). Called
+ * without roots first and with them later, the same checker gets them then (a `prepare` message).
  */
-export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath" | "home" | "xcshHome" | "cacheDir" | "packageShims">): void {
+export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath" | "home" | "xcshHome" | "cacheDir" | "packageShims"> & { jiti?: boolean }): void {
   const script = options.childScript ?? resolveChildScript();
   const execPath = options.execPath ?? process.execPath;
   const roots = importRootsOf(options);
   const key = checkerKey(script, execPath, options.cwd);
   const wanted = rootsKey(roots);
-  const packageShims = options.packageShims !== undefined ? { packageShims: options.packageShims } : {};
+  const ahead = { ...(options.packageShims !== undefined ? { packageShims: options.packageShims } : {}), ...(options.jiti === false ? { jiti: false } : {}) };
   if (warm && warm.key === key && alive(warm.child) && warm.child.connected) {
     if (warm.roots === wanted || wanted === undefined) return;
     if (warm.roots === undefined) {
-      const prepare: PrepareRequest = { type: "prepare", roots, ...packageShims };
+      const prepare: PrepareRequest = { type: "prepare", roots, ...ahead };
       try {
         warm.child.send(prepare);
         warm.roots = wanted;
@@ -142,7 +142,7 @@ export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childS
   discardWarmChecker();
   let child: ChildProcess;
   try {
-    child = forkChecker(script, execPath, options.cwd, wanted === undefined ? undefined : { roots, ...packageShims });
+    child = forkChecker(script, execPath, options.cwd, wanted === undefined ? undefined : { roots, ...ahead });
   } catch {
     return;
   }

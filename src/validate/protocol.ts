@@ -41,6 +41,8 @@ export interface PrepareRequest {
   roots: ImportRoots;
   /** The `packageShims` the check will likely ask for: no resolve hook is registered ahead then. */
   packageShims?: string;
+  /** False when no module of the check will go through jiti: it is not loaded ahead then. */
+  jiti?: boolean;
 }
 
 /** Just the roots of `options` (a request, a warm-up's options), without empty ones. */

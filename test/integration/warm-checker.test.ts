@@ -5,7 +5,7 @@
  * process, whose children are read from /proc (Linux, as CI).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -98,6 +98,20 @@ console.log(JSON.stringify({
 }));
 `;
 
+/**
+ * A checker told ahead that no module will need jiti (an install of JavaScript tools only) still
+ * checks one that does: the hint only spares loading jiti ahead.
+ */
+const noJitiAheadScript = `
+import { checkModules, warmUpChecker } from ${JSON.stringify(moduleCheck)};
+const [cwd, tool, root] = process.argv.slice(2);
+const roots = { home: root + "/home", xcshHome: root + "/scratch", cacheDir: root + "/scratch/transpile" };
+warmUpChecker({ cwd, ...roots, jiti: false });
+await new Promise((resolve) => setTimeout(resolve, 500));
+const outcomes = await checkModules([tool], { cwd, ...roots });
+console.log(JSON.stringify({ tools: outcomes.map((o) => o.tools.map((t) => [t.name, t.description])), failures: outcomes.map((o) => o.failure ?? null) }));
+`;
+
 /** The state letter of process `pid` (R, S, Z…), or "gone". */
 function processState(pid: string): string {
   try {
@@ -157,6 +171,19 @@ describe.runIf(existsSync("/proc/self/stat"))("the warm module checker", () => {
     expect(out.wroteAhead).toBe(false);
     expect(out.shims).toEqual(["_40sinclair_2ftypebox.mjs", "xcsh-tools.mjs"]);
     expect(out.otherShims).toEqual(out.shims);
+  });
+
+  it("told ahead that no module needs jiti, it still checks a TypeScript tool under node_modules (jiti on every Node)", { timeout: 60_000 }, async () => {
+    const tool = path.join(w.cwd, "node_modules", "ts-plugin", "tool.ts");
+    await mkdir(path.dirname(tool), { recursive: true });
+    await writeFile(tool, TYPED_TOOL.replace("export default () =>", "const label: string = \"Typed\";\nexport default (): object =>").replace("name: \"typed_tool\",", "name: \"typed_tool\", label,"));
+    const file = path.join(w.root, "no-jiti.mjs");
+    await writeFile(file, noJitiAheadScript);
+    const r = await runProcess(process.execPath, [file, w.cwd, tool, w.root], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.json<{ tools: string[][][]; failures: unknown[] }>();
+    expect(out.failures).toEqual([null]);
+    expect(out.tools).toEqual([[["typed_tool", "string"]]]);
   });
 
   it("started before its roots were known, the same process prepares for them when they come and serves the check", { timeout: 60_000 }, async () => {

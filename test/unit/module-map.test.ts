@@ -11,7 +11,7 @@ import {
   shimPath,
   writeShims,
 } from "../../src/host/import/module-map.js";
-import { resolveImportDirs, selectImportStrategy } from "../../src/host/module-import.js";
+import { resolveImportDirs } from "../../src/host/module-import.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
 describe("module map", () => {
@@ -72,24 +72,5 @@ describe("module map", () => {
     expect(dirs.cacheDir).toBe(path.join(world.xcshHome, "plugins", ".xcsh-tools", "transpile"));
     expect(dirs.shimDir).toBe(path.join(world.xcshHome, "plugins", ".xcsh-tools", "shims"));
     expect(resolveImportDirs({ cacheDir: "/c" })).toEqual({ cacheDir: "/c", shimDir: path.join("/c", "shims") });
-  });
-});
-
-describe("selectImportStrategy", () => {
-  const node20 = { bun: false, stripsTypes: false };
-  const node22 = { bun: false, stripsTypes: true };
-  const bun = { bun: true, stripsTypes: false };
-  it.each([
-    ["/t/a.ts", node20, "jiti"],
-    ["/t/a.mts", node20, "jiti"],
-    ["/t/a.js", node20, "node-native"],
-    ["/t/a.mjs", node20, "node-native"],
-    ["/t/a.ts", node22, "node-native"],
-    ["/p/node_modules/x/a.ts", node22, "jiti"],
-    ["/t/a.js", node22, "node-native"],
-    ["/t/a.ts", bun, "bun"],
-    ["/t/a.mjs", bun, "bun"],
-  ] as const)("%s on %j → %s", (file, runtime, expected) => {
-    expect(selectImportStrategy(file, runtime)).toBe(expected);
   });
 });

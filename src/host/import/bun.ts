@@ -15,11 +15,6 @@ interface BunGlobal {
 
 const registered = new Set<string>();
 
-/** True when running under Bun. */
-export function isBun(): boolean {
-  return typeof process.versions.bun === "string";
-}
-
 /** Register a Bun virtual module for every registry name not registered yet. */
 export function registerBunModules(): void {
   const bun = (globalThis as unknown as { Bun?: BunGlobal }).Bun;
