@@ -65,8 +65,13 @@ function build() {
   const result = spawnSync(process.execPath, args, { cwd: project, encoding: "utf8" });
   if (!existsSync(path.join(outDir, "index.js"))) throw new Error(`bench: tsc emitted nothing:\n${result.stdout}${result.stderr}`);
   if (result.status !== 0) console.log(`(tsc reported type errors in the ${project === repo ? "work tree" : project} sources; benchmarking what it emitted)`);
-  // As `npm run build` does (a revision from before the bundled TypeBox has no manifest/typebox.js).
-  if (existsSync(path.join(outDir, "manifest", "typebox.js"))) execFileSync(process.execPath, [path.join(repo, "scripts", "bundle-typebox.mjs"), outDir], { stdio: "inherit" });
+  // As `npm run build` does for what a boot or a query loads: TypeBox for our schemas, and the
+  // validation child a query may start (a revision from before the bundled TypeBox has no
+  // manifest/typebox.js). npm's libraries, which neither loads, are left as packages.
+  if (existsSync(path.join(outDir, "manifest", "typebox.js"))) {
+    execFileSync(process.execPath, [path.join(repo, "scripts", "bundle-typebox.mjs"), outDir], { stdio: "inherit" });
+    execFileSync(process.execPath, [path.join(repo, "scripts", "bundle-child.mjs"), outDir], { stdio: "inherit" });
+  }
   // What dist/ finds around itself in a package: its package.json, templates, the bin shim.
   copyFileSync(path.join(repo, "package.json"), path.join(buildRoot, "package.json"));
   mkdirSync(path.join(buildRoot, "bin"), { recursive: true });
