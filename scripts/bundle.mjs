@@ -3,7 +3,8 @@
  * The build's steps after `tsc`, in order, for `npm run build` and the tests' build
  * (test/helpers/build-dist.ts): one place that knows them.
  * - bundle-typebox: the part of TypeBox our own schemas use, one module (src/manifest/typebox.ts);
- * - bundle-npm: pacote and arborist, one CommonJS file (src/plugins/npm-client.ts);
+ * - bundle-npm: pacote and arborist, one CommonJS file, and semver with npm-package-arg, which
+ *   they share with our code, another (src/plugins/npm-client.ts, src/core/npm-spec.ts);
  * - bundle-child: the validation child, one module (after bundle-typebox, whose module it holds).
  *
  *   node scripts/bundle.mjs [dist folder]

@@ -17,7 +17,7 @@
  */
 import path from "node:path";
 import { Type, type Static } from "./typebox.js";
-import semver from "semver";
+import { semver } from "../core/npm-spec.js";
 import { PLUGIN_COMPONENT_FIELDS } from "./plugin-json.js";
 import { nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationIssue, type ValidationResult } from "./result.js";

@@ -8,7 +8,7 @@
  */
 import path from "node:path";
 import { Type, type Static } from "./typebox.js";
-import semver from "semver";
+import { semver } from "../core/npm-spec.js";
 import { nameSegmentProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";

@@ -3,7 +3,7 @@
  * `dependencies` are the source of truth for which plugins exist (xcsh-host-formats §5.5).
  */
 import { Type, type Static } from "./typebox.js";
-import npa from "npm-package-arg";
+import { npa } from "../core/npm-spec.js";
 import { npmNameProblem } from "./names.js";
 import { IssueCollector, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";

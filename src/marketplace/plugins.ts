@@ -11,7 +11,7 @@
  */
 import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
-import semver from "semver";
+import { semver } from "../core/npm-spec.js";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { mayNameMarketplacePlugin, splitPluginId } from "../manifest/installed-plugins.js";
 import { nameSegmentProblem, pluginIdProblem } from "../manifest/names.js";

@@ -14,7 +14,7 @@
  * attempt. Only registry specs (versions, ranges, tags) are followed; git, file, alias and URL
  * dependencies are arborist's to fetch.
  */
-import npa from "npm-package-arg";
+import { npa } from "../core/npm-spec.js";
 import { npmOptions, type NpmClientOptions } from "./npm-client.js";
 
 type Pacote = typeof import("pacote");

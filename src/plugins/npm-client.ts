@@ -16,6 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { requireWithCodeCache } from "../core/code-cache.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { npmSpecModules } from "../core/npm-spec.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
 
 /** Everything pacote and arborist calls need. */
@@ -115,6 +116,8 @@ type ArboristClass = typeof import("@npmcli/arborist").default;
  */
 interface NpmLibraries {
   from: string;
+  /** Loaded from the build's bundle (not from the packages). */
+  bundled: boolean;
   pacote(): Pacote;
   Arborist(): ArboristClass;
 }
@@ -126,9 +129,9 @@ function npmLibraries(): NpmLibraries {
   const bundle = fileURLToPath(new URL("../vendor/npm.cjs", import.meta.url));
   if (existsSync(bundle)) {
     const loaded = () => requireWithCodeCache(bundle).exports as { pacote: Pacote; Arborist: ArboristClass };
-    libraries = { from: bundle, pacote: () => loaded().pacote, Arborist: () => loaded().Arborist };
+    libraries = { from: bundle, bundled: true, pacote: () => loaded().pacote, Arborist: () => loaded().Arborist };
   } else {
-    libraries = { from: requireHere.resolve("pacote"), pacote: () => requireHere("pacote") as Pacote, Arborist: () => requireHere("@npmcli/arborist") as ArboristClass };
+    libraries = { from: requireHere.resolve("pacote"), bundled: false, pacote: () => requireHere("pacote") as Pacote, Arborist: () => requireHere("@npmcli/arborist") as ArboristClass };
   }
   return libraries;
 }
@@ -136,14 +139,14 @@ function npmLibraries(): NpmLibraries {
 /** pacote, loaded on first use. */
 export async function loadPacote(): Promise<Pacote> {
   const libs = npmLibraries();
-  deferHeavyRequires(libs.from);
+  prepareRequireCache(libs);
   return libs.pacote();
 }
 
 /** Arborist's constructor, loaded on first use. */
 export async function loadArborist(): Promise<ArboristClass> {
   const libs = npmLibraries();
-  deferHeavyRequires(libs.from);
+  prepareRequireCache(libs);
   return libs.Arborist();
 }
 
@@ -167,12 +170,38 @@ const DEFERRED: readonly { name: string; exports: "object" | "function" }[] = [
   { name: "@npmcli/run-script", exports: "function" },
 ];
 
-function deferHeavyRequires(from: string): void {
-  if (requiresDeferred) return;
-  requiresDeferred = true;
-  for (const { name, exports } of DEFERRED) deferRequire(from, name, exports);
+/**
+ * Before npm's libraries first load: the deferred requires above, and, for the bundle, semver and
+ * npm-package-arg as our code has them (src/core/npm-spec.ts: one instance of each, from one
+ * file), by every specifier the bundle requires them with. From the TypeScript sources the
+ * libraries load the packages our code also loads, and there is nothing to hand over.
+ */
+function prepareRequireCache(libs: NpmLibraries): void {
+  if (requireCachePrepared) return;
+  requireCachePrepared = true;
+  for (const { name, exports } of DEFERRED) deferRequire(libs.from, name, exports);
+  if (libs.bundled && npmSpecModules) for (const [name, exports] of Object.entries(npmSpecModules)) provideRequire(libs.from, name, exports);
 }
-let requiresDeferred = false;
+let requireCachePrepared = false;
+
+/** Put `exports` in the CommonJS cache where `require(name)` from `from` looks, unless something is there. */
+function provideRequire(from: string, name: string, exports: unknown): void {
+  try {
+    const requireFromLibraries = createRequire(from);
+    const file = requireFromLibraries.resolve(name);
+    if (!requireFromLibraries.cache[file]) requireFromLibraries.cache[file] = loadedModule(file, exports);
+  } catch {
+    // Not resolvable or no writable cache on this runtime: the libraries load the package itself.
+  }
+}
+
+function loadedModule(file: string, exports: unknown): Module {
+  const mod = new Module(file);
+  mod.filename = file;
+  mod.loaded = true;
+  mod.exports = exports;
+  return mod;
+}
 
 function deferRequire(from: string, name: string, shape: "object" | "function"): void {
   try {
@@ -188,13 +217,10 @@ function deferRequire(from: string, name: string, shape: "object" | "function"):
       }
       return real;
     };
-    const standIn = new Module(file);
-    standIn.filename = file;
-    standIn.loaded = true;
     // An arrow function has no non-configurable own keys, so the traps below stay within the
     // invariants of a Proxy whatever the real module's keys are.
     const target = shape === "function" ? () => undefined : {};
-    standIn.exports = new Proxy(target, {
+    const standIn = loadedModule(file, new Proxy(target, {
       apply: (_target, thisArg, args: unknown[]) => Reflect.apply(load() as (...a: unknown[]) => unknown, thisArg, args),
       get: (_target, key) => Reflect.get(load(), key),
       has: (_target, key) => Reflect.has(load(), key),
@@ -203,7 +229,7 @@ function deferRequire(from: string, name: string, shape: "object" | "function"):
         const descriptor = Reflect.getOwnPropertyDescriptor(load(), key);
         return descriptor && { ...descriptor, configurable: true };
       },
-    });
+    }));
     cache[file] = standIn;
   } catch {
     // Not resolvable or no writable cache on this runtime: the libraries load it themselves.

@@ -8,7 +8,7 @@
  * while a newer version exists. Any registry failure is an error for the whole command
  * (`EREGISTRY`, `EAUTH`, `ENOT_FOUND`) — never a silent "up to date" (pi #4889).
  */
-import semver from "semver";
+import { semver } from "../core/npm-spec.js";
 import type { InstalledPlugin } from "./inventory.js";
 import { loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import type { VersionInfo } from "./plan.js";

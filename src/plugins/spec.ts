@@ -15,8 +15,9 @@
  * metacharacters in names and URLs (we never use a shell, but a spec like `x;rm -rf ~` is a
  * mistake, or worse, and the host refuses it too).
  */
-import npa from "npm-package-arg";
+import type { Result as NpaResult } from "npm-package-arg";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { npa } from "../core/npm-spec.js";
 import { NPM_NAME_MAX, npmNameProblem } from "../manifest/names.js";
 import type { SourceKind } from "./state.js";
 
@@ -34,7 +35,7 @@ export interface InstallSpec {
   /** The package name when the spec names it (registry specs). */
   name: string | undefined;
   /** npm-package-arg's view. */
-  parsed: npa.Result;
+  parsed: NpaResult;
 }
 
 function specError(raw: string, message: string, hint: string, cause?: unknown): XcshToolsError {
@@ -81,7 +82,7 @@ export function parseInstallSpec(raw: string, cwd: string): InstallSpec {
     const bad = features.find((f) => !/^[a-zA-Z0-9_][a-zA-Z0-9._-]*$/.test(f));
     if (bad !== undefined) throw specError(raw, `"${bad}" is not a feature name`, "Feature names are letters, digits, `_`, `.` and `-`: `name[web,cache]`.");
   }
-  let parsed: npa.Result;
+  let parsed: NpaResult;
   try {
     parsed = npa(npmSpec, cwd);
   } catch (error) {
@@ -122,7 +123,7 @@ export function parsePackageName(raw: string): string {
   if (raw.length > NPM_NAME_MAX) {
     throw new XcshToolsError("EUSAGE", `"${raw.slice(0, 64)}…" is not a package name: it has ${raw.length} characters (at most ${NPM_NAME_MAX})`, { exitCode: 2, hint: "Give the plugin's package name as `xcsh-tools list` shows it." });
   }
-  let parsed: npa.Result | undefined;
+  let parsed: NpaResult | undefined;
   try {
     parsed = npa(raw);
   } catch {

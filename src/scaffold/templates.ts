@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import semver from "semver";
+import { semver } from "../core/npm-spec.js";
 import type { ScaffoldNames } from "./names.js";
 
 /** `file`: files dropped into an existing folder (a tools folder); `project`: a new folder. */

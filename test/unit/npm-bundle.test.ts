@@ -2,8 +2,9 @@
  * The built npm client loads pacote and arborist from one bundled file (scripts/bundle-npm.mjs):
  * no module of those packages is read from node_modules, the bundle requires nothing but Node
  * built-ins and its declared externals, each library is evaluated on first use, and the
- * externals are the very files pacote and arborist would load — under every runtime the CLI
- * runs on.
+ * externals are the very files pacote and arborist would load; semver and npm-package-arg, two
+ * of them, come from one small bundle our code uses too, and no file of theirs is read — under
+ * every runtime the CLI runs on.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +20,10 @@ import { requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtim
 const BUNDLE = path.join(REPO, "dist", "vendor", "npm.cjs");
 const CLIENT = pathToFileURL(path.join(REPO, "dist", "plugins", "npm-client.js")).href;
 const CODE_CACHE = pathToFileURL(path.join(REPO, "dist", "core", "code-cache.js")).href;
+const NPM_SPEC = pathToFileURL(path.join(REPO, "dist", "core", "npm-spec.js")).href;
+const SPEC_BUNDLE = path.join(REPO, "dist", "vendor", "npm-spec.cjs");
+/** What the npm bundle requires of semver and npm-package-arg (scripts/bundle-npm.mjs gives the spec bundle each). */
+const SPEC_IDS = ["npm-package-arg", "semver", "semver/functions/clean", "semver/functions/satisfies", "semver/functions/valid", "semver/ranges/valid"];
 const EXTERNALS = ["semver", "npm-package-arg", "sigstore", "@npmcli/run-script"];
 
 // Runs in the child: which files of pacote and arborist the CommonJS cache holds after each step.
@@ -29,10 +34,13 @@ const req = createRequire(${JSON.stringify(BUNDLE)});
 const fromPackage = (name) => Object.keys(req.cache).filter((f) => f.includes("/node_modules/" + name + "/")).length;
 const { loadPacote, loadArborist } = await import(${JSON.stringify(CLIENT)});
 const { requireWithCodeCache } = await import(${JSON.stringify(CODE_CACHE)});
+const { npmSpecModules, semver, npa } = await import(${JSON.stringify(NPM_SPEC)});
 const pacote = await loadPacote();
 const Arborist = await loadArborist();
 // Memoized: the state of the load the client made.
 const loaded = requireWithCodeCache(${JSON.stringify(BUNDLE)});
+const specIds = ${JSON.stringify(SPEC_IDS)};
+const ours = new Set(Object.values(npmSpecModules));
 console.log(JSON.stringify({
   codeCache: loaded.state,
   sameExports: loaded.exports.pacote === pacote && loaded.exports.Arborist === Arborist,
@@ -40,6 +48,9 @@ console.log(JSON.stringify({
   arborist: typeof Arborist.prototype.reify,
   pacoteFiles: fromPackage("pacote"),
   arboristFiles: fromPackage("@npmcli/arborist"),
+  // What the bundle requires of semver and npm-package-arg is ours, and no file of theirs was read.
+  sameSpecModules: specIds.every((id) => req(id) === npmSpecModules[id]) && npmSpecModules.semver === semver && npmSpecModules["npm-package-arg"] === npa,
+  specFiles: ["semver", "npm-package-arg", "hosted-git-info"].flatMap((name) => Object.keys(req.cache).filter((f) => f.includes("/node_modules/" + name + "/") && !ours.has(req.cache[f].exports))).length,
 }));
 `;
 
@@ -62,6 +73,22 @@ describe("npm's libraries come from one bundled file", () => {
       const users = name === "sigstore" ? ["pacote"] : ["pacote", "@npmcli/arborist"];
       for (const user of users) expect(createRequire(fromRepo.resolve(user)).resolve(name)).toBe(fromBundle.resolve(name));
     }
+  });
+
+  it("semver and npm-package-arg come from one file of their own, holding every specifier the npm bundle requires of them", async () => {
+    const npmText = await readFile(BUNDLE, "utf8");
+    const required = new Set([...npmText.matchAll(/\brequire\(\s*[`"']([^`"']+)[`"']\s*\)/g)].map((m) => m[1]!));
+    expect([...required].filter((s) => /^(semver|npm-package-arg)(\/|$)/.test(s)).sort()).toEqual(SPEC_IDS);
+    const specText = await readFile(SPEC_BUNDLE, "utf8");
+    const builtins = new Set(builtinModules);
+    expect([...specText.matchAll(/\brequire\(\s*[`"']([^`"']+)[`"']\s*\)/g)].map((m) => m[1]!).filter((s) => !s.startsWith("node:") && !builtins.has(s))).toEqual([]);
+    const spec = createRequire(SPEC_BUNDLE)(SPEC_BUNDLE) as Record<string, unknown>;
+    expect(Object.keys(spec).sort()).toEqual(SPEC_IDS);
+    const semver = spec.semver as typeof import("semver");
+    // Subpaths are the very functions of the package's index, as in the package.
+    expect(spec["semver/functions/clean"]).toBe(semver.clean);
+    expect(spec["semver/ranges/valid"]).toBe(semver.validRange);
+    expect((spec["npm-package-arg"] as typeof import("npm-package-arg"))("a@^1.2").type).toBe("range");
   });
 
   it("the code cache loader reads ASCII and UTF-8 sources alike", { timeout: 60_000 }, () => {
@@ -98,7 +125,7 @@ describe("npm's libraries come from one bundled file", () => {
           expect(child.status).toBe(0);
           return JSON.parse(child.stdout) as Record<string, unknown>;
         };
-        const libraries = { sameExports: true, manifest: "function", arborist: "function", pacoteFiles: 0, arboristFiles: 0 };
+        const libraries = { sameExports: true, manifest: "function", arborist: "function", pacoteFiles: 0, arboristFiles: 0, sameSpecModules: true, specFiles: 0 };
         // Bun keeps compiled code itself; NODE_DISABLE_COMPILE_CACHE turns ours off as it does Node's.
         expect(probe({ NODE_DISABLE_COMPILE_CACHE: "1" })).toEqual({ ...libraries, codeCache: "off" });
         const cached = runtime.id !== "bun";
