@@ -9,9 +9,9 @@
  *
  * Plugin tools never see this copy: the module map hands them the real package
  * (host/import/module-map.ts; in the validation child, a bundled copy of the whole package that
- * only tools use, scripts/bundle-child.mjs), so their format and kind registries stay those of the
- * TypeBox they import. Ours only check documents with standard JSON Schema keywords; the kind symbols are
- * global (`Symbol.for`), so a schema built by either copy reads the same in the other.
+ * only tools use, scripts/bundle-child.mjs), so their format and kind registries stay those of
+ * the TypeBox they import. Ours only check documents with standard JSON Schema keywords; the kind
+ * symbols are global (`Symbol.for`), so a schema built by either copy reads the same in the other.
  */
 export { Type } from "@sinclair/typebox";
 export type { Static, TSchema } from "@sinclair/typebox";

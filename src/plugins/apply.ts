@@ -37,6 +37,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
+import { mayImportWithJiti } from "../host/import/strategy.js";
 import { isRecord } from "../manifest/result.js";
 import { listManifestEntries, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { nextFeatures, planNeedsInstall, type Plan, type PlanAction } from "./plan.js";
@@ -154,8 +155,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
     const incoming = plan.actions.flatMap((action) => (action.apply.kind === "install" ? [action.apply.resolved] : []));
     const links = plan.actions.some((action) => action.apply.kind === "link") || inventory.some((plugin) => plugin.linked);
     const likely = shimsFolder !== undefined && treeLikelyAllowsPackageShims(incoming, links);
-    const { mayImportWithJiti } = await import("../host/import/strategy.js");
-    const jiti = plan.actions.some((action) => needsValidation(action) && mayValidateWithJiti(action, mayImportWithJiti));
+    const jiti = plan.actions.some((action) => needsValidation(action) && mayValidateWithJiti(action));
     (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch), ...(likely ? { packageShims: shimsFolder } : {}), jiti });
   }
 
@@ -366,7 +366,7 @@ function needsValidation(action: Plan["actions"][number]): boolean {
  * host/import/strategy.ts): an install's tools are known from its resolved manifest, an
  * update's or a link's only once they are in the tree.
  */
-function mayValidateWithJiti(action: PlanAction, mayImportWithJiti: (entry: string) => boolean): boolean {
+function mayValidateWithJiti(action: PlanAction): boolean {
   if (action.apply.kind !== "install") return true;
   const { name, manifest } = action.apply.resolved;
   return listManifestEntries(manifest, "").some((item) => item.kind === "tools" && mayImportWithJiti(path.join("node_modules", name, item.entry)));
