@@ -18,7 +18,7 @@
  *   and the paths of errors, metadata and ignored files (a missing entry that appears, a folder
  *   without index that gets one).
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { projectPaths, resolveUserPath, type XcshPaths } from "../core/paths.js";
 import type { ToolDiscoveryResult } from "../discovery/index.js";
@@ -32,9 +32,10 @@ export interface InputContext {
   configuredPaths: readonly string[];
 }
 
+/** Synchronous, as discovery's reads are (manifest/json-file.ts): small files, no thread-pool trips. */
 async function readJsonLoose(file: string): Promise<unknown> {
   try {
-    return JSON.parse(await readFile(file, "utf8"));
+    return JSON.parse(readFileSync(file, "utf8"));
   } catch {
     return undefined;
   }

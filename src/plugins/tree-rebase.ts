@@ -15,7 +15,8 @@
  * `node_modules/.package-lock.json` (keys of `packages`, `resolved` of link entries, `file:`
  * values of every entry's dependency maps), and `file:` values of package.json's dependencies.
  */
-import { lstat, readFile, readdir, readlink, symlink, unlink, writeFile } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { readFile, readdir, readlink, symlink, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { isRecord } from "../manifest/result.js";
 
@@ -84,20 +85,21 @@ async function rebaseLockfile(file: string, from: string, to: string): Promise<v
 }
 
 async function rebaseLinks(nodeModules: string, logicalNodeModules: { from: string; to: string }, from: string): Promise<void> {
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = await readdir(nodeModules);
+    // With their types: an lstat per package would be a thread-pool round trip each.
+    entries = await readdir(nodeModules, { withFileTypes: true });
   } catch {
     return;
   }
-  for (const name of names) {
+  for (const dirent of entries) {
+    const name = dirent.name;
     const entry = path.join(nodeModules, name);
     if (name.startsWith("@")) {
       await rebaseLinks(entry, { from: path.join(logicalNodeModules.from, name), to: path.join(logicalNodeModules.to, name) }, from);
       continue;
     }
-    const info = await lstat(entry);
-    if (!info.isSymbolicLink()) continue;
+    if (!dirent.isSymbolicLink()) continue;
     const target = await readlink(entry);
     if (path.isAbsolute(target)) continue;
     const abs = path.resolve(logicalNodeModules.from, target);
