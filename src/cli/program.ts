@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { XcshToolsError } from "../core/errors.js";
+import { commandNameOf, GLOBAL_OPTIONS } from "./command-name.js";
 import { loadCommands } from "./commands/index.js";
 import { createContext, type CommandContext, type GlobalFlags } from "./context.js";
 import { createOutput, type OutputStreams } from "./output.js";
@@ -30,12 +31,6 @@ export async function runCli(argv: string[], io: RunCliOptions): Promise<number>
   const program = new Command("xcsh-tools")
     .description("Install, author and load custom tools and plugins for the xcsh coding agent")
     .version(packageVersion(), "-V, --version", "print the version")
-    .option("--json", "print one JSON document on stdout")
-    .option("--cwd <dir>", "project folder (default: the current directory)")
-    .option("--home <dir>", "the xcsh root (default: $XCSH_HOME, else ~/.xcsh)")
-    .option("--registry <url>", "npm registry to use")
-    .option("--no-color", "never print colors (NO_COLOR is respected too)")
-    .option("--debug", "print stacks of errors")
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -44,13 +39,14 @@ export async function runCli(argv: string[], io: RunCliOptions): Promise<number>
       },
     })
     .exitOverride();
+  for (const option of GLOBAL_OPTIONS) program.option(option.flags, option.description);
 
   const getContext = (command: Command): CommandContext => {
     const flags = command.optsWithGlobals() as GlobalFlags;
     const output = createOutput(io, { json: Boolean(flags.json), color: flags.color === false ? false : undefined, env: io.env });
     return createContext(flags, { cwd: io.cwd, env: io.env, ...(io.signal ? { signal: io.signal } : {}) }, output);
   };
-  for (const command of await loadCommands(commandNameOf(argv, program))) command.register(program, getContext);
+  for (const command of await loadCommands(commandNameOf(argv))) command.register(program, getContext);
 
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -67,21 +63,6 @@ export async function runCli(argv: string[], io: RunCliOptions): Promise<number>
     else io.stderr.write(`${renderError(error, { debug })}\n`);
     return exitCodeOf(error);
   }
-}
-
-/**
- * The first operand of `argv`, skipping the program's own options and their values
- * (`--cwd D tools` names `tools`); `undefined` when there is none before `--`.
- */
-function commandNameOf(argv: readonly string[], program: Command): string | undefined {
-  const takesValue = new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short]));
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--") return undefined;
-    if (!arg.startsWith("-")) return arg;
-    if (!arg.includes("=") && takesValue.has(arg)) i++;
-  }
-  return undefined;
 }
 
 /** A usage error raised by a command's own argument checks (exit 2). */

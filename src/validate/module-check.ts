@@ -55,15 +55,18 @@ function isBun(execPath: string): boolean {
 }
 export const DEFAULT_TOTAL_TIMEOUT_MS = 120_000;
 
-/** Where the built child script is: next to this module when built, else in `dist/`. */
+/**
+ * Where the built child script is: `<dist>/validate/child.js` from any module one folder deep in
+ * `dist/` (this one, or the CLI's bundle in `dist/cli/`); from the sources, in `dist/`.
+ */
 export function resolveChildScript(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const sibling = path.join(here, "child.js");
-  if (existsSync(sibling)) return sibling;
+  const beside = path.resolve(here, "..", "validate", "child.js");
+  if (existsSync(beside)) return beside;
   const built = path.resolve(here, "..", "..", "dist", "validate", "child.js");
   if (existsSync(built)) return built;
   throw new XcshToolsError("ECHILD_MISSING", `The module checker ${built} is missing`, {
-    hint: "Build the package first: npx tsc -p tsconfig.build.json",
+    hint: "Build the package first: npm run build",
   });
 }
 

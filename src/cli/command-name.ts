@@ -1,0 +1,30 @@
+/**
+ * The program's global options, and the command an argv names. Read before the program itself is
+ * loaded: the process entry (main.ts) uses the command to choose the build of the program that
+ * runs it, and the program to register that command alone (commands/index.ts). It imports
+ * nothing, so that both load it cheaply and share it (the bundled program imports this very file).
+ */
+
+/** The program's own options (program.ts adds them in this order), before any command. */
+export const GLOBAL_OPTIONS: ReadonlyArray<{ flags: string; description: string }> = [
+  { flags: "--json", description: "print one JSON document on stdout" },
+  { flags: "--cwd <dir>", description: "project folder (default: the current directory)" },
+  { flags: "--home <dir>", description: "the xcsh root (default: $XCSH_HOME, else ~/.xcsh)" },
+  { flags: "--registry <url>", description: "npm registry to use" },
+  { flags: "--no-color", description: "never print colors (NO_COLOR is respected too)" },
+  { flags: "--debug", description: "print stacks of errors" },
+];
+
+/** The global options whose value is the next argument (`--cwd D tools` names `tools`). */
+const TAKES_VALUE = new Set(GLOBAL_OPTIONS.filter((option) => /[<[]/.test(option.flags)).map((option) => option.flags.split(" ")[0]!));
+
+/** The first operand of `argv`, skipping the global options and their values; `undefined` when there is none before `--`. */
+export function commandNameOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") return undefined;
+    if (!arg.startsWith("-")) return arg;
+    if (!arg.includes("=") && TAKES_VALUE.has(arg)) i++;
+  }
+  return undefined;
+}
