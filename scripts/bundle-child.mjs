@@ -26,10 +26,10 @@
  *   node scripts/bundle-child.mjs [dist folder]
  */
 import { readFileSync, renameSync, rmSync } from "node:fs";
-import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
+import { importsOf, isBare, isBuiltin, ownDependencies, packageOf } from "./lib/specifiers.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.resolve(process.argv[2] ?? path.join(repo, "dist"));
@@ -39,21 +39,7 @@ const temp = `${target}.${process.pid}.bundle.js`;
 /** The one package the bundle takes inside: the module map's TypeBox is the point of it. */
 const INSIDE = "@sinclair/typebox";
 
-const ownPackage = JSON.parse(readFileSync(path.join(repo, "package.json"), "utf8"));
-const dependencies = new Set(Object.keys(ownPackage.dependencies ?? {}));
-const packageOf = (id) => (id.startsWith("@") ? id.split("/").slice(0, 2).join("/") : id.split("/")[0]);
-const isBare = (id) => !id.startsWith(".") && !path.isAbsolute(id) && !id.startsWith("\0");
-const builtins = new Set(builtinModules);
-const isBuiltin = (id) => id.startsWith("node:") || builtins.has(id);
-
-/** The module specifiers a bundle still imports (static, side-effect only and dynamic with a literal). */
-function importsOf(text) {
-  return [
-    ...text.matchAll(/^\s*(?:import|export)\b[^;"'`]*?\bfrom\s*["']([^"']+)["']/gm),
-    ...text.matchAll(/^\s*import\s*["']([^"']+)["']/gm),
-    ...text.matchAll(/\bimport\s*\(\s*["']([^"']+)["']\s*\)/g),
-  ].map((m) => m[1]);
-}
+const dependencies = ownDependencies(repo);
 
 try {
   if (readFileSync(target, "utf8").startsWith(BANNER)) throw new Error(`${target} is already bundled: run tsc first`);

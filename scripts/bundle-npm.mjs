@@ -31,6 +31,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
+import { packageOf } from "./lib/specifiers.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.resolve(process.argv[2] ?? path.join(repo, "dist"));
@@ -43,7 +44,6 @@ const entry = path.join(repo, "node_modules", ".cache", `xcsh-tools-npm-entry-${
 const specEntry = path.join(repo, "node_modules", ".cache", `xcsh-tools-npm-spec-entry-${process.pid}.cjs`);
 /** The externals the spec bundle provides (with any of their subpaths the npm bundle requires). */
 const SPEC_PACKAGES = ["semver", "npm-package-arg"];
-const packageOf = (id) => (id.startsWith("@") ? id.split("/").slice(0, 2).join("/") : id.split("/")[0]);
 
 const EXTERNAL = ["semver", "npm-package-arg", "sigstore", "@npmcli/run-script"];
 const isExternal = (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`));

@@ -5,12 +5,12 @@
  * than tsc's output is not used; and the separate modules alone install and list exactly as the
  * bundle does. Which of our modules a process reads is logged by a resolve hook in each process.
  */
-import { builtinModules } from "node:module";
 import { cp, mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildDist, REPO } from "../helpers/build-dist.js";
+import { nonBuiltinImports, ownDependencies, packageOf } from "../helpers/bundle-imports.js";
 import { hermeticEnv, runProcess, type ProcessResult } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -80,16 +80,9 @@ describe("the CLI program's bundle (scripts/bundle-cli.mjs)", () => {
   it("is one module: it imports only Node built-ins, our dependencies and the entry's command-name.js", async () => {
     const text = await readFile(BUNDLE, "utf8");
     expect(text.startsWith("// Bundled by scripts/bundle-cli.mjs")).toBe(true);
-    const specifiers = [
-      ...text.matchAll(/^\s*(?:import|export)\b[^;"'`]*?\bfrom\s*["']([^"']+)["']/gm),
-      ...text.matchAll(/^\s*import\s*["']([^"']+)["']/gm),
-      ...text.matchAll(/\bimport\s*\(\s*["']([^"']+)["']\s*\)/g),
-    ].map((m) => m[1]!);
-    const own = JSON.parse(await readFile(path.join(REPO, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    const builtins = new Set(builtinModules);
-    const packageOf = (s: string) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0]!);
-    const outside = specifiers.filter((s) => !s.startsWith("node:") && !builtins.has(s));
-    expect(outside.filter((s) => s !== "./command-name.js" && !(packageOf(s) in own.dependencies))).toEqual([]);
+    const outside = nonBuiltinImports(text);
+    const dependencies = ownDependencies();
+    expect(outside.filter((s) => s !== "./command-name.js" && !dependencies.has(packageOf(s)))).toEqual([]);
     expect(outside).toContain("./command-name.js");
   });
 

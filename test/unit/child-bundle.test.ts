@@ -4,12 +4,12 @@
  * file of ours nor of the TypeBox package, while the tool still gets one TypeBox (its bare import
  * is `api.typebox`) and our public API under the bare name `xcsh-tools`.
  */
-import { builtinModules } from "node:module";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildDist, REPO } from "../helpers/build-dist.js";
+import { nonBuiltinImports, ownDependencies, packageOf } from "../helpers/bundle-imports.js";
 import { hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -27,16 +27,9 @@ describe("the built validation child (scripts/bundle-child.mjs)", () => {
   it("is one module: it imports only Node built-ins and our dependencies, TypeBox not among them", async () => {
     const text = await readFile(CHILD, "utf8");
     expect(text.startsWith("// Bundled by scripts/bundle-child.mjs")).toBe(true);
-    const specifiers = [
-      ...text.matchAll(/^\s*(?:import|export)\b[^;"'`]*?\bfrom\s*["']([^"']+)["']/gm),
-      ...text.matchAll(/^\s*import\s*["']([^"']+)["']/gm),
-      ...text.matchAll(/\bimport\s*\(\s*["']([^"']+)["']\s*\)/g),
-    ].map((m) => m[1]!);
-    const own = JSON.parse(await readFile(path.join(REPO, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    const builtins = new Set(builtinModules);
-    const outside = specifiers.filter((s) => !s.startsWith("node:") && !builtins.has(s));
-    const packageOf = (s: string) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0]!);
-    expect(outside.filter((s) => !(packageOf(s) in own.dependencies))).toEqual([]);
+    const outside = nonBuiltinImports(text);
+    const dependencies = ownDependencies();
+    expect(outside.filter((s) => !dependencies.has(packageOf(s)))).toEqual([]);
     expect(outside.filter((s) => packageOf(s) === "@sinclair/typebox")).toEqual([]);
   });
 
