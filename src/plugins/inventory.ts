@@ -56,12 +56,11 @@ export interface InstalledPlugin {
   problem: string | undefined;
 }
 
-/** Read the plugin folder of `name`. */
-/*
- * The file system calls are synchronous on purpose, as in discovery's folder scans
- * (discovery/tools-dir.ts): an lstat and one small package.json per plugin, where each
- * fs/promises call is a thread-pool round trip costing more than the call itself (an install
- * reads the 20 plugins it brought before validating them: ~7 -> ~3 ms).
+/**
+ * Read the plugin folder of `name`. The file system calls are synchronous on purpose, as in
+ * discovery's folder scans (discovery/tools-dir.ts): an lstat and one small package.json per
+ * plugin, where each fs/promises call is a thread-pool round trip costing more than the call
+ * itself (an install reads the 20 plugins it brought before validating them: ~7 -> ~3 ms).
  */
 export async function readInstalledPackage(nodeModules: string, name: string): Promise<Pick<InstalledPlugin, "dir" | "version" | "linked" | "linkTarget" | "pkg" | "manifest" | "scripts" | "problem">> {
   const dir = path.join(nodeModules, name);
