@@ -48,6 +48,8 @@ export function xcshPaths(roots: XcshRoots) {
     bootIndex: path.join(ours, "boot-index.json"),
     /** The boot index's module records, apart: a boot never reads them, `tools` does. */
     bootModules: path.join(ours, "boot-modules.json"),
+    /** The user's record of trusted projects (core/trust.ts): user state, never a project's. */
+    trustedProjects: path.join(ours, "trusted-projects.json"),
     claudeRoot: path.join(roots.home, ".claude"),
     claudeInstalledPlugins: path.join(roots.home, ".claude", "plugins", "installed_plugins.json"),
     claudeKnownMarketplaces: path.join(roots.home, ".claude", "plugins", "known_marketplaces.json"),

@@ -1,6 +1,10 @@
 /**
  * A temporary world per test: a HOME, an xcsh root inside it, and a project folder (cwd).
  * Nothing a test does reaches the real HOME.
+ *
+ * The project is trusted by default (the user's trust record in `<home>/.xcsh` names it), as a
+ * user's own project is: tests of project-scope features run there. Hostile cases make an
+ * untrusted one (`trustProject: false`, test/security/hostile-world.ts).
  */
 import { mkdtemp, mkdir, rm, writeFile, realpath } from "node:fs/promises";
 import os from "node:os";
@@ -20,13 +24,14 @@ export interface TmpWorld {
   cleanup(): Promise<void>;
 }
 
-export async function makeTmpWorld(prefix = "xcsh-tools-test-"): Promise<TmpWorld> {
+export async function makeTmpWorld(prefix = "xcsh-tools-test-", options: { trustProject?: boolean } = {}): Promise<TmpWorld> {
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
   const home = path.join(root, "home");
   const xcshHome = path.join(home, ".xcsh");
   const cwd = path.join(root, "project");
   await mkdir(home, { recursive: true });
   await mkdir(cwd, { recursive: true });
+  if (options.trustProject !== false) await writeTrustRecord(xcshHome, [cwd]);
   return {
     root,
     home,
@@ -42,4 +47,12 @@ export async function makeTmpWorld(prefix = "xcsh-tools-test-"): Promise<TmpWorl
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Write the user's trust record under `xcshHome` naming `projects` (as `xcsh-tools trust` does). */
+export async function writeTrustRecord(xcshHome: string, projects: string[]): Promise<void> {
+  const file = path.join(xcshHome, "plugins", ".xcsh-tools", "trusted-projects.json");
+  await mkdir(path.dirname(file), { recursive: true });
+  const record = { version: 1, projects: projects.map((p) => ({ path: p, trustedAt: "2026-01-01T00:00:00.000Z" })) };
+  await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
 }

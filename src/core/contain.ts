@@ -1,0 +1,100 @@
+/**
+ * Path containment: the one place that decides whether a path stays inside a folder.
+ *
+ * Every path that comes from untrusted input (a project file, a catalog, a manifest, a tarball,
+ * a registry answer, or a path read back from a state file, even one in the user's own
+ * `~/.xcsh`) is checked here before it is read, imported, replaced or deleted. The check is made
+ * on real paths: symlinks are resolved first, for the path and for the folder it must stay in, so
+ * a symlinked folder, `/proc/self/root/...` or `..` segments cannot lead outside.
+ *
+ * "Inside" means the folder itself or anything below it. A name that merely starts with two dots
+ * (`..foo`) is inside; `..` and `../x` are not.
+ */
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { XcshToolsError, nodeErrorCode } from "./errors.js";
+
+/** True when `child` is `parent` or below it. Lexical: both are resolved, no symlink is followed. */
+export function isPathInside(child: string, parent: string): boolean {
+  const rel = path.relative(path.resolve(parent), path.resolve(child));
+  if (rel === "") return true;
+  if (path.isAbsolute(rel)) return false;
+  return rel !== ".." && !rel.startsWith(`..${path.sep}`);
+}
+
+/** True when `child` is strictly below `parent` (never the folder itself). Lexical. */
+export function isPathBelow(child: string, parent: string): boolean {
+  return isPathInside(child, parent) && path.resolve(child) !== path.resolve(parent);
+}
+
+/**
+ * The real path of `p`; for a path that does not exist (yet), the real path of its nearest
+ * existing ancestor with the rest appended, so that a path about to be created is judged by
+ * where it would really land.
+ */
+export function realPathOrNearest(p: string): string {
+  const absolute = path.resolve(p);
+  const missing: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      const real = realpathSync.native(current);
+      return missing.length === 0 ? real : path.join(real, ...missing.reverse());
+    } catch (error) {
+      const code = nodeErrorCode(error);
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      const parent = path.dirname(current);
+      if (parent === current) return absolute;
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** True when `child` stays inside `parent` once symlinks are resolved on both sides. */
+export function isRealPathInside(child: string, parent: string): boolean {
+  return isPathInside(realPathOrNearest(child), realPathOrNearest(parent));
+}
+
+/** Where a checked path came from, for the error: the file and the field that named it. */
+export interface PathOrigin {
+  /** What kind of path this is, e.g. "install path", "marketplace install location". */
+  what: string;
+  /** The file the path was read from, when there is one. */
+  file?: string;
+  /** The field (JSON pointer or dotted name) inside `file`. */
+  field?: string;
+  /** How to fix it; a generic hint is used otherwise. */
+  hint?: string;
+}
+
+/** Options of `confinePath`. */
+export interface ConfineOptions {
+  /** The folder itself is not allowed, only what is below it (for anything that is deleted). */
+  strictlyBelow?: boolean;
+}
+
+/**
+ * The real path of `p`, checked to stay inside `root` (also resolved): the one gate for every
+ * path from untrusted input. Throws `EPATH_OUTSIDE` naming the file and field otherwise; the
+ * caller then reads, imports, replaces or deletes nothing.
+ */
+export function confinePath(p: string, root: string, origin: PathOrigin, options: ConfineOptions = {}): string {
+  const real = realPathOrNearest(p);
+  const realRoot = realPathOrNearest(root);
+  const inside = options.strictlyBelow ? isPathBelow(real, realRoot) : isPathInside(real, realRoot);
+  if (inside) return real;
+  const where = origin.file ? ` (${origin.file}${origin.field ? `, field ${origin.field}` : ""})` : origin.field ? ` (field ${origin.field})` : "";
+  const resolved = real === path.resolve(p) ? "" : ` (resolves to ${real})`;
+  throw new XcshToolsError(
+    "EPATH_OUTSIDE",
+    `The ${origin.what} ${p}${resolved}${where} is ${options.strictlyBelow && real === realRoot ? "the folder" : "outside the folder"} ${realRoot} where it must live`,
+    {
+      ...(origin.file ? { file: origin.file } : {}),
+      ...(origin.field ? { path: origin.field } : {}),
+      hint:
+        origin.hint ??
+        `Nothing was read, replaced or deleted. If ${origin.file ?? "the state file"} was edited by hand or by another program, restore it, or run \`xcsh-tools doctor\` to see what is wrong.`,
+    },
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * Workspace trust: which project folders may bring code and settings.
+ *
+ * A project folder is untrusted input: whoever controls a repository the user cloned controls
+ * its `.xcsh/`, `.claude/` and `.codex/` folders. Project-scope code and settings (tools in
+ * `<project>/.xcsh/tools` and the other agents' tool folders, the project's marketplace installs
+ * and marketplaces, `plugin-overrides.json`, project settings files) are used only in a project
+ * the user trusts, as Claude Code and VS Code do it.
+ *
+ * The record lives in the user's own state, never in the project: `trusted-projects.json` in our
+ * folder under the xcsh root, keyed by each project's real path. Trusting a folder trusts the
+ * folders below it. The user's home folder itself is always trusted: its files are the user's.
+ * A record that cannot be read trusts nothing (fail closed); `xcsh-tools doctor` reports it.
+ *
+ * Reads are synchronous on purpose: a host asks at every start, and the record is one small file.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { isPathInside, realPathOrNearest } from "./contain.js";
+import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
+
+/** One trusted project. */
+export interface TrustedProject {
+  /** The project's real path. */
+  path: string;
+  /** When it was trusted (ISO 8601). */
+  trustedAt: string;
+}
+
+/** The trust record's document. */
+export interface TrustRecord {
+  version: 1;
+  projects: TrustedProject[];
+}
+
+/** What a host may pass as `projectTrust`: a decision, or a question it answers (its own dialog). */
+export type ProjectTrustOption = boolean | ((project: { path: string }) => boolean | Promise<boolean>);
+
+/** The record as read: its projects, and the problem when the file could not be used. */
+export interface ReadTrustRecord {
+  record: TrustRecord;
+  /** Set when the file exists but is not a valid record: then nothing is trusted. */
+  problem?: string;
+}
+
+const EMPTY: TrustRecord = { version: 1, projects: [] };
+
+/** Read the trust record at `file`; a missing file trusts nothing, a broken one too (with `problem`). */
+export function readTrustRecord(file: string): ReadTrustRecord {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if (nodeErrorCode(error) === "ENOENT" || nodeErrorCode(error) === "ENOTDIR") return { record: { ...EMPTY, projects: [] } };
+    return { record: { ...EMPTY, projects: [] }, problem: `cannot read ${file}: ${errorMessage(error)}` };
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    return { record: { ...EMPTY, projects: [] }, problem: `${file} is not valid JSON: ${errorMessage(error)}` };
+  }
+  const projects = (doc as { projects?: unknown } | null)?.projects;
+  if (typeof doc !== "object" || doc === null || (doc as { version?: unknown }).version !== 1 || !Array.isArray(projects)) {
+    return { record: { ...EMPTY, projects: [] }, problem: `${file} is not a trust record ({"version": 1, "projects": [...]})` };
+  }
+  const valid = projects.filter(
+    (p): p is TrustedProject =>
+      typeof p === "object" && p !== null && typeof (p as TrustedProject).path === "string" && path.isAbsolute((p as TrustedProject).path),
+  );
+  const problem = valid.length === projects.length ? undefined : `${file}: ${projects.length - valid.length} entries are not {"path": "<absolute path>"} and were ignored`;
+  return { record: { version: 1, projects: valid.map((p) => ({ path: p.path, trustedAt: typeof p.trustedAt === "string" ? p.trustedAt : "" })) }, ...(problem ? { problem } : {}) };
+}
+
+/** The trusted project that covers `projectReal` (itself or a folder above it), if any. */
+export function trustingEntry(record: TrustRecord, projectReal: string): TrustedProject | undefined {
+  return record.projects.find((p) => isPathInside(projectReal, p.path));
+}
+
+/** Where a trust question is asked from: the user's home, the record's file. */
+export interface TrustWorld {
+  home: string;
+  /** The trust record file (`xcshPaths(...).trustedProjects`). */
+  trustFile: string;
+}
+
+/** True when the user's record (or the home rule) trusts the project at `projectDir`. */
+export function isProjectTrustedByUser(projectDir: string, world: TrustWorld): boolean {
+  const real = realPathOrNearest(projectDir);
+  if (real === realPathOrNearest(world.home)) return true;
+  return trustingEntry(readTrustRecord(world.trustFile).record, real) !== undefined;
+}
+
+/**
+ * The trust decision for `projectDir`: the host's own decision or answer when it gives one, else
+ * the user's record. A callback that throws trusts nothing.
+ */
+export async function decideProjectTrust(projectDir: string, option: ProjectTrustOption | undefined, world: TrustWorld): Promise<boolean> {
+  if (typeof option === "boolean") return option;
+  if (typeof option === "function") {
+    try {
+      return (await option({ path: realPathOrNearest(projectDir) })) === true;
+    } catch {
+      return false;
+    }
+  }
+  return isProjectTrustedByUser(projectDir, world);
+}
+
+/** `EUNTRUSTED_PROJECT`: a command would use or change project-scope state of an untrusted project. */
+export function untrustedProjectError(projectDir: string, doing: string): XcshToolsError {
+  return new XcshToolsError("EUNTRUSTED_PROJECT", `Cannot ${doing}: the project ${projectDir} is not trusted`, {
+    hint: `Project files can run code and change settings; trust only projects you know: \`xcsh-tools trust ${projectDir}\`.`,
+  });
+}
