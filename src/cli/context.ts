@@ -27,6 +27,11 @@ export interface CommandContext {
   signal: AbortSignal;
   /** Our own settings, layered (flags > env > project > user > defaults); loaded once, on first use. */
   settings(): Promise<LoadedSettings>;
+  /**
+   * Whether the project's code and settings may be used (cli/project-trust.ts): asked once, on
+   * first use, before any project state is read.
+   */
+  projectTrusted(): Promise<boolean>;
 }
 
 /** Resolve the context from the global flags. `--home` is the xcsh root (SPEC §5). */
@@ -42,7 +47,8 @@ export function createContext(
     ...(flags.home ? { xcshHome: path.resolve(world.cwd, flags.home) } : {}),
   });
   let settings: Promise<LoadedSettings> | undefined;
-  return {
+  let trusted: Promise<boolean> | undefined;
+  const context: CommandContext = {
     cwd,
     roots,
     env: world.env,
@@ -58,5 +64,10 @@ export function createContext(
       });
       return settings;
     },
+    projectTrusted() {
+      trusted ??= import("./project-trust.js").then(({ decideCommandTrust }) => decideCommandTrust(context));
+      return trusted;
+    },
   };
+  return context;
 }

@@ -66,6 +66,7 @@ export function projectPaths(cwd: string) {
     tools: path.join(cwd, ".xcsh", "tools"),
     pluginOverrides: path.join(cwd, ".xcsh", "plugin-overrides.json"),
     installedPlugins: path.join(cwd, ".xcsh", "plugins", "installed_plugins.json"),
+    marketplacesRegistry: path.join(cwd, ".xcsh", "marketplaces.json"),
     claudeTools: path.join(cwd, ".claude", "tools"),
     codexTools: path.join(cwd, ".codex", "tools"),
   };

@@ -113,3 +113,30 @@ export function untrustedProjectError(projectDir: string, doing: string): XcshTo
     hint: `Project files can run code and change settings; trust only projects you know: \`xcsh-tools trust ${projectDir}\`.`,
   });
 }
+
+/** The outcome of a change to the record: the project's real path and whether anything changed. */
+export interface TrustChange {
+  path: string;
+  changed: boolean;
+}
+
+/**
+ * Add (`trust: true`) or remove the project at `projectDir` in the record, under the lock of our
+ * folder, written atomically. A broken record is replaced only by `trust`, never silently by
+ * `untrust` (which leaves it as it is and says nothing changed).
+ */
+export async function changeTrust(projectDir: string, trust: boolean, world: TrustWorld & { lockDir: string; now?: () => Date }): Promise<TrustChange> {
+  const [{ withLock }, { writeJsonAtomic, mkdirDurable }] = await Promise.all([import("./lock.js"), import("./atomic-fs.js")]);
+  const real = realPathOrNearest(projectDir);
+  await mkdirDurable(world.lockDir);
+  return withLock(world.lockDir, async () => {
+    const { record, problem } = readTrustRecord(world.trustFile);
+    const present = record.projects.some((p) => p.path === real);
+    if (trust ? present && !problem : !present) return { path: real, changed: false };
+    const projects = trust
+      ? [...record.projects.filter((p) => p.path !== real), { path: real, trustedAt: (world.now?.() ?? new Date()).toISOString() }]
+      : record.projects.filter((p) => p.path !== real);
+    await writeJsonAtomic(world.trustFile, { version: 1, projects } satisfies TrustRecord);
+    return { path: real, changed: true };
+  }, { label: trust ? `trust ${real}` : `untrust ${real}` });
+}

@@ -57,7 +57,7 @@ export function scopePaths(ctx: Pick<MarketplaceContext, "roots" | "cwd">, scope
   const project = projectPaths(ctx.cwd);
   return {
     scope,
-    marketplacesRegistry: path.join(project.xcshDir, "marketplaces.json"),
+    marketplacesRegistry: project.marketplacesRegistry,
     // Project catalogs are cached in the project so two projects may use one name for different catalogs.
     marketplaceCache: path.join(project.xcshDir, "cache", "marketplaces"),
     installedPlugins: project.installedPlugins,

@@ -1,0 +1,47 @@
+/**
+ * The CLI's answer to "may this command use the project's code and settings?" (core/trust.ts).
+ *
+ * Asked once per command, before any project state is read. A trusted project (the user's record,
+ * or the home folder) is used. An untrusted one that holds no project state needs no answer. An
+ * untrusted one with project state: on a terminal (stdin and stdout TTYs, no `--json`) the
+ * command asks once (y/N) and a yes is recorded as `xcsh-tools trust` would; anywhere else the
+ * project is left out, and commands say so ("not loaded: project not trusted").
+ */
+import { existsSync } from "node:fs";
+import { projectPaths, xcshPaths } from "../core/paths.js";
+import { changeTrust, isProjectTrustedByUser } from "../core/trust.js";
+import type { CommandContext } from "./context.js";
+import { canPrompt, createPrompter } from "./prompt.js";
+
+/** The project files and folders whose presence makes a trust question worth asking. */
+export function projectStateFound(cwd: string): string[] {
+  const p = projectPaths(cwd);
+  return [p.tools, p.claudeTools, p.codexTools, p.installedPlugins, p.pluginOverrides, p.marketplacesRegistry].filter((f) => existsSync(f));
+}
+
+/** The command line to trust `cwd`, for messages. */
+export function trustCommand(cwd: string): string {
+  return `xcsh-tools trust ${JSON.stringify(cwd).slice(1, -1).includes(" ") ? JSON.stringify(cwd) : cwd}`;
+}
+
+/** Decide trust for the command's project; memoised by the context. */
+export async function decideCommandTrust(ctx: Pick<CommandContext, "cwd" | "roots" | "output">, io: { stdin: { isTTY?: boolean }; stdout: { isTTY?: boolean } } = { stdin: process.stdin, stdout: process.stdout }): Promise<boolean> {
+  const paths = xcshPaths(ctx.roots);
+  const world = { home: ctx.roots.home, trustFile: paths.trustedProjects };
+  if (isProjectTrustedByUser(ctx.cwd, world)) return true;
+  const found = projectStateFound(ctx.cwd);
+  if (found.length === 0) return false;
+  if (ctx.output.json || !canPrompt(io.stdin, io.stdout)) return false;
+  const prompter = createPrompter(process.stdin, process.stdout);
+  try {
+    process.stdout.write(
+      `This project has its own xcsh state (${found.map((f) => f.slice(ctx.cwd.length + 1)).join(", ")}).\n` +
+        "Project files can add tools that run code and can change settings. Trust it only if you know who wrote it.\n",
+    );
+    const yes = await prompter.confirm(`Trust ${ctx.cwd}?`, false);
+    if (yes) await changeTrust(ctx.cwd, true, { ...world, lockDir: paths.ours });
+    return yes;
+  } finally {
+    prompter.close();
+  }
+}
