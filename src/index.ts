@@ -29,8 +29,10 @@ export type {
   ToolLoadError,
   ToolPathWithSource,
   ToolSource,
+  SkippedProjectSource,
+  UntrustedProjectReport,
 } from "./host/types.js";
-export type { DiscoverCustomToolsOptions, LoadCustomToolsOptions, ProviderId } from "./host/options.js";
+export type { DiscoverCustomToolsOptions, LoadCustomToolsOptions, ProjectTrustOption, ProviderId } from "./host/options.js";
 export { PROVIDER_IDS } from "./host/options.js";
 export { XcshToolsError, isXcshToolsError } from "./core/errors.js";
 // Discovery: where tools come from (SPEC §2), scanned without importing plugin code.

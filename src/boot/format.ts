@@ -5,12 +5,14 @@
  * scans instead and writes a new one.
  *
  *     boot-index.json    {version: 2, generator: "xcsh-tools@x.y.z", writtenAt,
- *                         views: [{key: {home, cwd, configuredPaths, providers}, builtAt, inputs, paths, errors}]}
+ *                         views: [{key: {home, cwd, configuredPaths, providers, trusted}, builtAt, inputs, paths, errors, untrusted?}]}
  *     boot-modules.json  {version: 2, generator, writtenAt,
  *                         modules: {<real path of a tool entry>: {file, sig, sha, runtime, failure? | tools}}}
  *
  * A view is one discovery result (the paths handed to the loader and the discovery errors) with
- * every input it was computed from (fingerprint.ts). A module record is what importing one tool
+ * every input it was computed from (fingerprint.ts). Whether the project was trusted is part of
+ * the question (`key.trusted`): a trusted answer is never served to an untrusted question, nor
+ * the other way round; an untrusted view also carries what the project had that was left out. A module record is what importing one tool
  * entry and calling its factory produced, captured in the validation child: its tools' names,
  * labels, descriptions and parameter schemas, or the failure.
  *
@@ -21,10 +23,10 @@
  * missing or unreadable records file only means entries are validated again.
  */
 import { readFileSync } from "node:fs";
-import type { ToolLoadError, ToolSource } from "../host/types.js";
+import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../host/types.js";
 import type { InputFingerprint } from "./fingerprint.js";
 
-export const BOOT_INDEX_VERSION = 2;
+export const BOOT_INDEX_VERSION = 3;
 
 /** What makes two discovery runs the same question. */
 export interface ViewKey {
@@ -32,6 +34,8 @@ export interface ViewKey {
   cwd: string;
   configuredPaths: string[];
   providers: string[];
+  /** Whether the project's own sources were used (workspace trust). */
+  trusted: boolean;
 }
 
 /** One tool of a module record. */
@@ -60,7 +64,7 @@ export interface ModuleRecord {
  * cost more than the whole rest of the query. The file is ours and flat; a check is a few lines
  * per record, and it reports the first wrong path as the schema checks do.
  */
-type Shape = "string" | "number" | "unknown" | ((value: unknown) => Problem | undefined);
+type Shape = "string" | "number" | "boolean" | "unknown" | ((value: unknown) => Problem | undefined);
 
 /**
  * A wrong value: the keys leading to it (innermost last) and what was expected. The path is
@@ -135,11 +139,17 @@ function describeProblem(problem: Problem): string {
 
 const source = object({ provider: "string", providerName: "string", level: oneOf("user", "project") }, { plugin: "string" });
 const view = object({
-  key: object({ home: "string", cwd: "string", configuredPaths: arrayOf("string"), providers: arrayOf("string") }),
+  key: object({ home: "string", cwd: "string", configuredPaths: arrayOf("string"), providers: arrayOf("string"), trusted: "boolean" }),
   builtAt: "string",
   inputs: arrayOf(object({ path: "string", kind: oneOf("stat", "lstat"), sig: "string" }, { sha: "string" })),
   paths: arrayOf(object({ path: "string", source })),
   errors: arrayOf(object({ path: "string", error: "string", code: "string" })),
+}, {
+  untrusted: object({
+    project: "string",
+    trustCommand: "string",
+    skipped: arrayOf(object({ path: "string", source, kind: oneOf("tools-dir", "installed-plugins", "plugin-overrides", "claude-project-plugin") })),
+  }),
 });
 const toolRecord = object(
   { problems: arrayOf(object({ code: "string", field: "string", message: "string" })) },
@@ -156,6 +166,8 @@ export interface BootView {
   inputs: InputFingerprint[];
   paths: { path: string; source: ToolSource }[];
   errors: ToolLoadError[];
+  /** For an untrusted project: what it had that was left out. */
+  untrusted?: UntrustedProjectReport;
 }
 
 /** The whole file. */
@@ -238,6 +250,7 @@ export function sameKey(a: ViewKey, b: ViewKey): boolean {
   return (
     a.home === b.home &&
     a.cwd === b.cwd &&
+    a.trusted === b.trusted &&
     a.configuredPaths.length === b.configuredPaths.length &&
     a.configuredPaths.every((p, i) => p === b.configuredPaths[i]) &&
     a.providers.length === b.providers.length &&

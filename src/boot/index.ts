@@ -5,7 +5,7 @@
  * `xcsh-tools tools` answers without importing plugin code.
  *
  * Freshness key. An index answers one question — "which tool paths and discovery errors for
- * (home, cwd, configuredPaths, providers)" — and records every input that answer was computed
+ * (home, cwd, configuredPaths, providers, trusted)" — and records every input that answer was computed
  * from (inputs.ts: state files and manifests hashed, tools folders and entries by signature).
  * It is fresh for that question exactly when every input still has its signature, or its bytes
  * when the signature moved (fingerprint.ts). Checking costs one read of the index and one `stat`
@@ -18,6 +18,14 @@
  * apply inside their folder only — so splitting would need every provider to report what it read
  * per level. A view per question is simple and exact; the file keeps the 8 most recently built
  * views, and a question without a view costs one ordinary scan (and writes its view).
+ *
+ * Trust. Whether the project may bring code (core/trust.ts) is decided before the index is read,
+ * once per call, and is part of the question: a view built for a trusted project is never the
+ * answer for an untrusted one, nor the other way round. The user's trust record is also an input
+ * of every view, so `trust`/`untrust` or a hand edit make the views stale. Deciding costs one
+ * small read of that record and two realpaths, next to the stats of a fresh check. A refresh
+ * after a mutation rebuilds a trusted view only while the user's record still trusts its project
+ * (a host may have trusted it for itself): the rebuild imports its tools in the validation child.
  *
  * Who writes it:
  * - every committed mutation (plugins/mutation.ts → `refreshBootIndex`, under the lock): each kept
@@ -43,8 +51,9 @@ import { errorMessage } from "../core/errors.js";
 import { resolveRoots, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
 import { selectProviders } from "../discovery/select.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
+import { decideProjectTrust, isProjectTrustedByUser, type ProjectTrustOption } from "../core/trust.js";
 import type { ProviderId } from "../host/options.js";
-import type { ToolLoadError, ToolSource } from "../host/types.js";
+import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../host/types.js";
 import { captureFingerprints, currentSignature, firstChange } from "./fingerprint.js";
 import { BOOT_INDEX_VERSION, readBootIndex, sameKey, serializeBootIndex, type BootIndex, type BootView, type ModuleRecord, type ViewKey } from "./format.js";
 import type { PreparedModule } from "./simulate.js";
@@ -88,12 +97,16 @@ export interface BootIndexOptions {
   configuredPaths?: readonly string[];
   providers?: ProviderId[];
   disabledProviders?: ProviderId[];
+  /** Whether the project may bring code; default the user's record (see `DiscoverCustomToolsOptions`). */
+  projectTrust?: ProjectTrustOption;
 }
 
 /** A discovery answer: the loader's input and the discovery errors. */
 export interface BootDiscovery {
   paths: { path: string; source: ToolSource }[];
   errors: ToolLoadError[];
+  /** When the project was not trusted: what it had that was left out. */
+  untrusted?: UntrustedProjectReport;
   /** Whether the answer came from a fresh index, and if not why. */
   index: { fresh: boolean; reason: string; written: boolean };
 }
@@ -129,8 +142,26 @@ function worldOf(options: Pick<BootIndexOptions, "home" | "xcshHome" | "env">): 
   return { roots, paths, file: paths.bootIndex };
 }
 
-function keyOf(world: World, configuredPaths: readonly string[], cwd: string, options: Pick<BootIndexOptions, "providers" | "disabledProviders">): ViewKey {
-  return { home: world.roots.home, cwd: path.resolve(cwd), configuredPaths: [...configuredPaths], providers: selectProviders(options) };
+function keyOf(world: World, configuredPaths: readonly string[], cwd: string, options: Pick<BootIndexOptions, "providers" | "disabledProviders">, trusted: boolean): ViewKey {
+  return { home: world.roots.home, cwd: path.resolve(cwd), configuredPaths: [...configuredPaths], providers: selectProviders(options), trusted };
+}
+
+/** The trust decision for `cwd` (once per call; a failure to decide trusts nothing). */
+async function decideTrust(world: World, cwd: string, option: ProjectTrustOption | undefined): Promise<boolean> {
+  try {
+    return await decideProjectTrust(path.resolve(cwd), option, { home: world.roots.home, trustFile: world.paths.trustedProjects });
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the user's own record trusts `cwd` now. */
+function userTrusts(world: World, cwd: string): boolean {
+  try {
+    return isProjectTrustedByUser(cwd, { home: world.roots.home, trustFile: world.paths.trustedProjects });
+  } catch {
+    return false;
+  }
 }
 
 function emptyIndex(): BootIndex {
@@ -175,8 +206,8 @@ async function viewChange(view: BootView): Promise<string | undefined> {
   return firstChange(view.inputs);
 }
 
-function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadError[] }): string {
-  return JSON.stringify({ paths: result.paths, errors: result.errors });
+function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadError[]; untrusted?: UntrustedProjectReport }): string {
+  return JSON.stringify({ paths: result.paths, errors: result.errors, untrusted: result.untrusted });
 }
 
 /**
@@ -185,12 +216,12 @@ function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadError[] })
  * were taken, gives the same answer.
  */
 async function scanView(world: World, key: ViewKey): Promise<{ view: BootView; consistent: boolean }> {
-  const discoverOptions = { home: world.roots.home, xcshHome: world.roots.xcshHome, env: {}, providers: key.providers as ProviderId[] };
+  const discoverOptions = { home: world.roots.home, xcshHome: world.roots.xcshHome, env: {}, providers: key.providers as ProviderId[], projectTrust: key.trusted };
   const first = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
-  const requests = await (await inputsModule()).collectInputs({ cwd: key.cwd, home: world.roots.home, paths: world.paths, configuredPaths: key.configuredPaths }, first);
+  const requests = await (await inputsModule()).collectInputs({ cwd: key.cwd, home: world.roots.home, paths: world.paths, configuredPaths: key.configuredPaths, trusted: key.trusted }, first);
   const inputs = await captureFingerprints(requests);
   const second = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
-  const view: BootView = { key, builtAt: new Date().toISOString(), inputs, paths: first.paths, errors: first.errors };
+  const view: BootView = { key, builtAt: new Date().toISOString(), inputs, paths: first.paths, errors: first.errors, ...(first.untrusted ? { untrusted: first.untrusted } : {}) };
   return { view, consistent: answerOf(first) === answerOf(second) };
 }
 
@@ -203,20 +234,23 @@ export async function discoverWithBootIndex(configuredPaths: readonly string[], 
   let key: ViewKey;
   let loaded: Awaited<ReturnType<typeof loadIndex>>;
   let reason: string;
+  // Decided once: the scans below and any fallback get the decision, never the host's question again.
+  let trusted = false;
   try {
     world = worldOf(options);
-    key = keyOf(world, configuredPaths, cwd, options);
+    trusted = await decideTrust(world, cwd, options.projectTrust);
+    key = keyOf(world, configuredPaths, cwd, options, trusted);
     loaded = await loadIndex(world, false);
     const view = findView(loaded.index, key);
     if (view) {
       const change = await viewChange(view);
       // The index was parsed for this call alone: its arrays are the caller's, no copy needed.
-      if (change === undefined) return { paths: view.paths, errors: view.errors, index: { fresh: true, reason: "fresh", written: false } };
+      if (change === undefined) return { paths: view.paths, errors: view.errors, ...(view.untrusted ? { untrusted: view.untrusted } : {}), index: { fresh: true, reason: "fresh", written: false } };
       reason = change;
     } else reason = loaded.reason ?? "no entry for this project folder and configured paths";
   } catch (error) {
-    const result = await (await discovery()).discoverToolPaths(configuredPaths, cwd, options);
-    return { paths: result.paths, errors: result.errors, index: { fresh: false, reason: `boot index unusable: ${errorMessage(error)}`, written: false } };
+    const result = await (await discovery()).discoverToolPaths(configuredPaths, cwd, { ...options, projectTrust: trusted });
+    return { ...discoveryAnswer(result), index: { fresh: false, reason: `boot index unusable: ${errorMessage(error)}`, written: false } };
   }
   let written = false;
   try {
@@ -230,11 +264,15 @@ export async function discoverWithBootIndex(configuredPaths: readonly string[], 
         // A read-only root or a full disk: the host still boots, from the scan.
       }
     }
-    return { paths: view.paths, errors: view.errors, index: { fresh: false, reason, written } };
+    return { ...discoveryAnswer(view), index: { fresh: false, reason, written } };
   } catch (error) {
-    const result = await (await discovery()).discoverToolPaths(configuredPaths, cwd, options);
-    return { paths: result.paths, errors: result.errors, index: { fresh: false, reason: `${reason}; rebuilding failed: ${errorMessage(error)}`, written } };
+    const result = await (await discovery()).discoverToolPaths(configuredPaths, cwd, { ...options, projectTrust: trusted });
+    return { ...discoveryAnswer(result), index: { fresh: false, reason: `${reason}; rebuilding failed: ${errorMessage(error)}`, written } };
   }
+}
+
+function discoveryAnswer(result: Pick<BootView, "paths" | "errors" | "untrusted">): Omit<BootDiscovery, "index"> {
+  return { paths: result.paths, errors: result.errors, ...(result.untrusted ? { untrusted: result.untrusted } : {}) };
 }
 
 /** What `checkBootIndex` reports (for `doctor`). */
@@ -268,7 +306,8 @@ export async function checkBootIndex(options: BootIndexOptions = {}): Promise<Bo
   if (loaded.status !== "ok") {
     return { ...base, state: loaded.status as BootIndexCheck["state"], fresh: false, reason: loaded.reason ?? loaded.status, unvalidated: 0 };
   }
-  const views = options.cwd !== undefined ? [findView(loaded.index, keyOf(world, options.configuredPaths ?? [], options.cwd, options))].filter((v): v is BootView => v !== undefined) : loaded.index.views;
+  const key = options.cwd !== undefined ? keyOf(world, options.configuredPaths ?? [], options.cwd, options, await decideTrust(world, options.cwd, options.projectTrust)) : undefined;
+  const views = key ? [findView(loaded.index, key)].filter((v): v is BootView => v !== undefined) : loaded.index.views;
   if (views.length === 0) {
     const reason = options.cwd !== undefined ? `no entry for ${path.resolve(options.cwd)}` : "the index holds no entry";
     return { ...base, state: "no-view", fresh: false, reason, unvalidated: 0 };
@@ -383,14 +422,16 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   const world = worldOf(options);
   const { index } = await loadIndex(world, true);
   const keys: ViewKey[] = [];
-  if (options.cwd !== undefined) keys.push(keyOf(world, options.configuredPaths ?? [], options.cwd, options));
+  if (options.cwd !== undefined) keys.push(keyOf(world, options.configuredPaths ?? [], options.cwd, options, await decideTrust(world, options.cwd, options.projectTrust)));
   const { stat } = await fsPromises();
   for (const view of index.views) {
     if (keys.some((k) => sameKey(k, view.key))) continue;
     if (!(await stat(view.key.cwd).then((s) => s.isDirectory(), () => false))) continue;
+    // Rebuilding validates (imports) the view's tools: a project's only while the user trusts it.
+    if (view.key.trusted && !userTrusts(world, view.key.cwd)) continue;
     keys.push(view.key);
   }
-  if (keys.length === 0) keys.push(keyOf(world, [], world.roots.home, options));
+  if (keys.length === 0) keys.push(keyOf(world, [], world.roots.home, options, userTrusts(world, world.roots.home)));
 
   const fresh: BootIndex = { ...emptyIndex(), modules: {} };
   const views: BootView[] = [];
@@ -445,6 +486,8 @@ export interface InstalledToolsList {
   tools: InstalledTool[];
   /** Discovery errors, then load errors, as `discoverAndLoadCustomTools` orders them. */
   errors: ToolLoadError[];
+  /** When the project was not trusted: what it had that was left out (not loaded, not validated). */
+  untrusted?: UntrustedProjectReport;
   index: {
     /** True when the answer needed no scan and no plugin code. */
     fresh: boolean;
@@ -472,7 +515,7 @@ export interface ListInstalledToolsOptions extends BootIndexOptions {
 export async function listInstalledTools(options: ListInstalledToolsOptions = {}): Promise<InstalledToolsList> {
   const world = worldOf(options);
   const cwd = path.resolve(options.cwd ?? process.cwd());
-  const key = keyOf(world, options.configuredPaths ?? [], cwd, options);
+  const key = keyOf(world, options.configuredPaths ?? [], cwd, options, await decideTrust(world, cwd, options.projectTrust));
   const loaded = await loadIndex(world, true);
   const index = loaded.index;
   let view = findView(index, key);
@@ -516,6 +559,7 @@ export async function listInstalledTools(options: ListInstalledToolsOptions = {}
       ...(tool.source ? { source: tool.source } : {}),
     })),
     errors: [...view.errors, ...simulated.errors],
+    ...(view.untrusted ? { untrusted: view.untrusted } : {}),
     index: { fresh: reason === "fresh", reason, validated, written },
   };
 }

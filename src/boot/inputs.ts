@@ -6,7 +6,11 @@
  *
  * - state files, hashed: `<plugins>/package.json`, `xcsh-plugins.lock.json`, both
  *   `installed_plugins.json` (user, project), `~/.claude/plugins/installed_plugins.json`,
- *   `<cwd>/.xcsh/plugin-overrides.json` (npm, xcsh-plugins, claude-plugins providers);
+ *   `<cwd>/.xcsh/plugin-overrides.json` (npm, xcsh-plugins, claude-plugins providers), and the
+ *   user's trust record (the decision discovery made first: `trust`/`untrust` or a hand edit
+ *   make every view stale);
+ * - in an untrusted project the project's files are only stat'ed, never read or hashed (discovery
+ *   only looked whether they are there), and the project registry's install paths are not followed;
  * - the six tools directories (native, claude, codex × project, user): their folder signature
  *   changes when a tool is added, removed or renamed;
  * - per npm dependency: `node_modules/<name>` (lstat: a link re-pointed or a folder replaced),
@@ -30,6 +34,8 @@ export interface InputContext {
   home: string;
   paths: XcshPaths;
   configuredPaths: readonly string[];
+  /** Whether discovery used the project's own sources. */
+  trusted: boolean;
 }
 
 /** Synchronous, as discovery's reads are (manifest/json-file.ts): small files, no thread-pool trips. */
@@ -74,20 +80,21 @@ function installPaths(registry: unknown): string[] {
 }
 
 /** The inputs of one discovery result (see the header for each rule). */
-export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscoveryResult, "paths" | "errors" | "metadata" | "ignored">): Promise<InputRequest[]> {
+export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscoveryResult, "paths" | "errors" | "metadata" | "ignored" | "untrusted">): Promise<InputRequest[]> {
   const project = projectPaths(ctx.cwd);
   const p = ctx.paths;
   const requests: InputRequest[] = [];
   const hashed = (file: string) => requests.push({ path: file, hash: true });
   const stated = (file: string) => requests.push({ path: file });
 
-  for (const file of [p.pluginsPackageJson, p.runtimeLock, p.installedPlugins, p.claudeInstalledPlugins, project.installedPlugins, project.pluginOverrides]) hashed(file);
+  for (const file of [p.pluginsPackageJson, p.runtimeLock, p.installedPlugins, p.claudeInstalledPlugins, p.trustedProjects]) hashed(file);
+  for (const file of [project.installedPlugins, project.pluginOverrides]) (ctx.trusted ? hashed : stated)(file);
   for (const dir of [project.tools, p.userTools, project.claudeTools, path.join(p.claudeRoot, "tools"), project.codexTools, path.join(p.codexRoot, "tools")]) stated(dir);
 
   const [pkg, userRegistry, projectRegistry, claudeRegistry] = await Promise.all([
     readJsonLoose(p.pluginsPackageJson),
     readJsonLoose(p.installedPlugins),
-    readJsonLoose(project.installedPlugins),
+    ctx.trusted ? readJsonLoose(project.installedPlugins) : undefined,
     readJsonLoose(p.claudeInstalledPlugins),
   ]);
   const names = Object.keys(record(record(pkg)?.dependencies) ?? {});
@@ -111,6 +118,6 @@ export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscover
     hashed(found.path);
     stated(path.dirname(found.path));
   }
-  for (const other of [...result.errors, ...result.metadata, ...result.ignored]) stated(other.path);
+  for (const other of [...result.errors, ...result.metadata, ...result.ignored, ...(result.untrusted?.skipped ?? [])]) stated(other.path);
   return requests;
 }

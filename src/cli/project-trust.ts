@@ -19,22 +19,26 @@ export function projectStateFound(cwd: string): string[] {
   return [p.tools, p.claudeTools, p.codexTools, p.installedPlugins, p.pluginOverrides, p.marketplacesRegistry].filter((f) => existsSync(f));
 }
 
-/** The command line to trust `cwd`, for messages. */
-export function trustCommand(cwd: string): string {
-  return `xcsh-tools trust ${JSON.stringify(cwd).slice(1, -1).includes(" ") ? JSON.stringify(cwd) : cwd}`;
+/** The command line to trust a folder, for messages (core/trust.ts: hosts show it too). */
+export { trustCommand } from "../core/trust.js";
+
+/** The terminal a trust question is asked on: both ends, so tests can drive it with fake TTYs. */
+export interface TrustPromptStreams {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
 /** Decide trust for the command's project; memoised by the context. */
-export async function decideCommandTrust(ctx: Pick<CommandContext, "cwd" | "roots" | "output">, io: { stdin: { isTTY?: boolean }; stdout: { isTTY?: boolean } } = { stdin: process.stdin, stdout: process.stdout }): Promise<boolean> {
+export async function decideCommandTrust(ctx: Pick<CommandContext, "cwd" | "roots" | "output">, io: TrustPromptStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<boolean> {
   const paths = xcshPaths(ctx.roots);
   const world = { home: ctx.roots.home, trustFile: paths.trustedProjects };
   if (isProjectTrustedByUser(ctx.cwd, world)) return true;
   const found = projectStateFound(ctx.cwd);
   if (found.length === 0) return false;
   if (ctx.output.json || !canPrompt(io.stdin, io.stdout)) return false;
-  const prompter = createPrompter(process.stdin, process.stdout);
+  const prompter = createPrompter(io.stdin, io.stdout);
   try {
-    process.stdout.write(
+    io.stdout.write(
       `This project has its own xcsh state (${found.map((f) => f.slice(ctx.cwd.length + 1)).join(", ")}).\n` +
         "Project files can add tools that run code and can change settings. Trust it only if you know who wrote it.\n",
     );

@@ -107,6 +107,11 @@ export async function decideProjectTrust(projectDir: string, option: ProjectTrus
   return isProjectTrustedByUser(projectDir, world);
 }
 
+/** The command line that trusts `dir`, for messages; quoted for a POSIX shell when it needs it. */
+export function trustCommand(dir: string): string {
+  return `xcsh-tools trust ${/^[\w@%+=:,./-]+$/.test(dir) ? dir : `'${dir.replaceAll("'", "'\\''")}'`}`;
+}
+
 /** `EUNTRUSTED_PROJECT`: a command would use or change project-scope state of an untrusted project. */
 export function untrustedProjectError(projectDir: string, doing: string): XcshToolsError {
   return new XcshToolsError("EUNTRUSTED_PROJECT", `Cannot ${doing}: the project ${projectDir} is not trusted`, {

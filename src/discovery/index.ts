@@ -14,33 +14,44 @@
  * in tool dirs, never modules) and `ignored` (stray files). Providers run concurrently, each into
  * its own sink, and results are concatenated in provider order, so the output is deterministic.
  * Duplicate paths are left in: the loader dedupes by real path and reports name conflicts.
+ *
+ * Trust. Whether the project may bring code is decided once, before any provider runs and so
+ * before any project file is read (core/trust.ts: the `projectTrust` option, else the user's
+ * record). Untrusted, every project-level source is left out unread and listed in `untrusted`
+ * (untrusted.ts); user-level sources and configured paths are the same either way.
  */
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
+import { decideProjectTrust, trustCommand } from "../core/trust.js";
+import { realPathOrNearest } from "../core/contain.js";
 import type { DiscoverCustomToolsOptions } from "../host/options.js";
 import { discoveryError } from "./records.js";
-import type { DiscoveryContext, DiscoverySink, ToolDiscoveryResult } from "./types.js";
+import type { DiscoveryContext, DiscoverySink, SkippedProjectSource, ToolDiscoveryResult } from "./types.js";
 
 import { selectProviders } from "./select.js";
 export { selectProviders };
-export type { IgnoredToolFile, ToolDiscoveryResult, ToolMetadataFile } from "./types.js";
+export type { IgnoredToolFile, SkippedProjectSource, ToolDiscoveryResult, ToolMetadataFile, UntrustedProjectReport } from "./types.js";
 export { DISCOVERY_ERROR_CODES, type DiscoveryErrorCode } from "./records.js";
 
-/** Options of `discoverToolPaths`: the roots to read from and which providers to run. */
-export type DiscoverToolPathsOptions = Pick<DiscoverCustomToolsOptions, "home" | "xcshHome" | "env" | "providers" | "disabledProviders">;
+/** Options of `discoverToolPaths`: the roots to read from, which providers to run, the project's trust. */
+export type DiscoverToolPathsOptions = Pick<DiscoverCustomToolsOptions, "home" | "xcshHome" | "env" | "providers" | "disabledProviders" | "projectTrust">;
 
-function collectingSink(result: ToolDiscoveryResult): DiscoverySink {
+/** One provider's findings. */
+type Part = Omit<ToolDiscoveryResult, "untrusted"> & { skipped: SkippedProjectSource[] };
+
+function collectingSink(result: Part): DiscoverySink {
   return {
     addPath: (p, source) => result.paths.push({ path: p, source }),
     addError: (error) => result.errors.push(error),
     addMetadata: (file) => result.metadata.push(file),
     addIgnored: (file) => result.ignored.push(file),
+    addSkipped: (skipped) => result.skipped.push(skipped),
   };
 }
 
-function emptyResult(): ToolDiscoveryResult {
-  return { paths: [], errors: [], metadata: [], ignored: [] };
+function emptyPart(): Part {
+  return { paths: [], errors: [], metadata: [], ignored: [], skipped: [] };
 }
 
 /** Find every tool path a host would load from `cwd`, in load order, with every problem found. */
@@ -54,16 +65,14 @@ export async function discoverToolPaths(
   // fresh `xcsh-tools tools` never pay for them.
   const { TOOL_PROVIDERS } = await import("./providers/index.js");
   const roots = resolveRoots(options);
-  const ctx: DiscoveryContext = {
-    cwd: path.resolve(cwd),
-    home: roots.home,
-    paths: xcshPaths(roots),
-    configuredPaths,
-  };
+  const paths = xcshPaths(roots);
+  const projectDir = path.resolve(cwd);
+  const projectTrusted = await decideProjectTrust(projectDir, options.projectTrust, { home: roots.home, trustFile: paths.trustedProjects });
+  const ctx: DiscoveryContext = { cwd: projectDir, home: roots.home, paths, configuredPaths, projectTrusted };
   const parts = await Promise.all(
     selectProviders(options).map(async (id) => {
       const provider = TOOL_PROVIDERS[id];
-      const part = emptyResult();
+      const part = emptyPart();
       try {
         await provider.discover(ctx, collectingSink(part));
       } catch (error) {
@@ -79,12 +88,15 @@ export async function discoverToolPaths(
       return part;
     }),
   );
-  const result = emptyResult();
+  const result: ToolDiscoveryResult = { paths: [], errors: [], metadata: [], ignored: [] };
+  const skipped: SkippedProjectSource[] = [];
   for (const part of parts) {
     result.paths.push(...part.paths);
     result.errors.push(...part.errors);
     result.metadata.push(...part.metadata);
     result.ignored.push(...part.ignored);
+    skipped.push(...part.skipped);
   }
+  if (!projectTrusted) result.untrusted = { project: realPathOrNearest(projectDir), skipped, trustCommand: trustCommand(projectDir) };
   return result;
 }

@@ -6,7 +6,9 @@
  */
 import type { XcshPaths } from "../core/paths.js";
 import type { ProviderId } from "../host/options.js";
-import type { ToolLoadError, ToolPathWithSource, ToolSource } from "../host/types.js";
+import type { SkippedProjectSource, ToolLoadError, ToolPathWithSource, ToolSource, UntrustedProjectReport } from "../host/types.js";
+
+export type { SkippedProjectSource, UntrustedProjectReport };
 
 /** A `.md`/`.json` file found in a tools directory: described, never imported (SPEC §1). */
 export interface ToolMetadataFile {
@@ -29,6 +31,11 @@ export interface ToolDiscoveryResult {
   errors: ToolLoadError[];
   metadata: ToolMetadataFile[];
   ignored: IgnoredToolFile[];
+  /**
+   * Present when the project was not trusted: its project-level sources, left out unread. Not an
+   * error (nothing failed); `xcsh-tools tools` shows them as "not loaded: project not trusted".
+   */
+  untrusted?: UntrustedProjectReport;
 }
 
 /** Everything a provider may look at: injected, never read from the process. */
@@ -41,6 +48,12 @@ export interface DiscoveryContext {
   paths: XcshPaths;
   /** The `configuredPaths` argument, as given. */
   configuredPaths: readonly string[];
+  /**
+   * Whether the project at `cwd` may bring code, decided once before any provider runs. When
+   * false, providers read no project-level file or folder; they report what is there with
+   * `addSkipped` (see `reportSkipped`).
+   */
+  projectTrusted: boolean;
 }
 
 /** Collects one provider's findings. */
@@ -49,6 +62,8 @@ export interface DiscoverySink {
   addError(error: ToolLoadError): void;
   addMetadata(file: ToolMetadataFile): void;
   addIgnored(file: IgnoredToolFile): void;
+  /** A project-level source left out because the project is not trusted. */
+  addSkipped(skipped: SkippedProjectSource): void;
 }
 
 /** One tool source. `discover` reports project-level findings before user-level ones. */

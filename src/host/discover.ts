@@ -11,7 +11,15 @@
  * full scan otherwise, which then rewrites the index. The index only replaces the scan: the
  * loader still imports every module, so what is loaded is exactly what a scan would load. Any
  * problem with the index means a scan; `bootIndex: false` skips it altogether.
+ *
+ * Workspace trust (`projectTrust`) is decided here, once, before the index or any project file is
+ * read; the index and the scan get the decision, so a host's callback is asked once per call. An
+ * untrusted project's own sources are left out and returned in `untrusted`, not in `errors`: an
+ * untrusted project is a normal state, not a failure to show at every start.
  */
+import path from "node:path";
+import { resolveRoots, xcshPaths } from "../core/paths.js";
+import { decideProjectTrust } from "../core/trust.js";
 import { discoverWithBootIndex } from "../boot/index.js";
 import { discoverToolPaths } from "../discovery/index.js";
 import { loadCustomTools } from "./loader.js";
@@ -26,15 +34,28 @@ export async function discoverAndLoadCustomTools(
   pushPendingAction?: PushPendingAction,
   options: DiscoverCustomToolsOptions = {},
 ): Promise<CustomToolsLoadResult> {
+  const trusted = await decideTrust(cwd, options);
+  const discoverOptions = { ...options, projectTrust: trusted };
   const discovered =
     options.bootIndex === false
-      ? await discoverToolPaths(configuredPaths, cwd, options)
-      : await discoverWithBootIndex(configuredPaths, cwd, options).catch(() => discoverToolPaths(configuredPaths, cwd, options));
-  const { providers: _providers, disabledProviders: _disabled, bootIndex: _bootIndex, ...loadOptions } = options;
+      ? await discoverToolPaths(configuredPaths, cwd, discoverOptions)
+      : await discoverWithBootIndex(configuredPaths, cwd, discoverOptions).catch(() => discoverToolPaths(configuredPaths, cwd, discoverOptions));
+  const { providers: _providers, disabledProviders: _disabled, bootIndex: _bootIndex, projectTrust: _projectTrust, ...loadOptions } = options;
   const loaded = await loadCustomTools(discovered.paths, cwd, builtInToolNames, pushPendingAction, loadOptions);
   return {
     tools: loaded.tools,
     errors: [...discovered.errors, ...loaded.errors],
+    ...(discovered.untrusted ? { untrusted: discovered.untrusted } : {}),
     setUIContext: loaded.setUIContext,
   };
+}
+
+/** The host's decision, its callback's answer, else the user's record; anything failing trusts nothing. */
+async function decideTrust(cwd: string, options: DiscoverCustomToolsOptions): Promise<boolean> {
+  try {
+    const roots = resolveRoots(options);
+    return await decideProjectTrust(path.resolve(cwd), options.projectTrust, { home: roots.home, trustFile: xcshPaths(roots).trustedProjects });
+  } catch {
+    return false;
+  }
 }

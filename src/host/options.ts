@@ -3,7 +3,10 @@
  * passes nothing gets a working loader (our TypeBox, a silent logger, a real `exec`, the
  * user's `~/.xcsh`).
  */
+import type { ProjectTrustOption } from "../core/trust.js";
 import type { CustomToolLogger, ExecOptions, ExecResult } from "./types.js";
+
+export type { ProjectTrustOption };
 
 /** Provider ids of SPEC §2, in discovery order. */
 export const PROVIDER_IDS = ["native", "claude", "codex", "claude-plugins", "xcsh-plugins", "npm", "config"] as const;
@@ -48,4 +51,15 @@ export interface DiscoverCustomToolsOptions extends LoadCustomToolsOptions {
    * rewrite it after a scan. Default true; false always scans and writes nothing.
    */
   bootIndex?: boolean;
+  /**
+   * Whether the project at `cwd` may bring code (workspace trust). Project-level sources — the
+   * tools folders `<cwd>/.xcsh/tools`, `.claude/tools`, `.codex/tools`, the project's marketplace
+   * installs, Claude Code plugins installed for the project, `<cwd>/.xcsh/plugin-overrides.json`
+   * — are read only in a trusted project; otherwise they are left out unread and listed in the
+   * result's `untrusted`. `true`/`false` is the host's decision; a function is asked once per
+   * discovery with the project's real path (e.g. the host's own dialog; a throw or a non-`true`
+   * answer trusts nothing). Default: the user's record (`xcsh-tools trust`), the home folder
+   * always trusted. User-level sources and configured paths do not depend on it.
+   */
+  projectTrust?: ProjectTrustOption;
 }

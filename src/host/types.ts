@@ -221,9 +221,34 @@ export interface ToolLoadError {
   conflictsWith?: { path: string; source?: ToolSource } | { builtIn: true };
 }
 
+/** A project-level source left out, unread, because the project is not trusted. */
+export interface SkippedProjectSource {
+  /** The file or folder that was not read (for a Claude Code plugin: its install path). */
+  path: string;
+  /** The source it would have fed, at project level. */
+  source: ToolSource;
+  /** What it is: a tools folder, the project's marketplace installs, its plugin overrides, or a Claude Code plugin installed for this project. */
+  kind: "tools-dir" | "installed-plugins" | "plugin-overrides" | "claude-project-plugin";
+}
+
+/**
+ * What an untrusted project brought that discovery left out. Not an error: the project simply
+ * was not trusted; a host may say "not loaded: project not trusted" and show `trustCommand`.
+ */
+export interface UntrustedProjectReport {
+  /** The project's real path, as the trust record keys it. */
+  project: string;
+  /** The project-level sources present and left out, in discovery order (empty when it has none). */
+  skipped: SkippedProjectSource[];
+  /** The command line that trusts the project. */
+  trustCommand: string;
+}
+
 /** What `loadCustomTools` and `discoverAndLoadCustomTools` return. */
 export interface CustomToolsLoadResult {
   tools: LoadedCustomTool[];
   errors: ToolLoadError[];
+  /** Set by `discoverAndLoadCustomTools` when the project was not trusted: what was left out. */
+  untrusted?: UntrustedProjectReport;
   setUIContext(uiContext: CustomToolUIContext, hasUI: boolean): void;
 }

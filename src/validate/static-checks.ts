@@ -105,6 +105,7 @@ function sinkFor(run: ValidateRun, file: string, at: string, found: string[]): D
     addError: (e: ToolLoadError) => run.error(file, { path: at, code: e.code, message: e.error, hint: hintFor(e.code) }),
     addMetadata: () => undefined,
     addIgnored: () => undefined,
+    addSkipped: () => undefined,
   };
 }
 

@@ -7,7 +7,7 @@
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { checkBootIndex } from "../../src/boot/index.js";
+import { BOOT_INDEX_VERSION, checkBootIndex } from "../../src/boot/index.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
@@ -82,7 +82,7 @@ describe("boot index through the CLI", () => {
 
     const paths = xcshPaths({ home: w.home, xcshHome: w.xcshHome });
     const index = JSON.parse(await readFile(paths.bootIndex, "utf8"));
-    expect(index.version).toBe(2);
+    expect(index.version).toBe(BOOT_INDEX_VERSION);
     expect(index.modules).toBeUndefined();
     const records = Object.values(JSON.parse(await readFile(paths.bootModules, "utf8")).modules) as { tools: { name: string; description: string }[] }[];
     expect(records.flatMap((r) => r.tools.map((t) => `${t.name}: ${t.description}`))).toEqual(["hello_tool: says hello"]);

@@ -8,12 +8,12 @@
 import { appendFile, mkdir, readFile, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { checkBootIndex, discoverWithBootIndex, listInstalledTools, refreshBootIndex } from "../../src/boot/index.js";
+import { BOOT_INDEX_VERSION, checkBootIndex, discoverWithBootIndex, listInstalledTools, refreshBootIndex } from "../../src/boot/index.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { discoverAndLoadCustomTools } from "../../src/host/discover.js";
 import type { CustomToolsLoadResult } from "../../src/host/types.js";
 import { buildDist } from "../helpers/build-dist.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
 import { installEntry, writeTool } from "./discovery-fixtures.js";
 
 beforeAll(async () => {
@@ -136,7 +136,7 @@ describe("boot index: host boots", () => {
     expect(first).toMatchObject({ fresh: false, written: true });
     expect(first.reason).toMatch(/does not exist/);
     const doc = JSON.parse(await readFile(indexFile(), "utf8"));
-    expect(doc.version).toBe(2);
+    expect(doc.version).toBe(BOOT_INDEX_VERSION);
     expect(await freshness(["./cfg/cfg_tool.ts"])).toEqual({ fresh: true, reason: "fresh", written: false });
 
     const result = await bootMatchesScan(["./cfg/cfg_tool.ts"]);
@@ -306,8 +306,8 @@ describe("boot index: host boots", () => {
     for (const [content, state] of [
       ["{ not json", "corrupt"],
       [JSON.stringify({ version: 99 }), "unknown-version"],
-      [JSON.stringify({ version: 2, views: "nope" }), "corrupt"],
-      [JSON.stringify({ version: 2, generator: "xcsh-tools@0.0.0-other", writtenAt: "", views: [] }), "other-generator"],
+      [JSON.stringify({ version: BOOT_INDEX_VERSION, views: "nope" }), "corrupt"],
+      [JSON.stringify({ version: BOOT_INDEX_VERSION, generator: "xcsh-tools@0.0.0-other", writtenAt: "", views: [] }), "other-generator"],
     ] as const) {
       await writeFile(indexFile(), content);
       expect(await checkBootIndex({ ...opts(), cwd: w.cwd })).toMatchObject({ state, fresh: false });
@@ -388,7 +388,7 @@ describe("boot index: listInstalledTools", () => {
     const first = await listInstalledTools({ ...opts(), cwd: w.cwd });
     const modulesFile = xcshPaths({ home: w.home, xcshHome: w.xcshHome }).bootModules;
     const records = JSON.parse(await readFile(modulesFile, "utf8")) as { version: number; modules: Record<string, unknown> };
-    expect(records.version).toBe(2);
+    expect(records.version).toBe(BOOT_INDEX_VERSION);
     expect(Object.keys(records.modules).length).toBeGreaterThan(10);
     expect(JSON.parse(await readFile(indexFile(), "utf8")).modules).toBeUndefined();
 
@@ -452,6 +452,8 @@ describe("boot index: refreshBootIndex (after every mutation)", () => {
     await populate();
     const other = path.join(w.root, "other");
     await writeTool(w, "other/.xcsh/tools/other_tool.js", "other_tool");
+    // Its project tools are validated only because the user trusts it too.
+    await writeTrustRecord(w.xcshHome, [w.cwd, other]);
     await refreshBootIndex({ ...opts(), cwd: w.cwd });
     await refreshBootIndex({ ...opts(), cwd: other });
     await rm(path.join(w.xcshHome, "agent/tools/marked.mjs"));

@@ -7,7 +7,7 @@ import { mkdir, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { captureFingerprints, firstChange, inputChange } from "../../src/boot/fingerprint.js";
-import { readBootIndex } from "../../src/boot/format.js";
+import { BOOT_INDEX_VERSION, readBootIndex } from "../../src/boot/format.js";
 import { loaderFailureMessage, simulateLoad, type PreparedModule } from "../../src/boot/simulate.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -52,7 +52,7 @@ describe("fingerprints", () => {
 
 describe("readBootIndex", () => {
   const generator = "xcsh-tools@1.2.3";
-  const valid = { version: 2, generator, writtenAt: "2026-01-01T00:00:00.000Z", views: [] };
+  const valid = { version: BOOT_INDEX_VERSION, generator, writtenAt: "2026-01-01T00:00:00.000Z", views: [] };
   it.each([
     ["missing", undefined],
     ["corrupt", "{"],
@@ -70,9 +70,9 @@ describe("readBootIndex", () => {
 
 describe("readBootIndex: the hand-written shape check names the first wrong place", () => {
   const generator = "xcsh-tools@1.2.3";
-  const view = { key: { home: "/h", cwd: "/c", configuredPaths: [], providers: ["native"] }, builtAt: "t", inputs: [{ path: "/a", kind: "stat", sig: "1:2" }], paths: [{ path: "/a/t.ts", source: { provider: "native", providerName: "Native", level: "user" } }], errors: [] };
+  const view = { key: { home: "/h", cwd: "/c", configuredPaths: [], providers: ["native"], trusted: true }, builtAt: "t", inputs: [{ path: "/a", kind: "stat", sig: "1:2" }], paths: [{ path: "/a/t.ts", source: { provider: "native", providerName: "Native", level: "user" } }], errors: [] };
   const record = { file: "/a/t.ts", sig: "1:2", runtime: "node", tools: [{ name: "t", problems: [] }] };
-  const header = { version: 2, generator, writtenAt: "w" };
+  const header = { version: BOOT_INDEX_VERSION, generator, writtenAt: "w" };
   const viewsText = (patch: Record<string, unknown>) => JSON.stringify({ ...header, views: [view], ...patch });
   const modulesText = (patch: Record<string, unknown>) => JSON.stringify({ ...header, modules: { "/a/t.ts": record }, ...patch });
   const files = () => ({ views: path.join(w.root, "boot-index.json"), modules: path.join(w.root, "boot-modules.json") });

@@ -6,10 +6,21 @@
  * index alone, without scanning and without importing plugin code; with a stale one the view is
  * rebuilt and tool entries never validated are imported in the validation child process, never
  * in this one. Only the boot module is imported here: no jiti, arborist, pacote or listr2.
+ *
+ * In a project the user does not trust (`ctx.projectTrusted()`: the record, else a question on a
+ * terminal), its own tools folders, marketplace installs and plugin overrides are not read; they
+ * are listed as "not loaded: project not trusted" with the command that trusts the project.
  */
 import type { Command } from "commander";
 import type { CommandModule } from "./index.js";
 import { style } from "../output.js";
+
+const KIND_WORDS = {
+  "tools-dir": "tools folder",
+  "installed-plugins": "marketplace installs",
+  "plugin-overrides": "plugin overrides",
+  "claude-project-plugin": "Claude Code plugin installed for this project",
+} as const;
 
 function splitList(value: string): string[] {
   return value
@@ -26,9 +37,11 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--path <path...>", "extra configured tool paths, as a host would pass them")
     .action(async (options: { builtins?: string[]; path?: string[] }, command: Command) => {
       const context = getContext(command);
+      const projectTrust = await context.projectTrusted();
       const { listInstalledTools } = await import("../../boot/index.js");
       const result = await listInstalledTools({
         cwd: context.cwd,
+        projectTrust,
         configuredPaths: options.path ?? [],
         home: context.roots.home,
         xcshHome: context.roots.xcshHome,
@@ -52,9 +65,21 @@ export const register: CommandModule["register"] = (program, getContext) => {
         level: error.source?.level,
         ...(error.source?.plugin ? { plugin: error.source.plugin } : {}),
       }));
+      const untrusted = result.untrusted && {
+        project: result.untrusted.project,
+        reason: "project not trusted",
+        trustCommand: result.untrusted.trustCommand,
+        notLoaded: result.untrusted.skipped.map((skipped) => ({
+          path: skipped.path,
+          kind: skipped.kind,
+          provider: skipped.source.provider,
+          level: skipped.source.level,
+          ...(skipped.source.plugin ? { plugin: skipped.source.plugin } : {}),
+        })),
+      };
       const { output } = context;
       if (output.json) {
-        output.result({ cwd: context.cwd, tools, errors, index: { fresh: result.index.fresh, reason: result.index.reason } });
+        output.result({ cwd: context.cwd, tools, errors, ...(untrusted ? { untrusted } : {}), index: { fresh: result.index.fresh, reason: result.index.reason } });
         return;
       }
       if (tools.length === 0) output.line("No custom tools found.");
@@ -68,6 +93,12 @@ export const register: CommandModule["register"] = (program, getContext) => {
         output.line();
         output.line(style(output, "red", `${errors.length} error${errors.length === 1 ? "" : "s"}:`));
         for (const error of errors) output.line(`  ${error.code}  ${error.path}\n    ${error.message}`);
+      }
+      if (untrusted && untrusted.notLoaded.length > 0) {
+        output.line();
+        output.line(style(output, "yellow", `Not loaded: project not trusted (${untrusted.project}):`));
+        for (const entry of untrusted.notLoaded) output.line(`  ${entry.path}  ${style(output, "dim", [entry.provider, entry.plugin, KIND_WORDS[entry.kind]].filter(Boolean).join(" · "))}`);
+        output.line(`  Trust it to load them: ${untrusted.trustCommand}`);
       }
     });
 };

@@ -10,6 +10,8 @@
  * (anthropics/claude-code#54310) and a project pin wins over the user's version. All applicable
  * entries of the winning level are used, deduplicated by installPath. Project-level plugin roots
  * come first, then user-level ones, each in registry order. `enabled: false` entries are skipped.
+ * In an untrusted project its project entries are left out (reported, their folders untouched)
+ * and the user's entries of those ids apply.
  */
 import { realpath } from "node:fs/promises";
 import path from "node:path";
@@ -42,7 +44,10 @@ export const claudePluginsProvider: ToolProvider = {
         if (item.entry.enabled === false) continue;
         const scope = item.entry.scope ?? "user";
         if (scope === "user") user.push(item);
-        else if (item.entry.projectPath && isInside(cwd, await realOrResolved(item.entry.projectPath))) project.push(item);
+        else if (item.entry.projectPath && isInside(cwd, await realOrResolved(item.entry.projectPath))) {
+          if (ctx.projectTrusted) project.push(item);
+          else sink.addSkipped({ path: item.entry.installPath, source: { provider: "claude-plugins", providerName: NAME, level: "project", plugin: item.id }, kind: "claude-project-plugin" });
+        }
       }
       if (project.length > 0) projectRoots.push(...uniqueByInstallPath(project));
       else userRoots.push(...uniqueByInstallPath(user));

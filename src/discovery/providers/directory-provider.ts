@@ -4,12 +4,13 @@
  * a tool of the same name, the project's wins (the loader keeps the first of a name) — the
  * host's precedence for native tools (xcsh-host-formats §4.2), applied to every source. When both
  * levels are the same folder (cwd is the home folder: `~/.claude/tools`), it is scanned once, as
- * the user level.
+ * the user level. In an untrusted project the project folder is not scanned, only reported.
  */
 import path from "node:path";
 import type { ProviderId } from "../../host/options.js";
 import type { ToolSource } from "../../host/types.js";
 import { scanToolsDir } from "../tools-dir.js";
+import { reportSkipped } from "../untrusted.js";
 import type { DiscoveryContext, ToolProvider } from "../types.js";
 
 /** Build a provider that scans `projectDir(ctx)` then `userDir(ctx)`. */
@@ -26,7 +27,10 @@ export function directoryProvider(
       const user: ToolSource = { provider: id, providerName: name, level: "user" };
       const projectDir = dirs.project(ctx);
       const userDir = dirs.user(ctx);
-      if (path.resolve(projectDir) !== path.resolve(userDir)) await scanToolsDir(projectDir, project, sink);
+      if (path.resolve(projectDir) !== path.resolve(userDir)) {
+        if (ctx.projectTrusted) await scanToolsDir(projectDir, project, sink);
+        else reportSkipped(projectDir, project, "tools-dir", sink);
+      }
       await scanToolsDir(userDir, user, sink);
     },
   };

@@ -16,7 +16,9 @@
  * Fail closed: when the lock or the overrides file is unusable we cannot tell which plugins the
  * user switched off, so no npm plugin tool is discovered (one `ESTATE_FILE` record says why) —
  * loading code the user disabled is worse than loading none. Only `.xcsh/plugin-overrides.json`
- * is read (the host's manager reads only it; its loader also tries `.codex`/`.gemini`).
+ * is read (the host's manager reads only it; its loader also tries `.codex`/`.gemini`), and only
+ * in a trusted project: in an untrusted one the overrides are not read (only reported), so they
+ * can neither enable a plugin the user disabled nor change its features; the lock alone decides.
  *
  * Entries: an absolute entry, one that leaves the package by `../`, or one whose real path (after
  * symlinks) is outside the package's real path is `EENTRY_ESCAPE`; a missing one is
@@ -25,7 +27,7 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { Type } from "../../manifest/typebox.js";
+import { Type, type Static } from "../../manifest/typebox.js";
 import { errorMessage, isXcshToolsError } from "../../core/errors.js";
 import { projectPaths } from "../../core/paths.js";
 import type { ToolSource } from "../../host/types.js";
@@ -36,7 +38,8 @@ import { pointerSegment, type ValidationIssue } from "../../manifest/result.js";
 import { checkSchema } from "../../manifest/schema-check.js";
 import { RuntimePluginStateSchema, type RuntimePluginState } from "../../manifest/runtime-lock.js";
 import { discoveryError } from "../records.js";
-import { readStateFile } from "../state-file.js";
+import { readStateFile, type StateFileRead } from "../state-file.js";
+import { reportSkipped } from "../untrusted.js";
 import { isInside, resolveToolEntry } from "../tools-dir.js";
 import type { DiscoverySink, ToolProvider } from "../types.js";
 
@@ -74,6 +77,7 @@ export const npmProvider: ToolProvider = {
     const userSource: ToolSource = { provider: "npm", providerName: NAME, level: "user" };
     const projectSource: ToolSource = { provider: "npm", providerName: NAME, level: "project" };
     const failClosed = "no npm plugin tools were loaded, because which plugins are disabled is unknown";
+    if (!ctx.projectTrusted) reportSkipped(projectPaths(ctx.cwd).pluginOverrides, projectSource, "plugin-overrides", sink);
 
     const pkg = await readStateFile(ctx.paths.pluginsPackageJson, PluginsPackageJsonSchema, userSource, sink);
     if (pkg.status !== "ok") return;
@@ -83,7 +87,9 @@ export const npmProvider: ToolProvider = {
     const lockFile = ctx.paths.runtimeLock;
     const lock = await readStateFile(lockFile, LockEnvelopeSchema, userSource, sink, failClosed);
     const overridesFile = projectPaths(ctx.cwd).pluginOverrides;
-    const overrides = await readStateFile(overridesFile, OverridesEnvelopeSchema, projectSource, sink, failClosed);
+    const overrides: StateFileRead<Static<typeof OverridesEnvelopeSchema>> = ctx.projectTrusted
+      ? await readStateFile(overridesFile, OverridesEnvelopeSchema, projectSource, sink, failClosed)
+      : { status: "missing" };
     if (lock.status === "bad" || overrides.status === "bad") return;
     const lockPlugins = lock.status === "ok" ? (lock.value.plugins ?? {}) : {};
     const disabled = new Set(overrides.status === "ok" ? (overrides.value.disabled ?? []) : []);

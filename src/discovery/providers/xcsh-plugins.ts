@@ -7,12 +7,14 @@
  * the user's entries of that id: a project can pin another version or switch a plugin off. Its
  * entries are project level whatever their `scope` field says. `enabled: false` entries are
  * skipped; entries repeating an (id, installPath) pair are used once. When `cwd` is such that both
- * registry paths are the same file, it is read once, as the user registry.
+ * registry paths are the same file, it is read once, as the user registry. In an untrusted
+ * project the project registry is not read (only reported), and the user's entries apply.
  */
 import path from "node:path";
 import { projectPaths } from "../../core/paths.js";
 import type { ToolSource } from "../../host/types.js";
 import type { ToolProvider } from "../types.js";
+import { reportSkipped } from "../untrusted.js";
 import { readInstalledRegistry, scanPluginRoot } from "./marketplace-registry.js";
 
 const NAME = "xcsh Marketplace";
@@ -24,7 +26,10 @@ export const xcshPluginsProvider: ToolProvider = {
     const userFile = ctx.paths.installedPlugins;
     const projectFile = projectPaths(ctx.cwd).installedPlugins;
     const levels: { level: "project" | "user"; file: string }[] = [];
-    if (path.resolve(projectFile) !== path.resolve(userFile)) levels.push({ level: "project", file: projectFile });
+    if (path.resolve(projectFile) !== path.resolve(userFile)) {
+      if (ctx.projectTrusted) levels.push({ level: "project", file: projectFile });
+      else reportSkipped(projectFile, { provider: "xcsh-plugins", providerName: NAME, level: "project" }, "installed-plugins", sink);
+    }
     levels.push({ level: "user", file: userFile });
 
     const shadowed = new Set<string>();
