@@ -48,7 +48,7 @@ async function trust(ctx: CommandContext, given: string | undefined): Promise<vo
 
 async function untrust(ctx: CommandContext, given: string | undefined): Promise<void> {
   const world = trustWorld(ctx);
-  const { record } = readTrustRecord(world.trustFile);
+  const { record, problem } = readTrustRecord(world.trustFile);
   const folder = projectFolder(ctx, given, (real) => record.projects.some((p) => p.path === real));
   const change = await changeTrust(folder, false, world);
   // Still trusted through a folder above it, or because it is the home folder.
@@ -60,6 +60,7 @@ async function untrust(ctx: CommandContext, given: string | undefined): Promise<
     return;
   }
   output.line(change.changed ? `No longer trusted: ${change.path}` : `${change.path} was not in the trust record`);
+  if (problem) output.note(`warning: ${problem}; it was left as it is, and trusts no project until it is fixed.`);
   if (through === change.path) output.note("note: your home folder is always trusted (its files are your own).");
   else if (through) output.note(`note: it is still trusted through ${through}; run \`xcsh-tools untrust ${through}\` to stop that.`);
 }
