@@ -11,7 +11,6 @@ import { existsSync } from "node:fs";
 import { projectPaths, xcshPaths } from "../core/paths.js";
 import { changeTrust, isProjectTrustedByUser } from "../core/trust.js";
 import type { CommandContext } from "./context.js";
-import { canPrompt, createPrompter } from "./prompt.js";
 
 /** The project files and folders whose presence makes a trust question worth asking. */
 export function projectStateFound(cwd: string): string[] {
@@ -35,7 +34,9 @@ export async function decideCommandTrust(ctx: Pick<CommandContext, "cwd" | "root
   if (isProjectTrustedByUser(ctx.cwd, world)) return true;
   const found = projectStateFound(ctx.cwd);
   if (found.length === 0) return false;
-  if (ctx.output.json || !canPrompt(io.stdin, io.stdout)) return false;
+  if (ctx.output.json || !io.stdin.isTTY || !io.stdout.isTTY) return false;
+  // The prompter (node:readline) loads only when a question is asked: `tools` runs this at every call.
+  const { createPrompter } = await import("./prompt.js");
   const prompter = createPrompter(io.stdin, io.stdout);
   try {
     io.stdout.write(
