@@ -16,7 +16,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { isPathInside, realPathOrNearest } from "./contain.js";
+import { realPathOrNearest } from "./contain.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 
 /** One trusted project. */
@@ -72,9 +72,17 @@ export function readTrustRecord(file: string): ReadTrustRecord {
   return { record: { version: 1, projects: valid.map((p) => ({ path: p.path, trustedAt: typeof p.trustedAt === "string" ? p.trustedAt : "" })) }, ...(problem ? { problem } : {}) };
 }
 
-/** The trusted project that covers `projectReal` (itself or a folder above it), if any. */
+/**
+ * The trusted project that covers `projectReal` (itself or a folder above it), if any. The record
+ * holds real paths (`xcsh-tools trust` writes them) and `projectReal` is one, so they are compared
+ * as strings: this runs at every host start, where a `path` call per entry cost more than the rest
+ * of the decision. An entry that is not a real path (a hand edit with `.` or `..` segments, or
+ * through a symlink) covers nothing: it fails closed.
+ */
 export function trustingEntry(record: TrustRecord, projectReal: string): TrustedProject | undefined {
-  return record.projects.find((p) => isPathInside(projectReal, p.path));
+  return record.projects.find(
+    (p) => projectReal === p.path || (projectReal.startsWith(p.path) && (projectReal[p.path.length] === path.sep || p.path.endsWith(path.sep))),
+  );
 }
 
 /** Where a trust question is asked from: the user's home, the record's file. */
