@@ -146,13 +146,15 @@ function keyOf(world: World, configuredPaths: readonly string[], cwd: string, op
   return { home: world.roots.home, cwd: path.resolve(cwd), configuredPaths: [...configuredPaths], providers: selectProviders(options), trusted };
 }
 
-/** The trust decision for `cwd` (once per call; a failure to decide trusts nothing). */
-async function decideTrust(world: World, cwd: string, option: ProjectTrustOption | undefined): Promise<boolean> {
-  try {
-    return await decideProjectTrust(path.resolve(cwd), option, { home: world.roots.home, trustFile: world.paths.trustedProjects });
-  } catch {
-    return false;
-  }
+/**
+ * The trust decision for `cwd` (once per call; a failure to decide trusts nothing). Only a host's
+ * callback is awaited: a decision or the user's record is answered in the same turn, so a fresh
+ * boot's index read follows at once instead of after a turn of the event loop.
+ */
+function decideTrust(world: World, cwd: string, option: ProjectTrustOption | undefined): boolean | Promise<boolean> {
+  if (typeof option === "boolean") return option;
+  if (option === undefined) return userTrusts(world, path.resolve(cwd));
+  return decideProjectTrust(path.resolve(cwd), option, { home: world.roots.home, trustFile: world.paths.trustedProjects }).catch(() => false);
 }
 
 /** Whether the user's own record trusts `cwd` now. */
@@ -238,7 +240,8 @@ export async function discoverWithBootIndex(configuredPaths: readonly string[], 
   let trusted = false;
   try {
     world = worldOf(options);
-    trusted = await decideTrust(world, cwd, options.projectTrust);
+    const decided = decideTrust(world, cwd, options.projectTrust);
+    trusted = typeof decided === "boolean" ? decided : await decided;
     key = keyOf(world, configuredPaths, cwd, options, trusted);
     loaded = await loadIndex(world, false);
     const view = findView(loaded.index, key);
