@@ -28,7 +28,7 @@ export async function readStateView(ctx: CommandContext): Promise<StateView> {
  * an untrusted project is `EUNTRUSTED_PROJECT` before anything is read (the planners refuse too).
  */
 export async function runStateChange(ctx: CommandContext, label: string, planner: StatePlanner, dryRun: boolean, scope: StateScope = "user"): Promise<AppliedStateChange> {
-  await assertScopeAllowed(ctx, scope, `${label} --scope project`);
+  await assertScopeAllowed(ctx, scope, `run \`${label} --scope project\``);
   const { mutationWorld } = await import("./plugin-world.js");
   const { applyStateChange } = await import("../plugins/state-change.js");
   return applyStateChange(await mutationWorld(ctx), label, ctx.cwd, planner, { dryRun, projectTrusted: await ctx.projectTrusted() });
