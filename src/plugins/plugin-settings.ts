@@ -7,7 +7,9 @@
  * (`<cwd>/.xcsh/plugin-overrides.json`), the user value (the runtime lock), the environment
  * variable the schema names in `env` (when set and non-empty), the schema's `default`; else it
  * is unset. The host only displays `env` and never reads it (§9 #27); here it is a real fallback,
- * below stored values so that an explicit `config set` always wins.
+ * below stored values so that an explicit `config set` always wins. A `secret: true` setting never
+ * takes the project's value (the project file is untrusted input, and is read at all only in a
+ * trusted project): it is skipped, and `checkStoredSettings` reports it (`ESECRET_IN_PROJECT`).
  *
  * Strictness where the host is lax (§5.2): a command-line value must parse as its type —
  * booleans are true/false/yes/no/1/0 (anything else is an error, never a silent `false`),
