@@ -7,7 +7,13 @@
  * at the scope; `validate` checks every stored value and exits 1 listing the problems.
  *
  * Secret settings are never printed — not by `list`, not by `get`, not in plans, JSON or errors:
- * `••••` stands for a set value. They are stored only in the runtime lock, which is written 0600.
+ * `••••` stands for a set value. They are stored only in the runtime lock, which is written 0600,
+ * and never taken from the project's file (`validate` reports one there: `ESECRET_IN_PROJECT`).
+ *
+ * The project's file is read only in a trusted project: elsewhere `list`, `get` and `validate`
+ * say it was not loaded, and `set`/`delete --scope project` are `EUNTRUSTED_PROJECT`. `validate`
+ * also reports what our own settings ignored in project files (`ECONFIG_PROJECT_SECRET`,
+ * `ECONFIG_UNTRUSTED_PROJECT`), as entries with `plugin: null`.
  */
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
