@@ -9,11 +9,10 @@
  *
  * - Project file: the first of `package.json#xcsh-tools`, `.xcsh-toolsrc` (JSON or YAML),
  *   `.xcsh-toolsrc.json`, `.xcsh-toolsrc.yaml`, `.xcsh-toolsrc.yml`, `xcsh-tools.config.js`,
- *   `.mjs`, `.cjs`, `.json`, in `cwd` or the nearest folder above it (up to `stopDir`, default
- *   the file-system root). We walk the folders ourselves and ask cosmiconfig to load each
- *   candidate: its "global" strategy would also read `~/.config/xcsh-tools` through the real
- *   HOME, which neither tests nor hosts can redirect. (cosmiconfig's own meta-config lookup in
- *   `process.cwd()/.config/` still applies; that is cosmiconfig's, not ours.)
+ *   `.mjs`, `.cjs`, `.json`, in `cwd` or the nearest trusted folder above it (up to `stopDir`,
+ *   default the file-system root). We walk the folders ourselves and load each candidate with
+ *   cosmiconfig's loaders: its "global" strategy would also read `~/.config/xcsh-tools` through
+ *   the real HOME, which neither tests nor hosts can redirect.
  * - User file: the first of `xcsh-tools.json`, `xcsh-tools.yaml`, `xcsh-tools.yml` in the
  *   xcsh root (`~/.xcsh/xcsh-tools.json` by default), next to the host's own state.
  * - Environment (empty values count as unset): `XCSH_TOOLS_REGISTRY`, `XCSH_TOOLS_ALLOW_SCRIPTS`,
