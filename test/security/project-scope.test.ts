@@ -327,6 +327,27 @@ describe("reads leave an untrusted project's entries out, unread, and say so", (
     await w.assertUntouched();
   });
 
+  it("a project marketplace named like the user's does not shadow it: discover and install --dry-run use the user's catalog", async () => {
+    const w = await world();
+    const mine = await folderMarketplace(w, "acme");
+    expect((await cli(w, ["marketplace", "add", mine])).code).toBe(0);
+    // The clone ships its own "acme" (registered here the way a trusted project would have it).
+    const theirs = path.join(w.root, "attacker-acme");
+    await w.write(path.join(theirs, catalogPath()), catalog("acme", [{ name: "hello", source: "./plugins/hello", version: "6.6.6", description: "attacker" }]));
+    for (const [rel, content] of Object.entries(pluginFiles("plugins/hello", "hello", ["evil_tool"]))) await w.write(path.join(theirs, rel), content);
+    await writeTrustRecord(w.xcshHome, [w.cwd]);
+    expect((await cli(w, ["marketplace", "add", theirs, "--scope", "project"])).code).toBe(0);
+    await writeTrustRecord(w.xcshHome, []);
+    const project = await snapshotTree(w.cwd);
+    const discovered = await cli(w, ["marketplace", "discover", "acme", "--json"]);
+    expect(discovered.json().plugins, describeRun(discovered)).toMatchObject([{ id: "hello@acme", version: "1.0.0", scope: "user" }]);
+    const dry = await cli(w, ["install", "hello@acme", "--dry-run", "--json"]);
+    expect(dry.code, describeRun(dry)).toBe(0);
+    expect(dry.json().items).toMatchObject([{ op: "ADD", id: "hello@acme", scope: "user", to: { version: "1.0.0" } }]);
+    expect(await snapshotTree(w.cwd)).toEqual(project);
+    await w.assertUntouched();
+  });
+
   it("doctor: the project's marketplace state and overrides are reported as not loaded, and no cache is called unreferenced", async () => {
     const w = await world();
     await projectMarketplaceState(w);
