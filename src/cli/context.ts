@@ -25,7 +25,10 @@ export interface CommandContext {
   output: Output;
   /** Aborted when the user interrupts the command (SIGINT/SIGTERM). */
   signal: AbortSignal;
-  /** Our own settings, layered (flags > env > project > user > defaults); loaded once, on first use. */
+  /**
+   * Our own settings, layered (flags > env > project > user > defaults); loaded once, on first use.
+   * A project file applies only in a trusted project and never sets a secret key (core/config.ts).
+   */
   settings(): Promise<LoadedSettings>;
   /**
    * Whether the project's code and settings may be used (cli/project-trust.ts): asked once, on
@@ -59,8 +62,15 @@ export function createContext(
       settings ??= loadSettings({
         cwd,
         xcshHome: roots.xcshHome,
+        home: roots.home,
         env: world.env,
+        // Asked only when the project folder holds a settings file.
+        projectTrusted: () => context.projectTrusted(),
         ...(flags.registry ? { flags: { registry: flags.registry } } : {}),
+      }).then((loaded) => {
+        // A project file we left out (untrusted folder, or a secret key) must not be silent.
+        for (const w of loaded.warnings) if (w.code === "ECONFIG_UNTRUSTED_PROJECT" || w.code === "ECONFIG_PROJECT_SECRET") output.note(`warning: ${w.message}`);
+        return loaded;
       });
       return settings;
     },

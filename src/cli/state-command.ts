@@ -6,6 +6,7 @@
 import type { AppliedStateChange, StatePlanner, StateScope, StateView } from "../plugins/state-change.js";
 import type { CommandContext } from "./context.js";
 import { renderPlan } from "./plugin-command.js";
+import { assertScopeAllowed, notLoadedLine, projectNotLoaded, type ProjectNotLoaded } from "./project-scope.js";
 import { usageError } from "./program.js";
 
 /** `--scope user|project` (default user). */
@@ -19,14 +20,18 @@ export function stateScope(value: string | undefined): StateScope {
 export async function readStateView(ctx: CommandContext): Promise<StateView> {
   const { mutationWorld } = await import("./plugin-world.js");
   const { loadStateView } = await import("../plugins/state-change.js");
-  return loadStateView(await mutationWorld(ctx), ctx.cwd);
+  return loadStateView(await mutationWorld(ctx), ctx.cwd, { projectTrusted: await ctx.projectTrusted() });
 }
 
-/** Plan with `planner` and apply it in one transaction unless `dryRun`. */
-export async function runStateChange(ctx: CommandContext, label: string, planner: StatePlanner, dryRun: boolean): Promise<AppliedStateChange> {
+/**
+ * Plan with `planner` and apply it in one transaction unless `dryRun`. A project-scope change in
+ * an untrusted project is `EUNTRUSTED_PROJECT` before anything is read (the planners refuse too).
+ */
+export async function runStateChange(ctx: CommandContext, label: string, planner: StatePlanner, dryRun: boolean, scope: StateScope = "user"): Promise<AppliedStateChange> {
+  await assertScopeAllowed(ctx, scope, `run \`${label} --scope project\``);
   const { mutationWorld } = await import("./plugin-world.js");
   const { applyStateChange } = await import("../plugins/state-change.js");
-  return applyStateChange(await mutationWorld(ctx), label, ctx.cwd, planner, { dryRun });
+  return applyStateChange(await mutationWorld(ctx), label, ctx.cwd, planner, { dryRun, projectTrusted: await ctx.projectTrusted() });
 }
 
 /**
@@ -42,4 +47,15 @@ export async function reportStateChange(ctx: CommandContext, applied: AppliedSta
   }
   for (const line of renderPlan(ctx, applied.change.plan, { dryRun: options.dryRun })) ctx.output.line(line);
   if (!options.dryRun) ctx.output.line(changed ? options.done : "Nothing to do.");
+}
+
+/** The project's overrides left unread in `view` (untrusted project), for the report. */
+export function overridesNotLoaded(ctx: CommandContext, view: StateView): ProjectNotLoaded | undefined {
+  return view.overrides.untrusted?.present ? projectNotLoaded(ctx, [view.overrides.file]) : undefined;
+}
+
+/** Say on stderr that the project's overrides were left out (human output only). */
+export function noteOverridesNotLoaded(ctx: CommandContext, view: StateView): void {
+  const notLoaded = overridesNotLoaded(ctx, view);
+  if (notLoaded) ctx.output.note(notLoadedLine(ctx, notLoaded));
 }

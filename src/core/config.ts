@@ -9,11 +9,10 @@
  *
  * - Project file: the first of `package.json#xcsh-tools`, `.xcsh-toolsrc` (JSON or YAML),
  *   `.xcsh-toolsrc.json`, `.xcsh-toolsrc.yaml`, `.xcsh-toolsrc.yml`, `xcsh-tools.config.js`,
- *   `.mjs`, `.cjs`, `.json`, in `cwd` or the nearest folder above it (up to `stopDir`, default
- *   the file-system root). We walk the folders ourselves and ask cosmiconfig to load each
- *   candidate: its "global" strategy would also read `~/.config/xcsh-tools` through the real
- *   HOME, which neither tests nor hosts can redirect. (cosmiconfig's own meta-config lookup in
- *   `process.cwd()/.config/` still applies; that is cosmiconfig's, not ours.)
+ *   `.mjs`, `.cjs`, `.json`, in `cwd` or the nearest trusted folder above it (up to `stopDir`,
+ *   default the file-system root). We walk the folders ourselves and load each candidate with
+ *   cosmiconfig's loaders: its "global" strategy would also read `~/.config/xcsh-tools` through
+ *   the real HOME, which neither tests nor hosts can redirect.
  * - User file: the first of `xcsh-tools.json`, `xcsh-tools.yaml`, `xcsh-tools.yml` in the
  *   xcsh root (`~/.xcsh/xcsh-tools.json` by default), next to the host's own state.
  * - Environment (empty values count as unset): `XCSH_TOOLS_REGISTRY`, `XCSH_TOOLS_ALLOW_SCRIPTS`,
@@ -25,15 +24,28 @@
  *
  * A key we do not know is a warning with a did-you-mean (a newer xcsh-tools may know it); a known
  * key with a wrong value is `ECONFIG` naming the file (or variable, or flag) and the field.
+ *
+ * Trust. A project settings file is the project's, and a project folder is untrusted input
+ * (core/trust.ts): its file applies only when the folder holding it is trusted — `cwd` by the
+ * caller's decision (`projectTrusted`), a folder above it by the user's record (the home folder
+ * always). An untrusted folder's files are never loaded, not even parsed (a JS config would run
+ * its code); each is a warning `ECONFIG_UNTRUSTED_PROJECT`, and the search goes on upward as if
+ * it were not there. Files are read by cosmiconfig's loaders called directly, never through a
+ * cosmiconfig explorer: creating one reads cosmiconfig's meta-config from the process's folder
+ * (`.config/config.js` would run) and its `$import` reads further files a project names. And a
+ * project file, trusted or not, never sets a secret setting (`PROJECT_SECRET_KEYS`): the key is
+ * ignored with `ECONFIG_PROJECT_SECRET` naming the file and field.
  */
 import { closestKey } from "../manifest/unknown-keys.js";
-import type { PublicExplorer } from "cosmiconfig";
 import path from "node:path";
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { checkJsonDepth, checkJsonSize } from "../manifest/json-file.js";
 import { describeValue, type ValidationResult } from "../manifest/result.js";
 import type { XcshToolsSettings, XcshToolsSettingsFile } from "../manifest/xcsh-tools-settings.js";
 import { XcshToolsError, errorMessage, isXcshToolsError } from "./errors.js";
+import { xcshPaths } from "./paths.js";
+import { isProjectTrustedByUser, readTrustRecord, trustingEntry } from "./trust.js";
+import { realPathOrNearest } from "./contain.js";
 
 /** Where a setting's value came from. */
 export type SettingOrigin = "flag" | "env" | "default" | `project:${string}` | `user:${string}`;
@@ -99,6 +111,17 @@ export const PROJECT_SEARCH_PLACES = [
   "xcsh-tools.config.json",
 ] as const;
 
+/**
+ * Settings a project file may never set, whoever trusts the project: a trusted project is one
+ * whose tools may run, not one that may redirect the user's own machinery.
+ *   - `registry`: where every plugin's code is downloaded from, and where npm sends the user's
+ *     credentials for the default registry; a project naming its own would serve its own code.
+ *   - `allowScripts`: runs the lifecycle scripts of every package an install brings, with the
+ *     user's rights.
+ * The others only change how long we wait, what checks report, or how output looks.
+ */
+export const PROJECT_SECRET_KEYS = ["registry", "allowScripts"] as const satisfies readonly SettingKey[];
+
 /** User-level files in the xcsh root, in priority order. */
 export const USER_SETTINGS_FILES = ["xcsh-tools.json", "xcsh-tools.yaml", "xcsh-tools.yml"] as const;
 
@@ -122,6 +145,13 @@ export interface LoadSettingsOptions {
   flags?: XcshToolsSettingsFile;
   /** Last folder the project search looks in. Default: the file-system root. */
   stopDir?: string;
+  /**
+   * Whether the project at `cwd` is trusted: a decision, or a question asked only when a project
+   * settings file is found in `cwd` itself. Default: untrusted (project files are ignored).
+   */
+  projectTrusted?: boolean | (() => boolean | Promise<boolean>);
+  /** The user's home (always trusted), for a project file found above `cwd`. */
+  home?: string;
 }
 
 /** The merged settings, each leaf's origin, the files used, and warnings. */
@@ -130,6 +160,8 @@ export interface LoadedSettings {
   values: Record<SettingKey, SettingValue>;
   files: { project?: string; user?: string };
   warnings: ConfigWarning[];
+  /** Project settings files left out because their folder is not trusted (never read). */
+  ignoredProjectFiles?: string[];
 }
 
 const NESTED_KEYS: Record<string, readonly string[]> = {
@@ -310,32 +342,14 @@ function envLayer(env: NodeJS.ProcessEnv): { doc: Record<string, unknown>; vias:
 }
 
 /**
- * A cosmiconfig explorer, made on first need: the walk over candidate names is ours, so a folder
- * with no candidate file (most hosts' case) never loads cosmiconfig and its parsers.
+ * cosmiconfig's own loaders (parse-json, js-yaml, `import()`), loaded on first need: a folder with
+ * no candidate file (most hosts' case) never loads them. Called directly rather than through an
+ * explorer (see the header: no meta-config, no `$import`).
  */
-function lazyExplorer(): () => Promise<PublicExplorer> {
-  let made: Promise<PublicExplorer> | undefined;
-  return () => (made ??= import("cosmiconfig").then(({ cosmiconfig }) => explorer(cosmiconfig)));
-}
-
-function explorer(cosmiconfig: typeof import("cosmiconfig").cosmiconfig): PublicExplorer {
-  try {
-    return cosmiconfig("xcsh-tools", {
-      searchStrategy: "none",
-      searchPlaces: [...PROJECT_SEARCH_PLACES],
-      cache: false,
-    });
-  } catch (error) {
-    // cosmiconfig reads its own meta-config (package.json#cosmiconfig, .config/…) in the
-    // process's working folder when it is created; a broken package.json there lands here.
-    const failing = (error as { filepath?: string }).filepath;
-    throw new XcshToolsError("ECONFIG", `Cannot look for settings: ${failing ? `${failing} is not valid` : errorMessage(error)}`, {
-      ...(failing ? { file: failing } : {}),
-      hint: `Fix the syntax of ${failing ?? "package.json in the current folder"} (cosmiconfig reads it for its own options).`,
-      cause: error,
-      exitCode: 2,
-    });
-  }
+type Loader = (filepath: string, content: string) => unknown;
+let loaders: Promise<Readonly<Record<string, Loader>>> | undefined;
+function loadersOnce(): Promise<Readonly<Record<string, Loader>>> {
+  return (loaders ??= import("cosmiconfig").then((m) => m.defaultLoaders as unknown as Record<string, Loader>));
 }
 
 async function isFile(file: string): Promise<boolean> {
@@ -346,61 +360,109 @@ async function isFile(file: string): Promise<boolean> {
   }
 }
 
-/** Load one candidate file with cosmiconfig; `undefined` when it holds no settings. */
-async function loadCandidate(getExplorer: () => Promise<PublicExplorer>, file: string): Promise<{ file: string; config: unknown } | undefined> {
+/** Load one candidate file; `undefined` when it holds no settings (empty, or package.json without our key). */
+async function loadCandidate(file: string): Promise<{ file: string; config: unknown } | undefined> {
   if (!(await isFile(file))) return undefined;
-  const ex = await getExplorer();
   try {
     checkJsonSize((await stat(file)).size, file);
-    const result = await ex.load(file);
-    if (!result || result.isEmpty) return undefined;
-    checkJsonDepth(result.config, result.filepath);
-    return { file: result.filepath, config: result.config };
+    const content = await readFile(file, "utf8");
+    if (content.trim() === "") return undefined;
+    const byExtension = await loadersOnce();
+    const ext = path.extname(file);
+    const loader = byExtension[ext || "noExt"];
+    if (!loader) throw new Error(`no loader for ${ext || "a file without extension"}`);
+    let config = await loader(file, content);
+    if (path.basename(file) === "package.json") config = config && typeof config === "object" ? (config as Record<string, unknown>)["xcsh-tools"] : undefined;
+    if (config === undefined || config === null) return undefined;
+    checkJsonDepth(config, file);
+    return { file, config };
   } catch (error) {
     if (isXcshToolsError(error, "EJSON_TOO_LARGE") || isXcshToolsError(error, "EJSON_DEPTH")) {
       throw new XcshToolsError("ECONFIG", error.message, { file: error.file, hint: error.hint, cause: error, exitCode: 2 });
     }
-    const failing = (error as { filepath?: string }).filepath ?? file;
-    throw new XcshToolsError("ECONFIG", `Cannot read settings file ${failing}: ${errorMessage(error)}`, {
-      file: failing,
-      hint: `Fix the syntax of ${failing} (JSON, YAML, or a JS module exporting an object).`,
+    throw new XcshToolsError("ECONFIG", `Cannot read settings file ${file}: ${errorMessage(error)}`, {
+      file,
+      hint: `Fix the syntax of ${file} (JSON, YAML, or a JS module exporting an object).`,
       cause: error,
       exitCode: 2,
     });
   }
 }
 
-/** The project settings file that applies in `cwd`, if any. */
+/**
+ * Whether `file`, present in an untrusted folder, would be a settings file, told without running
+ * or loading it: any candidate name, but package.json only when it holds our key (plain JSON, parsed only for that;
+ * a broken one is no settings file here, since it is ignored either way).
+ */
+async function isIgnoredCandidate(file: string): Promise<boolean> {
+  if (path.basename(file) !== "package.json") return true;
+  try {
+    const { size } = await stat(file);
+    checkJsonSize(size, file);
+    const doc = JSON.parse(await readFile(file, "utf8")) as unknown;
+    return typeof doc === "object" && doc !== null && Object.hasOwn(doc, "xcsh-tools");
+  } catch {
+    return false;
+  }
+}
+
+/** How a project folder's trust is decided while searching for settings. */
+export interface ProjectSettingsTrust {
+  /** The decision for `cwd` itself (asked only when `cwd` holds a candidate). */
+  cwd?: boolean | (() => boolean | Promise<boolean>);
+  /** The user's record and home, for folders above `cwd`. */
+  world?: { xcshHome: string; home?: string };
+}
+
+function folderTrustedByUser(dir: string, world: ProjectSettingsTrust["world"]): boolean {
+  if (!world) return false;
+  const trustFile = xcshPaths({ home: world.home ?? "", xcshHome: world.xcshHome }).trustedProjects;
+  if (world.home !== undefined) return isProjectTrustedByUser(dir, { home: world.home, trustFile });
+  return trustingEntry(readTrustRecord(trustFile).record, realPathOrNearest(dir)) !== undefined;
+}
+
+/**
+ * The project settings file that applies in `cwd`, if any, and the files of untrusted folders
+ * passed over on the way (never read). Without `trust`, every folder is untrusted.
+ */
 export async function findProjectSettings(
   cwd: string,
   stopDir?: string,
-): Promise<{ file: string; config: unknown; shadowed: string[] } | undefined> {
-  const ex = lazyExplorer();
+  trust: ProjectSettingsTrust = {},
+): Promise<{ file: string; config: unknown; shadowed: string[]; ignored: string[] } | { file?: undefined; ignored: string[] }> {
   const stop = stopDir === undefined ? undefined : path.resolve(stopDir);
-  let dir = path.resolve(cwd);
+  const start = path.resolve(cwd);
+  const ignored: string[] = [];
+  let dir = start;
   for (;;) {
-    for (let i = 0; i < PROJECT_SEARCH_PLACES.length; i++) {
-      const found = await loadCandidate(ex, path.join(dir, PROJECT_SEARCH_PLACES[i]!));
-      if (!found) continue;
-      const shadowed: string[] = [];
-      for (const later of PROJECT_SEARCH_PLACES.slice(i + 1)) {
-        const other = path.join(dir, later);
-        // package.json without our key is no settings file; the others are, if present.
-        if (later !== "package.json" && (await isFile(other))) shadowed.push(other);
+    const present: string[] = [];
+    for (const name of PROJECT_SEARCH_PLACES) {
+      const file = path.join(dir, name);
+      if (await isFile(file)) present.push(file);
+    }
+    if (present.length > 0) {
+      const decision = dir === start ? trust.cwd : undefined;
+      const trusted = dir === start ? (typeof decision === "function" ? (await decision()) === true : decision === true) : folderTrustedByUser(dir, trust.world);
+      if (!trusted) {
+        for (const file of present) if (await isIgnoredCandidate(file)) ignored.push(file);
+      } else {
+        for (let i = 0; i < present.length; i++) {
+          const found = await loadCandidate(present[i]!);
+          if (!found) continue;
+          return { ...found, shadowed: present.slice(i + 1).filter((f) => path.basename(f) !== "package.json"), ignored };
+        }
       }
-      return { ...found, shadowed };
     }
     const parent = path.dirname(dir);
-    if (parent === dir || (stop !== undefined && dir === stop)) return undefined;
+    if (parent === dir || (stop !== undefined && dir === stop)) return { ignored };
     dir = parent;
   }
 }
 
 /** The user settings file in the xcsh root, if any. */
 export async function findUserSettings(xcshHome: string): Promise<{ file: string; config: unknown } | undefined> {
-  const ex = lazyExplorer();
   for (const name of USER_SETTINGS_FILES) {
-    const found = await loadCandidate(ex, path.join(xcshHome, name));
+    const found = await loadCandidate(path.join(xcshHome, name));
     if (found) return found;
   }
   return undefined;
@@ -441,11 +503,20 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   layers.push({ doc: envChecked.value, origin: "env", via: (key) => fromEnv.vias.get(key) });
 
   const files: LoadedSettings["files"] = {};
-  const project = await findProjectSettings(options.cwd, options.stopDir);
-  if (project) {
+  const project = await findProjectSettings(options.cwd, options.stopDir, {
+    ...(options.projectTrusted !== undefined ? { cwd: options.projectTrusted } : {}),
+    world: { xcshHome: options.xcshHome, ...(options.home !== undefined ? { home: options.home } : {}) },
+  });
+  for (const file of project.ignored) warnings.push(untrustedProjectFileWarning(file));
+  if (project.file !== undefined) {
     await ready(project.config);
     const checked = validateSettingsLayer(project.config, fileSource(project.file));
     warnings.push(...checked.warnings);
+    for (const key of PROJECT_SECRET_KEYS) {
+      if (getLeaf(checked.value, key) === undefined) continue;
+      delete (checked.value as Record<string, unknown>)[key];
+      warnings.push(projectSecretWarning(project.file, key));
+    }
     for (const other of project.shadowed) {
       warnings.push({
         code: "ECONFIG_SHADOWED",
@@ -482,7 +553,34 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     values[key] = chosen;
     if (chosen.value !== undefined) setLeaf(settings, key, structuredClone(chosen.value));
   }
-  return { settings: settings as XcshToolsSettings, values, files, warnings };
+  return { settings: settings as XcshToolsSettings, values, files, warnings, ...(project.ignored.length > 0 ? { ignoredProjectFiles: project.ignored } : {}) };
+}
+
+/** The command line that trusts `dir`, for messages (quoted when it holds a space). */
+function trustLine(dir: string): string {
+  return `xcsh-tools trust ${/\s/.test(dir) ? JSON.stringify(dir) : dir}`;
+}
+
+/** `ECONFIG_UNTRUSTED_PROJECT`: a project settings file left out, unread, because its folder is not trusted. */
+export function untrustedProjectFileWarning(file: string): ConfigWarning {
+  const dir = path.dirname(file);
+  return {
+    code: "ECONFIG_UNTRUSTED_PROJECT",
+    source: file,
+    path: "",
+    message: `${file} is ignored: the folder ${dir} is not trusted, and project settings apply only in trusted projects (trust it with \`${trustLine(dir)}\`)`,
+  };
+}
+
+/** `ECONFIG_PROJECT_SECRET`: a key of `PROJECT_SECRET_KEYS` in a project file, ignored. */
+export function projectSecretWarning(file: string, key: SettingKey): ConfigWarning {
+  const why = key === "registry" ? "it decides where plugin code comes from and where your npm credentials go" : "it runs the install scripts of every package";
+  return {
+    code: "ECONFIG_PROJECT_SECRET",
+    source: file,
+    path: key,
+    message: `${file}: "${key}" is ignored: a project file may not set it (${why}); set it in your own ~/.xcsh/xcsh-tools.json, ${SETTING_ENV_VARS[key]} or on the command line`,
+  };
 }
 
 

@@ -8,7 +8,10 @@
  *                marketplace of that scope) — those `--fix` removes, unless some project
  *                registry cannot be read, when nothing may be deleted (host weakness #38)
  *   overrides    `<project>/.xcsh/plugin-overrides.json`: valid, naming installed plugins and
- *                features they declare
+ *                features they declare, and holding no secret setting (ignored there)
+ *
+ * An untrusted project's files (`world.projectTrusted`) are not read: each area says they are
+ * "not loaded: project not trusted", and no cache is called unreferenced while they are unread.
  */
 import { readdir } from "node:fs/promises";
 import path from "node:path";
@@ -18,12 +21,21 @@ import { projectPaths, xcshPaths } from "../core/paths.js";
 import { readJsonFile } from "../manifest/json-file.js";
 import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
 import { assertProjectScope, scopePaths, type Scope } from "../marketplace/context.js";
+import { projectFilesNotLoaded } from "../marketplace/state.js";
 import { readInstalledDoc, readMarketplacesDoc, readProjectList, referencedPaths, type InstalledDoc, type MarketplacesDoc } from "../marketplace/registry.js";
 import type { InstalledPlugin } from "../plugins/inventory.js";
+import { secretInProject } from "../plugins/plugin-settings.js";
 import { failedCheck } from "./checks-state.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
 
 const KEEP = "doctor never rewrites a registry it cannot read; fix it by hand or move it away";
+
+/** What an untrusted project's entries are, in every report. */
+const NOT_LOADED = "not loaded: project not trusted";
+
+function trustLine(dir: string): string {
+  return `xcsh-tools trust ${/\s/.test(dir) ? JSON.stringify(dir) : dir}`;
+}
 
 async function listDirs(dir: string): Promise<string[]> {
   try {
@@ -37,16 +49,25 @@ async function listDirs(dir: string): Promise<string[]> {
 /** Marketplace registries and caches of both scopes. */
 export async function checkMarketplaces(world: DoctorWorld): Promise<AreaFindings> {
   const area = new AreaFindings("marketplace");
-  const ctx = { roots: world.roots, cwd: world.cwd };
+  const ctx = { roots: world.roots, cwd: world.cwd, projectTrusted: world.projectTrusted === true };
   const scopes: Scope[] = ["user"];
+  const refs = new Set<string>();
+  let refsKnown = true;
+  const notLoaded = projectFilesNotLoaded(ctx);
   try {
     assertProjectScope(ctx);
-    scopes.push("project");
+    if (ctx.projectTrusted) scopes.push("project");
   } catch {
     // the home folder is no project: user scope only
   }
-  const refs = new Set<string>();
-  let refsKnown = true;
+  if (notLoaded.length > 0) {
+    // Unread, so what the project's installs reference is unknown: no cache may be deleted.
+    refsKnown = false;
+    area.problem("marketplace:project", "warn", `the project's marketplace state (${notLoaded.join(", ")}) is ${NOT_LOADED}`, {
+      hint: `If you know who wrote this project, trust it: \`${trustLine(world.cwd)}\`.`,
+      manual: "trusting a project is the user's decision",
+    });
+  }
   const registries = new Map<Scope, MarketplacesDoc>();
   for (const scope of scopes) {
     const paths = scopePaths(ctx, scope);
@@ -133,6 +154,15 @@ export async function checkOverrides(world: DoctorWorld, inventory: readonly Ins
   const area = new AreaFindings("overrides");
   const file = projectPaths(world.cwd).pluginOverrides;
   const manual = "the overrides file is the project's; doctor does not edit it";
+  if (world.projectTrusted !== true) {
+    if (await pathExists(file)) {
+      area.problem("overrides", "warn", `${file} is ${NOT_LOADED}: the project's plugin overrides do not apply`, {
+        hint: `If you know who wrote this project, trust it: \`${trustLine(world.cwd)}\`.`,
+        manual: "trusting a project is the user's decision",
+      });
+    } else area.ok("overrides", `no ${file}`);
+    return area;
+  }
   let raw: unknown;
   try {
     raw = await readJsonFile(file);
@@ -158,6 +188,14 @@ export async function checkOverrides(world: DoctorWorld, inventory: readonly Ins
     const names = new Set([...(value.disabled ?? []), ...Object.keys(value.features ?? {}), ...Object.keys(value.settings ?? {})]);
     for (const name of names) {
       if (!byName.has(name)) area.problem(`overrides:${name}`, "warn", `${file} mentions ${name}, which is not installed`, { hint: `Remove ${name} from ${file}, or install it.`, manual });
+    }
+    for (const [name, values] of Object.entries(value.settings ?? {})) {
+      const manifest = byName.get(name)?.manifest;
+      for (const key of Object.keys(values ?? {})) {
+        if (manifest?.settings?.[key]?.secret !== true) continue;
+        const p = secretInProject(name, key, file);
+        area.problem(`overrides:${name}:secret:${key}`, "warn", `${p.code}: ${p.message}`, { hint: p.hint, manual });
+      }
     }
     for (const [name, features] of Object.entries(value.features ?? {})) {
       const manifest = byName.get(name)?.manifest;

@@ -18,6 +18,13 @@ import { isRecord } from "../manifest/result.js";
 import type { SettingRow } from "./types.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
 
+/** How to act on a settings warning, by code (the message names the file and field). */
+const SETTINGS_WARNING_HINTS: Record<string, (source: string) => string> = {
+  ECONFIG_SHADOWED: () => "Merge it into the file that wins, or delete it.",
+  ECONFIG_UNTRUSTED_PROJECT: (source) => `If you know who wrote this project, trust it: \`xcsh-tools trust ${path.dirname(source)}\`.`,
+  ECONFIG_PROJECT_SECRET: (source) => `Remove the key from ${source}; set it in ~/.xcsh/xcsh-tools.json, its XCSH_TOOLS_* variable or on the command line instead.`,
+};
+
 /** Our settings, layered, and one check for the files they came from. */
 export async function checkSettings(world: DoctorWorld): Promise<{ area: AreaFindings; rows: SettingRow[]; loaded: LoadedSettings | undefined }> {
   const area = new AreaFindings("settings");
@@ -29,6 +36,8 @@ export async function checkSettings(world: DoctorWorld): Promise<{ area: AreaFin
       env: world.env,
       ...(world.settingsFlags ? { flags: world.settingsFlags } : {}),
       ...(world.stopDir ? { stopDir: world.stopDir } : {}),
+      projectTrusted: world.projectTrusted === true,
+      home: world.roots.home,
     });
   } catch (error) {
     if (!isXcshToolsError(error)) throw error;
@@ -43,7 +52,7 @@ export async function checkSettings(world: DoctorWorld): Promise<{ area: AreaFin
   area.ok("settings", files.length > 0 ? `loaded from ${files.join(" and ")}` : "no settings files: flags, environment and defaults only");
   for (const warning of loaded.warnings) {
     area.problem(`settings:${warning.code}:${warning.source}:${warning.path}`, "warn", warning.message, {
-      hint: warning.code === "ECONFIG_SHADOWED" ? `Merge it into the file that wins, or delete it.` : `Fix or remove the key in ${warning.source}.`,
+      hint: SETTINGS_WARNING_HINTS[warning.code]?.(warning.source) ?? `Fix or remove the key in ${warning.source}.`,
       manual: "doctor never rewrites your settings files",
     });
   }

@@ -16,6 +16,11 @@ export interface DoctorWorld {
   settingsFlags?: XcshToolsSettingsFile;
   /** Last folder of the project settings search (tests); default the file-system root. */
   stopDir?: string;
+  /**
+   * Whether the project's own state (settings file, marketplaces, installs, plugin-overrides.json)
+   * may be read: when not, those are reported as not loaded, unread. Default: not trusted.
+   */
+  projectTrusted?: boolean;
   /** Time one tool module may take to load in the conflict check. */
   moduleTimeoutMs?: number;
 }

@@ -9,6 +9,7 @@
  */
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
+import { untrustedProjectError } from "../core/trust.js";
 import { projectPaths, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
 import { runMutation, type Mutation, type MutationWorld } from "../plugins/mutation.js";
 import type { ValidateReport } from "../validate/index.js";
@@ -24,6 +25,11 @@ export interface MarketplaceContext extends MutationWorld {
   roots: XcshRoots;
   /** The project folder (`--cwd`): project scope reads and writes `<cwd>/.xcsh/…`. */
   cwd: string;
+  /**
+   * Whether the project is trusted (core/trust.ts). Untrusted (the default): its marketplaces and
+   * installs are not read, and project scope may not be written (`EUNTRUSTED_PROJECT`).
+   */
+  projectTrusted?: boolean;
   env: NodeJS.ProcessEnv;
   /** Timeout of one git command (settings `timeouts.gitMs`). */
   gitTimeoutMs: number;
@@ -74,6 +80,20 @@ export function assertProjectScope(ctx: Pick<MarketplaceContext, "roots" | "cwd"
       exitCode: 2,
     });
   }
+}
+
+/**
+ * Project scope may be used for `doing`: a project folder (`EPROJECT_SCOPE`) that the user trusts
+ * (`EUNTRUSTED_PROJECT`). Checked before anything of the scope is read or written.
+ */
+export function assertProjectTrusted(ctx: Pick<MarketplaceContext, "roots" | "cwd" | "projectTrusted">, doing: string): void {
+  assertProjectScope(ctx);
+  if (ctx.projectTrusted !== true) throw untrustedProjectError(ctx.cwd, doing);
+}
+
+/** `assertProjectTrusted` when `scope` is project. */
+export function assertScopeUsable(ctx: Pick<MarketplaceContext, "roots" | "cwd" | "projectTrusted">, scope: Scope | undefined, doing: string): void {
+  if (scope === "project") assertProjectTrusted(ctx, doing);
 }
 
 /** The well-known paths. */

@@ -20,7 +20,7 @@
  * `EMARKETPLACE_NAME_DRIFT`, `EPLUGIN_NOT_FOUND`, `EPLUGIN_INVALID` (fails validation: not
  * installed), `ENOT_INSTALLED`, `EAMBIGUOUS_SCOPE`, `EPROJECT_SCOPE`, `EURL_RELATIVE_SOURCE`,
  * `EENTRY_ESCAPE`, `EGIT`, `EGIT_TIMEOUT`, `EGIT_MISSING`, `ESHA_NOT_FOUND`, `EFETCH`,
- * `EFETCH_TIMEOUT`, `ENPM_FETCH`.
+ * `EFETCH_TIMEOUT`, `ENPM_FETCH`, `EUNTRUSTED_PROJECT` (project scope of a project the user does not trust).
  */
 export { type MarketplaceContext, type Scope, type PluginValidator } from "./context.js";
 export {
@@ -57,4 +57,5 @@ export {
   type InstalledRow,
 } from "./plugins.js";
 export { parseCatalogSource } from "./sources/index.js";
+export { projectFilesNotLoaded } from "./state.js";
 export type { PlanItem } from "./plan.js";

@@ -27,7 +27,7 @@ import { readJsonFile } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import { recoverBeforeRead } from "../plugins/mutation.js";
 import { readCachedCatalog } from "./catalog.js";
-import { mutate, nowIso, pathsOf, scopePaths, assertProjectScope, type MarketplaceContext, type Scope } from "./context.js";
+import { mutate, nowIso, pathsOf, scopePaths, assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
 import { readMarketplacesDoc, serializeDoc, stageJson, type MarketplacesDoc } from "./registry.js";
 import { catalogSourceOf, parseCatalogSource, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
 import { allMarketplaces, findMarketplace, loadEngineState, type EngineState } from "./state.js";
@@ -126,7 +126,7 @@ export async function addMarketplace(
   options: { name?: string; scope?: Scope; dryRun?: boolean } = {},
 ): Promise<MarketplaceChangeReport> {
   const scope = options.scope ?? "user";
-  if (scope === "project") assertProjectScope(ctx);
+  assertScopeUsable(ctx, scope, "add a marketplace to the project (--scope project)");
   const spec = parseCatalogSource(source, ctx);
   const scratch = await makeScratch("add");
   try {
@@ -175,6 +175,7 @@ function requireMarketplace(state: EngineState, name: string, scope?: Scope) {
 
 /** Remove a marketplace and its cache; its installed plugins stay installed (and are listed). */
 export async function removeMarketplace(ctx: MarketplaceContext, name: string, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<MarketplaceChangeReport> {
+  assertScopeUsable(ctx, options.scope, "remove a project marketplace (--scope project)");
   const run = async (state: EngineState, tx?: import("../core/journal.js").Transaction, step?: (n: string) => Promise<void>) => {
     const found = requireMarketplace(state, name, options.scope);
     const doc = found.scope === "user" ? state.user.marketplaces : state.project!.marketplaces;
@@ -203,6 +204,7 @@ export interface MarketplaceUpdateReport {
 
 /** Re-fetch one marketplace (by name) or all of them. */
 export async function updateMarketplaces(ctx: MarketplaceContext, name?: string, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<MarketplaceUpdateReport> {
+  assertScopeUsable(ctx, options.scope, "update the project's marketplaces (--scope project)");
   await recoverBeforeRead(ctx);
   const state = await loadEngineState(ctx);
   const targets = name ? [requireMarketplace(state, name, options.scope)] : allMarketplaces(state).filter((m) => !options.scope || m.scope === options.scope);
@@ -431,6 +433,7 @@ export interface ClaudeImportRow {
 
 /** Add Claude Code's marketplaces to xcsh (user scope by default); `~/.claude` is never written. */
 export async function importClaudeMarketplaces(ctx: MarketplaceContext, options: { names?: string[]; scope?: Scope; dryRun?: boolean } = {}): Promise<ClaudeImportRow[]> {
+  assertScopeUsable(ctx, options.scope, "add marketplaces to the project (--scope project)");
   const rows = await listClaudeMarketplaces(ctx);
   const out: ClaudeImportRow[] = [];
   for (const row of rows) {

@@ -17,7 +17,7 @@ import { mayNameMarketplacePlugin, splitPluginId } from "../manifest/installed-p
 import { nameSegmentProblem, pluginIdProblem } from "../manifest/names.js";
 import { recoverBeforeRead, type Mutation } from "../plugins/mutation.js";
 import { applyPluginPlan, type CacheAdd } from "./apply.js";
-import { nowIso, pathsOf, type MarketplaceContext, type Scope } from "./context.js";
+import { assertScopeUsable, nowIso, pathsOf, type MarketplaceContext, type Scope } from "./context.js";
 import { finishPlan, planInstall, planRemove, planSetEnabled, startPlan, type PlanItem, type PluginPlan, type WorkingSet } from "./plan.js";
 import { pluginSourceOf, type Revision } from "./plugin-sources/index.js";
 import { catalogEntry, catalogOf, hashOfCacheDir, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
@@ -175,6 +175,7 @@ export async function installFromMarketplace(
   options: { scope?: Scope; dryRun?: boolean } = {},
 ): Promise<PluginChangeReport> {
   const scope = options.scope ?? "user";
+  assertScopeUsable(ctx, options.scope, "install plugins into the project (--scope project)");
   const parsed = specs.map(requireSpec);
   return runPluginChange(ctx, `install ${specs.join(" ")}`, Boolean(options.dryRun), async (state, scratch, step) => {
     scopeState(ctx, state, scope);
@@ -217,6 +218,7 @@ function resolveScope(state: EngineState, ws: WorkingSet, id: string, scope: Sco
 
 /** Uninstall ids; cache folders go only when no registry of any scope references them. */
 export async function uninstallMarketplacePlugin(ctx: MarketplaceContext, ids: string[], options: { scope?: Scope; dryRun?: boolean } = {}): Promise<PluginChangeReport> {
+  assertScopeUsable(ctx, options.scope, "uninstall the project's plugins (--scope project)");
   for (const id of ids) requireSpec(id);
   return runPluginChange(ctx, `uninstall ${ids.join(" ")}`, Boolean(options.dryRun), async (state) => {
     const ws = workingSet(state);
@@ -229,6 +231,7 @@ export async function uninstallMarketplacePlugin(ctx: MarketplaceContext, ids: s
 
 /** Enable or disable ids (every entry of the id in its scope). */
 export async function setMarketplacePluginEnabled(ctx: MarketplaceContext, ids: string[], enabled: boolean, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<PluginChangeReport> {
+  assertScopeUsable(ctx, options.scope, "change the project's plugins (--scope project)");
   for (const id of ids) requireSpec(id);
   return runPluginChange(ctx, `${enabled ? "enable" : "disable"} ${ids.join(" ")}`, Boolean(options.dryRun), async (state) => {
     const ws = workingSet(state);
@@ -260,6 +263,7 @@ function selectInstalled(state: EngineState, ids: string[] | undefined, scope: S
  * changed one is updated even when its version string did not move.
  */
 export async function updateMarketplacePlugins(ctx: MarketplaceContext, ids: string[] | undefined, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<PluginChangeReport> {
+  assertScopeUsable(ctx, options.scope, "update the project's plugins (--scope project)");
   return runPluginChange(ctx, `update ${ids?.join(" ") ?? "marketplace plugins"}`, Boolean(options.dryRun), async (state, scratch, step) => {
     const ws = workingSet(state);
     const adds: CacheAdd[] = [];

@@ -2,12 +2,17 @@
  * Loading what the marketplace engine works on, in one place: the marketplaces of both scopes
  * (project shadows user by name), the installed registries of both scopes, and the references of
  * every other project registry we have written (for cache GC). Reads are strict (registry.ts).
+ *
+ * This is the engine's one trust seam: the project scope is loaded only when the project is
+ * trusted (`ctx.projectTrusted`); otherwise its files are not read at all, every command works on
+ * the user scope alone, and `projectFilesNotLoaded` names what was left out for the report.
  */
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import type { ValidationIssue } from "../manifest/result.js";
-import { assertProjectScope, scopePaths, type MarketplaceContext, type Scope, type ScopePaths } from "./context.js";
+import { assertProjectScope, assertProjectTrusted, scopePaths, type MarketplaceContext, type Scope, type ScopePaths } from "./context.js";
 import { readInstalledDoc, readMarketplacesDoc, readProjectList, referencedPaths, type InstalledDoc, type MarketplacesDoc } from "./registry.js";
 
 /** One scope's files, loaded. */
@@ -53,14 +58,21 @@ async function loadScope(ctx: MarketplaceContext, scope: Scope, warnings: Valida
 export async function loadEngineState(ctx: MarketplaceContext): Promise<EngineState> {
   const warnings: ValidationIssue[] = [];
   const user = await loadScope(ctx, "user", warnings);
-  const project = hasProjectScope(ctx) ? await loadScope(ctx, "project", warnings) : undefined;
+  const project = ctx.projectTrusted === true && hasProjectScope(ctx) ? await loadScope(ctx, "project", warnings) : undefined;
   return { user, project, warnings };
+}
+
+/** The project's marketplace files that exist but were not read because the project is not trusted. */
+export function projectFilesNotLoaded(ctx: Pick<MarketplaceContext, "roots" | "cwd" | "projectTrusted">): string[] {
+  if (ctx.projectTrusted === true || !hasProjectScope(ctx)) return [];
+  const paths = scopePaths(ctx, "project");
+  return [paths.marketplacesRegistry, paths.installedPlugins].filter((file) => existsSync(file));
 }
 
 /** The state of one scope; `EPROJECT_SCOPE` when project scope is asked for outside a project. */
 export function scopeState(ctx: MarketplaceContext, state: EngineState, scope: Scope): ScopeState {
   if (scope === "user") return state.user;
-  assertProjectScope(ctx);
+  assertProjectTrusted(ctx, "use the project's marketplace plugins (--scope project)");
   return state.project!;
 }
 

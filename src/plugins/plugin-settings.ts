@@ -7,7 +7,9 @@
  * (`<cwd>/.xcsh/plugin-overrides.json`), the user value (the runtime lock), the environment
  * variable the schema names in `env` (when set and non-empty), the schema's `default`; else it
  * is unset. The host only displays `env` and never reads it (§9 #27); here it is a real fallback,
- * below stored values so that an explicit `config set` always wins.
+ * below stored values so that an explicit `config set` always wins. A `secret: true` setting never
+ * takes the project's value (the project file is untrusted input, and is read at all only in a
+ * trusted project): it is skipped, and `checkStoredSettings` reports it (`ESECRET_IN_PROJECT`).
  *
  * Strictness where the host is lax (§5.2): a command-line value must parse as its type —
  * booleans are true/false/yes/no/1/0 (anything else is an error, never a silent `false`),
@@ -251,7 +253,9 @@ export function resolveSetting(
   stored: StoredSettings,
   env: NodeJS.ProcessEnv,
 ): { value: unknown; origin: PluginSettingOrigin; via?: string } {
-  if (own(stored.project, key)) return { value: stored.project![key], origin: "project", ...(stored.projectFile ? { via: stored.projectFile } : {}) };
+  // A secret never comes from the project's file: it is the project's, and a project that chose a
+  // plugin's key or token could point the plugin at its own service (checkStoredSettings reports it).
+  if (own(stored.project, key) && schema.secret !== true) return { value: stored.project![key], origin: "project", ...(stored.projectFile ? { via: stored.projectFile } : {}) };
   if (own(stored.user, key)) return { value: stored.user![key], origin: "user", ...(stored.userFile ? { via: stored.userFile } : {}) };
   if (schema.env !== undefined) {
     const raw = env[schema.env];
@@ -278,7 +282,7 @@ export interface SettingProblem {
   /** Where the value is: a file path, or `env:NAME`. */
   source: string;
   severity: "error" | "warning";
-  code: "ESETTING_VALUE" | "EUNKNOWN_SETTING";
+  code: "ESETTING_VALUE" | "EUNKNOWN_SETTING" | "ESECRET_IN_PROJECT";
   message: string;
   hint: string;
 }
@@ -299,6 +303,10 @@ export function checkStoredSettings(plugin: string, manifest: PluginManifest, st
   for (const [values, source] of layers) {
     for (const [key, value] of Object.entries(values ?? {})) {
       const schema = Object.hasOwn(settings, key) ? settings[key] : undefined;
+      if (schema?.secret === true && values === stored.project) {
+        problems.push(secretInProject(plugin, key, source));
+        continue;
+      }
       if (!schema) {
         const guess = closestKey(key, known);
         problems.push({
@@ -329,7 +337,7 @@ export function checkStoredSettings(plugin: string, manifest: PluginManifest, st
     }
   }
   for (const [key, schema] of Object.entries(settings)) {
-    if (schema.env === undefined || own(stored.user, key) || own(stored.project, key)) continue;
+    if (schema.env === undefined || own(stored.user, key) || (own(stored.project, key) && schema.secret !== true)) continue;
     const raw = env[schema.env];
     if (raw === undefined || raw === "") continue;
     try {
@@ -347,6 +355,19 @@ export function checkStoredSettings(plugin: string, manifest: PluginManifest, st
     }
   }
   return problems;
+}
+
+/** `ESECRET_IN_PROJECT`: a secret setting's value in the project's overrides file, which is ignored. */
+export function secretInProject(plugin: string, key: string, file: string): SettingProblem {
+  return {
+    plugin,
+    key,
+    source: file,
+    severity: "warning",
+    code: "ESECRET_IN_PROJECT",
+    message: `${file}: setting "${key}" of plugin ${plugin} is a secret and is ignored there: secrets never come from a project's file`,
+    hint: `Remove /settings/${plugin}/${key} from ${file}; store the value for yourself: xcsh-tools config set ${plugin} ${key} <value>`,
+  };
 }
 
 /** True when some stored value of `values` belongs to a secret setting of `manifest`. */

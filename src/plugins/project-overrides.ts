@@ -12,9 +12,11 @@
  * Only `<cwd>/.xcsh/` is read and written, as the host's manager does (its loader also tries
  * `.codex/` and `.gemini/`; we never write those).
  */
+import { existsSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
 import { lstatOrUndefined } from "../core/atomic-fs.js";
 import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
+import { untrustedProjectError } from "../core/trust.js";
 import type { Transaction } from "../core/journal.js";
 import { projectPaths } from "../core/paths.js";
 import { readValidatedJson } from "../manifest/json-file.js";
@@ -25,19 +27,26 @@ import { serializeState } from "./state.js";
 /** The overrides as we hold them: the host's shape plus whatever else is in the file. */
 export type OverridesFile = PluginOverrides & Record<string, unknown>;
 
-/** A project's overrides file: where it is and what it holds (`undefined`: no file). */
+/** A project's overrides file: where it is and what it holds (`undefined`: no file, or not loaded). */
 export interface ProjectOverrides {
   file: string;
   value: OverridesFile | undefined;
   warnings: ValidationIssue[];
+  /** The project is not trusted: the file was not read (`present`: it exists). */
+  untrusted?: { present: boolean };
 }
 
 /**
  * Read `<cwd>/.xcsh/plugin-overrides.json` strictly: a file that is not JSON or has the wrong
  * shape is `ESTATE_FILE` naming it (as for the runtime lock), never "no overrides".
+ *
+ * The npm plugin engine's trust seam: in a project the user does not trust the file is not read
+ * at all (a project could otherwise switch on plugins the user disabled, or pick their features
+ * and settings); the result says so, and a project-scope change refuses (`EUNTRUSTED_PROJECT`).
  */
-export async function readProjectOverrides(cwd: string): Promise<ProjectOverrides> {
+export async function readProjectOverrides(cwd: string, options: { trusted: boolean }): Promise<ProjectOverrides> {
   const file = projectPaths(cwd).pluginOverrides;
+  if (!options.trusted) return { file, value: undefined, warnings: [], untrusted: { present: existsSync(file) } };
   let read: Awaited<ReturnType<typeof readValidatedJson<PluginOverrides>>>;
   try {
     read = await readValidatedJson(file, validatePluginOverrides);
@@ -125,4 +134,9 @@ export async function stageOverridesWrite(tx: Transaction, file: string, before:
   await writeFile(slot, serializeState(after), { mode });
   await chmod(slot, mode);
   return true;
+}
+
+/** `EUNTRUSTED_PROJECT` when `overrides` were left unread: a project-scope change needs a trusted project. */
+export function assertOverridesWritable(overrides: ProjectOverrides, cwdOf: string, doing: string): void {
+  if (overrides.untrusted) throw untrustedProjectError(cwdOf, doing);
 }

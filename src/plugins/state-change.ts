@@ -24,6 +24,7 @@
  *     (`ESECRET_SCOPE`);
  *   - a change at one scope that the other scope still overrides says so in its reason.
  */
+import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import type { PluginManifest, PluginSettingSchema } from "../manifest/plugin-manifest.js";
 import { describeFeatures, planFeatureChange, type FeatureChange, type FeatureReport } from "./features.js";
@@ -41,6 +42,7 @@ import {
   type StoredSettings,
 } from "./plugin-settings.js";
 import {
+  assertOverridesWritable,
   isProjectDisabled,
   projectFeatures,
   projectSettings,
@@ -90,10 +92,13 @@ export interface AppliedStateChange {
   written: string[];
 }
 
-/** Read the view for a query or a dry run (recovers an interrupted command first; writes nothing otherwise). */
-export async function loadStateView(world: MutationWorld, cwd: string): Promise<StateView> {
+/**
+ * Read the view for a query or a dry run (recovers an interrupted command first; writes nothing
+ * otherwise). The project's overrides are read only when `projectTrusted` (project-overrides.ts).
+ */
+export async function loadStateView(world: MutationWorld, cwd: string, options: { projectTrusted: boolean }): Promise<StateView> {
   const state = await readStateForQuery(world);
-  return { state, inventory: await loadInventory(state), overrides: await readProjectOverrides(cwd) };
+  return { state, inventory: await loadInventory(state), overrides: await readProjectOverrides(cwd, { trusted: options.projectTrusted }) };
 }
 
 /**
@@ -101,14 +106,14 @@ export async function loadStateView(world: MutationWorld, cwd: string): Promise<
  * transaction: the planner runs again on the state read under the lock (another command may have
  * changed it meanwhile), and only the files whose content changes are staged.
  */
-export async function applyStateChange(world: MutationWorld, label: string, cwd: string, planner: StatePlanner, options: { dryRun: boolean }): Promise<AppliedStateChange> {
+export async function applyStateChange(world: MutationWorld, label: string, cwd: string, planner: StatePlanner, options: { dryRun: boolean; projectTrusted: boolean }): Promise<AppliedStateChange> {
   // Plan on a read-only view first: a dry run stops here, and so does a plan with nothing to do
   // (no lock, no journal, no boot index refresh: the tree stays byte-identical).
-  const view = await loadStateView(world, cwd);
+  const view = await loadStateView(world, cwd, options);
   const first = planner(view);
   if (options.dryRun || !first.plan.actions.some((a) => a.type !== "NOOP")) return { change: first, view, written: [] };
   return runMutation(world, label, async (m) => {
-    const view: StateView = { state: m.state, inventory: await loadInventory(m.state), overrides: await readProjectOverrides(cwd) };
+    const view: StateView = { state: m.state, inventory: await loadInventory(m.state), overrides: await readProjectOverrides(cwd, { trusted: options.projectTrusted }) };
     const change = planner(view);
     await m.step("apply:planned");
     const before = stateFiles(m.state);
@@ -205,6 +210,11 @@ export function settingsState(
 
 // ---- planners ---------------------------------------------------------------------------------
 
+/** A project-scope plan needs the project's overrides, read: `EUNTRUSTED_PROJECT` otherwise. */
+function projectWritable(view: StateView, doing: string): void {
+  assertOverridesWritable(view.overrides, path.dirname(path.dirname(view.overrides.file)), doing);
+}
+
 function action(type: PlanAction["type"], name: string, reason: string, scope: StateScope, extra: Partial<PlanAction> = {}): PlanAction {
   return { type, name, reason, ...extra, apply: type === "NOOP" ? { kind: "none" } : { kind: "state", scope } };
 }
@@ -222,6 +232,7 @@ export function planSetEnabled(names: string[], enabled: boolean, scope: StateSc
     let runtimeLock = view.state.runtimeLock;
     let overrides = view.overrides.value;
     const verb = enabled ? "enable" : "disable";
+    if (scope === "project") projectWritable(view, `${verb} plugins in the project (--scope project)`);
     const actions = [...new Set(names)].map((name): PlanAction => {
       const plugin = requirePlugin(view, name);
       const now = enabledState(view, name, runtimeLock, overrides);
@@ -255,6 +266,7 @@ function listText(list: readonly string[]): string {
 /** Plan `features <name> --enable/--disable/--set/--reset` at `scope`. */
 export function planFeatures(name: string, request: FeatureRequest, scope: StateScope): StatePlanner {
   return (view) => {
+    if (scope === "project") projectWritable(view, "change the project's features (--scope project)");
     const plugin = requirePlugin(view, name);
     const manifest = requireManifest(plugin);
     let runtimeLock = view.state.runtimeLock;
@@ -313,6 +325,7 @@ function secretScopeError(plugin: string, key: string): XcshToolsError {
 /** Plan `config set <name> <key> <value>` at `scope`: parsed and checked against the manifest's schema. */
 export function planSettingSet(name: string, key: string, raw: string, scope: StateScope): StatePlanner {
   return (view) => {
+    if (scope === "project") projectWritable(view, "change the project's plugin settings (--scope project)");
     const plugin = requirePlugin(view, name);
     const manifest = requireManifest(plugin);
     const schema = requireSetting(manifest, { plugin: name, key });
@@ -339,6 +352,7 @@ export function planSettingSet(name: string, key: string, raw: string, scope: St
 /** Plan `config delete <name> <key>` at `scope`: a declared key, or one stored there that the manifest no longer declares. */
 export function planSettingDelete(name: string, key: string, scope: StateScope): StatePlanner {
   return (view) => {
+    if (scope === "project") projectWritable(view, "change the project's plugin settings (--scope project)");
     const plugin = requirePlugin(view, name);
     const manifest = requireManifest(plugin);
     let runtimeLock = view.state.runtimeLock;

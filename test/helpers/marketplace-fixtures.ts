@@ -51,6 +51,8 @@ export function marketplaceCtx(w: TmpWorld, extra: Partial<MarketplaceContext> =
     gitTimeoutMs: 30_000,
     fetchTimeoutMs: 5_000,
     lockWaitMs: 5_000,
+    // makeTmpWorld trusts its project (a hostile world's tests pass their own answer).
+    projectTrusted: true,
     ...extra,
   };
 }

@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, loadSettings, prepareSettingsCheck, suggestKey, validateSettingsLayer } from "../../src/core/config.js";
 import { XcshToolsError } from "../../src/core/errors.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
 
 let world: TmpWorld;
 beforeEach(async () => {
@@ -12,8 +12,9 @@ afterEach(async () => {
   await world.cleanup();
 });
 
+// The world's project is trusted (makeTmpWorld), as the CLI would decide it.
 const load = (extra: Partial<Parameters<typeof loadSettings>[0]> = {}) =>
-  loadSettings({ cwd: world.cwd, xcshHome: world.xcshHome, env: {}, stopDir: world.root, ...extra });
+  loadSettings({ cwd: world.cwd, xcshHome: world.xcshHome, home: world.home, env: {}, stopDir: world.root, projectTrusted: true, ...extra });
 
 async function configError(promise: Promise<unknown>): Promise<XcshToolsError> {
   const error = await promise.catch((e: unknown) => e);
@@ -38,7 +39,8 @@ describe("loadSettings", () => {
       timeouts: { gitMs: 1, fetchMs: 2, importMs: 3 },
       builtInTools: ["read"],
     });
-    // Found from a sub-folder: the search walks up from cwd.
+    // Found from a sub-folder: the search walks up from cwd (the project, trusted by the user's
+    // record, covers its sub-folders). `registry` is a key no project file may set: ignored.
     const project = await world.write("project/.xcsh-toolsrc.yaml", "registry: http://project.example/\ntimeouts:\n  gitMs: 10\n  fetchMs: 20\noutput:\n  color: always\n");
     const cwd = path.join(world.cwd, "src", "deep");
     await world.write("project/src/deep/.keep", "");
@@ -51,14 +53,15 @@ describe("loadSettings", () => {
     expect(loaded.values["output.json"]).toEqual({ value: true, origin: "flag", via: "output.json" });
     expect(loaded.values["timeouts.fetchMs"]).toEqual({ value: 2000, origin: "flag", via: "timeouts.fetchMs" });
     expect(loaded.values.disabledProviders).toEqual({ value: ["claude", "codex"], origin: "env", via: "XCSH_TOOLS_DISABLED_PROVIDERS" });
-    expect(loaded.values.registry).toEqual({ value: "http://project.example/", origin: `project:${project}` });
+    expect(loaded.values.registry).toEqual({ value: "http://user.example/", origin: `user:${user}` });
+    expect(loaded.warnings).toEqual([expect.objectContaining({ code: "ECONFIG_PROJECT_SECRET", source: project, path: "registry" })]);
     expect(loaded.values["timeouts.gitMs"]).toEqual({ value: 10, origin: `project:${project}` });
     expect(loaded.values["output.color"]).toEqual({ value: "always", origin: `project:${project}` });
     expect(loaded.values["timeouts.importMs"]).toEqual({ value: 3, origin: `user:${user}` });
     expect(loaded.values.allowScripts).toEqual({ value: true, origin: `user:${user}` });
     expect(loaded.values["timeouts.factoryMs"]).toEqual({ value: 5000, origin: "default" });
     expect(loaded.settings).toEqual({
-      registry: "http://project.example/",
+      registry: "http://user.example/",
       allowScripts: true,
       builtInTools: ["read"],
       timeouts: { factoryMs: 5000, importMs: 3, gitMs: 10, fetchMs: 2000 },
@@ -84,6 +87,8 @@ describe("loadSettings", () => {
   });
 
   it("skips a package.json without our key and keeps searching upward", async () => {
+    // The folder above the project is trusted too here: a file there applies only then.
+    await writeTrustRecord(world.xcshHome, [world.cwd, world.root]);
     await world.write("project/package.json", { name: "p" });
     const rc = await world.write(".xcsh-toolsrc.json", { lockWaitMs: 9 });
     expect((await load()).values.lockWaitMs).toEqual({ value: 9, origin: `project:${rc}` });

@@ -7,14 +7,22 @@
  * at the scope; `validate` checks every stored value and exits 1 listing the problems.
  *
  * Secret settings are never printed — not by `list`, not by `get`, not in plans, JSON or errors:
- * `••••` stands for a set value. They are stored only in the runtime lock, which is written 0600.
+ * `••••` stands for a set value. They are stored only in the runtime lock, which is written 0600,
+ * and never taken from the project's file (`validate` reports one there: `ESECRET_IN_PROJECT`).
+ *
+ * The project's file is read only in a trusted project: elsewhere `list`, `get` and `validate`
+ * say it was not loaded, and `set`/`delete --scope project` are `EUNTRUSTED_PROJECT`. `validate`
+ * also reports what our own settings ignored in project files (`ECONFIG_PROJECT_SECRET`,
+ * `ECONFIG_UNTRUSTED_PROJECT`), as entries with `plugin: null`.
  */
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { ReportedFailure } from "../program.js";
-import { readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
-import type { EffectiveSetting } from "../../plugins/plugin-settings.js";
+import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import path from "node:path";
+import type { EffectiveSetting, SettingProblem } from "../../plugins/plugin-settings.js";
+import { notLoadedLine } from "../project-scope.js";
 import type { CommandModule } from "./index.js";
 
 interface MutationFlags {
@@ -43,7 +51,9 @@ async function pluginAndManifest(ctx: CommandContext, rawName: string) {
 async function list(ctx: CommandContext, rawName: string): Promise<void> {
   const { view, plugin, manifest, engine } = await pluginAndManifest(ctx, rawName);
   const state = engine.settingsState(view, plugin, manifest, ctx.env);
-  if (ctx.output.json) return ctx.output.result(state);
+  const notLoaded = overridesNotLoaded(ctx, view);
+  if (ctx.output.json) return ctx.output.result({ ...state, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
+  if (notLoaded) ctx.output.line(notLoadedLine(ctx, notLoaded));
   if (state.settings.length === 0 && state.undeclared.length === 0) return ctx.output.line(`${plugin.name} declares no settings.`);
   const { describeAccepted } = await import("../../plugins/plugin-settings.js");
   const rows = state.settings.map((s) => [s.key, s.type + (s.secret ? ", secret" : ""), valueText(s), originText(s)]);
@@ -68,13 +78,15 @@ async function get(ctx: CommandContext, rawName: string, key: string): Promise<v
   const { requireSetting } = await import("../../plugins/plugin-settings.js");
   requireSetting(manifest, { plugin: name, key });
   const setting = engine.settingsState(view, plugin, manifest, ctx.env).settings.find((s) => s.key === key)!;
+  const notLoaded = overridesNotLoaded(ctx, view);
+  if (notLoaded && !ctx.output.json) ctx.output.note(notLoadedLine(ctx, notLoaded));
   if (setting.origin === "unset") {
     // Like `git config <key>`: a missing value is exit 1, so scripts can tell it from an empty one.
     const { XcshToolsError } = await import("../../core/errors.js");
     throw new XcshToolsError("ESETTING_UNSET", `Setting "${key}" of plugin ${name} is not set (no stored value, no environment variable, no default)`, { hint: `Set it with xcsh-tools config set ${name} ${key} <value>.`, path: key });
   }
   if (ctx.output.json) {
-    return ctx.output.result({ plugin: name, key, value: setting.value, origin: setting.origin, secret: setting.secret, ...(setting.via ? { via: setting.via } : {}) });
+    return ctx.output.result({ plugin: name, key, value: setting.value, origin: setting.origin, secret: setting.secret, ...(setting.via ? { via: setting.via } : {}), ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
   }
   ctx.output.line(valueText(setting));
   if (setting.secret) ctx.output.note(`note: ${key} is a secret; its value is never printed (set ${setting.origin === "env" ? `from $${setting.via}` : `in the ${setting.origin} scope`})`);
@@ -87,7 +99,7 @@ async function set(ctx: CommandContext, rawName: string, key: string, words: str
   const engine = await import("../../plugins/state-change.js");
   const dryRun = Boolean(flags.dryRun);
   // The host joins the words of the value with spaces (`config set p greeting hello world`).
-  const applied = await runStateChange(ctx, `config set ${name} ${key}`, engine.planSettingSet(name, key, words.join(" "), scope), dryRun);
+  const applied = await runStateChange(ctx, `config set ${name} ${key}`, engine.planSettingSet(name, key, words.join(" "), scope), dryRun, scope);
   await reportSetting(ctx, applied, name, key, { dryRun, scope, done: `Set ${key} of ${name}${scope === "project" ? " in this project" : ""}` });
 }
 
@@ -97,7 +109,7 @@ async function remove(ctx: CommandContext, rawName: string, key: string, flags: 
   const scope = stateScope(flags.scope);
   const engine = await import("../../plugins/state-change.js");
   const dryRun = Boolean(flags.dryRun);
-  const applied = await runStateChange(ctx, `config delete ${name} ${key}`, engine.planSettingDelete(name, key, scope), dryRun);
+  const applied = await runStateChange(ctx, `config delete ${name} ${key}`, engine.planSettingDelete(name, key, scope), dryRun, scope);
   await reportSetting(ctx, applied, name, key, { dryRun, scope, done: `Deleted ${key} of ${name}${scope === "project" ? " in this project" : ""}` });
 }
 
@@ -121,7 +133,7 @@ async function validate(ctx: CommandContext, rawName: string | undefined): Promi
     const { parsePackageName } = await import("../../plugins/spec.js");
     plugins = [engine.requirePlugin(view, parsePackageName(rawName))];
   }
-  const problems = [];
+  const problems: (Omit<SettingProblem, "plugin" | "code"> & { plugin: string | null; code: string })[] = [];
   const checked: string[] = [];
   for (const plugin of plugins) {
     if (!plugin.manifest) {
@@ -131,10 +143,26 @@ async function validate(ctx: CommandContext, rawName: string | undefined): Promi
     checked.push(plugin.name);
     problems.push(...checkStoredSettings(plugin.name, plugin.manifest, engine.storedSettings(view, plugin.name), ctx.env));
   }
+  // Our own settings' project files: a secret key there, or a file of an untrusted folder, is
+  // ignored; say so here too (the warnings name the file and field).
+  for (const w of (await ctx.settings()).warnings) {
+    if (w.code !== "ECONFIG_PROJECT_SECRET" && w.code !== "ECONFIG_UNTRUSTED_PROJECT") continue;
+    problems.push({
+      plugin: null,
+      key: w.path,
+      source: w.source,
+      severity: "warning" as const,
+      code: w.code,
+      message: w.message,
+      hint: w.code === "ECONFIG_PROJECT_SECRET" ? `Remove "${w.path}" from ${w.source}; set it in ~/.xcsh/xcsh-tools.json, its XCSH_TOOLS_* variable or on the command line.` : `If you know who wrote the project: xcsh-tools trust ${path.dirname(w.source)}`,
+    });
+  }
+  const notLoaded = overridesNotLoaded(ctx, view);
   const errors = problems.filter((p) => p.severity === "error");
   if (ctx.output.json) {
-    ctx.output.result({ ok: errors.length === 0, valid: errors.length === 0, plugins: checked, problems });
+    ctx.output.result({ ok: errors.length === 0, valid: errors.length === 0, plugins: checked, problems, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
   } else {
+    if (notLoaded) ctx.output.line(notLoadedLine(ctx, notLoaded));
     for (const p of problems) {
       ctx.output.line(`${p.severity === "error" ? style(ctx.output, "red", "error") : style(ctx.output, "yellow", "warning")} ${p.code} ${p.message}`);
       ctx.output.line(`  Try this: ${p.hint}`);

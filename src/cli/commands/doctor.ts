@@ -65,7 +65,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const fix = Boolean(flags.fix);
       const dryRun = Boolean(flags.dryRun);
       const report = await runDoctor(
-        { roots: ctx.roots, cwd: ctx.cwd, env: ctx.env, ...(ctx.flags.registry ? { settingsFlags: { registry: ctx.flags.registry } } : {}) },
+        { roots: ctx.roots, cwd: ctx.cwd, env: ctx.env, projectTrusted: await ctx.projectTrusted(), ...(ctx.flags.registry ? { settingsFlags: { registry: ctx.flags.registry } } : {}) },
         { fix, dryRun, ...(fix && !dryRun ? { fixWorld: await fixWorld(ctx) } : {}) },
       );
       const { output } = ctx;

@@ -7,7 +7,8 @@
  */
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
-import { reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import { assertScopeAllowed } from "../project-scope.js";
+import { noteOverridesNotLoaded, reportStateChange, runStateChange, stateScope } from "../state-command.js";
 import type { CommandModule } from "./index.js";
 
 interface EnableFlags {
@@ -16,6 +17,8 @@ interface EnableFlags {
 }
 
 async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean, flags: EnableFlags): Promise<void> {
+  // Before anything is read: a project-scope change needs a trusted project, whichever engine owns the names.
+  await assertScopeAllowed(ctx, flags.scope, `${enabled ? "enable" : "disable"} plugins in the project (--scope project)`);
   // Marketplace plugins are the marketplace engine's (its --scope is the install's scope);
   // npm plugins take --scope too, so ask before handing over rather than let it refuse the flag.
   const { mayNameMarketplacePlugin } = await import("../../manifest/installed-plugins.js");
@@ -34,7 +37,7 @@ async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean
   const { planSetEnabled, enabledState } = await import("../../plugins/state-change.js");
   const dryRun = Boolean(flags.dryRun);
   const verb = enabled ? "enable" : "disable";
-  const applied = await runStateChange(ctx, `${verb} ${wanted.join(" ")}`, planSetEnabled(wanted, enabled, scope), dryRun);
+  const applied = await runStateChange(ctx, `${verb} ${wanted.join(" ")}`, planSetEnabled(wanted, enabled, scope), dryRun, scope);
   const after = [...new Set(wanted)].map((name) => enabledState(applied.view, name, applied.change.runtimeLock, applied.change.overrides));
   await reportStateChange(ctx, applied, {
     dryRun,
@@ -42,6 +45,7 @@ async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean
     done: `${enabled ? "Enabled" : "Disabled"} ${wanted.join(", ")}${scope === "project" ? " in this project" : ""}`,
     extra: { plugins: after },
   });
+  if (!ctx.output.json) noteOverridesNotLoaded(ctx, applied.view);
   if (!ctx.output.json && !dryRun) {
     for (const state of after) {
       if (state.enabled !== enabled) ctx.output.note(`note: ${state.name} is ${state.enabled ? "still enabled" : "still disabled"} here (user: ${state.user ? "enabled" : "disabled"}, project: ${state.projectDisabled ? "disabled" : "not disabled"})`);

@@ -10,7 +10,8 @@ import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { usageError } from "../program.js";
-import { readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import { notLoadedLine } from "../project-scope.js";
+import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
 import type { FeatureState } from "../../plugins/state-change.js";
 import type { CommandModule } from "./index.js";
 
@@ -53,8 +54,10 @@ async function features(ctx: CommandContext, rawName: string, flags: FeaturesFla
     const view = await readStateView(ctx);
     const plugin = requirePlugin(view, name);
     const state = featureState(plugin, requireManifest(plugin), view.state.runtimeLock, view.overrides.value);
-    if (ctx.output.json) return ctx.output.result(state);
+    const notLoaded = overridesNotLoaded(ctx, view);
+    if (ctx.output.json) return ctx.output.result({ ...state, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
     for (const line of featureLines(ctx, state)) ctx.output.line(line);
+    if (notLoaded) ctx.output.line(notLoadedLine(ctx, notLoaded));
     return;
   }
   if (flags.reset && (flags.enable !== undefined || flags.disable !== undefined || flags.set !== undefined)) {
@@ -69,7 +72,7 @@ async function features(ctx: CommandContext, rawName: string, flags: FeaturesFla
         ...(flags.disable !== undefined ? { disable: parseFeatureList(flags.disable) } : {}),
       };
   const dryRun = Boolean(flags.dryRun);
-  const applied = await runStateChange(ctx, `features ${name}`, planFeatures(name, request, scope), dryRun);
+  const applied = await runStateChange(ctx, `features ${name}`, planFeatures(name, request, scope), dryRun, scope);
   const plugin = requirePlugin(applied.view, name);
   const after = featureState(plugin, requireManifest(plugin), applied.change.runtimeLock, applied.change.overrides);
   await reportStateChange(ctx, applied, { dryRun, scope, done: `Features of ${name}: ${after.effective.length ? after.effective.join(", ") : "none"}`, extra: { plugin: name, features: after } });

@@ -1,12 +1,14 @@
 /**
  * `xcsh-tools list`: installed npm plugins — name, version, enabled, features, the spec they were
  * installed from, linked or not, the install scripts they declare — read the way the host reads
- * them, the project's `.xcsh/plugin-overrides.json` included. An interrupted command is
+ * them, the project's `.xcsh/plugin-overrides.json` included (in a trusted project; in another
+ * one the project's entries are "not loaded: project not trusted"). An interrupted command is
  * recovered first, so the list never shows a half-applied change.
  */
 import type { Command } from "commander";
 import { mutationWorld } from "../plugin-world.js";
 import { style } from "../output.js";
+import { notLoadedLine, projectNotLoaded } from "../project-scope.js";
 import type { CommandModule } from "./index.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
@@ -20,7 +22,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const { enabledState, loadStateView } = await import("../../plugins/state-change.js");
       // The project's overrides count as the host counts them: a plugin this project disables is
       // disabled here, whatever the user-level state says.
-      const view = await loadStateView(await mutationWorld(ctx), ctx.cwd);
+      const view = await loadStateView(await mutationWorld(ctx), ctx.cwd, { projectTrusted: await ctx.projectTrusted() });
+      // An untrusted project's installs and overrides are left out, unread: say so.
+      const notLoaded = projectNotLoaded(ctx, [...mkt.notLoaded, ...(view.overrides.untrusted?.present ? [view.overrides.file] : [])]);
       const items = view.inventory.map((p) => {
         const { enabled, user, projectDisabled } = enabledState(view, p.name);
         return {
@@ -43,9 +47,10 @@ export const register: CommandModule["register"] = (program, getContext) => {
         };
       });
       if (ctx.output.json) {
-        ctx.output.result({ plugins: items, ...mkt.json });
+        ctx.output.result({ plugins: items, ...mkt.json, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
         return;
       }
+      if (notLoaded) ctx.output.line(notLoadedLine(ctx, notLoaded));
       if (items.length === 0) {
         if (mkt.lines.length === 0) ctx.output.line("No plugins installed. Install one with `xcsh-tools install <package>`.");
         for (const line of mkt.lines) ctx.output.line(line);

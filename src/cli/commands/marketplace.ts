@@ -14,6 +14,7 @@ import { style } from "../output.js";
 import { npmClient } from "../plugin-command.js";
 import { mutationWorld } from "../plugin-world.js";
 import { ReportedFailure, usageError } from "../program.js";
+import { assertScopeAllowed, notLoadedLine, projectNotLoaded, type ProjectNotLoaded } from "../project-scope.js";
 import type { CommandModule } from "./index.js";
 
 /** The marketplace engine's world for this command. */
@@ -32,6 +33,7 @@ export async function marketplaceContext(ctx: CommandContext): Promise<Marketpla
   return {
     ...world,
     cwd: ctx.cwd,
+    projectTrusted: await ctx.projectTrusted(),
     gitTimeoutMs: settings.timeouts.gitMs,
     fetchTimeoutMs: settings.timeouts.fetchMs,
     ...(npm ? { npmOptions: npm } : {}),
@@ -97,6 +99,7 @@ async function marketplaceSpecs(ctx: CommandContext, mctx: MarketplaceContext, s
 
 /** Shared `install`: handles the specs when they are all name@marketplace; false otherwise. */
 export async function dispatchInstall(ctx: CommandContext, specs: string[], flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
+  await assertScopeAllowed(ctx, flags.scope, "install plugins into the project (--scope project)");
   const mctx = await marketplaceContext(ctx);
   if (!(await marketplaceSpecs(ctx, mctx, specs, flags.scope, "install"))) return false;
   const { installFromMarketplace } = await import("../../marketplace/index.js");
@@ -107,6 +110,7 @@ export async function dispatchInstall(ctx: CommandContext, specs: string[], flag
 
 /** Shared `uninstall`. */
 export async function dispatchUninstall(ctx: CommandContext, ids: string[], flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
+  await assertScopeAllowed(ctx, flags.scope, "uninstall the project's plugins (--scope project)");
   const mctx = await marketplaceContext(ctx);
   if (!(await marketplaceSpecs(ctx, mctx, ids, flags.scope, "uninstall"))) return false;
   const { uninstallMarketplacePlugin } = await import("../../marketplace/index.js");
@@ -117,6 +121,7 @@ export async function dispatchUninstall(ctx: CommandContext, ids: string[], flag
 
 /** Shared `enable` / `disable`. */
 export async function dispatchSetEnabled(ctx: CommandContext, ids: string[], enabled: boolean, flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
+  await assertScopeAllowed(ctx, flags.scope, `${enabled ? "enable" : "disable"} the project's plugins (--scope project)`);
   const mctx = await marketplaceContext(ctx);
   if (!(await marketplaceSpecs(ctx, mctx, ids, flags.scope, enabled ? "enable" : "disable"))) return false;
   const { setMarketplacePluginEnabled } = await import("../../marketplace/index.js");
@@ -127,6 +132,7 @@ export async function dispatchSetEnabled(ctx: CommandContext, ids: string[], ena
 
 /** Shared `update <name@mkt…>`: handles named marketplace plugins; false otherwise. */
 export async function dispatchUpdate(ctx: CommandContext, names: string[], flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
+  await assertScopeAllowed(ctx, flags.scope, "update the project's plugins (--scope project)");
   if (names.length === 0) return false;
   const mctx = await marketplaceContext(ctx);
   if (!(await marketplaceSpecs(ctx, mctx, names, flags.scope, "update"))) return false;
@@ -159,11 +165,12 @@ export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { 
  * Shared `outdated`. Named marketplace plugins: printed here (`handled`). No names: the rows of
  * every marketplace plugin, as JSON to merge and lines to print after the npm table.
  */
-export async function outdatedSection(ctx: CommandContext, names: string[]): Promise<{ handled: boolean; json: { marketplacePlugins?: unknown[] }; lines: string[] }> {
+export async function outdatedSection(ctx: CommandContext, names: string[]): Promise<{ handled: boolean; json: { marketplacePlugins?: unknown[]; projectNotLoaded?: ProjectNotLoaded }; lines: string[] }> {
   const mctx = await marketplaceContext(ctx);
   const { outdatedMarketplacePlugins } = await import("../../marketplace/index.js");
   if (names.length > 0 && !(await marketplaceSpecs(ctx, mctx, names, undefined, "outdated"))) return { handled: false, json: {}, lines: [] };
   const rows = await outdatedMarketplacePlugins(mctx, names.length > 0 ? names : undefined);
+  const notLoaded = await marketplaceNotLoaded(ctx, mctx);
   const lines: string[] = [];
   if (rows.length > 0) {
     lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
@@ -173,7 +180,8 @@ export async function outdatedSection(ctx: CommandContext, names: string[]): Pro
       lines.push(`${mark} ${row.id} (${row.scope})  ${row.current.version} → ${latest}  ${style(ctx.output, "dim", row.reason)}`);
     }
   }
-  const json = rows.length > 0 || names.length > 0 ? { marketplacePlugins: rows } : {};
+  if (notLoaded) lines.push(notLoadedLine(ctx, notLoaded));
+  const json = { ...(rows.length > 0 || names.length > 0 ? { marketplacePlugins: rows } : {}), ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) };
   if (names.length > 0) {
     if (ctx.output.json) ctx.output.result(json);
     else for (const line of lines) ctx.output.line(line);
@@ -182,9 +190,9 @@ export async function outdatedSection(ctx: CommandContext, names: string[]): Pro
 }
 
 /** Shared `list`: the marketplace plugins, as JSON to merge and lines to print after the npm ones. */
-export async function listSection(ctx: CommandContext, flags: { scope?: string } = {}): Promise<{ json: { marketplacePlugins?: unknown[] }; lines: string[] }> {
+export async function listSection(ctx: CommandContext, flags: { scope?: string } = {}): Promise<{ json: { marketplacePlugins?: unknown[] }; lines: string[]; notLoaded: string[] }> {
   const mctx = await marketplaceContext(ctx);
-  const { listMarketplacePlugins } = await import("../../marketplace/index.js");
+  const { listMarketplacePlugins, projectFilesNotLoaded } = await import("../../marketplace/index.js");
   const scope = parseScope(flags.scope);
   const rows = await listMarketplacePlugins(mctx, scope ? { scope } : {});
   const lines: string[] = [];
@@ -201,7 +209,13 @@ export async function listSection(ctx: CommandContext, flags: { scope?: string }
       lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${bits.join("  ")}`);
     }
   }
-  return { json: rows.length > 0 ? { marketplacePlugins: rows } : {}, lines };
+  return { json: rows.length > 0 ? { marketplacePlugins: rows } : {}, lines, notLoaded: scope === "user" ? [] : projectFilesNotLoaded(mctx) };
+}
+
+/** The project's marketplace files left unread (untrusted project), for the report. */
+async function marketplaceNotLoaded(ctx: CommandContext, mctx: MarketplaceContext): Promise<ProjectNotLoaded | undefined> {
+  const { projectFilesNotLoaded } = await import("../../marketplace/index.js");
+  return projectNotLoaded(ctx, projectFilesNotLoaded(mctx));
 }
 
 function coded(error: unknown): { code: string; message: string; hint?: string } {
@@ -219,8 +233,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--dry-run", "fetch and check; write nothing")
     .action(async (source: string, flags: { name?: string; scope?: string; dryRun?: boolean }, command: Command) => {
       const ctx = getContext(command);
-      const { addMarketplace } = await import("../../marketplace/index.js");
       const scope = parseScope(flags.scope);
+      await assertScopeAllowed(ctx, scope, "add a marketplace to the project (--scope project)");
+      const { addMarketplace } = await import("../../marketplace/index.js");
       const report = await addMarketplace(await marketplaceContext(ctx), source, { ...(flags.name ? { name: flags.name } : {}), ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
       if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
       for (const w of report.warnings) ctx.output.note(`warning: ${w}`);
@@ -234,8 +249,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--dry-run", "print what would be removed; write nothing")
     .action(async (name: string, flags: { scope?: string; dryRun?: boolean }, command: Command) => {
       const ctx = getContext(command);
-      const { removeMarketplace } = await import("../../marketplace/index.js");
       const scope = parseScope(flags.scope);
+      await assertScopeAllowed(ctx, scope, "remove a project marketplace (--scope project)");
+      const { removeMarketplace } = await import("../../marketplace/index.js");
       const report = await removeMarketplace(await marketplaceContext(ctx), name, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
       if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
       ctx.output.line(`${report.dryRun ? "Would remove" : "Removed"} marketplace ${report.name} (${report.scope})`);
@@ -249,8 +265,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--dry-run", "fetch and compare; write nothing")
     .action(async (name: string | undefined, flags: { scope?: string; dryRun?: boolean }, command: Command) => {
       const ctx = getContext(command);
-      const { updateMarketplaces } = await import("../../marketplace/index.js");
       const scope = parseScope(flags.scope);
+      await assertScopeAllowed(ctx, scope, "update the project's marketplaces (--scope project)");
+      const { updateMarketplaces } = await import("../../marketplace/index.js");
       const report = await updateMarketplaces(await marketplaceContext(ctx), name, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
       if (ctx.output.json) {
         ctx.output.result({ ok: report.failed === 0, ...report });
@@ -291,7 +308,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
         return;
       }
       const rows = await engine.listMarketplaces(mctx);
-      if (ctx.output.json) return ctx.output.result({ marketplaces: rows });
+      const notLoaded = projectNotLoaded(ctx, engine.projectFilesNotLoaded(mctx));
+      if (ctx.output.json) return ctx.output.result({ marketplaces: rows, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
+      if (notLoaded) ctx.output.line(notLoadedLine(ctx, notLoaded));
       if (rows.length === 0) return ctx.output.line("No marketplaces. Add one with `xcsh-tools marketplace add <source>`.");
       for (const r of rows) {
         const extra = [r.scope, `${r.sourceType} ${r.sourceUri}`, r.plugins !== undefined ? `${r.plugins} plugin(s)` : style(ctx.output, "red", r.problem ?? "catalog unreadable"), `updated ${r.updatedAt}`, ...(r.shadowedBy ? ["shadowed by the project marketplace"] : [])];
@@ -334,8 +353,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--dry-run", "fetch and check; write nothing")
     .action(async (names: string[], flags: { scope?: string; dryRun?: boolean }, command: Command) => {
       const ctx = getContext(command);
-      const { importClaudeMarketplaces } = await import("../../marketplace/index.js");
       const scope = parseScope(flags.scope);
+      await assertScopeAllowed(ctx, scope, "add marketplaces to the project (--scope project)");
+      const { importClaudeMarketplaces } = await import("../../marketplace/index.js");
       let rows;
       try {
         rows = await importClaudeMarketplaces(await marketplaceContext(ctx), { ...(names.length ? { names } : {}), ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
