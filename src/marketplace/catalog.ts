@@ -90,7 +90,7 @@ export function checkCatalog(value: unknown, file: string, flavour: CatalogFlavo
       skipped.push({ index: Number(index), name, issue });
     }
     bad.add(Number(index));
-    warnings.push({ ...issue, message: `${issue.message}; this plugin entry is skipped` });
+    warnings.push({ ...issue, message: `${issue.message} (${issue.code}); this plugin entry is skipped` });
   }
   const catalog = value as MarketplaceCatalog;
   const plugins = catalog.plugins.filter((_, i) => !bad.has(i)) as MarketplacePluginEntry[];

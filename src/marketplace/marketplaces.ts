@@ -19,13 +19,13 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { movePath } from "../core/atomic-fs.js";
-import { validateKnownMarketplaces, type KnownMarketplace } from "../manifest/known-marketplaces.js";
+import { claudeSourceProblem, validateKnownMarketplaces, type KnownMarketplace } from "../manifest/known-marketplaces.js";
 import type { MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import { nameSegmentProblem, suggestNameSegment } from "../manifest/names.js";
 import { readJsonFile } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
-import { gitRefProblem, githubRepoProblem, gitUrlProblem, sourceArgHint, type SourceArgProblem } from "../core/source-args.js";
+import { sourceArgHint } from "../core/source-args.js";
 import { recoverBeforeRead } from "../plugins/mutation.js";
 import { catalogOriginOf, readCachedCatalog } from "./catalog.js";
 import { mutate, nowIso, pathsOf, scopePaths, assertProjectScope, type MarketplaceContext, type Scope } from "./context.js";
@@ -387,7 +387,7 @@ export async function listClaudeMarketplaces(ctx: MarketplaceContext): Promise<C
       continue;
     }
     const source = value.source as ClaudeMarketplaceRow["source"];
-    const refusal = problems.has(name) ? undefined : claudeSourceProblem(source);
+    const refusal = claudeSourceProblem(source);
     const importable = problems.has(name) || refusal ? undefined : claudeSourceToInput(source);
     rows.push({
       name,
@@ -400,25 +400,6 @@ export async function listClaudeMarketplaces(ctx: MarketplaceContext): Promise<C
     });
   }
   return rows;
-}
-
-/**
- * What is wrong with a Claude source as git would see it. Claude's file is not typed by the user
- * of this command, so a git URL must be a remote one (no `file://`, no path, which would turn a
- * `git` record into a folder marketplace); `directory`/`file` records are folders and never reach git.
- */
-export function claudeSourceProblem(source: Record<string, unknown>): SourceArgProblem | undefined {
-  const ref = source.ref !== undefined && source.ref !== "" ? gitRefProblem(source.ref) : undefined;
-  switch (source.source) {
-    case "github":
-      return githubRepoProblem(source.repo) ?? ref;
-    case "git":
-      return gitUrlProblem(source.url, { allowLocal: false }) ?? ref;
-    case "url":
-      return typeof source.url === "string" && /^https?:\/\//i.test(source.url) && !/[\s\u0000-\u001f\u007f]/.test(source.url) ? undefined : { code: "ESOURCE_URL", problem: `the catalog URL ${JSON.stringify(String(source.url).slice(0, 200))} is not an http(s) URL` };
-    default:
-      return undefined;
-  }
 }
 
 /** Claude's `{source: "github"|"git"|"url"|"directory"|"file", …}` as a `marketplace add` source. */

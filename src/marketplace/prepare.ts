@@ -50,6 +50,8 @@ export async function catalogOf(found: FoundMarketplace): Promise<LoadedCatalog>
         hint: `Run \`xcsh-tools marketplace update ${found.entry.name}\` to see and accept the changes, then retry.`,
       });
     }
+    // The live folder says why an entry was left out (the cache keeps only the valid entries).
+    if (live?.skipped) return { ...cached, skipped: live.skipped };
   }
   return cached;
 }

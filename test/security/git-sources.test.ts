@@ -91,7 +91,7 @@ describe("read time: validate reports every hostile value with its code and fiel
   it.each(cases)("%s", async (_label, source, code, at) => {
     const dir = await folderMarketplace(source());
     const r = await cli(["validate", dir, "--json"]);
-    expect(r.code).toBe(2);
+    expect(r.code).not.toBe(0);
     const errors = r.json().errors as { code: string; path: string; file: string }[];
     expect(errors).toContainEqual(expect.objectContaining({ code, path: at }));
     await world.assertUntouched();
@@ -110,7 +110,9 @@ describe("marketplace add, then install: a skipped entry is refused with its own
     const dir = await folderMarketplace(source());
     const add = await cli(["marketplace", "add", dir, "--json"]);
     expect(add.code, add.stderr).toBe(0);
-    expect(JSON.stringify(add.json())).toContain(code);
+    // Added without the entry, and saying why.
+    expect(add.json().plugins).toEqual([]);
+    expect(add.json().warnings).toEqual([expect.stringContaining(`(${code}); this plugin entry is skipped`)]);
     const install = await cli(["install", "evil@mkt", "--json"]);
     const error = errorOf(install);
     expect(error.code).toBe(code);
@@ -128,10 +130,19 @@ describe("a catalog from a remote never reaches the local disk", () => {
     http.set("/remote/marketplace.json", catalog("remote", [{ name: "evil", source: { source: "url", url: secret.url } }]));
     const add = await cli(["marketplace", "add", `${http.url}/remote/marketplace.json`, "--json"]);
     expect(add.code, add.stderr).toBe(0);
-    expect(JSON.stringify(add.json())).toContain("EGIT_URL");
+    expect(add.json().warnings).toEqual([expect.stringMatching(/local disk.*\(EGIT_URL\)/)]);
+    // The cached catalog keeps only valid entries: the entry is not there to install.
     const install = await cli(["install", "evil@remote", "--json"]);
-    expect(errorOf(install).code).toBe("EGIT_URL");
-    expect(errorOf(install).message).toContain("local disk");
+    expect(errorOf(install).code).toBe("EPLUGIN_NOT_FOUND");
+    // A cache edited to bring it back is refused with the entry's own code.
+    const list = (await cli(["marketplace", "list", "--json"])).json();
+    const cached = JSON.stringify(list).match(/"catalogPath":"([^"]+)"/)![1]!;
+    const doc = JSON.parse(await readFile(cached, "utf8"));
+    doc.plugins = [{ name: "evil", source: { source: "url", url: secret.url } }];
+    await writeFile(cached, JSON.stringify(doc));
+    const again = errorOf(await cli(["install", "evil@remote", "--json"]));
+    expect(again.code).toBe("EGIT_URL");
+    expect(again.message).toContain("local disk");
     await world.assertUntouched();
   });
 
@@ -192,7 +203,9 @@ describe("update, outdated, doctor on a tampered cached catalog", () => {
 
   it("outdated refuses a hostile ref with EGIT_REF", async () => {
     const file = await installedGitPlugin();
-    await tamperCachedEntry(file, { source: "github", repo: "acme/x", ref: hostile().outputRef });
+    // Before: `git ls-remote <url> --upload-pack=<canary>` (git parses options after operands).
+    const pluginUrl = JSON.parse(await readFile(file, "utf8")).plugins[0].source.url as string;
+    await tamperCachedEntry(file, { source: "url", url: pluginUrl, ref: hostile().uploadPack });
     const r = await cli(["outdated", "good@gm", "--json"]);
     const rows = r.json().marketplacePlugins as { id: string; error?: { code: string } }[];
     expect(rows).toEqual([expect.objectContaining({ id: "good@gm", error: expect.objectContaining({ code: "EGIT_REF" }) })]);

@@ -38,7 +38,7 @@ export const gitSubdirPluginSource: PluginSourceKind = {
     }
     return { ...clone, dir: real, within: rootReal };
   },
-  probe(input, world) {
+  async probe(input, world) {
     const s = input.entry.source as GitSubdirSource;
     assertEntryArg(input, "path", subdirPathProblem(s.path));
     return probeGit(gitTargetOf(input, { url: s.url, ref: s.ref, sha: s.sha }, { githubShorthand: true }), world);

@@ -8,11 +8,11 @@ type GithubSource = Static<typeof GithubSourceSchema>;
 
 export const githubPluginSource: PluginSourceKind = {
   kind: "github",
-  fetch(input, scratch, world) {
+  async fetch(input, scratch, world) {
     const s = input.entry.source as GithubSource;
     return cloneSource(gitTargetOf(input, { repo: s.repo, ref: s.ref, sha: s.sha }), scratch, world);
   },
-  probe(input, world) {
+  async probe(input, world) {
     const s = input.entry.source as GithubSource;
     return probeGit(gitTargetOf(input, { repo: s.repo, ref: s.ref, sha: s.sha }), world);
   },

@@ -8,11 +8,11 @@ type UrlSource = Static<typeof UrlSourceSchema>;
 
 export const urlPluginSource: PluginSourceKind = {
   kind: "url",
-  fetch(input, scratch, world) {
+  async fetch(input, scratch, world) {
     const s = input.entry.source as UrlSource;
     return cloneSource(gitTargetOf(input, { url: s.url, ref: s.ref, sha: s.sha }), scratch, world);
   },
-  probe(input, world) {
+  async probe(input, world) {
     const s = input.entry.source as UrlSource;
     return probeGit(gitTargetOf(input, { url: s.url, ref: s.ref, sha: s.sha }), world);
   },
