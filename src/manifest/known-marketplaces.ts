@@ -33,9 +33,10 @@ export type KnownMarketplaces = Static<typeof KnownMarketplacesSchema>;
 const SOURCE_FIELDS: Record<string, string[]> = { github: ["repo"], git: ["url"], url: ["url"], directory: ["path"], file: ["path"] };
 
 /**
- * What is wrong with a Claude source as git would see it. Claude's file is not typed by the user
- * of this command, so a git URL must be a remote one (no `file://`, no path, which would turn a
- * `git` record into a folder marketplace); `directory`/`file` records are folders and never reach git.
+ * What is wrong with a Claude source as git would see it: option-shaped values, remote helpers
+ * (`ext::`, `fd::`), refs outside `git check-ref-format`, names GitHub would not give. A local git
+ * URL (`file://`, a path) is accepted: the file lives on the user's disk, written by their own
+ * Claude Code, like the `directory` records that name local folders.
  */
 export function claudeSourceProblem(source: Record<string, unknown>): SourceArgProblem | undefined {
   const ref = source.ref !== undefined && source.ref !== "" ? gitRefProblem(source.ref) : undefined;
@@ -43,7 +44,7 @@ export function claudeSourceProblem(source: Record<string, unknown>): SourceArgP
     case "github":
       return githubRepoProblem(source.repo) ?? ref;
     case "git":
-      return gitUrlProblem(source.url, { allowLocal: false }) ?? ref;
+      return gitUrlProblem(source.url, { allowLocal: true }) ?? ref;
     case "url":
       return typeof source.url === "string" && /^https?:\/\//i.test(source.url) && !/[\s\u0000-\u001f\u007f]/.test(source.url) ? undefined : { code: "ESOURCE_URL", problem: `the catalog URL ${JSON.stringify(String(source.url).slice(0, 200))} is not an http(s) URL` };
     default:

@@ -237,20 +237,20 @@ describe("update, outdated, doctor on a tampered cached catalog", () => {
 
 describe("marketplace import-claude: Claude's known marketplaces are untrusted", () => {
   it("refuses every hostile source with its code and imports nothing", async () => {
-    const secret = await makeGitRemote(world.root, "private", { "README.md": "secret\n" }, isolatedGitEnv(world.home));
     const known = {
       helper: { source: { source: "git", url: hostile().extNoSpace }, installLocation: "/x" },
       option: { source: { source: "git", url: hostile().uploadPack }, installLocation: "/x" },
       owner: { source: { source: "github", repo: "-oProxyCommand/x" }, installLocation: "/x" },
       ref: { source: { source: "git", url: "https://127.0.0.1:9/x.git", ref: hostile().configRef }, installLocation: "/x" },
-      local: { source: { source: "git", url: secret.url }, installLocation: "/x" },
+      fd: { source: { source: "git", url: "fd::3" }, installLocation: "/x" },
+      spaced: { source: { source: "git", url: `https://127.0.0.1:9/x.git ${hostile().uploadPack}` }, installLocation: "/x" },
     };
     await world.write(path.join(world.home, ".claude", "plugins", "known_marketplaces.json"), known);
     const r = await cli(["marketplace", "import-claude", "--json"]);
     expect(r.code).toBe(1);
     const rows = r.json().marketplaces as { name: string; status: string; error?: { code: string } }[];
     const codes = Object.fromEntries(rows.map((row) => [row.name, `${row.status}:${row.error?.code}`]));
-    expect(codes).toEqual({ helper: "failed:EGIT_URL", option: "failed:EGIT_URL", owner: "failed:ESOURCE_INVALID", ref: "failed:EGIT_REF", local: "failed:EGIT_URL" });
+    expect(codes).toEqual({ helper: "failed:EGIT_URL", option: "failed:EGIT_URL", owner: "failed:ESOURCE_INVALID", ref: "failed:EGIT_REF", fd: "failed:EGIT_URL", spaced: "failed:EGIT_URL" });
     const list = await cli(["marketplace", "list", "--json"]);
     expect(JSON.stringify(list.json())).not.toContain("helper");
     await world.assertUntouched();
