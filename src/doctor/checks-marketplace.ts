@@ -3,6 +3,8 @@
  *
  *   marketplace  the registries of both scopes (`marketplaces.json`, `installed_plugins.json`)
  *                read as strictly as the engine reads them; every registered catalog cached;
+ *                every registered catalog's entries valid (a URL, ref or sha that git must
+ *                not see is reported with its code: EGIT_URL, EGIT_REF, ESHA…);
  *                every installed plugin's folder present; cache folders nobody references
  *                (plugins: no registry of any scope or known project; catalogs: no registered
  *                marketplace of that scope) — those `--fix` removes, unless some project
@@ -22,6 +24,7 @@ import { readJsonFile } from "../manifest/json-file.js";
 import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
 import { assertProjectScope, scopePaths, type Scope } from "../marketplace/context.js";
 import { projectFilesNotLoaded } from "../marketplace/state.js";
+import { catalogOriginOf, readCachedCatalog } from "../marketplace/catalog.js";
 import { readInstalledDoc, readMarketplacesDoc, readProjectList, referencedPaths, type InstalledDoc, type MarketplacesDoc } from "../marketplace/registry.js";
 import type { InstalledPlugin } from "../plugins/inventory.js";
 import { secretInProject } from "../plugins/plugin-settings.js";
@@ -84,6 +87,15 @@ export async function checkMarketplaces(world: DoctorWorld): Promise<AreaFinding
         area.problem(`marketplace:catalog:${scope}:${entry.name}`, "warn", `the catalog of marketplace "${entry.name}" (${scope}) is not cached at ${entry.catalogPath}`, {
           hint: `Run \`xcsh-tools marketplace update ${entry.name}\` to fetch it again.`,
           manual: "fetching a catalog is `marketplace update`'s job (it needs the network)",
+        });
+        continue;
+      }
+      // Entries the engine leaves out because they hand git or npm a value it must not see.
+      const loaded = await readCachedCatalog(entry.catalogPath, entry.name, catalogOriginOf(entry)).catch(() => undefined);
+      for (const skipped of loaded?.skipped ?? []) {
+        area.problem(`marketplace:entry:${scope}:${entry.name}:${skipped.index}`, "error", `${skipped.issue.code}: ${entry.catalogPath} ${skipped.issue.message}; the entry${skipped.name ? ` "${skipped.name}"` : ""} cannot be installed`, {
+          hint: `${skipped.issue.hint ?? "Ask the marketplace owner to fix the entry."} Then run \`xcsh-tools marketplace update ${entry.name}\`.`,
+          manual: "a catalog is the marketplace owner's; doctor does not edit it",
         });
       }
     }

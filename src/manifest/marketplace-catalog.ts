@@ -18,13 +18,14 @@
 import path from "node:path";
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
+import { sourceArgHint, gitRefProblem, githubRepoProblem, gitUrlProblem, npmVersionProblem, registryUrlProblem, subdirPathProblem, subdirUrlProblem, type SourceArgProblem } from "../core/source-args.js";
 import { PLUGIN_COMPONENT_FIELDS } from "./plugin-json.js";
 import { nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationIssue, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
 
-const Sha = Type.String({ pattern: "^[0-9a-fA-F]{40}$" });
+const Sha = Type.String({ pattern: "^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$" });
 const gitPin = { ref: Type.Optional(Type.String({ minLength: 1 })), sha: Type.Optional(Sha) };
 
 export const GithubSourceSchema = Type.Object({ source: Type.Literal("github"), repo: Type.String({ pattern: "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$" }), ...gitPin });
@@ -109,7 +110,7 @@ export function sourceKind(source: unknown): SourceKind | undefined {
   return undefined;
 }
 
-function checkSource(source: unknown, at: string, out: IssueCollector): void {
+function checkSource(source: unknown, at: string, out: IssueCollector, allowLocal: boolean): void {
   if (typeof source === "string") {
     const problem = relativePathProblem(source);
     if (problem) {
@@ -137,22 +138,22 @@ function checkSource(source: unknown, at: string, out: IssueCollector): void {
   }
   out.warnings.push(...unknownKeyWarnings(source, SOURCE_KEYS[k], at, { what: `a ${k} source` }));
   if (!shape.ok) return;
-  if ((k === "url" || k === "git-subdir") && typeof source.url === "string" && k === "url" && !/^(https?:\/\/|git@|ssh:\/\/|git:\/\/|file:\/\/)/.test(source.url)) {
-    out.error({ path: pointer(at, "url"), code: "ESOURCE_URL", message: `${pointer(at, "url")}: "${source.url}" is not a git URL`, expected: "https://…, ssh://… or git@host:owner/repo", found: JSON.stringify(source.url), hint: 'For GitHub use {"source": "github", "repo": "owner/repo"}.' });
+  // The values handed to git and npm (core/source-args.ts; checked again right before the call).
+  const report = (field: string, found: SourceArgProblem | undefined, value: unknown) => {
+    if (found) out.error({ path: pointer(at, field), code: found.code, message: `${pointer(at, field)}: ${found.problem}`, found: JSON.stringify(value), hint: sourceArgHint(found.code) });
+  };
+  if (k === "github") report("repo", githubRepoProblem(source.repo), source.repo);
+  if (k === "url") report("url", gitUrlProblem(source.url, { allowLocal }), source.url);
+  if (k === "git-subdir") {
+    report("url", subdirUrlProblem(source.url, { allowLocal }), source.url);
+    report("path", subdirPathProblem(source.path), source.path);
   }
-  if (k === "git-subdir" && typeof source.path === "string") {
-    const problem = relativePathProblem(source.path);
-    if (problem) out.error({ path: pointer(at, "path"), code: "EENTRY_ESCAPE", message: `${pointer(at, "path")}: "${source.path}" must be a folder inside the repository, but ${problem}`, found: JSON.stringify(source.path), hint: 'Use a path relative to the repository root, e.g. "plugins/x".' });
-  }
+  if ((k === "github" || k === "url" || k === "git-subdir") && source.ref !== undefined) report("ref", gitRefProblem(source.ref), source.ref);
   if (k === "npm") {
     const problem = npmNameProblem(source.package as string);
     if (problem) out.error({ path: pointer(at, "package"), code: "EPACKAGE_NAME", message: `${pointer(at, "package")}: "${source.package}" is not an npm package name: ${problem}`, found: JSON.stringify(source.package), hint: "Use the package name exactly as published on npm, e.g. @scope/name." });
-    if (typeof source.version === "string" && !semver.validRange(source.version) && !/^[a-z][a-z0-9._-]*$/i.test(source.version)) {
-      out.error({ path: pointer(at, "version"), code: "EVERSION", message: `${pointer(at, "version")}: "${source.version}" is neither a semver range nor a tag`, found: JSON.stringify(source.version), hint: 'Use e.g. "^1.2.0", "1.2.3" or "latest".' });
-    }
-    if (typeof source.registry === "string" && !/^https?:\/\//.test(source.registry)) {
-      out.error({ path: pointer(at, "registry"), code: "ESOURCE_URL", message: `${pointer(at, "registry")}: "${source.registry}" is not an http(s) URL`, found: JSON.stringify(source.registry), hint: "Use the registry URL, e.g. https://registry.npmjs.org." });
-    }
+    if (source.version !== undefined) report("version", npmVersionProblem(source.version), source.version);
+    if (source.registry !== undefined) report("registry", registryUrlProblem(source.registry), source.registry);
   }
 }
 
@@ -177,9 +178,11 @@ export function relativeSourceDir(source: string, catalog: Pick<MarketplaceCatal
 
 /**
  * Validate a catalog. `flavour` is who reads it: `xcsh` (`.xcsh-plugin/`) or `claude`
- * (`.claude-plugin/`); Claude's reserved names are only errors for Claude.
+ * (`.claude-plugin/`); Claude's reserved names are only errors for Claude. `allowLocalSources`
+ * (default true: a catalog being validated on disk) says whether entries may name local git
+ * URLs; the engine passes false for a catalog fetched from a remote.
  */
-export function validateMarketplaceCatalog(value: unknown, options: { flavour?: "xcsh" | "claude" } = {}): ValidationResult<MarketplaceCatalog> {
+export function validateMarketplaceCatalog(value: unknown, options: { flavour?: "xcsh" | "claude"; allowLocalSources?: boolean } = {}): ValidationResult<MarketplaceCatalog> {
   const out = new IssueCollector();
   const shape = checkSchema(MarketplaceCatalogSchema, value);
   out.absorb(shape);
@@ -219,7 +222,7 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
       else seen.set(entry.name, i);
     }
     if (entry.source === undefined) return; // reported as EREQUIRED
-    checkSource(entry.source, pointer(at, "source"), out);
+    checkSource(entry.source, pointer(at, "source"), out, options.allowLocalSources !== false);
     checkComponentPaths(entry, at, out);
     if (typeof entry.version === "string" && !semver.valid(entry.version)) {
       out.warn({ path: pointer(at, "version"), code: "EVERSION", message: `${pointer(at, "version")}: "${entry.version}" is not a semver version; update checks compare versions`, found: JSON.stringify(entry.version), hint: 'Use "MAJOR.MINOR.PATCH".' });

@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { Type, type Static } from "./typebox.js";
+import { gitRefProblem, githubRepoProblem, gitUrlProblem, type SourceArgProblem } from "../core/source-args.js";
 import { nameSegmentProblem } from "./names.js";
 import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
@@ -34,7 +35,20 @@ export const EMPTY_MARKETPLACES_REGISTRY: MarketplacesRegistry = { version: 1, m
 
 const ENTRY_KEYS = ["name", "sourceType", "sourceUri", "catalogPath", "addedAt", "updatedAt"];
 
-/** Strict check: shape, names, unique names, absolute catalog paths. */
+/**
+ * The recorded source of a git or GitHub marketplace, as `marketplace update` will hand it to git:
+ * by the rules of core/source-args.ts (checked again before the call). A local URL is fine here:
+ * the user typed it when adding the marketplace.
+ */
+function sourceUriProblem(entry: MarketplaceEntry): SourceArgProblem | undefined {
+  if (entry.sourceType !== "git" && entry.sourceType !== "github") return undefined;
+  const hash = entry.sourceUri.lastIndexOf("#");
+  const url = hash > 0 ? entry.sourceUri.slice(0, hash) : entry.sourceUri;
+  const ref = hash > 0 ? entry.sourceUri.slice(hash + 1) : undefined;
+  return (entry.sourceType === "git" ? gitUrlProblem(url, { allowLocal: true }) : githubRepoProblem(url)) ?? (ref !== undefined ? gitRefProblem(ref) : undefined);
+}
+
+/** Strict check: shape, names, unique names, absolute catalog paths, git sources. */
 export function validateMarketplacesRegistry(value: unknown): ValidationResult<MarketplacesRegistry> {
   const out = new IssueCollector();
   if (isRecord(value) && typeof value.version === "number" && value.version !== 1) {
@@ -53,6 +67,8 @@ export function validateMarketplacesRegistry(value: unknown): ValidationResult<M
     const first = seen.get(entry.name);
     if (first !== undefined) out.error({ path: pointer(at, "name"), code: "EDUPLICATE_MARKETPLACE", message: `${pointer(at, "name")}: "${entry.name}" is already registered at /marketplaces/${first}`, hint: "Remove one of the two entries." });
     else seen.set(entry.name, i);
+    const source = sourceUriProblem(entry);
+    if (source) out.error({ path: pointer(at, "sourceUri"), code: source.code, message: `${pointer(at, "sourceUri")}: ${source.problem}`, found: JSON.stringify(entry.sourceUri), hint: "This entry was not written by xcsh-tools: delete it from the file, then add the marketplace again from a valid source." });
     if (!path.isAbsolute(entry.catalogPath)) out.error({ path: pointer(at, "catalogPath"), code: "EINSTALL_PATH", message: `${pointer(at, "catalogPath")}: must be an absolute path`, found: JSON.stringify(entry.catalogPath), hint: "Run `xcsh-tools marketplace update` to rewrite it." });
   });
   return out.result(shape.value);

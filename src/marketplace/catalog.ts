@@ -7,14 +7,21 @@
  * array) rejects the catalog. Two entries with one name reject it too, naming both positions:
  * the host silently installed the first (§9 #43) and a user could never reach the second. A
  * single bad entry (unknown source kind, bad name) is skipped and reported as a warning the CLI
- * shows (the host only logged it), so one typo does not take a whole marketplace away.
+ * shows (the host only logged it), so one typo does not take a whole marketplace away. The
+ * skipped entries are remembered (`skipped`), so installing one says why it cannot be installed.
+ *
+ * Where a catalog came from decides whether its entries may name local git URLs (`file://`,
+ * paths): only a catalog read from the local disk (a folder marketplace, or a clone of a local
+ * repository) may; one fetched from a remote may not (`CatalogOrigin`).
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { parseJsonText } from "../manifest/json-file.js";
+import { isLocalGitUrl } from "../core/source-args.js";
 import { validateMarketplaceCatalog, type MarketplaceCatalog, type MarketplacePluginEntry } from "../manifest/marketplace-catalog.js";
-import type { ValidationIssue } from "../manifest/result.js";
+import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
+import { isRecord, type ValidationIssue } from "../manifest/result.js";
 import { lstatOrUndefined } from "../core/atomic-fs.js";
 
 /** Which format a catalog is in. */
@@ -28,6 +35,23 @@ export interface LoadedCatalog {
   flavour: CatalogFlavour;
   /** Skipped entries and other non-fatal findings. */
   warnings: ValidationIssue[];
+  /** The entries left out, by name (when they have one), with the first reason. */
+  skipped?: { index: number; name: string | undefined; issue: ValidationIssue }[];
+}
+
+/** Where a catalog came from: `allowLocal` when from the local disk (its entries may name local git URLs). */
+export interface CatalogOrigin {
+  allowLocal: boolean;
+}
+
+/** The origin of a registered marketplace's catalog (or of a source about to be added). */
+export function catalogOriginOf(source: Pick<MarketplaceEntry, "sourceType" | "sourceUri">): CatalogOrigin {
+  if (source.sourceType === "local") return { allowLocal: true };
+  if (source.sourceType === "git") {
+    const hash = source.sourceUri.lastIndexOf("#");
+    return { allowLocal: isLocalGitUrl(hash > 0 ? source.sourceUri.slice(0, hash) : source.sourceUri) };
+  }
+  return { allowLocal: false };
 }
 
 /** The catalog files of a repository, in the order they are looked for. */
@@ -46,11 +70,12 @@ export async function findCatalogFile(dir: string): Promise<{ file: string; flav
 }
 
 /** Check a parsed catalog; throws `ECATALOG_INVALID` or `EDUPLICATE_PLUGIN`. */
-export function checkCatalog(value: unknown, file: string, flavour: CatalogFlavour): LoadedCatalog {
+export function checkCatalog(value: unknown, file: string, flavour: CatalogFlavour, origin: CatalogOrigin = { allowLocal: false }): LoadedCatalog {
   // Reserved names are Claude Code's policy, not ours: check as xcsh (a warning) for both flavours.
-  const result = validateMarketplaceCatalog(value, { flavour: "xcsh" });
+  const result = validateMarketplaceCatalog(value, { flavour: "xcsh", allowLocalSources: origin.allowLocal });
   const warnings = [...result.warnings];
   const bad = new Set<number>();
+  const skipped: NonNullable<LoadedCatalog["skipped"]> = [];
   for (const issue of result.ok ? [] : result.issues) {
     if (issue.code === "EDUPLICATE_PLUGIN") {
       throw new XcshToolsError("EDUPLICATE_PLUGIN", `${file}: ${issue.message}`, { file, path: issue.path, hint: issue.hint ?? "Remove or rename one of the two entries.", exitCode: 2 });
@@ -59,27 +84,33 @@ export function checkCatalog(value: unknown, file: string, flavour: CatalogFlavo
     if (index === undefined) {
       throw new XcshToolsError("ECATALOG_INVALID", `${file}: ${issue.message}`, { file, path: issue.path, hint: issue.hint ?? `Fix the catalog (xcsh-tools validate ${file} shows every problem).`, exitCode: 2 });
     }
+    if (!bad.has(Number(index))) {
+      const entry = isRecord(value) && Array.isArray(value.plugins) ? value.plugins[Number(index)] : undefined;
+      const name = isRecord(entry) && typeof entry.name === "string" ? entry.name : undefined;
+      skipped.push({ index: Number(index), name, issue });
+    }
     bad.add(Number(index));
-    warnings.push({ ...issue, message: `${issue.message}; this plugin entry is skipped` });
+    warnings.push({ ...issue, message: `${issue.message} (${issue.code}); this plugin entry is skipped` });
   }
   const catalog = value as MarketplaceCatalog;
   const plugins = catalog.plugins.filter((_, i) => !bad.has(i)) as MarketplacePluginEntry[];
-  return { catalog: { ...catalog, plugins }, file, flavour, warnings };
+  return { catalog: { ...catalog, plugins }, file, flavour, warnings, ...(skipped.length > 0 ? { skipped } : {}) };
 }
 
+
 /** Parse and check catalog text. */
-export function parseCatalog(text: string, file: string, flavour: CatalogFlavour): LoadedCatalog {
+export function parseCatalog(text: string, file: string, flavour: CatalogFlavour, origin: CatalogOrigin = { allowLocal: false }): LoadedCatalog {
   let value: unknown;
   try {
     value = parseJsonText(text, file);
   } catch (error) {
     throw new XcshToolsError("ECATALOG_INVALID", (error as Error).message, { file, hint: "Fix the JSON syntax of the catalog.", cause: error, exitCode: 2 });
   }
-  return checkCatalog(value, file, flavour);
+  return checkCatalog(value, file, flavour, origin);
 }
 
 /** Read the catalog of a repository folder; `ECATALOG_NOT_FOUND` when it has none. */
-export async function readCatalogIn(dir: string, what: string): Promise<LoadedCatalog> {
+export async function readCatalogIn(dir: string, what: string, origin: CatalogOrigin = { allowLocal: false }): Promise<LoadedCatalog> {
   const found = await findCatalogFile(dir);
   if (!found) {
     throw new XcshToolsError("ECATALOG_NOT_FOUND", `${what} has no marketplace catalog (.xcsh-plugin/marketplace.json or .claude-plugin/marketplace.json)`, {
@@ -87,11 +118,11 @@ export async function readCatalogIn(dir: string, what: string): Promise<LoadedCa
       hint: "Point at the root of a marketplace repository: the folder that holds .xcsh-plugin/ or .claude-plugin/.",
     });
   }
-  return parseCatalog(await readFile(found.file, "utf8"), found.file, found.flavour);
+  return parseCatalog(await readFile(found.file, "utf8"), found.file, found.flavour, origin);
 }
 
 /** Read a cached catalog (`catalogPath`); `ECATALOG_NOT_FOUND` with an update hint when missing. */
-export async function readCachedCatalog(file: string, marketplace: string): Promise<LoadedCatalog> {
+export async function readCachedCatalog(file: string, marketplace: string, origin: CatalogOrigin = { allowLocal: false }): Promise<LoadedCatalog> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -102,5 +133,5 @@ export async function readCachedCatalog(file: string, marketplace: string): Prom
       cause: error,
     });
   }
-  return parseCatalog(text, file, "xcsh");
+  return parseCatalog(text, file, "xcsh", origin);
 }

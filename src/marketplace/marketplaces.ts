@@ -19,14 +19,15 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { movePath } from "../core/atomic-fs.js";
-import { validateKnownMarketplaces, type KnownMarketplace } from "../manifest/known-marketplaces.js";
+import { claudeSourceProblem, validateKnownMarketplaces, type KnownMarketplace } from "../manifest/known-marketplaces.js";
 import type { MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import { nameSegmentProblem, suggestNameSegment } from "../manifest/names.js";
 import { readJsonFile } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
+import { sourceArgHint } from "../core/source-args.js";
 import { recoverBeforeRead } from "../plugins/mutation.js";
-import { readCachedCatalog } from "./catalog.js";
+import { catalogOriginOf, readCachedCatalog } from "./catalog.js";
 import { mutate, nowIso, pathsOf, scopePaths, assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
 import { readMarketplacesDoc, serializeDoc, stageJson, type MarketplacesDoc } from "./registry.js";
 import { catalogSourceOf, parseCatalogSource, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
@@ -180,7 +181,7 @@ export async function removeMarketplace(ctx: MarketplaceContext, name: string, o
     const found = requireMarketplace(state, name, options.scope);
     const doc = found.scope === "user" ? state.user.marketplaces : state.project!.marketplaces;
     const installed = [state.user, state.project].flatMap((s) => (s ? Object.keys(s.installed.plugins).filter((id) => id.endsWith(`@${name}`)).map((id) => `${id} (${s.paths.scope})`) : []));
-    const catalog = await readCachedCatalog(found.entry.catalogPath, name).catch(() => undefined);
+    const catalog = await readCachedCatalog(found.entry.catalogPath, name, catalogOriginOf(found.entry)).catch(() => undefined);
     if (tx && step) {
       await tx.stageRemoval(path.dirname(found.entry.catalogPath));
       await stageJson(tx, found.paths.marketplacesRegistry, { ...doc, marketplaces: doc.marketplaces.filter((m) => m.name !== name) });
@@ -235,7 +236,7 @@ async function updateOne(ctx: MarketplaceContext, name: string, scope: Scope, dr
       }
       throw error;
     });
-    const old = await readCachedCatalog(found.entry.catalogPath, name).catch(() => undefined);
+    const old = await readCachedCatalog(found.entry.catalogPath, name, catalogOriginOf(found.entry)).catch(() => undefined);
     const oldName = old?.catalog.name;
     const newName = fetched.loaded.catalog.name;
     if (oldName !== undefined && oldName !== newName) {
@@ -274,7 +275,7 @@ export async function listMarketplaces(ctx: MarketplaceContext): Promise<Marketp
     const row = rowOf(found.entry, found.scope);
     if (found.scope === "user" && projectNames.has(found.entry.name)) row.shadowedBy = "project";
     try {
-      row.plugins = (await readCachedCatalog(found.entry.catalogPath, found.entry.name)).catalog.plugins.length;
+      row.plugins = (await readCachedCatalog(found.entry.catalogPath, found.entry.name, catalogOriginOf(found.entry))).catalog.plugins.length;
     } catch (error) {
       row.problem = errorMessage(error);
     }
@@ -315,7 +316,7 @@ export async function discoverPlugins(ctx: MarketplaceContext, name?: string): P
   const markets = name ? [requireMarketplace(state, name)] : allMarketplaces(state).filter((m) => (seen.has(m.entry.name) ? false : (seen.add(m.entry.name), true)));
   const out: OfferedPlugin[] = [];
   for (const found of markets) {
-    const catalog = await readCachedCatalog(found.entry.catalogPath, found.entry.name);
+    const catalog = await readCachedCatalog(found.entry.catalogPath, found.entry.name, catalogOriginOf(found.entry));
     for (const p of catalog.catalog.plugins) {
       const id = `${p.name}@${found.entry.name}`;
       const installed = ([["project", state.project], ["user", state.user]] as const).filter(([, s]) => s && Object.hasOwn(s.installed.plugins, id)).map(([scope]) => scope);
@@ -342,7 +343,7 @@ export async function searchPlugins(ctx: MarketplaceContext, query: string): Pro
   const state = await loadEngineState(ctx);
   const catalogs = new Map<string, MarketplaceCatalog>();
   for (const found of allMarketplaces(state)) {
-    const c = await readCachedCatalog(found.entry.catalogPath, found.entry.name).catch(() => undefined);
+    const c = await readCachedCatalog(found.entry.catalogPath, found.entry.name, catalogOriginOf(found.entry)).catch(() => undefined);
     if (c && !catalogs.has(found.entry.name)) catalogs.set(found.entry.name, c.catalog);
   }
   const all = await discoverPlugins(ctx);
@@ -362,6 +363,8 @@ export interface ClaudeMarketplaceRow {
   /** The source as `marketplace add` takes it, when xcsh can use it. */
   importable?: string;
   problem?: string;
+  /** The source names a value git must not see (core/source-args.ts): importing it fails with this. */
+  refused?: { code: string; message: string; hint: string };
   /** Already registered in xcsh under this name. */
   registered: boolean;
 }
@@ -386,13 +389,15 @@ export async function listClaudeMarketplaces(ctx: MarketplaceContext): Promise<C
       continue;
     }
     const source = value.source as ClaudeMarketplaceRow["source"];
-    const importable = problems.has(name) ? undefined : claudeSourceToInput(source);
+    const refusal = claudeSourceProblem(source);
+    const importable = problems.has(name) || refusal ? undefined : claudeSourceToInput(source);
     rows.push({
       name,
       source,
       installLocation: typeof value.installLocation === "string" ? value.installLocation : "",
       ...(typeof value.lastUpdated === "string" ? { lastUpdated: value.lastUpdated } : {}),
-      ...(importable ? { importable } : { problem: problems.get(name) ?? `source kind "${String(source.source)}" cannot be imported` }),
+      ...(importable ? { importable } : { problem: refusal ? `${refusal.code}: ${refusal.problem}` : (problems.get(name) ?? `source kind "${String(source.source)}" cannot be imported`) }),
+      ...(refusal ? { refused: { code: refusal.code, message: `${file} /${name}/source: ${refusal.problem}`, hint: `${sourceArgHint(refusal.code)} This file belongs to Claude Code; xcsh-tools does not import this marketplace.` } } : {}),
       registered: registered.has(name),
     });
   }
@@ -440,6 +445,10 @@ export async function importClaudeMarketplaces(ctx: MarketplaceContext, options:
     if (options.names && !options.names.includes(row.name)) continue;
     if (row.registered) {
       out.push({ name: row.name, status: "skipped", reason: "already registered in xcsh" });
+      continue;
+    }
+    if (row.refused) {
+      out.push({ name: row.name, status: "failed", error: row.refused });
       continue;
     }
     if (!row.importable) {

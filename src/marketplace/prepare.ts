@@ -15,7 +15,7 @@ import { XcshToolsError } from "../core/errors.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplacePluginEntry } from "../manifest/marketplace-catalog.js";
 import { validatePath } from "../validate/index.js";
-import { readCachedCatalog, readCatalogIn, type LoadedCatalog } from "./catalog.js";
+import { catalogOriginOf, readCachedCatalog, readCatalogIn, type LoadedCatalog } from "./catalog.js";
 import { pathsOf, type MarketplaceContext, type PluginValidator } from "./context.js";
 import { pluginSourceOf } from "./plugin-sources/index.js";
 import type { FoundMarketplace } from "./state.js";
@@ -41,14 +41,17 @@ export interface PreparedPlugin {
 
 /** The catalog of a marketplace, checked against the live folder for local ones (host weakness #34). */
 export async function catalogOf(found: FoundMarketplace): Promise<LoadedCatalog> {
-  const cached = await readCachedCatalog(found.entry.catalogPath, found.entry.name);
+  const origin = catalogOriginOf(found.entry);
+  const cached = await readCachedCatalog(found.entry.catalogPath, found.entry.name, origin);
   if (found.entry.sourceType === "local") {
-    const live = await readCatalogIn(found.entry.sourceUri, `The marketplace folder ${found.entry.sourceUri}`).catch(() => undefined);
+    const live = await readCatalogIn(found.entry.sourceUri, `The marketplace folder ${found.entry.sourceUri}`, origin).catch(() => undefined);
     if (live && JSON.stringify(live.catalog) !== JSON.stringify(cached.catalog)) {
       throw new XcshToolsError("ECATALOG_STALE", `The catalog of marketplace "${found.entry.name}" changed in ${found.entry.sourceUri} since it was added or last updated`, {
         hint: `Run \`xcsh-tools marketplace update ${found.entry.name}\` to see and accept the changes, then retry.`,
       });
     }
+    // The live folder says why an entry was left out (the cache keeps only the valid entries).
+    if (live?.skipped) return { ...cached, skipped: live.skipped };
   }
   return cached;
 }
@@ -64,6 +67,16 @@ export function relativeRootOf(found: FoundMarketplace): string | undefined {
 export function catalogEntry(loaded: LoadedCatalog, plugin: string, marketplace: string): MarketplacePluginEntry {
   const entry = loaded.catalog.plugins.find((p) => p.name === plugin);
   if (entry) return entry;
+  // Left out when the catalog was read: say why, with the entry's own code (EGIT_URL, EGIT_REF…).
+  const skipped = loaded.skipped?.find((s) => s.name === plugin);
+  if (skipped) {
+    throw new XcshToolsError(skipped.issue.code, `Plugin "${plugin}" of marketplace "${marketplace}" cannot be installed: ${loaded.file} ${skipped.issue.message}`, {
+      file: loaded.file,
+      path: skipped.issue.path,
+      hint: `${skipped.issue.hint ?? "Ask the marketplace owner to fix the entry."} Nothing was fetched; the entry is left out of the catalog.`,
+      exitCode: 2,
+    });
+  }
   const names = loaded.catalog.plugins.map((p) => p.name);
   const close = names.filter((n) => n.includes(plugin) || plugin.includes(n)).slice(0, 3);
   throw new XcshToolsError("EPLUGIN_NOT_FOUND", `Plugin "${plugin}" is not in marketplace "${marketplace}"`, {

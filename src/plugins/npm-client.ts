@@ -16,6 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { requireWithCodeCache } from "../core/code-cache.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { gitEnvForNpm } from "../core/git.js";
 import { npmSpecModules } from "../core/npm-spec.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
 
@@ -35,6 +36,8 @@ export interface NpmClientOptions {
    * gzip answers (Verdaccio's, among others) give none, so every packument would be fetched twice.
    */
   packumentCache?: Map<string, unknown>;
+  /** The user typed a local git spec (`git+file://…`): npm's git may use the file transport. */
+  allowLocalGit?: boolean;
 }
 
 /** The flat options object for pacote/arborist. */
@@ -54,6 +57,10 @@ export function npmOptions(client: NpmClientOptions): Record<string, unknown> {
     installLinks: false,
     fullMetadata: true,
     ...(client.packumentCache ? { packumentCache: client.packumentCache } : {}),
+    // pacote and arborist run git themselves for git specs and git dependencies (a plugin's
+    // package.json may name one): the environment carries our git settings (core/git.ts), the
+    // only thing of their git calls we control. npm's libraries use \`env\` for git alone.
+    env: gitEnvForNpm(process.env, client.allowLocalGit === true),
     ...(client.fetchTimeoutMs ? { timeout: client.fetchTimeoutMs } : {}),
     ...(client.signal ? { signal: client.signal } : {}),
   };

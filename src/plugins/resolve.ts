@@ -10,7 +10,7 @@ import { validatePluginPackageJson, type PluginManifest } from "../manifest/plug
 import { warmDependencies } from "./dependency-warmup.js";
 import { declaredScripts, dependencyNames } from "./inventory.js";
 import { loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
-import type { InstallSpec } from "./spec.js";
+import { assertGitSpec, type InstallSpec } from "./spec.js";
 import { checkPackageTarball } from "./tarball-check.js";
 
 /** A spec resolved to one package version. */
@@ -29,6 +29,8 @@ export interface ResolvedPackage {
 
 /** Fetch and check the package a spec names. Throws coded errors; writes nothing of ours. */
 export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, cwd: string): Promise<ResolvedPackage> {
+  // pacote runs git itself for git specs: their URL and committish are checked again here.
+  assertGitSpec(spec);
   const pacote = await loadPacote();
   // A tarball file is checked before pacote reads it: its extractor would silently drop a
   // hostile entry and install the rest (see tarball-check.ts).

@@ -14,10 +14,16 @@
  * name the host keys its state by), unknown protocols, control characters, and shell
  * metacharacters in names and URLs (we never use a shell, but a spec like `x;rm -rf ~` is a
  * mistake, or worse, and the host refuses it too).
+ *
+ * `npm:<spec>` says "this is an npm registry spec" explicitly: `npm:name@beta` is the dist-tag
+ * `beta`, which a bare `name@beta` is not (that is a marketplace plugin, or `EUNKNOWN_MARKETPLACE`:
+ * cli/commands/marketplace.ts). Git specs are checked by core/source-args.ts before pacote (which
+ * runs git itself) sees them: the URL, the host's owner/repo, the committish and the semver range.
  */
 import type { Result as NpaResult } from "npm-package-arg";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { npa } from "../core/npm-spec.js";
+import { gitRefProblem, githubRepoProblem, gitUrlProblem, npmVersionProblem, sourceArgError, type SourceArgProblem } from "../core/source-args.js";
 import { NPM_NAME_MAX, npmNameProblem } from "../manifest/names.js";
 import type { SourceKind } from "./state.js";
 
@@ -70,9 +76,49 @@ export const MAX_SPEC_LENGTH = 2048;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const SHELL_META = /[;&|`$(){}<>\\'"]/;
 
+/** The prefix that makes a spec explicitly an npm registry spec (`npm:name@tag`). */
+export const NPM_PREFIX = "npm:";
+
+/** `npm:x` → `x`; anything else unchanged. */
+export function stripNpmPrefix(spec: string): string {
+  return spec.startsWith(NPM_PREFIX) ? spec.slice(NPM_PREFIX.length) : spec;
+}
+
+/** A git spec's values as pacote will hand them to git, checked; the first problem found. */
+function gitSpecProblem(parsed: NpaResult): SourceArgProblem | undefined {
+  const hosted = parsed.hosted as { type?: string; user?: string; project?: string } | null | undefined;
+  if (hosted && hosted.user !== undefined && hosted.project !== undefined) {
+    const repo = `${hosted.user}/${hosted.project}`;
+    if (hosted.type === "github") {
+      const found = githubRepoProblem(repo);
+      if (found) return found;
+    } else if (![...hosted.user.split("/"), hosted.project].every((part) => /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/.test(part))) {
+      return { code: "ESOURCE_INVALID", problem: `the ${hosted.type ?? "hosted"} repository ${JSON.stringify(repo)} is not "owner/repo"` };
+    }
+  } else {
+    // Typed on the command line: a local repository (git+file://) is the user's own choice.
+    const found = gitUrlProblem(parsed.fetchSpec, { allowLocal: true });
+    if (found) return found;
+  }
+  if (parsed.gitCommittish) {
+    const found = gitRefProblem(parsed.gitCommittish);
+    if (found) return found;
+  }
+  if (parsed.gitRange) return npmVersionProblem(parsed.gitRange);
+  return undefined;
+}
+
+/** Check a parsed git spec again right before pacote (and so git) sees it. */
+export function assertGitSpec(spec: InstallSpec): void {
+  if (spec.parsed.type !== "git") return;
+  const found = gitSpecProblem(spec.parsed);
+  if (found) throw sourceArgError(found, `Invalid install spec "${spec.raw.length > 200 ? `${spec.raw.slice(0, 200)}…` : spec.raw}"`);
+}
+
 /** Parse one install spec; `cwd` resolves relative folders and tarballs. Throws `ESPEC` (exit 2). */
 export function parseInstallSpec(raw: string, cwd: string): InstallSpec {
-  const text = raw.trim();
+  const explicitNpm = raw.trim().startsWith(NPM_PREFIX);
+  const text = explicitNpm ? raw.trim().slice(NPM_PREFIX.length) : raw.trim();
   if (text === "") throw specError(raw, "it is empty", HINT);
   if (text.length > MAX_SPEC_LENGTH) throw specError(`${text.slice(0, 64)}…`, `it has ${text.length} characters (at most ${MAX_SPEC_LENGTH})`, HINT);
   if (CONTROL.test(text)) throw specError(raw, "it contains control characters", HINT);
@@ -97,6 +143,12 @@ export function parseInstallSpec(raw: string, cwd: string): InstallSpec {
     const problem = parsed.name.length > NPM_NAME_MAX ? npmNameProblem(parsed.name) : undefined;
     if (problem) throw specError(`${text.slice(0, 64)}…`, `the package name is invalid: ${problem}`, HINT);
   }
+  if (explicitNpm && parsed.type !== "range" && parsed.type !== "version" && parsed.type !== "tag") {
+    throw specError(raw, `"${NPM_PREFIX}" takes a registry spec (name, name@version, name@range, name@tag), not a ${String(parsed.type)} spec`, HINT);
+  }
+  if ((parsed.type === "range" || parsed.type === "version" || parsed.type === "tag") && typeof parsed.rawSpec === "string" && parsed.rawSpec.trimStart().startsWith("-")) {
+    throw specError(raw, `the version or tag "${parsed.rawSpec}" starts with "-"`, HINT);
+  }
   switch (parsed.type) {
     case "range":
     case "version":
@@ -109,8 +161,11 @@ export function parseInstallSpec(raw: string, cwd: string): InstallSpec {
     case "remote":
       if (!/^https?:\/\//i.test(npmSpec)) throw specError(raw, "only http(s) tarball URLs are supported", HINT);
       return { raw, npmSpec, features, source: "remote", name: undefined, parsed };
-    case "git":
-      return { raw, npmSpec, features, source: "git", name: undefined, parsed };
+    case "git": {
+      const spec: InstallSpec = { raw, npmSpec, features, source: "git", name: undefined, parsed };
+      assertGitSpec(spec);
+      return spec;
+    }
     case "alias":
       throw specError(raw, "npm aliases (`name@npm:other`) are not supported for plugins", "Install the real package name: the host keys a plugin's state by its package name.");
     default:
@@ -118,8 +173,9 @@ export function parseInstallSpec(raw: string, cwd: string): InstallSpec {
   }
 }
 
-/** A bare package name given to uninstall/update/unlink…: validated, or `EUSAGE`. */
-export function parsePackageName(raw: string): string {
+/** A bare package name given to uninstall/update/unlink… (`npm:` allowed): validated, or `EUSAGE`. */
+export function parsePackageName(given: string): string {
+  const raw = stripNpmPrefix(given);
   if (raw.length > NPM_NAME_MAX) {
     throw new XcshToolsError("EUSAGE", `"${raw.slice(0, 64)}…" is not a package name: it has ${raw.length} characters (at most ${NPM_NAME_MAX})`, { exitCode: 2, hint: "Give the plugin's package name as `xcsh-tools list` shows it." });
   }

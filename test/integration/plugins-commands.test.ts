@@ -71,7 +71,8 @@ describe("install: every spec kind", () => {
     expect((await w.cli(["install", `${n.basic}@~1.1`])).code).toBe(0);
     expect((await w.readJson("xcsh-plugins.lock.json")).plugins[n.basic].version).toBe("1.1.0");
     expect((await w.readJson("package.json")).dependencies[n.basic]).toBe("~1.1");
-    const tag = await w.cli(["install", `${n.basic}@next`, "--json"]);
+    // A dist-tag is asked for explicitly (`npm:`): a bare name@next would name a marketplace.
+    const tag = await w.cli(["install", `npm:${n.basic}@next`, "--json"]);
     expect(tag.code, tag.stderr).toBe(0);
     expect(tag.json().actions[0]).toMatchObject({ type: "CHANGE", from: { version: "1.1.0" }, to: { version: "3.0.0-beta.1" } });
   });

@@ -32,6 +32,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const { resolveSpecs } = await import("../../plugins/resolve.js");
       const { planInstall } = await import("../../plugins/plan.js");
       const client = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });
+      // A local repository the user typed (git+file://…) may be cloned; nothing else local may.
+      const { isLocalGitUrl } = await import("../../core/source-args.js");
+      if (parsed.some((p) => p.source === "git" && typeof p.parsed.fetchSpec === "string" && isLocalGitUrl(p.parsed.fetchSpec))) client.allowLocalGit = true;
       const dryRun = Boolean(flags.dryRun);
       let resolved: Awaited<ReturnType<typeof resolveSpecs>> = [];
       const result = await planAndApply(ctx, {

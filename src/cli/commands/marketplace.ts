@@ -4,9 +4,11 @@
  * `name@marketplace` plugins to the marketplace engine (`dispatch…` below). A spec is a
  * marketplace plugin when it is `name@marketplace` with that marketplace registered (or the id
  * installed); scoped names and `pkg@<version|range>` always stay npm (host rule §7, cli classify).
+ * Any other `name@x` is `EUNKNOWN_MARKETPLACE`; `npm:name@x` is the npm dist-tag `x`.
  */
 import type { Command } from "commander";
 import { XcshToolsError } from "../../core/errors.js";
+import { npa, semver } from "../../core/npm-spec.js";
 import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
 import type { MarketplaceContext, PlanItem, PluginChangeReport, Scope } from "../../marketplace/index.js";
 import type { CommandContext } from "../context.js";
@@ -77,14 +79,48 @@ function reportPluginChange(ctx: CommandContext, report: PluginChangeReport, don
   if (report.failed.length > 0) throw new ReportedFailure(1);
 }
 
+/**
+ * An argument `name@x` where `x` is neither an added marketplace nor an npm version or range:
+ * `EUNKNOWN_MARKETPLACE`, never silently an npm dist-tag (`npm:name@x` says that explicitly).
+ * `name@latest` stays npm's `latest` (what a bare `name` means anyway); scoped names are npm.
+ */
+function unknownMarketplace(spec: string, marketplaces: ReadonlySet<string>): XcshToolsError | undefined {
+  if (spec.startsWith("npm:") || spec.startsWith("@")) return undefined;
+  const bare = spec.replace(/\[[^\]]*\]$/, "");
+  const at = bare.lastIndexOf("@");
+  if (at <= 0) return undefined;
+  const name = bare.slice(0, at);
+  const market = bare.slice(at + 1);
+  if (market === "" || market === "latest" || market.includes("/") || market.includes(":")) return undefined;
+  if (semver.valid(market) || semver.validRange(market)) return undefined;
+  // Only what npm would read as `name@<dist-tag>`; URLs, paths and git specs carry their own syntax.
+  let type: string | undefined;
+  try {
+    type = npa(bare).type;
+  } catch {
+    type = undefined;
+  }
+  if (type !== "tag") return undefined;
+  const known = [...marketplaces].sort();
+  return new XcshToolsError("EUNKNOWN_MARKETPLACE", `"${spec}": "${market}" is not an added marketplace${known.length > 0 ? ` (added: ${known.join(", ")})` : " (none is added)"}, and not an npm version or range`, {
+    hint: `Add the marketplace first (xcsh-tools marketplace add <source>, then \`xcsh-tools marketplace list\`), or, for the npm dist-tag "${market}", write npm:${name}@${market}.`,
+    exitCode: 2,
+  });
+}
+
 /** The marketplace ones among `specs`; usage error when marketplace and npm specs are mixed. */
 async function marketplaceSpecs(ctx: CommandContext, mctx: MarketplaceContext, specs: string[], scope: string | undefined, verb: string): Promise<boolean> {
   let ours: string[] = [];
   // Plain and scoped npm names (most installs) never load the marketplace modules or their state.
-  if (specs.some(mayNameMarketplacePlugin)) {
+  if (specs.some((s) => !s.startsWith("npm:") && mayNameMarketplacePlugin(s))) {
     const { loadMarketplaceTargets, isMarketplaceTarget } = await import("../../marketplace/index.js");
     const targets = await loadMarketplaceTargets(mctx);
-    ours = specs.filter((s) => isMarketplaceTarget(s, targets));
+    ours = specs.filter((s) => !s.startsWith("npm:") && isMarketplaceTarget(s, targets));
+    for (const spec of specs) {
+      if (ours.includes(spec)) continue;
+      const unknown = unknownMarketplace(spec, targets.marketplaces);
+      if (unknown) throw unknown;
+    }
   }
   if (ours.length === 0) {
     if (scope !== undefined) throw usageError(`--scope applies to marketplace plugins (name@marketplace); ${specs.join(", ")} ${specs.length === 1 ? "is an npm plugin" : "are npm plugins"}`, "npm plugins are installed for the user; drop --scope.");

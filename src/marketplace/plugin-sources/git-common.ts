@@ -1,31 +1,68 @@
 /**
  * What the git-based plugin sources share: clone at the entry's `ref`/`sha` (the sha honoured even
- * off the tip, ../git.ts) into the scratch folder, and probe the remote without cloning.
+ * off the tip, core/git.ts) into the scratch folder, and probe the remote without cloning. The
+ * catalog was validated when it was read; the values are checked again here, right before git
+ * sees them (core/source-args.ts), naming the entry, and again inside core/git.ts.
  */
 import path from "node:path";
-import { cloneAt, remoteHead } from "../git.js";
-import type { FetchedPlugin, PluginWorld, Revision } from "./types.js";
+import { cloneAt, remoteHead } from "../../core/git.js";
+import { assertSourceArg, gitRefProblem, gitShaProblem, githubRepoProblem, gitUrlProblem, isGithubShorthand, subdirUrlProblem, type SourceArgProblem } from "../../core/source-args.js";
+import { catalogOriginOf } from "../catalog.js";
+import type { FetchedPlugin, PluginSourceInput, PluginWorld, Revision } from "./types.js";
 
 export interface GitPinned {
   ref?: string;
   sha?: string;
 }
 
-function gitOptions(world: PluginWorld) {
-  return { env: world.env, timeoutMs: world.gitTimeoutMs, ...(world.signal ? { signal: world.signal } : {}) };
+/** A git source as the kinds hand it over: where to clone, at which pin, for which entry. */
+export interface GitTarget {
+  url: string;
+  pin: GitPinned;
+  /** The entry may name a local URL: its catalog came from the local disk. */
+  allowLocal: boolean;
 }
 
-/** Clone `url` at the pin into `<scratch>/repo`. */
-export async function cloneSource(url: string, pin: GitPinned, scratch: string, world: PluginWorld): Promise<FetchedPlugin> {
+function gitOptions(world: PluginWorld, allowLocal: boolean) {
+  return { env: world.env, timeoutMs: world.gitTimeoutMs, allowLocal, ...(world.signal ? { signal: world.signal } : {}) };
+}
+
+/** Throw the entry's refused value as a coded error naming the catalog, entry and field. */
+export function assertEntryArg(input: PluginSourceInput, field: string, found: SourceArgProblem | undefined): void {
+  const index = input.catalog.plugins.indexOf(input.entry);
+  const at = `/plugins/${index >= 0 ? index : "?"}/source/${field}`;
+  assertSourceArg(found, `Plugin "${input.entry.name}" of marketplace "${input.marketplace.name}" (${input.marketplace.catalogPath} ${at})`, { file: input.marketplace.catalogPath, path: at });
+}
+
+/** The git target of a `url`, `github` or `git-subdir` entry, every value checked. */
+export function gitTargetOf(input: PluginSourceInput, source: { url?: unknown; repo?: unknown; ref?: unknown; sha?: unknown }, options: { githubShorthand?: boolean } = {}): GitTarget {
+  const { allowLocal } = catalogOriginOf(input.marketplace);
+  let url: string;
+  if (source.repo !== undefined) {
+    assertEntryArg(input, "repo", githubRepoProblem(source.repo));
+    url = githubUrl(source.repo as string);
+  } else {
+    assertEntryArg(input, "url", options.githubShorthand ? subdirUrlProblem(source.url, { allowLocal }) : gitUrlProblem(source.url, { allowLocal }));
+    const raw = source.url as string;
+    url = options.githubShorthand && isGithubShorthand(raw) ? githubUrl(raw.replace(/\.git$/, "")) : raw;
+  }
+  if (source.ref !== undefined) assertEntryArg(input, "ref", gitRefProblem(source.ref));
+  if (source.sha !== undefined) assertEntryArg(input, "sha", gitShaProblem(source.sha));
+  const pin: GitPinned = { ...(typeof source.ref === "string" ? { ref: source.ref } : {}), ...(typeof source.sha === "string" ? { sha: source.sha } : {}) };
+  return { url, pin, allowLocal };
+}
+
+/** Clone the target at its pin into `<scratch>/repo`. */
+export async function cloneSource(target: GitTarget, scratch: string, world: PluginWorld): Promise<FetchedPlugin> {
   const dir = path.join(scratch, "repo");
-  const sha = await cloneAt(url, dir, { ...(pin.ref ? { ref: pin.ref } : {}), ...(pin.sha ? { sha: pin.sha } : {}) }, gitOptions(world));
+  const sha = await cloneAt(target.url, dir, target.pin, gitOptions(world, target.allowLocal));
   return { dir, within: dir, gitCommitSha: sha };
 }
 
 /** The pinned sha, or the commit the remote ref points at now. */
-export async function probeGit(url: string, pin: GitPinned, world: PluginWorld): Promise<Revision> {
-  if (pin.sha) return { gitCommitSha: pin.sha.toLowerCase() };
-  const sha = await remoteHead(url, pin.ref, gitOptions(world));
+export async function probeGit(target: GitTarget, world: PluginWorld): Promise<Revision> {
+  if (target.pin.sha) return { gitCommitSha: target.pin.sha.toLowerCase() };
+  const sha = await remoteHead(target.url, target.pin.ref, gitOptions(world, target.allowLocal));
   return sha ? { gitCommitSha: sha } : {};
 }
 

@@ -8,10 +8,23 @@ import path from "node:path";
 import type { Static } from "../../manifest/typebox.js";
 import { XcshToolsError, errorMessage } from "../../core/errors.js";
 import type { NpmSourceSchema } from "../../manifest/marketplace-catalog.js";
+import { npmVersionProblem, registryUrlProblem } from "../../core/source-args.js";
+import { npmNameProblem } from "../../manifest/names.js";
 import { loadPacote } from "../../plugins/npm-client.js";
-import type { PluginSourceKind, PluginWorld } from "./types.js";
+import { assertEntryArg } from "./git-common.js";
+import type { PluginSourceInput, PluginSourceKind, PluginWorld } from "./types.js";
 
 type NpmSource = Static<typeof NpmSourceSchema>;
+
+/** The entry's values, checked again right before pacote sees them (catalog validation did first). */
+function checked(input: PluginSourceInput): NpmSource {
+  const s = input.entry.source as NpmSource;
+  const nameProblem = typeof s.package === "string" ? npmNameProblem(s.package) : "it is not a string";
+  if (nameProblem) assertEntryArg(input, "package", { code: "EPACKAGE_NAME", problem: `${JSON.stringify(s.package)} is not an npm package name: ${nameProblem}` });
+  if (s.version !== undefined) assertEntryArg(input, "version", npmVersionProblem(s.version));
+  if (s.registry !== undefined) assertEntryArg(input, "registry", registryUrlProblem(s.registry));
+  return s;
+}
 
 function specOf(s: NpmSource): string {
   return `${s.package}@${s.version ?? "latest"}`;
@@ -39,8 +52,8 @@ function npmError(s: NpmSource, error: unknown): XcshToolsError {
 
 export const npmPluginSource: PluginSourceKind = {
   kind: "npm",
-  async fetch({ entry }, scratch, world) {
-    const s = entry.source as NpmSource;
+  async fetch(input, scratch, world) {
+    const s = checked(input);
     const pacote = await loadPacote();
     const dir = path.join(scratch, "package");
     try {
@@ -53,8 +66,8 @@ export const npmPluginSource: PluginSourceKind = {
       throw npmError(s, error);
     }
   },
-  async probe({ entry }, world) {
-    const s = entry.source as NpmSource;
+  async probe(input, world) {
+    const s = checked(input);
     const pacote = await loadPacote();
     try {
       const manifest = await pacote.manifest(specOf(s), optionsOf(s, world));

@@ -4,25 +4,34 @@
  * without `.git`, becomes the marketplace cache so relative plugin sources resolve in it.
  */
 import path from "node:path";
-import { cloneAt } from "../git.js";
+import { cloneAt, redactUrl } from "../../core/git.js";
+import { assertSourceArg, gitRefProblem, gitUrlProblem, isLocalGitUrl } from "../../core/source-args.js";
 import { readCatalogIn } from "../catalog.js";
-import { redactUrl } from "../git.js";
 import { splitRef, type CatalogSource, type CatalogSourceSpec, type FetchedCatalog, type SourceWorld } from "./types.js";
 
 const GIT_URL = /^(https?:\/\/|ssh:\/\/|git:\/\/|file:\/\/|[\w.-]+@[\w.-]+:)/i;
 
-/** Clone `url#ref` into `<scratch>/clone` and read its catalog. */
+/**
+ * Clone `url#ref` into `<scratch>/clone` and read its catalog. The URL is one the user typed (or
+ * a registry entry recording one), so a local repository is allowed; its catalog counts as from
+ * the local disk exactly when the URL is local.
+ */
 export async function fetchGitCatalog(uri: string, scratch: string, world: SourceWorld): Promise<FetchedCatalog> {
   const { url, ref } = splitRef(uri);
+  const where = `Marketplace source ${redactUrl(uri)}`;
+  assertSourceArg(gitUrlProblem(url, { allowLocal: true }), where);
+  if (ref !== undefined) assertSourceArg(gitRefProblem(ref), where);
   const dir = path.join(scratch, "clone");
-  const commitSha = await cloneAt(url, dir, ref ? { ref } : {}, { env: world.env, timeoutMs: world.gitTimeoutMs, ...(world.signal ? { signal: world.signal } : {}) });
-  const loaded = await readCatalogIn(dir, `The repository ${redactUrl(uri)}`);
+  const allowLocal = isLocalGitUrl(url);
+  const commitSha = await cloneAt(url, dir, ref ? { ref } : {}, { env: world.env, timeoutMs: world.gitTimeoutMs, allowLocal, ...(world.signal ? { signal: world.signal } : {}) });
+  const loaded = await readCatalogIn(dir, `The repository ${redactUrl(uri)}`, { allowLocal });
   return { loaded, contentDir: dir, commitSha };
 }
 
 export const gitSource: CatalogSource = {
   kind: "git",
   parse(input) {
+    // Option-shaped and `<transport>::` inputs are no kind at all here: parseCatalogSource refuses them first.
     if (!GIT_URL.test(input)) return undefined;
     if (/^https?:\/\//i.test(input)) {
       try {

@@ -7,6 +7,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { XcshToolsError } from "../../core/errors.js";
+import { assertSourceArg, gitRefProblem, githubRepoProblem } from "../../core/source-args.js";
 import { fetchGitCatalog } from "./git.js";
 import { splitRef, type CatalogSource } from "./types.js";
 
@@ -15,6 +16,8 @@ const SHORTHAND = /^(github:)?([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+?)(\.git)?(#.+)?$
 /** The clone URL of a recorded GitHub source (`owner/repo[#ref]`). */
 export function githubCloneUrl(uri: string): string {
   const { url, ref } = splitRef(uri);
+  assertSourceArg(githubRepoProblem(url), `Marketplace source ${uri}`);
+  if (ref !== undefined) assertSourceArg(gitRefProblem(ref), `Marketplace source ${uri}`);
   return `https://github.com/${url}.git${ref ? `#${ref}` : ""}`;
 }
 
@@ -25,6 +28,9 @@ export const githubSource: CatalogSource = {
     if (!match) return undefined;
     const repo = match[2]!;
     if (repo.startsWith(".") || repo.includes("..")) return undefined;
+    // `-o/x`, `a/-b`: shaped like the shorthand but no GitHub name; refused, never a folder or git guess.
+    assertSourceArg(githubRepoProblem(repo), `Marketplace source "${input}"`);
+    if (match[4]) assertSourceArg(gitRefProblem(match[4].slice(1)), `Marketplace source "${input}"`);
     if (!match[1]) {
       const local = path.resolve(world.cwd, splitRef(input).url);
       let isDir = false;

@@ -12,6 +12,7 @@
  * The host rejected `git://` and `../` and took any `a/b` folder for GitHub (§9 #35).
  */
 import { XcshToolsError } from "../../core/errors.js";
+import { sourceArgError } from "../../core/source-args.js";
 import type { MarketplaceSourceType } from "../../manifest/marketplaces-registry.js";
 import { gitSource } from "./git.js";
 import { githubSource } from "./github.js";
@@ -29,6 +30,12 @@ const BY_KIND: Record<MarketplaceSourceType, CatalogSource> = { url: urlSource, 
 /** Classify what the user typed; `ESOURCE_UNKNOWN` (exit 2) when it is no kind. */
 export function parseCatalogSource(input: string, world: SourceWorld): CatalogSourceSpec {
   const trimmed = input.trim();
+  // Whatever kind it would be, a source that git or a folder lookup could read as an option or a
+  // remote helper (`--upload-pack=…`, `ext::sh -c …`, `fd::3`) or that holds control characters is refused.
+  // eslint-disable-next-line no-control-regex
+  if (trimmed.startsWith("-") || /^[A-Za-z][A-Za-z0-9+.-]*::/.test(trimmed) || /[\u0000-\u001f\u007f]/.test(trimmed)) {
+    throw sourceArgError({ code: "EGIT_URL", problem: `${JSON.stringify(input.slice(0, 200))} is option-shaped, a "<transport>::" remote helper, or holds control characters` }, "Marketplace source");
+  }
   for (const source of CATALOG_SOURCES) {
     const spec = source.parse(trimmed, world);
     if (spec) return spec;

@@ -27,6 +27,6 @@ export const localSource: CatalogSource = {
         hint: "Check the path, or remove the marketplace if the folder is gone for good.",
       });
     }
-    return { loaded: await readCatalogIn(spec.uri, `The folder ${spec.uri}`) };
+    return { loaded: await readCatalogIn(spec.uri, `The folder ${spec.uri}`, { allowLocal: true }) };
   },
 };

@@ -4,7 +4,7 @@
  * url, git-subdir, npm); a relative source is refused at install with that explanation.
  */
 import { XcshToolsError, errorMessage } from "../../core/errors.js";
-import { redactUrl } from "../git.js";
+import { redactUrl } from "../../core/git.js";
 import { parseCatalog } from "../catalog.js";
 import type { CatalogSource } from "./types.js";
 
@@ -37,6 +37,7 @@ export const urlSource: CatalogSource = {
       });
     }
     const text = await response.text();
-    return { loaded: parseCatalog(text, shown, "xcsh") };
+    // A catalog from the network: its entries may not name local git URLs.
+    return { loaded: parseCatalog(text, shown, "xcsh", { allowLocal: false }) };
   },
 };

@@ -1,10 +1,23 @@
 /**
- * The system `git`, run without a shell (an argument array, so no quoting bugs and no injection)
+ * The one way this code base runs git: the system `git`, without a shell (an argument array)
  * and with the user's own environment, so credential helpers, `~/.ssh/config`, `insteadOf` rules
  * and proxies work exactly as on the command line (Claude Code's bundled git library did not
- * honour credential helpers: peers §1.6). `GIT_TERMINAL_PROMPT=0` turns a password prompt into
- * an error instead of a hang; every command has the `timeouts.gitMs` deadline (host weakness
- * #36: plugin clones had none).
+ * honour credential helpers: peers §1.6). Every command has the `timeouts.gitMs` deadline (host
+ * weakness #36: plugin clones had none).
+ *
+ * URLs, refs and shas come from catalogs and state files, which are untrusted, so each call:
+ * - checks them again right here (core/source-args.ts) whatever the caller checked before;
+ * - puts them after `--` (or, for a checkout, as a validated hex sha with `^{commit}`), so no
+ *   value can be read as an option (`--upload-pack=…`, `-oProxyCommand=…`);
+ * - runs with `-c protocol.ext.allow=never -c protocol.fd.allow=never` (the remote helpers that
+ *   run commands), `protocol.file.allow=never` unless the URL may be local (then `always`: under
+ *   `GIT_PROTOCOL_FROM_USER=0` its default "user" policy would refuse it), `core.hooksPath` at
+ *   the null device and `core.fsmonitor=false` (no program of any configuration runs during a
+ *   clone), and `GIT_PROTOCOL_FROM_USER=0`;
+ * - never prompts: `GIT_TERMINAL_PROMPT=0`, `GCM_INTERACTIVE=never`, an empty `GIT_ASKPASS`
+ *   (git then skips `core.askPass` and `SSH_ASKPASS`) and `SSH_ASKPASS_REQUIRE=never`, unless the
+ *   user's environment sets those itself (a CI token helper is theirs to choose).
+ * `core.sshCommand`, `GIT_SSH_COMMAND` and the user's config are left alone: they are trusted.
  *
  * `cloneAt` honours a `sha` pin even when the commit is not the tip of any ref (host weakness
  * #36: a depth-1 clone then a checkout only worked for the tip): it fetches the commit itself
@@ -13,8 +26,10 @@
  */
 import { spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
-import { XcshToolsError } from "../core/errors.js";
-import { removeTree } from "../core/atomic-fs.js";
+import { devNull } from "node:os";
+import { XcshToolsError } from "./errors.js";
+import { removeTree } from "./atomic-fs.js";
+import { assertSourceArg, gitRefProblem, gitShaProblem, gitUrlProblem } from "./source-args.js";
 
 /** How git runs. */
 export interface GitOptions {
@@ -22,6 +37,11 @@ export interface GitOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   cwd?: string;
+  /**
+   * The URL may reach the local disk (`file://`, a path): only when the user typed it or the
+   * catalog naming it came from the local disk. Default false.
+   */
+  allowLocal?: boolean;
 }
 
 /** A failed git command: stderr and whether it timed out. */
@@ -31,8 +51,41 @@ export interface GitFailure {
   timedOut: boolean;
 }
 
-function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...env, GIT_TERMINAL_PROMPT: "0", GCM_INTERACTIVE: "never" };
+/** The environment of a git that must not prompt; the user's own choices are kept. */
+export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    GIT_TERMINAL_PROMPT: "0",
+    GCM_INTERACTIVE: "never",
+    GIT_PROTOCOL_FROM_USER: "0",
+    GIT_ASKPASS: env.GIT_ASKPASS ?? "",
+    SSH_ASKPASS_REQUIRE: env.SSH_ASKPASS_REQUIRE ?? "never",
+  };
+}
+
+/** The `-c` settings every git call runs with (see the header). */
+export function gitHardening(allowLocal: boolean): string[] {
+  const settings = ["protocol.ext.allow=never", "protocol.fd.allow=never", allowLocal ? "protocol.file.allow=always" : "protocol.file.allow=never", `core.hooksPath=${devNull}`, "core.fsmonitor=false"];
+  return settings.flatMap((s) => ["-c", s]);
+}
+
+/**
+ * The same settings for a git that npm's fetcher (pacote, for git install specs and git
+ * dependencies) spawns itself: through `GIT_CONFIG_COUNT`, appended to any the user set.
+ */
+export function gitEnvForNpm(env: NodeJS.ProcessEnv, allowLocal = false): NodeJS.ProcessEnv {
+  const out = gitEnv(env);
+  const settings = gitHardening(allowLocal).filter((_, i) => i % 2 === 1);
+  let count = Number.parseInt(env.GIT_CONFIG_COUNT ?? "0", 10);
+  if (!Number.isInteger(count) || count < 0) count = 0;
+  for (const setting of settings) {
+    const eq = setting.indexOf("=");
+    out[`GIT_CONFIG_KEY_${count}`] = setting.slice(0, eq);
+    out[`GIT_CONFIG_VALUE_${count}`] = setting.slice(eq + 1);
+    count += 1;
+  }
+  out.GIT_CONFIG_COUNT = String(count);
+  return out;
 }
 
 /** Redact credentials embedded in URLs (`https://user:token@host`) before they reach a message. */
@@ -40,15 +93,26 @@ export function redactUrl(text: string): string {
   return text.replace(/(\w+:\/\/)[^/@\s]+@/g, "$1***@");
 }
 
-/** Run `git <args>`; resolves to stdout, rejects with `EGIT` / `EGIT_TIMEOUT` / `EGIT_MISSING`. */
-export function runGit(args: string[], options: GitOptions): Promise<string> {
+/** What a git call is about, for its error: the operation and the URL (redacted when shown). */
+interface GitCall {
+  op: string;
+  url: string;
+}
+
+/**
+ * Run `git <hardening> <args>`; resolves to stdout, rejects with `EGIT` / `EGIT_TIMEOUT` /
+ * `EGIT_MISSING` naming the operation and the URL. Not exported: every caller goes through the
+ * operations below, which put untrusted values after `--`.
+ */
+function runGit(args: string[], options: GitOptions, call: GitCall): Promise<string> {
+  const argv = [...gitHardening(options.allowLocal === true), ...args];
   return new Promise((resolve, reject) => {
     let child;
     try {
       // Its own process group (POSIX), so a timeout kills git's helpers too (git-remote-https,
       // ssh, a credential helper): they inherit git's pipes, and killing git alone left them
       // holding those pipes open — the command then hung past its deadline.
-      child = spawn("git", args, { cwd: options.cwd, env: gitEnv(options.env), stdio: ["ignore", "pipe", "pipe"], windowsHide: true, detached: process.platform !== "win32" });
+      child = spawn("git", argv, { cwd: options.cwd, env: gitEnv(options.env), stdio: ["ignore", "pipe", "pipe"], windowsHide: true, detached: process.platform !== "win32" });
     } catch (error) {
       reject(missingGit(error));
       return;
@@ -95,7 +159,7 @@ export function runGit(args: string[], options: GitOptions): Promise<string> {
         resolve(Buffer.concat(out).toString("utf8"));
         return;
       }
-      const command = redactUrl(`git ${args.join(" ")}`);
+      const command = `git ${call.op} of ${redactUrl(call.url)}`;
       if (aborted) {
         reject(new XcshToolsError("EABORTED", `Interrupted: ${command}`, { hint: "Nothing was changed; run the command again." }));
       } else if (timedOut) {
@@ -138,24 +202,36 @@ export interface GitPin {
   sha?: string;
 }
 
+/** Check what untrusted input handed us, again, right before git sees it. */
+function checkPin(url: string, pin: GitPin, allowLocal: boolean): void {
+  const where = `git source ${redactUrl(url).slice(0, 200)}`;
+  assertSourceArg(gitUrlProblem(url, { allowLocal }), where);
+  if (pin.ref !== undefined) assertSourceArg(gitRefProblem(pin.ref), where);
+  if (pin.sha !== undefined) assertSourceArg(gitShaProblem(pin.sha), where);
+}
+
 /** Clone `url` into `dest` (created; must not exist) at `pin`; returns the checked-out commit. */
 export async function cloneAt(url: string, dest: string, pin: GitPin, options: GitOptions): Promise<string> {
+  checkPin(url, pin, options.allowLocal === true);
   const quiet = ["-c", "advice.detachedHead=false"];
+  const call = (op: string): GitCall => ({ op, url });
   if (pin.sha) {
     await mkdir(dest, { recursive: true });
     const inDest = { ...options, cwd: dest };
-    await runGit(["init", "-q"], inDest);
-    await runGit(["remote", "add", "origin", url], inDest);
+    await runGit(["init", "-q"], inDest, call("init"));
+    await runGit(["remote", "add", "--", "origin", url], inDest, call("remote add"));
     try {
-      await runGit(["-c", "protocol.version=2", "fetch", "-q", "--depth", "1", "origin", pin.sha], inDest);
-      await runGit([...quiet, "checkout", "-q", "--detach", "FETCH_HEAD"], inDest);
+      await runGit(["-c", "protocol.version=2", "fetch", "-q", "--depth", "1", "--", "origin", pin.sha], inDest, call("fetch"));
+      await runGit([...quiet, "checkout", "-q", "--detach", "FETCH_HEAD"], inDest, call("checkout"));
     } catch (error) {
       if (error instanceof XcshToolsError && (error.code === "EGIT_TIMEOUT" || error.code === "EABORTED")) throw error;
       // The server refused to hand out a commit by id: fetch everything and look for it.
       await removeTree(dest);
-      await runGit(["clone", "-q", "--no-checkout", url, dest], options);
+      await runGit(["clone", "-q", "--no-checkout", "--", url, dest], options, call("clone"));
       try {
-        await runGit([...quiet, "checkout", "-q", "--detach", pin.sha], inDest);
+        // `checkout` takes no `--` before a commit (it would be a path): the sha is checked hex
+        // above, and `^{commit}` makes it a commit expression that cannot be an option or a path.
+        await runGit([...quiet, "checkout", "-q", "--detach", `${pin.sha}^{commit}`], inDest, call("checkout"));
       } catch (checkoutError) {
         throw new XcshToolsError("ESHA_NOT_FOUND", `Commit ${pin.sha} is not in ${redactUrl(url)}${pin.ref ? ` (ref ${pin.ref})` : ""}`, {
           hint: "The catalog pins a commit the repository does not have (force-pushed or wrong sha): ask the marketplace owner to fix the pin.",
@@ -164,9 +240,9 @@ export async function cloneAt(url: string, dest: string, pin: GitPin, options: G
       }
     }
   } else {
-    await runGit(["clone", "-q", "--depth", "1", ...(pin.ref ? ["--branch", pin.ref] : []), url, dest], options);
+    await runGit(["clone", "-q", "--depth", "1", ...(pin.ref ? [`--branch=${pin.ref}`] : []), "--", url, dest], options, call("clone"));
   }
-  const head = (await runGit(["rev-parse", "HEAD"], { ...options, cwd: dest })).trim();
+  const head = (await runGit(["rev-parse", "HEAD"], { ...options, cwd: dest }, call("rev-parse"))).trim();
   if (pin.sha && head.toLowerCase() !== pin.sha.toLowerCase()) {
     throw new XcshToolsError("ESHA_NOT_FOUND", `Checked out ${head} from ${redactUrl(url)}, not the pinned ${pin.sha}`, {
       hint: "Ask the marketplace owner to pin a full 40-character commit sha.",
@@ -177,7 +253,8 @@ export async function cloneAt(url: string, dest: string, pin: GitPin, options: G
 
 /** The commit `ref` (default HEAD) points at on the remote, without cloning. */
 export async function remoteHead(url: string, ref: string | undefined, options: GitOptions): Promise<string | undefined> {
-  const out = await runGit(["ls-remote", url, ref ?? "HEAD"], options);
+  checkPin(url, ref !== undefined ? { ref } : {}, options.allowLocal === true);
+  const out = await runGit(["ls-remote", "--", url, ref ?? "HEAD"], options, { op: "ls-remote", url });
   const lines = out.split("\n").filter(Boolean).map((l) => l.split(/\s+/));
   // Prefer a peeled tag (^{}) so an annotated tag compares by its commit.
   const peeled = lines.find((l) => l[1]?.endsWith("^{}"));
