@@ -127,7 +127,8 @@ export function npmError(error: unknown, what: string, client: NpmClientOptions,
   if (code === "ENOENT" || code === "ENOTDIR") {
     return new XcshToolsError("ENOT_FOUND", `${what}: ${message}`, { hint: "Check the path.", cause: error });
   }
-  if (code === "TAR_BAD_ARCHIVE" || code === "Z_DATA_ERROR" || code === "TAR_ENTRY_INVALID" || /tar|gzip|zlib/i.test(message)) {
+  // node-tar's own refusals (its decompression-ratio guard among them) carry a `tarCode`.
+  if (code === "TAR_BAD_ARCHIVE" || code === "Z_DATA_ERROR" || code === "TAR_ENTRY_INVALID" || (error as { tarCode?: unknown })?.tarCode !== undefined || /tar|gzip|zlib|decompression/i.test(message)) {
     return new XcshToolsError("ETARBALL", `${what}: not a valid package tarball (${message})`, { hint: "Rebuild it with `npm pack`.", cause: error });
   }
   if (code === "EJSONPARSE" || (error as Error)?.name === "JSONParseError") {

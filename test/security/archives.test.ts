@@ -266,6 +266,25 @@ describe("archives whose entries are hostile are refused before anything is extr
     }, 60_000);
   }
 
+  it("a registry dependency whose tarball holds a symlink to the victim and a ../ entry: ETARBALL_UNSAFE naming the dependency", async () => {
+    const dep = `${prefix}-evildep`;
+    await publishRaw(dep, tgzBytes([{ name: "package/package.json", content: JSON.stringify({ name: dep, version: "1.0.0" }) }, { name: "package/ssh", type: "symlink", linkname: "../../../../victim/.ssh" }, { name: "package/../../../victim/.bashrc", content: "pwned" }]), {});
+    const plugin = `${prefix}-withevildep`;
+    await publishRaw(plugin, tgzBytes(pluginEntries(plugin, "withevildep_tool").map((e) => (e.name === "package/package.json" ? { ...e, content: JSON.stringify({ name: plugin, version: "1.0.0", type: "module", xcsh: { tools: "./t.js" }, dependencies: { [dep]: "1.0.0" } }) } : e))), {
+      type: "module",
+      xcsh: { tools: "./t.js" },
+      dependencies: { [dep]: "1.0.0" },
+    });
+    const w = await world();
+    try {
+      const before = await pluginsTree(w);
+      const r = await cli(w, ["install", plugin]);
+      await expectRefused(w, before, r, "ETARBALL_UNSAFE", new RegExp(`${dep} \\(.*: refused, the symlink "package/ssh" points out of the package`));
+    } finally {
+      await w.cleanup();
+    }
+  }, 120_000);
+
   it("too many entries (a limit lowered by XCSH_TOOLS_TARBALL_ENTRIES): ETARBALL_TOO_LARGE naming limits.tarballEntries", async () => {
     const many = Array.from({ length: 40 }, (_, i) => ({ name: `package/f${i}.txt`, content: "x" }));
     const { w, before, r } = await installLocal(many, { XCSH_TOOLS_TARBALL_ENTRIES: "30" });
@@ -366,6 +385,20 @@ describe("errors tell the truth about what failed", () => {
       expect(error.message).toContain(url);
       expect(error.message).toContain("ECONNREFUSED");
       expect(error.message).not.toMatch(/registry/i);
+    } finally {
+      await w.cleanup();
+    }
+  }, 60_000);
+
+  it("a folder the user cannot write is EPERMISSION naming it (sysfs refuses even root), not an unexpected error", async () => {
+    const w = await world("http://127.0.0.1:9/");
+    try {
+      await writeFile(path.join(w.cwd, "good.tgz"), tgzBytes(pluginEntries("perm-plugin", "perm_tool")));
+      const before = await pluginsTree(w);
+      const root = "/sys/xcsh-tools-archives-test";
+      const r = await runCli(["install", "./good.tgz", "--json"], { cwd: w.cwd, home: w.home, xcshHome: root, timeoutMs: 60_000 });
+      const error = await expectRefused(w, before, r, "EPERMISSION");
+      expect(error.message).toContain(root);
     } finally {
       await w.cleanup();
     }

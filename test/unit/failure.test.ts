@@ -105,3 +105,10 @@ describe("a tarball URL's failure is ETARBALL naming that URL; a registry's stay
     expect(npmError(httpError(404, "https://registry.example/nope"), "nope", client, "nope").code).toBe("ENOT_FOUND");
   });
 });
+
+describe("node-tar's refusals are the tarball's, not the registry's", () => {
+  it("its decompression-ratio guard (an error with no code) is ETARBALL", () => {
+    const coded = npmError(new Error("max decompression ratio exceeded: 1000.22 > 1000"), "x@1.0.0", client, "x");
+    expect(coded.code).toBe("ETARBALL");
+  });
+});
