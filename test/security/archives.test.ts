@@ -20,6 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
+import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
 import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
@@ -232,6 +233,23 @@ describe("a gzip bomb (1 GiB of zeros in ~1 MiB) is refused with ETARBALL_TOO_LA
       await w.cleanup();
     }
   }, 180_000);
+
+  it("as a marketplace plugin with an npm source: refused, and the marketplace's plugin cache is unchanged", async () => {
+    const name = `${prefix}-bomb`; // published by the registry case above, or here when run alone
+    await publishRaw(name, await readFile(pluginBomb), { type: "module", xcsh: { tools: "./t.js" } }).catch(() => undefined);
+    const w = await world();
+    try {
+      const market = path.join(w.root, "market");
+      await w.write(path.join(market, catalogPath()), catalog("acme", [{ name: "boom", source: { source: "npm", package: name }, description: "a bomb" }]));
+      const added = await cli(w, ["marketplace", "add", market]);
+      expect(added.code, added.stdout + added.stderr).toBe(0);
+      const before = await pluginsTree(w);
+      const r = await cli(w, ["install", "boom@acme"]);
+      await expectRefused(w, before, r, "ETARBALL_TOO_LARGE", new RegExp(name));
+    } finally {
+      await w.cleanup();
+    }
+  }, 180_000);
 });
 
 /** A local .tgz holding a valid plugin plus `evil`. */
@@ -291,6 +309,21 @@ describe("archives whose entries are hostile are refused before anything is extr
     try {
       const error = await expectRefused(w, before, r, "ETARBALL_TOO_LARGE", /more entries than the limit of 30 \(setting limits\.tarballEntries\)/);
       expect(error.hint).toContain("XCSH_TOOLS_TARBALL_ENTRIES");
+    } finally {
+      await w.cleanup();
+    }
+  }, 60_000);
+
+  it("a packed local folder over a lowered limit (XCSH_TOOLS_TARBALL_UNPACKED_BYTES): ETARBALL_TOO_LARGE", async () => {
+    const w = await world("http://127.0.0.1:9/");
+    try {
+      const dir = path.join(w.root, "dev", "big-folder");
+      await w.write(path.join(dir, "package.json"), { name: "big-folder", version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } });
+      await w.write(path.join(dir, "t.js"), "export default () => ({});\n");
+      await w.write(path.join(dir, "data.txt"), "x".repeat(64 * 1024));
+      const before = await pluginsTree(w);
+      const r = await cli(w, ["install", dir], { XCSH_TOOLS_TARBALL_UNPACKED_BYTES: "16384" });
+      await expectRefused(w, before, r, "ETARBALL_TOO_LARGE", /limit of 16 KiB \(setting limits\.tarballUnpackedBytes\)/);
     } finally {
       await w.cleanup();
     }
