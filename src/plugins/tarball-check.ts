@@ -183,7 +183,14 @@ export async function inspectTarball(tar: Tar, source: AsyncIterable<Buffer>, op
     parser.on("close", () => resolve());
   });
 
+  // What pacote's extractor parses is what one gunzip gives. node-tar's parser would undo a
+  // second gzip layer by itself (and so see other entries than the extractor): refused.
+  let head = Buffer.alloc(0);
   const feed = async (chunk: Buffer): Promise<void> => {
+    if (head.length < 2) {
+      head = Buffer.concat([head, chunk.subarray(0, 2 - head.length)]);
+      if (head.length === 2 && head[0] === 0x1f && head[1] === 0x8b) throw invalid(what, "compressed twice");
+    }
     unpacked += chunk.length;
     if (unpacked > limits.unpackedBytes) failure ??= tooLarge(what, "unpackedBytes", `it unpacks to more than the limit of ${formatBytes(limits.unpackedBytes)}`);
     if (failure) throw failure;
@@ -196,20 +203,20 @@ export async function inspectTarball(tar: Tar, source: AsyncIterable<Buffer>, op
   // takes decompressed chunks one at a time, so memory stays a few chunks.
   const gunzip = createGunzip();
   const stop = new AbortController();
-  let sawInput = false;
+  let magic = Buffer.alloc(0);
   const producer = (async () => {
     try {
       for await (const raw of source) {
         const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
-        if (!sawInput) {
-          sawInput = true;
-          if (chunk.length < 2 || chunk[0] !== 0x1f || chunk[1] !== 0x8b) throw invalid(what, "not gzip data");
+        if (magic.length < 2) {
+          magic = Buffer.concat([magic, chunk.subarray(0, 2 - magic.length)]);
+          if (magic.length === 2 && (magic[0] !== 0x1f || magic[1] !== 0x8b)) throw invalid(what, "not gzip data");
         }
         if (onChunk) await onChunk(chunk);
         if (stop.signal.aborted) return;
         if (!gunzip.write(chunk)) await once(gunzip, "drain", { signal: stop.signal });
       }
-      if (!sawInput) throw invalid(what, "empty");
+      if (magic.length < 2) throw invalid(what, magic.length === 0 ? "empty" : "not gzip data");
       gunzip.end();
     } catch (error) {
       if (!stop.signal.aborted) gunzip.destroy(error as Error);

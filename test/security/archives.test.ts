@@ -303,6 +303,19 @@ describe("archives whose entries are hostile are refused before anything is extr
     }
   }, 120_000);
 
+  it("a tarball gzipped twice (pacote's extractor and the check must see the same entries): ETARBALL", async () => {
+    const w = await world("http://127.0.0.1:9/");
+    try {
+      const { gzipSync } = await import("node:zlib");
+      await writeFile(path.join(w.cwd, "twice.tgz"), gzipSync(tgzBytes([...pluginEntries("twice", "twice_tool"), { name: "package/ssh", type: "symlink", linkname: "../../victim/.ssh" }])));
+      const before = await pluginsTree(w);
+      const r = await cli(w, ["install", "./twice.tgz"]);
+      await expectRefused(w, before, r, "ETARBALL", /compressed twice/);
+    } finally {
+      await w.cleanup();
+    }
+  }, 60_000);
+
   it("too many entries (a limit lowered by XCSH_TOOLS_TARBALL_ENTRIES): ETARBALL_TOO_LARGE naming limits.tarballEntries", async () => {
     const many = Array.from({ length: 40 }, (_, i) => ({ name: `package/f${i}.txt`, content: "x" }));
     const { w, before, r } = await installLocal(many, { XCSH_TOOLS_TARBALL_ENTRIES: "30" });
