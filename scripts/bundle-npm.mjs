@@ -53,6 +53,8 @@ const ENTRY = `"use strict";
 Object.defineProperties(exports, {
   pacote: { enumerable: true, get: () => require("pacote") },
   Arborist: { enumerable: true, get: () => require("@npmcli/arborist") },
+  // node-tar, the instance pacote extracts with: src/plugins/tarball-check.ts parses with it.
+  tar: { enumerable: true, get: () => require("tar") },
 });
 `;
 
@@ -86,7 +88,7 @@ try {
     }
   }
   const loaded = fromBundle(temp);
-  if (typeof loaded.pacote.manifest !== "function" || typeof loaded.Arborist !== "function") throw new Error("the bundle does not export pacote and Arborist");
+  if (typeof loaded.pacote.manifest !== "function" || typeof loaded.Arborist !== "function" || typeof loaded.tar.Parser !== "function") throw new Error("the bundle does not export pacote, Arborist and tar");
 
   // The spec bundle: every specifier of semver and npm-package-arg the npm bundle requires, and
   // the packages themselves for our code, each the very module it would load.

@@ -27,6 +27,11 @@ export async function npmClient(ctx: CommandContext, options: { allowScripts?: b
     home: ctx.roots.home,
     allowScripts: options.allowScripts === true || loaded.settings.allowScripts,
     fetchTimeoutMs: loaded.settings.timeouts.fetchMs,
+    tarballLimits: {
+      unpackedBytes: loaded.settings.limits.tarballUnpackedBytes,
+      entries: loaded.settings.limits.tarballEntries,
+      pathLength: loaded.settings.limits.tarballPathLength,
+    },
     signal: ctx.signal,
     packumentCache: new Map(),
   };

@@ -3,6 +3,16 @@
  * stack only with `--debug`, secrets redacted; under `--json`, `{error: {code, message, hint}}`.
  */
 import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { codedFailure } from "../core/failure.js";
+
+/**
+ * What a thrown value is shown as: an uncoded full disk or refused permission that escaped an
+ * engine is still `EDISK_FULL` / `EPERMISSION` naming its path (core/failure.ts), never
+ * `EUNEXPECTED`.
+ */
+function shown(error: unknown): unknown {
+  return error instanceof XcshToolsError ? error : (codedFailure(error) ?? error);
+}
 
 /** Hide tokens and passwords wherever they appear in text we print. */
 export function redactSecrets(text: string): string {
@@ -16,17 +26,20 @@ export function redactSecrets(text: string): string {
 }
 
 /** The code of any thrown value (`EUNEXPECTED` for plain errors). */
-export function errorCode(error: unknown): string {
+export function errorCode(thrown: unknown): string {
+  const error = shown(thrown);
   return error instanceof XcshToolsError ? error.code : "EUNEXPECTED";
 }
 
 /** The process exit code for a thrown value: 2 for usage/validation, else 1. */
-export function exitCodeOf(error: unknown): 1 | 2 {
+export function exitCodeOf(thrown: unknown): 1 | 2 {
+  const error = shown(thrown);
   return error instanceof XcshToolsError ? error.exitCode : 1;
 }
 
 /** The human rendering of an error, as lines for stderr. */
-export function renderError(error: unknown, options: { debug?: boolean } = {}): string {
+export function renderError(thrown: unknown, options: { debug?: boolean } = {}): string {
+  const error = shown(thrown);
   const lines = [`Error: ${errorMessage(error)}`];
   if (error instanceof XcshToolsError) {
     lines.push(`Code: ${error.code}`);
@@ -42,7 +55,8 @@ export function renderError(error: unknown, options: { debug?: boolean } = {}): 
 }
 
 /** The `--json` rendering of an error. */
-export function renderErrorJson(error: unknown): { error: { code: string; message: string; hint?: string; file?: string; path?: string } } {
+export function renderErrorJson(thrown: unknown): { error: { code: string; message: string; hint?: string; file?: string; path?: string } } {
+  const error = shown(thrown);
   const base = { code: errorCode(error), message: redactSecrets(errorMessage(error)) };
   if (!(error instanceof XcshToolsError)) return { error: base };
   return {

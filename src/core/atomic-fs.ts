@@ -33,6 +33,7 @@ import {
 } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
+import { codedFailure } from "./failure.js";
 
 /** Options of an atomic write. */
 export interface AtomicWriteOptions {
@@ -135,14 +136,9 @@ export async function writeFileAtomic(
   } catch (error) {
     if (handle) await handle.close().catch(() => undefined);
     await unlink(temp).catch(() => undefined);
-    throw new XcshToolsError("EWRITE", `Cannot write ${target}: ${errorMessage(error)}`, {
-      file: target,
-      hint:
-        nodeErrorCode(error) === "ENOSPC"
-          ? "The disk is full: free some space and retry."
-          : `Check that ${dir} exists and is writable.`,
-      cause: error,
-    });
+    // A full disk or a refused permission says so, naming the file (core/failure.ts).
+    throw codedFailure(error, { folder: dir }) ??
+      new XcshToolsError("EWRITE", `Cannot write ${target}: ${errorMessage(error)}`, { file: target, hint: `Check that ${dir} exists and is writable.`, cause: error });
   }
   await fsyncDir(dir);
 }

@@ -19,7 +19,9 @@
  *   `XCSH_TOOLS_BUILTIN_TOOLS` (comma list), `XCSH_TOOLS_FACTORY_TIMEOUT_MS`,
  *   `XCSH_TOOLS_IMPORT_TIMEOUT_MS`, `XCSH_TOOLS_GIT_TIMEOUT_MS`, `XCSH_TOOLS_FETCH_TIMEOUT_MS`,
  *   `XCSH_TOOLS_LOCK_WAIT_MS`, `XCSH_TOOLS_DISABLED_PROVIDERS` (comma list), `XCSH_TOOLS_COLOR`
- *   (auto|always|never; else `NO_COLOR` set → never), `XCSH_TOOLS_JSON`. Booleans accept
+ *   (auto|always|never; else `NO_COLOR` set → never), `XCSH_TOOLS_JSON`,
+ *   `XCSH_TOOLS_TARBALL_UNPACKED_BYTES`, `XCSH_TOOLS_TARBALL_ENTRIES`,
+ *   `XCSH_TOOLS_TARBALL_PATH_LENGTH` (the `limits.*` of every tarball). Booleans accept
  *   1/0, true/false, yes/no, on/off.
  *
  * A key we do not know is a warning with a did-you-mean (a newer xcsh-tools may know it); a known
@@ -70,6 +72,9 @@ export const SETTING_KEYS = [
   "disabledProviders",
   "output.color",
   "output.json",
+  "limits.tarballUnpackedBytes",
+  "limits.tarballEntries",
+  "limits.tarballPathLength",
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 
@@ -86,6 +91,9 @@ export const SETTING_ENV_VARS: Record<SettingKey, string> = {
   disabledProviders: "XCSH_TOOLS_DISABLED_PROVIDERS",
   "output.color": "XCSH_TOOLS_COLOR",
   "output.json": "XCSH_TOOLS_JSON",
+  "limits.tarballUnpackedBytes": "XCSH_TOOLS_TARBALL_UNPACKED_BYTES",
+  "limits.tarballEntries": "XCSH_TOOLS_TARBALL_ENTRIES",
+  "limits.tarballPathLength": "XCSH_TOOLS_TARBALL_PATH_LENGTH",
 };
 
 /** The defaults (registry unset: npm's own `.npmrc` resolution decides). */
@@ -96,6 +104,8 @@ export const DEFAULT_SETTINGS: XcshToolsSettings = {
   lockWaitMs: 30_000,
   disabledProviders: [],
   output: { color: "auto", json: false },
+  // Per tarball; why these values: plugins/tarball-check.ts (DEFAULT_TARBALL_LIMITS, the same).
+  limits: { tarballUnpackedBytes: 512 * 1024 * 1024, tarballEntries: 100_000, tarballPathLength: 1024 },
 };
 
 /** Project-level search places, in priority order within one folder. */
@@ -167,8 +177,9 @@ export interface LoadedSettings {
 const NESTED_KEYS: Record<string, readonly string[]> = {
   timeouts: ["factoryMs", "importMs", "gitMs", "fetchMs"],
   output: ["color", "json"],
+  limits: ["tarballUnpackedBytes", "tarballEntries", "tarballPathLength"],
 };
-const TOP_KEYS = ["$schema", "registry", "allowScripts", "builtInTools", "timeouts", "lockWaitMs", "disabledProviders", "output"];
+const TOP_KEYS = ["$schema", "registry", "allowScripts", "builtInTools", "timeouts", "lockWaitMs", "disabledProviders", "output", "limits"];
 
 /** The known key closest to `key`, if it is close enough to be a typo. */
 export const suggestKey = closestKey;
@@ -328,7 +339,7 @@ function envLayer(env: NodeJS.ProcessEnv): { doc: Record<string, unknown>; vias:
       value = TRUE_WORDS.has(lower) ? true : FALSE_WORDS.has(lower) ? false : text;
     } else if (key === "builtInTools" || key === "disabledProviders") {
       value = text.split(",").map((s) => s.trim()).filter(Boolean);
-    } else if (key.endsWith("Ms")) {
+    } else if (key.endsWith("Ms") || key.startsWith("limits.")) {
       value = /^\d+$/.test(text) ? Number(text) : text;
     }
     setLeaf(doc, key, value);

@@ -18,6 +18,18 @@ export const SettingsTimeoutsSchema = Type.Object({
   fetchMs: Milliseconds,
 });
 
+const Count = Type.Integer({ minimum: 1, description: "a whole number >= 1" });
+
+/** Limits every package tarball is checked against while it streams, before anything is extracted. */
+export const SettingsLimitsSchema = Type.Object({
+  /** Bytes one tarball may unpack to. */
+  tarballUnpackedBytes: Count,
+  /** Entries (files, folders, links) one tarball may hold. */
+  tarballEntries: Count,
+  /** Bytes of one entry's path inside a tarball. */
+  tarballPathLength: Count,
+});
+
 export const SettingsOutputSchema = Type.Object({
   color: Type.Union([Type.Literal("auto"), Type.Literal("always"), Type.Literal("never")]),
   json: Type.Boolean(),
@@ -39,6 +51,7 @@ export const XcshToolsSettingsSchema = Type.Object({
   /** Discovery sources that are skipped. */
   disabledProviders: Type.Array(ProviderIdSchema),
   output: SettingsOutputSchema,
+  limits: SettingsLimitsSchema,
 });
 export type XcshToolsSettings = Static<typeof XcshToolsSettingsSchema>;
 
@@ -52,5 +65,6 @@ export const XcshToolsSettingsFileSchema = Type.Object({
   lockWaitMs: Type.Optional(Milliseconds),
   disabledProviders: Type.Optional(Type.Array(ProviderIdSchema)),
   output: Type.Optional(Type.Partial(SettingsOutputSchema)),
+  limits: Type.Optional(Type.Partial(SettingsLimitsSchema)),
 });
 export type XcshToolsSettingsFile = Static<typeof XcshToolsSettingsFileSchema>;

@@ -7,7 +7,9 @@
  * Registry failures are turned into coded errors here: `EREGISTRY` for a registry that cannot
  * be reached or answers 5xx (never "up to date", pi #4889), `ENOT_FOUND` for a package or
  * version that does not exist, `EAUTH` for 401/403, `EINTEGRITY` for a tarball whose hash does
- * not match. Messages are redacted of the configured secrets.
+ * not match; a tarball URL off the registries, a full disk and a refused permission are
+ * `ETARBALL`, `EDISK_FULL` and `EPERMISSION` (core/failure.ts). Messages are redacted of the
+ * configured secrets.
  */
 import { setMaxListeners } from "node:events";
 import { existsSync } from "node:fs";
@@ -17,8 +19,10 @@ import { fileURLToPath } from "node:url";
 import { requireWithCodeCache } from "../core/code-cache.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { gitEnvForNpm } from "../core/git.js";
+import { codedFailure, failedUrlOf } from "../core/failure.js";
 import { npmSpecModules } from "../core/npm-spec.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
+import { TARBALL_CHECK_OPTION, guardTarballStreams, type TarballLimits } from "./tarball-check.js";
 
 /** Everything pacote and arborist calls need. */
 export interface NpmClientOptions {
@@ -38,6 +42,8 @@ export interface NpmClientOptions {
   packumentCache?: Map<string, unknown>;
   /** The user typed a local git spec (`git+file://…`): npm's git may use the file transport. */
   allowLocalGit?: boolean;
+  /** Limits every tarball is checked against while it streams (settings `limits.*`; tarball-check.ts). */
+  tarballLimits?: Partial<TarballLimits>;
 }
 
 /** The flat options object for pacote/arborist. */
@@ -61,6 +67,7 @@ export function npmOptions(client: NpmClientOptions): Record<string, unknown> {
     // package.json may name one): the environment carries our git settings (core/git.ts), the
     // only thing of their git calls we control. npm's libraries use \`env\` for git alone.
     env: gitEnvForNpm(process.env, client.allowLocalGit === true),
+    ...(client.tarballLimits ? { [TARBALL_CHECK_OPTION]: { limits: client.tarballLimits } } : {}),
     ...(client.fetchTimeoutMs ? { timeout: client.fetchTimeoutMs } : {}),
     ...(client.signal ? { signal: client.signal } : {}),
   };
@@ -73,9 +80,38 @@ export function redact(text: string, registry: RegistryOptions): string {
   return out;
 }
 
-/** A coded error for a failed registry/fetch call about `what` (a spec or package name). */
-export function npmError(error: unknown, what: string, client: NpmClientOptions, name?: string): XcshToolsError {
+/** Whether `url` is on one of the configured registries (the default one or a scope's). */
+function isRegistryUrl(url: string, registry: RegistryOptions): boolean {
+  const registries = [registry.registry, ...Object.entries(registry).filter(([key, value]) => key.endsWith(":registry") && typeof value === "string").map(([, value]) => value as string)];
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return false;
+  }
+  return registries.some((r) => {
+    try {
+      const base = new URL(r);
+      const prefix = base.pathname.endsWith("/") ? base.pathname : `${base.pathname}/`;
+      return base.origin === target.origin && `${target.pathname}/`.startsWith(prefix);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * A coded error for a failed registry/fetch call about `what` (a spec or package name). A failure
+ * of the disk, of a permission or of a tarball URL (`tarballUrl`: the URL the spec names; else
+ * any URL outside the configured registries that the error names) says so (core/failure.ts);
+ * only a failed request to a registry is reported as the registry's.
+ */
+export function npmError(error: unknown, what: string, client: NpmClientOptions, name?: string, tarballUrl?: string): XcshToolsError {
   if (error instanceof XcshToolsError) return error;
+  const failedUrl = failedUrlOf(error);
+  const offRegistry = tarballUrl ?? (failedUrl !== undefined && !isRegistryUrl(failedUrl, client.registry) ? failedUrl : undefined);
+  const machine = codedFailure(error, { what, ...(offRegistry !== undefined ? { tarballUrl: offRegistry } : {}) });
+  if (machine) return new XcshToolsError(machine.code, redact(machine.message, client.registry), { ...(machine.file ? { file: machine.file } : {}), ...(machine.hint ? { hint: machine.hint } : {}), cause: error, exitCode: machine.exitCode });
   const code = nodeErrorCode(error) ?? "";
   const status = (error as { statusCode?: number }).statusCode;
   const message = redact(errorMessage(error), client.registry);
@@ -98,7 +134,8 @@ export function npmError(error: unknown, what: string, client: NpmClientOptions,
   if (code === "ENOENT" || code === "ENOTDIR") {
     return new XcshToolsError("ENOT_FOUND", `${what}: ${message}`, { hint: "Check the path.", cause: error });
   }
-  if (code === "TAR_BAD_ARCHIVE" || code === "Z_DATA_ERROR" || code === "TAR_ENTRY_INVALID" || /tar|gzip|zlib/i.test(message)) {
+  // node-tar's own refusals (its decompression-ratio guard among them) carry a `tarCode`.
+  if (code === "TAR_BAD_ARCHIVE" || code === "Z_DATA_ERROR" || code === "TAR_ENTRY_INVALID" || (error as { tarCode?: unknown })?.tarCode !== undefined || /tar|gzip|zlib|decompression/i.test(message)) {
     return new XcshToolsError("ETARBALL", `${what}: not a valid package tarball (${message})`, { hint: "Rebuild it with `npm pack`.", cause: error });
   }
   if (code === "EJSONPARSE" || (error as Error)?.name === "JSONParseError") {
@@ -109,11 +146,16 @@ export function npmError(error: unknown, what: string, client: NpmClientOptions,
   if (code === "ABORT_ERR" || (error as Error)?.name === "AbortError") {
     return new XcshToolsError("EABORTED", `Interrupted while fetching ${what}`, { hint: "Nothing was changed.", cause: error });
   }
-  return new XcshToolsError("EREGISTRY", `${what}: cannot reach ${registry} (${message})`, { hint: "Check your network and the registry URL (--registry, settings `registry`, or ~/.npmrc).", cause: error });
+  const shownUrl = failedUrl !== undefined ? redact(failedUrl, client.registry) : registry;
+  if (typeof status === "number") {
+    return new XcshToolsError("EREGISTRY", `${what}: the registry ${registry} answered HTTP ${status} for ${shownUrl} (${message})`, { hint: "The registry failed; retry later, or check the registry URL (--registry, settings `registry`, or ~/.npmrc).", cause: error });
+  }
+  return new XcshToolsError("EREGISTRY", `${what}: cannot reach the registry ${registry}${failedUrl !== undefined ? ` (request to ${shownUrl})` : ""} (${message})`, { hint: "Check your network and the registry URL (--registry, settings `registry`, or ~/.npmrc).", cause: error });
 }
 
 type Pacote = typeof import("pacote");
 type ArboristClass = typeof import("@npmcli/arborist").default;
+type Tar = typeof import("tar");
 
 /**
  * npm's libraries: from the build's one-file bundle (scripts/bundle-npm.mjs; compiled with a V8
@@ -127,6 +169,8 @@ interface NpmLibraries {
   bundled: boolean;
   pacote(): Pacote;
   Arborist(): ArboristClass;
+  /** node-tar, the very instance pacote extracts with (tarball-check.ts parses with it). */
+  tar(): Tar;
 }
 let libraries: NpmLibraries | undefined;
 
@@ -135,26 +179,40 @@ function npmLibraries(): NpmLibraries {
   const requireHere = createRequire(import.meta.url);
   const bundle = fileURLToPath(new URL("../vendor/npm.cjs", import.meta.url));
   if (existsSync(bundle)) {
-    const loaded = () => requireWithCodeCache(bundle).exports as { pacote: Pacote; Arborist: ArboristClass };
-    libraries = { from: bundle, bundled: true, pacote: () => loaded().pacote, Arborist: () => loaded().Arborist };
+    const loaded = () => requireWithCodeCache(bundle).exports as { pacote: Pacote; Arborist: ArboristClass; tar: Tar };
+    libraries = { from: bundle, bundled: true, pacote: () => loaded().pacote, Arborist: () => loaded().Arborist, tar: () => loaded().tar };
   } else {
-    libraries = { from: requireHere.resolve("pacote"), bundled: false, pacote: () => requireHere("pacote") as Pacote, Arborist: () => requireHere("@npmcli/arborist") as ArboristClass };
+    libraries = {
+      from: requireHere.resolve("pacote"),
+      bundled: false,
+      pacote: () => requireHere("pacote") as Pacote,
+      Arborist: () => requireHere("@npmcli/arborist") as ArboristClass,
+      tar: () => createRequire(requireHere.resolve("pacote"))("tar") as Tar,
+    };
   }
   return libraries;
 }
 
-/** pacote, loaded on first use. */
+/** pacote, loaded on first use, with every tarball it streams checked first (tarball-check.ts). */
 export async function loadPacote(): Promise<Pacote> {
   const libs = npmLibraries();
   prepareRequireCache(libs);
-  return libs.pacote();
+  const pacote = libs.pacote();
+  guardTarballStreams(pacote, libs.tar());
+  return pacote;
 }
 
-/** Arborist's constructor, loaded on first use. */
+/** Arborist's constructor, loaded on first use; the pacote it extracts with is guarded too. */
 export async function loadArborist(): Promise<ArboristClass> {
   const libs = npmLibraries();
   prepareRequireCache(libs);
+  guardTarballStreams(libs.pacote(), libs.tar());
   return libs.Arborist();
+}
+
+/** node-tar as pacote has it (tests and the local tarball check). */
+export async function loadTar(): Promise<Tar> {
+  return npmLibraries().tar();
 }
 
 /**

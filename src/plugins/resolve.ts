@@ -9,9 +9,9 @@ import { XcshToolsError } from "../core/errors.js";
 import { validatePluginPackageJson, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { warmDependencies } from "./dependency-warmup.js";
 import { declaredScripts, dependencyNames } from "./inventory.js";
-import { loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
+import { loadPacote, loadTar, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import { assertGitSpec, type InstallSpec } from "./spec.js";
-import { checkPackageTarball } from "./tarball-check.js";
+import { TARBALL_CHECK_OPTION, inspectTarball } from "./tarball-check.js";
 
 /** A spec resolved to one package version. */
 export interface ResolvedPackage {
@@ -32,18 +32,21 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
   // pacote runs git itself for git specs: their URL and committish are checked again here.
   assertGitSpec(spec);
   const pacote = await loadPacote();
-  // A tarball file is checked before pacote reads it: its extractor would silently drop a
-  // hostile entry and install the rest (see tarball-check.ts).
+  // A tarball file is checked before pacote reads it, as a stream (its size is the user's disk's,
+  // not our memory's): pacote's extractor would silently drop a hostile entry and install the rest.
   if (spec.source === "tarball") {
-    const { readFile } = await import("node:fs/promises");
     const file = spec.parsed.fetchSpec ?? spec.npmSpec;
-    let bytes: Buffer | undefined;
-    try {
-      bytes = await readFile(file);
-    } catch {
-      bytes = undefined; // pacote reports the missing file with its own code below
-    }
-    if (bytes) checkPackageTarball(bytes, spec.raw);
+    const { createReadStream } = await import("node:fs");
+    const stream = createReadStream(file);
+    let opened = true;
+    await new Promise<void>((resolve) => {
+      stream.once("open", () => resolve());
+      stream.once("error", () => {
+        opened = false; // pacote reports the missing file with its own code below
+        resolve();
+      });
+    });
+    if (opened) await inspectTarball(await loadTar(), stream, { what: spec.raw, limits: client.tarballLimits ?? {}, requirePackageJson: true });
   }
   if (spec.source === "directory") {
     // pacote reads any package.json, however large or deep; ours have limits (json-file.ts).
@@ -59,11 +62,14 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
       // Anything else (unreadable, missing): pacote reports it with its own code below.
     }
   }
+  // Reading a tarball's manifest extracts it (pacote): the check inside pacote's stream
+  // (tarball-check.ts) names it as the user did and requires a package.json at its root.
+  const check = { [TARBALL_CHECK_OPTION]: { what: spec.raw, requirePackageJson: true, ...(client.tarballLimits ? { limits: client.tarballLimits } : {}) } };
   let pkg: Record<string, unknown>;
   try {
-    pkg = (await pacote.manifest(spec.npmSpec, { ...npmOptions(client), fullMetadata: true, where: cwd } as never)) as unknown as Record<string, unknown>;
+    pkg = (await pacote.manifest(spec.npmSpec, { ...npmOptions(client), ...check, fullMetadata: true, where: cwd } as never)) as unknown as Record<string, unknown>;
   } catch (error) {
-    throw npmError(error, spec.raw, client, spec.name);
+    throw npmError(error, spec.raw, client, spec.name, spec.source === "remote" ? spec.npmSpec : undefined);
   }
   // Never throws; awaited below, so arborist finds every dependency's packument in memory.
   const warming = warmDependencies(pacote, pkg, client, cwd);
@@ -74,13 +80,12 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
     // request at all (by name@version, every tarball cost a revalidation round trip: 20 warm
     // tarballs 210 -> 5 ms here).
     const pinned = spec.source === "registry" ? { resolved: pkg._resolved, integrity: pkg._integrity } : {};
-    let bytes: Buffer;
+    // Checked inside pacote's stream (tarball-check.ts), as the manifest above.
     try {
-      bytes = await pacote.tarball(spec.source === "registry" ? `${String(pkg.name)}@${String(pkg.version)}` : spec.npmSpec, { ...npmOptions(client), ...pinned, where: cwd } as never);
+      await pacote.tarball.stream(spec.source === "registry" ? `${String(pkg.name)}@${String(pkg.version)}` : spec.npmSpec, (stream) => drain(stream), { ...npmOptions(client), ...pinned, ...check, where: cwd } as never);
     } catch (error) {
-      throw npmError(error, spec.raw, client, spec.name);
+      throw npmError(error, spec.raw, client, spec.name, spec.source === "remote" ? spec.npmSpec : undefined);
     }
-    checkPackageTarball(bytes, spec.raw);
   }
   await warming;
   const checked = validatePluginPackageJson(pkg);
@@ -115,4 +120,11 @@ export async function resolveSpecs(specs: InstallSpec[], client: NpmClientOption
     seen.set(item.name, item.spec.raw);
   }
   return resolved;
+}
+
+/** Read a stream to its end, keeping nothing (the check already ran; the bytes are in npm's cache). */
+async function drain(stream: unknown): Promise<void> {
+  for await (const _chunk of stream as AsyncIterable<unknown>) {
+    // nothing to keep
+  }
 }

@@ -1,173 +1,357 @@
 /**
- * Refusing hostile package tarballs before anything is extracted. npm's extractor (node-tar via
- * pacote) already keeps every entry inside the target folder: it drops `..` entries, strips a
- * leading `/` and skips symlinks and hard links. But it does so silently, so a tarball built to
- * write `../../.bashrc` installs "successfully" and nobody learns that the package is hostile.
- * We read the archive's headers ourselves first and refuse the whole package with
- * `ETARBALL_UNSAFE` (exit 2), naming the entry: a path that is absolute or climbs with `..`,
- * a symlink or hard link whose target leaves the package, or a device/FIFO entry.
+ * Refusing hostile package tarballs while they stream, before anything is extracted.
  *
- * The reader understands ustar, pax (`path`, `linkpath`) and GNU long names, which is what
- * npm, yarn, pnpm and GNU/BSD tar write. It reads headers only (file data is skipped) and
- * never writes.
+ * Every tarball npm's libraries install passes through one method, pacote's
+ * `FetcherBase.prototype.tarballStream`: registry packages and every dependency arborist reifies,
+ * tarball URLs, tarball files, packed folders and git checkouts, and the marketplace's npm
+ * source. `guardTarballStreams` wraps it once per process: the bytes are read to the end
+ * through the check below, kept aside compressed (in memory while small, then in a temporary
+ * file), and only a tarball that passed is replayed to pacote's extractor. A refused tarball
+ * leaves nothing extracted in the staging tree or in live state.
+ *
+ * The check decompresses with zlib as a stream and counts the decompressed bytes itself, so a
+ * small archive that expands to gigabytes is refused after at most the limit's worth of work and
+ * a few chunks of memory; entries are read with node-tar's own parser (the one pacote extracts
+ * with, so both see the same entries). Refused with `ETARBALL_TOO_LARGE` (exit 2): more
+ * unpacked bytes, entries or path length than the `limits.*` settings allow. Refused with
+ * `ETARBALL_UNSAFE` (exit 2), naming the entry: an absolute path, a `..` segment, a symlink or
+ * hard link that leaves the package, a device or FIFO. `ETARBALL`: not gzip or not tar.
+ *
+ * pacote's extractor would silently skip links and strip `..`; refusing loudly says that the
+ * package is hostile instead of installing the rest of it.
  */
+import { createReadStream } from "node:fs";
+import { mkdtemp, open, rm, type FileHandle } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
-import { gunzipSync } from "node:zlib";
+import { once } from "node:events";
+import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 
-/** A decompressed package larger than this is refused (npm packages are far smaller). */
-export const MAX_UNPACKED_TARBALL_BYTES = 1024 * 1024 * 1024;
+type Tar = typeof import("tar");
 
-function cstr(block: Buffer, offset: number, length: number): string {
-  const slice = block.subarray(offset, offset + length);
-  const end = slice.indexOf(0);
-  return slice.subarray(0, end < 0 ? slice.length : end).toString("utf8");
+/** The limits one tarball must stay within (settings `limits.*`). */
+export interface TarballLimits {
+  /** Decompressed bytes (the tar stream: file data plus headers). */
+  unpackedBytes: number;
+  /** Entries (files, folders, links). */
+  entries: number;
+  /** Bytes of one entry's path as the archive names it. */
+  pathLength: number;
 }
 
-function size(block: Buffer): number {
-  const field = block.subarray(124, 136);
-  // Base-256 (GNU) for big sizes: the high bit of the first byte is set.
-  if ((field[0]! & 0x80) !== 0) {
-    let value = 0;
-    for (let i = 1; i < field.length; i++) value = value * 256 + field[i]!;
-    return value;
-  }
-  const text = cstr(block, 124, 12).trim();
-  return text === "" ? 0 : parseInt(text, 8);
+/**
+ * Defaults: the largest packages on the npm registry (native binaries for several platforms)
+ * unpack to a few hundred MB and hold tens of thousands of files, and no real path inside a
+ * package comes near 1 KB; each default leaves room above those and still refuses a 1 GB bomb.
+ */
+export const DEFAULT_TARBALL_LIMITS: TarballLimits = { unpackedBytes: 512 * 1024 * 1024, entries: 100_000, pathLength: 1024 };
+
+/** Each limit's setting and environment variable, for the hint of a refusal. */
+export const TARBALL_LIMIT_SETTINGS: Record<keyof TarballLimits, { key: string; env: string }> = {
+  unpackedBytes: { key: "limits.tarballUnpackedBytes", env: "XCSH_TOOLS_TARBALL_UNPACKED_BYTES" },
+  entries: { key: "limits.tarballEntries", env: "XCSH_TOOLS_TARBALL_ENTRIES" },
+  pathLength: { key: "limits.tarballPathLength", env: "XCSH_TOOLS_TARBALL_PATH_LENGTH" },
+};
+
+/** What a tarball check is told. */
+export interface TarballCheckOptions {
+  limits?: Partial<TarballLimits>;
+  /** How messages name the tarball (package, URL or file). */
+  what: string;
+  /** Also require `<top folder>/package.json` (a package the user named, not a dependency). */
+  requirePackageJson?: boolean;
 }
 
-function paxRecords(data: Buffer): Record<string, string> {
-  const out: Record<string, string> = {};
-  let offset = 0;
-  while (offset < data.length) {
-    const space = data.indexOf(0x20, offset);
-    if (space < 0) break;
-    const length = parseInt(data.subarray(offset, space).toString("utf8"), 10);
-    if (!Number.isFinite(length) || length <= 0) break;
-    const record = data.subarray(space + 1, offset + length - 1).toString("utf8");
-    const eq = record.indexOf("=");
-    if (eq > 0) out[record.slice(0, eq)] = record.slice(eq + 1);
-    offset += length;
-  }
-  return out;
+/** The key of pacote's options object our check reads (npm-client.ts sets it). */
+export const TARBALL_CHECK_OPTION = "xcshTarballCheck";
+
+function limitsOf(given: Partial<TarballLimits> | undefined): TarballLimits {
+  return { ...DEFAULT_TARBALL_LIMITS, ...(given ?? {}) };
 }
 
-/** One header of the archive, names resolved through pax and GNU long-name records. */
-export interface TarHeaderEntry {
-  path: string;
-  /** ustar type flag: "0" file, "1" hard link, "2" symlink, "5" folder, ... */
-  type: string;
-  linkpath: string;
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 * 1024) return `${+(n / (1024 * 1024 * 1024)).toFixed(2)} GiB`;
+  if (n >= 1024 * 1024) return `${+(n / (1024 * 1024)).toFixed(1)} MiB`;
+  if (n >= 1024) return `${+(n / 1024).toFixed(1)} KiB`;
+  return `${n} bytes`;
 }
 
-/** Every entry header of a raw tar archive. Throws (plain Error) when the bytes are not tar. */
-export function listTarEntries(tar: Buffer): TarHeaderEntry[] {
-  const entries: TarHeaderEntry[] = [];
-  let offset = 0;
-  let pending: { path?: string; linkpath?: string } = {};
-  let sawEnd = false;
-  while (offset + 512 <= tar.length) {
-    const block = tar.subarray(offset, offset + 512);
-    if (block.every((b) => b === 0)) {
-      sawEnd = true;
-      break;
-    }
-    const magic = cstr(block, 257, 6);
-    if (!magic.startsWith("ustar") && entries.length === 0 && Object.keys(pending).length === 0) {
-      // Old v7 archives have no magic; still require a checksum that adds up.
-      let sum = 0;
-      for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 0x20 : block[i]!;
-      if (parseInt(cstr(block, 148, 8).trim(), 8) !== sum) throw new Error("not a tar archive (bad header checksum)");
-    }
-    const type = String.fromCharCode(block[156] || 0x30);
-    const dataSize = size(block);
-    if (!Number.isFinite(dataSize) || dataSize < 0) throw new Error("not a tar archive (bad entry size)");
-    const dataStart = offset + 512;
-    const data = tar.subarray(dataStart, dataStart + dataSize);
-    offset = dataStart + Math.ceil(dataSize / 512) * 512;
-    if (type === "x") {
-      const records = paxRecords(data);
-      if (records.path !== undefined) pending.path = records.path;
-      if (records.linkpath !== undefined) pending.linkpath = records.linkpath;
-      continue;
-    }
-    if (type === "g") continue;
-    if (type === "L") {
-      pending.path = cstr(data, 0, data.length);
-      continue;
-    }
-    if (type === "K") {
-      pending.linkpath = cstr(data, 0, data.length);
-      continue;
-    }
-    const prefix = magic.startsWith("ustar") ? cstr(block, 345, 155) : "";
-    const name = cstr(block, 0, 100);
-    entries.push({
-      path: pending.path ?? (prefix ? `${prefix}/${name}` : name),
-      type,
-      linkpath: pending.linkpath ?? cstr(block, 157, 100),
-    });
-    pending = {};
-  }
-  if (!sawEnd && entries.length === 0) throw new Error("not a tar archive (no entries)");
-  return entries;
+function tooLarge(what: string, limit: keyof TarballLimits, detail: string): XcshToolsError {
+  const setting = TARBALL_LIMIT_SETTINGS[limit];
+  return new XcshToolsError("ETARBALL_TOO_LARGE", `${what}: refused, ${detail} (setting ${setting.key})`, {
+    hint: `Nothing was installed. If you trust this package, raise "${setting.key}" in your xcsh-tools settings (xcsh-tools.json in the xcsh root) or set ${setting.env}.`,
+    exitCode: 2,
+  });
+}
+
+function unsafe(what: string, problem: string): XcshToolsError {
+  return new XcshToolsError("ETARBALL_UNSAFE", `${what}: refused, ${problem}`, {
+    hint: "Nothing was installed. A package tarball may only hold files inside its own folder; do not install this one (rebuild it with `npm pack` if it is yours).",
+    exitCode: 2,
+  });
+}
+
+function invalid(what: string, reason: string, cause?: unknown): XcshToolsError {
+  return new XcshToolsError("ETARBALL", `${what}: not a valid package tarball (${reason})`, { hint: "Rebuild it with `npm pack`.", ...(cause === undefined ? {} : { cause }) });
 }
 
 function isAbsoluteLike(p: string): boolean {
   return p.startsWith("/") || p.startsWith("\\") || /^[a-zA-Z]:/.test(p);
 }
 
-/** Why `entry` is unsafe inside a package whose root folder is `root`, or `undefined`. */
-function entryProblem(entry: TarHeaderEntry): string | undefined {
-  const p = entry.path.replace(/\\/g, "/");
-  if (isAbsoluteLike(entry.path)) return `"${entry.path}" is an absolute path`;
+/** Why an entry is unsafe inside its package, or `undefined`. */
+function entryProblem(entryPath: string, type: string, linkpath: string): string | undefined {
+  const p = entryPath.replace(/\\/g, "/");
+  if (isAbsoluteLike(entryPath)) return `"${entryPath}" is an absolute path`;
   const segments = p.split("/");
-  if (segments.includes("..")) return `"${entry.path}" climbs out of the package with ".."`;
-  // pacote strips the first path component (npm's "package/"): paths are relative to it.
-  const inside = segments.slice(1).join("/");
-  if (entry.type === "2") {
-    const target = entry.linkpath.replace(/\\/g, "/");
-    if (isAbsoluteLike(entry.linkpath)) return `the symlink "${entry.path}" points at the absolute path "${entry.linkpath}"`;
-    const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(inside || "."), target));
-    if (resolved === ".." || resolved.startsWith("../")) return `the symlink "${entry.path}" points out of the package ("${entry.linkpath}")`;
+  if (segments.includes("..")) return `"${entryPath}" climbs out of the package with ".."`;
+  if (type === "SymbolicLink") {
+    if (isAbsoluteLike(linkpath)) return `the symlink "${entryPath}" points at the absolute path "${linkpath}"`;
+    // pacote strips the first path component (npm's "package/"): the link resolves inside that.
+    const inside = segments.slice(1).join("/");
+    const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(inside || "."), linkpath.replace(/\\/g, "/")));
+    if (resolved === ".." || resolved.startsWith("../")) return `the symlink "${entryPath}" points out of the package ("${linkpath}")`;
   }
-  if (entry.type === "1") {
-    const target = entry.linkpath.replace(/\\/g, "/");
-    if (isAbsoluteLike(entry.linkpath)) return `the hard link "${entry.path}" points at the absolute path "${entry.linkpath}"`;
-    if (target.split("/").includes("..")) return `the hard link "${entry.path}" points out of the package ("${entry.linkpath}")`;
+  if (type === "Link") {
+    if (isAbsoluteLike(linkpath)) return `the hard link "${entryPath}" points at the absolute path "${linkpath}"`;
+    if (linkpath.replace(/\\/g, "/").split("/").includes("..")) return `the hard link "${entryPath}" points out of the package ("${linkpath}")`;
   }
-  if (entry.type === "3" || entry.type === "4" || entry.type === "6") return `"${entry.path}" is a device or FIFO, not a file`;
+  if (type === "CharacterDevice" || type === "BlockDevice" || type === "FIFO") return `"${entryPath}" is a device or FIFO, not a file`;
   return undefined;
 }
 
+/** What a passed check saw. */
+export interface TarballSummary {
+  entries: number;
+  unpackedBytes: number;
+}
+
 /**
- * Check a package tarball (gzipped, as npm makes them) before it is installed: `ETARBALL` when
- * it is not a gzipped tar with a package.json, `ETARBALL_UNSAFE` when an entry would leave the
- * package. `what` names the tarball in messages.
+ * Read a (gzipped) package tarball to its end and check it; resolves when it passed, rejects with
+ * a coded error otherwise. `onChunk` sees each compressed chunk as it is read (the spool).
+ * Memory stays a few chunks whatever the archive expands to.
  */
-export function checkPackageTarball(bytes: Buffer, what: string): void {
-  let tar: Buffer;
-  try {
-    tar = gunzipSync(bytes, { maxOutputLength: MAX_UNPACKED_TARBALL_BYTES });
-  } catch (error) {
-    throw new XcshToolsError("ETARBALL", `${what}: not a valid package tarball (not gzip data: ${errorMessage(error)})`, { hint: "Rebuild it with `npm pack`.", cause: error });
-  }
-  let entries: TarHeaderEntry[];
-  try {
-    entries = listTarEntries(tar);
-  } catch (error) {
-    throw new XcshToolsError("ETARBALL", `${what}: not a valid package tarball (${errorMessage(error)})`, { hint: "Rebuild it with `npm pack`.", cause: error });
-  }
-  for (const entry of entries) {
-    const problem = entryProblem(entry);
-    if (problem) {
-      throw new XcshToolsError("ETARBALL_UNSAFE", `${what}: refused, ${problem}`, {
-        hint: "Nothing was installed. A package tarball may only hold files inside its own folder; do not install this one (rebuild it with `npm pack` if it is yours).",
-        exitCode: 2,
-      });
+export async function inspectTarball(tar: Tar, source: AsyncIterable<Buffer>, options: TarballCheckOptions, onChunk?: (chunk: Buffer) => Promise<void> | void): Promise<TarballSummary> {
+  const limits = limitsOf(options.limits);
+  const what = options.what;
+  let failure: XcshToolsError | undefined;
+  let entries = 0;
+  let declared = 0;
+  let unpacked = 0;
+  let sawPackageJson = false;
+  let badArchive = false;
+  // zstd and brotli off: the bytes it sees are what our own gunzip counted, never a second layer.
+  const parser = new tar.Parser({ zstd: false, brotli: false } as never);
+  parser.on("warn", (code: string) => {
+    if (code === "TAR_BAD_ARCHIVE") badArchive = true;
+  });
+  let parserError: unknown;
+  parser.on("error", (error: unknown) => {
+    parserError ??= error;
+  });
+  const onEntry = (entry: import("tar").ReadEntry) => {
+    entry.resume();
+    if (failure) return;
+    entries++;
+    if (entries > limits.entries) {
+      failure = tooLarge(what, "entries", `it holds more entries than the limit of ${limits.entries}`);
+      return;
     }
+    const entryPath = entry.path ?? "";
+    if (Buffer.byteLength(entryPath) > limits.pathLength) {
+      failure = tooLarge(what, "pathLength", `the entry "${entryPath.slice(0, 80)}…" has a path of ${Buffer.byteLength(entryPath)} bytes, more than the limit of ${limits.pathLength}`);
+      return;
+    }
+    declared += entry.size ?? 0;
+    if (declared > limits.unpackedBytes) {
+      failure = tooLarge(what, "unpackedBytes", `it unpacks to more than the limit of ${formatBytes(limits.unpackedBytes)}`);
+      return;
+    }
+    const problem = entryProblem(entryPath, String(entry.type), entry.linkpath ?? "");
+    if (problem) {
+      failure = unsafe(what, problem);
+      return;
+    }
+    if (/^[^/]+\/package\.json$/.test(entryPath.replace(/\\/g, "/")) && /File$/.test(String(entry.type))) sawPackageJson = true;
+  };
+  parser.on("entry", onEntry);
+  parser.on("ignoredEntry", onEntry);
+  const parserDone = new Promise<void>((resolve) => {
+    parser.on("end", () => resolve());
+    parser.on("close", () => resolve());
+  });
+
+  // What pacote's extractor parses is what one gunzip gives. node-tar's parser would undo a
+  // second gzip layer by itself (and so see other entries than the extractor): refused.
+  let head = Buffer.alloc(0);
+  const feed = async (chunk: Buffer): Promise<void> => {
+    if (head.length < 2) {
+      head = Buffer.concat([head, chunk.subarray(0, 2 - head.length)]);
+      if (head.length === 2 && head[0] === 0x1f && head[1] === 0x8b) throw invalid(what, "compressed twice");
+    }
+    unpacked += chunk.length;
+    if (unpacked > limits.unpackedBytes) failure ??= tooLarge(what, "unpackedBytes", `it unpacks to more than the limit of ${formatBytes(limits.unpackedBytes)}`);
+    if (failure) throw failure;
+    if (!parser.write(chunk)) await new Promise<void>((resolve) => parser.once("drain", resolve));
+    if (failure) throw failure;
+    if (parserError) throw invalid(what, errorMessage(parserError), parserError);
+  };
+
+  // The producer writes compressed chunks into zlib (waiting while it is full); the loop below
+  // takes decompressed chunks one at a time, so memory stays a few chunks.
+  const gunzip = createGunzip();
+  const stop = new AbortController();
+  let magic = Buffer.alloc(0);
+  const producer = (async () => {
+    try {
+      for await (const raw of source) {
+        const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+        if (magic.length < 2) {
+          magic = Buffer.concat([magic, chunk.subarray(0, 2 - magic.length)]);
+          if (magic.length === 2 && (magic[0] !== 0x1f || magic[1] !== 0x8b)) throw invalid(what, "not gzip data");
+        }
+        if (onChunk) await onChunk(chunk);
+        if (stop.signal.aborted) return;
+        if (!gunzip.write(chunk)) await once(gunzip, "drain", { signal: stop.signal });
+      }
+      if (magic.length < 2) throw invalid(what, magic.length === 0 ? "empty" : "not gzip data");
+      gunzip.end();
+    } catch (error) {
+      if (!stop.signal.aborted) gunzip.destroy(error as Error);
+    }
+  })();
+  try {
+    for await (const out of gunzip) await feed(out as Buffer);
+    await producer;
+    parser.end();
+    await parserDone;
+    if (failure) throw failure;
+    if (parserError) throw invalid(what, errorMessage(parserError), parserError);
+    if (badArchive || entries === 0) throw invalid(what, "not a tar archive");
+    if (options.requirePackageJson && !sawPackageJson) {
+      throw new XcshToolsError("ETARBALL", `${what}: not a valid package tarball (no package.json at its root)`, { hint: "Rebuild it with `npm pack` from the plugin's folder." });
+    }
+    return { entries, unpackedBytes: unpacked };
+  } catch (error) {
+    // Stop reading: the rest of a refused archive is never needed.
+    stop.abort();
+    gunzip.destroy();
+    if (error instanceof XcshToolsError) throw error;
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("Z_")) throw invalid(what, `not gzip data: ${errorMessage(error)}`, error);
+    throw error;
   }
-  if (!entries.some((e) => /^[^/]+\/package\.json$/.test(e.path.replace(/\\/g, "/")) && (e.type === "0" || e.type === "\0"))) {
-    throw new XcshToolsError("ETARBALL", `${what}: not a valid package tarball (no package.json at its root)`, { hint: "Rebuild it with `npm pack` from the plugin's folder." });
+}
+
+/**
+ * Where a checked tarball's compressed bytes wait until it has passed: memory up to
+ * `SPOOL_MEMORY_BYTES` (almost every package), a temporary file beyond, so that arborist
+ * extracting many large packages at once does not hold them all in memory.
+ */
+const SPOOL_MEMORY_BYTES = 1024 * 1024;
+
+class Spool {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private dir: string | undefined;
+  private file: FileHandle | undefined;
+
+  async add(chunk: Buffer): Promise<void> {
+    if (!this.file && this.size + chunk.length <= SPOOL_MEMORY_BYTES) {
+      this.chunks.push(chunk);
+      this.size += chunk.length;
+      return;
+    }
+    if (!this.file) {
+      this.dir = await mkdtemp(path.join(os.tmpdir(), "xcsh-tools-tarball-"));
+      this.file = await open(path.join(this.dir, "spool.tgz"), "w");
+      for (const held of this.chunks) await this.file.write(held);
+      this.chunks = [];
+    }
+    await this.file.write(chunk);
   }
+
+  /** The bytes again, as a stream pacote's handlers can read (`pipe`, `on`, and Minipass's `concat`). */
+  async replay(): Promise<Readable & { concat(): Promise<Buffer> }> {
+    let stream: Readable;
+    if (this.file) {
+      await this.file.close();
+      this.file = undefined;
+      stream = createReadStream(path.join(this.dir!, "spool.tgz"));
+    } else {
+      stream = Readable.from(this.chunks, { objectMode: false });
+    }
+    return Object.assign(stream, { concat: async () => Buffer.concat((await stream.toArray()) as Buffer[]) });
+  }
+
+  async dispose(): Promise<void> {
+    await this.file?.close().catch(() => undefined);
+    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The fields of a pacote fetcher the guard reads. */
+interface FetcherLike {
+  spec?: { name?: string | null; raw?: string; rawSpec?: string; type?: string };
+  resolved?: string | null;
+  opts?: Record<string, unknown>;
+}
+
+/** How a refusal names the tarball a fetcher streams: the package and where it came from. */
+function describeFetcher(fetcher: FetcherLike): string {
+  const given = (fetcher.opts?.[TARBALL_CHECK_OPTION] as { what?: unknown } | undefined)?.what;
+  if (typeof given === "string") return given;
+  const name = fetcher.spec?.name ?? undefined;
+  const from = withoutCredentials(String(fetcher.resolved ?? fetcher.spec?.rawSpec ?? fetcher.spec?.raw ?? "a tarball"));
+  return name ? `${name} (${from})` : from;
+}
+
+function withoutCredentials(location: string): string {
+  try {
+    const url = new URL(location);
+    if (url.username || url.password) {
+      url.username = "";
+      url.password = "";
+      return url.href;
+    }
+  } catch {
+    // Not a URL: a path.
+  }
+  return location;
+}
+
+const GUARDED = Symbol.for("xcsh-tools.tarballGuard");
+
+/**
+ * Wrap pacote's `tarballStream` (the one method every fetcher's tarball passes through) so that
+ * each handler receives the bytes only after they passed `inspectTarball`. Idempotent.
+ */
+export function guardTarballStreams(pacote: typeof import("pacote"), tar: Tar): void {
+  let proto: Record<PropertyKey, unknown> | null = (pacote as unknown as { RegistryFetcher: { prototype: object } }).RegistryFetcher.prototype as Record<PropertyKey, unknown>;
+  while (proto && !Object.prototype.hasOwnProperty.call(proto, "tarballStream")) proto = Object.getPrototypeOf(proto) as Record<PropertyKey, unknown> | null;
+  if (!proto || proto[GUARDED]) return;
+  const original = proto.tarballStream as (this: FetcherLike, handler: (stream: unknown) => Promise<unknown>) => Promise<unknown>;
+  proto[GUARDED] = true;
+  proto.tarballStream = function guardedTarballStream(this: FetcherLike, handler: (stream: unknown) => Promise<unknown>) {
+    return original.call(this, async (stream: unknown) => {
+      const source = stream as AsyncIterable<Buffer> & { on?(event: string, fn: (...a: unknown[]) => void): unknown; destroy?(): unknown };
+      const given = (this.opts?.[TARBALL_CHECK_OPTION] ?? {}) as Partial<TarballCheckOptions>;
+      const spool = new Spool();
+      try {
+        try {
+          await inspectTarball(tar, source, { what: describeFetcher(this), ...(given.limits ? { limits: given.limits } : {}), ...(given.requirePackageJson ? { requirePackageJson: true } : {}) }, (chunk) => spool.add(chunk));
+        } catch (error) {
+          // Whatever the fetch still emits goes nowhere, and its connection is let go.
+          source.on?.("error", () => undefined);
+          source.destroy?.();
+          throw error;
+        }
+        return await handler(await spool.replay());
+      } finally {
+        await spool.dispose();
+      }
+    });
+  };
 }

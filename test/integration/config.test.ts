@@ -68,7 +68,15 @@ describe("loadSettings", () => {
       lockWaitMs: 30_000,
       disabledProviders: ["claude", "codex"],
       output: { color: "always", json: true },
+      limits: { tarballUnpackedBytes: 512 * 1024 * 1024, tarballEntries: 100_000, tarballPathLength: 1024 },
     });
+  });
+
+  it("reads the tarball limits from the environment as numbers and refuses a limit below 1", async () => {
+    const loaded = await load({ cwd: world.cwd, env: { XCSH_TOOLS_TARBALL_ENTRIES: "30", XCSH_TOOLS_TARBALL_UNPACKED_BYTES: "1024" } });
+    expect(loaded.values["limits.tarballEntries"]).toEqual({ value: 30, origin: "env", via: "XCSH_TOOLS_TARBALL_ENTRIES" });
+    expect(loaded.settings.limits).toEqual({ tarballUnpackedBytes: 1024, tarballEntries: 30, tarballPathLength: 1024 });
+    await expect(load({ cwd: world.cwd, env: { XCSH_TOOLS_TARBALL_PATH_LENGTH: "0" } })).rejects.toMatchObject({ code: "ECONFIG" });
   });
 
   it.each([

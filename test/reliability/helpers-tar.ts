@@ -9,7 +9,7 @@ import { gzipSync } from "node:zlib";
 /** One archive entry: a file (default), a symlink or a hard link. */
 export interface TarEntry {
   name: string;
-  type?: "file" | "symlink" | "hardlink" | "dir";
+  type?: "file" | "symlink" | "hardlink" | "dir" | "chardev" | "fifo";
   content?: string;
   /** Target of a link. */
   linkname?: string;
@@ -24,6 +24,11 @@ function octal(buf: Buffer, offset: number, length: number, value: number): void
   field(buf, offset, length, `${value.toString(8).padStart(length - 1, "0")}\0`);
 }
 
+/** The 512-byte ustar header of `entry` whose data is `size` bytes. */
+export function tarHeader(entry: TarEntry, size: number): Buffer {
+  return header(entry, size);
+}
+
 function header(entry: TarEntry, size: number): Buffer {
   const buf = Buffer.alloc(512, 0);
   if (Buffer.byteLength(entry.name) > 100) throw new Error(`tar fixture name too long: ${entry.name}`);
@@ -33,7 +38,7 @@ function header(entry: TarEntry, size: number): Buffer {
   octal(buf, 116, 8, 0);
   octal(buf, 124, 12, size);
   octal(buf, 136, 12, 1_700_000_000);
-  const flag = { file: "0", hardlink: "1", symlink: "2", dir: "5" }[entry.type ?? "file"];
+  const flag = { file: "0", hardlink: "1", symlink: "2", chardev: "3", dir: "5", fifo: "6" }[entry.type ?? "file"];
   field(buf, 156, 1, flag);
   field(buf, 157, 100, entry.linkname ?? "");
   field(buf, 257, 6, "ustar\0");

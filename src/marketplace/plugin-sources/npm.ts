@@ -7,6 +7,7 @@
 import path from "node:path";
 import type { Static } from "../../manifest/typebox.js";
 import { XcshToolsError, errorMessage } from "../../core/errors.js";
+import { codedFailure } from "../../core/failure.js";
 import type { NpmSourceSchema } from "../../manifest/marketplace-catalog.js";
 import { npmVersionProblem, registryUrlProblem } from "../../core/source-args.js";
 import { npmNameProblem } from "../../manifest/names.js";
@@ -42,6 +43,9 @@ function optionsOf(s: NpmSource, world: PluginWorld): Record<string, unknown> {
 }
 
 function npmError(s: NpmSource, error: unknown): XcshToolsError {
+  // A refused tarball (tarball-check.ts), a full disk or a refused permission says so (core/failure.ts).
+  const machine = codedFailure(error, { what: `npm package ${specOf(s)}` });
+  if (machine) return machine;
   const code = (error as { code?: string }).code;
   const notFound = code === "E404" || code === "ETARGET";
   return new XcshToolsError(notFound ? "ESOURCE_NOT_FOUND" : "ENPM_FETCH", `Cannot fetch npm package ${specOf(s)}: ${errorMessage(error)}`, {
