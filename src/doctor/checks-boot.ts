@@ -18,10 +18,12 @@ export async function checkBoot(world: DoctorWorld): Promise<AreaFindings> {
   const all = await checkBootIndex(options);
   const here = all.fresh ? await checkBootIndex({ ...options, cwd: world.cwd }) : all;
   const repair = { hint: "Run `xcsh-tools doctor --fix` (or any install) to rebuild it; the host rebuilds it at its next start otherwise.", repair: { kind: "boot-rebuild" as const }, repairText: "rebuild the boot index" };
-  const pluginsDir = xcshPaths(world.roots).plugins;
-  if (all.state === "missing" && !existsSync(pluginsDir)) {
-    // Nothing was ever installed here: no index is the normal state, not a stale one.
-    area.ok("boot-index", `boot index: none yet (${pluginsDir} does not exist; the first install or host start writes it)`);
+  const paths = xcshPaths(world.roots);
+  // Nothing was ever installed here (our own folder may hold only the trust record): no index
+  // is the normal state, not a stale one.
+  const installedAnything = [paths.pluginsPackageJson, paths.installedPlugins, paths.runtimeLock, paths.pluginsNodeModules].some((p) => existsSync(p));
+  if (all.state === "missing" && !installedAnything) {
+    area.ok("boot-index", `boot index: none yet (nothing was installed in ${paths.plugins}; the first install or host start writes it)`);
   } else if (!all.fresh) {
     area.problem("boot-index", "warn", `boot index: stale (${all.reason})${all.state === "missing" ? "" : ` — ${all.file}`}`, repair);
   } else if (!here.fresh && here.state !== "no-view") {
