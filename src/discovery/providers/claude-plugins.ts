@@ -13,8 +13,9 @@
  */
 import { realpath } from "node:fs/promises";
 import path from "node:path";
+import { placeOf } from "../../core/state-places.js";
 import type { ToolSource } from "../../host/types.js";
-import { isInside } from "../tools-dir.js";
+import { isPathInside } from "../../core/contain.js";
 import type { ToolProvider } from "../types.js";
 import { readInstalledRegistry, scanPluginRoot, type RegistryEntry } from "./marketplace-registry.js";
 
@@ -42,7 +43,7 @@ export const claudePluginsProvider: ToolProvider = {
         if (item.entry.enabled === false) continue;
         const scope = item.entry.scope ?? "user";
         if (scope === "user") user.push(item);
-        else if (item.entry.projectPath && isInside(cwd, await realOrResolved(item.entry.projectPath))) project.push(item);
+        else if (item.entry.projectPath && isPathInside(cwd, await realOrResolved(item.entry.projectPath))) project.push(item);
       }
       if (project.length > 0) projectRoots.push(...uniqueByInstallPath(project));
       else userRoots.push(...uniqueByInstallPath(user));
@@ -50,7 +51,7 @@ export const claudePluginsProvider: ToolProvider = {
     for (const [level, roots] of [["project", projectRoots], ["user", userRoots]] as const) {
       for (const item of roots) {
         const source: ToolSource = { provider: "claude-plugins", providerName: NAME, level, plugin: item.id };
-        await scanPluginRoot(file, item, source, sink);
+        await scanPluginRoot(file, item, source, sink, placeOf("claude-install", { roots: { home: ctx.home, xcshHome: ctx.paths.root } }));
       }
     }
   },
