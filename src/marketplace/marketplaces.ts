@@ -19,6 +19,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { movePath } from "../core/atomic-fs.js";
+import { isInPlace, placeOf } from "../core/state-places.js";
 import { validateKnownMarketplaces, type KnownMarketplace } from "../manifest/known-marketplaces.js";
 import type { MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
@@ -388,6 +389,11 @@ export async function listClaudeMarketplaces(ctx: MarketplaceContext): Promise<C
       continue;
     }
     const source = value.source as ClaudeMarketplaceRow["source"];
+    // Claude Code keeps its clones under ~/.claude/plugins/; a location elsewhere means the file
+    // was edited, and the entry is not trusted enough to import (core/state-places.ts).
+    if (typeof value.installLocation === "string" && !problems.has(name) && !isInPlace("claude-marketplace", value.installLocation, ctx)) {
+      problems.set(name, `EPATH_OUTSIDE: ${file} /${name}/installLocation ${value.installLocation} is outside ${placeOf("claude-marketplace", ctx)}, where Claude Code keeps marketplaces`);
+    }
     const importable = problems.has(name) ? undefined : claudeSourceToInput(source);
     rows.push({
       name,
