@@ -25,7 +25,6 @@
  * Marketplace and plugin names that become folder names are checked by `nameSegmentProblem`
  * (manifest/names.ts) when the registry is read, so they never hold a separator or `..`.
  */
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { confinePath, isPathInside, realPathOrNearest, type PathOrigin } from "./contain.js";
 import { XcshToolsError } from "./errors.js";
@@ -158,11 +157,15 @@ export function xcshHomeOfOurs(oursDir: string): string {
 /** What a command journals inside a project's `.xcsh` folder (core/paths.ts `projectPaths`). */
 const PROJECT_STATE = new Set(["plugins", "cache", "marketplaces.json", "plugin-overrides.json"]);
 
-/** The nearest existing folder named `.xcsh` strictly above `real`, if any. */
+/**
+ * The nearest folder named `.xcsh` strictly above `real` (a real path: a `.xcsh` that is a
+ * symlink was already resolved away), if any. It need not exist yet: a first project install
+ * creates it, and nothing that does not exist can be deleted or replaced.
+ */
 function xcshFolderAbove(real: string): string | undefined {
   let current = path.dirname(real);
   for (;;) {
-    if (path.basename(current) === ".xcsh") return existsSync(current) && realPathOrNearest(current) === current ? current : undefined;
+    if (path.basename(current) === ".xcsh") return current;
     const parent = path.dirname(current);
     if (parent === current) return undefined;
     current = parent;

@@ -19,6 +19,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { movePath } from "../core/atomic-fs.js";
+import { isRealPathInside } from "../core/contain.js";
 import { isInPlace, placeOf } from "../core/state-places.js";
 import { validateKnownMarketplaces, type KnownMarketplace } from "../manifest/known-marketplaces.js";
 import type { MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
@@ -389,9 +390,10 @@ export async function listClaudeMarketplaces(ctx: MarketplaceContext): Promise<C
       continue;
     }
     const source = value.source as ClaudeMarketplaceRow["source"];
-    // Claude Code keeps its clones under ~/.claude/plugins/; a location elsewhere means the file
-    // was edited, and the entry is not trusted enough to import (core/state-places.ts).
-    if (typeof value.installLocation === "string" && !problems.has(name) && !isInPlace("claude-marketplace", value.installLocation, ctx)) {
+    // Claude Code keeps its clones under ~/.claude/plugins/ and uses a local folder (`directory`,
+    // `file` sources) where it is; a location elsewhere means the file was edited, and the entry
+    // is not trusted enough to import (core/state-places.ts).
+    if (typeof value.installLocation === "string" && !problems.has(name) && !isInPlace("claude-marketplace", value.installLocation, ctx) && !isLocalSourceFolder(source, value.installLocation)) {
       problems.set(name, `EPATH_OUTSIDE: ${file} /${name}/installLocation ${value.installLocation} is outside ${placeOf("claude-marketplace", ctx)}, where Claude Code keeps marketplaces`);
     }
     const importable = problems.has(name) ? undefined : claudeSourceToInput(source);
@@ -405,6 +407,12 @@ export async function listClaudeMarketplaces(ctx: MarketplaceContext): Promise<C
     });
   }
   return rows;
+}
+
+/** True when `location` is the folder a `directory` source names, or the repository of a `file` source. */
+function isLocalSourceFolder(source: Record<string, unknown>, location: string): boolean {
+  const folder = source.source === "directory" || source.source === "file" ? claudeSourceToInput(source) : undefined;
+  return folder !== undefined && path.isAbsolute(location) && isRealPathInside(location, folder);
 }
 
 /** Claude's `{source: "github"|"git"|"url"|"directory"|"file", …}` as a `marketplace add` source. */
