@@ -48,7 +48,8 @@
 import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
-import { resolveRoots, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
+import { isPathInside, isRealPathInside } from "../core/contain.js";
+import { projectPaths, resolveRoots, resolveUserPath, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
 import { selectProviders } from "../discovery/select.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
 import { decideProjectTrust, isProjectTrustedByUser, type ProjectTrustOption } from "../core/trust.js";
@@ -208,6 +209,35 @@ async function viewChange(view: BootView): Promise<string | undefined> {
   return firstChange(view.inputs);
 }
 
+/**
+ * Why a view names a tool path no scan could have produced, or undefined. The host imports a
+ * fresh view's paths as they are, and the index is a file in the user's folder that anything may
+ * have edited: a path outside every folder discovery reads (the xcsh root, the Claude Code and
+ * Codex tools and plugin folders, the project's tools folders, the configured paths) makes the
+ * view stale, so the answer comes from a scan instead. Lexical first (no file system call at a
+ * fresh boot); real paths only for a path that fails it.
+ */
+function viewPathOutside(world: World, key: ViewKey, view: BootView): string | undefined {
+  const project = projectPaths(key.cwd);
+  const roots = [
+    world.paths.root,
+    path.join(world.paths.claudeRoot, "tools"),
+    path.join(world.paths.claudeRoot, "plugins"),
+    path.join(world.paths.codexRoot, "tools"),
+    project.tools,
+    project.claudeTools,
+    project.codexTools,
+    ...key.configuredPaths.map((p) => resolveUserPath(p, key.cwd, world.roots.home)),
+  ];
+  for (const found of view.paths) {
+    if (typeof found?.path !== "string" || !path.isAbsolute(found.path)) return "the boot index names a tool path that is not absolute";
+    if (roots.some((root) => isPathInside(found.path, root))) continue;
+    if (roots.some((root) => isRealPathInside(found.path, root))) continue;
+    return `the boot index names ${found.path}, outside every folder discovery reads`;
+  }
+  return undefined;
+}
+
 function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadError[]; untrusted?: UntrustedProjectReport }): string {
   return JSON.stringify({ paths: result.paths, errors: result.errors, untrusted: result.untrusted });
 }
@@ -248,8 +278,9 @@ export async function discoverWithBootIndex(configuredPaths: readonly string[], 
     if (view) {
       const change = await viewChange(view);
       // The index was parsed for this call alone: its arrays are the caller's, no copy needed.
-      if (change === undefined) return { paths: view.paths, errors: view.errors, ...(view.untrusted ? { untrusted: view.untrusted } : {}), index: { fresh: true, reason: "fresh", written: false } };
-      reason = change;
+      const outside = change === undefined ? viewPathOutside(world, key, view) : undefined;
+      if (change === undefined && outside === undefined) return { paths: view.paths, errors: view.errors, ...(view.untrusted ? { untrusted: view.untrusted } : {}), index: { fresh: true, reason: "fresh", written: false } };
+      reason = change ?? outside!;
     } else reason = loaded.reason ?? "no entry for this project folder and configured paths";
   } catch (error) {
     const result = await (await discovery()).discoverToolPaths(configuredPaths, cwd, { ...options, projectTrust: trusted });
@@ -317,7 +348,7 @@ export async function checkBootIndex(options: BootIndexOptions = {}): Promise<Bo
   }
   let unvalidated = 0;
   for (const view of views) {
-    const change = await viewChange(view);
+    const change = (await viewChange(view)) ?? viewPathOutside(world, view.key, view);
     if (change !== undefined) return { ...base, state: "stale", fresh: false, reason: change, unvalidated: 0 };
     for (const module of await prepareModules(view, loaded.index)) if (!module.record) unvalidated += 1;
   }
@@ -522,7 +553,7 @@ export async function listInstalledTools(options: ListInstalledToolsOptions = {}
   const loaded = await loadIndex(world, true);
   const index = loaded.index;
   let view = findView(index, key);
-  let reason = view ? ((await viewChange(view)) ?? "fresh") : (loaded.reason ?? "no entry for this project folder and configured paths");
+  let reason = view ? ((await viewChange(view)) ?? viewPathOutside(world, key, view) ?? "fresh") : (loaded.reason ?? "no entry for this project folder and configured paths");
   let dirty = false;
   if (reason !== "fresh" || !view) {
     const scanned = await scanView(world, key);

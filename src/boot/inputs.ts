@@ -24,6 +24,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { isPathBelow } from "../core/contain.js";
 import { projectPaths, resolveUserPath, type XcshPaths } from "../core/paths.js";
 import type { ToolDiscoveryResult } from "../discovery/index.js";
 import type { InputRequest } from "./fingerprint.js";
@@ -101,7 +102,7 @@ export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscover
   await Promise.all(
     names.map(async (name) => {
       const dir = path.join(p.pluginsNodeModules, name);
-      if (!path.resolve(dir).startsWith(path.resolve(p.pluginsNodeModules) + path.sep)) return;
+      if (!isPathBelow(dir, p.pluginsNodeModules)) return;
       requests.push({ path: dir, kind: "lstat" });
       const manifestFile = path.join(dir, "package.json");
       hashed(manifestFile);

@@ -70,7 +70,9 @@ import {
   tempSibling,
   writeJsonAtomic,
 } from "./atomic-fs.js";
+import { confinePath, isPathInside, type PathOrigin } from "./contain.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
+import { confineJournalPath, xcshHomeOfOurs } from "./state-places.js";
 
 /** How an entry takes part in the transaction. */
 export type JournalEntryKind = "track" | "stage" | "remove";
@@ -124,7 +126,7 @@ function journalError(message: string, hint: string, cause?: unknown, file?: str
   return new XcshToolsError("EJOURNAL", message, { hint, cause, file });
 }
 
-async function readIntent(dir: string): Promise<Intent> {
+async function readIntent(dir: string, xcshHome: string): Promise<Intent> {
   const file = path.join(dir, "intent.json");
   // Written only by atomic rename, so a torn file means outside interference, not a crash.
   const value = JSON.parse(await readFile(file, "utf8")) as Partial<Intent>;
@@ -141,6 +143,16 @@ async function readIntent(dir: string): Promise<Intent> {
       file,
     );
   }
+  // Every recorded path is checked before recovery moves or deletes anything (state-places.ts):
+  // intent.json is a file like any other, and a hand-edited one must not aim a restore or a
+  // removal outside our folders.
+  value.entries.forEach((entry, i) => {
+    const kind = (entry as Partial<JournalEntry> | null)?.kind;
+    if (kind !== "track" && kind !== "stage" && kind !== "remove") {
+      throw journalError(`${file} entries/${i}: unknown kind ${JSON.stringify(kind)}`, `Inspect ${dir} by hand.`, undefined, file);
+    }
+    confineJournalPath((entry as JournalEntry).path, xcshHome, { file, field: `entries/${i}/path` });
+  });
   return value as Intent;
 }
 
@@ -256,11 +268,6 @@ async function finish(dir: string, step: Step): Promise<void> {
   await removeTree(done);
 }
 
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
-
 /** A transaction in progress; create with `beginTransaction` or `withTransaction`. */
 export class Transaction {
   readonly id: string;
@@ -303,11 +310,14 @@ export class Transaction {
       throw journalError(`Transaction ${this.id} is ${this.#phase}`, "This is a bug in xcsh-tools: record paths before commit.");
     }
     const resolved = path.resolve(target);
-    if (isInside(this.dir, resolved)) {
+    // The same rule recovery applies to a recorded path: a bug (or a path taken from a state
+    // file) must not make a transaction move or delete anything outside our folders.
+    confineJournalPath(resolved, xcshHomeOfOurs(path.dirname(path.dirname(this.dir))), { field: `entries/${this.#intent.entries.length}/path` });
+    if (isPathInside(this.dir, resolved)) {
       throw journalError(`Cannot journal ${resolved}: it contains the journal itself`, "Journal the paths inside it instead.");
     }
     for (const other of this.#intent.entries) {
-      if (isInside(resolved, other.path) || isInside(other.path, resolved)) {
+      if (isPathInside(resolved, other.path) || isPathInside(other.path, resolved)) {
         throw journalError(
           `Cannot journal ${resolved}: it overlaps ${other.path}, already in the transaction`,
           "This is a bug in xcsh-tools: each path may be journaled once, and not inside another.",
@@ -359,8 +369,13 @@ export class Transaction {
     });
   }
 
-  /** Remove `target` at commit (kept as-is if the transaction rolls back). */
-  stageRemoval(target: string): Promise<void> {
+  /**
+   * Remove `target` at commit (kept as-is if the transaction rolls back). `within` is the folder
+   * it must be strictly below once symlinks are resolved (`EPATH_OUTSIDE` otherwise, before
+   * anything is recorded): every deletion names the folder it may not leave.
+   */
+  stageRemoval(target: string, within: string, origin: Omit<PathOrigin, "what"> & { what?: string } = {}): Promise<void> {
+    confinePath(target, within, { what: "folder to delete", ...origin }, { strictlyBelow: true });
     return this.#serial(async () => {
       const index = await this.#record(target, "remove");
       await this.#step(`stage:${index}:recorded`);
@@ -542,8 +557,9 @@ export async function recoverPending(
     }
     let intent: Intent;
     try {
-      intent = await readIntent(dir);
+      intent = await readIntent(dir, xcshHomeOfOurs(oursDir));
     } catch (error) {
+      if (error instanceof XcshToolsError && error.code === "EPATH_OUTSIDE") throw error;
       throw journalError(
         `Cannot recover the interrupted transaction in ${dir}: ${errorMessage(error)}`,
         `Inspect ${dir} by hand: b/ holds the old content of the paths in intent.json.`,

@@ -14,6 +14,8 @@
  * - `ENOT_A_MODULE`     an explicit entry is not a tool module (`.md`, `.json`, `.sh`, empty folder).
  * - `ETOOLS_DIR`        a tools directory exists but cannot be listed (a file, no permission).
  * - `EPROVIDER`         a provider failed unexpectedly (a bug of ours): its source is skipped.
+ * - `EPATH_OUTSIDE`     a path read back from a state file (an installPath) is outside the folder
+ *                       its kind lives in (core/state-places.ts): nothing there is read or imported.
  */
 import type { ToolLoadError, ToolSource } from "../host/types.js";
 
@@ -30,6 +32,7 @@ export const DISCOVERY_ERROR_CODES = [
   "ENOT_A_MODULE",
   "ETOOLS_DIR",
   "EPROVIDER",
+  "EPATH_OUTSIDE",
 ] as const;
 export type DiscoveryErrorCode = (typeof DISCOVERY_ERROR_CODES)[number];
 

@@ -24,6 +24,7 @@
  */
 import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import path from "node:path";
+import { isPathInside } from "../core/contain.js";
 import { errorMessage, nodeErrorCode } from "../core/errors.js";
 import type { ToolSource } from "../host/types.js";
 import { discoveryError } from "./records.js";
@@ -37,12 +38,6 @@ const INDEX_FILES = ["index.ts", "index.js", "index.mjs"];
 export interface ScanOptions {
   /** Real path of a folder everything found must stay inside (a plugin package). */
   within?: string;
-}
-
-/** True when `child` is `parent` or inside it (both absolute, same form). */
-export function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
 }
 
 function isModuleFile(name: string): boolean {
@@ -83,7 +78,7 @@ async function addContained(file: string, source: ToolSource, sink: DiscoverySin
     } catch {
       // Unresolvable: judged by its own path.
     }
-    if (!isInside(real, options.within)) {
+    if (!isPathInside(real, options.within)) {
       sink.addError(
         discoveryError(
           "EENTRY_ESCAPE",

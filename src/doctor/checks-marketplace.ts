@@ -20,6 +20,8 @@ import path from "node:path";
 import { pathExists } from "../core/atomic-fs.js";
 import { isXcshToolsError } from "../core/errors.js";
 import { projectPaths, xcshPaths } from "../core/paths.js";
+import { confineCatalogPath, confineStatePath } from "../core/state-places.js";
+import { pointerSegment } from "../manifest/result.js";
 import { readJsonFile } from "../manifest/json-file.js";
 import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
 import { assertProjectScope, scopePaths, type Scope } from "../marketplace/context.js";
@@ -82,7 +84,14 @@ export async function checkMarketplaces(world: DoctorWorld): Promise<AreaFinding
       if (!isXcshToolsError(error)) throw error;
       area.problem(`marketplace:registry:${scope}`, "error", error.message, { hint: error.hint ?? `Fix ${paths.marketplacesRegistry}.`, manual: KEEP });
     }
-    for (const entry of marketplaces?.marketplaces ?? []) {
+    for (const [index, entry] of (marketplaces?.marketplaces ?? []).entries()) {
+      try {
+        confineCatalogPath(entry.catalogPath, entry.name, scope === "user" ? "user-catalog" : "project-catalog", paths.marketplaceCache, { file: paths.marketplacesRegistry, field: `/marketplaces/${index}/catalogPath` });
+      } catch (error) {
+        if (!isXcshToolsError(error, "EPATH_OUTSIDE")) throw error;
+        area.problem(`marketplace:catalog:${scope}:${entry.name}`, "error", `${error.code}: ${error.message}`, { hint: `Remove the entry "${entry.name}" from ${paths.marketplacesRegistry} by hand (or restore the file), then add the marketplace again.`, manual: KEEP });
+        continue;
+      }
       if (!(await pathExists(entry.catalogPath))) {
         area.problem(`marketplace:catalog:${scope}:${entry.name}`, "warn", `the catalog of marketplace "${entry.name}" (${scope}) is not cached at ${entry.catalogPath}`, {
           hint: `Run \`xcsh-tools marketplace update ${entry.name}\` to fetch it again.`,
@@ -110,8 +119,15 @@ export async function checkMarketplaces(world: DoctorWorld): Promise<AreaFinding
     if (installed) {
       for (const p of referencedPaths(installed)) refs.add(p);
       for (const [id, entries] of Object.entries(installed.plugins)) {
-        for (const entry of entries) {
+        for (const [index, entry] of entries.entries()) {
           if (!entry || typeof entry.installPath !== "string") continue;
+          try {
+            confineStatePath("xcsh-install", entry.installPath, ctx, { file: paths.installedPlugins, field: `/plugins/${pointerSegment(id)}/${index}/installPath` });
+          } catch (error) {
+            if (!isXcshToolsError(error, "EPATH_OUTSIDE")) throw error;
+            area.problem(`marketplace:plugin:${scope}:${id}`, "error", `${error.code}: ${error.message}`, { hint: `Remove the entry ${id} from ${paths.installedPlugins} by hand (or restore the file), then reinstall it.`, manual: KEEP });
+            continue;
+          }
           if (!(await pathExists(entry.installPath))) {
             area.problem(`marketplace:plugin:${scope}:${id}`, "error", `${id} (${scope}) is installed at ${entry.installPath}, which is missing: the host cannot load it`, {
               hint: `Reinstall it: \`xcsh-tools install ${id} --scope ${scope}\` (or \`xcsh-tools uninstall ${id} --scope ${scope}\`).`,

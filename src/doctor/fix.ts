@@ -24,8 +24,9 @@
  */
 import { rm } from "node:fs/promises";
 import path from "node:path";
+import { placeOf } from "../core/state-places.js";
 import { pathExists } from "../core/atomic-fs.js";
-import { XcshToolsError } from "../core/errors.js";
+import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
 import { acquireLock } from "../core/lock.js";
 import { loadInventory, type InstalledPlugin } from "../plugins/inventory.js";
 import { recoverBeforeRead, runMutation, type Mutation, type MutationWorld } from "../plugins/mutation.js";
@@ -128,7 +129,17 @@ async function repairFolder(world: FixWorld, failures: FixFailures, wanted: { re
       const before = stateFiles(m.state);
       const { after } = repairRuntimeState(before, inventory);
       await stageStateWrites(m.tx, m.paths, before, after);
-      for (const dir of caches) if (await pathExists(dir)) await m.tx.stageRemoval(dir);
+      // Only ever below a cache folder of ours: the paths come from listing them, but the check
+      // is the deletion's own (a symlink planted in the cache is refused, not followed).
+      for (const dir of caches) {
+        if (!(await pathExists(dir))) continue;
+        try {
+          await m.tx.stageRemoval(dir, cacheRootOf(world, dir));
+        } catch (error) {
+          if (!isXcshToolsError(error, "EPATH_OUTSIDE")) throw error;
+          failures.set("remove-cache", `${error.message}; it was kept`);
+        }
+      }
       await m.step("doctor:staged");
     });
   } catch (error) {
@@ -166,3 +177,10 @@ export function couldNotFix(why: string): string {
   return `could not fix: ${why}`;
 }
 
+/** The cache folder a doctor cache removal must stay in: the plugin cache or a scope's catalog cache. */
+function cacheRootOf(world: FixWorld, dir: string): string {
+  const roots = world.mutation.roots;
+  const cwd = world.mutation.cwd;
+  const places = [placeOf("xcsh-install", { roots }), placeOf("user-catalog", { roots }), ...(cwd !== undefined ? [placeOf("project-catalog", { roots, cwd })] : [])];
+  return places.find((place) => path.dirname(path.resolve(dir)) === path.resolve(place)) ?? places[0]!;
+}

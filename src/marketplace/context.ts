@@ -10,6 +10,7 @@
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { untrustedProjectError } from "../core/trust.js";
+import { placeOf } from "../core/state-places.js";
 import { projectPaths, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
 import { runMutation, type Mutation, type MutationWorld } from "../plugins/mutation.js";
 import type { ValidateReport } from "../validate/index.js";
@@ -58,14 +59,14 @@ export interface ScopePaths {
 export function scopePaths(ctx: Pick<MarketplaceContext, "roots" | "cwd">, scope: Scope): ScopePaths {
   const p = xcshPaths(ctx.roots);
   if (scope === "user") {
-    return { scope, marketplacesRegistry: p.marketplacesRegistry, marketplaceCache: p.marketplaceCache, installedPlugins: p.installedPlugins };
+    return { scope, marketplacesRegistry: p.marketplacesRegistry, marketplaceCache: placeOf("user-catalog", { roots: ctx.roots }), installedPlugins: p.installedPlugins };
   }
   const project = projectPaths(ctx.cwd);
   return {
     scope,
     marketplacesRegistry: project.marketplacesRegistry,
     // Project catalogs are cached in the project so two projects may use one name for different catalogs.
-    marketplaceCache: path.join(project.xcshDir, "cache", "marketplaces"),
+    marketplaceCache: placeOf("project-catalog", { roots: ctx.roots, cwd: ctx.cwd }),
     installedPlugins: project.installedPlugins,
   };
 }

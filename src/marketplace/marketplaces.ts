@@ -19,6 +19,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { movePath } from "../core/atomic-fs.js";
+import { isRealPathInside } from "../core/contain.js";
+import { isInPlace, placeOf } from "../core/state-places.js";
 import { claudeSourceProblem, validateKnownMarketplaces, type KnownMarketplace } from "../manifest/known-marketplaces.js";
 import type { MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
@@ -31,7 +33,7 @@ import { catalogOriginOf, readCachedCatalog } from "./catalog.js";
 import { mutate, nowIso, pathsOf, scopePaths, assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
 import { readMarketplacesDoc, serializeDoc, stageJson, type MarketplacesDoc } from "./registry.js";
 import { catalogSourceOf, parseCatalogSource, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
-import { allMarketplaces, findMarketplace, loadEngineState, type EngineState } from "./state.js";
+import { allMarketplaces, catalogDirOf, catalogPathOf, findMarketplace, loadEngineState, type EngineState } from "./state.js";
 import { copyPluginTree, makeScratch } from "./tree.js";
 
 /** A marketplace as listed. */
@@ -112,11 +114,13 @@ function diffCatalogs(before: MarketplaceCatalog | undefined, after: Marketplace
 
 /** Stage the cache folder and the registry for marketplace `entry` in `scope`. */
 async function stageMarketplace(ctx: MarketplaceContext, scope: Scope, doc: MarketplacesDoc, cacheBuilt: string, entry: MarketplaceEntry, tx: import("../core/journal.js").Transaction, step: (n: string) => Promise<void>): Promise<void> {
-  const cacheDir = path.dirname(entry.catalogPath);
+  const paths = scopePaths(ctx, scope);
+  // The folder replaced at commit: checked like every catalog path read back from a registry.
+  const cacheDir = path.dirname(catalogPathOf({ scope, entry, paths, index: doc.marketplaces.findIndex((m) => m.name === entry.name) }));
   const slot = await tx.stage(cacheDir);
   await movePath(cacheBuilt, slot);
   await step("marketplace:staged-catalog");
-  await stageJson(tx, scopePaths(ctx, scope).marketplacesRegistry, doc);
+  await stageJson(tx, paths.marketplacesRegistry, doc);
   await step("marketplace:staged-registry");
 }
 
@@ -181,9 +185,10 @@ export async function removeMarketplace(ctx: MarketplaceContext, name: string, o
     const found = requireMarketplace(state, name, options.scope);
     const doc = found.scope === "user" ? state.user.marketplaces : state.project!.marketplaces;
     const installed = [state.user, state.project].flatMap((s) => (s ? Object.keys(s.installed.plugins).filter((id) => id.endsWith(`@${name}`)).map((id) => `${id} (${s.paths.scope})`) : []));
-    const catalog = await readCachedCatalog(found.entry.catalogPath, name, catalogOriginOf(found.entry)).catch(() => undefined);
+    const catalogDir = catalogDirOf(found);
+    const catalog = await readCachedCatalog(path.join(catalogDir, "marketplace.json"), name, catalogOriginOf(found.entry)).catch(() => undefined);
     if (tx && step) {
-      await tx.stageRemoval(path.dirname(found.entry.catalogPath));
+      await tx.stageRemoval(catalogDir, found.paths.marketplaceCache);
       await stageJson(tx, found.paths.marketplacesRegistry, { ...doc, marketplaces: doc.marketplaces.filter((m) => m.name !== name) });
       await step("marketplace:staged-registry");
     }
@@ -224,6 +229,7 @@ export async function updateMarketplaces(ctx: MarketplaceContext, name?: string,
 async function updateOne(ctx: MarketplaceContext, name: string, scope: Scope, dryRun: boolean): Promise<MarketplaceChangeReport> {
   const state = await loadEngineState(ctx);
   const found = requireMarketplace(state, name, scope);
+  const catalogPath = catalogPathOf(found); // before any fetch: the folder update replaces
   const spec: CatalogSourceSpec = { kind: found.entry.sourceType, uri: found.entry.sourceUri };
   const scratch = await makeScratch("update");
   try {
@@ -236,7 +242,7 @@ async function updateOne(ctx: MarketplaceContext, name: string, scope: Scope, dr
       }
       throw error;
     });
-    const old = await readCachedCatalog(found.entry.catalogPath, name, catalogOriginOf(found.entry)).catch(() => undefined);
+    const old = await readCachedCatalog(catalogPath, name, catalogOriginOf(found.entry)).catch(() => undefined);
     const oldName = old?.catalog.name;
     const newName = fetched.loaded.catalog.name;
     if (oldName !== undefined && oldName !== newName) {
@@ -275,7 +281,7 @@ export async function listMarketplaces(ctx: MarketplaceContext): Promise<Marketp
     const row = rowOf(found.entry, found.scope);
     if (found.scope === "user" && projectNames.has(found.entry.name)) row.shadowedBy = "project";
     try {
-      row.plugins = (await readCachedCatalog(found.entry.catalogPath, found.entry.name, catalogOriginOf(found.entry))).catalog.plugins.length;
+      row.plugins = (await readCachedCatalog(catalogPathOf(found), found.entry.name, catalogOriginOf(found.entry))).catalog.plugins.length;
     } catch (error) {
       row.problem = errorMessage(error);
     }
@@ -316,7 +322,7 @@ export async function discoverPlugins(ctx: MarketplaceContext, name?: string): P
   const markets = name ? [requireMarketplace(state, name)] : allMarketplaces(state).filter((m) => (seen.has(m.entry.name) ? false : (seen.add(m.entry.name), true)));
   const out: OfferedPlugin[] = [];
   for (const found of markets) {
-    const catalog = await readCachedCatalog(found.entry.catalogPath, found.entry.name, catalogOriginOf(found.entry));
+    const catalog = await readCachedCatalog(catalogPathOf(found), found.entry.name, catalogOriginOf(found.entry));
     for (const p of catalog.catalog.plugins) {
       const id = `${p.name}@${found.entry.name}`;
       const installed = ([["project", state.project], ["user", state.user]] as const).filter(([, s]) => s && Object.hasOwn(s.installed.plugins, id)).map(([scope]) => scope);
@@ -343,7 +349,7 @@ export async function searchPlugins(ctx: MarketplaceContext, query: string): Pro
   const state = await loadEngineState(ctx);
   const catalogs = new Map<string, MarketplaceCatalog>();
   for (const found of allMarketplaces(state)) {
-    const c = await readCachedCatalog(found.entry.catalogPath, found.entry.name, catalogOriginOf(found.entry)).catch(() => undefined);
+    const c = await readCachedCatalog(catalogPathOf(found), found.entry.name, catalogOriginOf(found.entry)).catch(() => undefined);
     if (c && !catalogs.has(found.entry.name)) catalogs.set(found.entry.name, c.catalog);
   }
   const all = await discoverPlugins(ctx);
@@ -389,6 +395,12 @@ export async function listClaudeMarketplaces(ctx: MarketplaceContext): Promise<C
       continue;
     }
     const source = value.source as ClaudeMarketplaceRow["source"];
+    // Claude Code keeps its clones under ~/.claude/plugins/ and uses a local folder (`directory`,
+    // `file` sources) where it is; a location elsewhere means the file was edited, and the entry
+    // is not trusted enough to import (core/state-places.ts).
+    if (typeof value.installLocation === "string" && !problems.has(name) && !isInPlace("claude-marketplace", value.installLocation, ctx) && !isLocalSourceFolder(source, value.installLocation)) {
+      problems.set(name, `EPATH_OUTSIDE: ${file} /${name}/installLocation ${value.installLocation} is outside ${placeOf("claude-marketplace", ctx)}, where Claude Code keeps marketplaces`);
+    }
     const refusal = claudeSourceProblem(source);
     const importable = problems.has(name) || refusal ? undefined : claudeSourceToInput(source);
     rows.push({
@@ -402,6 +414,12 @@ export async function listClaudeMarketplaces(ctx: MarketplaceContext): Promise<C
     });
   }
   return rows;
+}
+
+/** True when `location` is the folder a `directory` source names, or the repository of a `file` source. */
+function isLocalSourceFolder(source: Record<string, unknown>, location: string): boolean {
+  const folder = source.source === "directory" || source.source === "file" ? claudeSourceToInput(source) : undefined;
+  return folder !== undefined && path.isAbsolute(location) && isRealPathInside(location, folder);
 }
 
 /** Claude's `{source: "github"|"git"|"url"|"directory"|"file", …}` as a `marketplace add` source. */

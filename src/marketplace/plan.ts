@@ -12,6 +12,8 @@
  * nothing is removed (a leaked folder is harmless; a deleted one breaks a project).
  */
 import path from "node:path";
+import { confinePath, isPathBelow, realPathOrNearest } from "../core/contain.js";
+import { pointerSegment } from "../manifest/result.js";
 import type { InstalledPluginEntry } from "../manifest/installed-plugins.js";
 import type { Scope } from "./context.js";
 import { referencedPaths, withEntries, type InstalledDoc } from "./registry.js";
@@ -41,6 +43,8 @@ export interface WorkingSet {
   /** installPaths some change stopped referencing (GC candidates). */
   released: Set<string>;
   items: PlanItem[];
+  /** The one folder installPaths may live in (core/state-places.ts, kind `xcsh-install`). */
+  pluginCache: string;
 }
 
 /** A finished plan. */
@@ -55,8 +59,23 @@ export interface PluginPlan {
 }
 
 /** Start planning from the loaded registries. */
-export function startPlan(docs: Partial<Record<Scope, InstalledDoc>>, files: Partial<Record<Scope, string>>): WorkingSet {
-  return { docs: { ...docs }, files, changed: new Set(), released: new Set(), items: [] };
+export function startPlan(docs: Partial<Record<Scope, InstalledDoc>>, files: Partial<Record<Scope, string>>, pluginCache: string): WorkingSet {
+  return { docs: { ...docs }, files, changed: new Set(), released: new Set(), items: [], pluginCache };
+}
+
+/**
+ * Mark the folders of `id`'s old entries as released (deleted at commit unless still referenced),
+ * after checking each is strictly below the plugin cache once symlinks are resolved: an entry
+ * pointing anywhere else (edited by hand, or a project's file) fails the whole command with
+ * `EPATH_OUTSIDE` naming the registry and the entry, before anything is written or deleted.
+ */
+function release(ws: WorkingSet, scope: Scope, id: string, entries: readonly InstalledPluginEntry[], keep?: string): void {
+  entries.forEach((e, i) => {
+    const resolved = path.resolve(e.installPath);
+    if (resolved === keep) return;
+    confinePath(e.installPath, ws.pluginCache, { what: "install path", ...(ws.files[scope] ? { file: ws.files[scope] } : {}), field: `/plugins/${pointerSegment(id)}/${i}/installPath`, hint: `Nothing was changed. Restore ${ws.files[scope] ?? "the registry"}, or remove the entry ${id} from it by hand.` }, { strictlyBelow: true });
+    ws.released.add(resolved);
+  });
 }
 
 function targetOf(entry: InstalledPluginEntry | undefined): (InstallTarget & { enabled: boolean }) | undefined {
@@ -103,7 +122,7 @@ export function planInstall(
     // The host writes `enabled` only as false; absent means enabled.
     ...(enabled ? {} : { enabled: false }),
   };
-  for (const e of old) if (path.resolve(e.installPath) !== path.resolve(target.installPath)) ws.released.add(path.resolve(e.installPath));
+  release(ws, scope, id, old, path.resolve(target.installPath));
   ws.docs[scope] = withEntries(doc, id, [entry]);
   ws.changed.add(scope);
   const item: PlanItem = {
@@ -121,7 +140,7 @@ export function planInstall(
 /** Remove `id` from `scope`. */
 export function planRemove(ws: WorkingSet, scope: Scope, id: string): PlanItem {
   const old = entriesOf(ws, scope, id);
-  for (const e of old) ws.released.add(path.resolve(e.installPath));
+  release(ws, scope, id, old);
   ws.docs[scope] = withEntries(ws.docs[scope] ?? { version: 2, plugins: {} }, id, []);
   ws.changed.add(scope);
   const item: PlanItem = { op: "REMOVE", id, scope, ...(old[0] ? { from: targetOf(old[0])! } : {}), reason: "uninstall" };
@@ -149,11 +168,6 @@ export function planSetEnabled(ws: WorkingSet, scope: Scope, id: string, enabled
   return item;
 }
 
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
-}
-
 /**
  * Finish the plan: the registry writes, and the released cache folders nobody references any
  * more. `otherReferences` are the installPaths of every other registry (other projects);
@@ -173,9 +187,14 @@ export function finishPlan(ws: WorkingSet, options: { pluginCache: string; other
   const cacheRemovals: string[] = [];
   const cacheKept: string[] = [];
   for (const released of ws.released) {
-    if (referenced.has(released) || !isInside(released, options.pluginCache)) continue;
+    // Checked again here (real paths, strictly below): whatever released it, only cache folders go.
+    if (referenced.has(released) || !isRealPathBelow(released, options.pluginCache)) continue;
     if (options.otherReferences === undefined) cacheKept.push(released);
     else cacheRemovals.push(released);
   }
   return { items: ws.items, writes, cacheRemovals: cacheRemovals.sort(), cacheKept: cacheKept.sort() };
+}
+
+function isRealPathBelow(child: string, parent: string): boolean {
+  return isPathBelow(realPathOrNearest(child), realPathOrNearest(parent));
 }

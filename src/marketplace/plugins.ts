@@ -12,7 +12,9 @@
 import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { semver } from "../core/npm-spec.js";
-import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { XcshToolsError, errorMessage, isXcshToolsError } from "../core/errors.js";
+import { confineStatePath } from "../core/state-places.js";
+import { pointerSegment } from "../manifest/result.js";
 import { mayNameMarketplacePlugin, splitPluginId } from "../manifest/installed-plugins.js";
 import { nameSegmentProblem, pluginIdProblem } from "../manifest/names.js";
 import { recoverBeforeRead, type Mutation } from "../plugins/mutation.js";
@@ -102,10 +104,11 @@ function coded(error: unknown): { code: string; message: string; hint?: string }
   return { code: "EUNEXPECTED", message: errorMessage(error) };
 }
 
-function workingSet(state: EngineState): WorkingSet {
+function workingSet(ctx: MarketplaceContext, state: EngineState): WorkingSet {
   return startPlan(
     { user: state.user.installed, ...(state.project ? { project: state.project.installed } : {}) },
     { user: state.user.paths.installedPlugins, ...(state.project ? { project: state.project.paths.installedPlugins } : {}) },
+    pathsOf(ctx).pluginCache,
   );
 }
 
@@ -179,7 +182,7 @@ export async function installFromMarketplace(
   const parsed = specs.map(requireSpec);
   return runPluginChange(ctx, `install ${specs.join(" ")}`, Boolean(options.dryRun), async (state, scratch, step) => {
     scopeState(ctx, state, scope);
-    const ws = workingSet(state);
+    const ws = workingSet(ctx, state);
     const adds: CacheAdd[] = [];
     const warnings: string[] = [];
     for (const [i, { plugin, marketplace }] of parsed.entries()) {
@@ -221,7 +224,7 @@ export async function uninstallMarketplacePlugin(ctx: MarketplaceContext, ids: s
   assertScopeUsable(ctx, options.scope, "uninstall the project's plugins (--scope project)");
   for (const id of ids) requireSpec(id);
   return runPluginChange(ctx, `uninstall ${ids.join(" ")}`, Boolean(options.dryRun), async (state) => {
-    const ws = workingSet(state);
+    const ws = workingSet(ctx, state);
     for (const id of ids) planRemove(ws, resolveScope(state, ws, id, options.scope, "uninstall"), id);
     const warnings: string[] = [];
     const { plan, projectList } = await finish(ctx, state, ws, warnings);
@@ -234,7 +237,7 @@ export async function setMarketplacePluginEnabled(ctx: MarketplaceContext, ids: 
   assertScopeUsable(ctx, options.scope, "change the project's plugins (--scope project)");
   for (const id of ids) requireSpec(id);
   return runPluginChange(ctx, `${enabled ? "enable" : "disable"} ${ids.join(" ")}`, Boolean(options.dryRun), async (state) => {
-    const ws = workingSet(state);
+    const ws = workingSet(ctx, state);
     for (const id of ids) planSetEnabled(ws, resolveScope(state, ws, id, options.scope, enabled ? "enable" : "disable"), id, enabled);
     const plan = finishPlan(ws, { pluginCache: pathsOf(ctx).pluginCache, otherReferences: new Set() });
     return { plan, adds: [], projectList: undefined, failed: [], warnings: [] };
@@ -265,7 +268,7 @@ function selectInstalled(state: EngineState, ids: string[] | undefined, scope: S
 export async function updateMarketplacePlugins(ctx: MarketplaceContext, ids: string[] | undefined, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<PluginChangeReport> {
   assertScopeUsable(ctx, options.scope, "update the project's plugins (--scope project)");
   return runPluginChange(ctx, `update ${ids?.join(" ") ?? "marketplace plugins"}`, Boolean(options.dryRun), async (state, scratch, step) => {
-    const ws = workingSet(state);
+    const ws = workingSet(ctx, state);
     const adds: CacheAdd[] = [];
     const warnings: string[] = [];
     const failed: PluginChangeReport["failed"] = [];
@@ -371,6 +374,8 @@ export interface InstalledRow {
   shadowedBy?: "project";
   /** The install folder is gone (run update or reinstall). */
   missing?: boolean;
+  /** The installPath is outside the plugin cache (`EPATH_OUTSIDE`): not looked at, not loaded. */
+  problem?: { code: string; message: string };
 }
 
 /** Installed marketplace plugins, project first. */
@@ -383,8 +388,15 @@ export async function listMarketplacePlugins(ctx: MarketplaceContext, options: {
     if (!s || (options.scope && s.paths.scope !== options.scope)) continue;
     for (const [id, entries] of Object.entries(s.installed.plugins)) {
       const split = splitPluginId(id);
-      for (const entry of entries) {
-        const exists = await stat(entry.installPath).then((i) => i.isDirectory(), () => false);
+      for (const [i, entry] of entries.entries()) {
+        let problem: InstalledRow["problem"];
+        try {
+          confineStatePath("xcsh-install", entry.installPath, ctx, { file: s.paths.installedPlugins, field: `/plugins/${pointerSegment(id)}/${i}/installPath` });
+        } catch (error) {
+          if (!isXcshToolsError(error, "EPATH_OUTSIDE")) throw error;
+          problem = { code: error.code, message: error.message };
+        }
+        const exists = problem === undefined && (await stat(entry.installPath).then((info) => info.isDirectory(), () => false));
         rows.push({
           id,
           plugin: split?.plugin ?? id,
@@ -395,7 +407,8 @@ export async function listMarketplacePlugins(ctx: MarketplaceContext, options: {
           installPath: entry.installPath,
           ...(entry.gitCommitSha ? { gitCommitSha: entry.gitCommitSha } : {}),
           ...(s.paths.scope === "user" && projectIds.has(id) ? { shadowedBy: "project" as const } : {}),
-          ...(exists ? {} : { missing: true }),
+          ...(exists || problem ? {} : { missing: true }),
+          ...(problem ? { problem } : {}),
         });
       }
     }

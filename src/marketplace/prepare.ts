@@ -18,7 +18,7 @@ import { validatePath } from "../validate/index.js";
 import { catalogOriginOf, readCachedCatalog, readCatalogIn, type LoadedCatalog } from "./catalog.js";
 import { pathsOf, type MarketplaceContext, type PluginValidator } from "./context.js";
 import { pluginSourceOf } from "./plugin-sources/index.js";
-import type { FoundMarketplace } from "./state.js";
+import { catalogDirOf, catalogPathOf, type FoundMarketplace } from "./state.js";
 import { copyPluginTree, hashTree } from "./tree.js";
 
 const VERSION_RE = /^[a-zA-Z0-9._+-]+$/;
@@ -42,7 +42,7 @@ export interface PreparedPlugin {
 /** The catalog of a marketplace, checked against the live folder for local ones (host weakness #34). */
 export async function catalogOf(found: FoundMarketplace): Promise<LoadedCatalog> {
   const origin = catalogOriginOf(found.entry);
-  const cached = await readCachedCatalog(found.entry.catalogPath, found.entry.name, origin);
+  const cached = await readCachedCatalog(catalogPathOf(found), found.entry.name, origin);
   if (found.entry.sourceType === "local") {
     const live = await readCatalogIn(found.entry.sourceUri, `The marketplace folder ${found.entry.sourceUri}`, origin).catch(() => undefined);
     if (live && JSON.stringify(live.catalog) !== JSON.stringify(cached.catalog)) {
@@ -60,7 +60,7 @@ export async function catalogOf(found: FoundMarketplace): Promise<LoadedCatalog>
 export function relativeRootOf(found: FoundMarketplace): string | undefined {
   if (found.entry.sourceType === "local") return found.entry.sourceUri;
   if (found.entry.sourceType === "url") return undefined;
-  return path.dirname(found.entry.catalogPath);
+  return catalogDirOf(found);
 }
 
 /** The catalog entry `plugin`, or `EPLUGIN_NOT_FOUND` listing what the catalog has. */

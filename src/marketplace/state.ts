@@ -10,6 +10,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
+import { confineCatalogPath } from "../core/state-places.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import type { ValidationIssue } from "../manifest/result.js";
 import { assertProjectScope, assertProjectTrusted, scopePaths, type MarketplaceContext, type Scope, type ScopePaths } from "./context.js";
@@ -34,6 +35,8 @@ export interface FoundMarketplace {
   scope: Scope;
   entry: MarketplaceEntry;
   paths: ScopePaths;
+  /** Its index in the registry's `marketplaces` array (for messages). */
+  index?: number;
 }
 
 function hasProjectScope(ctx: Pick<MarketplaceContext, "roots" | "cwd">): boolean {
@@ -80,10 +83,29 @@ export function scopeState(ctx: MarketplaceContext, state: EngineState, scope: S
 export function findMarketplace(state: EngineState, name: string, scope?: Scope): FoundMarketplace | undefined {
   const order: ScopeState[] = scope === "user" ? [state.user] : scope === "project" ? (state.project ? [state.project] : []) : [...(state.project ? [state.project] : []), state.user];
   for (const s of order) {
-    const entry = s.marketplaces.marketplaces.find((m) => m.name === name);
-    if (entry) return { scope: s.paths.scope, entry, paths: s.paths };
+    const index = s.marketplaces.marketplaces.findIndex((m) => m.name === name);
+    if (index >= 0) return { scope: s.paths.scope, entry: s.marketplaces.marketplaces[index]!, paths: s.paths, index };
   }
   return undefined;
+}
+
+/**
+ * The catalog file of a registered marketplace, checked to be `<scope cache>/<name>/marketplace.json`
+ * after resolving symlinks (core/state-places.ts): `EPATH_OUTSIDE` naming the registry and the
+ * entry otherwise. Every read of a cached catalog, and every replacement or removal of its
+ * folder, goes through here.
+ */
+export function catalogPathOf(found: FoundMarketplace): string {
+  const file = found.paths.marketplacesRegistry;
+  return confineCatalogPath(found.entry.catalogPath, found.entry.name, found.scope === "user" ? "user-catalog" : "project-catalog", found.paths.marketplaceCache, {
+    file,
+    field: `/marketplaces/${found.index ?? "?"}/catalogPath`,
+  });
+}
+
+/** The cache folder of a registered marketplace (checked, see `catalogPathOf`). */
+export function catalogDirOf(found: FoundMarketplace): string {
+  return path.dirname(catalogPathOf(found));
 }
 
 /** Every registered marketplace, project first. */
@@ -91,7 +113,7 @@ export function allMarketplaces(state: EngineState): FoundMarketplace[] {
   const out: FoundMarketplace[] = [];
   for (const s of [state.project, state.user]) {
     if (!s) continue;
-    for (const entry of s.marketplaces.marketplaces) out.push({ scope: s.paths.scope, entry, paths: s.paths });
+    s.marketplaces.marketplaces.forEach((entry, index) => out.push({ scope: s.paths.scope, entry, paths: s.paths, index }));
   }
   return out;
 }

@@ -12,16 +12,12 @@ import { createHash } from "node:crypto";
 import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { isPathInside } from "../core/contain.js";
 import { XcshToolsError } from "../core/errors.js";
 import { removeTree } from "../core/atomic-fs.js";
 
 /** Names never copied into the cache. */
 const SKIPPED = new Set([".git"]);
-
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
 
 /** Copy the folder `src` to `dest` (must not exist) without `.git`, resolving inner symlinks. */
 export async function copyPluginTree(src: string, dest: string, within = src): Promise<void> {
@@ -32,7 +28,7 @@ export async function copyPluginTree(src: string, dest: string, within = src): P
     if (info.isSymbolicLink()) {
       const real = await realpath(from).catch(() => undefined);
       if (!real) throw new XcshToolsError("EENTRY_NOT_FOUND", `${from} is a dangling symbolic link (${await readlink(from)})`, { file: from, hint: "Remove the link or commit the file it points at." });
-      if (!isInside(real, rootReal)) {
+      if (!isPathInside(real, rootReal)) {
         throw new XcshToolsError("EENTRY_ESCAPE", `${from} links to ${real}, outside ${rootReal}`, { file: from, hint: "A plugin is copied on its own: put the shared files inside the plugin instead of linking to them." });
       }
       info = await stat(real);

@@ -310,7 +310,7 @@ export async function stageStateWrites(tx: Transaction, paths: PluginsPaths, bef
   for (const file of changed) {
     const value = values.get(file);
     if (value === undefined) {
-      await tx.stageRemoval(file);
+      await tx.stageRemoval(file, paths.plugins);
       continue;
     }
     const slot = await tx.stage(file);

@@ -18,12 +18,8 @@
 import type { Dirent } from "node:fs";
 import { readFile, readdir, readlink, symlink, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { isPathInside } from "../core/contain.js";
 import { isRecord } from "../manifest/result.js";
-
-function inside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
 
 function posix(p: string): string {
   return p.split(path.sep).join("/");
@@ -33,7 +29,7 @@ function posix(p: string): string {
 function remapRel(rel: string, from: string, to: string): string {
   if (path.isAbsolute(rel)) return rel;
   const abs = path.resolve(from, rel);
-  if (inside(abs, from)) return rel;
+  if (isPathInside(abs, from)) return rel;
   return posix(path.relative(to, abs));
 }
 
@@ -103,7 +99,7 @@ async function rebaseLinks(nodeModules: string, logicalNodeModules: { from: stri
     const target = await readlink(entry);
     if (path.isAbsolute(target)) continue;
     const abs = path.resolve(logicalNodeModules.from, target);
-    if (inside(abs, from)) continue;
+    if (isPathInside(abs, from)) continue;
     const rebased = path.relative(logicalNodeModules.to, abs);
     if (rebased === target) continue;
     await unlink(entry);

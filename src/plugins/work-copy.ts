@@ -70,7 +70,7 @@ export async function stageWork(m: Mutation, work: WorkCopy, pieces: readonly Pi
     const target = LIVE[piece](m);
     const has = await pathExists(source);
     if (!has) {
-      if (await pathExists(target)) await m.tx.stageRemoval(target);
+      if (await pathExists(target)) await m.tx.stageRemoval(target, m.paths.plugins);
       continue;
     }
     await rename(source, await m.tx.stage(target));

@@ -15,7 +15,8 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { checkJsonDepth, checkJsonSize } from "../manifest/json-file.js";
-import { resolveToolEntry, scanToolsDir, isInside } from "../discovery/tools-dir.js";
+import { isPathInside } from "../core/contain.js";
+import { resolveToolEntry, scanToolsDir } from "../discovery/tools-dir.js";
 import type { DiscoverySink } from "../discovery/types.js";
 import type { ToolLoadError, ToolSource } from "../host/types.js";
 import { validateInstalledPlugins } from "../manifest/installed-plugins.js";
@@ -135,7 +136,7 @@ async function checkDeclaredPath(run: ValidateRun, file: string, root: string, r
     return undefined;
   }
   const real = realpathOr(target, target);
-  if (!isInside(real, rootReal)) {
+  if (!isPathInside(real, rootReal)) {
     run.error(file, { path: at, code: "EENTRY_ESCAPE", message: `${at}: the ${what} "${entry}" resolves through a symbolic link to ${real}, outside the package ${rootReal}`, found: real, hint: hintFor("EENTRY_ESCAPE") });
     return undefined;
   }

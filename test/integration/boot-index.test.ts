@@ -253,8 +253,10 @@ describe("boot index: host boots", () => {
         await rm(path.join(nm(), "npm-b"), { recursive: true });
         const { symlink } = await import("node:fs/promises");
         await symlink(other, path.join(nm(), "npm-b"), "dir");
+        // A linked plugin is one package.json names as `file:<folder>` (what `link` records).
+        await w.write(path.join(plugins(), "package.json"), { name: "xcsh-plugins", private: true, dependencies: { "npm-a": "^1.0.0", "npm-b": `file:${other}` } });
       },
-      reason: /npm-b/,
+      reason: /npm-b|plugins[/\\]package\.json changed/,
       expect: (r) => expect(r.tools.map((t) => t.name)).toContain("npm_b2"),
     },
   ];

@@ -79,10 +79,10 @@ describe("claude-plugins", () => {
   });
 
   it("uses all entries of an id, and lets an applicable project entry shadow the user entries", async () => {
-    const v1 = await plugin("cache/p/1.0.0", { "p.ts": "p" });
-    const v2 = await plugin("cache/p/2.0.0", { "p.ts": "p" });
-    const q1 = await plugin("cache/q/1.0.0", { "q1.ts": "q1" });
-    const q2 = await plugin("cache/q/2.0.0", { "q2.ts": "q2" });
+    const v1 = await plugin("home/.claude/plugins/cache/p/1.0.0", { "p.ts": "p" });
+    const v2 = await plugin("home/.claude/plugins/cache/p/2.0.0", { "p.ts": "p" });
+    const q1 = await plugin("home/.claude/plugins/cache/q/1.0.0", { "q1.ts": "q1" });
+    const q2 = await plugin("home/.claude/plugins/cache/q/2.0.0", { "q2.ts": "q2" });
     await w.write(registry(), {
       version: 2,
       plugins: {
@@ -98,17 +98,17 @@ describe("claude-plugins", () => {
 
     const result = await discoverToolPaths([], w.cwd, opts(["claude-plugins"]));
     expect(summarize(w, result)).toEqual([
-      "claude-plugins/project/q@mkt: cache/q/1.0.0/tools/q1.ts",
-      "claude-plugins/user/p@mkt: cache/p/2.0.0/tools/p.ts",
+      "claude-plugins/project/q@mkt: home/.claude/plugins/cache/q/1.0.0/tools/q1.ts",
+      "claude-plugins/user/p@mkt: home/.claude/plugins/cache/p/2.0.0/tools/p.ts",
     ]);
   });
 
   it("reports a missing installPath folder, a bad entry and a bad id, and keeps the good plugins", async () => {
-    const good = await plugin("cache/good", { "good.ts": "good" });
+    const good = await plugin("home/.claude/plugins/cache/good", { "good.ts": "good" });
     await w.write(registry(), {
       version: 2,
       plugins: {
-        "gone@mkt": [installEntry(path.join(w.root, "cache/gone"))],
+        "gone@mkt": [installEntry(path.join(w.root, "home/.claude/plugins/cache/gone"))],
         "noinstall@mkt": [{ scope: "user", version: "1.0.0" }],
         "no-at-sign": [installEntry(good)],
         "notarray@mkt": { installPath: good },
@@ -118,13 +118,13 @@ describe("claude-plugins", () => {
 
     const result = await discoverToolPaths([], w.cwd, opts(["claude-plugins"]));
 
-    expect(summarize(w, result)).toEqual(["claude-plugins/user/good@mkt: cache/good/tools/good.ts"]);
+    expect(summarize(w, result)).toEqual(["claude-plugins/user/good@mkt: home/.claude/plugins/cache/good/tools/good.ts"]);
     // Problems of the registry file are reported as it is read, then those of each plugin root.
     expect(errorSummary(w, result)).toEqual([
       "ESTATE_ENTRY home/.claude/plugins/installed_plugins.json",
       "EPLUGIN_ID home/.claude/plugins/installed_plugins.json",
       "ESTATE_ENTRY home/.claude/plugins/installed_plugins.json",
-      "EPLUGIN_NOT_FOUND cache/gone",
+      "EPLUGIN_NOT_FOUND home/.claude/plugins/cache/gone",
     ]);
     expect(result.errors[3]?.source).toEqual({
       provider: "claude-plugins",
@@ -156,14 +156,14 @@ describe("claude-plugins", () => {
   });
 
   it("reports tools symlinked out of the plugin folder as EENTRY_ESCAPE", async () => {
-    const root = await plugin("cache/sly", { "fine.ts": "fine" });
+    const root = await plugin("home/.claude/plugins/cache/sly", { "fine.ts": "fine" });
     const outside = await writeTool(w, "outside/evil.ts", "evil");
     await symlink(outside, path.join(root, "tools/evil.ts"));
     await w.write(registry(), { version: 2, plugins: { "sly@mkt": [installEntry(root)] } });
 
     const result = await discoverToolPaths([], w.cwd, opts(["claude-plugins"]));
-    expect(summarize(w, result)).toEqual(["claude-plugins/user/sly@mkt: cache/sly/tools/fine.ts"]);
-    expect(errorSummary(w, result)).toEqual(["EENTRY_ESCAPE cache/sly/tools/evil.ts"]);
+    expect(summarize(w, result)).toEqual(["claude-plugins/user/sly@mkt: home/.claude/plugins/cache/sly/tools/fine.ts"]);
+    expect(errorSummary(w, result)).toEqual(["EENTRY_ESCAPE home/.claude/plugins/cache/sly/tools/evil.ts"]);
   });
 });
 
@@ -208,13 +208,13 @@ describe("xcsh-plugins", () => {
   });
 
   it("reports bad ids, missing install folders and a malformed project registry; the user registry still loads", async () => {
-    const ok = await plugin("cache/ok", { "ok.ts": "ok" });
+    const ok = await plugin("home/.xcsh/plugins/cache/plugins/ok", { "ok.ts": "ok" });
     await w.write(userRegistry(), {
       version: 2,
       plugins: {
         nomarketplace: [installEntry(ok)],
         "@mkt": [installEntry(ok)],
-        "missing@mkt": [installEntry(path.join(w.root, "cache/missing"))],
+        "missing@mkt": [installEntry(path.join(w.root, "home/.xcsh/plugins/cache/plugins/missing"))],
         "ok@mkt": [installEntry(ok), installEntry(ok)],
       },
     });
@@ -222,23 +222,23 @@ describe("xcsh-plugins", () => {
 
     const result = await discoverToolPaths([], w.cwd, opts(["xcsh-plugins"]));
 
-    expect(summarize(w, result)).toEqual(["xcsh-plugins/user/ok@mkt: cache/ok/tools/ok.ts"]);
+    expect(summarize(w, result)).toEqual(["xcsh-plugins/user/ok@mkt: home/.xcsh/plugins/cache/plugins/ok/tools/ok.ts"]);
     expect(errorSummary(w, result)).toEqual([
       "ESTATE_FILE project/.xcsh/plugins/installed_plugins.json",
       "EPLUGIN_ID home/.xcsh/plugins/installed_plugins.json",
       "EPLUGIN_ID home/.xcsh/plugins/installed_plugins.json",
-      "EPLUGIN_NOT_FOUND cache/missing",
+      "EPLUGIN_NOT_FOUND home/.xcsh/plugins/cache/plugins/missing",
     ]);
     expect(result.errors[0]?.source?.level).toBe("project");
     expect(result.errors[0]?.error).toContain("/plugins");
   });
 
   it("puts metadata of plugin tool folders in metadata, with the plugin as source", async () => {
-    const root = await plugin("cache/meta", { "m.ts": "m" });
+    const root = await plugin("home/.xcsh/plugins/cache/plugins/meta", { "m.ts": "m" });
     await w.write(path.join(root, "tools/m.md"), "# m\n");
     await w.write(userRegistry(), { version: 2, plugins: { "meta@mkt": [installEntry(root)] } });
     const result = await discoverToolPaths([], w.cwd, opts(["xcsh-plugins"]));
-    expect(summarize(w, result)).toEqual(["xcsh-plugins/user/meta@mkt: cache/meta/tools/m.ts"]);
-    expect(result.metadata.map((m) => [rel(w, m.path), m.source.plugin])).toEqual([["cache/meta/tools/m.md", "meta@mkt"]]);
+    expect(summarize(w, result)).toEqual(["xcsh-plugins/user/meta@mkt: home/.xcsh/plugins/cache/plugins/meta/tools/m.ts"]);
+    expect(result.metadata.map((m) => [rel(w, m.path), m.source.plugin])).toEqual([["home/.xcsh/plugins/cache/plugins/meta/tools/m.md", "meta@mkt"]]);
   });
 });

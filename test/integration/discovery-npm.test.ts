@@ -223,8 +223,10 @@ describe("npm plugins", () => {
   });
 
   it("loads linked plugins (node_modules/<name> a symlink) the same way", async () => {
-    await dependencies("linked");
+    // A link is what package.json names as `file:<folder>` (what `xcsh-tools link` records); a
+    // symlink it does not name is refused (see "refuses a planted symlink" below).
     const source = await npmPlugin("linked", { tools: "./src/l.ts" }, ["src/l.ts"], "xcsh", path.join(w.root, "dev/linked"));
+    await w.write(path.join(plugins(), "package.json"), { name: "xcsh-plugins", private: true, dependencies: { linked: `file:${source}` } });
     await mkdir(path.join(plugins(), "node_modules"), { recursive: true });
     await symlink(source, path.join(plugins(), "node_modules/linked"));
 
@@ -232,6 +234,18 @@ describe("npm plugins", () => {
 
     expect(summarize(w, result)).toEqual(["npm/user/linked: home/.xcsh/plugins/node_modules/linked/src/l.ts"]);
     expect(result.errors).toEqual([]);
+  });
+
+  it("refuses a planted symlink in node_modules that package.json does not link (EPATH_OUTSIDE)", async () => {
+    await dependencies("linked");
+    const source = await npmPlugin("linked", { tools: "./src/l.ts" }, ["src/l.ts"], "xcsh", path.join(w.root, "dev/linked"));
+    await mkdir(path.join(plugins(), "node_modules"), { recursive: true });
+    await symlink(source, path.join(plugins(), "node_modules/linked"));
+
+    const result = await discoverToolPaths([], w.cwd, opts());
+
+    expect(summarize(w, result)).toEqual([]);
+    expect(errorSummary(w, result)).toEqual(["EPATH_OUTSIDE home/.xcsh/plugins/node_modules/linked"]);
   });
 
   it("reports a dependency that is not installed, and a malformed plugin package.json or manifest", async () => {

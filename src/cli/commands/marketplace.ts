@@ -241,6 +241,7 @@ export async function listSection(ctx: CommandContext, flags: { scope?: string }
         ...(row.gitCommitSha ? [`commit ${row.gitCommitSha.slice(0, 12)}`] : []),
         ...(row.shadowedBy ? [style(ctx.output, "dim", "shadowed by the project install")] : []),
         ...(row.missing ? [style(ctx.output, "red", `missing: ${row.installPath}`)] : []),
+        ...(row.problem ? [style(ctx.output, "red", `${row.problem.code}: ${row.problem.message}`)] : []),
       ];
       lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${bits.join("  ")}`);
     }

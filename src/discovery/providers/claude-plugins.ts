@@ -15,8 +15,9 @@
  */
 import { realpath } from "node:fs/promises";
 import path from "node:path";
+import { placeOf } from "../../core/state-places.js";
 import type { ToolSource } from "../../host/types.js";
-import { isInside } from "../tools-dir.js";
+import { isPathInside } from "../../core/contain.js";
 import type { ToolProvider } from "../types.js";
 import { readInstalledRegistry, scanPluginRoot, type RegistryEntry } from "./marketplace-registry.js";
 
@@ -44,7 +45,7 @@ export const claudePluginsProvider: ToolProvider = {
         if (item.entry.enabled === false) continue;
         const scope = item.entry.scope ?? "user";
         if (scope === "user") user.push(item);
-        else if (item.entry.projectPath && isInside(cwd, await realOrResolved(item.entry.projectPath))) {
+        else if (item.entry.projectPath && isPathInside(cwd, await realOrResolved(item.entry.projectPath))) {
           if (ctx.projectTrusted) project.push(item);
           else sink.addSkipped({ path: item.entry.installPath, source: { provider: "claude-plugins", providerName: NAME, level: "project", plugin: item.id }, kind: "claude-project-plugin" });
         }
@@ -55,7 +56,7 @@ export const claudePluginsProvider: ToolProvider = {
     for (const [level, roots] of [["project", projectRoots], ["user", userRoots]] as const) {
       for (const item of roots) {
         const source: ToolSource = { provider: "claude-plugins", providerName: NAME, level, plugin: item.id };
-        await scanPluginRoot(file, item, source, sink);
+        await scanPluginRoot(file, item, source, sink, placeOf("claude-install", { roots: { home: ctx.home, xcshHome: ctx.paths.root } }));
       }
     }
   },

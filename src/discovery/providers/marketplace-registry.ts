@@ -7,8 +7,10 @@
  * id must be `name@marketplace` (`EPLUGIN_ID`) holding an array of entries, and each entry must
  * match `InstalledPluginEntrySchema` (`ESTATE_ENTRY`, naming the JSON path).
  */
-import { stat, realpath } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
+import { confinePath } from "../../core/contain.js";
+import { errorMessage } from "../../core/errors.js";
 import { Type } from "../../manifest/typebox.js";
 import type { ToolSource } from "../../host/types.js";
 import { InstalledPluginEntrySchema, splitPluginId, type InstalledPluginEntry } from "../../manifest/installed-plugins.js";
@@ -85,18 +87,35 @@ export async function readInstalledRegistry(
 }
 
 /**
- * Scan `<installPath>/tools` of one plugin. The plugin folder must exist (`EPLUGIN_NOT_FOUND`
- * otherwise: the registry points at nothing); its `tools/` folder is optional. Tools must stay
- * inside the plugin folder once symlinks are followed.
+ * Scan `<installPath>/tools` of one plugin. The installPath must be strictly below `place`, the
+ * one folder installs of this registry live in (core/state-places.ts), once symlinks are
+ * resolved: `EPATH_OUTSIDE` otherwise, and nothing there is read or imported. The plugin folder
+ * must exist (`EPLUGIN_NOT_FOUND` otherwise: the registry points at nothing); its `tools/` folder
+ * is optional. Tools must stay inside the plugin folder once symlinks are followed.
  */
 export async function scanPluginRoot(
   registryFile: string,
   item: RegistryEntry,
   source: ToolSource,
   sink: DiscoverySink,
+  place: string,
 ): Promise<void> {
   const root = item.entry.installPath;
-  const info = await stat(root).catch(() => undefined);
+  let real: string;
+  try {
+    real = confinePath(root, place, { what: "install path", file: registryFile, field: `${item.pointer}/installPath` }, { strictlyBelow: true });
+  } catch (error) {
+    sink.addError(
+      discoveryError(
+        "EPATH_OUTSIDE",
+        root,
+        `Plugin ${item.id} (${registryFile} ${item.pointer}/installPath) has installPath ${root}, which is outside ${place} where installs live; it was not loaded. ${errorMessage(error)}`,
+        source,
+      ),
+    );
+    return;
+  }
+  const info = await stat(real).catch(() => undefined);
   if (!path.isAbsolute(root) || !info?.isDirectory()) {
     sink.addError(
       discoveryError(
@@ -108,5 +127,5 @@ export async function scanPluginRoot(
     );
     return;
   }
-  await scanToolsDir(path.join(root, "tools"), source, sink, { within: await realpath(root) });
+  await scanToolsDir(path.join(root, "tools"), source, sink, { within: real });
 }

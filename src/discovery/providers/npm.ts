@@ -40,7 +40,8 @@ import { RuntimePluginStateSchema, type RuntimePluginState } from "../../manifes
 import { discoveryError } from "../records.js";
 import { readStateFile, type StateFileRead } from "../state-file.js";
 import { reportSkipped } from "../untrusted.js";
-import { isInside, resolveToolEntry } from "../tools-dir.js";
+import { resolveToolEntry } from "../tools-dir.js";
+import { isPathBelow, isPathInside, realPathOrNearest } from "../../core/contain.js";
 import type { DiscoverySink, ToolProvider } from "../types.js";
 
 const NAME = "npm Plugin";
@@ -134,10 +135,37 @@ export const npmProvider: ToolProvider = {
         featuresFile = overridesFile;
       }
 
-      await discoverPlugin(path.join(ctx.paths.pluginsNodeModules, name), name, features, featuresFile, source, sink);
+      const dir = path.join(ctx.paths.pluginsNodeModules, name);
+      const outside = npmPluginOutside(dir, name, pkg.value.dependencies?.[name], ctx.paths.pluginsNodeModules, ctx.paths.pluginsPackageJson);
+      if (outside) {
+        sink.addError(discoveryError("EPATH_OUTSIDE", dir, `${outside}; plugin ${name} was not loaded.`, source));
+        continue;
+      }
+      await discoverPlugin(dir, name, features, featuresFile, source, sink);
     }
   },
 };
+
+/**
+ * Why the folder of plugin `name` may not be read, or `undefined`: its real path must be strictly
+ * below node_modules, except for a linked plugin, whose folder is the one its package.json
+ * dependency `file:<absolute path>` names (what `xcsh-tools link` records). A symlink planted in
+ * node_modules that the dependency does not name is refused (core/state-places.ts, `npm-plugin`).
+ */
+function npmPluginOutside(dir: string, name: string, dependency: unknown, nodeModules: string, packageJson: string): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync.native(dir);
+  } catch {
+    return undefined; // missing: discoverPlugin reports EPLUGIN_NOT_FOUND
+  }
+  if (isPathBelow(real, realPathOrNearest(nodeModules))) return undefined;
+  if (typeof dependency === "string" && dependency.startsWith("file:")) {
+    const target = dependency.slice(5);
+    if (path.isAbsolute(target) && realPathOrNearest(target) === real) return undefined;
+  }
+  return `${dir} resolves to ${real}, outside ${nodeModules}, and ${packageJson} /dependencies/${pointerSegment(name)} does not link it there (file:<that folder>)`;
+}
 
 async function discoverPlugin(
   dir: string,
@@ -205,7 +233,7 @@ async function discoverPlugin(
   for (const entry of entries) {
     const target = path.resolve(dir, entry);
     const label = `tools entry "${entry}" of plugin ${name}`;
-    if (path.isAbsolute(entry) || !isInside(target, dir)) {
+    if (path.isAbsolute(entry) || !isPathInside(target, dir)) {
       sink.addError(
         discoveryError("EENTRY_ESCAPE", target, `The ${label} points outside the package (${dir}); it was not loaded.`, source),
       );
@@ -219,7 +247,7 @@ async function discoverPlugin(
     }
     if (exists) {
       const real = realpathSync.native(target);
-      if (!isInside(real, realRoot)) {
+      if (!isPathInside(real, realRoot)) {
         sink.addError(
           discoveryError(
             "EENTRY_ESCAPE",

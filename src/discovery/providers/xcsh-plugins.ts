@@ -12,6 +12,7 @@
  */
 import path from "node:path";
 import { projectPaths } from "../../core/paths.js";
+import { placeOf } from "../../core/state-places.js";
 import type { ToolSource } from "../../host/types.js";
 import type { ToolProvider } from "../types.js";
 import { reportSkipped } from "../untrusted.js";
@@ -46,7 +47,8 @@ export const xcshPluginsProvider: ToolProvider = {
           if (seen.has(key)) continue;
           seen.add(key);
           const source: ToolSource = { provider: "xcsh-plugins", providerName: NAME, level, plugin: id };
-          await scanPluginRoot(file, item, source, sink);
+          // Project installs are cached in the user's plugin cache too (the host's layout).
+          await scanPluginRoot(file, item, source, sink, placeOf("xcsh-install", { roots: { home: ctx.home, xcshHome: ctx.paths.root } }));
         }
       }
     }

@@ -7,6 +7,7 @@
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Static } from "../../manifest/typebox.js";
+import { isPathInside } from "../../core/contain.js";
 import { XcshToolsError } from "../../core/errors.js";
 import { subdirPathProblem } from "../../core/source-args.js";
 import { redactUrl } from "../../core/git.js";
@@ -32,8 +33,7 @@ export const gitSubdirPluginSource: PluginSourceKind = {
         hint: "The catalog entry points at a folder the repository does not have at that ref: ask the marketplace owner to fix it.",
       });
     }
-    const rel = path.relative(rootReal, real);
-    if (rel.startsWith("..") || path.isAbsolute(rel)) {
+    if (!isPathInside(real, rootReal)) {
       throw new XcshToolsError("EENTRY_ESCAPE", `Plugin "${entry.name}": git-subdir path "${s.path}" escapes the cloned repository`, { hint: "Use a folder inside the repository." });
     }
     return { ...clone, dir: real, within: rootReal };

@@ -5,14 +5,10 @@
  */
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { isPathInside } from "../../core/contain.js";
 import { XcshToolsError } from "../../core/errors.js";
 import { relativeSourceDir } from "../../manifest/marketplace-catalog.js";
 import type { PluginSourceKind } from "./types.js";
-
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
 
 export const relativeSource: PluginSourceKind = {
   kind: "relative",
@@ -32,7 +28,7 @@ export const relativeSource: PluginSourceKind = {
         hint: `Run \`xcsh-tools marketplace update ${marketplace.name}\`; if it persists, the catalog points at a missing folder.`,
       });
     }
-    if (!isInside(real, rootReal)) {
+    if (!isPathInside(real, rootReal)) {
       throw new XcshToolsError("EENTRY_ESCAPE", `Plugin "${entry.name}": its source "${source}" resolves to ${real}, outside the marketplace ${rootReal}`, {
         hint: "A relative source must stay inside the marketplace repository.",
       });

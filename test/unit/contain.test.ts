@@ -1,0 +1,118 @@
+/**
+ * core/contain.ts, the one containment helper: a table of names that the old copies answered
+ * differently (`..foo` is inside, `..` and `../x` are not), trailing slashes, symlinked parents,
+ * paths that do not exist yet and `/proc/self/root/...`.
+ */
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { confinePath, isPathBelow, isPathInside, isRealPathInside, realPathOrNearest } from "../../src/core/contain.js";
+import { isXcshToolsError } from "../../src/core/errors.js";
+
+describe("isPathInside / isPathBelow (lexical)", () => {
+  const parent = "/a/b";
+  const table: [string, boolean, boolean][] = [
+    // child, inside, strictly below
+    ["/a/b", true, false],
+    ["/a/b/", true, false],
+    ["/a/b/c", true, true],
+    ["/a/b/c/", true, true],
+    ["/a/b/..foo", true, true],
+    ["/a/b/..foo/x", true, true],
+    ["/a/b/...", true, true],
+    ["/a/b/.", true, false],
+    ["/a/b/..", false, false],
+    ["/a/b/../x", false, false],
+    ["/a/b/c/../../x", false, false],
+    ["/a/b/c/..", true, false],
+    ["/a/bc", false, false],
+    ["/a/b..", false, false],
+    ["/a", false, false],
+    ["/", false, false],
+    ["/x/a/b", false, false],
+  ];
+  it.each(table)("%s in /a/b: inside %s, below %s", (child, inside, below) => {
+    expect(isPathInside(child, parent)).toBe(inside);
+    expect(isPathInside(child, `${parent}/`)).toBe(inside);
+    expect(isPathBelow(child, parent)).toBe(below);
+  });
+
+  it("resolves relative paths against the cwd on both sides", () => {
+    expect(isPathInside("x/y", "x")).toBe(true);
+    expect(isPathInside("../x", ".")).toBe(false);
+    expect(isPathInside("..x", ".")).toBe(true);
+  });
+});
+
+describe("real paths", () => {
+  let root: string;
+  let cache: string;
+  let victim: string;
+  beforeAll(async () => {
+    root = await realpath(await mkdtemp(path.join(os.tmpdir(), "xcsh-contain-")));
+    cache = path.join(root, "cache");
+    victim = path.join(root, "victim");
+    await mkdir(path.join(cache, "real"), { recursive: true });
+    await mkdir(victim, { recursive: true });
+    await writeFile(path.join(victim, "secret"), "x");
+    await symlink(victim, path.join(cache, "link-out"));
+    await symlink(path.join(cache, "real"), path.join(cache, "link-in"));
+    await symlink(cache, path.join(root, "cache-alias"));
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("a symlink inside the folder that leads out is outside", () => {
+    expect(isPathInside(path.join(cache, "link-out", "secret"), cache)).toBe(true);
+    expect(isRealPathInside(path.join(cache, "link-out", "secret"), cache)).toBe(false);
+    expect(isRealPathInside(path.join(cache, "link-out"), cache)).toBe(false);
+  });
+
+  it("a symlink that stays inside is inside", () => {
+    expect(isRealPathInside(path.join(cache, "link-in"), cache)).toBe(true);
+  });
+
+  it("a symlinked parent is resolved on both sides", () => {
+    expect(isRealPathInside(path.join(root, "cache-alias", "real"), cache)).toBe(true);
+    expect(isRealPathInside(path.join(cache, "real"), path.join(root, "cache-alias"))).toBe(true);
+    expect(isRealPathInside(path.join(root, "cache-alias", "link-out"), path.join(root, "cache-alias"))).toBe(false);
+  });
+
+  it("a child that does not exist is judged by its nearest existing ancestor", () => {
+    expect(realPathOrNearest(path.join(cache, "link-out", "new", "deeper"))).toBe(path.join(victim, "new", "deeper"));
+    expect(isRealPathInside(path.join(cache, "missing", "x"), cache)).toBe(true);
+    expect(isRealPathInside(path.join(cache, "link-out", "missing"), cache)).toBe(false);
+    expect(isRealPathInside(path.join(cache, "missing", "..", "..", "victim"), cache)).toBe(false);
+  });
+
+  it.skipIf(!existsSync("/proc/self/root"))("/proc/self/root/... resolves to the real folder", () => {
+    const viaProc = path.join("/proc/self/root", victim);
+    expect(isPathInside(viaProc, cache)).toBe(false);
+    expect(isRealPathInside(viaProc, cache)).toBe(false);
+    expect(isRealPathInside(path.join("/proc/self/root", cache, "real"), cache)).toBe(true);
+  });
+
+  it("confinePath returns the real path, or throws EPATH_OUTSIDE naming file and field", () => {
+    expect(confinePath(path.join(root, "cache-alias", "real"), cache, { what: "install path" })).toBe(path.join(cache, "real"));
+    let thrown: unknown;
+    try {
+      confinePath(path.join(cache, "link-out"), cache, { what: "install path", file: "/x/installed_plugins.json", field: "/plugins/a@b/0/installPath" });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isXcshToolsError(thrown, "EPATH_OUTSIDE")).toBe(true);
+    expect((thrown as Error).message).toContain("/x/installed_plugins.json");
+    expect((thrown as Error).message).toContain("/plugins/a@b/0/installPath");
+    expect((thrown as Error).message).toContain(victim);
+  });
+
+  it("strictlyBelow refuses the folder itself (a deletion never takes the whole place)", () => {
+    expect(() => confinePath(cache, cache, { what: "folder to delete" }, { strictlyBelow: true })).toThrow(/the folder/);
+    expect(() => confinePath(`${cache}/`, cache, { what: "folder to delete" }, { strictlyBelow: true })).toThrow(/EPATH_OUTSIDE|the folder/);
+    expect(() => confinePath(path.join(cache, "real", ".."), cache, { what: "folder to delete" }, { strictlyBelow: true })).toThrow();
+    expect(confinePath(path.join(cache, "..foo"), cache, { what: "folder to delete" }, { strictlyBelow: true })).toBe(path.join(cache, "..foo"));
+  });
+});
