@@ -13,7 +13,7 @@ let dir: string;
 const children: TsChild[] = [];
 
 beforeEach(async () => {
-  world = await makeTmpWorld();
+  world = await makeTmpWorld("xcsh-tools-test-", { trustProject: false }); // these tests own our folder: no trust record in it
   dir = path.join(world.xcshHome, "plugins", ".xcsh-tools");
 });
 afterEach(async () => {

@@ -27,7 +27,7 @@ import { makeGitRemote } from "../helpers/git-remote.js";
 import { startHttpServer } from "../helpers/http-server.js";
 import { catalog, catalogPath, marketplaceCtx, pluginFiles, toolModule } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 
 let reg: RegistryHandle & { dispose(): Promise<void> };
@@ -144,6 +144,7 @@ describe("install in user and project scope", () => {
     await addMarketplace(ctx, await acme());
     const projectB = path.join(w.root, "project-b");
     await mkdir(projectB);
+    await writeTrustRecord(w.xcshHome, [w.cwd, projectB]); // the user's second project, trusted too
     const ctxB = { ...ctx, cwd: projectB };
     await installFromMarketplace(ctxB, ["hello@acme"], { scope: "project" });
     await installFromMarketplace(ctx, ["hello@acme"], { scope: "project" });

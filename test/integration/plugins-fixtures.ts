@@ -96,6 +96,8 @@ export interface PluginWorld extends TmpWorld {
   /** Start the CLI without waiting (for kill -9 tests). */
   spawnCli(args: string[], env?: NodeJS.ProcessEnv): ReturnType<typeof spawn>;
   snapshot(): Promise<TreeSnapshot>;
+  /** The xcsh root as set up, before any command: only the user's trust record of the project. */
+  fresh: TreeSnapshot;
   readJson(rel: string): Promise<any>;
 }
 
@@ -105,6 +107,8 @@ export async function makePluginWorld(reg: RegistryHandle, npmrcExtra = ""): Pro
   await writeFile(path.join(world.home, ".npmrc"), `registry=${reg.url}\n${npmrcExtra}`);
   const plugins = path.join(world.xcshHome, "plugins");
   const baseEnv: NodeJS.ProcessEnv = { XCSH_TEST_MARKER: path.join(world.root, "marker") };
+  // The lock file comes and goes with each command; the journal folder must be empty.
+  const snapshot = () => snapshotTree(world.xcshHome, { exclude: ["lock"] });
   return {
     ...world,
     plugins,
@@ -112,8 +116,8 @@ export async function makePluginWorld(reg: RegistryHandle, npmrcExtra = ""): Pro
     cli: (args, env = {}, timeoutMs = 120_000) => runCli(args, { cwd: world.cwd, home: world.home, env: { ...baseEnv, ...env }, timeoutMs }),
     spawnCli: (args, env = {}) =>
       spawn(process.execPath, [CLI_BIN, ...args], { cwd: world.cwd, env: hermeticEnv(world.home, { ...baseEnv, ...env }), stdio: ["ignore", "pipe", "pipe"] }),
-    // The lock file comes and goes with each command; the journal folder must be empty.
-    snapshot: () => snapshotTree(world.xcshHome, { exclude: ["lock"] }),
+    snapshot,
+    fresh: await snapshot(),
     readJson: async (rel) => JSON.parse(await readFile(path.join(plugins, rel), "utf8")),
   };
 }

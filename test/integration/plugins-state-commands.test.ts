@@ -465,7 +465,7 @@ describe("--dry-run and --json on every mutation", () => {
       const r = await fresh.cli(["disable", n.state, "--dry-run", "--json"]);
       expect(r.code).toBe(1);
       expect(r.json().error.code).toBe("ENOT_INSTALLED");
-      expect(await fresh.snapshot()).toEqual({ ".": "absent" });
+      expect(await fresh.snapshot()).toEqual(fresh.fresh);
     } finally {
       await fresh.cleanup();
     }

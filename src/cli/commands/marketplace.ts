@@ -9,6 +9,7 @@
 import type { Command } from "commander";
 import { XcshToolsError } from "../../core/errors.js";
 import { npa, semver } from "../../core/npm-spec.js";
+import { MAX_SPEC_LENGTH } from "../../plugins/spec.js";
 import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
 import type { MarketplaceContext, PlanItem, PluginChangeReport, Scope } from "../../marketplace/index.js";
 import type { CommandContext } from "../context.js";
@@ -85,7 +86,8 @@ function reportPluginChange(ctx: CommandContext, report: PluginChangeReport, don
  * `name@latest` stays npm's `latest` (what a bare `name` means anyway); scoped names are npm.
  */
 function unknownMarketplace(spec: string, marketplaces: ReadonlySet<string>): XcshToolsError | undefined {
-  if (spec.startsWith("npm:") || spec.startsWith("@")) return undefined;
+  // A spec the npm parser refuses anyway is left to its own error (ESPEC), which says more.
+  if (spec.startsWith("npm:") || spec.startsWith("@") || spec.length > MAX_SPEC_LENGTH) return undefined;
   const bare = spec.replace(/\[[^\]]*\]$/, "");
   const at = bare.lastIndexOf("@");
   if (at <= 0) return undefined;
