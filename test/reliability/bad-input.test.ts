@@ -16,6 +16,7 @@ import { buildDist } from "../helpers/build-dist.js";
 import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
 import { pluginEntries, tgzBytes, type TarEntry } from "./helpers-tar.js";
 import { POLLUTED_MARK, makeRelWorld, startSilentServer, type RelWorld } from "./helpers-world.js";
+import { publishRaw } from "../helpers/publish-raw.js";
 
 /** One bad input. */
 interface Case {
@@ -617,44 +618,15 @@ describe("the pollution detector", () => {
   });
 });
 
-/**
- * Publishes `tgz` as `name@1.0.0` by npm's publish protocol, by hand: npm pack would never produce
- * these tarballs. `declared` is the integrity the registry records (the true one unless a test says).
- */
-async function publishRaw(reg: { url: string; token: string }, name: string, tgz: Buffer, declared?: string): Promise<void> {
-  const { createHash } = await import("node:crypto");
-  const file = `${name}-1.0.0.tgz`;
-  const manifest = { name, version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } };
-  const response = await fetch(`${reg.url}${encodeURIComponent(name)}`, {
-    method: "PUT",
-    headers: { "content-type": "application/json", authorization: `Bearer ${reg.token}` },
-    body: JSON.stringify({
-      _id: name,
-      name,
-      "dist-tags": { latest: "1.0.0" },
-      versions: {
-        "1.0.0": {
-          ...manifest,
-          _id: `${name}@1.0.0`,
-          dist: {
-            tarball: `${reg.url}${name}/-/${file}`,
-            shasum: createHash("sha1").update(tgz).digest("hex"),
-            integrity: declared ?? `sha512-${createHash("sha512").update(tgz).digest("base64")}`,
-          },
-        },
-      },
-      _attachments: { [file]: { content_type: "application/octet-stream", data: tgz.toString("base64"), length: tgz.length } },
-    }),
-  });
-  expect(response.status, await response.clone().text()).toBeLessThan(300);
-}
+/** The package document of the hostile registry packages: a plugin with one tool module. */
+const PLUGIN_MANIFEST = { type: "module", xcsh: { tools: "./t.js" } };
 
 describe("a hostile tarball served by the registry", () => {
   it("install <name> of a registry package whose tarball climbs out is ETARBALL_UNSAFE, nothing changed", async () => {
     const { useGlobalRegistry } = await import("../helpers/global-registry.js");
     const reg = await useGlobalRegistry();
     const name = `evil-reg-${Date.now().toString(36)}`;
-    await publishRaw(reg, name, tgzBytes([...pluginEntries(name, "evil_reg_tool"), { name: "package/../../evil-from-registry", content: "x" }]));
+    await publishRaw(reg, name, tgzBytes([...pluginEntries(name, "evil_reg_tool"), { name: "package/../../evil-from-registry", content: "x" }]), { manifest: PLUGIN_MANIFEST });
     const w = await makeRelWorld(reg.url);
     try {
       const before = await w.snapshot();
@@ -677,7 +649,7 @@ describe("a hostile tarball served by the registry", () => {
     const reg = await useGlobalRegistry();
     const name = `swapped-reg-${Date.now().toString(36)}`;
     const other = createHash("sha512").update("some other bytes").digest("base64");
-    await publishRaw(reg, name, tgzBytes(pluginEntries(name, "swapped_reg_tool")), `sha512-${other}`);
+    await publishRaw(reg, name, tgzBytes(pluginEntries(name, "swapped_reg_tool")), { manifest: PLUGIN_MANIFEST, declaredIntegrity: `sha512-${other}` });
     const w = await makeRelWorld(reg.url);
     try {
       const before = await w.snapshot();

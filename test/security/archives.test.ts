@@ -27,6 +27,7 @@ import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
 import { pluginEntries, tgzBytes, type TarEntry } from "../reliability/helpers-tar.js";
 import { writeZeroBomb } from "./archive-fixtures.js";
 import { makeHostileWorld, type HostileWorld } from "./hostile-world.js";
+import { publishRaw } from "../helpers/publish-raw.js";
 
 const GIB = 1024 * 1024 * 1024;
 /** Well under what a process that held the bomb's contents would need. */
@@ -108,33 +109,9 @@ async function cliWithPeakRss(w: HostileWorld, args: string[]): Promise<{ result
   });
 }
 
-/** Publish a raw tarball (from bytes or a file) under `name@1.0.0`, with `manifest` as its document. */
-async function publishRaw(name: string, tgz: Buffer, manifest: Record<string, unknown>): Promise<void> {
-  const file = `${name}-1.0.0.tgz`;
-  const response = await fetch(`${reg.url}${encodeURIComponent(name)}`, {
-    method: "PUT",
-    headers: { "content-type": "application/json", authorization: `Bearer ${reg.token}` },
-    body: JSON.stringify({
-      _id: name,
-      name,
-      "dist-tags": { latest: "1.0.0" },
-      versions: {
-        "1.0.0": {
-          name,
-          version: "1.0.0",
-          ...manifest,
-          _id: `${name}@1.0.0`,
-          dist: {
-            tarball: `${reg.url}${name}/-/${file}`,
-            shasum: createHash("sha1").update(tgz).digest("hex"),
-            integrity: `sha512-${createHash("sha512").update(tgz).digest("base64")}`,
-          },
-        },
-      },
-      _attachments: { [file]: { content_type: "application/octet-stream", data: tgz.toString("base64"), length: tgz.length } },
-    }),
-  });
-  expect(response.status, await response.clone().text()).toBeLessThan(300);
+/** Publish to this file's registry with `manifest` as the package document. */
+function publishRawTo(name: string, tgz: Buffer, manifest: Record<string, unknown>): Promise<void> {
+  return publishRaw(reg, name, tgz, { manifest });
 }
 
 /** A loopback server answering `routes` (a file streamed, or a status with no body). */
@@ -202,7 +179,7 @@ describe("a gzip bomb (1 GiB of zeros in ~1 MiB) is refused with ETARBALL_TOO_LA
 
   it("as a plugin published to the registry: refused, under 256 MB of peak RSS", async () => {
     const name = `${prefix}-bomb`;
-    await publishRaw(name, await readFile(pluginBomb), { type: "module", xcsh: { tools: "./t.js" } });
+    await publishRawTo(name, await readFile(pluginBomb), { type: "module", xcsh: { tools: "./t.js" } });
     const w = await world();
     try {
       const before = await pluginsTree(w);
@@ -216,9 +193,9 @@ describe("a gzip bomb (1 GiB of zeros in ~1 MiB) is refused with ETARBALL_TOO_LA
 
   it("as a registry dependency of a good plugin: refused naming the dependency before arborist extracts it", async () => {
     const dep = `${prefix}-depbomb`;
-    await publishRaw(dep, await readFile(depBomb), {});
+    await publishRawTo(dep, await readFile(depBomb), {});
     const plugin = `${prefix}-withbomb`;
-    await publishRaw(plugin, tgzBytes(pluginEntries(plugin, "withbomb_tool").map((e) => (e.name === "package/package.json" ? { ...e, content: JSON.stringify({ name: plugin, version: "1.0.0", type: "module", xcsh: { tools: "./t.js" }, dependencies: { [dep]: "1.0.0" } }) } : e))), {
+    await publishRawTo(plugin, tgzBytes(pluginEntries(plugin, "withbomb_tool").map((e) => (e.name === "package/package.json" ? { ...e, content: JSON.stringify({ name: plugin, version: "1.0.0", type: "module", xcsh: { tools: "./t.js" }, dependencies: { [dep]: "1.0.0" } }) } : e))), {
       type: "module",
       xcsh: { tools: "./t.js" },
       dependencies: { [dep]: "1.0.0" },
@@ -236,7 +213,7 @@ describe("a gzip bomb (1 GiB of zeros in ~1 MiB) is refused with ETARBALL_TOO_LA
 
   it("as a marketplace plugin with an npm source: refused, and the marketplace's plugin cache is unchanged", async () => {
     const name = `${prefix}-bomb`; // published by the registry case above, or here when run alone
-    await publishRaw(name, await readFile(pluginBomb), { type: "module", xcsh: { tools: "./t.js" } }).catch(() => undefined);
+    await publishRawTo(name, await readFile(pluginBomb), { type: "module", xcsh: { tools: "./t.js" } }).catch(() => undefined);
     const w = await world();
     try {
       const market = path.join(w.root, "market");
@@ -286,9 +263,9 @@ describe("archives whose entries are hostile are refused before anything is extr
 
   it("a registry dependency whose tarball holds a symlink to the victim and a ../ entry: ETARBALL_UNSAFE naming the dependency", async () => {
     const dep = `${prefix}-evildep`;
-    await publishRaw(dep, tgzBytes([{ name: "package/package.json", content: JSON.stringify({ name: dep, version: "1.0.0" }) }, { name: "package/ssh", type: "symlink", linkname: "../../../../victim/.ssh" }, { name: "package/../../../victim/.bashrc", content: "pwned" }]), {});
+    await publishRawTo(dep, tgzBytes([{ name: "package/package.json", content: JSON.stringify({ name: dep, version: "1.0.0" }) }, { name: "package/ssh", type: "symlink", linkname: "../../../../victim/.ssh" }, { name: "package/../../../victim/.bashrc", content: "pwned" }]), {});
     const plugin = `${prefix}-withevildep`;
-    await publishRaw(plugin, tgzBytes(pluginEntries(plugin, "withevildep_tool").map((e) => (e.name === "package/package.json" ? { ...e, content: JSON.stringify({ name: plugin, version: "1.0.0", type: "module", xcsh: { tools: "./t.js" }, dependencies: { [dep]: "1.0.0" } }) } : e))), {
+    await publishRawTo(plugin, tgzBytes(pluginEntries(plugin, "withevildep_tool").map((e) => (e.name === "package/package.json" ? { ...e, content: JSON.stringify({ name: plugin, version: "1.0.0", type: "module", xcsh: { tools: "./t.js" }, dependencies: { [dep]: "1.0.0" } }) } : e))), {
       type: "module",
       xcsh: { tools: "./t.js" },
       dependencies: { [dep]: "1.0.0" },
@@ -383,7 +360,7 @@ describe("archives whose entries are hostile are refused before anything is extr
 
   it("a limit lowered in the user's settings file refuses a normal registry package, naming the setting", async () => {
     const name = `${prefix}-normal`;
-    await publishRaw(name, tgzBytes(pluginEntries(name, "normal_tool")), { type: "module", xcsh: { tools: "./t.js" } });
+    await publishRawTo(name, tgzBytes(pluginEntries(name, "normal_tool")), { type: "module", xcsh: { tools: "./t.js" } });
     const w = await world();
     try {
       await w.write(path.join(w.xcshHome, "xcsh-tools.json"), { limits: { tarballUnpackedBytes: 1024 } });

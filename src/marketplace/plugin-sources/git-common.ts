@@ -8,7 +8,7 @@ import path from "node:path";
 import { cloneAt, remoteHead } from "../../core/git.js";
 import { assertSourceArg, gitRefProblem, gitShaProblem, githubRepoProblem, gitUrlProblem, isGithubShorthand, subdirUrlProblem, type SourceArgProblem } from "../../core/source-args.js";
 import { catalogOriginOf } from "../catalog.js";
-import type { FetchedPlugin, PluginSourceInput, PluginWorld, Revision } from "./types.js";
+import type { FetchedPlugin, PluginSourceInput, PluginSourceKind, PluginWorld, Revision } from "./types.js";
 
 export interface GitPinned {
   ref?: string;
@@ -69,4 +69,20 @@ export async function probeGit(target: GitTarget, world: PluginWorld): Promise<R
 /** `owner/repo` → the GitHub https clone URL. */
 export function githubUrl(repo: string): string {
   return `https://github.com/${repo}.git`;
+}
+
+/**
+ * A source kind whose plugin is a whole repository: `url` (`{url, ref?, sha?}`) or `github`
+ * (`{repo, ref?, sha?}`); `field` names which of `url`/`repo` says where it is.
+ */
+export function wholeRepositorySource(kind: string, field: "url" | "repo"): PluginSourceKind {
+  const targetOf = (input: PluginSourceInput) => {
+    const s = input.entry.source as { url?: unknown; repo?: unknown; ref?: unknown; sha?: unknown };
+    return gitTargetOf(input, { [field]: s[field], ref: s.ref, sha: s.sha });
+  };
+  return {
+    kind,
+    fetch: (input, scratch, world) => cloneSource(targetOf(input), scratch, world),
+    probe: (input, world) => probeGit(targetOf(input), world),
+  };
 }
