@@ -82,7 +82,8 @@ export function wholeRepositorySource(kind: string, field: "url" | "repo"): Plug
   };
   return {
     kind,
-    fetch: (input, scratch, world) => cloneSource(targetOf(input), scratch, world),
-    probe: (input, world) => probeGit(targetOf(input), world),
+    // async: a refused value rejects like every other failure of a source kind.
+    fetch: async (input, scratch, world) => cloneSource(targetOf(input), scratch, world),
+    probe: async (input, world) => probeGit(targetOf(input), world),
   };
 }
