@@ -52,7 +52,7 @@ import { isPathInside, isRealPathInside } from "../core/contain.js";
 import { projectPaths, resolveRoots, resolveUserPath, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
 import { selectProviders } from "../discovery/select.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
-import { decideProjectTrust, isProjectTrustedByUser, type ProjectTrustOption } from "../core/trust.js";
+import { decideProjectTrust, trustWorldOf, type ProjectTrustOption } from "../core/trust.js";
 import type { ProviderId } from "../host/options.js";
 import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../host/types.js";
 import { captureFingerprints, currentSignature, firstChange } from "./fingerprint.js";
@@ -147,24 +147,14 @@ function keyOf(world: World, configuredPaths: readonly string[], cwd: string, op
   return { home: world.roots.home, cwd: path.resolve(cwd), configuredPaths: [...configuredPaths], providers: selectProviders(options), trusted };
 }
 
-/**
- * The trust decision for `cwd` (once per call; a failure to decide trusts nothing). Only a host's
- * callback is awaited: a decision or the user's record is answered in the same turn, so a fresh
- * boot's index read follows at once instead of after a turn of the event loop.
- */
+/** The trust decision for `cwd`, once per call (core/trust.ts: fails closed). */
 function decideTrust(world: World, cwd: string, option: ProjectTrustOption | undefined): boolean | Promise<boolean> {
-  if (typeof option === "boolean") return option;
-  if (option === undefined) return userTrusts(world, path.resolve(cwd));
-  return decideProjectTrust(path.resolve(cwd), option, { home: world.roots.home, trustFile: world.paths.trustedProjects }).catch(() => false);
+  return decideProjectTrust(path.resolve(cwd), option, trustWorldOf(world.roots));
 }
 
 /** Whether the user's own record trusts `cwd` now. */
 function userTrusts(world: World, cwd: string): boolean {
-  try {
-    return isProjectTrustedByUser(cwd, { home: world.roots.home, trustFile: world.paths.trustedProjects });
-  } catch {
-    return false;
-  }
+  return decideProjectTrust(cwd, undefined, trustWorldOf(world.roots)) === true;
 }
 
 function emptyIndex(): BootIndex {

@@ -9,7 +9,7 @@
  */
 import { existsSync } from "node:fs";
 import { projectPaths, xcshPaths } from "../core/paths.js";
-import { changeTrust, isProjectTrustedByUser } from "../core/trust.js";
+import { changeTrust, isProjectTrustedByUser, trustWorldOf } from "../core/trust.js";
 import type { CommandContext } from "./context.js";
 
 /** The project files and folders whose presence makes a trust question worth asking. */
@@ -30,7 +30,7 @@ export interface TrustPromptStreams {
 /** Decide trust for the command's project; memoised by the context. */
 export async function decideCommandTrust(ctx: Pick<CommandContext, "cwd" | "roots" | "output">, io: TrustPromptStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<boolean> {
   const paths = xcshPaths(ctx.roots);
-  const world = { home: ctx.roots.home, trustFile: paths.trustedProjects };
+  const world = trustWorldOf(ctx.roots);
   if (isProjectTrustedByUser(ctx.cwd, world)) return true;
   const found = projectStateFound(ctx.cwd);
   if (found.length === 0) return false;

@@ -17,6 +17,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { realPathOrNearest } from "./contain.js";
+import { xcshPaths, type XcshRoots } from "./paths.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 
 /** One trusted project. */
@@ -99,20 +100,28 @@ export function isProjectTrustedByUser(projectDir: string, world: TrustWorld): b
   return trustingEntry(readTrustRecord(world.trustFile).record, real) !== undefined;
 }
 
+/** The trust world of an xcsh root: the user's home and the record in our folder. */
+export function trustWorldOf(roots: XcshRoots): TrustWorld {
+  return { home: roots.home, trustFile: xcshPaths(roots).trustedProjects };
+}
+
 /**
  * The trust decision for `projectDir`: the host's own decision or answer when it gives one, else
- * the user's record. A callback that throws trusts nothing.
+ * the user's record. Anything that fails (a callback that throws, a record that cannot be read)
+ * trusts nothing. Only a host's callback is awaited: a decision or the record is answered in the
+ * same turn, so a fresh boot's index read follows at once.
  */
-export async function decideProjectTrust(projectDir: string, option: ProjectTrustOption | undefined, world: TrustWorld): Promise<boolean> {
+export function decideProjectTrust(projectDir: string, option: ProjectTrustOption | undefined, world: TrustWorld): boolean | Promise<boolean> {
   if (typeof option === "boolean") return option;
-  if (typeof option === "function") {
-    try {
-      return (await option({ path: realPathOrNearest(projectDir) })) === true;
-    } catch {
-      return false;
-    }
+  try {
+    if (typeof option !== "function") return isProjectTrustedByUser(projectDir, world);
+    const project = { path: realPathOrNearest(projectDir) };
+    return Promise.resolve()
+      .then(() => option(project))
+      .then((answer) => answer === true, () => false);
+  } catch {
+    return false;
   }
-  return isProjectTrustedByUser(projectDir, world);
 }
 
 /** The command line that trusts `dir`, for messages; quoted for a POSIX shell when it needs it. */
@@ -123,7 +132,7 @@ export function trustCommand(dir: string): string {
 /** `EUNTRUSTED_PROJECT`: a command would use or change project-scope state of an untrusted project. */
 export function untrustedProjectError(projectDir: string, doing: string): XcshToolsError {
   return new XcshToolsError("EUNTRUSTED_PROJECT", `Cannot ${doing}: the project ${projectDir} is not trusted`, {
-    hint: `Project files can run code and change settings; trust only projects you know: \`xcsh-tools trust ${projectDir}\`.`,
+    hint: `Project files can run code and change settings; trust only projects you know: \`${trustCommand(projectDir)}\`.`,
   });
 }
 

@@ -23,7 +23,7 @@
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
-import { decideProjectTrust, trustCommand } from "../core/trust.js";
+import { decideProjectTrust, trustCommand, trustWorldOf } from "../core/trust.js";
 import { realPathOrNearest } from "../core/contain.js";
 import type { DiscoverCustomToolsOptions } from "../host/options.js";
 import { discoveryError } from "./records.js";
@@ -67,7 +67,7 @@ export async function discoverToolPaths(
   const roots = resolveRoots(options);
   const paths = xcshPaths(roots);
   const projectDir = path.resolve(cwd);
-  const projectTrusted = await decideProjectTrust(projectDir, options.projectTrust, { home: roots.home, trustFile: paths.trustedProjects });
+  const projectTrusted = await decideProjectTrust(projectDir, options.projectTrust, trustWorldOf(roots));
   const ctx: DiscoveryContext = { cwd: projectDir, home: roots.home, paths, configuredPaths, projectTrusted };
   const parts = await Promise.all(
     selectProviders(options).map(async (id) => {

@@ -18,8 +18,8 @@
  * untrusted project is a normal state, not a failure to show at every start.
  */
 import path from "node:path";
-import { resolveRoots, xcshPaths } from "../core/paths.js";
-import { decideProjectTrust } from "../core/trust.js";
+import { resolveRoots } from "../core/paths.js";
+import { decideProjectTrust, trustWorldOf } from "../core/trust.js";
 import { discoverWithBootIndex } from "../boot/index.js";
 import { discoverToolPaths } from "../discovery/index.js";
 import { loadCustomTools } from "./loader.js";
@@ -53,8 +53,7 @@ export async function discoverAndLoadCustomTools(
 /** The host's decision, its callback's answer, else the user's record; anything failing trusts nothing. */
 async function decideTrust(cwd: string, options: DiscoverCustomToolsOptions): Promise<boolean> {
   try {
-    const roots = resolveRoots(options);
-    return await decideProjectTrust(path.resolve(cwd), options.projectTrust, { home: roots.home, trustFile: xcshPaths(roots).trustedProjects });
+    return await decideProjectTrust(path.resolve(cwd), options.projectTrust, trustWorldOf(resolveRoots(options)));
   } catch {
     return false;
   }

@@ -37,8 +37,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--path <path...>", "extra configured tool paths, as a host would pass them")
     .action(async (options: { builtins?: string[]; path?: string[] }, command: Command) => {
       const context = getContext(command);
-      const projectTrust = await context.projectTrusted();
-      const { listInstalledTools } = await import("../../boot/index.js");
+      // The boot module loads while the trust decision is made (a terminal question may wait).
+      const [projectTrust, { listInstalledTools }] = await Promise.all([context.projectTrusted(), import("../../boot/index.js")]);
       const result = await listInstalledTools({
         cwd: context.cwd,
         projectTrust,

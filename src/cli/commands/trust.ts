@@ -10,7 +10,7 @@ import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { realPathOrNearest } from "../../core/contain.js";
 import { resolveUserPath, xcshPaths } from "../../core/paths.js";
-import { changeTrust, readTrustRecord, trustingEntry } from "../../core/trust.js";
+import { changeTrust, readTrustRecord, trustingEntry, trustWorldOf } from "../../core/trust.js";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { usageError } from "../program.js";
@@ -18,7 +18,7 @@ import type { CommandModule } from "./index.js";
 
 function trustWorld(ctx: CommandContext) {
   const paths = xcshPaths(ctx.roots);
-  return { home: ctx.roots.home, trustFile: paths.trustedProjects, lockDir: paths.ours };
+  return { ...trustWorldOf(ctx.roots), lockDir: paths.ours };
 }
 
 /** The folder `given` names (default `--cwd`), or a usage error; `recorded` lets `untrust` name a vanished one. */
