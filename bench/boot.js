@@ -23,9 +23,9 @@
  *   BENCH_SOURCE=HEAD node bench/boot.js      (compile a commit, e.g. HEAD, instead of the work tree)
  *   BENCH_SOURCE_DIR=/tmp/x node bench/boot.js (compile the src/ and tsconfig*.json in that folder)
  *
- * Node 22 and Bun come from $XCSH_TOOLS_TEST_NODE22 / $XCSH_TOOLS_TEST_BUN, else
- * .ci/runtimes/node_modules/.bin (`npm install --prefix .ci/runtimes --no-save bun@1 node@22`);
- * a missing one is reported and skipped.
+ * Node 22, Node 24 and Bun come from $XCSH_TOOLS_TEST_NODE22 / $XCSH_TOOLS_TEST_NODE24 /
+ * $XCSH_TOOLS_TEST_BUN, else from where .ci/run installs them (.ci/runtimes/node_modules/.bin and
+ * .ci/runtimes/node24/node_modules/.bin); a missing one is reported and skipped.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -99,13 +99,14 @@ function probe(command) {
 function findRuntimes() {
   const found = [{ id: "node", label: `Node ${process.version}`, command: process.execPath }];
   for (const [id, name, envVar, bin] of [
-    ["node22", "Node", "XCSH_TOOLS_TEST_NODE22", "node"],
-    ["bun", "Bun", "XCSH_TOOLS_TEST_BUN", "bun"],
+    ["node22", "Node", "XCSH_TOOLS_TEST_NODE22", "node_modules/.bin/node"],
+    ["node24", "Node", "XCSH_TOOLS_TEST_NODE24", "node24/node_modules/.bin/node"],
+    ["bun", "Bun", "XCSH_TOOLS_TEST_BUN", "node_modules/.bin/bun"],
   ]) {
-    const command = process.env[envVar] || path.join(repo, ".ci", "runtimes", "node_modules", ".bin", bin);
+    const command = process.env[envVar] || path.join(repo, ".ci", "runtimes", ...bin.split("/"));
     const version = existsSync(command) ? probe(command) : undefined;
     if (version) found.push({ id, label: `${name} ${version}`, command });
-    else console.log(`(${name} ${id === "bun" ? "1" : "22"} not found at ${command}: skipped; npm install --prefix .ci/runtimes --no-save bun@1 node@22)`);
+    else console.log(`(${id} not found at ${command}: skipped; see .ci/run for how it installs the runtimes)`);
   }
   return found;
 }
@@ -216,7 +217,7 @@ try {
     const scaleRuns = Number(process.env.SCALE_RUNS ?? 3);
     console.log(`\n2. scale: ${sizes.join(", ")} tools (median of ${scaleRuns}); ms per tool, and marginal ms per added tool between sizes`);
     const fixtures = new Map(sizes.map((n) => [n, n === 200 ? fx200 : fixture(work, n)]));
-    for (const runtime of runtimes.filter((r) => r.id !== "node22")) {
+    for (const runtime of runtimes.filter((r) => r.id !== "node22" && r.id !== "node24")) {
       const rows = sizes.map((n) => ({ n, ...measureBoots(built, runtime, fixtures.get(n), installer, scaleRuns) }));
       results.scale[runtime.id] = rows;
       console.log(`  ${runtime.label}`);

@@ -1,11 +1,12 @@
 /**
  * The JavaScript runtimes the e2e tests run the built package under: the Node running the
- * tests (the minimum we support, Node 20, in CI: TypeScript tools go through jiti), Node 22
- * (native type stripping) and Bun (what the xcsh host runs on).
+ * tests (the minimum we support, Node 20, in CI: TypeScript tools go through jiti), Node 22 and
+ * Node 24 LTS (native type stripping) and Bun (what the xcsh host runs on).
  *
- * Node 22 and Bun are found, in order, from `$XCSH_TOOLS_TEST_NODE22` / `$XCSH_TOOLS_TEST_BUN`,
- * then from `.ci/runtimes/node_modules/.bin/{node,bun}` (what `.ci/run` installs; locally:
- * `npm install --prefix .ci/runtimes --no-save bun@1 node@22`). A runtime that is missing is
+ * Node 22, Node 24 and Bun are found, in order, from `$XCSH_TOOLS_TEST_NODE22` /
+ * `$XCSH_TOOLS_TEST_NODE24` / `$XCSH_TOOLS_TEST_BUN`, then from where `.ci/run` installs them:
+ * `.ci/runtimes/node_modules/.bin/{node,bun}` (Node 22 and Bun) and
+ * `.ci/runtimes/node24/node_modules/.bin/node` (two `node` packages cannot share one prefix). A runtime that is missing is
  * a failure under `CI=true` and a visible skip otherwise: use `runtimeIt(runtime)` instead of
  * `it`, and `requireRuntime(runtime)` inside the test to get the executable.
  */
@@ -18,7 +19,7 @@ import { it } from "vitest";
 /** The repository root. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-export type RuntimeId = "node" | "node22" | "bun";
+export type RuntimeId = "node" | "node22" | "node24" | "bun";
 
 export interface Runtime {
   id: RuntimeId;
@@ -36,12 +37,22 @@ export interface Runtime {
 
 const ENV_VARS: Record<Exclude<RuntimeId, "node">, string> = {
   node22: "XCSH_TOOLS_TEST_NODE22",
+  node24: "XCSH_TOOLS_TEST_NODE24",
   bun: "XCSH_TOOLS_TEST_BUN",
 };
 
-const BINS: Record<Exclude<RuntimeId, "node">, string> = { node22: "node", bun: "bun" };
+/** Where `.ci/run` installs each runtime, below the repository root. */
+const LOCAL_BINS: Record<Exclude<RuntimeId, "node">, string> = {
+  node22: ".ci/runtimes/node_modules/.bin/node",
+  node24: ".ci/runtimes/node24/node_modules/.bin/node",
+  bun: ".ci/runtimes/node_modules/.bin/bun",
+};
 
-const INSTALL_HINT = "npm install --prefix .ci/runtimes --no-save bun@1 node@22";
+const INSTALL_HINTS: Record<Exclude<RuntimeId, "node">, string> = {
+  node22: "npm install --prefix .ci/runtimes --no-save bun@1 node@22",
+  node24: "npm install --prefix .ci/runtimes/node24 --no-save node@24",
+  bun: "npm install --prefix .ci/runtimes --no-save bun@1 node@22",
+};
 
 /** True when running in CI (`CI` set to anything but "", "0" or "false"). */
 export function isCI(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -58,6 +69,7 @@ function probeVersion(command: string): { version?: string; problem?: string } {
 
 function expectedVersion(id: RuntimeId, version: string): string | undefined {
   if (id === "node22" && !/^v22\./.test(version)) return `expected Node v22.x, got ${version}`;
+  if (id === "node24" && !/^v24\./.test(version)) return `expected Node v24.x, got ${version}`;
   if (id === "bun" && !/^1\./.test(version)) return `expected Bun 1.x, got ${version}`;
   return undefined;
 }
@@ -65,9 +77,9 @@ function expectedVersion(id: RuntimeId, version: string): string | undefined {
 function findOptional(id: Exclude<RuntimeId, "node">, env: NodeJS.ProcessEnv): Runtime {
   const variable = ENV_VARS[id];
   const fromEnv = env[variable];
-  const local = path.join(REPO_ROOT, ".ci", "runtimes", "node_modules", ".bin", BINS[id]);
+  const local = path.join(REPO_ROOT, LOCAL_BINS[id]);
   const command = fromEnv ? path.resolve(fromEnv) : existsSync(local) ? local : undefined;
-  const name = id === "bun" ? "bun" : "node22";
+  const name = id;
   if (!command) {
     return {
       id,
@@ -75,7 +87,7 @@ function findOptional(id: Exclude<RuntimeId, "node">, env: NodeJS.ProcessEnv): R
       command: undefined,
       version: undefined,
       explicit: false,
-      problem: `${name} not found: set $${variable} or run \`${INSTALL_HINT}\``,
+      problem: `${name} not found: set $${variable} or run \`${INSTALL_HINTS[id]}\``,
     };
   }
   const probed = probeVersion(command);
@@ -100,7 +112,7 @@ export function findRuntimes(env: NodeJS.ProcessEnv = process.env): Runtime[] {
     problem: undefined,
     explicit: true,
   };
-  return [current, findOptional("node22", env), findOptional("bun", env)];
+  return [current, findOptional("node22", env), findOptional("node24", env), findOptional("bun", env)];
 }
 
 /** Memoized `findRuntimes()` for the real environment. */

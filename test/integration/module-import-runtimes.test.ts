@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
-import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
+import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote, type RuntimeId } from "../helpers/runtimes.js";
 
 /** This Node strips types natively (then nothing goes through jiti for plain .ts). */
 const stripsTypes = Boolean((process.features as { typescript?: unknown }).typescript);
@@ -118,7 +118,8 @@ function expectSameInstances(out: ProbeOutput): void {
 }
 
 describe("module import on real runtimes", () => {
-  const [node, node22, bun] = runtimes() as [ReturnType<typeof runtimes>[0], ReturnType<typeof runtimes>[0], ReturnType<typeof runtimes>[0]];
+  const runtime = (id: RuntimeId) => runtimes().find((r) => r.id === id)!;
+  const [node, bun] = [runtime("node"), runtime("bun")];
 
   runtimeIt(node)(`${node.label}: module map identity, jiti for .ts, native .mjs through the resolve hook`, () => {
     const cacheDir = path.join(world.root, "cache-node");
@@ -147,11 +148,13 @@ describe("module import on real runtimes", () => {
     expect(readdirSync(cacheDir).filter((f) => f !== "shims").sort()).toEqual(files.sort());
   });
 
-  runtimeIt(node22)(`node22${skipNote(node22)}: native stripping, jiti fallback for .js→.ts and enums`, () => {
-    const out = runProbe(requireRuntime(node22), path.join(world.root, "cache-node22"));
-    expectSameInstances(out);
-    expect(out.strategies).toEqual({ "strip.ts": "node-native", "needs-jiti.ts": "jiti", "enum.ts": "jiti", "plain.mjs": "node-native" });
-  });
+  for (const stripping of [runtime("node22"), runtime("node24")]) {
+    runtimeIt(stripping)(`${stripping.id}${skipNote(stripping)}: native stripping, jiti fallback for .js→.ts and enums`, () => {
+      const out = runProbe(requireRuntime(stripping), path.join(world.root, `cache-${stripping.id}`));
+      expectSameInstances(out);
+      expect(out.strategies).toEqual({ "strip.ts": "node-native", "needs-jiti.ts": "jiti", "enum.ts": "jiti", "plain.mjs": "node-native" });
+    });
+  }
 
   runtimeIt(bun)(`bun${skipNote(bun)}: native import with Bun plugin virtual modules`, () => {
     const out = runProbe(requireRuntime(bun), path.join(world.root, "cache-bun"), ["--no-install"]);
