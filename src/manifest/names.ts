@@ -3,13 +3,13 @@
  *
  * - plugin and marketplace names: `^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`, 1..64 (the host's
  *   `isValidNameSegment`, xcsh-host-formats §7.1); ids `name@marketplace`, at most 128;
- * - npm package names: npm's rules for new packages (what `validate-npm-package-name` checks,
- *   written here because that package is not one of our direct dependencies);
+ * - npm package names: npm's rules for new packages, as `validate-npm-package-name` (npm's own
+ *   check) gives them;
  * - tool names: LLM function names, `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` (what the model APIs accept).
  *
  * Each check returns `undefined` when the name is valid, else the reason in words.
  */
-import { builtinModules } from "node:module";
+import validateNpmPackageName from "validate-npm-package-name";
 
 export const NAME_SEGMENT_RE = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
 export const NAME_SEGMENT_MAX = 64;
@@ -50,27 +50,14 @@ export function pluginIdProblem(id: string): string | undefined {
   return undefined;
 }
 
-const NPM_EXCLUDED = new Set(["node_modules", "favicon.ico"]);
-
 /** Why `name` is not a valid npm package name (for new packages), or `undefined`. */
 export function npmNameProblem(name: string): string | undefined {
   if (name.length === 0) return "it is empty";
-  if (name.length > NPM_NAME_MAX) return `it has ${name.length} characters (at most ${NPM_NAME_MAX})`;
-  if (name.trim() !== name) return "it has leading or trailing spaces";
-  if (name.startsWith(".") || name.startsWith("_") || name.startsWith("-")) return "it starts with '.', '_' or '-'";
-  if (NPM_EXCLUDED.has(name.toLowerCase())) return `"${name}" is reserved`;
-  if (name.toLowerCase() !== name) return "it has capital letters";
-  const scoped = /^@([^/]+)\/([^/]+)$/.exec(name);
-  const parts = scoped ? [scoped[1]!, scoped[2]!] : [name];
-  if (!scoped && name.includes("/")) return 'only scoped names ("@scope/name") may contain "/"';
-  if (scoped && scoped[2]!.startsWith(".")) return "the name after the scope starts with '.'";
-  for (const part of parts) {
-    if (encodeURIComponent(part) !== part) return "it may only contain URL-safe characters";
-  }
-  if (/[~'!()*]/.test(parts[parts.length - 1]!)) return "it contains one of ~'!()*";
-  const bare = builtinModules.map((m) => m.replace(/^node:/, ""));
-  if (!scoped && bare.includes(name)) return `"${name}" is a Node.js core module name`;
-  return undefined;
+  const verdict = validateNpmPackageName(name);
+  if (verdict.validForNewPackages) return undefined;
+  const reason = verdict.errors?.[0] ?? verdict.warnings?.[0] ?? "it is not a valid npm package name";
+  // The library speaks of "name ..."; our messages already name the field, so: "it ...".
+  return reason.startsWith("name ") ? `it ${reason.slice("name ".length)}` : reason;
 }
 
 /** Why `name` is not a valid tool (LLM function) name, or `undefined`. */

@@ -2,11 +2,11 @@
  * The user's npm configuration, turned into the flat options object pacote, arborist and
  * npm-registry-fetch take (`registry`, `@scope:registry`, `//host/:_authToken`, `ca`, …).
  *
- * Why a reader of our own: npm's loader (`@npmcli/config`) is not a dependency, it reads
+ * Why a loader of our own: npm's loader (`@npmcli/config`) is not a dependency, it reads
  * `process.env` and `os.homedir()` deep inside (we inject the world), and it pulls in npm's whole
- * option table. The file format is small: ini lines `key = value`, `;`/`#` comments, quoted
- * values, `key[] = v` lists, `${VAR}` expanded from the injected env (an unset variable is an
- * error, as in npm).
+ * option table. Each file is parsed by `ini`, as npm parses it; this module keeps only npm's
+ * layering and `${VAR}` expansion from the injected env (an unset variable is an error, as in
+ * npm).
  *
  * Files, lowest precedence first (npm's order, with "the project" being the plugins folder,
  * since that is where our npm project lives):
@@ -26,6 +26,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import ini from "ini";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 
 /** The default registry when nothing configures one (npm's). */
@@ -59,70 +60,45 @@ export interface LoadNpmConfigOptions {
   flagRegistry?: string | undefined;
 }
 
-function configError(file: string, line: number, message: string): XcshToolsError {
-  return new XcshToolsError("ENPMRC", `${file}:${line}: ${message}`, { file, hint: `Fix line ${line} of ${file}.`, exitCode: 2 });
+function configError(file: string, message: string, hint: string): XcshToolsError {
+  return new XcshToolsError("ENPMRC", `${file}: ${message}`, { file, hint, exitCode: 2 });
 }
 
-function expandEnv(value: string, env: NodeJS.ProcessEnv, where: () => XcshToolsError): string {
+function expandEnv(value: string, env: NodeJS.ProcessEnv, file: string, key: string): string {
   // npm: `${VAR}` is replaced, `\${VAR}` stays literal; `${VAR?}` (npm 10) is empty when unset.
   return value.replace(/(\\*)\$\{([^}?]+)(\?)?\}/g, (whole, slashes: string, name: string, optional?: string) => {
     if (slashes.length % 2 === 1) return whole.slice(1);
     const found = env[name];
     if (found === undefined) {
       if (optional) return slashes;
-      const error = where();
-      throw new XcshToolsError("ENPMRC", `${error.message}: \${${name}} is not set in the environment`, { file: error.file, hint: `Set ${name}, or remove it from the file.`, exitCode: 2 });
+      throw configError(file, `cannot expand ${key}: \${${name}} is not set in the environment`, `Set ${name}, or remove it from the file.`);
     }
     return slashes + found;
   });
 }
 
-function unquote(value: string): string {
-  const v = value.trim();
-  if ((v.startsWith('"') && v.endsWith('"') && v.length >= 2) || (v.startsWith("'") && v.endsWith("'") && v.length >= 2)) {
-    if (v.startsWith('"')) {
-      try {
-        return JSON.parse(v) as string;
-      } catch {
-        return v.slice(1, -1);
-      }
+/**
+ * Parse the text of an `.npmrc` with `ini`, the parser npm itself uses (quotes, comments and
+ * `key[] = v` lists read exactly as npm reads them), then expand `${VAR}` in keys and values as
+ * npm's config loader does. Sections (`[x]`) are not used by npm and are rejected.
+ */
+export function parseNpmrc(text: string, file: string, env: NodeJS.ProcessEnv): NpmConfig {
+  const out: NpmConfig = {};
+  for (const [rawKey, value] of Object.entries(ini.decode(text) as Record<string, unknown>)) {
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      throw configError(file, `[${rawKey}]: ini sections are not supported in .npmrc`, `Remove the [${rawKey}] section header from ${file}; npm reads keys at the top level only.`);
     }
-    return v.slice(1, -1);
+    const key = expandEnv(rawKey, env, file, rawKey);
+    if (Array.isArray(value)) out[key] = value.map((item) => expandEnv(String(item), env, file, rawKey));
+    else out[key] = typeof value === "string" ? coerce(expandEnv(value, env, file, rawKey)) : (value as boolean);
   }
-  // Inline comments only after whitespace, as the ini package does for unquoted values.
-  return v.replace(/\s+[;#].*$/, "");
+  return out;
 }
 
 function coerce(value: string): string | boolean {
   if (value === "true") return true;
   if (value === "false") return false;
   return value;
-}
-
-/** Parse the text of an `.npmrc`. Sections (`[x]`) are not used by npm and are rejected. */
-export function parseNpmrc(text: string, file: string, env: NodeJS.ProcessEnv): NpmConfig {
-  const out: NpmConfig = {};
-  const lines = text.split(/\r?\n/);
-  lines.forEach((rawLine, index) => {
-    const line = rawLine.trim();
-    if (line === "" || line.startsWith(";") || line.startsWith("#")) return;
-    if (line.startsWith("[")) throw configError(file, index + 1, "ini sections are not supported in .npmrc");
-    const eq = line.indexOf("=");
-    const rawKey = (eq < 0 ? line : line.slice(0, eq)).trim();
-    const rawValue = eq < 0 ? "true" : line.slice(eq + 1);
-    if (rawKey === "") throw configError(file, index + 1, "a line without a key");
-    const where = () => configError(file, index + 1, `cannot expand ${rawKey}`);
-    const key = expandEnv(rawKey, env, where);
-    const value = coerce(expandEnv(unquote(rawValue), env, where));
-    if (key.endsWith("[]")) {
-      const name = key.slice(0, -2);
-      const list = out[name];
-      out[name] = [...(Array.isArray(list) ? list : []), String(value)];
-    } else {
-      out[key] = value;
-    }
-  });
-  return out;
 }
 
 async function readNpmrc(file: string, env: NodeJS.ProcessEnv): Promise<NpmConfig | undefined> {

@@ -75,6 +75,13 @@ describe("npmrc", () => {
     expect(() => parseNpmrc("x=${MISSING}", "f", {})).toThrow(/MISSING/);
   });
 
+  it("reads as npm's own parser does: a section is refused by name, an unset variable names the key", () => {
+    expect(() => parseNpmrc("registry=https://r.example/\n[auth]\ntoken=x\n", "/h/.npmrc", {})).toThrow(/\/h\/\.npmrc: \[auth\]: ini sections are not supported/);
+    expect(() => parseNpmrc("//r.example/:_authToken=${NOPE}", "/h/.npmrc", {})).toThrow(/cannot expand \/\/r\.example\/:_authToken: \$\{NOPE\} is not set/);
+    // Quoted values keep what npm keeps; `;` and `#` start a comment in an unquoted value, as in npm.
+    expect(parseNpmrc("a = \"x ; y\"\nb = x;y\n", "f", {})).toEqual({ a: "x ; y", b: "x" });
+  });
+
   it("precedence: flag > settings > env > plugins .npmrc > user .npmrc; scoped registries and legacy auth", async () => {
     const home = path.join(dir, "home");
     const plugins = path.join(dir, "plugins");

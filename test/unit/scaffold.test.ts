@@ -29,8 +29,8 @@ describe("checkProjectName", () => {
 
   it.each([
     ["MyTool", /capital letters/, "my-tool"],
-    ["my tool", /URL-safe|plugin name/, "my-tool"],
-    ["_private", /starts with/, "private"],
+    ["my tool", /URL-friendly|plugin name/, "my-tool"],
+    ["_private", /cannot start with an underscore/, "private"],
     ["123-tool", /must start with a letter/, "tool"],
     ["my_tool", /plugin name/, "my-tool"],
     ["http", /core module/, "xcsh-http"],
