@@ -24,10 +24,10 @@
  * (servers allow wanting any reachable commit with protocol v2), and falls back to a full clone
  * for servers that refuse.
  */
-import { spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { devNull } from "node:os";
 import { XcshToolsError } from "./errors.js";
+import { runInProcessGroup } from "./process-group.js";
 import { removeTree } from "./atomic-fs.js";
 import { assertSourceArg, gitRefProblem, gitShaProblem, gitUrlProblem } from "./source-args.js";
 
@@ -104,78 +104,23 @@ interface GitCall {
  * `EGIT_MISSING` naming the operation and the URL. Not exported: every caller goes through the
  * operations below, which put untrusted values after `--`.
  */
-function runGit(args: string[], options: GitOptions, call: GitCall): Promise<string> {
+async function runGit(args: string[], options: GitOptions, call: GitCall): Promise<string> {
   const argv = [...gitHardening(options.allowLocal === true), ...args];
-  return new Promise((resolve, reject) => {
-    let child;
-    try {
-      // Its own process group (POSIX), so a timeout kills git's helpers too (git-remote-https,
-      // ssh, a credential helper): they inherit git's pipes, and killing git alone left them
-      // holding those pipes open — the command then hung past its deadline.
-      child = spawn("git", argv, { cwd: options.cwd, env: gitEnv(options.env), stdio: ["ignore", "pipe", "pipe"], windowsHide: true, detached: process.platform !== "win32" });
-    } catch (error) {
-      reject(missingGit(error));
-      return;
-    }
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let timedOut = false;
-    let aborted = false;
-    const killAll = () => {
-      try {
-        if (process.platform !== "win32" && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-        else child.kill("SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-      // Whatever still holds the pipes (a helper that escaped the group) must not delay us.
-      child.stdout.destroy();
-      child.stderr.destroy();
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killAll();
-    }, options.timeoutMs);
-    const onAbort = () => {
-      aborted = true;
-      killAll();
-    };
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      reject(missingGit(error));
+  // A group of its own, killed at once: a timeout must stop git's helpers too (git-remote-https,
+  // ssh, a credential helper), which hold its pipes.
+  const result = await runInProcessGroup("git", argv, { cwd: options.cwd, env: gitEnv(options.env), timeoutMs: options.timeoutMs, signal: options.signal, graceMs: 0 });
+  if (result.spawnError) throw missingGit(result.spawnError);
+  if (result.code === 0 && !result.killedBy) return result.stdout;
+  const command = `git ${call.op} of ${redactUrl(call.url)}`;
+  if (result.killedBy === "abort") {
+    throw new XcshToolsError("EABORTED", `Interrupted: ${command}`, { hint: "Nothing was changed; run the command again." });
+  }
+  if (result.killedBy === "timeout") {
+    throw new XcshToolsError("EGIT_TIMEOUT", `${command} did not finish within ${options.timeoutMs} ms`, {
+      hint: "Raise timeouts.gitMs (or XCSH_TOOLS_GIT_TIMEOUT_MS) for slow networks or big repositories.",
     });
-    let settled = false;
-    const settle = (code: number | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      const stderr = Buffer.concat(err).toString("utf8").trim();
-      if (code === 0 && !timedOut && !aborted) {
-        resolve(Buffer.concat(out).toString("utf8"));
-        return;
-      }
-      const command = `git ${call.op} of ${redactUrl(call.url)}`;
-      if (aborted) {
-        reject(new XcshToolsError("EABORTED", `Interrupted: ${command}`, { hint: "Nothing was changed; run the command again." }));
-      } else if (timedOut) {
-        reject(new XcshToolsError("EGIT_TIMEOUT", `${command} did not finish within ${options.timeoutMs} ms`, {
-          hint: "Raise timeouts.gitMs (or XCSH_TOOLS_GIT_TIMEOUT_MS) for slow networks or big repositories.",
-        }));
-      } else {
-        reject(gitError(command, { code, stderr: redactUrl(stderr), timedOut }));
-      }
-    };
-    child.on("close", (code) => settle(code));
-    // After a kill, the exit is enough: the output no longer matters.
-    child.on("exit", (code) => {
-      if (timedOut || aborted) settle(code);
-    });
-  });
+  }
+  throw gitError(command, { code: result.code, stderr: redactUrl(result.stderr.trim()), timedOut: false });
 }
 
 function missingGit(error: unknown): XcshToolsError {

@@ -2,8 +2,8 @@
  * `CustomToolAPI.exec`: run a program without a shell (arguments reach it literally, so
  * `"; echo pwned"` is just an argument), collect its output, and never reject — a tool decides
  * what a non-zero exit means. Cancellation must reach the process: an aborted `signal` or an
- * expired `timeout` kills it, and on POSIX the child leads its own process group so that the
- * grandchildren it spawned (`npm test` → node → …) die with it.
+ * expired `timeout` kills its whole process group (core/process-group.ts), so the grandchildren
+ * it spawned (`npm test` → node → …) die with it.
  *
  * Result codes:
  * - normal exit: the exit code;
@@ -14,8 +14,8 @@
  * - the program could not be started: 127 when it does not exist (ENOENT), 126 when it is not
  *   executable (EACCES), 1 otherwise; `stderr` holds the reason.
  */
-import type { spawn as Spawn } from "node:child_process";
 import os from "node:os";
+import type { runInProcessGroup as RunInProcessGroup } from "../core/process-group.js";
 import type { ExecOptions, ExecResult } from "./types.js";
 
 /** Milliseconds between SIGTERM and SIGKILL when a killed process does not exit. */
@@ -23,86 +23,25 @@ const KILL_GRACE_MS = 2000;
 const SIGTERM_CODE = 128 + (os.constants.signals.SIGTERM ?? 15);
 
 /*
- * node:child_process loads on the first exec, not with the loader: every host start imports the
- * loader, few tools run a command at boot, and under Bun the module costs about 3 ms to load.
+ * node:child_process (through the process-group runner) loads on the first exec, not with the
+ * loader: every host start imports the loader and few tools run a command at boot.
  */
-let spawnOnce: Promise<typeof Spawn> | undefined;
-function loadSpawn(): Promise<typeof Spawn> {
-  return (spawnOnce ??= import("node:child_process").then((module) => module.spawn));
+let runnerOnce: Promise<typeof RunInProcessGroup> | undefined;
+function loadRunner(): Promise<typeof RunInProcessGroup> {
+  return (runnerOnce ??= import("../core/process-group.js").then((module) => module.runInProcessGroup));
 }
 
 /** Run `command` with `args` (no shell) in `options.cwd`; resolves with output and exit code. */
 export async function execCommand(command: string, args: string[], options: ExecOptions = {}): Promise<ExecResult> {
   const { signal, timeout, cwd } = options;
   if (signal?.aborted) return { stdout: "", stderr: "", code: SIGTERM_CODE, killed: true };
-  const spawn = await loadSpawn();
-  if (signal?.aborted) return { stdout: "", stderr: "", code: SIGTERM_CODE, killed: true };
-  return new Promise<ExecResult>((resolve) => {
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    const useGroup = process.platform !== "win32";
-    let killed = false;
-    let settled = false;
-    let timer: NodeJS.Timeout | undefined;
-    let graceTimer: NodeJS.Timeout | undefined;
-
-    const child = spawn(command, args, {
-      cwd,
-      shell: false,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: useGroup,
-      windowsHide: true,
-    });
-    child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
-
-    const sendSignal = (name: NodeJS.Signals) => {
-      try {
-        if (useGroup && child.pid !== undefined) process.kill(-child.pid, name);
-        else child.kill(name);
-      } catch {
-        // Already gone, or the group is: fall back to the child itself.
-        try {
-          child.kill(name);
-        } catch {
-          // nothing left to kill
-        }
-      }
-    };
-    const kill = () => {
-      if (settled || killed) return;
-      killed = true;
-      sendSignal("SIGTERM");
-      graceTimer = setTimeout(() => sendSignal("SIGKILL"), KILL_GRACE_MS);
-      graceTimer.unref();
-    };
-    const finish = (result: ExecResult) => {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      if (graceTimer) clearTimeout(graceTimer);
-      signal?.removeEventListener("abort", kill);
-      resolve(result);
-    };
-
-    signal?.addEventListener("abort", kill, { once: true });
-    if (timeout !== undefined && timeout > 0) timer = setTimeout(kill, timeout);
-
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      // Spawn failures arrive here before any exit; later errors (a failed kill) are ignored.
-      if (child.pid !== undefined) return;
-      const code = error.code === "ENOENT" ? 127 : error.code === "EACCES" ? 126 : 1;
-      finish({ stdout: "", stderr: error.message, code, killed: false });
-    });
-    child.on("close", (exitCode, signalName) => {
-      const code =
-        exitCode ?? (signalName ? 128 + (os.constants.signals[signalName] ?? 15) : killed ? SIGTERM_CODE : 0);
-      finish({
-        stdout: Buffer.concat(stdout).toString("utf8"),
-        stderr: Buffer.concat(stderr).toString("utf8"),
-        code,
-        killed,
-      });
-    });
-  });
+  const run = await loadRunner();
+  const result = await run(command, args, { cwd, signal, timeoutMs: timeout, graceMs: KILL_GRACE_MS });
+  if (result.spawnError) {
+    const code = result.spawnError.code === "ENOENT" ? 127 : result.spawnError.code === "EACCES" ? 126 : 1;
+    return { stdout: "", stderr: result.spawnError.message, code, killed: false };
+  }
+  const killed = result.killedBy !== undefined;
+  const code = result.code ?? (result.signal ? 128 + (os.constants.signals[result.signal] ?? 15) : killed ? SIGTERM_CODE : 0);
+  return { stdout: result.stdout, stderr: result.stderr, code, killed };
 }

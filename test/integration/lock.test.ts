@@ -55,9 +55,12 @@ describe("withLock across processes", () => {
   });
 
   it("a waiter with enough patience gets the lock after the holder releases it", async () => {
-    const holder = lockChild({ id: "A", holdMs: 600, waitMs: 0 });
+    const releaseFile = path.join(world.root, "release-A");
+    const holder = lockChild({ id: "A", holdMs: 0, waitMs: 0, releaseFile });
     await holder.waitFor((m) => m.held);
     const waiter = lockChild({ id: "B", holdMs: 0, waitMs: 10_000 });
+    await waiter.waitFor((m) => m.waiting);
+    await writeFile(releaseFile, "");
     const [a, b] = await Promise.all([holder.waitFor((m) => "ok" in m), waiter.waitFor((m) => "ok" in m)]);
     expect(a.ok).toBe(true);
     expect(b).toMatchObject({ ok: true, waits: 1 });
