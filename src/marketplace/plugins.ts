@@ -351,6 +351,7 @@ export async function outdatedMarketplacePlugins(ctx: MarketplaceContext, ids?: 
         const catalogVersion = latest.version ?? catalogItem.version;
         row.latest = { ...latest, ...(catalogVersion ? { version: catalogVersion } : {}) };
         const reasons: string[] = [];
+        if (catalogItem.name !== split.plugin) reasons.push(`renamed to ${catalogItem.name}@${split.marketplace} (update moves it)`);
         if (versionNewer(catalogVersion, current.version)) reasons.push(`version ${current.version} → ${catalogVersion}`);
         if (latest.gitCommitSha && latest.gitCommitSha !== current.gitCommitSha) reasons.push(`commit ${current.gitCommitSha?.slice(0, 12) ?? "(not recorded)"} → ${latest.gitCommitSha.slice(0, 12)}`);
         if (latest.contentHash && latest.contentHash !== current.contentHash) reasons.push(`content changed (${current.contentHash ?? "unknown"} → ${latest.contentHash})`);

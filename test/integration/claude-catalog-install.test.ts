@@ -11,7 +11,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { discoverAndLoadCustomTools } from "../../src/host/discover.js";
-import { addMarketplace, installFromMarketplace, setMarketplacePluginEnabled, updateMarketplacePlugins, updateMarketplaces, type MarketplaceContext } from "../../src/marketplace/index.js";
+import { addMarketplace, installFromMarketplace, outdatedMarketplacePlugins, setMarketplacePluginEnabled, updateMarketplacePlugins, updateMarketplaces, type MarketplaceContext } from "../../src/marketplace/index.js";
+import { TARBALL_CHECK_OPTION } from "../../src/plugins/tarball-check.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { makeGitRemote } from "../helpers/git-remote.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/http-server.js";
@@ -74,7 +75,16 @@ describe("metadata.pluginRoot and missing sources", () => {
     expect(added.warnings.some((x) => x.includes("alpha") || x.includes("beta"))).toBe(false);
     await installFromMarketplace(ctx, ["alpha@rooted", "beta@rooted"]);
     expect(await hostTools()).toEqual(["alpha_tool", "beta_tool"]);
+    expect(added.missingSources).toEqual(["gone"]);
     expect((await failure(installFromMarketplace(ctx, ["gone@rooted"]))).code).toBe("ESOURCE_NOT_FOUND");
+  });
+
+  it("`marketplace add` says which entries cannot be installed, with the code, instead of plain success", async () => {
+    const root = await folderMarketplace(catalog("half", [{ name: "here", source: "./plugins/here" }, { name: "gone", source: "./plugins/gone" }]), pluginFiles("plugins/here", "here", ["here_tool"], { flavour: "claude" }));
+    const result = await runCli(["marketplace", "add", root], { cwd: w.cwd, home: w.home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr + result.stdout).toContain('warning: plugin "gone": its source "./plugins/gone" (plugins/gone) does not exist in the marketplace repository; it cannot be installed (ESOURCE_NOT_FOUND)');
+    expect(result.stdout).toContain("1 of them cannot be installed (source folder missing, ESOURCE_NOT_FOUND): gone");
   });
 });
 
@@ -127,6 +137,7 @@ describe("renames on update", () => {
     await w.write(path.join(root, "plugins/new-name/.claude-plugin/plugin.json"), { name: "new-name", version: "1.1.0" });
     await w.write(path.join(root, "plugins/new-name/tools/renamed_tool.mjs"), toolModule("renamed_tool"));
     await updateMarketplaces(ctx, "moving");
+    expect(await outdatedMarketplacePlugins(ctx)).toMatchObject([{ id: "old-name@moving", outdated: true, reason: expect.stringContaining("renamed to new-name@moving") }]);
     const report = await updateMarketplacePlugins(ctx, ["old-name@moving"]);
     expect(report.failed).toEqual([]);
     expect(report.items.map((i) => [i.op, i.id]).sort()).toEqual([
@@ -193,6 +204,11 @@ describe("archive sources", () => {
     );
     await addMarketplace(ctx, evil);
     expect((await failure(installFromMarketplace(ctx, ["evil@evil-market"]))).code).toBe("ETARBALL_UNSAFE");
+    // The settings' limits (limits.tarballEntries here) hold for archives as for npm tarballs.
+    const small = { ...ctx, npmOptions: { [TARBALL_CHECK_OPTION]: { limits: { entries: 2 } } } };
+    server.set("/ok.tar.gz", bytes);
+    await addMarketplace(ctx, await folderMarketplace(catalog("limited", [{ name: "arch", source: { source: "archive", url: `${server.url}/ok.tar.gz` } }]), {}));
+    expect((await failure(installFromMarketplace(small, ["arch@limited"]))).code).toBe("ETARBALL_TOO_LARGE");
     expect((await failure(installFromMarketplace(ctx, ["zipped@evil-market"]))).code).toBe("ETARBALL");
     await expect(readFile(path.join(w.xcshHome, "plugins/installed_plugins.json"), "utf8")).rejects.toThrow();
   });
