@@ -16,7 +16,7 @@ import { TARBALL_CHECK_OPTION } from "../../src/plugins/tarball-check.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { makeGitRemote } from "../helpers/git-remote.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/http-server.js";
-import { catalog, catalogPath, marketplaceCtx, officialShapedMarketplace, officialShapedPluginRepo, pluginFiles, toolModule } from "../helpers/marketplace-fixtures.js";
+import { catalog, catalogPath, marketplaceCtx, officialShapedMarketplace, officialShapedPluginRepo, pluginFiles, toolModule, workflowsShapedMarketplace } from "../helpers/marketplace-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 import { tgzBytes } from "../reliability/helpers-tar.js";
@@ -246,5 +246,11 @@ describe("plugins without plugin.json", () => {
     const result = await runCli(["validate", market], { cwd: w.cwd, home: w.home });
     expect(result.code, result.stderr + result.stdout).toBe(0);
     expect(result.stdout + result.stderr).toContain("EMARKETPLACE_RESERVED");
+
+    const workflows = path.join(w.root, "workflows-shaped");
+    for (const [rel, content] of Object.entries(workflowsShapedMarketplace())) await w.write(path.join(workflows, rel), content);
+    const clean = await runCli(["validate", workflows, "--json"], { cwd: w.cwd, home: w.home });
+    expect(clean.code, clean.stderr + clean.stdout).toBe(0);
+    expect(JSON.parse(clean.stdout)).toMatchObject({ ok: true, errors: [], warnings: [] });
   });
 });
