@@ -2,15 +2,21 @@
  * Marketplace catalogs: `.xcsh-plugin/marketplace.json`, with Claude Code's
  * `.claude-plugin/marketplace.json` as the fallback (xcsh-host-formats §7.3, §7.5; peers §1.2).
  *
- * A plugin entry's `source` is one of five kinds:
+ * A plugin entry's `source` is one of six kinds (Claude Code's, late 2026):
  *
  * | kind | form | required |
  * |---|---|---|
- * | relative | `"./plugins/x"` (resolved from the marketplace root, after `metadata.pluginRoot`) | starts with `./`, no `..` |
+ * | relative | `"./plugins/x"`, resolved from the marketplace root; a bare `"x"` resolves under `metadata.pluginRoot` | `./` (or a `pluginRoot`), no `..` |
  * | `github` | `{source: "github", repo: "owner/repo", ref?, sha?}` | `repo` |
- * | `url` | `{source: "url", url: "https://….git", ref?, sha?}` | `url` |
+ * | `url` | `{source: "url", url: "https://….git", path?, ref?, sha?}` | `url` |
  * | `git-subdir` | `{source: "git-subdir", url, path, ref?, sha?}` | `url`, `path` |
  * | `npm` | `{source: "npm", package, version?, registry?}` | `package` |
+ * | `archive` | `{source: "archive", url: "https://….tar.gz", sha256?, integrity?}` | `url` |
+ *
+ * `metadata.pluginRoot` follows Claude Code (its issue #68936): a `./` source already starts at
+ * the marketplace root and is never prefixed (`./plugins/x` stays `plugins/x`); only a bare name
+ * is looked up under the root. A kind that would run a command to produce the plugin is refused
+ * (`ESOURCE_COMMAND`): nothing a catalog says is ever executed to install a plugin.
  *
  * The host skips a bad entry and keeps the catalog; a validator reports both. Unknown keys are
  * kept (Claude ignores them too) and typos of known keys are warnings.
@@ -21,7 +27,7 @@ import { semver } from "../core/npm-spec.js";
 import { sourceArgHint, gitRefProblem, githubRepoProblem, gitUrlProblem, npmVersionProblem, registryUrlProblem, subdirPathProblem, subdirUrlProblem, type SourceArgProblem } from "../core/source-args.js";
 import { PLUGIN_COMPONENT_FIELDS } from "./plugin-json.js";
 import { nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";
-import { IssueCollector, describeValue, isRecord, pointer, type ValidationIssue, type ValidationResult } from "./result.js";
+import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
 
@@ -29,17 +35,32 @@ const Sha = Type.String({ pattern: "^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$" });
 const gitPin = { ref: Type.Optional(Type.String({ minLength: 1 })), sha: Type.Optional(Sha) };
 
 export const GithubSourceSchema = Type.Object({ source: Type.Literal("github"), repo: Type.String({ pattern: "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$" }), ...gitPin });
-export const UrlSourceSchema = Type.Object({ source: Type.Literal("url"), url: Type.String({ minLength: 1 }), ...gitPin });
+export const UrlSourceSchema = Type.Object({ source: Type.Literal("url"), url: Type.String({ minLength: 1 }), path: Type.Optional(Type.String({ minLength: 1 })), ...gitPin });
 export const GitSubdirSourceSchema = Type.Object({ source: Type.Literal("git-subdir"), url: Type.String({ minLength: 1 }), path: Type.String({ minLength: 1 }), ...gitPin });
 export const NpmSourceSchema = Type.Object({ source: Type.Literal("npm"), package: Type.String({ minLength: 1 }), version: Type.Optional(Type.String()), registry: Type.Optional(Type.String()) });
+/** A downloadable `.tar.gz` of the plugin; `sha256` (hex) or `integrity` (SRI) pin its bytes. */
+export const ArchiveSourceSchema = Type.Object({
+  source: Type.Literal("archive"),
+  url: Type.String({ minLength: 1 }),
+  sha256: Type.Optional(Type.String({ pattern: "^[0-9a-fA-F]{64}$" })),
+  integrity: Type.Optional(Type.String({ pattern: "^sha(256|384|512)-[A-Za-z0-9+/]+={0,2}$" })),
+});
 export const RelativeSourceSchema = Type.String({ minLength: 1 });
 
-export const PluginSourceSchema = Type.Union([RelativeSourceSchema, GithubSourceSchema, UrlSourceSchema, GitSubdirSourceSchema, NpmSourceSchema]);
+export const PluginSourceSchema = Type.Union([RelativeSourceSchema, GithubSourceSchema, UrlSourceSchema, GitSubdirSourceSchema, NpmSourceSchema, ArchiveSourceSchema]);
 export type PluginSource = Static<typeof PluginSourceSchema>;
 
 /** The object source kinds and their schemas. */
-export const SOURCE_KINDS = { github: GithubSourceSchema, url: UrlSourceSchema, "git-subdir": GitSubdirSourceSchema, npm: NpmSourceSchema } as const;
+export const SOURCE_KINDS = { github: GithubSourceSchema, url: UrlSourceSchema, "git-subdir": GitSubdirSourceSchema, npm: NpmSourceSchema, archive: ArchiveSourceSchema } as const;
 export type SourceKind = keyof typeof SOURCE_KINDS | "relative";
+
+/**
+ * Source kinds that produce a plugin by running a program (Claude Code added one in 2026; pip
+ * and build steps are the same thing). Refused by name, and so is any unknown kind that carries
+ * a command: installing must never execute what a catalog wrote.
+ */
+export const COMMAND_SOURCE_KINDS = ["command", "exec", "script", "shell", "build", "run", "pip"];
+const COMMAND_FIELDS = ["command", "cmd", "script", "build", "run", "exec", "args"];
 
 const Author = Type.Union([Type.String(), Type.Object({ name: Type.String(), email: Type.Optional(Type.String()), url: Type.Optional(Type.String()) })]);
 
@@ -67,6 +88,10 @@ export const MarketplacePluginEntrySchema = Type.Object({
   strict: Type.Optional(Type.Boolean()),
   defaultEnabled: Type.Optional(Type.Boolean()),
   recommended: Type.Optional(Type.Boolean()),
+  /** Claude Code's ranking hint for its plugin browser; free-form for us. */
+  relevance: Type.Optional(Type.Unknown()),
+  /** Free-form data of the marketplace's own (Claude Code ignores it too). */
+  metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   prerequisites: Type.Optional(Type.Array(PrerequisiteSchema)),
   ...PLUGIN_COMPONENT_FIELDS,
 });
@@ -80,20 +105,57 @@ export const MarketplaceCatalogSchema = Type.Object({
   version: Type.Optional(Type.String()),
   metadata: Type.Optional(Type.Object({ description: Type.Optional(Type.String()), version: Type.Optional(Type.String()), pluginRoot: Type.Optional(Type.String()) })),
   forceRemoveDeletedPlugins: Type.Optional(Type.Boolean()),
+  /** Old plugin name → its new name in this catalog (installs and updates of the old id follow it). */
+  renames: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }))),
+  /** Marketplaces whose plugins this catalog's plugins may depend on. */
+  allowCrossMarketplaceDependenciesOn: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   plugins: Type.Array(Type.Unknown()),
 });
 export type MarketplaceCatalog = Omit<Static<typeof MarketplaceCatalogSchema>, "plugins"> & { plugins: MarketplacePluginEntry[] };
 
-const CATALOG_KEYS = ["$schema", "name", "owner", "description", "version", "metadata", "forceRemoveDeletedPlugins", "plugins"];
+const CATALOG_KEYS = Object.keys(MarketplaceCatalogSchema.properties);
 const ENTRY_KEYS = Object.keys(MarketplacePluginEntrySchema.properties);
 const SOURCE_KEYS: Record<keyof typeof SOURCE_KINDS, string[]> = {
   github: ["source", "repo", "ref", "sha"],
-  url: ["source", "url", "ref", "sha"],
+  url: ["source", "url", "path", "ref", "sha"],
   "git-subdir": ["source", "url", "path", "ref", "sha"],
   npm: ["source", "package", "version", "registry"],
+  archive: ["source", "url", "sha256", "integrity"],
 };
-/** Names Claude Code reserves for Anthropic's own marketplaces. */
-export const RESERVED_MARKETPLACE_NAMES = ["claude-plugins-official", "claude-code-plugins", "anthropic-marketplace", "anthropic-plugins", "agent-skills", "claude-community"];
+/**
+ * Names Claude Code reserves for Anthropic's marketplaces (its marketplace reference, late
+ * 2026): official, community and plugin-directory names. Claude Code refuses them only for
+ * marketplaces that do not come from github.com/anthropics/, so for us they are a warning.
+ */
+export const RESERVED_MARKETPLACE_NAMES = [
+  "claude-code-marketplace", "claude-code-plugins", "claude-plugins-official", "anthropic-marketplace", "anthropic-plugins", "agent-skills", "anthropic-agent-skills",
+  "life-sciences", "knowledge-work-plugins", "claude-for-legal", "claude-for-financial-services", "financial-services-plugins", "first-party-plugins", "claude-tag-plugins",
+  "claude-community", "claude-plugins-community", "healthcare",
+  "anthropic-plugin-directory", "claude-plugin-directory",
+];
+
+/** A reserved name, or one that impersonates Anthropic's (`official-claude-plugins`, `anthropic-…`). */
+export function reservedMarketplaceName(name: string): "reserved" | "impersonating" | undefined {
+  if (RESERVED_MARKETPLACE_NAMES.includes(name)) return "reserved";
+  const words = name.toLowerCase().split(/[-_.]+/);
+  if (words[0] === "anthropic" || (words.includes("official") && (words.includes("claude") || words.includes("anthropic")))) return "impersonating";
+  return undefined;
+}
+
+/** An archive URL: https, or http only for a catalog of the local disk (a test server, a mirror). */
+export function archiveUrlProblem(url: unknown, policy: { allowLocal: boolean }): SourceArgProblem | undefined {
+  // eslint-disable-next-line no-control-regex
+  if (typeof url !== "string" || url.length === 0 || url.length > 2048 || /[\s\u0000-\u001f\u007f]/.test(url)) return { code: "ESOURCE_URL", problem: "the archive URL must be a non-empty URL without whitespace" };
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { code: "ESOURCE_URL", problem: `the archive URL ${JSON.stringify(url)} is not a valid URL` };
+  }
+  if (parsed.protocol === "https:") return undefined;
+  if (parsed.protocol === "http:" && policy.allowLocal) return undefined;
+  return { code: "ESOURCE_URL", problem: `the archive URL ${JSON.stringify(url)} is not an https:// URL${parsed.protocol === "http:" ? " (plain http only for a marketplace on your own disk)" : ""}` };
+}
 
 /** Pure check of a relative path inside a repository (no absolute, no `..`). */
 function relativePathProblem(p: string): string | undefined {
@@ -110,23 +172,28 @@ export function sourceKind(source: unknown): SourceKind | undefined {
   return undefined;
 }
 
-function checkSource(source: unknown, at: string, out: IssueCollector, allowLocal: boolean): void {
+function checkSource(source: unknown, at: string, out: IssueCollector, allowLocal: boolean, pluginRoot: string | undefined): void {
   if (typeof source === "string") {
     const problem = relativePathProblem(source);
     if (problem) {
       out.error({ path: at, code: problem.includes("..") ? "EENTRY_ESCAPE" : "ESOURCE_PATH", message: `${at}: relative source "${source}" must stay inside the marketplace repository, but ${problem}`, expected: 'a path like "./plugins/my-plugin"', found: JSON.stringify(source), hint: "Put the plugin inside the marketplace repository, or use a github/url/git-subdir/npm source." });
-    } else if (!source.startsWith("./")) {
-      out.error({ path: at, code: "ESOURCE_PATH", message: `${at}: relative source "${source}" must start with "./"`, expected: `"./${source}"`, found: JSON.stringify(source), hint: `Write "./${source.replace(/^\.?\/?/, "")}" (a bare "owner/repo" is not a GitHub source here: use {"source": "github", "repo": …}).` });
+    } else if (!source.startsWith("./") && source !== "." && pluginRoot === undefined) {
+      out.error({ path: at, code: "ESOURCE_PATH", message: `${at}: relative source "${source}" must start with "./" (a bare name needs metadata.pluginRoot)`, expected: `"./${source}"`, found: JSON.stringify(source), hint: `Write "./${source.replace(/^\.?\/?/, "")}", or set metadata.pluginRoot to the folder that holds it (a bare "owner/repo" is not a GitHub source here: use {"source": "github", "repo": …}).` });
     }
     return;
   }
   if (!isRecord(source)) {
-    out.error({ path: at, code: "ETYPE", message: `${at}: expected a "./path" string or a source object, found ${describeValue(source)}`, expected: 'a "./path" string or {"source": "github"|"url"|"git-subdir"|"npm", …}', found: describeValue(source), hint: 'Write "./plugins/<name>" for a plugin in this repository, or {"source": "github", "repo": "owner/repo"}.' });
+    out.error({ path: at, code: "ETYPE", message: `${at}: expected a "./path" string or a source object, found ${describeValue(source)}`, expected: 'a "./path" string or {"source": "github"|"url"|"git-subdir"|"npm"|"archive", …}', found: describeValue(source), hint: 'Write "./plugins/<name>" for a plugin in this repository, or {"source": "github", "repo": "owner/repo"}.' });
     return;
   }
   const kind = source.source;
+  const runsCommand = typeof kind === "string" && (COMMAND_SOURCE_KINDS.includes(kind) || (!(kind in SOURCE_KINDS) && COMMAND_FIELDS.some((f) => f in source)));
+  if (runsCommand) {
+    out.error({ path: pointer(at, "source"), code: "ESOURCE_COMMAND", message: `${pointer(at, "source")}: the "${kind}" source would run a command to produce the plugin; xcsh-tools never runs what a catalog writes`, expected: '"github", "url", "git-subdir", "npm", "archive" or a "./path"', found: describeValue(kind), hint: "Ask the marketplace owner to publish the built plugin (a git repository, an npm package or a .tar.gz archive); this entry cannot be installed." });
+    return;
+  }
   if (typeof kind !== "string" || !(kind in SOURCE_KINDS)) {
-    out.error({ path: pointer(at, "source"), code: "ESOURCE_KIND", message: `${pointer(at, "source")}: unknown source kind ${describeValue(kind)}`, expected: '"github", "url", "git-subdir" or "npm"', found: describeValue(kind), hint: 'Use {"source": "github", "repo": "owner/repo"}, {"source": "url", "url": "https://….git"}, {"source": "git-subdir", "url": …, "path": …} or {"source": "npm", "package": …}.' });
+    out.error({ path: pointer(at, "source"), code: "ESOURCE_KIND", message: `${pointer(at, "source")}: unknown source kind ${describeValue(kind)}`, expected: '"github", "url", "git-subdir", "npm" or "archive"', found: describeValue(kind), hint: 'Use {"source": "github", "repo": "owner/repo"}, {"source": "url", "url": "https://….git"}, {"source": "git-subdir", "url": …, "path": …}, {"source": "npm", "package": …} or {"source": "archive", "url": "https://….tar.gz"}.' });
     return;
   }
   const k = kind as keyof typeof SOURCE_KINDS;
@@ -143,7 +210,11 @@ function checkSource(source: unknown, at: string, out: IssueCollector, allowLoca
     if (found) out.error({ path: pointer(at, field), code: found.code, message: `${pointer(at, field)}: ${found.problem}`, found: JSON.stringify(value), hint: sourceArgHint(found.code) });
   };
   if (k === "github") report("repo", githubRepoProblem(source.repo), source.repo);
-  if (k === "url") report("url", gitUrlProblem(source.url, { allowLocal }), source.url);
+  if (k === "url") {
+    report("url", gitUrlProblem(source.url, { allowLocal }), source.url);
+    if (source.path !== undefined) report("path", subdirPathProblem(source.path), source.path);
+  }
+  if (k === "archive") report("url", archiveUrlProblem(source.url, { allowLocal }), source.url);
   if (k === "git-subdir") {
     report("url", subdirUrlProblem(source.url, { allowLocal }), source.url);
     report("path", subdirPathProblem(source.path), source.path);
@@ -170,10 +241,16 @@ function checkComponentPaths(entry: Record<string, unknown>, at: string, out: Is
   }
 }
 
-/** The folder a relative source points at, relative to the marketplace root (pluginRoot applied). */
+/**
+ * The folder a relative source points at, relative to the marketplace root, the way Claude Code
+ * resolves it: a `./` source (or `.`) starts at the marketplace root whatever `pluginRoot` says;
+ * a bare name is looked up under `metadata.pluginRoot` (the marketplace root when unset).
+ */
 export function relativeSourceDir(source: string, catalog: Pick<MarketplaceCatalog, "metadata">): string {
+  const normal = source.replace(/\\/g, "/");
+  if (normal === "." || normal.startsWith("./")) return path.posix.normalize(normal);
   const root = catalog.metadata?.pluginRoot;
-  return root ? path.posix.join(root, source) : source;
+  return path.posix.normalize(root ? path.posix.join(root.replace(/\\/g, "/"), normal) : normal);
 }
 
 /**
@@ -192,11 +269,20 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
   if (name !== undefined && name.length > 0) {
     const problem = nameSegmentProblem(name);
     if (problem) out.error({ path: "/name", code: "EMARKETPLACE_NAME", message: `/name: marketplace name "${name}" is invalid: ${problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(name), hint: `Use e.g. "${suggestNameSegment(name) || "my-marketplace"}".` });
-    if (RESERVED_MARKETPLACE_NAMES.includes(name)) {
-      const issue: ValidationIssue = { path: "/name", code: "EMARKETPLACE_RESERVED", message: `/name: "${name}" is reserved for Anthropic's official marketplaces`, found: JSON.stringify(name), hint: "Choose a name of your own." };
-      if (options.flavour === "claude") out.error(issue);
-      else out.warn(issue);
+    const reserved = reservedMarketplaceName(name);
+    if (reserved) {
+      // A warning for both flavours: Anthropic's own catalogs carry these names legitimately, and
+      // Claude Code refuses them only for marketplaces not fetched from github.com/anthropics/.
+      out.warn({ path: "/name", code: "EMARKETPLACE_RESERVED", message: `/name: "${name}" ${reserved === "reserved" ? "is reserved for Anthropic's marketplaces" : "looks like one of Anthropic's marketplace names"}; Claude Code refuses it unless the marketplace comes from github.com/anthropics/`, found: JSON.stringify(name), hint: "If this is not one of Anthropic's marketplaces, choose a name of your own." });
     }
+  }
+  const renames = isRecord(value.renames) ? value.renames : {};
+  const listed = new Set(Array.isArray(value.plugins) ? value.plugins.map((p) => (isRecord(p) && typeof p.name === "string" ? p.name : undefined)) : []);
+  for (const [old, to] of Object.entries(renames)) {
+    if (typeof to !== "string") continue; // the schema reported it
+    const at = pointer("", "renames", old);
+    if (listed.has(old)) out.warn({ path: at, code: "ERENAME", message: `${at}: "${old}" is renamed to "${to}" but is still listed as a plugin; the listed entry wins`, hint: `Remove the "${old}" entry or the rename.` });
+    else if (!listed.has(to) && renames[to] === undefined) out.warn({ path: at, code: "ERENAME", message: `${at}: "${old}" is renamed to "${to}", which the catalog does not list`, found: JSON.stringify(to), hint: "Point the rename at a plugin of this catalog." });
   }
   if (isRecord(value.metadata) && typeof value.metadata.pluginRoot === "string") {
     const problem = relativePathProblem(value.metadata.pluginRoot);
@@ -222,7 +308,7 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
       else seen.set(entry.name, i);
     }
     if (entry.source === undefined) return; // reported as EREQUIRED
-    checkSource(entry.source, pointer(at, "source"), out, options.allowLocalSources !== false);
+    checkSource(entry.source, pointer(at, "source"), out, options.allowLocalSources !== false, isRecord(value.metadata) && typeof value.metadata.pluginRoot === "string" ? value.metadata.pluginRoot : undefined);
     checkComponentPaths(entry, at, out);
     if (typeof entry.version === "string" && !semver.valid(entry.version)) {
       out.warn({ path: pointer(at, "version"), code: "EVERSION", message: `${pointer(at, "version")}: "${entry.version}" is not a semver version; update checks compare versions`, found: JSON.stringify(entry.version), hint: 'Use "MAJOR.MINOR.PATCH".' });

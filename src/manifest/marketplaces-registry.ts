@@ -21,6 +21,8 @@ export const MarketplaceEntrySchema = Type.Object({
   catalogPath: Type.String({ minLength: 1 }),
   addedAt: Type.String(),
   updatedAt: Type.String(),
+  /** The commit a git marketplace's cache holds: the `gitCommitSha` of its in-repo plugins (as Claude Code records it). */
+  commitSha: Type.Optional(Type.String({ pattern: "^[0-9a-f]{40}([0-9a-f]{24})?$" })),
 });
 export type MarketplaceEntry = Static<typeof MarketplaceEntrySchema>;
 
@@ -33,7 +35,7 @@ export type MarketplacesRegistry = Static<typeof MarketplacesRegistrySchema>;
 /** An empty registry, as the host starts. */
 export const EMPTY_MARKETPLACES_REGISTRY: MarketplacesRegistry = { version: 1, marketplaces: [] };
 
-const ENTRY_KEYS = ["name", "sourceType", "sourceUri", "catalogPath", "addedAt", "updatedAt"];
+const ENTRY_KEYS = ["name", "sourceType", "sourceUri", "catalogPath", "addedAt", "updatedAt", "commitSha"];
 
 /**
  * The recorded source of a git or GitHub marketplace, as `marketplace update` will hand it to git:

@@ -47,8 +47,14 @@ export const UserConfigOptionSchema = Type.Object({
 export const PluginJsonSchema = Type.Object({
   $schema: Type.Optional(Type.String()),
   name: Type.String({ minLength: 1 }),
+  /** Claude Code's display title (2026); the name stays the id. */
+  displayName: Type.Optional(Type.String()),
   version: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
+  /** Whether a fresh install starts enabled (a catalog entry's `defaultEnabled` wins). */
+  defaultEnabled: Type.Optional(Type.Boolean()),
+  /** Claude Code's release channels (2026); kept as written, we install what the catalog names. */
+  channels: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Array(Type.Unknown())])),
   author: Type.Optional(Type.Union([Type.String(), Type.Object({ name: Type.String({ minLength: 1 }), email: Type.Optional(Type.String()), url: Type.Optional(Type.String()) })])),
   homepage: Type.Optional(Type.String()),
   repository: Type.Optional(Type.Union([Type.String(), Type.Object({ url: Type.String() })])),

@@ -18,11 +18,11 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
-import { movePath } from "../core/atomic-fs.js";
+import { lstatOrUndefined, movePath } from "../core/atomic-fs.js";
 import { isRealPathInside } from "../core/contain.js";
 import { isInPlace, placeOf } from "../core/state-places.js";
 import { claudeSourceProblem, validateKnownMarketplaces, type KnownMarketplace } from "../manifest/known-marketplaces.js";
-import type { MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
+import { relativeSourceDir, type MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import { nameSegmentProblem, suggestNameSegment } from "../manifest/names.js";
 import { readJsonFile } from "../manifest/json-file.js";
@@ -71,6 +71,8 @@ export interface MarketplaceChangeReport {
   warnings: string[];
   /** Installed plugins of a removed marketplace (left installed). */
   stillInstalled?: string[];
+  /** Entries whose in-repo source folder is missing (each also a warning): they cannot be installed. */
+  missingSources?: string[];
 }
 
 function rowOf(entry: MarketplaceEntry, scope: Scope): MarketplaceRow {
@@ -89,6 +91,39 @@ async function buildCacheDir(fetched: FetchedCatalog, scratch: string): Promise<
   else await mkdir(dir);
   await writeFile(path.join(dir, "marketplace.json"), serializeDoc(fetched.loaded.catalog));
   return dir;
+}
+
+/** The commit a git marketplace was fetched at, recorded for its in-repo plugins. */
+function commitOf(fetched: FetchedCatalog): { commitSha?: string } {
+  return fetched.commitSha && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(fetched.commitSha) ? { commitSha: fetched.commitSha } : {};
+}
+
+/**
+ * Entries whose in-repo source folder is not in the fetched repository: a warning each
+ * (`ESOURCE_NOT_FOUND`), so adding a catalog whose plugins cannot be installed does not read as
+ * plain success. Resolved as install resolves them (`relativeSourceDir`: Claude Code's rule).
+ */
+async function missingSources(fetched: FetchedCatalog, spec: CatalogSourceSpec): Promise<{ names: string[]; warnings: string[] }> {
+  const root = fetched.contentDir ?? (spec.kind === "local" ? spec.uri : undefined);
+  const names: string[] = [];
+  const out: string[] = [];
+  if (!root) return { names, warnings: out };
+  for (const entry of fetched.loaded.catalog.plugins) {
+    if (typeof entry.source !== "string") continue;
+    const rel = relativeSourceDir(entry.source, fetched.loaded.catalog);
+    const info = await lstatOrUndefined(path.join(root, rel)).catch(() => undefined);
+    if (!info || !(info.isDirectory() || info.isSymbolicLink())) {
+      names.push(entry.name);
+      out.push(`plugin "${entry.name}": its source "${entry.source}" (${rel}) does not exist in the marketplace repository; it cannot be installed (ESOURCE_NOT_FOUND)`);
+    }
+  }
+  return { names, warnings: out };
+}
+
+function withMissing(report: MarketplaceChangeReport, missing: { names: string[]; warnings: string[] }): MarketplaceChangeReport {
+  report.warnings.push(...missing.warnings);
+  if (missing.names.length > 0) report.missingSources = missing.names;
+  return report;
 }
 
 function validName(name: string, source: string): string {
@@ -139,8 +174,8 @@ export async function addMarketplace(
     const name = validName(options.name ?? fetched.loaded.catalog.name, source);
     const paths = scopePaths(ctx, scope);
     const now = nowIso(ctx);
-    const entry: MarketplaceEntry = { name, sourceType: spec.kind, sourceUri: spec.uri, catalogPath: path.join(paths.marketplaceCache, name, "marketplace.json"), addedAt: now, updatedAt: now };
-    const report: MarketplaceChangeReport = { op: "ADD", name, scope, dryRun: Boolean(options.dryRun), entry, plugins: fetched.loaded.catalog.plugins.map((p) => p.name), warnings: fetched.loaded.warnings.map((w) => w.message) };
+    const entry: MarketplaceEntry = { name, sourceType: spec.kind, sourceUri: spec.uri, catalogPath: path.join(paths.marketplaceCache, name, "marketplace.json"), addedAt: now, updatedAt: now, ...commitOf(fetched) };
+    const report = withMissing({ op: "ADD", name, scope, dryRun: Boolean(options.dryRun), entry, plugins: fetched.loaded.catalog.plugins.map((p) => p.name), warnings: fetched.loaded.warnings.map((w) => w.message) }, await missingSources(fetched, spec));
     const exists = (doc: MarketplacesDoc) => {
       const other = doc.marketplaces.find((m) => m.name === name);
       if (other) {
@@ -252,8 +287,9 @@ async function updateOne(ctx: MarketplaceContext, name: string, scope: Scope, dr
     }
     const changes = diffCatalogs(old?.catalog, fetched.loaded.catalog);
     const same = old !== undefined && changes.added.length + changes.removed.length + changes.changed.length === 0 && JSON.stringify(old.catalog) === JSON.stringify(fetched.loaded.catalog);
-    const entry: MarketplaceEntry = { ...found.entry, updatedAt: nowIso(ctx) };
-    const report: MarketplaceChangeReport = { op: same ? "NOOP" : "CHANGE", name, scope, dryRun, entry, plugins: fetched.loaded.catalog.plugins.map((p) => p.name), changes, warnings: fetched.loaded.warnings.map((w) => w.message) };
+    const { commitSha: _old, ...kept } = found.entry;
+    const entry: MarketplaceEntry = { ...kept, updatedAt: nowIso(ctx), ...commitOf(fetched) };
+    const report = withMissing({ op: same ? "NOOP" : "CHANGE", name, scope, dryRun, entry, plugins: fetched.loaded.catalog.plugins.map((p) => p.name), changes, warnings: fetched.loaded.warnings.map((w) => w.message) }, await missingSources(fetched, spec));
     const installed = [state.user, state.project].flatMap((s) => (s ? Object.keys(s.installed.plugins) : []));
     for (const gone of changes.removed) if (installed.includes(`${gone}@${name}`)) report.warnings.push(`${gone}@${name} is installed but no longer in the catalog: it stays installed; uninstall it or keep it`);
     if (dryRun) return report;

@@ -195,7 +195,8 @@ export async function installFromMarketplace(
       warnings.push(...prepared.warnings.map((w) => `${prepared.id}: ${w}`));
       planInstall(ws, scope, prepared.id, { version: prepared.version, installPath: prepared.cacheDir, ...(prepared.gitCommitSha ? { gitCommitSha: prepared.gitCommitSha } : {}) }, {
         now: nowIso(ctx),
-        ...(prepared.entry.defaultEnabled === false ? { defaultEnabled: false } : {}),
+        ...(prepared.defaultEnabled === false ? { defaultEnabled: false } : {}),
+        ...(prepared.renamedFrom ? { reason: `install ${prepared.version} (renamed from ${prepared.renamedFrom}@${marketplace})` } : {}),
       });
       adds.push(addOf(prepared));
     }
@@ -280,8 +281,16 @@ export async function updateMarketplacePlugins(ctx: MarketplaceContext, ids: str
         const prepared = await preparePlugin(ctx, found, split.plugin, path.join(scratch, String(i)));
         await step("marketplace:prepared");
         warnings.push(...prepared.warnings.map((w) => `${id}: ${w}`));
-        const item = planInstall(ws, scope, id, { version: prepared.version, installPath: prepared.cacheDir, ...(prepared.gitCommitSha ? { gitCommitSha: prepared.gitCommitSha } : {}) }, { now: nowIso(ctx) });
-        if (item.op === "NOOP") item.reason = `up to date: ${prepared.version}`;
+        const target = { version: prepared.version, installPath: prepared.cacheDir, ...(prepared.gitCommitSha ? { gitCommitSha: prepared.gitCommitSha } : {}) };
+        if (prepared.id !== id) {
+          // The catalog renamed the plugin: the old id moves to the new one (its enabled state with it).
+          const wasEnabled = (ws.docs[scope]?.plugins[id] ?? []).every((e) => e.enabled !== false);
+          planRemove(ws, scope, id);
+          planInstall(ws, scope, prepared.id, target, { now: nowIso(ctx), ...(wasEnabled ? {} : { defaultEnabled: false }), reason: `${id} was renamed to ${prepared.id} by its marketplace: installed as ${prepared.id} ${prepared.version}` });
+        } else {
+          const item = planInstall(ws, scope, id, target, { now: nowIso(ctx) });
+          if (item.op === "NOOP") item.reason = `up to date: ${prepared.version}`;
+        }
         adds.push(addOf(prepared));
       } catch (error) {
         failed.push({ id, scope, error: coded(error) });
@@ -342,6 +351,7 @@ export async function outdatedMarketplacePlugins(ctx: MarketplaceContext, ids?: 
         const catalogVersion = latest.version ?? catalogItem.version;
         row.latest = { ...latest, ...(catalogVersion ? { version: catalogVersion } : {}) };
         const reasons: string[] = [];
+        if (catalogItem.name !== split.plugin) reasons.push(`renamed to ${catalogItem.name}@${split.marketplace} (update moves it)`);
         if (versionNewer(catalogVersion, current.version)) reasons.push(`version ${current.version} → ${catalogVersion}`);
         if (latest.gitCommitSha && latest.gitCommitSha !== current.gitCommitSha) reasons.push(`commit ${current.gitCommitSha?.slice(0, 12) ?? "(not recorded)"} → ${latest.gitCommitSha.slice(0, 12)}`);
         if (latest.contentHash && latest.contentHash !== current.contentHash) reasons.push(`content changed (${current.contentHash ?? "unknown"} → ${latest.contentHash})`);

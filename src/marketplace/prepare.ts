@@ -5,9 +5,13 @@
  * a child process). Only a plugin that passes counts as installable.
  *
  * Version, first found: what the source resolved (npm) → the catalog entry's `version` →
- * `.xcsh-plugin/plugin.json` → `.claude-plugin/plugin.json` → `package.json` → `0.0.0`. The cache
- * folder adds the first 12 hex digits of the content hash, so the version string alone never
- * decides which folder is used.
+ * `.xcsh-plugin/plugin.json` → `.claude-plugin/plugin.json` → `package.json` → the first 12
+ * characters of the plugin's commit sha (as Claude Code records a plugin without a version; an
+ * in-repo plugin of a git marketplace has the marketplace's commit) → those of an archive's
+ * sha256 → `0.0.0`. The cache folder adds the first 12 hex digits of the content hash, so the
+ * version string alone never decides which folder is used.
+ *
+ * A name the catalog `renames` is followed to its current name (`renamedFrom` says so).
  */
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -17,7 +21,7 @@ import type { MarketplacePluginEntry } from "../manifest/marketplace-catalog.js"
 import { validatePath } from "../validate/index.js";
 import { catalogOriginOf, readCachedCatalog, readCatalogIn, type LoadedCatalog } from "./catalog.js";
 import { pathsOf, type MarketplaceContext, type PluginValidator } from "./context.js";
-import { pluginSourceOf } from "./plugin-sources/index.js";
+import { pluginSourceOf, type FetchedPlugin } from "./plugin-sources/index.js";
 import { catalogDirOf, catalogPathOf, type FoundMarketplace } from "./state.js";
 import { copyPluginTree, hashTree } from "./tree.js";
 
@@ -37,6 +41,24 @@ export interface PreparedPlugin {
   /** `<pluginCache>/<mkt>___<plugin>___<version>-<hash12>`. */
   cacheDir: string;
   warnings: string[];
+  /** The name asked for, when the catalog renamed it to `plugin`. */
+  renamedFrom?: string;
+  /** Whether a fresh install starts enabled: the entry's `defaultEnabled`, else plugin.json's. */
+  defaultEnabled?: boolean;
+}
+
+/** Follow the catalog's `renames` from `plugin` to a listed name (a chain is followed, a loop is not). */
+export function followRename(catalog: Pick<LoadedCatalog["catalog"], "renames" | "plugins">, plugin: string): string | undefined {
+  const renames = catalog.renames ?? {};
+  const seen = new Set<string>([plugin]);
+  let name = plugin;
+  while (Object.hasOwn(renames, name) && typeof renames[name] === "string") {
+    name = renames[name]!;
+    if (seen.has(name)) return undefined;
+    seen.add(name);
+    if (catalog.plugins.some((p) => p.name === name)) return name;
+  }
+  return undefined;
 }
 
 /** The catalog of a marketplace, checked against the live folder for local ones (host weakness #34). */
@@ -65,7 +87,8 @@ export function relativeRootOf(found: FoundMarketplace): string | undefined {
 
 /** The catalog entry `plugin`, or `EPLUGIN_NOT_FOUND` listing what the catalog has. */
 export function catalogEntry(loaded: LoadedCatalog, plugin: string, marketplace: string): MarketplacePluginEntry {
-  const entry = loaded.catalog.plugins.find((p) => p.name === plugin);
+  const renamed = loaded.catalog.plugins.some((p) => p.name === plugin) ? plugin : followRename(loaded.catalog, plugin);
+  const entry = loaded.catalog.plugins.find((p) => p.name === (renamed ?? plugin));
   if (entry) return entry;
   // Left out when the catalog was read: say why, with the entry's own code (EGIT_URL, EGIT_REF…).
   const skipped = loaded.skipped?.find((s) => s.name === plugin);
@@ -84,17 +107,40 @@ export function catalogEntry(loaded: LoadedCatalog, plugin: string, marketplace:
   });
 }
 
-async function versionIn(file: string): Promise<string | undefined> {
+async function fieldIn(file: string, field: "version" | "defaultEnabled"): Promise<unknown> {
   try {
     const value = JSON.parse(await readFile(file, "utf8")) as unknown;
-    return isRecord(value) && typeof value.version === "string" && value.version.length > 0 ? value.version : undefined;
+    return isRecord(value) ? value[field] : undefined;
   } catch {
     return undefined;
   }
 }
 
-async function settleVersion(copy: string, entry: MarketplacePluginEntry, fromSource: string | undefined): Promise<string> {
-  const candidates = [fromSource, entry.version, await versionIn(path.join(copy, ".xcsh-plugin", "plugin.json")), await versionIn(path.join(copy, ".claude-plugin", "plugin.json")), await versionIn(path.join(copy, "package.json"))];
+async function versionIn(file: string): Promise<string | undefined> {
+  const version = await fieldIn(file, "version");
+  return typeof version === "string" && version.length > 0 ? version : undefined;
+}
+
+/** plugin.json's `defaultEnabled` (either folder), when the entry does not say. */
+async function defaultEnabledOf(copy: string, entry: MarketplacePluginEntry): Promise<boolean | undefined> {
+  if (typeof entry.defaultEnabled === "boolean") return entry.defaultEnabled;
+  for (const folder of [".xcsh-plugin", ".claude-plugin"]) {
+    const value = await fieldIn(path.join(copy, folder, "plugin.json"), "defaultEnabled");
+    if (typeof value === "boolean") return value;
+  }
+  return undefined;
+}
+
+async function settleVersion(copy: string, entry: MarketplacePluginEntry, fetched: FetchedPlugin): Promise<string> {
+  const candidates = [
+    fetched.version,
+    entry.version,
+    await versionIn(path.join(copy, ".xcsh-plugin", "plugin.json")),
+    await versionIn(path.join(copy, ".claude-plugin", "plugin.json")),
+    await versionIn(path.join(copy, "package.json")),
+    fetched.gitCommitSha?.slice(0, 12),
+    fetched.archiveSha256?.slice(0, 12),
+  ];
   const version = candidates.find((v): v is string => typeof v === "string" && v.length > 0) ?? "0.0.0";
   // A version that cannot be a folder name segment is kept in the registry but cleaned for the cache.
   return version;
@@ -130,12 +176,15 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
   await mkdir(scratch, { recursive: true });
   const loaded = await catalogOf(found);
   const entry = catalogEntry(loaded, plugin, marketplace);
+  const renamedFrom = entry.name !== plugin ? plugin : undefined;
+  plugin = entry.name;
   const kind = pluginSourceOf(entry.source, plugin);
   const fetched = await kind.fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(found) }, scratch, ctx);
   const copy = path.join(scratch, "copy");
   await copyPluginTree(fetched.dir, copy, fetched.within);
   const hash = await hashTree(copy);
-  const version = await settleVersion(copy, entry, fetched.version);
+  const version = await settleVersion(copy, entry, fetched);
+  const defaultEnabled = await defaultEnabledOf(copy, entry);
   const validate = ctx.validatePlugin ?? defaultValidator(ctx);
   const report = await validate(copy);
   if (!report.ok) {
@@ -156,6 +205,11 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
     version,
     ...(fetched.gitCommitSha ? { gitCommitSha: fetched.gitCommitSha } : {}),
     cacheDir: cacheDirOf(ctx, marketplace, plugin, version, hash),
-    warnings: report.warnings.map((w) => `${w.code} ${w.message}`),
+    warnings: [
+      ...(renamedFrom ? [`ERENAMED ${renamedFrom}@${marketplace} is now ${plugin}@${marketplace} (the catalog's renames); ${plugin}@${marketplace} is installed instead`] : []),
+      ...report.warnings.map((w) => `${w.code} ${w.message}`),
+    ],
+    ...(renamedFrom ? { renamedFrom } : {}),
+    ...(defaultEnabled !== undefined ? { defaultEnabled } : {}),
   };
 }

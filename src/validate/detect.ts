@@ -13,6 +13,7 @@
  * | a folder with `.xcsh-plugin/plugin.json` or `.claude-plugin/plugin.json` | plugin-folder |
  * | a folder with `index.ts|js|mjs` | tool-file (the index) |
  * | a folder with a `tools/` folder | plugin-folder |
+ * | a folder with Claude Code's default components (`skills/`, `commands/`, `agents/`, `output-styles/`, `monitors/`, `hooks/hooks.json`, `.mcp.json`, `.lsp.json`): a plugin without plugin.json | plugin-folder |
  * | any other folder | tools-folder |
  */
 import { stat } from "node:fs/promises";
@@ -36,6 +37,10 @@ async function isDir(p: string): Promise<boolean> {
 }
 
 /** Detect the kind of `target` (absolute). Throws `ETARGET_NOT_FOUND` (exit 2). */
+/** Where Claude Code looks for a plugin's components when it has no plugin.json (plugins reference). */
+const CLAUDE_DEFAULT_FOLDERS = ["skills", "commands", "agents", "output-styles", "monitors"];
+const CLAUDE_DEFAULT_FILES = [path.join("hooks", "hooks.json"), ".mcp.json", ".lsp.json"];
+
 export async function detectTarget(target: string): Promise<{ kind: TargetKind; path: string }> {
   const info = await stat(target).catch(() => undefined);
   if (!info) {
@@ -64,5 +69,8 @@ export async function detectTarget(target: string): Promise<{ kind: TargetKind; 
     if (await exists(path.join(target, index))) return { kind: "tool-file", path: path.join(target, index) };
   }
   if (await isDir(path.join(target, "tools"))) return { kind: "plugin-folder", path: target };
+  // Claude Code's plugin.json is optional: a folder with its default component folders is a plugin.
+  for (const folder of CLAUDE_DEFAULT_FOLDERS) if (await isDir(path.join(target, folder))) return { kind: "plugin-folder", path: target };
+  for (const file of CLAUDE_DEFAULT_FILES) if (await exists(path.join(target, file))) return { kind: "plugin-folder", path: target };
   return { kind: "tools-folder", path: target };
 }

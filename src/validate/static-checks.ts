@@ -234,7 +234,8 @@ export async function checkMarketplace(run: ValidateRun, dir: string): Promise<v
     const { catalog, bad } = checked;
     const rootReal = realpathSync.native(dir);
     for (const [i, entry] of catalog.plugins.entries()) {
-      if (bad.has(i) || !entry || typeof entry.source !== "string" || entryPathProblem(entry.source) || !entry.source.startsWith("./")) continue;
+      // Bare names (under metadata.pluginRoot) are checked too: entries the catalog check refused are in `bad`.
+      if (bad.has(i) || !entry || typeof entry.source !== "string" || entryPathProblem(entry.source)) continue;
       const at = pointer("", "plugins", i, "source");
       const rel = relativeSourceDir(entry.source, catalog);
       const target = await checkDeclaredPath(run, file, dir, rootReal, rel, at, "plugin source");

@@ -14,7 +14,8 @@
  * | `EUNKNOWN_KEY` | (warning) an unknown key, with "did you mean" when it is a typo |
  * | `EPLUGIN_NAME` / `EMARKETPLACE_NAME` | not `^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$` or longer than 64 |
  * | `EPLUGIN_ID` | not `name@marketplace`, or longer than 128 |
- * | `EMARKETPLACE_RESERVED` | a name Claude Code reserves for Anthropic (error for .claude-plugin catalogs) |
+ * | `EMARKETPLACE_RESERVED` | (warning) a name Claude Code reserves for Anthropic's marketplaces, or one that impersonates them |
+ * | `ERENAME` | (warning) a `renames` entry whose new name the catalog does not list, or whose old name it still lists |
  * | `EPACKAGE_NAME` | not a valid npm package name |
  * | `EVERSION` | not a semver version (range, for npm sources) |
  * | `ENOT_A_PLUGIN` | a package.json without an `xcsh` (or `pi`) manifest |
@@ -28,6 +29,7 @@
  * | `ENOT_A_MODULE` | a tools entry that is not a module (.md, .json, .sh, empty folder) |
  * | `ENO_TOOLS` | (warning) a plugin or folder with no tool module |
  * | `ESOURCE_KIND` / `ESOURCE_PATH` / `ESOURCE_URL` / `ESHA` / `ESOURCE_NOT_FOUND` | a bad plugin source in a catalog |
+ * | `ESOURCE_COMMAND` | a plugin source kind that would run a command to produce the plugin (never supported) |
  * | `EDUPLICATE_PLUGIN` / `EDUPLICATE_MARKETPLACE` | a name listed twice |
  * | `EFORMAT_VERSION` | a state file of another format version |
  * | `EIMPORT` / `EIMPORT_TIMEOUT` | the module cannot be imported / its import never settles |

@@ -56,3 +56,66 @@ export function marketplaceCtx(w: TmpWorld, extra: Partial<MarketplaceContext> =
     ...extra,
   };
 }
+
+/**
+ * A repository shaped like Anthropic's official Claude Code catalog (late 2026), written fresh:
+ * a reserved name, `$schema`, `renames`, in-repo plugins under `./plugins/` (some without
+ * plugin.json, with inline `lspServers` and `strict: false`), `git-subdir` and `url` entries
+ * (one `url` with a `path`), `displayName`, `tags`, an entry `metadata`, `relevance` and
+ * `defaultEnabled`, and `allowCrossMarketplaceDependenciesOn`. The remote entries point at
+ * `remoteUrl` (a bare repo of the test, or any https URL when only validated).
+ */
+export function officialShapedMarketplace(remoteUrl: string, sha: string): Record<string, string | object> {
+  const files: Record<string, string | object> = {};
+  files[catalogPath("claude")] = {
+    $schema: "https://anthropic.com/claude-code/marketplace.schema.json",
+    name: "claude-plugins-official",
+    description: "Directory of fixture plugins",
+    owner: { name: "Fixture Owner", email: "owner@example.com" },
+    renames: { "old-review": "code-review", "site.builder": "site-builder" },
+    allowCrossMarketplaceDependenciesOn: ["fixture-community"],
+    plugins: [
+      { name: "code-review", description: "Reviews code", author: { name: "Fixture" }, source: "./plugins/code-review", category: "development", homepage: "https://example.com/code-review" },
+      { name: "clangd-lsp", description: "C/C++ language server", version: "1.0.0", source: "./plugins/clangd-lsp", category: "development", strict: false, lspServers: { clangd: { command: "clangd", args: ["--background-index"], extensionToLanguage: { ".c": "c" } } } },
+      { name: "site-builder", displayName: "Site Builder", description: "Builds sites", category: "deployment", tags: ["web"], relevance: 0.8, metadata: { featured: true }, defaultEnabled: false, source: { source: "url", url: remoteUrl, path: "plugins/site-builder", sha } },
+      { name: "api-security", description: "Audits APIs", category: "security", source: { source: "git-subdir", url: remoteUrl, path: "plugins/api-security", ref: "main", sha } },
+      { name: "whole-repo", description: "A plugin that is a whole repository", source: { source: "url", url: remoteUrl, sha } },
+    ],
+  };
+  files["plugins/code-review/.claude-plugin/plugin.json"] = { name: "code-review", displayName: "Code Review", description: "Reviews code", author: { name: "Fixture" }, defaultEnabled: true, channels: { stable: {} } };
+  files["plugins/code-review/commands/review.md"] = "---\ndescription: Review the current change\n---\nReview the diff.\n";
+  files["plugins/code-review/agents/reviewer.md"] = "---\nname: reviewer\ndescription: Reviews code\n---\nYou review code.\n";
+  // No plugin.json: Claude Code's defaults (the LSP server is declared inline in the catalog).
+  files["plugins/clangd-lsp/README.md"] = "clangd for C and C++\n";
+  files["plugins/clangd-lsp/LICENSE"] = "MIT\n";
+  return files;
+}
+
+/** The plugin repository the official-shaped catalog's remote entries point at. */
+export function officialShapedPluginRepo(): Record<string, string | object> {
+  return {
+    "plugins/site-builder/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploy the site\n---\nDeploy it.\n",
+    "plugins/site-builder/tools/site_tool.mjs": toolModule("site_tool", "site v1"),
+    "plugins/api-security/.claude-plugin/plugin.json": { name: "api-security", version: "1.5.5" },
+    "plugins/api-security/skills/audit/SKILL.md": "---\nname: audit\ndescription: Audit an API\n---\nAudit.\n",
+    "skills/whole/SKILL.md": "---\nname: whole\ndescription: The whole repository\n---\nWhole.\n",
+  };
+}
+
+/** A catalog shaped like wshobson/agents: every entry in-repo with version, author, license, category. */
+export function workflowsShapedMarketplace(): Record<string, string | object> {
+  const files: Record<string, string | object> = {};
+  const names = ["documentation-standards", "agent-orchestration"];
+  files[catalogPath("claude")] = {
+    name: "fixture-workflows",
+    owner: { name: "Fixture Owner", email: "owner@example.com", url: "https://example.com" },
+    metadata: { description: "Workflow plugins", version: "1.7.1" },
+    plugins: names.map((name) => ({ name, source: `./plugins/${name}`, description: `the ${name} plugin`, version: "1.0.1", author: { name: "Fixture", url: "https://example.com" }, homepage: "https://example.com", license: "MIT", category: "documentation" })),
+  };
+  for (const name of names) {
+    files[`plugins/${name}/.claude-plugin/plugin.json`] = { name, version: "1.0.1", description: `the ${name} plugin`, author: { name: "Fixture" }, license: "MIT" };
+    files[`plugins/${name}/agents/helper.md`] = "---\nname: helper\ndescription: Helps\n---\nHelp.\n";
+    files[`plugins/${name}/skills/guide/SKILL.md`] = "---\nname: guide\ndescription: Guides\n---\nGuide.\n";
+  }
+  return files;
+}

@@ -278,7 +278,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const report = await addMarketplace(await marketplaceContext(ctx), source, { ...(flags.name ? { name: flags.name } : {}), ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
       if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
       for (const w of report.warnings) ctx.output.note(`warning: ${w}`);
-      ctx.output.line(`${report.dryRun ? "Would add" : "Added"} marketplace ${style(ctx.output, "bold", report.name)} (${report.scope}, ${report.entry.sourceType} ${report.entry.sourceUri}) with ${report.plugins.length} plugin(s)${report.plugins.length ? `: ${report.plugins.join(", ")}` : ""}`);
+      ctx.output.line(`${report.dryRun ? "Would add" : "Added"} marketplace ${style(ctx.output, "bold", report.name)} (${report.scope}, ${report.entry.sourceType} ${report.entry.sourceUri}) with ${report.plugins.length} plugin(s)${report.plugins.length ? `: ${report.plugins.join(", ")}` : ""}${report.missingSources?.length ? `; ${report.missingSources.length} of them cannot be installed (source folder missing, ESOURCE_NOT_FOUND): ${report.missingSources.join(", ")}` : ""}`);
     });
 
   mkt

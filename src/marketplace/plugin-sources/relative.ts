@@ -1,7 +1,9 @@
 /**
- * Relative sources (`"./plugins/x"`, after `metadata.pluginRoot`): a folder inside the
- * marketplace repository. It must stay inside the repository once symlinks are resolved, and a
- * catalog fetched by URL has no repository to resolve in.
+ * Relative sources (`"./plugins/x"` from the marketplace root, a bare `"x"` under
+ * `metadata.pluginRoot`; `relativeSourceDir`): a folder inside the marketplace repository. It
+ * must stay inside the repository once symlinks are resolved, and a catalog fetched by URL has no
+ * repository to resolve in. Of a git marketplace, the plugin's commit is the marketplace's (what
+ * Claude Code records as `gitCommitSha` for in-repo plugins).
  */
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
@@ -33,6 +35,7 @@ export const relativeSource: PluginSourceKind = {
         hint: "A relative source must stay inside the marketplace repository.",
       });
     }
-    return { dir: real, within: rootReal };
+    const commit = marketplace.sourceType === "git" || marketplace.sourceType === "github" ? marketplace.commitSha : undefined;
+    return { dir: real, within: rootReal, ...(commit ? { gitCommitSha: commit } : {}) };
   },
 };

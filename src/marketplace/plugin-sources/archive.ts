@@ -1,0 +1,126 @@
+/**
+ * `{source: "archive", url, sha256?, integrity?}`: a plugin published as a `.tar.gz` (Claude Code
+ * added the kind in 2026). The same rules as every package tarball we install
+ * (plugins/tarball-check.ts): the bytes are downloaded into scratch (at most the unpacked-size
+ * limit, within `timeouts.fetchMs`), checked against the entry's `sha256` or `integrity` when it
+ * has one (`EINTEGRITY`), then read to the end through the streaming check (size, entry count,
+ * path length, no absolute path, no `..`, no link out, no device: `ETARBALL_TOO_LARGE`,
+ * `ETARBALL_UNSAFE`, `ETARBALL`) before anything is extracted. Only gzip-compressed tar is
+ * accepted; a zip is refused with `ETARBALL` saying so. An archive whose only top entry is a
+ * folder (GitHub's release archives, `npm pack`) is that folder's plugin.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, open, readdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { Static } from "../../manifest/typebox.js";
+import { XcshToolsError, errorMessage } from "../../core/errors.js";
+import { redactUrl } from "../../core/git.js";
+import { archiveUrlProblem, type ArchiveSourceSchema } from "../../manifest/marketplace-catalog.js";
+import { loadTar } from "../../plugins/npm-client.js";
+import { DEFAULT_TARBALL_LIMITS, TARBALL_CHECK_OPTION, inspectTarball, type TarballLimits } from "../../plugins/tarball-check.js";
+import { catalogOriginOf } from "../catalog.js";
+import { assertEntryArg } from "./git-common.js";
+import type { PluginSourceInput, PluginSourceKind, PluginWorld } from "./types.js";
+
+type ArchiveSource = Static<typeof ArchiveSourceSchema>;
+
+function limitsOf(world: PluginWorld): TarballLimits {
+  const set = (world.npmOptions?.[TARBALL_CHECK_OPTION] as { limits?: Partial<TarballLimits> } | undefined)?.limits;
+  return { ...DEFAULT_TARBALL_LIMITS, ...(set ?? {}) };
+}
+
+function checked(input: PluginSourceInput): ArchiveSource {
+  const s = input.entry.source as ArchiveSource;
+  assertEntryArg(input, "url", archiveUrlProblem(s.url, catalogOriginOf(input.marketplace)));
+  return s;
+}
+
+/** Download `url` into `file`, refusing more than `maxBytes`; returns the hashes of the bytes. */
+async function download(url: string, file: string, maxBytes: number, world: PluginWorld, what: string, allowLocal: boolean): Promise<Record<"sha256" | "sha384" | "sha512", Buffer>> {
+  const shown = redactUrl(url);
+  const timeout = AbortSignal.timeout(world.fetchTimeoutMs);
+  const signal = world.signal ? AbortSignal.any([timeout, world.signal]) : timeout;
+  let response: Response;
+  try {
+    response = await fetch(url, { signal, redirect: "follow" });
+  } catch (error) {
+    if (timeout.aborted) throw new XcshToolsError("EFETCH_TIMEOUT", `${what}: downloading ${shown} did not finish within ${world.fetchTimeoutMs} ms`, { hint: "Raise timeouts.fetchMs (or XCSH_TOOLS_FETCH_TIMEOUT_MS), or check the network.", cause: error });
+    throw new XcshToolsError("EFETCH", `${what}: cannot download ${shown}: ${errorMessage((error as Error).cause ?? error)}`, { hint: "Check the URL and the network.", cause: error });
+  }
+  // A redirect may not downgrade to a transport the entry itself could not name.
+  const landed = archiveUrlProblem(response.url || url, { allowLocal });
+  if (landed) throw new XcshToolsError("ESOURCE_URL", `${what}: ${shown} redirected to a refused address: ${landed.problem}`, { hint: "Ask the marketplace owner for an https:// archive URL." });
+  if (!response.ok || !response.body) {
+    const gone = response.status === 404 || response.status === 410;
+    throw new XcshToolsError(gone ? "ESOURCE_NOT_FOUND" : "EFETCH", `${what}: cannot download ${shown}: HTTP ${response.status} ${response.statusText}`, { hint: gone ? "The archive is gone from that address: ask the marketplace owner to fix the entry." : "Retry later, or check the URL." });
+  }
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new XcshToolsError("ETARBALL_TOO_LARGE", `${what}: refused, the archive is ${declared} bytes, more than the limit of ${maxBytes} (setting limits.tarballUnpackedBytes)`, { hint: "Nothing was installed. If you trust it, raise limits.tarballUnpackedBytes.", exitCode: 2 });
+  const hashes = { sha256: createHash("sha256"), sha384: createHash("sha384"), sha512: createHash("sha512") };
+  let size = 0;
+  const counted = async function* (source: AsyncIterable<Uint8Array>) {
+    for await (const chunk of source) {
+      size += chunk.length;
+      if (size > maxBytes) throw new XcshToolsError("ETARBALL_TOO_LARGE", `${what}: refused, the archive is more than the limit of ${maxBytes} bytes (setting limits.tarballUnpackedBytes)`, { hint: "Nothing was installed. If you trust it, raise limits.tarballUnpackedBytes.", exitCode: 2 });
+      for (const h of Object.values(hashes)) h.update(chunk);
+      yield chunk;
+    }
+  };
+  try {
+    await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>), counted, createWriteStream(file));
+  } catch (error) {
+    if (error instanceof XcshToolsError) throw error;
+    if (timeout.aborted) throw new XcshToolsError("EFETCH_TIMEOUT", `${what}: downloading ${shown} did not finish within ${world.fetchTimeoutMs} ms`, { hint: "Raise timeouts.fetchMs (or XCSH_TOOLS_FETCH_TIMEOUT_MS), or check the network.", cause: error });
+    throw new XcshToolsError("EFETCH", `${what}: downloading ${shown} failed: ${errorMessage(error)}`, { hint: "Retry, or check the network.", cause: error });
+  }
+  return { sha256: hashes.sha256.digest(), sha384: hashes.sha384.digest(), sha512: hashes.sha512.digest() };
+}
+
+/** The entry's pin against the downloaded bytes: `EINTEGRITY` when they differ. */
+function verify(s: ArchiveSource, hashes: Record<"sha256" | "sha384" | "sha512", Buffer>, what: string): void {
+  const refuse = (expected: string, got: string) =>
+    new XcshToolsError("EINTEGRITY", `${what}: the downloaded archive does not match the catalog's ${expected.split("-")[0]} (expected ${expected}, got ${got})`, { hint: "Nothing was installed. The server sent other bytes than the marketplace pinned: tell the marketplace owner.", exitCode: 2 });
+  if (s.sha256 !== undefined && s.sha256.toLowerCase() !== hashes.sha256.toString("hex")) throw refuse(s.sha256.toLowerCase(), hashes.sha256.toString("hex"));
+  if (s.integrity !== undefined) {
+    const [algo, digest] = s.integrity.split("-", 2) as ["sha256" | "sha384" | "sha512", string];
+    const got = hashes[algo].toString("base64");
+    if (got !== digest) throw refuse(s.integrity, `${algo}-${got}`);
+  }
+}
+
+async function isZip(file: string): Promise<boolean> {
+  const handle = await open(file, "r");
+  try {
+    const head = Buffer.alloc(4);
+    await handle.read(head, 0, 4, 0);
+    return head[0] === 0x50 && head[1] === 0x4b;
+  } finally {
+    await handle.close();
+  }
+}
+
+export const archivePluginSource: PluginSourceKind = {
+  kind: "archive",
+  async fetch(input, scratch, world) {
+    const s = checked(input);
+    const what = `Plugin "${input.entry.name}" of marketplace "${input.marketplace.name}" (archive ${redactUrl(s.url)})`;
+    const limits = limitsOf(world);
+    const file = path.join(scratch, "archive.tar.gz");
+    const hashes = await download(s.url, file, limits.unpackedBytes, world, what, catalogOriginOf(input.marketplace).allowLocal);
+    verify(s, hashes, what);
+    if (await isZip(file)) throw new XcshToolsError("ETARBALL", `${what}: a zip archive; only .tar.gz archives are supported`, { hint: "Ask the marketplace owner to publish the plugin as a .tar.gz (or a git repository)." });
+    const tar = await loadTar();
+    await inspectTarball(tar, createReadStream(file), { what, limits });
+    const root = path.join(scratch, "archive");
+    await mkdir(root);
+    // Checked above; node-tar's own refusals (absolute paths, `..`) stay on as a second guard.
+    await tar.x({ file, cwd: root, strict: true, preservePaths: false, preserveOwner: false, noMtime: true } as never);
+    await rm(file, { force: true });
+    const top = await readdir(root, { withFileTypes: true });
+    const dir = top.length === 1 && top[0]!.isDirectory() ? path.join(root, top[0]!.name) : root;
+    return { dir, within: root, archiveSha256: hashes.sha256.toString("hex") };
+  },
+};
