@@ -1,11 +1,12 @@
 /**
- * The README's first steps, as a new user takes them from a clone: the bare `xcsh-tools` command
- * from `npm install --global --ignore-scripts .` (into a temp prefix), then `new`, the scaffolded
- * plugin's own `npm install && npm test` — offline, against the suite's Verdaccio, where this
- * file publishes the plugin's other dev dependencies (TypeScript, vitest, TypeBox and what they
- * need) from this checkout's node_modules — then `link .`, `list` and `validate` of the plugin.
- * The scaffold's dependency on xcsh-tools is `file:<this checkout>`, which npm installs as a link
- * without any registry.
+ * The README's first steps, as a new user takes them from a clone, run as written: the blocks
+ * `get-command` (the bare `xcsh-tools` from `npm install --global --ignore-scripts .`, into a temp
+ * prefix through `npm_config_prefix`) and `first-plugin` (`new`, the scaffolded plugin's own
+ * `npm install && npm test` — offline, against the suite's Verdaccio, where this file publishes
+ * the plugin's other dev dependencies (TypeScript, vitest, TypeBox and what they need) from this
+ * checkout's node_modules — then `link .`, `list`, `validate` and `tools`). The scaffold's
+ * dependency on xcsh-tools is `file:<this checkout>`, which npm installs as a link without any
+ * registry.
  */
 import { readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
@@ -14,6 +15,7 @@ import path from "node:path";
 import * as tar from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
+import { commandsOf, shBlocks } from "../helpers/readme-blocks.js";
 import { hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { REPO_ROOT } from "../helpers/runtimes.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
@@ -36,7 +38,8 @@ afterAll(async () => {
 
 /** The environment of the user's shell: the global prefix's bin first on PATH. */
 function shellEnv(): NodeJS.ProcessEnv {
-  return hermeticEnv(w.home, { PATH: `${path.join(prefix, "bin")}${path.delimiter}${process.env.PATH ?? ""}`, npm_config_prefix: prefix });
+  // npm_config_offline: nothing but the loopback registry, and the global install needs nothing from it.
+  return hermeticEnv(w.home, { PATH: `${path.join(prefix, "bin")}${path.delimiter}${process.env.PATH ?? ""}`, npm_config_prefix: prefix, npm_config_prefer_offline: "true" });
 }
 
 async function sh(command: string, args: string[], cwd: string, timeoutMs = 180_000) {
@@ -114,29 +117,48 @@ async function publishInstalled(dir: string): Promise<void> {
 }
 
 describe("first steps from a clone", () => {
-  it("the bare command from `npm install --global --ignore-scripts .`, then a plugin of one's own: new, npm install && npm test, link, list, validate", { timeout: 600_000 }, async () => {
-    // README: get the bare command from the clone (dist/ is built by the clone's npm install).
-    await sh("npm", ["install", "--global", "--ignore-scripts", "--offline", "--no-audit", "--no-fund", "."], REPO_ROOT);
-    const version = await sh("xcsh-tools", ["--version"], w.cwd);
-    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version);
+  it("README blocks get-command and first-plugin, as written: the bare command, then a plugin of one's own installed, listed and validated", { timeout: 600_000 }, async () => {
+    const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const block = (name: string) => shBlocks(readme).find((b) => b.name === name)?.lines ?? [];
+    const run = async (lines: string[], start: string, before: (argv: string[], cwd: string) => Promise<void>) => {
+      let cwd = start;
+      const results = [];
+      for (const line of lines) {
+        for (const [bin, ...args] of commandsOf(line)) {
+          if (bin === "cd") {
+            cwd = path.resolve(cwd, args[0]!);
+            continue;
+          }
+          await before([bin!, ...args], cwd);
+          results.push({ argv: [bin!, ...args], cwd, result: await sh(bin!, args, cwd, 300_000) });
+        }
+      }
+      return results;
+    };
 
-    // README: a plugin of one's own.
-    await sh("xcsh-tools", ["new", "my-first-plugin", "--yes"], w.cwd);
+    // Get the command: in the clone's folder.
+    expect(block("get-command")[0]).toBe("npm install --global --ignore-scripts .");
+    const got = await run(block("get-command"), REPO_ROOT, async () => {});
+    const version = got.find((r) => r.argv.join(" ") === "xcsh-tools --version")!;
+    expect(version.result.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version);
+
+    // The first plugin: in a folder of the user's (the temp project).
+    const lines = block("first-plugin");
+    expect(lines.join("\n")).toMatch(/xcsh-tools new my-first-plugin[\s\S]*npm install && npm test[\s\S]*xcsh-tools link \.[\s\S]*xcsh-tools list[\s\S]*xcsh-tools validate/);
     const plugin = path.join(w.cwd, "my-first-plugin");
-    const pkg = JSON.parse(await readFile(path.join(plugin, "package.json"), "utf8"));
-    expect(pkg.devDependencies["xcsh-tools"]).toBe(`file:${realpathSync(REPO_ROOT)}`);
-
-    const others = Object.keys(pkg.devDependencies).filter((name) => name !== "xcsh-tools");
-    for (const dir of closure(others)) await publishInstalled(dir);
-    await sh("npm", ["install", "--no-audit", "--no-fund"], plugin, 300_000);
-    const test = await sh("npm", ["test"], plugin, 300_000);
-    expect(test.stdout).toMatch(/passed/);
-
-    await sh("xcsh-tools", ["link", "."], plugin);
-    const list = await sh("xcsh-tools", ["list", "--json"], w.cwd);
+    const results = await run(lines, w.cwd, async (argv) => {
+      if (argv.join(" ") !== "npm install") return;
+      // Before the plugin's npm install: its dependency on xcsh-tools is this clone, and the rest is in the registry.
+      const pkg = JSON.parse(await readFile(path.join(plugin, "package.json"), "utf8"));
+      expect(pkg.devDependencies["xcsh-tools"]).toBe(`file:${realpathSync(REPO_ROOT)}`);
+      for (const dir of closure(Object.keys(pkg.devDependencies).filter((name) => name !== "xcsh-tools"))) await publishInstalled(dir);
+    });
+    const output = (command: string) => results.find((r) => r.argv.join(" ") === command)!.result.stdout;
+    expect(output("npm test")).toMatch(/passed/);
+    expect(output("xcsh-tools list")).toMatch(/^my-first-plugin@0\.1\.0 .*enabled.*linked/m);
+    expect(output("xcsh-tools validate .")).toMatch(/valid plugin-package/);
+    expect(output("xcsh-tools tools")).toMatch(/^my_first_plugin /m);
+    const list = await sh("xcsh-tools", ["list", "--json"], plugin);
     expect(list.json()).toMatchObject({ plugins: [{ name: "my-first-plugin", linked: true }] });
-    await sh("xcsh-tools", ["validate", plugin], w.cwd);
-    const tools = await sh("xcsh-tools", ["tools", "--json"], w.cwd);
-    expect(tools.json().tools.map((t: { name: string }) => t.name)).toContain("my_first_plugin");
   });
 });

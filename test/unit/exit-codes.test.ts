@@ -62,6 +62,17 @@ describe("EXIT_CODES", () => {
     expect(disagreeing).toEqual([]);
   });
 
+  it("docs/error-codes.md lists every code under its exit code", () => {
+    const doc = readFileSync(path.resolve(SRC, "../docs/error-codes.md"), "utf8");
+    const listed = (exit: 1 | 2) => {
+      const at = doc.indexOf(`**Exit ${exit}**`);
+      return new Set([...doc.slice(at, doc.indexOf("\n\n", doc.indexOf("\n", at) + 1)).matchAll(/`(E[A-Z0-9_]+)`/g)].map((m) => m[1]!));
+    };
+    for (const exit of [1, 2] as const) {
+      expect([...listed(exit)].sort(), `exit ${exit}`).toEqual(Object.entries(EXIT_CODES).filter(([, e]) => e === exit).map(([code]) => code).sort());
+    }
+  });
+
   it("the table decides the exit code of a listed code, whatever the throw site says", () => {
     expect(new XcshToolsError("ENOT_FOUND", "x", { exitCode: 2 }).exitCode).toBe(1);
     expect(new XcshToolsError("EUSAGE", "x").exitCode).toBe(2);
