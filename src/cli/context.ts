@@ -2,7 +2,9 @@
  * What every command receives: the resolved world (cwd, roots, env) and the output sink.
  * Built once from the global flags, so no command reads `process.*` itself.
  */
+import { statSync } from "node:fs";
 import path from "node:path";
+import { XcshToolsError } from "../core/errors.js";
 import { loadSettings, type LoadedSettings } from "../core/config.js";
 import { resolveRoots, type XcshRoots } from "../core/paths.js";
 import type { Output } from "./output.js";
@@ -44,6 +46,8 @@ export function createContext(
   output: Output,
 ): CommandContext {
   const cwd = flags.cwd ? path.resolve(world.cwd, flags.cwd) : world.cwd;
+  if (flags.cwd) checkFolderFlag("--cwd", cwd, false);
+  if (flags.home) checkFolderFlag("--home", path.resolve(world.cwd, flags.home), true);
   const roots = resolveRoots({
     env: world.env,
     ...(world.home ? { home: world.home } : world.env.HOME ? { home: world.env.HOME } : {}),
@@ -80,4 +84,18 @@ export function createContext(
     },
   };
   return context;
+}
+
+/**
+ * A path flag must name a folder: a typo in `--cwd` would otherwise answer for an empty project,
+ * and `--home /dev/null` would fail later at the first write, far from the flag. `--home` may
+ * name a folder that does not exist yet (the first change creates it, as it creates ~/.xcsh) when
+ * the folder it would be created in exists.
+ */
+function checkFolderFlag(flag: string, folder: string, mayBeCreated: boolean): void {
+  const info = statSync(folder, { throwIfNoEntry: false });
+  if (info?.isDirectory()) return;
+  if (!info && mayBeCreated && statSync(path.dirname(folder), { throwIfNoEntry: false })?.isDirectory()) return;
+  const problem = info ? "is not a folder" : mayBeCreated ? "does not exist, nor does the folder it would be created in" : "does not exist";
+  throw new XcshToolsError("EUSAGE", `${flag} ${folder} ${problem}`, { hint: `Give ${flag} an existing folder${flag === "--cwd" ? " (the project)" : " (the xcsh root, default ~/.xcsh)"}.` });
 }

@@ -75,9 +75,11 @@ const MARK: Record<string, string> = { ADD: "+", CHANGE: "~", REMOVE: "-", NOOP:
 export function renderPlan(ctx: CommandContext, plan: Plan, options: { dryRun: boolean }): string[] {
   const lines: string[] = [];
   if (options.dryRun) lines.push(style(ctx.output, "bold", `Plan (dry run: nothing was written)`));
+  // The reasons start in one column, whatever the names' lengths.
+  const width = Math.max(0, ...plan.actions.map((action) => action.name.length));
   for (const action of plan.actions) {
     const color = action.type === "ADD" ? "green" : action.type === "REMOVE" ? "red" : action.type === "CHANGE" ? "yellow" : "dim";
-    lines.push(`${style(ctx.output, color, `${MARK[action.type]} ${action.type.padEnd(6)}`)} ${action.name}  ${style(ctx.output, "dim", action.reason)}`);
+    lines.push(`${style(ctx.output, color, `${MARK[action.type]} ${action.type.padEnd(6)}`)} ${action.name.padEnd(width)}  ${style(ctx.output, "dim", action.reason)}`);
   }
   return lines;
 }

@@ -24,19 +24,30 @@ export interface RunCliOptions extends OutputStreams {
   signal?: AbortSignal;
 }
 
+/**
+ * `-v` as npm users type it: the version, as `-V` / `--version` (commander takes one short flag
+ * per option, and `-V` is the documented one).
+ */
+function normalizeArgv(argv: string[]): string[] {
+  return argv.length === 1 && argv[0] === "-v" ? ["--version"] : argv;
+}
+
 /** Run the CLI with `argv` (without node and script); resolves to the exit code. */
-export async function runCli(argv: string[], io: RunCliOptions): Promise<number> {
+export async function runCli(rawArgv: string[], io: RunCliOptions): Promise<number> {
+  const argv = normalizeArgv(rawArgv);
   const wantsJson = argv.includes("--json");
+  const debug = argv.includes("--debug");
   const earlyOutput = createOutput(io, { json: wantsJson, env: io.env });
   const program = new Command("xcsh-tools")
     .description("Install, author and load custom tools and plugins for the xcsh coding agent")
-    .version(packageVersion(), "-V, --version", "print the version")
-    .showHelpAfterError("(run with --help for usage)")
+    .version(packageVersion(), "-V, --version", "print the version (also -v)")
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => {
         if (!wantsJson) io.stderr.write(text);
       },
+      // Commander's own usage errors are rendered below like every other error (with `Code:`).
+      outputError: () => {},
     })
     .exitOverride();
   for (const option of GLOBAL_OPTIONS) program.option(option.flags, option.description);
@@ -53,16 +64,23 @@ export async function runCli(argv: string[], io: RunCliOptions): Promise<number>
     return 0;
   } catch (error) {
     if (error instanceof ReportedFailure) return error.exitCode;
-    if (error instanceof CommanderError) {
-      if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
-      if (wantsJson) earlyOutput.result({ error: { code: "EUSAGE", message: error.message.replace(/^error: /, "") } });
-      return 2;
-    }
-    const debug = argv.includes("--debug");
-    if (wantsJson) earlyOutput.result(renderErrorJson(error));
-    else io.stderr.write(`${renderError(error, { debug })}\n`);
-    return exitCodeOf(error);
+    const shown = error instanceof CommanderError ? commanderUsageError(error, argv) : error;
+    if (shown === undefined) return 0;
+    if (wantsJson) earlyOutput.result(renderErrorJson(shown));
+    else io.stderr.write(`${renderError(shown, { debug })}\n`);
+    return exitCodeOf(shown);
   }
+}
+
+/**
+ * Commander's own errors (unknown command or option, missing argument, bad choice) as `EUSAGE`
+ * (exit 2) with the command's help as the hint; `undefined` for help and version, which are no error.
+ */
+function commanderUsageError(error: CommanderError, argv: readonly string[]): XcshToolsError | undefined {
+  if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return undefined;
+  const name = commandNameOf(argv);
+  const known = error.code !== "commander.unknownCommand" && name !== undefined;
+  return usageError(error.message.replace(/^error: /, ""), `Run \`xcsh-tools ${known ? `${name} ` : ""}--help\` for usage.`);
 }
 
 /** A usage error raised by a command's own argument checks (exit 2). */

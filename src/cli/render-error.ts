@@ -2,7 +2,7 @@
  * Rendering an error is one pure function: message, `Code:`, `Try this:`, `Caused by:`, the
  * stack only with `--debug`, secrets redacted; under `--json`, `{error: {code, message, hint}}`.
  */
-import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { XcshToolsError, errorMessage, exitCodeOfCode } from "../core/errors.js";
 import { codedFailure } from "../core/failure.js";
 
 /**
@@ -31,10 +31,10 @@ export function errorCode(thrown: unknown): string {
   return error instanceof XcshToolsError ? error.code : "EUNEXPECTED";
 }
 
-/** The process exit code for a thrown value: 2 for usage/validation, else 1. */
+/** The process exit code for a thrown value: its code's in `EXIT_CODES` (2 usage/validation, 1 failure); 1 for uncoded errors. */
 export function exitCodeOf(thrown: unknown): 1 | 2 {
   const error = shown(thrown);
-  return error instanceof XcshToolsError ? error.exitCode : 1;
+  return error instanceof XcshToolsError ? exitCodeOfCode(error.code, error.exitCode) : 1;
 }
 
 /** The human rendering of an error, as lines for stderr. */

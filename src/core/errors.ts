@@ -12,7 +12,10 @@ export interface XcshToolsErrorOptions {
   file?: string;
   /** JSON path or field inside `file`. */
   path?: string;
-  /** Exit code the CLI uses for it: 1 failure (default), 2 usage or validation. */
+  /**
+   * Exit code for a code that is not in `EXIT_CODES` (a validator's issue code passed through):
+   * 1 failure (default), 2 usage or validation. A code in the table always exits as the table says.
+   */
   exitCode?: 1 | 2;
 }
 
@@ -31,8 +34,124 @@ export class XcshToolsError extends Error {
     this.hint = options.hint;
     this.file = options.file;
     this.path = options.path;
-    this.exitCode = options.exitCode ?? 1;
+    this.exitCode = exitCodeOfCode(code, options.exitCode);
   }
+}
+
+/**
+ * The exit code of each error code the CLI throws: 2 for a usage or validation error (the input
+ * is wrong: a flag, a spec, a name, a file's content), 1 for a failure (something was missing,
+ * refused or broke). One code has one exit code wherever it is thrown, so scripts can rely on it;
+ * test/unit/exit-codes.test.ts checks that every code thrown in src/ is listed here and that no
+ * throw site asks for another exit code than the table's.
+ */
+export const EXIT_CODES = {
+  // Usage: arguments, flags, specs, names.
+  EUSAGE: 2,
+  ESPEC: 2,
+  EPLUGIN_ID: 2,
+  EAMBIGUOUS_SCOPE: 2,
+  EPROJECT_SCOPE: 2,
+  ENAME_INVALID: 2,
+  ENAME_MISSING: 2,
+  ETEMPLATE_UNKNOWN: 2,
+  ETARGET_NOT_DIR: 2,
+  ETARGET_NOT_EMPTY: 2,
+  ETARGET_NOT_FOUND: 2,
+  ETARGET_UNKNOWN: 2,
+  EUNKNOWN_FEATURE: 2,
+  EUNKNOWN_SETTING: 2,
+  EUNKNOWN_MARKETPLACE: 2,
+  ESETTING_VALUE: 2,
+  ESECRET_SCOPE: 2,
+  EMARKETPLACE_NAME: 2,
+  ESOURCE_UNKNOWN: 2,
+  ESOURCE_AMBIGUOUS: 2,
+  // Source values refused by src/core/source-args.ts.
+  EGIT_URL: 2,
+  EGIT_REF: 2,
+  ESHA: 2,
+  ESOURCE_INVALID: 2,
+  EVERSION: 2,
+  ESOURCE_URL: 2,
+  EPACKAGE_NAME: 2,
+  // Validation: a file or package is not what it must be.
+  ECONFIG: 2,
+  ENPMRC: 2,
+  ECATALOG_INVALID: 2,
+  EDUPLICATE_PLUGIN: 2,
+  EPLUGIN_INVALID: 2,
+  ENOT_A_PLUGIN: 2,
+  ETARBALL_TOO_LARGE: 2,
+  ETARBALL_UNSAFE: 2,
+  EENTRY_ESCAPE: 2,
+  // Failures.
+  ENOT_FOUND: 1,
+  ENOT_INSTALLED: 1,
+  ENOT_LINKED: 1,
+  ESTATE_FILE: 1,
+  EREGISTRY_FILE: 1,
+  ETARBALL: 1,
+  EABORTED: 1,
+  EAUTH: 1,
+  ECATALOG_NOT_FOUND: 1,
+  ECATALOG_STALE: 1,
+  ECHILD_MISSING: 1,
+  ECOMPONENT_SHAPE: 1,
+  EDISK_FULL: 1,
+  EDOCTOR_FIX: 1,
+
+  EENTRY_NOT_FOUND: 1,
+  EFAULT_INJECTED: 1,
+  EFETCH: 1,
+  EFETCH_TIMEOUT: 1,
+  EGIT: 1,
+  EGIT_MISSING: 1,
+  EGIT_TIMEOUT: 1,
+  EIMPORT: 1,
+  EIMPORT_TIMEOUT: 1,
+  EINSTALL: 1,
+  EINTEGRITY: 1,
+  EJOURNAL: 1,
+  EJSONPARSE: 1,
+  EJSON_DEPTH: 1,
+  EJSON_TOO_LARGE: 1,
+  ELOCKED: 1,
+  ELOCK_LOST: 1,
+  EMARKETPLACE_EXISTS: 1,
+  EMARKETPLACE_NAME_DRIFT: 1,
+  EMARKETPLACE_NOT_FOUND: 1,
+  ENPM_FETCH: 1,
+  EPARAMS_INVALID: 1,
+  EPATH_OUTSIDE: 1,
+  EPERMISSION: 1,
+  EPLUGIN_NOT_FOUND: 1,
+  EPROMPT_CLOSED: 1,
+  EREAD: 1,
+  EREGISTRY: 1,
+  ERESULT_SHAPE: 1,
+  ESETTING_UNSET: 1,
+  ESHA_NOT_FOUND: 1,
+  ESOURCE_KIND: 1,
+  ESOURCE_NOT_FOUND: 1,
+  ETEMPLATE_PLACEHOLDER: 1,
+  ETOOL_NOT_LOADED: 1,
+  ETREE_DEPTH: 1,
+  EUI_UNSCRIPTED: 1,
+  EUNSAFE_REMOVE: 1,
+  EUNSUPPORTED_FILE: 1,
+  EUNTRUSTED_PROJECT: 1,
+  EURL_RELATIVE_SOURCE: 1,
+  EVALIDATE: 1,
+  EWRITE: 1,
+} as const satisfies Record<string, 1 | 2>;
+
+/** An error code the table knows. */
+export type KnownErrorCode = keyof typeof EXIT_CODES;
+
+/** The exit code of `code`: the table's, else `fallback` (a code passed through from a validator), else 1. */
+export function exitCodeOfCode(code: string, fallback?: 1 | 2): 1 | 2 {
+  return Object.hasOwn(EXIT_CODES, code) ? EXIT_CODES[code as KnownErrorCode] : (fallback ?? 1);
 }
 
 /** True when `error` is a coded error, optionally of the given code. */

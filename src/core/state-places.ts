@@ -9,7 +9,7 @@
  * its kind belongs to. A path outside is `EPATH_OUTSIDE` naming the file and field; discovery
  * turns it into an error record, commands fail with nothing changed.
  *
- * The places (the README's "Security" section lists the same table):
+ * The places (docs/security.md lists the same table):
  *
  * | kind                  | recorded in                                           | place                                       |
  * |-----------------------|-------------------------------------------------------|---------------------------------------------|

@@ -2,7 +2,7 @@
  * Error records of discovery (state files are read in state-file.ts, which needs the schema
  * checker; this file stays light because the boot path and the public API import it).
  *
- * Codes (public API, see the README's table):
+ * Codes (public API, see the table in docs/library-api.md):
  * - `ESTATE_FILE`       a state file is unreadable, not JSON, or has the wrong shape: ignored whole.
  * - `ESTATE_ENTRY`      one entry of a state file has the wrong shape: only that entry is skipped.
  * - `EPLUGIN_ID`        a marketplace plugin id is not `name@marketplace`.
@@ -19,7 +19,7 @@
  */
 import type { ToolLoadError, ToolSource } from "../host/types.js";
 
-/** Discovery error codes (public API; the README's table). */
+/** Discovery error codes (public API; the table in docs/library-api.md). */
 export const DISCOVERY_ERROR_CODES = [
   "ESTATE_FILE",
   "ESTATE_ENTRY",

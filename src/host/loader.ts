@@ -55,7 +55,7 @@ export const DEFAULT_FACTORY_TIMEOUT_MS = 5000;
  */
 export const IMPORT_CONCURRENCY = isBun() ? 256 : 8;
 
-/** Loader error codes (public API; the README's table). */
+/** Loader error codes (public API; the table in docs/library-api.md). */
 export const LOADER_ERROR_CODES = [
   "EDECLARATIVE",
   "EIMPORT",

@@ -212,7 +212,7 @@ export interface ToolLoadError {
   path: string;
   /** Human-readable message. */
   error: string;
-  /** Stable code (`E…`); see the README's table of loader errors. */
+  /** Stable code (`E…`); see the table of loader errors in docs/library-api.md. */
   code: string;
   source?: ToolSource;
   /** Names of the tools involved, for conflicts. */

@@ -191,7 +191,7 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
     const first = report.errors.slice(0, 3).map((e) => `${path.relative(copy, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.code} ${e.message}`);
     throw new XcshToolsError("EPLUGIN_INVALID", `Plugin ${plugin}@${marketplace} ${version} does not load as the host would load it: ${first.join("; ")}${report.errors.length > 3 ? ` (and ${report.errors.length - 3} more)` : ""}`, {
       hint: "Nothing was installed. Tell the plugin's author; `xcsh-tools validate <folder>` on a checkout shows every problem.",
-      // A validation error, like the npm engine's EPLUGIN_INVALID (README: exit 2).
+      // A validation error, like the npm engine's EPLUGIN_INVALID (docs/error-codes.md: exit 2).
       exitCode: 2,
     });
   }

@@ -218,7 +218,9 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   await m.step("apply:packed");
 
   // 3. npm's installer on the copy.
-  progress(`Installing with npm's installer (${[...add, ...rmNames.map((n) => `-${n}`)].join(", ")})`);
+  // Plugins by name, never the specs handed to arborist: those name packed tarballs in the journal.
+  const touched = [...add.map((spec) => spec.slice(0, spec.indexOf("@", 1))), ...rmNames.map((n) => `-${n}`)];
+  progress(`Installing with npm's installer (${touched.length > 5 ? `${touched.slice(0, 5).join(", ")} and ${touched.length - 5} more` : touched.join(", ")})`);
   await m.step("reify:start");
   // The validation modules load while arborist waits on the disk and the network, instead of
   // after it (an install of 20 plugins: reify done -> modules handed to the checker ~19 -> ~14 ms).
@@ -258,7 +260,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
     dirs.push({ name: action.name, dir: installed.dir });
   }
   if (dirs.length > 0) {
-    progress(`Validating ${dirs.map((d) => d.name).join(", ")}`);
+    progress(`Validating ${dirs.length > 5 ? `${dirs.slice(0, 5).map((d) => d.name).join(", ")} and ${dirs.length - 5} more` : dirs.map((d) => d.name).join(", ")}`);
     const { validatePlugins } = await import("./validate-installed.js");
     const packageShims = shimsFolder !== undefined && treeAllowsPackageShims(tree) ? shimsFolder : undefined;
     // This process mostly waits for the child now; the boot index refresh after the commit will not.

@@ -4,7 +4,8 @@
  * themselves are plain folders in `templates/<name>/` (rendered by render.ts), so a template is
  * edited as the project it produces, not as strings in code.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { semver } from "../core/npm-spec.js";
 import type { ScaffoldNames } from "./names.js";
@@ -111,11 +112,30 @@ function caretOf(range: string | undefined, fallback: string, minorOnly = false)
   return minorOnly ? `^${min.major}.${min.minor}.0` : `^${min.version}`;
 }
 
-/** Versions the rendered package.json files pin: ours, and the majors we test with. */
+/**
+ * The dependency on xcsh-tools a scaffolded package gets, so that its `npm install` finds the
+ * xcsh-tools that made it, offline too: `^<version>` when the running copy was installed by a
+ * package manager (it lives in a `node_modules` folder: npm, npx's cache, a global install from a
+ * registry), else `file:<the folder it runs from>` (a clone, `npm link` or `npm install -g .`,
+ * whose version no registry has). `packageRoot` is the folder of our package.json.
+ */
+export function xcshToolsDependency(packageRoot: string, version: string): string {
+  let real = packageRoot;
+  try {
+    real = realpathSync(packageRoot);
+  } catch {
+    // A root we cannot resolve is used as it is.
+  }
+  const parent = path.dirname(real);
+  const inNodeModules = path.basename(parent) === "node_modules" || (path.basename(parent).startsWith("@") && path.basename(path.dirname(parent)) === "node_modules");
+  return inNodeModules ? `^${version}` : `file:${real}`;
+}
+
+/** Versions the rendered package.json files pin: ours (see `xcshToolsDependency`), and the majors we test with. */
 export function dependencyRanges(): Record<string, string> {
   const pkg = ownPackage();
   return {
-    xcshToolsRange: `^${pkg.version}`,
+    xcshToolsRange: xcshToolsDependency(fileURLToPath(new URL("../../", import.meta.url)), pkg.version),
     vitestRange: caretOf(pkg.devDependencies?.vitest, "^4.1.0"),
     typescriptRange: caretOf(pkg.devDependencies?.typescript, "^5.9.0"),
     typeboxRange: caretOf(pkg.dependencies?.["@sinclair/typebox"], "^0.34.0", true),

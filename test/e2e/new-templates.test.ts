@@ -17,6 +17,7 @@
  * that without a TTY it never waits for input.
  */
 import { spawn } from "node:child_process";
+import { realpathSync } from "node:fs";
 import { mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -124,7 +125,8 @@ describe("xcsh-tools new: every template renders, installs offline, passes its o
     const ours = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8"));
     expect(pkg.name).toBe("acme-notes");
     expect(pkg.description).toBe("Notes for the agent");
-    expect(pkg.devDependencies["xcsh-tools"]).toBe("^0.1.0");
+    // The CLI runs from this checkout, not from a registry install: the dependency names the folder.
+    expect(pkg.devDependencies["xcsh-tools"]).toBe(`file:${realpathSync(REPO_ROOT)}`);
     expect(pkg.peerDependencies["@sinclair/typebox"]).toBe("^0.34.0");
     expect(pkg.devDependencies.vitest.replace(/^\D+/, "").split(".")[0]).toBe(ours.devDependencies.vitest.replace(/^\D+/, "").split(".")[0]);
     expect(pkg.scripts.test).toBe("vitest run && xcsh-tools validate");

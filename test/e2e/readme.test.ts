@@ -1,20 +1,25 @@
 /**
  * The README's examples run as written. Code blocks marked `<!-- readme-test: NAME -->` are
  * extracted verbatim: the tool example becomes `~/.xcsh/agent/tools/greet.ts` of a temp HOME
- * and is type-checked against the built declarations; the host example becomes a script that
- * imports `xcsh-tools` by name (a temp `node_modules/xcsh-tools` links to this repo, as an
- * install would) and runs under every runtime. The quick-start command at the very top is run
- * too.
+ * and is type-checked against the built declarations; the host example (in docs/library-api.md)
+ * becomes a script that imports `xcsh-tools` by name (a temp `node_modules/xcsh-tools` links to
+ * this repo, as an install would) and runs under every runtime. The quick-start command at the
+ * very top is run too, and every other shell block of the README runs as written, in order, in
+ * a temp project holding a copy of `examples/` (the blocks `get-command` and `first-plugin` run
+ * in test/e2e/first-steps.test.ts, with the bare command and npm).
  */
 import { readFileSync } from "node:fs";
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
 import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { commandsOf, shBlocks } from "../helpers/readme-blocks.js";
 
 const README = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+const LIBRARY_API = readFileSync(path.join(REPO_ROOT, "docs", "library-api.md"), "utf8");
+const ERROR_CODES = readFileSync(path.join(REPO_ROOT, "docs", "error-codes.md"), "utf8");
 
 /** The code of the fenced block right after `<!-- readme-test: name -->`. */
 function readmeBlock(markdown: string, name: string): { lang: string; code: string } {
@@ -42,14 +47,14 @@ async function readmeWorld(): Promise<{ world: TmpWorld; hostScript: string }> {
   await mkdir(path.join(hostDir, "node_modules"), { recursive: true });
   await symlink(REPO_ROOT, path.join(hostDir, "node_modules", "xcsh-tools"), "dir");
   const hostScript = path.join(hostDir, "host.mjs");
-  await writeFile(hostScript, readmeBlock(README, "host-example").code);
+  await writeFile(hostScript, readmeBlock(LIBRARY_API, "host-example").code);
   return { world, hostScript };
 }
 
 describe("README", () => {
   it("marks its examples in the languages they are run as", () => {
     expect(readmeBlock(README, "tool-example").lang).toBe("ts");
-    expect(readmeBlock(README, "host-example").lang).toBe("js");
+    expect(readmeBlock(LIBRARY_API, "host-example").lang).toBe("js");
   });
 
   for (const runtime of runtimes()) {
@@ -87,8 +92,8 @@ describe("README", () => {
     expect(result.code).toBe(0);
   });
 
-  it("every `npx xcsh-tools validate` line of the README passes", { timeout: 60_000 }, async () => {
-    const targets = [...README.matchAll(/^npx xcsh-tools validate (\S+)/gm)].map((m) => m[1]!);
+  it("every `xcsh-tools validate examples/...` line of the README passes", { timeout: 60_000 }, async () => {
+    const targets = [...README.matchAll(/(?:^|&& )(?:xcsh-tools|node bin\/xcsh-tools\.js) validate (examples\/\S+)/gm)].map((m) => m[1]!);
     expect(targets.length).toBeGreaterThan(1);
     const world = await makeTmpWorld("xcsh-tools-readme-");
     worlds.push(world);
@@ -114,14 +119,15 @@ describe("README", () => {
       const result = await runCli(args, { cwd: REPO_ROOT, home: world.home });
       expect({ args, code: result.code }, `${result.stdout}\n${result.stderr}`).toEqual({ args, code });
     }
-    const table = README.slice(README.indexOf("### Exit codes"));
+    const table = ERROR_CODES.slice(ERROR_CODES.indexOf("## Exit codes"));
     for (const code of [0, 1, 2]) expect(table).toContain(`| ${code} |`);
   });
 
   it("quick-start command at the top works: validate the shipped example", { timeout: 60_000 }, async () => {
     const firstBlock = /```sh\n([\s\S]*?)\n```/.exec(README)?.[1] ?? "";
     const line = firstBlock.split("\n")[0] ?? "";
-    const match = /^npm install && npx xcsh-tools (.+?)\s*(#.*)?$/.exec(line);
+    // The CLI as built by npm install, without npx (which would install and build the package again).
+    const match = /^npm install && node bin\/xcsh-tools\.js (.+?)\s*(#.*)?$/.exec(line);
     expect(match, `first line of README's first block: ${line}`).not.toBeNull();
     const args = match![1]!.split(/\s+/);
     expect(firstBlock).toMatch(/^npm test\b/m);
@@ -129,5 +135,43 @@ describe("README", () => {
     worlds.push(world);
     const result = await runCli(args, { cwd: REPO_ROOT, home: world.home });
     expect({ code: result.code, stderr: result.stderr }, `${CLI_BIN} ${args.join(" ")}\n${result.stdout}`).toEqual({ code: 0, stderr: "" });
+  });
+
+  it("every other shell block runs as written, in order, against the shipped examples", { timeout: 600_000 }, async () => {
+    const blocks = shBlocks(README);
+    // The set-up block (the quick-start test above) comes first; two blocks need npm and the bare command.
+    expect(blocks[0]!.lines[0]).toMatch(/^npm install && /);
+    const elsewhere = new Set(["get-command", "first-plugin"]);
+    expect(blocks.filter((b) => b.name && elsewhere.has(b.name)).map((b) => b.name)).toEqual(["get-command", "first-plugin"]);
+    const here = blocks.slice(1).filter((b) => !b.name || !elsewhere.has(b.name));
+    for (const block of here) expect(block.name, `an unmarked block: ${block.lines.join("; ")}`).toBeDefined();
+    expect(here.map((b) => b.name)).toEqual(expect.arrayContaining(["install-plugins", "state-commands", "marketplace", "doctor"]));
+
+    // The reader's clone: the project folder (trusted, as a user's own clone) with the shipped examples.
+    const world = await makeTmpWorld("xcsh-tools-readme-blocks-");
+    worlds.push(world);
+    await cp(path.join(REPO_ROOT, "examples"), path.join(world.cwd, "examples"), { recursive: true });
+    const ran: string[] = [];
+    for (const block of here) {
+      let cwd = world.cwd; // each block starts in the clone's folder
+      for (const line of block.lines) {
+        for (const [bin, ...args] of commandsOf(line)) {
+          if (bin === "cd") {
+            cwd = path.resolve(cwd, args[0]!);
+            continue;
+          }
+          expect(bin, `${block.name}: ${line}`).toBe("xcsh-tools");
+          const result = await runCli(args, { cwd, home: world.home, timeoutMs: 120_000 });
+          expect({ block: block.name, line, code: result.code }, `${result.stdout}\n${result.stderr}`).toEqual({ block: block.name, line, code: 0 });
+          ran.push(`${block.name}: ${args.join(" ")}`);
+        }
+      }
+    }
+    expect(ran.length).toBeGreaterThan(15);
+    // Where the walkthroughs leave the reader: both plugins installed, and their tools loaded.
+    const list = await runCli(["list", "--json"], { cwd: world.cwd, home: world.home });
+    expect(list.json()).toMatchObject({ plugins: [{ name: "@example/xcsh-search" }], marketplacePlugins: [{ id: "acme-market-plugin@acme-market" }] });
+    const tools = (await runCli(["tools", "--json"], { cwd: world.cwd, home: world.home })).json<{ tools: { name: string }[] }>().tools.map((t) => t.name);
+    expect(tools).toEqual(expect.arrayContaining(["project_search", "web_lookup", "search_history"]));
   });
 });

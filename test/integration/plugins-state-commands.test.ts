@@ -612,7 +612,7 @@ describe("concurrent commands", () => {
 });
 
 describe("README", () => {
-  it("the state commands' walk-through runs as written (with the fixture in place of @acme/xcsh-search)", async () => {
+  it("the state commands' walk-through runs as written (with the fixture in place of @example/xcsh-search)", async () => {
     const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
     const marker = "<!-- readme-test: state-commands -->";
     const block = /^\s*```sh\n([\s\S]*?)\n```/.exec(readme.slice(readme.indexOf(marker) + marker.length));
@@ -622,7 +622,7 @@ describe("README", () => {
     await ok(["install", n.state]);
     const outputs: string[] = [];
     for (const line of lines) {
-      const [bin, ...args] = line.replaceAll("@acme/xcsh-search", n.state).split(/\s+/);
+      const [bin, ...args] = line.replaceAll("@example/xcsh-search", n.state).split(/\s+/);
       expect(bin).toBe("xcsh-tools");
       const r = await ok(args);
       outputs.push(r.stdout, r.stderr);

@@ -3,13 +3,15 @@
  * rules), placeholder rendering (strict), dot-name renames, binary-safe copies, and that every
  * shipped template renders with known placeholders only.
  */
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { realpathSync } from "node:fs";
+import { mkdtemp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkProjectName, suggestProjectName, toToolName } from "../../src/scaffold/names.js";
 import { decodeText, renderPath, renderTemplate, renderText } from "../../src/scaffold/render.js";
-import { TEMPLATES, dependencyRanges, templateDir } from "../../src/scaffold/templates.js";
+import { TEMPLATES, dependencyRanges, templateDir, xcshToolsDependency } from "../../src/scaffold/templates.js";
+import { REPO_ROOT } from "../helpers/runtimes.js";
 import { TOOL_NAME_PATTERN } from "../../src/host/tool-shape.js";
 import { npmNameProblem } from "../../src/manifest/names.js";
 
@@ -92,11 +94,28 @@ describe("rendering", () => {
     expect(decodeText(binary)).toBeUndefined();
   });
 
+  it("the dependency on xcsh-tools: the registry version from a node_modules install, else the folder it runs from", async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), "xcsh-tools-dep-"));
+    try {
+      for (const dir of ["node_modules/xcsh-tools", "lib/node_modules/@x/xcsh-tools", "clone/xcsh-tools"]) await mkdir(path.join(root, dir), { recursive: true });
+      const real = realpathSync(root);
+      expect(xcshToolsDependency(path.join(root, "node_modules", "xcsh-tools"), "1.2.3")).toBe("^1.2.3");
+      expect(xcshToolsDependency(path.join(root, "lib", "node_modules", "@x", "xcsh-tools"), "1.2.3")).toBe("^1.2.3");
+      expect(xcshToolsDependency(path.join(root, "clone", "xcsh-tools"), "1.2.3")).toBe(`file:${path.join(real, "clone", "xcsh-tools")}`);
+      // A global link (`npm link`, `npm install -g .`) leads back to the clone: the folder.
+      await symlink(path.join(root, "clone", "xcsh-tools"), path.join(root, "lib", "node_modules", "linked"));
+      expect(xcshToolsDependency(path.join(root, "lib", "node_modules", "linked"), "1.2.3")).toBe(`file:${path.join(real, "clone", "xcsh-tools")}`);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
   it("every shipped template renders with known placeholders only and pins our majors", async () => {
     const names = checkProjectName("@acme/demo-kit");
     if (!names.ok) throw new Error("bad fixture name");
     const ranges = dependencyRanges();
-    expect(ranges.xcshToolsRange).toBe("^0.1.0");
+    // Run from this checkout (no node_modules around it): the folder itself.
+    expect(ranges.xcshToolsRange).toBe(`file:${realpathSync(REPO_ROOT)}`);
     expect(ranges.vitestRange).toMatch(/^\^4\./);
     expect(ranges.typeboxRange).toBe("^0.34.0");
     for (const template of TEMPLATES) {

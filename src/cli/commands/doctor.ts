@@ -13,7 +13,7 @@ import type { Command } from "commander";
 import { isXcshToolsError } from "../../core/errors.js";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
-import { ReportedFailure } from "../program.js";
+import { ReportedFailure, usageError } from "../program.js";
 import type { CommandModule } from "./index.js";
 
 interface DoctorFlags {
@@ -61,6 +61,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--dry-run", "with --fix: print what would be fixed; write nothing")
     .action(async (flags: DoctorFlags, command: Command) => {
       const ctx = getContext(command);
+      if (flags.dryRun && !flags.fix) throw usageError("doctor --dry-run needs --fix: doctor without --fix writes nothing anyway", "Run `xcsh-tools doctor --fix --dry-run` to see what --fix would repair, or `xcsh-tools doctor` to check.");
       const { runDoctor } = await import("../../doctor/index.js");
       const fix = Boolean(flags.fix);
       const dryRun = Boolean(flags.dryRun);

@@ -12,14 +12,14 @@ export interface CommandModule {
   register(program: Command, getContext: (command: Command) => CommandContext): void;
 }
 
-/** Every command module, in help order, with the top-level command names it registers. */
+/** Every command module, in help order, with the top-level command names (and aliases) it registers. */
 const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Promise<CommandModule>]> = [
   [["tools"], () => import("./tools.js")],
   [["validate"], () => import("./validate.js")],
   [["new"], () => import("./new.js")],
-  [["install"], () => import("./install.js")],
-  [["uninstall"], () => import("./uninstall.js")],
-  [["list"], () => import("./list.js")],
+  [["install", "i"], () => import("./install.js")],
+  [["uninstall", "rm", "remove"], () => import("./uninstall.js")],
+  [["list", "ls"], () => import("./list.js")],
   [["update"], () => import("./update.js")],
   [["outdated"], () => import("./outdated.js")],
   [["link"], () => import("./link.js")],

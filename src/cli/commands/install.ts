@@ -19,7 +19,8 @@ interface InstallFlags {
 export const register: CommandModule["register"] = (program, getContext) => {
   program
     .command("install <spec...>")
-    .description("install npm plugins (name, name@version|range|tag, tarball, URL, folder, git URL; features: name[a,b])")
+    .alias("i")
+    .description("install plugins: from npm (name, name@version|range|tag, tarball, URL, folder, git URL; features: name[a,b]) or a marketplace (name@marketplace)")
     .option("--dry-run", "print the plan; write nothing")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
     .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")

@@ -27,7 +27,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
         abs = await realpath(folder);
         pkg = JSON.parse(await readFile(path.join(abs, "package.json"), "utf8"));
       } catch (error) {
-        throw new XcshToolsError("ENOT_FOUND", `${folder} is not a plugin folder: ${(error as Error).message}`, { hint: "Give the folder that holds the plugin's package.json.", exitCode: 2 });
+        throw new XcshToolsError("ENOT_FOUND", `${folder} is not a plugin folder: ${(error as Error).message}`, { hint: "Give the folder that holds the plugin's package.json." });
       }
       const checked = validatePluginPackageJson(pkg);
       if (!checked.ok) throw new XcshToolsError("EPLUGIN_INVALID", `${abs}/package.json: ${checked.issues[0]!.message}`, { hint: checked.issues[0]!.hint ?? "Run `xcsh-tools validate` on the folder.", exitCode: 2 });

@@ -14,7 +14,8 @@ import type { CommandModule } from "./index.js";
 export const register: CommandModule["register"] = (program, getContext) => {
   program
     .command("list")
-    .description("list installed plugins (npm and marketplace)")
+    .alias("ls")
+    .description("list installed plugins (npm and marketplace): version, enabled, features, source")
     .option("--scope <scope>", "only marketplace plugins of this scope (user or project)")
     .action(async (flags: { scope?: string }, command: Command) => {
       const ctx = getContext(command);

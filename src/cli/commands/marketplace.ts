@@ -52,13 +52,25 @@ export function parseScope(value: string | undefined): Scope | undefined {
 
 const MARK: Record<string, string> = { ADD: "+", CHANGE: "~", REMOVE: "-", NOOP: "=", FAILED: "!" };
 
-function planLine(ctx: CommandContext, op: string, what: string, reason: string): string {
+/** One line of a plan; `width` pads `what` so that the reasons of a list start in one column. */
+function planLine(ctx: CommandContext, op: string, what: string, reason: string, width = 0): string {
   const color = op === "ADD" ? "green" : op === "REMOVE" || op === "FAILED" ? "red" : op === "CHANGE" ? "yellow" : "dim";
-  return `${style(ctx.output, color, `${MARK[op] ?? " "} ${op.padEnd(6)}`)} ${what}  ${style(ctx.output, "dim", reason)}`;
+  return `${style(ctx.output, color, `${MARK[op] ?? " "} ${op.padEnd(6)}`)} ${what.padEnd(width)}  ${style(ctx.output, "dim", reason)}`;
 }
 
-function itemLine(ctx: CommandContext, item: PlanItem): string {
-  return planLine(ctx, item.op, `${item.id} (${item.scope})`, item.reason);
+/** The lines of a list of plan items and failures, their reasons aligned. */
+function itemLines(ctx: CommandContext, items: readonly PlanItem[], failed: PluginChangeReport["failed"], withHints: boolean): string[] {
+  const whatOf = (id: string, scope: string | undefined) => `${id}${scope ? ` (${scope})` : ""}`;
+  const width = Math.max(0, ...items.map((i) => whatOf(i.id, i.scope).length), ...failed.map((f) => whatOf(f.id, f.scope).length));
+  return [
+    ...items.map((item) => planLine(ctx, item.op, whatOf(item.id, item.scope), item.reason, width)),
+    ...failed.map((f) => planLine(ctx, "FAILED", whatOf(f.id, f.scope), `${f.error.code}: ${f.error.message}${withHints && f.error.hint ? ` — ${f.error.hint}` : ""}`, width)),
+  ];
+}
+
+/** At most `max` names, then how many more: a catalog may offer thousands (`--json` has them all). */
+export function summarizeNames(names: readonly string[], max = 5): string {
+  return names.length > max ? `${names.slice(0, max).join(", ")} and ${names.length - max} more` : names.join(", ");
 }
 
 /** Print a plugin change report; fails (exit 1) when some plugin failed. */
@@ -67,8 +79,7 @@ function reportPluginChange(ctx: CommandContext, report: PluginChangeReport, don
     ctx.output.result({ ok: report.failed.length === 0, ...report });
   } else {
     if (report.dryRun) ctx.output.line(style(ctx.output, "bold", "Plan (dry run: nothing was written)"));
-    for (const item of report.items) ctx.output.line(itemLine(ctx, item));
-    for (const f of report.failed) ctx.output.line(planLine(ctx, "FAILED", `${f.id}${f.scope ? ` (${f.scope})` : ""}`, `${f.error.code}: ${f.error.message}${f.error.hint ? ` — ${f.error.hint}` : ""}`));
+    for (const line of itemLines(ctx, report.items, report.failed, true)) ctx.output.line(line);
     for (const dir of report.cacheRemoved) ctx.output.line(style(ctx.output, "dim", `  cache ${report.dryRun ? "would be removed" : "removed"}: ${dir}`));
     for (const dir of report.cacheKept) ctx.output.line(style(ctx.output, "dim", `  cache kept: ${dir}`));
     for (const w of report.warnings) ctx.output.note(`warning: ${w}`);
@@ -192,8 +203,7 @@ export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { 
   const lines: string[] = [];
   if (report.items.length > 0 || report.failed.length > 0) {
     lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
-    for (const item of report.items) lines.push(itemLine(ctx, item));
-    for (const f of report.failed) lines.push(planLine(ctx, "FAILED", `${f.id}${f.scope ? ` (${f.scope})` : ""}`, `${f.error.code}: ${f.error.message}`));
+    lines.push(...itemLines(ctx, report.items, report.failed, false));
   }
   // Only when there is something: the npm-only document stays exactly what it was.
   return { json: report.items.length + report.failed.length > 0 ? { marketplacePlugins: report } : {}, lines, failed: report.failed.length > 0 };
@@ -278,7 +288,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const report = await addMarketplace(await marketplaceContext(ctx), source, { ...(flags.name ? { name: flags.name } : {}), ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
       if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
       for (const w of report.warnings) ctx.output.note(`warning: ${w}`);
-      ctx.output.line(`${report.dryRun ? "Would add" : "Added"} marketplace ${style(ctx.output, "bold", report.name)} (${report.scope}, ${report.entry.sourceType} ${report.entry.sourceUri}) with ${report.plugins.length} plugin(s)${report.plugins.length ? `: ${report.plugins.join(", ")}` : ""}${report.missingSources?.length ? `; ${report.missingSources.length} of them cannot be installed (source folder missing, ESOURCE_NOT_FOUND): ${report.missingSources.join(", ")}` : ""}`);
+      const missing = report.missingSources ?? [];
+      ctx.output.line(`${report.dryRun ? "Would add" : "Added"} marketplace ${style(ctx.output, "bold", report.name)} (${report.scope}, ${report.entry.sourceType} ${report.entry.sourceUri}) with ${report.plugins.length} plugin${report.plugins.length === 1 ? "" : "s"}${report.plugins.length ? `: ${summarizeNames(report.plugins)}` : ""}${missing.length ? `; ${missing.length} of them cannot be installed (source folder missing, ESOURCE_NOT_FOUND): ${summarizeNames(missing)}` : ""}`);
+      if (report.plugins.length > 5) ctx.output.line(`See them all with \`xcsh-tools marketplace discover ${report.name}\` (or --json).`);
     });
 
   mkt
@@ -319,11 +331,12 @@ export const register: CommandModule["register"] = (program, getContext) => {
             continue;
           }
           const c = r.changes;
-          const summary = c ? [c.added.length ? `added ${c.added.join(", ")}` : "", c.removed.length ? `removed ${c.removed.join(", ")}` : "", c.changed.length ? `changed ${c.changed.map((x) => `${x.name}${x.from || x.to ? ` ${x.from ?? "?"} → ${x.to ?? "?"}` : ""}`).join(", ")}` : ""].filter(Boolean).join("; ") : "";
-          ctx.output.line(planLine(ctx, r.op, `${r.name} (${r.scope})`, summary || "catalog unchanged"));
+          const summary = c ? [c.added.length ? `added ${summarizeNames(c.added)}` : "", c.removed.length ? `removed ${summarizeNames(c.removed)}` : "", c.changed.length ? `changed ${summarizeNames(c.changed.map((x) => `${x.name}${x.from || x.to ? ` ${x.from ?? "?"} → ${x.to ?? "?"}` : ""}`))}` : ""].filter(Boolean).join("; ") : "";
+          // A catalog fetched again with nothing new is no change, whatever the engine's op says.
+          ctx.output.line(summary ? planLine(ctx, r.op, `${r.name} (${r.scope})`, summary) : planLine(ctx, "NOOP", `${r.name} (${r.scope})`, "unchanged"));
           for (const w of r.warnings) ctx.output.note(`warning: ${w}`);
         }
-        if (!flags.dryRun && report.results.some((r) => r.op === "CHANGE")) ctx.output.line("Run `xcsh-tools outdated` to see plugin updates, `xcsh-tools update` to apply them.");
+        if (!flags.dryRun && report.results.some((r) => r.op === "CHANGE" && r.changes && r.changes.added.length + r.changes.removed.length + r.changes.changed.length > 0)) ctx.output.line("Run `xcsh-tools outdated` to see plugin updates, `xcsh-tools update` to apply them.");
       }
       if (report.failed > 0) throw new ReportedFailure(1);
     });

@@ -9,7 +9,8 @@ import type { CommandModule } from "./index.js";
 export const register: CommandModule["register"] = (program, getContext) => {
   program
     .command("uninstall <name...>")
-    .description("remove installed plugins")
+    .aliases(["rm", "remove"])
+    .description("remove installed plugins (npm names or name@marketplace), with their runtime state and settings")
     .option("--dry-run", "print the plan; write nothing")
     .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
     .action(async (names: string[], flags: { dryRun?: boolean; scope?: string }, command: Command) => {
