@@ -66,6 +66,7 @@ export const EXIT_CODES = {
   ESECRET_SCOPE: 2,
   EMARKETPLACE_NAME: 2,
   ESOURCE_UNKNOWN: 2,
+  ESOURCE_COMMAND: 2,
   ESOURCE_AMBIGUOUS: 2,
   // Source values refused by src/core/source-args.ts.
   EGIT_URL: 2,

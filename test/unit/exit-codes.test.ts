@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import ts from "typescript";
+import { parseSync } from "rolldown/experimental";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES, XcshToolsError, exitCodeOfCode } from "../../src/core/errors.js";
 
@@ -21,26 +21,42 @@ interface ThrowSite {
   exitCode?: number;
 }
 
-/** Every `new XcshToolsError(<string literal>, ..., {exitCode: <n>})` of src/. */
+type AstNode = { type: string; start: number; [key: string]: unknown };
+const isNode = (value: unknown): value is AstNode => typeof value === "object" && value !== null && typeof (value as AstNode).type === "string";
+
+/**
+ * Every `new XcshToolsError(<string literal>, ..., {exitCode: <n>})` of src/, found in the syntax
+ * tree (oxc's parser, which rolldown — already our bundler — exposes; TypeScript 7 has no JS API).
+ */
 function throwSites(): ThrowSite[] {
   const sites: ThrowSite[] = [];
   for (const file of sourceFiles(SRC)) {
-    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
-    const visit = (node: ts.Node): void => {
-      if (ts.isNewExpression(node) && node.expression.getText(source) === "XcshToolsError" && node.arguments?.[0] && ts.isStringLiteral(node.arguments[0])) {
-        const where = `${path.relative(SRC, file)}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
-        const options = node.arguments[2];
+    const text = readFileSync(file, "utf8");
+    const parsed = parseSync(file, text);
+    expect(parsed.errors, file).toEqual([]);
+    const visit = (node: AstNode): void => {
+      const args = node.arguments as AstNode[] | undefined;
+      const callee = node.callee as AstNode | undefined;
+      const first = args?.[0];
+      if (node.type === "NewExpression" && callee?.type === "Identifier" && callee.name === "XcshToolsError" && first?.type === "Literal" && typeof first.value === "string") {
+        const where = `${path.relative(SRC, file)}:${text.slice(0, node.start).split("\n").length}`;
+        const options = args?.[2];
         let exitCode: number | undefined;
-        if (options && ts.isObjectLiteralExpression(options)) {
-          for (const property of options.properties) {
-            if (ts.isPropertyAssignment(property) && property.name.getText(source) === "exitCode" && ts.isNumericLiteral(property.initializer)) exitCode = Number(property.initializer.text);
+        if (options?.type === "ObjectExpression") {
+          for (const property of options.properties as AstNode[]) {
+            const key = property.key as AstNode | undefined;
+            const value = property.value as AstNode | undefined;
+            if (property.type === "Property" && key?.type === "Identifier" && key.name === "exitCode" && value?.type === "Literal" && typeof value.value === "number") exitCode = value.value;
           }
         }
-        sites.push({ where, code: node.arguments[0].text, ...(exitCode === undefined ? {} : { exitCode }) });
+        sites.push({ where, code: first.value, ...(exitCode === undefined ? {} : { exitCode }) });
       }
-      ts.forEachChild(node, visit);
+      for (const child of Object.values(node)) {
+        if (Array.isArray(child)) child.filter(isNode).forEach(visit);
+        else if (isNode(child)) visit(child);
+      }
     };
-    visit(source);
+    visit(parsed.program as unknown as AstNode);
   }
   return sites;
 }

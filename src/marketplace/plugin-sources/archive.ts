@@ -82,7 +82,7 @@ async function download(url: string, file: string, maxBytes: number, world: Plug
 /** The entry's pin against the downloaded bytes: `EINTEGRITY` when they differ. */
 function verify(s: ArchiveSource, hashes: Record<"sha256" | "sha384" | "sha512", Buffer>, what: string): void {
   const refuse = (expected: string, got: string) =>
-    new XcshToolsError("EINTEGRITY", `${what}: the downloaded archive does not match the catalog's ${expected.split("-")[0]} (expected ${expected}, got ${got})`, { hint: "Nothing was installed. The server sent other bytes than the marketplace pinned: tell the marketplace owner.", exitCode: 2 });
+    new XcshToolsError("EINTEGRITY", `${what}: the downloaded archive does not match the catalog's ${expected.split("-")[0]} (expected ${expected}, got ${got})`, { hint: "Nothing was installed. The server sent other bytes than the marketplace pinned: tell the marketplace owner." });
   if (s.sha256 !== undefined && s.sha256.toLowerCase() !== hashes.sha256.toString("hex")) throw refuse(s.sha256.toLowerCase(), hashes.sha256.toString("hex"));
   if (s.integrity !== undefined) {
     const [algo, digest] = s.integrity.split("-", 2) as ["sha256" | "sha384" | "sha512", string];
