@@ -222,6 +222,10 @@ export async function checkPluginFolder(run: ValidateRun, dir: string, unit?: st
       run.warn(toolsDir, { path: "", code: "WHOST_TOOLS_FILES", message: `${shown}: ${HOST_DIFFERENCES.WHOST_TOOLS_FILES}`, hint: "Keep only tool modules (and folders with an index module) in tools/; move helpers, docs and data beside it, e.g. lib/." });
     }
     run.hostToolFolders.push({ id: name, toolsDir });
+    // Within one plugin: folder tools are all "index" to the host. Across plugins: checkMarketplace.
+    for (const collision of stemCollisions([{ id: name, toolsDir }])) {
+      run.warn(collision.tools[0]!.file, { path: "", code: "WHOST_TOOL_STEM", message: `${describeStemCollision(collision)}; ${HOST_DIFFERENCES.WHOST_TOOL_STEM}`, hint: "Give the plugin's tool files distinct names (tools/<name>.ts rather than tools/<name>/index.ts)." });
+    }
   }
 }
 
@@ -277,6 +281,7 @@ export async function checkMarketplace(run: ValidateRun, dir: string): Promise<v
     }
   }
   for (const collision of stemCollisions(run.hostToolFolders.slice(foldersBefore))) {
+    if (new Set(collision.tools.map((t) => t.plugin)).size < 2) continue; // warned per plugin
     run.warn(collision.tools[0]!.file, { path: "", code: "WHOST_TOOL_STEM", message: `${describeStemCollision(collision)}; ${HOST_DIFFERENCES.WHOST_TOOL_STEM}`, hint: "Give each plugin's tool files distinct names (e.g. prefix them with the plugin's name)." });
   }
 }

@@ -15,6 +15,7 @@ import { discoverToolPaths } from "../../src/discovery/index.js";
 import { diagnose } from "../../src/doctor/index.js";
 import { createToolHarness } from "../../src/testing.js";
 import { validatePath } from "../../src/validate/index.js";
+import { runCli } from "../helpers/run-cli.js";
 import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
 import { installEntry, rel, writeTool } from "./discovery-fixtures.js";
 
@@ -271,6 +272,45 @@ describe("host parity: where the host is right and we follow", () => {
     await writeFile(path.join(w.cwd, "node_modules/@f5-sales-demo/xcsh/index.mjs"), 'export { StringEnum } from "../../../../stand-in-host/index.mjs";\n');
     const resolved = await validatePath(TODO, { cwd: w.cwd, home: w.home, xcshHome: w.xcshHome });
     expect(resolved.errors).toEqual([]);
+  }, 60_000);
+});
+
+describe("host parity: the CLI uses the same folders", () => {
+  /*
+   * The CLI's project scope is the project root found from cwd, as the host's CLI keeps it
+   * (helpers.ts:725-733, cli/plugin-cli.ts:200): `list` from proj/sub shows proj's installs.
+   */
+  it("list from a subfolder shows the project root's marketplace installs", async () => {
+    const sub = path.join(w.cwd, "sub");
+    await mkdir(sub, { recursive: true });
+    await registry(path.join(w.cwd, ".xcsh/plugins/installed_plugins.json"), { "p@mkt": [await marketplacePlugin("p", { "p.ts": "p" }, { scope: "project" })] });
+    const out = await runCli(["list", "--json"], { cwd: sub, home: w.home, xcshHome: w.xcshHome });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain('"p@mkt"');
+  }, 60_000);
+
+  /*
+   * `tools --pi <module>`: factories get the module's exports as api.pi; without it (and no host
+   * package resolving from the project) a factory failing on api.pi is EHOST_EXPORTS.
+   */
+  it("tools --pi hands factories a stand-in for the host's exports", async () => {
+    await w.write(path.join(w.cwd, ".xcsh/tools/todo.ts"), await (await import("node:fs/promises")).readFile(TODO, "utf8"));
+    await w.write("stand-in-host/index.mjs", 'export function StringEnum(values) { return { type: "string", enum: [...values] }; }\n');
+    const bare = await runCli(["tools", "--json"], { cwd: w.cwd, home: w.home, xcshHome: w.xcshHome });
+    expect(JSON.parse(bare.stdout).errors.map((e: { code: string }) => e.code)).toEqual(["EHOST_EXPORTS"]);
+    const withPi = await runCli(["tools", "--json", "--pi", "../stand-in-host/index.mjs"], { cwd: w.cwd, home: w.home, xcshHome: w.xcshHome });
+    expect(withPi.code, withPi.stderr).toBe(0);
+    expect(JSON.parse(withPi.stdout).tools.map((t: { name: string }) => t.name)).toEqual(["todo"]);
+    const missing = await runCli(["tools", "--pi", "./nowhere.mjs"], { cwd: w.cwd, home: w.home, xcshHome: w.xcshHome });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("EHOST_EXPORTS_MODULE");
+  }, 90_000);
+
+  /* PI_CONFIG_DIR reaches the CLI: doctor reads the renamed folder (dirs.ts:106-107, :140). */
+  it("doctor uses PI_CONFIG_DIR's folder", async () => {
+    await npmPlugins(path.join(w.home, ".xcsh-dev/plugins"), ["a"]);
+    const out = await runCli(["doctor", "--json"], { cwd: w.cwd, home: w.home, env: { XCSH_HOME: undefined, PI_CONFIG_DIR: ".xcsh-dev" } });
+    expect(out.stdout).toContain(path.join(w.home, ".xcsh-dev", "plugins"));
   }, 60_000);
 });
 
