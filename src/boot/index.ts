@@ -429,8 +429,9 @@ async function validateMissing(world: World, cwd: string, modules: PreparedModul
       })),
       ...(outcome.failure ? { failure: { code: outcome.failure.code, message: outcome.failure.message } } : {}),
     };
-    // Records made with a stand-in for the host's exports (`--pi`) answer this call only.
-    if (piModule === undefined) index.modules[module.key] = record;
+    // Records made with a stand-in for the host's exports (`--pi`), or that failed for want of
+    // any (`EHOST_EXPORTS`: the host package may be installed later), answer this call only.
+    if (piModule === undefined && outcome.failure?.code !== "EHOST_EXPORTS") index.modules[module.key] = record;
     module.record = record;
   });
   return list.length;

@@ -94,7 +94,6 @@ export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscover
   for (const file of [p.pluginsPackageJson, p.runtimeLock, p.installedPlugins, p.claudeInstalledPlugins, p.trustedProjects]) hashed(file);
   const root = findProjectRoot(ctx.cwd, ctx.home, p.configDirName);
   const projectRegistry = root === undefined ? undefined : path.join(root, p.configDirName, "plugins", "installed_plugins.json");
-  for (const marker of projectRootProbes(ctx.cwd, ctx.home, p.configDirName)) stated(marker);
   for (const file of [...(projectRegistry ? [projectRegistry] : []), project.pluginOverrides, ...project.otherPluginOverrides]) (ctx.trusted ? hashed : stated)(file);
   for (const dir of [project.tools, p.userTools, project.claudeTools, path.join(p.claudeRoot, "tools"), project.codexTools, path.join(p.codexRoot, "tools")]) stated(dir);
 
@@ -126,5 +125,7 @@ export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscover
     stated(path.dirname(found.path));
   }
   for (const other of [...result.errors, ...result.metadata, ...result.ignored, ...(result.untrusted?.skipped ?? [])]) stated(other.path);
+  // Last, so a change of a file named above is the reason given, not its folder's.
+  for (const marker of projectRootProbes(ctx.cwd, ctx.home, p.configDirName)) stated(marker);
   return requests;
 }

@@ -312,8 +312,15 @@ export async function checkStateFile(run: ValidateRun, file: string): Promise<vo
   const validate = STATE_FILES[path.basename(file)];
   if (!validate) return;
   await prepareSettingsCheck();
+  const errorsBefore = run.errors.length;
   const read = await readJson(file, run);
-  if (!read) return;
+  if (!read) {
+    // Not JSON: the host reads these two differently from us (validate/host-differences.ts).
+    const notJson = run.errors.slice(errorsBefore).some((e) => e.code === "EJSONPARSE");
+    const code = path.basename(file) === "xcsh-plugins.lock.json" ? "WHOST_LOCK_MALFORMED" : path.basename(file) === "plugin-overrides.json" ? "WHOST_OVERRIDES_MALFORMED" : undefined;
+    if (notJson && code) run.warn(file, { path: "", code, message: HOST_DIFFERENCES[code], hint: "Fix the JSON error above." });
+    return;
+  }
   run.absorb(file, validate(read.value, file));
 }
 

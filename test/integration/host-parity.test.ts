@@ -425,6 +425,7 @@ describe("host parity: where we differ on purpose, and warn", () => {
     expect(result.paths.map((p) => rel(w, p.path))).toEqual(["project/.xcsh/tools/mine.ts"]);
     expect(result.errors.map((e) => e.code)).toEqual(["ESTATE_FILE"]);
     expect(await doctorCodes()).toContain("WHOST_LOCK_MALFORMED");
+    expect(codes(await validatePath(path.join(w.xcshHome, "plugins/xcsh-plugins.lock.json"), { cwd: w.cwd, staticOnly: true }))).toEqual(["WHOST_LOCK_MALFORMED"]);
   }, 60_000);
 
   /*
@@ -439,5 +440,6 @@ describe("host parity: where we differ on purpose, and warn", () => {
     expect(result.paths).toEqual([]);
     expect(result.errors.map((e) => e.code)).toEqual(["ESTATE_FILE"]);
     expect(await doctorCodes()).toEqual(["WHOST_OVERRIDES_MALFORMED"]);
+    expect(codes(await validatePath(path.join(w.cwd, ".xcsh/plugin-overrides.json"), { cwd: w.cwd, staticOnly: true }))).toEqual(["WHOST_OVERRIDES_MALFORMED"]);
   }, 60_000);
 });
