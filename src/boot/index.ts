@@ -49,10 +49,10 @@ import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
 import { isPathInside, isRealPathInside } from "../core/contain.js";
-import { projectPaths, resolveRoots, resolveUserPath, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
+import { projectFolder, projectPaths, resolveRoots, resolveUserPath, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
 import { selectProviders } from "../discovery/select.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
-import { decideProjectTrust, trustWorldOf, type ProjectTrustOption } from "../core/trust.js";
+import { decideProjectTrustOf, trustWorldOf, type ProjectTrustOption } from "../core/trust.js";
 import type { ProviderId } from "../host/options.js";
 import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../host/types.js";
 import { captureFingerprints, currentSignature, firstChange } from "./fingerprint.js";
@@ -93,6 +93,10 @@ export const MAX_BOOT_VIEWS = 8;
 export interface BootIndexOptions {
   home?: string;
   xcshHome?: string;
+  /** With `xcshHome`: the host's folders as resolved (core/paths.ts `XcshRoots`). */
+  configDirName?: string;
+  pluginsDir?: string;
+  agentDir?: string;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   configuredPaths?: readonly string[];
@@ -137,7 +141,7 @@ interface World {
   file: string;
 }
 
-function worldOf(options: Pick<BootIndexOptions, "home" | "xcshHome" | "env">): World {
+function worldOf(options: Pick<BootIndexOptions, "home" | "xcshHome" | "env" | "configDirName" | "pluginsDir" | "agentDir">): World {
   const roots = resolveRoots(options);
   const paths = xcshPaths(roots);
   return { roots, paths, file: paths.bootIndex };
@@ -149,12 +153,13 @@ function keyOf(world: World, configuredPaths: readonly string[], cwd: string, op
 
 /** The trust decision for `cwd`, once per call (core/trust.ts: fails closed). */
 function decideTrust(world: World, cwd: string, option: ProjectTrustOption | undefined): boolean | Promise<boolean> {
-  return decideProjectTrust(path.resolve(cwd), option, trustWorldOf(world.roots));
+  // About the project root found from cwd, as discovery decides it (discovery/index.ts).
+  return decideProjectTrustOf(path.resolve(cwd), projectFolder(cwd, world.roots), option, trustWorldOf(world.roots));
 }
 
 /** Whether the user's own record trusts `cwd` now. */
 function userTrusts(world: World, cwd: string): boolean {
-  return decideProjectTrust(cwd, undefined, trustWorldOf(world.roots)) === true;
+  return decideProjectTrustOf(cwd, projectFolder(cwd, world.roots), undefined, trustWorldOf(world.roots)) === true;
 }
 
 function emptyIndex(): BootIndex {
@@ -211,6 +216,9 @@ function viewPathOutside(world: World, key: ViewKey, view: BootView): string | u
   const project = projectPaths(key.cwd);
   const roots = [
     world.paths.root,
+    // Outside the root when the host's folders are moved (XDG data folder, PI_CODING_AGENT_DIR).
+    world.paths.plugins,
+    world.paths.userTools,
     path.join(world.paths.claudeRoot, "tools"),
     path.join(world.paths.claudeRoot, "plugins"),
     path.join(world.paths.codexRoot, "tools"),
@@ -238,7 +246,7 @@ function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadError[]; u
  * were taken, gives the same answer.
  */
 async function scanView(world: World, key: ViewKey): Promise<{ view: BootView; consistent: boolean }> {
-  const discoverOptions = { home: world.roots.home, xcshHome: world.roots.xcshHome, env: {}, providers: key.providers as ProviderId[], projectTrust: key.trusted };
+  const discoverOptions = { ...world.roots, env: {}, providers: key.providers as ProviderId[], projectTrust: key.trusted };
   const first = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
   const requests = await (await inputsModule()).collectInputs({ cwd: key.cwd, home: world.roots.home, paths: world.paths, configuredPaths: key.configuredPaths, trusted: key.trusted }, first);
   const inputs = await captureFingerprints(requests);
@@ -379,7 +387,7 @@ async function prepareModules(view: Pick<BootView, "paths">, index: BootIndex): 
  * Validate `modules` that have no record, in the validation child, and store their records.
  * Fingerprints are taken before the child imports anything. Returns how many were validated.
  */
-async function validateMissing(world: World, cwd: string, modules: PreparedModule[], index: BootIndex): Promise<number> {
+async function validateMissing(world: World, cwd: string, modules: PreparedModule[], index: BootIndex, piModule?: string): Promise<number> {
   const missing = new Map<string, PreparedModule>();
   for (const module of modules) if (!module.record && !missing.has(module.key)) missing.set(module.key, module);
   if (missing.size === 0) return 0;
@@ -395,7 +403,7 @@ async function validateMissing(world: World, cwd: string, modules: PreparedModul
     const { checkModules } = await import("../validate/module-check.js");
     checked = await checkModules(
       toCheck.map((m) => m.file),
-      { cwd, home: world.roots.home, xcshHome: world.roots.xcshHome, cacheDir: world.paths.transpileCache },
+      { cwd, ...world.roots, cacheDir: world.paths.transpileCache, ...(piModule !== undefined ? { piModule } : {}) },
     );
   }
   const outcomes = known.map((outcome) => outcome ?? checked.shift()!);
@@ -421,7 +429,9 @@ async function validateMissing(world: World, cwd: string, modules: PreparedModul
       })),
       ...(outcome.failure ? { failure: { code: outcome.failure.code, message: outcome.failure.message } } : {}),
     };
-    index.modules[module.key] = record;
+    // Records made with a stand-in for the host's exports (`--pi`), or that failed for want of
+    // any (`EHOST_EXPORTS`: the host package may be installed later), answer this call only.
+    if (piModule === undefined && outcome.failure?.code !== "EHOST_EXPORTS") index.modules[module.key] = record;
     module.record = record;
   });
   return list.length;
@@ -528,6 +538,11 @@ export interface ListInstalledToolsOptions extends BootIndexOptions {
   builtInToolNames?: readonly string[];
   /** When false, entries without a record are not validated (never imports plugin code). */
   validate?: boolean;
+  /**
+   * `api.pi` for the factories (`tools --pi`): a module path (relative to `cwd`) or package name.
+   * Every entry is validated again with it, and those records are not kept.
+   */
+  piModule?: string;
 }
 
 /**
@@ -554,11 +569,12 @@ export async function listInstalledTools(options: ListInstalledToolsOptions = {}
     }
   }
   const modules = await prepareModules(view, index);
+  if (options.piModule !== undefined) for (const module of modules) delete module.record;
   const unvalidated = modules.filter((m) => !m.record).length;
   if (reason === "fresh" && unvalidated > 0) reason = `${unvalidated} tool entr${unvalidated === 1 ? "y was" : "ies were"} never validated`;
   let validated = 0;
   if (options.validate !== false && unvalidated > 0) {
-    validated = await validateMissing(world, cwd, modules, index);
+    validated = await validateMissing(world, cwd, modules, index, options.piModule);
     if (validated > 0) dirty = true;
   }
   let written = false;

@@ -18,6 +18,9 @@
  *   (folders among them are scanned by discovery);
  * - per marketplace registry entry: its `installPath` and `installPath/tools`;
  * - each configured path, resolved as the config provider does;
+ * - the project root's markers: every `<dir>/.xcsh` and `<dir>/.git` the walk-up from cwd looks
+ *   at (core/paths.ts `findProjectRoot`), so a marker that appears or goes moves the project
+ *   registry and makes the view stale;
  * - every path of the result — tool files (hashed), their folders (a folder tool's index choice),
  *   and the paths of errors, metadata and ignored files (a missing entry that appears, a folder
  *   without index that gets one).
@@ -25,7 +28,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { isPathBelow } from "../core/contain.js";
-import { projectPaths, resolveUserPath, type XcshPaths } from "../core/paths.js";
+import { findProjectRoot, projectPaths, projectRootProbes, resolveUserPath, type XcshPaths } from "../core/paths.js";
 import type { ToolDiscoveryResult } from "../discovery/index.js";
 import type { InputRequest } from "./fingerprint.js";
 
@@ -89,13 +92,15 @@ export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscover
   const stated = (file: string) => requests.push({ path: file });
 
   for (const file of [p.pluginsPackageJson, p.runtimeLock, p.installedPlugins, p.claudeInstalledPlugins, p.trustedProjects]) hashed(file);
-  for (const file of [project.installedPlugins, project.pluginOverrides]) (ctx.trusted ? hashed : stated)(file);
+  const root = findProjectRoot(ctx.cwd, ctx.home, p.configDirName);
+  const projectRegistry = root === undefined ? undefined : path.join(root, p.configDirName, "plugins", "installed_plugins.json");
+  for (const file of [...(projectRegistry ? [projectRegistry] : []), project.pluginOverrides, ...project.otherPluginOverrides]) (ctx.trusted ? hashed : stated)(file);
   for (const dir of [project.tools, p.userTools, project.claudeTools, path.join(p.claudeRoot, "tools"), project.codexTools, path.join(p.codexRoot, "tools")]) stated(dir);
 
-  const [pkg, userRegistry, projectRegistry, claudeRegistry] = await Promise.all([
+  const [pkg, userRegistry, projectRegistryDoc, claudeRegistry] = await Promise.all([
     readJsonLoose(p.pluginsPackageJson),
     readJsonLoose(p.installedPlugins),
-    ctx.trusted ? readJsonLoose(project.installedPlugins) : undefined,
+    ctx.trusted && projectRegistry ? readJsonLoose(projectRegistry) : undefined,
     readJsonLoose(p.claudeInstalledPlugins),
   ]);
   const names = Object.keys(record(record(pkg)?.dependencies) ?? {});
@@ -109,7 +114,7 @@ export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscover
       for (const entry of allToolEntries(await readJsonLoose(manifestFile))) stated(path.resolve(dir, entry));
     }),
   );
-  for (const root of [...installPaths(userRegistry), ...installPaths(projectRegistry), ...installPaths(claudeRegistry)]) {
+  for (const root of [...installPaths(userRegistry), ...installPaths(projectRegistryDoc), ...installPaths(claudeRegistry)]) {
     stated(root);
     stated(path.join(root, "tools"));
   }
@@ -120,5 +125,7 @@ export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscover
     stated(path.dirname(found.path));
   }
   for (const other of [...result.errors, ...result.metadata, ...result.ignored, ...(result.untrusted?.skipped ?? [])]) stated(other.path);
+  // Last, so a change of a file named above is the reason given, not its folder's.
+  for (const marker of projectRootProbes(ctx.cwd, ctx.home, p.configDirName)) stated(marker);
   return requests;
 }

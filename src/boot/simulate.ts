@@ -56,6 +56,8 @@ export function loaderFailureMessage(failure: { code: string; message: string },
       const threw = /^reading the default export threw: (.*)$/s.exec(message);
       return `Tool must export a default function (${threw ? threw[1] : message})`;
     }
+    case "EHOST_EXPORTS":
+      return `Failed to load tool: ${message}`;
     case "EFACTORY_THROW":
       return `Failed to load tool: ${message.replace(/^the factory threw: /, "")}`;
     case "EFACTORY_TIMEOUT":

@@ -10,6 +10,7 @@
  * The engines enforce the same rules themselves (their state loaders take the decision); this is
  * only how the CLI asks early and reports.
  */
+import { projectFolder } from "../core/paths.js";
 import { untrustedProjectError } from "../core/trust.js";
 import type { CommandContext } from "./context.js";
 import { style } from "./output.js";
@@ -32,14 +33,16 @@ export interface ProjectNotLoaded {
 export async function assertScopeAllowed(ctx: CommandContext, scope: string | undefined, doing: string): Promise<void> {
   if (scope !== "project") return;
   if (await ctx.projectTrusted()) return;
-  throw untrustedProjectError(ctx.cwd, doing);
+  throw untrustedProjectError(projectFolder(ctx.cwd, ctx.roots), doing);
 }
 
 /** The report of project files left unread, or undefined when there are none. */
-export function projectNotLoaded(ctx: Pick<CommandContext, "cwd">, files: readonly string[]): ProjectNotLoaded | undefined {
+export function projectNotLoaded(ctx: Pick<CommandContext, "cwd" | "roots">, files: readonly string[]): ProjectNotLoaded | undefined {
   const unique = [...new Set(files)];
   if (unique.length === 0) return undefined;
-  return { reason: NOT_LOADED_REASON, project: ctx.cwd, files: unique, trust: trustCommand(ctx.cwd) };
+  // Trust is about the project root found from cwd (core/paths.ts `projectFolder`).
+  const project = projectFolder(ctx.cwd, ctx.roots);
+  return { reason: NOT_LOADED_REASON, project, files: unique, trust: trustCommand(project) };
 }
 
 /** The human line of `notLoaded` (for stdout, with the listing). */

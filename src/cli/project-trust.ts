@@ -8,14 +8,18 @@
  * project is left out, and commands say so ("not loaded: project not trusted").
  */
 import { existsSync } from "node:fs";
-import { projectPaths, xcshPaths } from "../core/paths.js";
-import { changeTrust, isProjectTrustedByUser, trustWorldOf } from "../core/trust.js";
+import path from "node:path";
+import { projectFolder, projectPaths, projectRegistryFile, xcshPaths, type XcshRoots } from "../core/paths.js";
+import { changeTrust, decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
 import type { CommandContext } from "./context.js";
 
 /** The project files and folders whose presence makes a trust question worth asking. */
-export function projectStateFound(cwd: string): string[] {
+export function projectStateFound(cwd: string, roots?: XcshRoots): string[] {
   const p = projectPaths(cwd);
-  return [p.tools, p.claudeTools, p.codexTools, p.installedPlugins, p.pluginOverrides, p.marketplacesRegistry].filter((f) => existsSync(f));
+  const registry = roots ? projectRegistryFile(cwd, roots) : p.installedPlugins;
+  const marketplaces = roots ? projectPaths(projectFolder(cwd, roots)).marketplacesRegistry : p.marketplacesRegistry;
+  const files = [p.tools, p.claudeTools, p.codexTools, ...(registry ? [registry] : []), p.pluginOverrides, ...p.otherPluginOverrides, marketplaces];
+  return [...new Set(files)].filter((f) => existsSync(f));
 }
 
 /** The command line to trust a folder, for messages (core/trust.ts: hosts show it too). */
@@ -31,8 +35,10 @@ export interface TrustPromptStreams {
 export async function decideCommandTrust(ctx: Pick<CommandContext, "cwd" | "roots" | "output">, io: TrustPromptStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<boolean> {
   const paths = xcshPaths(ctx.roots);
   const world = trustWorldOf(ctx.roots);
-  if (isProjectTrustedByUser(ctx.cwd, world)) return true;
-  const found = projectStateFound(ctx.cwd);
+  // About the project root found from cwd (core/paths.ts `projectFolder`), as discovery decides it.
+  const project = projectFolder(ctx.cwd, ctx.roots);
+  if (decideProjectTrustOf(ctx.cwd, project, undefined, world) === true) return true;
+  const found = projectStateFound(ctx.cwd, ctx.roots);
   if (found.length === 0) return false;
   if (ctx.output.json || !io.stdin.isTTY || !io.stdout.isTTY) return false;
   // The prompter (node:readline) loads only when a question is asked: `tools` runs this at every call.
@@ -40,12 +46,12 @@ export async function decideCommandTrust(ctx: Pick<CommandContext, "cwd" | "root
   const prompter = createPrompter(io.stdin, io.stdout);
   try {
     io.stdout.write(
-      `This project has its own xcsh state (${found.map((f) => f.slice(ctx.cwd.length + 1)).join(", ")}).\n` +
+      `This project has its own xcsh state (${found.map((f) => (f.startsWith(project + path.sep) ? f.slice(project.length + 1) : f)).join(", ")}).\n` +
         "Project files can add tools that run code and can change settings. Trust it only if you know who wrote it.\n",
     );
-    const yes = await prompter.confirm(`Trust ${ctx.cwd}?`, false);
-    if (yes) await changeTrust(ctx.cwd, true, { ...world, lockDir: paths.ours });
-    return yes;
+    const yes = await prompter.confirm(`Trust ${project}?`, false);
+    if (yes) await changeTrust(project, true, { ...world, lockDir: paths.ours });
+    return yes && decideProjectTrustOf(ctx.cwd, project, undefined, world) === true;
   } finally {
     prompter.close();
   }

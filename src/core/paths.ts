@@ -3,9 +3,11 @@
  * `xcshHome` (the xcsh root: `--home`, else `$XCSH_HOME`, else `<home>/.xcsh`), never from
  * `os.homedir()` deep inside an engine, so tests and hosts can point us anywhere.
  */
+import { lstatSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { XcshToolsError } from "./errors.js";
 
 /** The roots every other path is derived from. */
 export interface XcshRoots {
@@ -13,26 +15,190 @@ export interface XcshRoots {
   home: string;
   /** The xcsh root, `~/.xcsh` by default. */
   xcshHome: string;
+  /**
+   * The name of the host's config folder (`PI_CONFIG_DIR`, default `.xcsh`): the folder below home
+   * and the marker of a project root (`findProjectRoot`). Absent: `.xcsh`.
+   */
+  configDirName?: string;
+  /** The plugins folder when it is not `<xcshHome>/plugins` (`$XDG_DATA_HOME/xcsh/plugins`). */
+  pluginsDir?: string;
+  /** The agent folder when it is not `<xcshHome>/agent` (`PI_CODING_AGENT_DIR`). */
+  agentDir?: string;
 }
 
-/** Resolve the roots from explicit options, then the environment, then the OS. */
-export function resolveRoots(
-  options: { home?: string; xcshHome?: string; env?: NodeJS.ProcessEnv } = {},
-): XcshRoots {
+/** The host's default config folder name (packages/utils/src/dirs.ts `CONFIG_DIR_NAME`). */
+export const DEFAULT_CONFIG_DIR_NAME = ".xcsh";
+
+/** Options of `resolveRoots`: explicit values win over the environment, which wins over the OS. */
+export interface ResolveRootsOptions extends Partial<Pick<XcshRoots, "configDirName" | "pluginsDir" | "agentDir">> {
+  home?: string;
+  /** The xcsh root outright; with it, `configDirName`, `pluginsDir` and `agentDir` are taken as given. */
+  xcshHome?: string;
+  env?: NodeJS.ProcessEnv;
+  /** `process.platform` unless given (tests): XDG folders apply on Linux and macOS only. */
+  platform?: NodeJS.Platform;
+}
+
+function envPathError(variable: string, value: string, expected: string, hostDoes: string): XcshToolsError {
+  return new XcshToolsError("EENV_PATH", `${variable}=${JSON.stringify(value)} is not ${expected}`, {
+    hint: `${hostDoes} Set ${variable} to ${expected}, or unset it.`,
+    exitCode: 2,
+  });
+}
+
+/**
+ * `PI_CONFIG_DIR`: the host joins it to home (`path.join(os.homedir(), PI_CONFIG_DIR)`,
+ * packages/utils/src/dirs.ts:106-107,140), so only a relative folder below home means the same
+ * to both of us; an empty value is the default there too (`||`).
+ */
+function configDirNameFrom(env: NodeJS.ProcessEnv): string {
+  const value = env.PI_CONFIG_DIR;
+  if (value === undefined || value === "") return DEFAULT_CONFIG_DIR_NAME;
+  const segments = value.split(/[\\/]+/).filter((s) => s !== "");
+  if (path.isAbsolute(value) || /^[a-zA-Z]:/.test(value) || value.startsWith("~") || value.includes("\0") || segments.length === 0 || segments.some((s) => s === "." || s === "..")) {
+    throw envPathError("PI_CONFIG_DIR", value, "a folder name relative to your home folder (like .xcsh-dev)", "xcsh joins PI_CONFIG_DIR to your home folder, so an absolute path, `~` or `..` would name a folder the host and xcsh-tools read differently.");
+  }
+  return segments.join(path.sep);
+}
+
+/** An absolute folder from the environment (`~` expanded), or `EENV_PATH`. */
+function absoluteDirFrom(variable: string, value: string, home: string, hostDoes: string): string {
+  const expanded = expandTilde(value, home);
+  if (!path.isAbsolute(expanded) || value.includes("\0")) throw envPathError(variable, value, "an absolute path", hostDoes);
+  return path.resolve(expanded);
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolve the roots from explicit options, then the environment, then the OS, as the host does
+ * (packages/utils/src/dirs.ts `DirResolver`, :139-180):
+ *
+ * - `--home` or `$XCSH_HOME` (ours, not the host's) name the xcsh root outright; everything is
+ *   below it and the host's variables below are not consulted (hermetic tests, sandboxes).
+ * - Else the root is `<home>/$PI_CONFIG_DIR` (default `.xcsh`).
+ * - `$PI_CODING_AGENT_DIR` moves the agent folder (user tools are `<agent>/tools`).
+ * - On Linux and macOS, with the default agent folder, when `$XDG_DATA_HOME/xcsh` exists the
+ *   plugins folder is `$XDG_DATA_HOME/xcsh/plugins` (the host's `getPluginsDir()`).
+ *
+ * Values from the environment are checked (`EENV_PATH`): the host resolves a relative
+ * `PI_CODING_AGENT_DIR` or `XDG_DATA_HOME` against whatever folder it was started in, so such a
+ * value names a different folder per project, and the XDG specification calls relative values invalid.
+ */
+export function resolveRoots(options: ResolveRootsOptions = {}): XcshRoots {
   const env = options.env ?? process.env;
   const home = options.home ?? os.homedir();
-  const xcshHome =
-    options.xcshHome ?? (env.XCSH_HOME ? path.resolve(expandTilde(env.XCSH_HOME, home)) : path.join(home, ".xcsh"));
-  return { home, xcshHome };
+  if (options.xcshHome !== undefined) {
+    // Roots already resolved once (a CLI context handing them to discovery or the boot index).
+    const given: XcshRoots = { home, xcshHome: options.xcshHome };
+    if (options.configDirName !== undefined) given.configDirName = options.configDirName;
+    if (options.pluginsDir !== undefined) given.pluginsDir = options.pluginsDir;
+    if (options.agentDir !== undefined) given.agentDir = options.agentDir;
+    return given;
+  }
+  if (env.XCSH_HOME) return { home, xcshHome: path.resolve(expandTilde(env.XCSH_HOME, home)) };
+  const configDirName = configDirNameFrom(env);
+  const xcshHome = path.join(home, configDirName);
+  const roots: XcshRoots = { home, xcshHome };
+  if (configDirName !== DEFAULT_CONFIG_DIR_NAME) roots.configDirName = configDirName;
+  const defaultAgent = path.join(xcshHome, "agent");
+  if (env.PI_CODING_AGENT_DIR) {
+    const agentDir = absoluteDirFrom("PI_CODING_AGENT_DIR", env.PI_CODING_AGENT_DIR, home, "xcsh resolves a relative PI_CODING_AGENT_DIR against the folder it starts in.");
+    if (agentDir !== defaultAgent) roots.agentDir = agentDir;
+  }
+  const platform = options.platform ?? process.platform;
+  if ((platform === "linux" || platform === "darwin") && roots.agentDir === undefined && env.XDG_DATA_HOME) {
+    const data = absoluteDirFrom("XDG_DATA_HOME", env.XDG_DATA_HOME, home, "The XDG specification calls a relative XDG_DATA_HOME invalid, and xcsh would resolve it against the folder it starts in.");
+    const xdg = path.join(data, "xcsh");
+    if (isDirectory(xdg)) roots.pluginsDir = path.join(xdg, "plugins");
+  }
+  return roots;
+}
+
+/**
+ * The project root the host uses for project marketplace state: the nearest folder at or above
+ * `cwd` holding a `<configDirName>/` folder, else the nearest holding `.git` (a folder, or the
+ * file of a worktree or submodule), else none (packages/coding-agent/src/discovery/helpers.ts
+ * `resolveActiveProjectRegistryPath`, :678-712). Both walks stop before `home`: home's
+ * `.xcsh` is the user's folder, and home and the folders above it are never a project
+ * (helpers.ts:681-683). The walk is lexical (`path.dirname`), so it ends at the filesystem root
+ * and follows no link upward; a marker is a name that `stat`s, as the host checks it.
+ */
+export function findProjectRoot(cwd: string, home: string, configDirName: string = DEFAULT_CONFIG_DIR_NAME): string | undefined {
+  const start = path.resolve(cwd);
+  const stop = path.resolve(home);
+  for (const pass of ["config", "git"] as const) {
+    let dir = start;
+    while (dir !== stop) {
+      const marker = path.join(dir, pass === "config" ? configDirName : ".git");
+      if (pass === "config" ? isDirectory(marker) : exists(marker)) return dir;
+      const parent = path.dirname(dir);
+      if (parent === dir) break;
+      dir = parent;
+    }
+  }
+  return undefined;
+}
+
+/** Every marker `findProjectRoot` may look at from `cwd` (for the boot index's inputs). */
+export function projectRootProbes(cwd: string, home: string, configDirName: string = DEFAULT_CONFIG_DIR_NAME): string[] {
+  const out: string[] = [];
+  const stop = path.resolve(home);
+  let dir = path.resolve(cwd);
+  while (dir !== stop) {
+    out.push(path.join(dir, configDirName), path.join(dir, ".git"));
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return out;
+}
+
+function exists(p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The project's marketplace registry, as the host finds it (helpers.ts:687,702): below the
+ * project root, in the config folder named by `PI_CONFIG_DIR`; `undefined` outside any project.
+ */
+export function projectRegistryFile(cwd: string, roots: XcshRoots): string | undefined {
+  const name = roots.configDirName ?? DEFAULT_CONFIG_DIR_NAME;
+  const root = findProjectRoot(cwd, roots.home, name);
+  return root === undefined ? undefined : path.join(root, name, "plugins", "installed_plugins.json");
+}
+
+/**
+ * The project folder of a command or a scan: the project root found from `cwd`, else `cwd`
+ * itself (the host's `resolveOrDefaultProjectRegistryPath`, helpers.ts:725-733, for a project
+ * not yet bootstrapped). Trust is decided about this folder.
+ */
+export function projectFolder(cwd: string, roots: XcshRoots): string {
+  return findProjectRoot(cwd, roots.home, roots.configDirName ?? DEFAULT_CONFIG_DIR_NAME) ?? path.resolve(cwd);
 }
 
 /** Every well-known path of the shared on-disk state (SPEC §3). */
 export function xcshPaths(roots: XcshRoots) {
-  const plugins = path.join(roots.xcshHome, "plugins");
+  const plugins = roots.pluginsDir ?? path.join(roots.xcshHome, "plugins");
   const ours = path.join(plugins, ".xcsh-tools");
   return {
     root: roots.xcshHome,
-    userTools: path.join(roots.xcshHome, "agent", "tools"),
+    /** The host's config folder name (`PI_CONFIG_DIR`): the project-root marker. */
+    configDirName: roots.configDirName ?? DEFAULT_CONFIG_DIR_NAME,
+    /** The host's agent folder (`PI_CODING_AGENT_DIR`, default `<root>/agent`). */
+    agentDir: roots.agentDir ?? path.join(roots.xcshHome, "agent"),
+    userTools: path.join(roots.agentDir ?? path.join(roots.xcshHome, "agent"), "tools"),
     marketplacesRegistry: path.join(roots.xcshHome, "marketplaces.json"),
     plugins,
     pluginsPackageJson: path.join(plugins, "package.json"),
@@ -65,11 +231,36 @@ export function projectPaths(cwd: string) {
     xcshDir: path.join(cwd, ".xcsh"),
     tools: path.join(cwd, ".xcsh", "tools"),
     pluginOverrides: path.join(cwd, ".xcsh", "plugin-overrides.json"),
+    /**
+     * The overrides the host reads after `.xcsh`'s, in order (config.ts:18-22 `priorityList`,
+     * :264-267; extensibility/plugins/loader.ts:33-43): the first that parses is used.
+     */
+    otherPluginOverrides: [path.join(cwd, ".codex", "plugin-overrides.json"), path.join(cwd, ".gemini", "plugin-overrides.json")],
     installedPlugins: path.join(cwd, ".xcsh", "plugins", "installed_plugins.json"),
     marketplacesRegistry: path.join(cwd, ".xcsh", "marketplaces.json"),
     claudeTools: path.join(cwd, ".claude", "tools"),
     codexTools: path.join(cwd, ".codex", "tools"),
   };
+}
+
+/**
+ * The project's overrides file: `.xcsh/plugin-overrides.json`, else `.codex/`'s, else
+ * `.gemini/`'s, the first that is there — the host's order (config.ts:18-22, :264-267;
+ * extensibility/plugins/loader.ts:33-43). The host skips a file that does not parse and takes the
+ * next one (or none, and then loads plugins the project disabled); here the first file present is
+ * the project's overrides, and a broken one fails closed (see `failClosed`).
+ */
+export function effectiveOverridesFile(cwd: string): string {
+  const project = projectPaths(cwd);
+  const candidates = [project.pluginOverrides, ...project.otherPluginOverrides];
+  for (const file of candidates) {
+    try {
+      if (lstatSync(file, { throwIfNoEntry: false }) !== undefined) return file;
+    } catch {
+      // ENOTDIR (`.codex` is a file): nothing there.
+    }
+  }
+  return project.pluginOverrides;
 }
 
 /** `~` → home, `~/x` → home/x (the host's rule: any other `~x` is `home/x`, no user lookup). */

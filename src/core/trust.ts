@@ -124,6 +124,23 @@ export function decideProjectTrust(projectDir: string, option: ProjectTrustOptio
   }
 }
 
+/**
+ * The trust decision for the sources of `cwd` when the project root found above it is `projectDir`
+ * (core/paths.ts `projectFolder`): the decision is about the project root. When `cwd`'s real
+ * path is not below the root's (a symlinked subfolder leading elsewhere), `cwd` must be trusted
+ * as well, so trusting one folder never lets another one's files in.
+ */
+export function decideProjectTrustOf(cwd: string, projectDir: string, option: ProjectTrustOption | undefined, world: TrustWorld): boolean | Promise<boolean> {
+  const root = decideProjectTrust(projectDir, option, world);
+  if (path.resolve(cwd) === path.resolve(projectDir)) return root;
+  const realCwd = realPathOrNearest(cwd);
+  const realRoot = realPathOrNearest(projectDir);
+  if (realCwd === realRoot || realCwd.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep)) return root;
+  if (root === false) return false;
+  const both = (a: boolean, b: boolean | Promise<boolean>) => (a ? b : false);
+  return root instanceof Promise ? root.then((a) => both(a, decideProjectTrust(cwd, option, world))) : both(root, decideProjectTrust(cwd, option, world));
+}
+
 /** The command line that trusts `dir`, for messages; quoted for a POSIX shell when it needs it. */
 export function trustCommand(dir: string): string {
   return `xcsh-tools trust ${/^[\w@%+=:,./-]+$/.test(dir) ? dir : `'${dir.replaceAll("'", "'\\''")}'`}`;

@@ -22,8 +22,8 @@
  */
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
-import { resolveRoots, xcshPaths } from "../core/paths.js";
-import { decideProjectTrust, trustCommand, trustWorldOf } from "../core/trust.js";
+import { projectFolder, projectRegistryFile, resolveRoots, xcshPaths } from "../core/paths.js";
+import { decideProjectTrustOf, trustCommand, trustWorldOf } from "../core/trust.js";
 import { realPathOrNearest } from "../core/contain.js";
 import type { DiscoverCustomToolsOptions } from "../host/options.js";
 import { discoveryError } from "./records.js";
@@ -66,9 +66,13 @@ export async function discoverToolPaths(
   const { TOOL_PROVIDERS } = await import("./providers/index.js");
   const roots = resolveRoots(options);
   const paths = xcshPaths(roots);
-  const projectDir = path.resolve(cwd);
-  const projectTrusted = await decideProjectTrust(projectDir, options.projectTrust, trustWorldOf(roots));
-  const ctx: DiscoveryContext = { cwd: projectDir, home: roots.home, paths, configuredPaths, projectTrusted };
+  const cwdDir = path.resolve(cwd);
+  // Trust is about the project root the host would use (it reads that root's registry), which
+  // covers `cwd` below it (core/trust.ts).
+  const projectDir = projectFolder(cwdDir, roots);
+  const projectTrusted = await decideProjectTrustOf(cwdDir, projectDir, options.projectTrust, trustWorldOf(roots));
+  const projectRegistry = projectRegistryFile(cwdDir, roots);
+  const ctx: DiscoveryContext = { cwd: cwdDir, home: roots.home, paths, configuredPaths, projectTrusted, ...(projectRegistry ? { projectRegistry } : {}) };
   const parts = await Promise.all(
     selectProviders(options).map(async (id) => {
       const provider = TOOL_PROVIDERS[id];

@@ -42,6 +42,11 @@ export interface ToolDiscoveryResult {
 export interface DiscoveryContext {
   /** Absolute project folder. */
   cwd: string;
+  /**
+   * The project's marketplace registry, found by the host's walk-up from `cwd`
+   * (core/paths.ts `projectRegistryFile`); undefined outside any project.
+   */
+  projectRegistry?: string;
   /** The user's home (for `~`, `~/.claude`, `~/.codex`). */
   home: string;
   /** Paths of the xcsh root (`~/.xcsh` by default). */
@@ -49,7 +54,7 @@ export interface DiscoveryContext {
   /** The `configuredPaths` argument, as given. */
   configuredPaths: readonly string[];
   /**
-   * Whether the project at `cwd` may bring code, decided once before any provider runs. When
+   * Whether the project (the project root found from `cwd`, which covers `cwd`) may bring code, decided once before any provider runs. When
    * false, providers read no project-level file or folder; they report what is there with
    * `addSkipped` (see `reportSkipped`).
    */

@@ -14,7 +14,7 @@ import { AreaFindings, type DoctorWorld } from "./world.js";
 /** "boot index: fresh" or "stale (reason)". */
 export async function checkBoot(world: DoctorWorld): Promise<AreaFindings> {
   const area = new AreaFindings("boot index");
-  const options = { home: world.roots.home, xcshHome: world.roots.xcshHome, env: world.env };
+  const options = { ...world.roots, env: world.env };
   const all = await checkBootIndex(options);
   const here = all.fresh ? await checkBootIndex({ ...options, cwd: world.cwd }) : all;
   const repair = { hint: "Run `xcsh-tools doctor --fix` (or any install) to rebuild it; the host rebuilds it at its next start otherwise.", repair: { kind: "boot-rebuild" as const }, repairText: "rebuild the boot index" };
@@ -39,7 +39,7 @@ export async function checkBoot(world: DoctorWorld): Promise<AreaFindings> {
 
 /** Rebuild the index for the project and every kept view, under the plugins lock. */
 export async function rebuildBoot(world: DoctorWorld, lockWaitMs?: number): Promise<void> {
-  await withLock(xcshPaths(world.roots).ours, () => refreshBootIndex({ home: world.roots.home, xcshHome: world.roots.xcshHome, env: world.env, cwd: world.cwd }), {
+  await withLock(xcshPaths(world.roots).ours, () => refreshBootIndex({ ...world.roots, env: world.env, cwd: world.cwd }), {
     label: "doctor --fix (boot index)",
     ...(lockWaitMs !== undefined ? { waitMs: lockWaitMs } : {}),
   });

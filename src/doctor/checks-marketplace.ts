@@ -19,7 +19,7 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { pathExists } from "../core/atomic-fs.js";
 import { isXcshToolsError } from "../core/errors.js";
-import { projectPaths, xcshPaths } from "../core/paths.js";
+import { projectFolder, projectPaths, xcshPaths } from "../core/paths.js";
 import { confineCatalogPath, confineStatePath } from "../core/state-places.js";
 import { pointerSegment } from "../manifest/result.js";
 import { readJsonFile } from "../manifest/json-file.js";
@@ -54,7 +54,8 @@ async function listDirs(dir: string): Promise<string[]> {
 /** Marketplace registries and caches of both scopes. */
 export async function checkMarketplaces(world: DoctorWorld): Promise<AreaFindings> {
   const area = new AreaFindings("marketplace");
-  const ctx = { roots: world.roots, cwd: world.cwd, projectTrusted: world.projectTrusted === true };
+  // The project root found from cwd, where the host keeps project marketplace state (core/paths.ts).
+  const ctx = { roots: world.roots, cwd: projectFolder(world.cwd, world.roots), projectTrusted: world.projectTrusted === true };
   const scopes: Scope[] = ["user"];
   const refs = new Set<string>();
   let refsKnown = true;

@@ -24,7 +24,7 @@ import { readJsonFile } from "../manifest/json-file.js";
 import { validatePluginsPackageJson } from "../manifest/plugins-package.js";
 import { isRecord, type ValidationResult } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
-import { validateRuntimeLock } from "../manifest/runtime-lock.js";
+import { runtimeEnabled, validateRuntimeLock } from "../manifest/runtime-lock.js";
 import { dependencyNames, loadInventory, type InstalledPlugin } from "../plugins/inventory.js";
 import { EMPTY_INSTALL_RECORD, InstallRecordSchema, dependenciesOf, pluginsPaths, stateFiles, type InstallRecord, type PluginsState } from "../plugins/state.js";
 import { ValidateRun } from "../validate/run.js";
@@ -206,7 +206,7 @@ async function checkOnePlugin(plugin: InstalledPlugin, area: AreaFindings, emitR
   for (const feature of plugin.runtime?.enabledFeatures ?? []) featureProblem = emitRuntime(`${id}:feature:${feature}`) || featureProblem;
   if (!bad && !runtimeProblem && !featureProblem) {
     const features = plugin.runtime?.enabledFeatures;
-    area.ok(id, `${name}@${version}${plugin.linked ? ` (linked → ${plugin.linkTarget})` : ""}: ${plugin.runtime?.enabled === false ? "disabled" : "enabled"}, features ${features === null || features === undefined ? "defaults" : features.length ? features.join(",") : "none"}`);
+    area.ok(id, `${name}@${version}${plugin.linked ? ` (linked → ${plugin.linkTarget})` : ""}: ${runtimeEnabled(plugin.runtime) ? "enabled" : "disabled"}, features ${features === null || features === undefined ? "defaults" : features.length ? features.join(",") : "none"}`);
   }
 }
 

@@ -31,8 +31,7 @@ const COVERED: readonly string[] = ["npm", "xcsh-plugins"];
 export async function checkConflicts(world: DoctorWorld, options: { builtins: readonly string[]; disabledProviders: readonly string[] }): Promise<AreaFindings> {
   const area = new AreaFindings("conflicts");
   const found = await discoverToolPaths([], world.cwd, {
-    home: world.roots.home,
-    xcshHome: world.roots.xcshHome,
+    ...world.roots,
     env: world.env,
     disabledProviders: options.disabledProviders as ProviderId[],
   });

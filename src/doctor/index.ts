@@ -11,6 +11,7 @@
  */
 import { checkBoot, rebuildBoot } from "./checks-boot.js";
 import { checkConflicts } from "./checks-tools.js";
+import { checkHostParity } from "./checks-host.js";
 import { checkMarketplaces, checkOverrides } from "./checks-marketplace.js";
 import { checkPlugins } from "./checks-plugins.js";
 import { checkSettings, checkTransactions, failedCheck } from "./checks-state.js";
@@ -57,6 +58,7 @@ export async function diagnose(world: DoctorWorld): Promise<Diagnosis> {
   areas.push(...(await guarded("conflicts", () => checkConflicts({ ...world, ...(moduleTimeoutMs ? { moduleTimeoutMs } : {}) }, { builtins: loaded?.builtInTools ?? [], disabledProviders: loaded?.disabledProviders ?? [] }))));
   areas.push(...(await guarded("marketplace", () => checkMarketplaces(world))));
   areas.push(...(await guarded("overrides", () => checkOverrides(world, inventory))));
+  areas.push(...(await guarded("host parity", () => checkHostParity(world, inventory))));
   areas.push(...(await guarded("boot index", () => checkBoot(world))));
   const findings = areas.flatMap((a) => a.findings);
   findings.sort((a, b) => DOCTOR_AREAS.indexOf(a.area) - DOCTOR_AREAS.indexOf(b.area));

@@ -18,8 +18,8 @@
  * untrusted project is a normal state, not a failure to show at every start.
  */
 import path from "node:path";
-import { resolveRoots } from "../core/paths.js";
-import { decideProjectTrust, trustWorldOf } from "../core/trust.js";
+import { projectFolder, resolveRoots } from "../core/paths.js";
+import { decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
 import { discoverWithBootIndex } from "../boot/index.js";
 import { discoverToolPaths } from "../discovery/index.js";
 import { loadCustomTools } from "./loader.js";
@@ -53,7 +53,9 @@ export async function discoverAndLoadCustomTools(
 /** The host's decision, its callback's answer, else the user's record; anything failing trusts nothing. */
 async function decideTrust(cwd: string, options: DiscoverCustomToolsOptions): Promise<boolean> {
   try {
-    return await decideProjectTrust(path.resolve(cwd), options.projectTrust, trustWorldOf(resolveRoots(options)));
+    const roots = resolveRoots(options);
+    // About the project root found from cwd, as discovery decides it (discovery/index.ts).
+    return await decideProjectTrustOf(path.resolve(cwd), projectFolder(cwd, roots), options.projectTrust, trustWorldOf(roots));
   } catch {
     return false;
   }

@@ -27,6 +27,7 @@ import { isBun } from "./import/strategy.js";
 import { resolveTypeBox } from "./import/module-map.js";
 import { importToolModule, type ImportedToolModule, type ImportToolModuleOptions } from "./module-import.js";
 import type { LoadCustomToolsOptions } from "./options.js";
+import { emptyHostExports, hostExportReadCount, hostExportsFailure } from "./host-exports.js";
 import { raceTimeout } from "./timeout.js";
 import { checkTool, readToolName } from "./tool-shape.js";
 import type {
@@ -64,6 +65,8 @@ export const LOADER_ERROR_CODES = [
   "EFACTORY_THROW",
   "EFACTORY_TIMEOUT",
   "EFACTORY_RESULT",
+  /** The factory failed after reading host exports from an empty `api.pi` (host/host-exports.ts). */
+  "EHOST_EXPORTS",
   "ETOOL_SHAPE",
   "ETOOL_NAME",
   "ECONFLICT_BUILTIN",
@@ -146,7 +149,8 @@ export class CustomToolLoader {
       exec: (command: string, args: string[], execOptions?: Parameters<CustomToolAPI["exec"]>[2]) => exec(command, args, { ...execOptions, cwd: execOptions?.cwd ?? cwd }),
       logger: options.logger ?? silentLogger,
       typebox: resolveTypeBox(options.modules),
-      pi: pi ?? options.pi ?? {},
+      // Without the host's exports, an empty `api.pi` that notes what a factory reads from it.
+      pi: pi ?? options.pi ?? emptyHostExports(),
       pushPendingAction: (action: CustomToolPendingAction) => {
         if (!pushPendingAction) throw new Error(PENDING_UNAVAILABLE);
         pushPendingAction({
@@ -280,6 +284,7 @@ export class CustomToolLoader {
     const timeoutMs = this.#options.factoryTimeoutMs ?? DEFAULT_FACTORY_TIMEOUT_MS;
     let result: unknown;
     let timedOut = false;
+    const piReads = hostExportReadCount(this.#api.pi);
     try {
       // Most factories return their tools synchronously: only a promise needs a timer (one per
       // tool adds up at boot, under Bun most of all).
@@ -295,7 +300,9 @@ export class CustomToolLoader {
         result = called;
       }
     } catch (error) {
+      const needsHost = timedOut ? undefined : hostExportsFailure(this.#api.pi, piReads, errorMessage(error));
       if (timedOut) this.#fail(entry, "EFACTORY_TIMEOUT", `Failed to load tool: factory of ${file} did not settle within ${timeoutMs} ms`);
+      else if (needsHost) this.#fail(entry, "EHOST_EXPORTS", `Failed to load tool: ${needsHost}`);
       else this.#fail(entry, "EFACTORY_THROW", `Failed to load tool: ${errorMessage(error)}`);
       return;
     }

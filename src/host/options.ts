@@ -34,7 +34,15 @@ export interface LoadCustomToolsOptions {
   home?: string;
   /** The xcsh root. Default `$XCSH_HOME`, else `<home>/.xcsh`. */
   xcshHome?: string;
-  /** Environment to read `XCSH_HOME` from. Default `process.env`. */
+  /**
+   * With `xcshHome`: the host's folders as already resolved (core/paths.ts `XcshRoots`): the
+   * config folder name, the plugins folder and the agent folder. Without `xcshHome` they come
+   * from `PI_CONFIG_DIR`, `$XDG_DATA_HOME/xcsh` and `PI_CODING_AGENT_DIR`.
+   */
+  configDirName?: string;
+  pluginsDir?: string;
+  agentDir?: string;
+  /** Environment to read `XCSH_HOME`, `PI_CONFIG_DIR`, `PI_CODING_AGENT_DIR`, `XDG_DATA_HOME` from. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /** Folder for the TypeScript transpile cache. Default under the xcsh root's plugins folder. */
   cacheDir?: string;

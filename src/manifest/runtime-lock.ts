@@ -23,6 +23,16 @@ export const RuntimeLockSchema = Type.Object({
 });
 export type RuntimeLock = Static<typeof RuntimeLockSchema>;
 
+/**
+ * Whether a plugin is enabled for the user by its runtime-lock entry, as the host decides it:
+ * no entry is enabled, an entry is enabled only with `enabled: true` — an entry without
+ * `enabled` is disabled (packages/coding-agent/src/extensibility/plugins/loader.ts:92-97,
+ * `if (runtimeState && !runtimeState.enabled) continue`).
+ */
+export function runtimeEnabled(entry: { enabled?: boolean | undefined } | undefined): boolean {
+  return entry === undefined || entry.enabled === true;
+}
+
 /** Strict check of a runtime lock: shape, package names, typos. */
 export function validateRuntimeLock(value: unknown): ValidationResult<RuntimeLock> {
   const out = new IssueCollector();

@@ -67,7 +67,8 @@ export function scopePaths(ctx: Pick<MarketplaceContext, "roots" | "cwd">, scope
     marketplacesRegistry: project.marketplacesRegistry,
     // Project catalogs are cached in the project so two projects may use one name for different catalogs.
     marketplaceCache: placeOf("project-catalog", { roots: ctx.roots, cwd: ctx.cwd }),
-    installedPlugins: project.installedPlugins,
+    // In the config folder `PI_CONFIG_DIR` names, as the host's registry path (helpers.ts:687).
+    installedPlugins: path.join(ctx.cwd, p.configDirName, "plugins", "installed_plugins.json"),
   };
 }
 

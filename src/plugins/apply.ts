@@ -40,6 +40,7 @@ import { XcshToolsError } from "../core/errors.js";
 import { mayImportWithJiti } from "../host/import/strategy.js";
 import { isRecord } from "../manifest/result.js";
 import { listManifestEntries, type PluginManifest } from "../manifest/plugin-manifest.js";
+import { runtimeEnabled } from "../manifest/runtime-lock.js";
 import { nextFeatures, planNeedsInstall, type Plan, type PlanAction } from "./plan.js";
 import { loadInventory, readInstalledPackage, type InstalledPlugin } from "./inventory.js";
 import { runMutation, type Mutation, type MutationWorld } from "./mutation.js";
@@ -135,7 +136,7 @@ function runtimeOnly(plan: Plan, before: StateFiles, inventory: InstalledPlugin[
     runtimeLock = withRuntimePlugin(runtimeLock, action.name, {
       version: current?.version ?? action.to?.version,
       enabledFeatures: action.features?.to ?? null,
-      enabled: current?.runtime?.enabled ?? true,
+      enabled: runtimeEnabled(current?.runtime),
     });
   }
   return { ...before, runtimeLock };
@@ -301,7 +302,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
     const selection = action.apply.kind === "install" ? action.apply.resolved.spec.features : null;
     const stored = current?.runtime?.enabledFeatures;
     const features = action.apply.kind === "install" ? nextFeatures(action.name, installed.manifest, selection, current ? (stored ?? null) : undefined).features : nextFeatures(action.name, installed.manifest, null, current ? (stored ?? null) : undefined).features;
-    runtimeLock = withRuntimePlugin(runtimeLock, action.name, { version: installed.version, enabledFeatures: features, enabled: current?.runtime?.enabled ?? true });
+    runtimeLock = withRuntimePlugin(runtimeLock, action.name, { version: installed.version, enabledFeatures: features, enabled: runtimeEnabled(current?.runtime) });
     const scriptsRan = options.client.allowScripts && installed.scripts.length > 0;
     record = withRecordEntry(record, action.name, recordFor(action, current, installed.scripts, scriptsRan, now().toISOString(), savedDeps[action.name]));
     applied.push({ name: action.name, type: action.type, version: installed.version, scripts: installed.scripts, scriptsRan });

@@ -9,8 +9,11 @@
  * through the mutation's journal transaction (staged, swapped in at commit), so a project change
  * and a runtime-lock change made by one command land together or not at all.
  *
- * Only `<cwd>/.xcsh/` is read and written, as the host's manager does (its loader also tries
- * `.codex/` and `.gemini/`; we never write those).
+ * Only `<cwd>/.xcsh/` is written. The host's loader reads `.xcsh/`, else `.codex/`, else
+ * `.gemini/` `plugin-overrides.json` (extensibility/plugins/loader.ts:33-43), so without a
+ * `.xcsh/` file the project's overrides are the other agent's file: we read it (`readFrom`), and
+ * a change writes `.xcsh/plugin-overrides.json` holding that file's content plus the change —
+ * which the host then reads first, so nothing the other file said is lost.
  */
 import { existsSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
@@ -18,7 +21,7 @@ import { lstatOrUndefined } from "../core/atomic-fs.js";
 import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
 import { untrustedProjectError } from "../core/trust.js";
 import type { Transaction } from "../core/journal.js";
-import { projectPaths } from "../core/paths.js";
+import { effectiveOverridesFile, projectPaths } from "../core/paths.js";
 import { readValidatedJson } from "../manifest/json-file.js";
 import { validatePluginOverrides, type PluginOverrides } from "../manifest/plugin-overrides.js";
 import type { ValidationIssue } from "../manifest/result.js";
@@ -29,7 +32,10 @@ export type OverridesFile = PluginOverrides & Record<string, unknown>;
 
 /** A project's overrides file: where it is and what it holds (`undefined`: no file, or not loaded). */
 export interface ProjectOverrides {
+  /** Where changes are written: `<cwd>/.xcsh/plugin-overrides.json`. */
   file: string;
+  /** The file `value` was read from when it is not `file` (`.codex/` or `.gemini/`'s). */
+  readFrom?: string;
   value: OverridesFile | undefined;
   warnings: ValidationIssue[];
   /** The project is not trusted: the file was not read (`present`: it exists). */
@@ -46,20 +52,21 @@ export interface ProjectOverrides {
  */
 export async function readProjectOverrides(cwd: string, options: { trusted: boolean }): Promise<ProjectOverrides> {
   const file = projectPaths(cwd).pluginOverrides;
-  if (!options.trusted) return { file, value: undefined, warnings: [], untrusted: { present: existsSync(file) } };
+  const from = effectiveOverridesFile(cwd);
+  if (!options.trusted) return { file, value: undefined, warnings: [], untrusted: { present: [file, ...projectPaths(cwd).otherPluginOverrides].some((f) => existsSync(f)) } };
   let read: Awaited<ReturnType<typeof readValidatedJson<PluginOverrides>>>;
   try {
-    read = await readValidatedJson(file, validatePluginOverrides);
+    read = await readValidatedJson(from, validatePluginOverrides);
   } catch (error) {
     if (!isXcshToolsError(error) || error.code === "EREAD") throw error;
     throw new XcshToolsError("ESTATE_FILE", error.message, {
-      file,
+      file: from,
       ...(error.path !== undefined ? { path: error.path } : {}),
       hint: `${error.hint ? `${error.hint} ` : ""}Fix or move the file away; nothing was changed.`,
       cause: error,
     });
   }
-  return { file, value: read?.value as OverridesFile | undefined, warnings: read?.warnings ?? [] };
+  return { file, ...(from !== file ? { readFrom: from } : {}), value: read?.value as OverridesFile | undefined, warnings: read?.warnings ?? [] };
 }
 
 function ownKey<T>(record: Record<string, T> | undefined, key: string): T | undefined {

@@ -27,6 +27,7 @@
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import type { PluginManifest, PluginSettingSchema } from "../manifest/plugin-manifest.js";
+import { runtimeEnabled } from "../manifest/runtime-lock.js";
 import { describeFeatures, planFeatureChange, type FeatureChange, type FeatureReport } from "./features.js";
 import { loadInventory, type InstalledPlugin } from "./inventory.js";
 import { readStateForQuery, runMutation, type MutationWorld } from "./mutation.js";
@@ -153,7 +154,7 @@ export interface EnabledState {
 
 /** Whether `plugin` is enabled for the user, in the project, and in effect. */
 export function enabledState(view: Pick<StateView, "state" | "overrides">, name: string, lock = view.state.runtimeLock, overrides = view.overrides.value): EnabledState {
-  const user = runtimeEntry(lock, name)?.enabled !== false;
+  const user = runtimeEnabled(runtimeEntry(lock, name));
   const projectDisabled = isProjectDisabled(overrides, name);
   return { name, enabled: user && !projectDisabled, user, projectDisabled };
 }

@@ -5,8 +5,10 @@
  * description. It runs in its own process so that a module that loops forever or calls
  * `process.exit` costs the parent one restart, not the run. Run only as a forked child.
  */
+import path from "node:path";
 import { errorMessage, isXcshToolsError } from "../core/errors.js";
 import { CustomToolLoader, DEFAULT_FACTORY_TIMEOUT_MS } from "../host/loader.js";
+import { hostExportReadCount, hostExportsFailure, loadHostExports } from "../host/host-exports.js";
 import { importToolModule, prepareToolImports, type ImportToolModuleOptions } from "../host/module-import.js";
 import { raceTimeout } from "../host/timeout.js";
 import { checkTool, readField, readToolName } from "../host/tool-shape.js";
@@ -76,6 +78,7 @@ async function checkModule(file: string, request: CheckRequest, loader: CustomTo
   const timeoutMs = request.factoryTimeoutMs || DEFAULT_FACTORY_TIMEOUT_MS;
   let result: unknown;
   let timedOut = false;
+  const piReads = hostExportReadCount(loader.api.pi);
   try {
     const call = Promise.resolve().then(() => (factory as (api: unknown) => unknown)(loader.api));
     call.catch(() => undefined);
@@ -85,6 +88,8 @@ async function checkModule(file: string, request: CheckRequest, loader: CustomTo
     });
   } catch (error) {
     if (timedOut) return { tools: [], failure: { code: "EFACTORY_TIMEOUT", message: `the factory did not settle within ${timeoutMs} ms` } };
+    const needsHost = hostExportsFailure(loader.api.pi, piReads, errorMessage(error));
+    if (needsHost) return { tools: [], failure: { code: "EHOST_EXPORTS", message: needsHost } };
     return { tools: [], failure: { code: "EFACTORY_THROW", message: `the factory threw: ${errorMessage(error)}` } };
   }
   if (result === null || result === undefined || typeof result !== "object") {
@@ -96,7 +101,20 @@ async function checkModule(file: string, request: CheckRequest, loader: CustomTo
 
 async function run(request: CheckRequest): Promise<void> {
   await preparing;
-  const loader = new CustomToolLoader(undefined, request.cwd, [], undefined, {});
+  // `api.pi`: the module `--pi` names, else the host package where the project resolves it.
+  let pi: Record<string, unknown> | undefined;
+  try {
+    pi = (await loadHostExports({ cwd: request.cwd, alsoFrom: request.modules.map((m) => path.dirname(m)), ...(request.piModule !== undefined ? { module: request.piModule } : {}) }))?.exports;
+  } catch (error) {
+    // Checked by the parent before the child starts; here it can only be a race. Every module fails alike.
+    for (let index = 0; index < request.modules.length; index++) {
+      await send({ type: "start", index });
+      await send({ type: "result", index, tools: [], failure: { code: "EHOST_EXPORTS", message: errorMessage(error) }, ms: 0 });
+    }
+    await send({ type: "done" });
+    process.exit(0);
+  }
+  const loader = new CustomToolLoader(pi, request.cwd, [], undefined, {});
   // One options object for every module, as the loader does: the module map, the transpile
   // cache's folder and the shims are set up once per run (or were, ahead, for these roots).
   const importOptions: ImportToolModuleOptions = prepared && sameRoots(prepared, request) ? prepared : importRootsOf(request);

@@ -43,6 +43,8 @@ export interface ValidatePathOptions {
   xcshHome?: string;
   moduleTimeoutMs?: number;
   totalTimeoutMs?: number;
+  /** `api.pi` for the factories (`--pi`): a module path (relative to `cwd`) or package name. */
+  piModule?: string;
   /** Overrides for tests: the child script and runtime. */
   child?: Pick<CheckModulesOptions, "childScript" | "execPath">;
   /** Clock, injectable for tests. */
@@ -128,6 +130,8 @@ export async function validatePath(target: string, options: ValidatePathOptions)
         ...(options.home ? { home: options.home } : {}),
         ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
         ...(roots ? { cacheDir: roots.transpileCache } : {}),
+        // Resolved by the child from `cwd`, as `--pi` was checked (host/host-exports.ts).
+        ...(options.piModule !== undefined ? { piModule: options.piModule } : {}),
         ...options.child,
       },
     );

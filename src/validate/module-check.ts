@@ -44,6 +44,8 @@ export interface CheckModulesOptions {
   execPath?: string;
   /** Serve the module map as packages in this folder (module-import.ts `packageShims`). */
   packageShims?: string;
+  /** `api.pi` for the factories: this module's exports (host/host-exports.ts; default the host package where it resolves). */
+  piModule?: string;
 }
 
 export const DEFAULT_MODULE_TIMEOUT_MS = 15_000;
@@ -238,6 +240,7 @@ export async function checkModules(modules: readonly string[], options: CheckMod
       ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
       ...(options.packageShims !== undefined ? { packageShims: options.packageShims } : {}),
+      ...(options.piModule !== undefined ? { piModule: options.piModule } : {}),
     }, {
       moduleTimeout,
       deadline,

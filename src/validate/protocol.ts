@@ -14,6 +14,8 @@ export interface CheckRequest {
   home?: string;
   xcshHome?: string;
   cacheDir?: string;
+  /** `api.pi`: the module `--pi` names (a path or package, resolved from `cwd`); default the host package if it resolves. */
+  piModule?: string;
   /** Serve the module map as packages in this `node_modules` folder (module-import.ts `packageShims`). */
   packageShims?: string;
 }

@@ -16,6 +16,8 @@ export class ValidateRun {
   readonly warnings: ValidateIssue[] = [];
   readonly files = new Set<string>();
   readonly modules: PendingModule[] = [];
+  /** Marketplace plugins' tools folders seen, in order: the host keys their tools by file stem (host-differences.ts). */
+  readonly hostToolFolders: { id: string; toolsDir: string }[] = [];
   readonly #moduleFiles = new Set<string>();
 
   error(file: string, issue: Omit<ValidateIssue, "file">): void {

@@ -31,6 +31,7 @@ import { pointer, type ValidationResult } from "../manifest/result.js";
 import { validateRuntimeLock } from "../manifest/runtime-lock.js";
 import { prepareSettingsCheck, validateSettingsFile } from "../core/config.js";
 import type { ValidateRun } from "./run.js";
+import { HOST_DIFFERENCES, describeStemCollision, filesOnlyTheHostLoads, folderWithoutIndex, hostToolFiles, stemCollisions } from "./host-differences.js";
 
 const SOURCE: ToolSource = { provider: "config", providerName: "validate", level: "project" };
 
@@ -167,7 +168,12 @@ export async function checkPluginPackage(run: ValidateRun, dir: string): Promise
     const what = item.kind === "tools" ? "tools entry" : `${item.kind.replace(/s$/, "")} entry`;
     const target = await checkDeclaredPath(run, file, dir, rootReal, item.entry, item.pointer, what);
     if (!target) continue;
-    if (item.kind === "tools") modules += await collectToolEntry(run, file, target, rootReal, item.pointer, unit);
+    if (item.kind === "tools") {
+      if (folderWithoutIndex(target)) {
+        run.warn(file, { path: item.pointer, code: "WHOST_ENTRY_NO_INDEX", message: `${item.pointer}: the tools entry "${item.entry}" is a folder without index.ts or index.js; ${HOST_DIFFERENCES.WHOST_ENTRY_NO_INDEX}`, hint: "Name the modules themselves in the entry, or add an index.ts to the folder." });
+      }
+      modules += await collectToolEntry(run, file, target, rootReal, item.pointer, unit);
+    }
   }
   if (modules === 0 && listManifestEntries(value.manifest, "").some((e) => e.kind === "tools")) {
     run.warn(file, { path: `/${value.key}/tools`, code: "ENO_TOOLS", message: "the tools entries contain no tool module", hint: "Add a .ts/.js/.mjs module to the tools folder." });
@@ -208,7 +214,19 @@ export async function checkPluginFolder(run: ValidateRun, dir: string, unit?: st
   const json = await checkPluginJsonFiles(run, dir);
   const name = unit ?? json?.name ?? path.basename(dir);
   const toolsDir = path.join(dir, "tools");
-  if (statOrUndefined(toolsDir)) await checkToolsFolder(run, toolsDir, name, realpathSync.native(dir));
+  if (statOrUndefined(toolsDir)) {
+    await checkToolsFolder(run, toolsDir, name, realpathSync.native(dir));
+    const hostOnly = filesOnlyTheHostLoads(hostToolFiles(toolsDir));
+    if (hostOnly.length > 0) {
+      const shown = hostOnly.slice(0, 5).join(", ") + (hostOnly.length > 5 ? ` (and ${hostOnly.length - 5} more)` : "");
+      run.warn(toolsDir, { path: "", code: "WHOST_TOOLS_FILES", message: `${shown}: ${HOST_DIFFERENCES.WHOST_TOOLS_FILES}`, hint: "Keep only tool modules (and folders with an index module) in tools/; move helpers, docs and data beside it, e.g. lib/." });
+    }
+    run.hostToolFolders.push({ id: name, toolsDir });
+    // Within one plugin: folder tools are all "index" to the host. Across plugins: checkMarketplace.
+    for (const collision of stemCollisions([{ id: name, toolsDir }])) {
+      run.warn(collision.tools[0]!.file, { path: "", code: "WHOST_TOOL_STEM", message: `${describeStemCollision(collision)}; ${HOST_DIFFERENCES.WHOST_TOOL_STEM}`, hint: "Give the plugin's tool files distinct names (tools/<name>.ts rather than tools/<name>/index.ts)." });
+    }
+  }
 }
 
 /** A tools folder: every module in it, non-recursively, by discovery's rules. */
@@ -228,6 +246,7 @@ export async function checkMarketplace(run: ValidateRun, dir: string): Promise<v
     if (statOrUndefined(file)) catalogs.push({ file, flavour });
   }
   const checkedDirs = new Set<string>();
+  const foldersBefore = run.hostToolFolders.length;
   for (const { file, flavour } of catalogs) {
     const checked = await checkCatalogFile(run, file, flavour);
     if (!checked) continue;
@@ -262,6 +281,10 @@ export async function checkMarketplace(run: ValidateRun, dir: string): Promise<v
       await checkPluginFolder(run, target, entry.name);
     }
   }
+  for (const collision of stemCollisions(run.hostToolFolders.slice(foldersBefore))) {
+    if (new Set(collision.tools.map((t) => t.plugin)).size < 2) continue; // warned per plugin
+    run.warn(collision.tools[0]!.file, { path: "", code: "WHOST_TOOL_STEM", message: `${describeStemCollision(collision)}; ${HOST_DIFFERENCES.WHOST_TOOL_STEM}`, hint: "Give each plugin's tool files distinct names (e.g. prefix them with the plugin's name)." });
+  }
 }
 
 /** One catalog file. */
@@ -290,8 +313,15 @@ export async function checkStateFile(run: ValidateRun, file: string): Promise<vo
   const validate = STATE_FILES[path.basename(file)];
   if (!validate) return;
   await prepareSettingsCheck();
+  const errorsBefore = run.errors.length;
   const read = await readJson(file, run);
-  if (!read) return;
+  if (!read) {
+    // Not JSON: the host reads these two differently from us (validate/host-differences.ts).
+    const notJson = run.errors.slice(errorsBefore).some((e) => e.code === "EJSONPARSE");
+    const code = path.basename(file) === "xcsh-plugins.lock.json" ? "WHOST_LOCK_MALFORMED" : path.basename(file) === "plugin-overrides.json" ? "WHOST_OVERRIDES_MALFORMED" : undefined;
+    if (notJson && code) run.warn(file, { path: "", code, message: HOST_DIFFERENCES[code], hint: "Fix the JSON error above." });
+    return;
+  }
   run.absorb(file, validate(read.value, file));
 }
 

@@ -5,6 +5,7 @@
  * the first and reject the second), conflicts with built-ins (the host rejects the tool), and
  * names shared between plugins of one marketplace (they conflict once both are installed).
  */
+import { HOST_EXPORTS_HINT } from "../host/host-exports.js";
 import { suggestToolName } from "../manifest/names.js";
 import { isRecord } from "../manifest/result.js";
 import type { ModuleOutcome } from "./module-check.js";
@@ -17,6 +18,7 @@ const FAILURE_HINTS: Record<string, string> = {
   EFACTORY_THROW: "The factory runs at every host start: keep it free of work that can fail (network, files); do that in execute.",
   EFACTORY_TIMEOUT: "Return the tool without waiting for servers or user input; do slow work lazily in execute.",
   EFACTORY_RESULT: "Return a tool object or an array of tool objects from the factory.",
+  EHOST_EXPORTS: HOST_EXPORTS_HINT,
   EMODULE_TIMEOUT: "Remove the infinite loop or blocking work from the module's top level and the factory.",
   EMODULE_EXIT: "Never call process.exit (or crash the runtime) in a tool; throw an error instead.",
   EVALIDATE_TIMEOUT: "Raise --timeout, or validate fewer modules at a time.",

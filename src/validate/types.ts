@@ -35,6 +35,7 @@
  * | `EIMPORT` / `EIMPORT_TIMEOUT` | the module cannot be imported / its import never settles |
  * | `ENOT_A_FACTORY` | the default export is not a function |
  * | `EFACTORY_THROW` / `EFACTORY_TIMEOUT` / `EFACTORY_RESULT` | the factory throws / never settles / returns no tool |
+ * | `EHOST_EXPORTS` | the factory failed after reading `api.pi.X` while no host exports were available (`--pi <module>`) |
  * | `EMODULE_TIMEOUT` | the module blocked the event loop (infinite loop): the checker was killed |
  * | `EMODULE_EXIT` | the module or its factory exited the process |
  * | `ETOOL_SHAPE` | a returned tool lacks name, description, execute, or parameters is not an object schema |
@@ -46,6 +47,8 @@
  * | `ENO_LABEL` | (warning) a tool without a label (the host shows its name) |
  * | `EVALIDATE_TIMEOUT` | the whole run ran out of time before this module was checked |
  * | `ETARGET_NOT_FOUND` / `ETARGET_UNKNOWN` | (exit 2) nothing at the path / nothing recognisable there |
+ * | `EHOST_EXPORTS_MODULE` | (exit 2) `--pi` names a module that does not resolve or import |
+ * | `WHOST_ENTRY_NO_INDEX` / `WHOST_TOOLS_FILES` / `WHOST_TOOL_STEM` | (warning) the host loads this differently (validate/host-differences.ts) |
  */
 
 /** One finding of a validation run. */

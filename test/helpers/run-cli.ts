@@ -92,6 +92,9 @@ function isLeakyVariable(name: string): boolean {
     upper === "NODE_OPTIONS" ||
     upper === "USERPROFILE" ||
     upper.startsWith("XDG_") ||
+    // The host's folder variables (core/paths.ts resolveRoots): a test sets them itself.
+    upper === "PI_CONFIG_DIR" ||
+    upper === "PI_CODING_AGENT_DIR" ||
     upper.startsWith("VITEST") ||
     upper === "NODE_ENV"
   );

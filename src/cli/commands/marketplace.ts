@@ -8,6 +8,7 @@
  */
 import type { Command } from "commander";
 import { XcshToolsError } from "../../core/errors.js";
+import { projectFolder } from "../../core/paths.js";
 import { npa, semver } from "../../core/npm-spec.js";
 import { MAX_SPEC_LENGTH } from "../../plugins/spec.js";
 import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
@@ -35,7 +36,9 @@ export async function marketplaceContext(ctx: CommandContext): Promise<Marketpla
   }
   return {
     ...world,
-    cwd: ctx.cwd,
+    // Project marketplace state lives at the project root found from cwd, as the host's CLI
+    // keeps it (helpers.ts:725-733 `resolveOrDefaultProjectRegistryPath`; core/paths.ts).
+    cwd: projectFolder(ctx.cwd, ctx.roots),
     projectTrusted: await ctx.projectTrusted(),
     gitTimeoutMs: settings.timeouts.gitMs,
     fetchTimeoutMs: settings.timeouts.fetchMs,

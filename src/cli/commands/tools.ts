@@ -35,18 +35,20 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("list the custom tools a host would load at boot, and every load error")
     .option("--builtins <names>", "built-in tool names to check conflicts against (comma-separated)", splitList)
     .option("--path <path...>", "extra configured tool paths, as a host would pass them")
-    .action(async (options: { builtins?: string[]; path?: string[] }, command: Command) => {
+    .option("--pi <module>", "the module whose exports factories get as api.pi (default: @f5-sales-demo/xcsh where the project resolves it)")
+    .action(async (options: { builtins?: string[]; path?: string[]; pi?: string }, command: Command) => {
       const context = getContext(command);
+      if (options.pi !== undefined) (await import("../../host/host-exports.js")).assertHostExportsModule(options.pi, context.cwd);
       // The boot module loads while the trust decision is made (a terminal question may wait).
       const [projectTrust, { listInstalledTools }] = await Promise.all([context.projectTrusted(), import("../../boot/index.js")]);
       const result = await listInstalledTools({
         cwd: context.cwd,
         projectTrust,
         configuredPaths: options.path ?? [],
-        home: context.roots.home,
-        xcshHome: context.roots.xcshHome,
+        ...context.roots,
         env: context.env,
         ...(options.builtins ? { builtInToolNames: options.builtins } : {}),
+        ...(options.pi !== undefined ? { piModule: options.pi } : {}),
       });
       const tools = result.tools.map((tool) => ({
         name: tool.name,

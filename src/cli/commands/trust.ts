@@ -3,13 +3,14 @@
  * projects whose own code and settings may be used (core/trust.ts). The record lives in the
  * user's state, never in a project, keyed by each project's real path: a symlinked folder is
  * trusted as the folder it leads to, and trusting a folder trusts the folders below it. The path
- * defaults to `--cwd`; it must be an existing folder (`untrust` also takes a recorded path whose
+ * defaults to the project root found from `--cwd` (its nearest folder with `.xcsh/` or `.git`,
+ * as the host finds it; else `--cwd`); it must be an existing folder (`untrust` also takes a recorded path whose
  * folder is gone). Nothing is scanned or loaded: the boot index notices the new record by itself.
  */
 import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { realPathOrNearest } from "../../core/contain.js";
-import { resolveUserPath, xcshPaths } from "../../core/paths.js";
+import { projectFolder as rootOf, resolveUserPath, xcshPaths } from "../../core/paths.js";
 import { changeTrust, readTrustRecord, trustingEntry, trustWorldOf } from "../../core/trust.js";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
@@ -23,7 +24,8 @@ function trustWorld(ctx: CommandContext) {
 
 /** The folder `given` names (default `--cwd`), or a usage error; `recorded` lets `untrust` name a vanished one. */
 function projectFolder(ctx: CommandContext, given: string | undefined, recorded?: (real: string) => boolean): string {
-  const folder = given === undefined ? ctx.cwd : resolveUserPath(given, ctx.cwd, ctx.roots.home);
+  // Without a path: the project root found from `--cwd` (core/paths.ts), which trust is decided about.
+  const folder = given === undefined ? rootOf(ctx.cwd, ctx.roots) : resolveUserPath(given, ctx.cwd, ctx.roots.home);
   const info = statSync(folder, { throwIfNoEntry: false });
   if (info?.isDirectory()) return folder;
   if (!info && recorded?.(realPathOrNearest(folder))) return folder;

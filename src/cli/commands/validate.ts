@@ -16,6 +16,7 @@ interface ValidateFlags {
   strict?: boolean;
   timeout?: string;
   static?: boolean;
+  pi?: string;
 }
 
 /** The readable report: findings grouped by file, errors before warnings, each with its fix. */
@@ -75,6 +76,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       .option("--strict", "treat warnings as errors")
       .option("--timeout <ms>", "time one module may take to import and build its tools (default 15000)")
       .option("--static", "only static checks: do not import tool modules")
+      .option("--pi <module>", "the module whose exports factories get as api.pi (default: @f5-sales-demo/xcsh where the project resolves it)")
       .action(async (target: string | undefined, flags: ValidateFlags, command: Command) => {
         const ctx: CommandContext = getContext(command);
         let moduleTimeoutMs: number | undefined;
@@ -83,6 +85,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
           if (!Number.isInteger(moduleTimeoutMs) || moduleTimeoutMs <= 0) throw usageError(`--timeout must be a positive number of milliseconds, got "${flags.timeout}"`, "Pass e.g. --timeout 5000.");
         }
         const builtins = flags.builtins?.split(",").map((s) => s.trim()).filter(Boolean) ?? [];
+        if (flags.pi !== undefined) (await import("../../host/host-exports.js")).assertHostExportsModule(flags.pi, ctx.cwd);
         const { validatePath } = await import("../../validate/index.js");
         const report = await validatePath(target ?? ".", {
           cwd: ctx.cwd,
@@ -91,6 +94,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
           staticOnly: Boolean(flags.static),
           home: ctx.roots.home,
           xcshHome: ctx.roots.xcshHome,
+          ...(flags.pi !== undefined ? { piModule: flags.pi } : {}),
           ...(moduleTimeoutMs !== undefined ? { moduleTimeoutMs } : {}),
         });
         if (ctx.output.json) ctx.output.result(validateReportJson(report));

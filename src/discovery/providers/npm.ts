@@ -29,14 +29,14 @@ import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { Type, type Static } from "../../manifest/typebox.js";
 import { errorMessage, isXcshToolsError } from "../../core/errors.js";
-import { projectPaths } from "../../core/paths.js";
+import { effectiveOverridesFile, projectPaths } from "../../core/paths.js";
 import type { ToolSource } from "../../host/types.js";
 import { readJsonFile } from "../../manifest/json-file.js";
 import { PluginManifestSchema, pickManifest, selectEntries, type PluginManifest } from "../../manifest/plugin-manifest.js";
 import { PluginsPackageJsonSchema } from "../../manifest/plugins-package.js";
 import { pointerSegment, type ValidationIssue } from "../../manifest/result.js";
 import { checkSchema } from "../../manifest/schema-check.js";
-import { RuntimePluginStateSchema, type RuntimePluginState } from "../../manifest/runtime-lock.js";
+import { RuntimePluginStateSchema, runtimeEnabled, type RuntimePluginState } from "../../manifest/runtime-lock.js";
 import { discoveryError } from "../records.js";
 import { readStateFile, type StateFileRead } from "../state-file.js";
 import { reportSkipped } from "../untrusted.js";
@@ -78,7 +78,8 @@ export const npmProvider: ToolProvider = {
     const userSource: ToolSource = { provider: "npm", providerName: NAME, level: "user" };
     const projectSource: ToolSource = { provider: "npm", providerName: NAME, level: "project" };
     const failClosed = "no npm plugin tools were loaded, because which plugins are disabled is unknown";
-    if (!ctx.projectTrusted) reportSkipped(projectPaths(ctx.cwd).pluginOverrides, projectSource, "plugin-overrides", sink);
+    const project = projectPaths(ctx.cwd);
+    if (!ctx.projectTrusted) for (const file of [project.pluginOverrides, ...project.otherPluginOverrides]) reportSkipped(file, projectSource, "plugin-overrides", sink);
 
     const pkg = await readStateFile(ctx.paths.pluginsPackageJson, PluginsPackageJsonSchema, userSource, sink);
     if (pkg.status !== "ok") return;
@@ -87,7 +88,7 @@ export const npmProvider: ToolProvider = {
 
     const lockFile = ctx.paths.runtimeLock;
     const lock = await readStateFile(lockFile, LockEnvelopeSchema, userSource, sink, failClosed);
-    const overridesFile = projectPaths(ctx.cwd).pluginOverrides;
+    const overridesFile = effectiveOverridesFile(ctx.cwd);
     const overrides: StateFileRead<Static<typeof OverridesEnvelopeSchema>> = ctx.projectTrusted
       ? await readStateFile(overridesFile, OverridesEnvelopeSchema, projectSource, sink, failClosed)
       : { status: "missing" };
@@ -120,7 +121,7 @@ export const npmProvider: ToolProvider = {
         }
         state = checked.value;
       }
-      if (state?.enabled === false || disabled.has(name)) continue;
+      if (!runtimeEnabled(state) || disabled.has(name)) continue;
 
       let features: string[] | null = state?.enabledFeatures ?? null;
       let featuresFile = lockFile;

@@ -2,8 +2,9 @@
  * xcsh marketplace plugins: `tools/` of each plugin in `<cwd>/.xcsh/plugins/installed_plugins.json`
  * (project) and `<xcshHome>/plugins/installed_plugins.json` (user).
  *
- * The project registry is read at `cwd` only (no walk-up, like every other project-level source
- * here). Every id the project registry lists — even with only `enabled: false` entries — shadows
+ * The project registry is the one of the project root found by walking up from `cwd`, as the
+ * host finds it (core/paths.ts `findProjectRoot`; helpers.ts:678-712, :748); outside any project
+ * there is none. Every id the project registry lists — even with only `enabled: false` entries — shadows
  * the user's entries of that id: a project can pin another version or switch a plugin off. Its
  * entries are project level whatever their `scope` field says. `enabled: false` entries are
  * skipped; entries repeating an (id, installPath) pair are used once. When `cwd` is such that both
@@ -11,7 +12,6 @@
  * project the project registry is not read (only reported), and the user's entries apply.
  */
 import path from "node:path";
-import { projectPaths } from "../../core/paths.js";
 import { placeOf } from "../../core/state-places.js";
 import type { ToolSource } from "../../host/types.js";
 import type { ToolProvider } from "../types.js";
@@ -25,9 +25,9 @@ export const xcshPluginsProvider: ToolProvider = {
   name: NAME,
   async discover(ctx, sink) {
     const userFile = ctx.paths.installedPlugins;
-    const projectFile = projectPaths(ctx.cwd).installedPlugins;
+    const projectFile = ctx.projectRegistry;
     const levels: { level: "project" | "user"; file: string }[] = [];
-    if (path.resolve(projectFile) !== path.resolve(userFile)) {
+    if (projectFile !== undefined && path.resolve(projectFile) !== path.resolve(userFile)) {
       if (ctx.projectTrusted) levels.push({ level: "project", file: projectFile });
       else reportSkipped(projectFile, { provider: "xcsh-plugins", providerName: NAME, level: "project" }, "installed-plugins", sink);
     }
