@@ -67,6 +67,8 @@ export const EXIT_CODES = {
   EMARKETPLACE_NAME: 2,
   ESOURCE_UNKNOWN: 2,
   ESOURCE_COMMAND: 2,
+  EENV_PATH: 2,
+  EHOST_EXPORTS_MODULE: 2,
   ESOURCE_AMBIGUOUS: 2,
   // Source values refused by src/core/source-args.ts.
   EGIT_URL: 2,
