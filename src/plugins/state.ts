@@ -216,6 +216,7 @@ function checkLockGitSources(lock: Record<string, unknown>, file: string, localG
         file,
         path: `/packages/${key}/resolved`,
         hint: `${sourceArgHint(problem.code)} Nothing was fetched. Delete package-lock.json and run \`xcsh-tools update\` to regenerate it.`,
+        exitCode: 2,
       });
     }
   }
