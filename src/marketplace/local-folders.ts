@@ -78,9 +78,8 @@ export function readFolderRecords(ctx: Pick<MarketplaceContext, "roots">): Folde
   let doc: unknown;
   try {
     doc = JSON.parse(text);
-  } catch (error) {
-    doc = undefined;
-    void error;
+  } catch {
+    doc = undefined; // reported below as not a record
   }
   const registries = isRecord(doc) && doc.version === 1 && isRecord(doc.registries) ? doc.registries : undefined;
   if (!registries || !Object.values(registries).every((names) => isRecord(names) && Object.values(names).every(isIdentity))) {
