@@ -48,7 +48,7 @@
 import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
-import { isPathInside, isRealPathInside } from "../core/contain.js";
+import { insideAnyOf, isRealPathInside } from "../core/contain.js";
 import { projectFolder, projectPaths, resolveRoots, resolveUserPath, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
 import { selectProviders } from "../discovery/select.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
@@ -227,9 +227,10 @@ function viewPathOutside(world: World, key: ViewKey, view: BootView): string | u
     project.codexTools,
     ...key.configuredPaths.map((p) => resolveUserPath(p, key.cwd, world.roots.home)),
   ];
+  const lexicallyInside = insideAnyOf(roots);
   for (const found of view.paths) {
     if (typeof found?.path !== "string" || !path.isAbsolute(found.path)) return "the boot index names a tool path that is not absolute";
-    if (roots.some((root) => isPathInside(found.path, root))) continue;
+    if (lexicallyInside(found.path)) continue;
     if (roots.some((root) => isRealPathInside(found.path, root))) continue;
     return `the boot index names ${found.path}, outside every folder discovery reads`;
   }

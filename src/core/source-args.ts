@@ -180,6 +180,50 @@ export function registryUrlProblem(url: unknown): SourceArgProblem | undefined {
   return undefined;
 }
 
+/** What npm-package-arg makes of a git spec: the fields pacote hands on to git. */
+export interface NpmGitSpecParts {
+  hosted?: { type?: string; user?: string; project?: string } | null | undefined;
+  fetchSpec?: string | null | undefined;
+  gitCommittish?: string | null | undefined;
+  gitRange?: string | null | undefined;
+}
+
+/**
+ * A git spec of npm's (`git+ssh://…#ref`, `git+https://…#semver:^1`, `github:owner/repo#ref`), checked
+ * as pacote will hand it to git: the hosted owner/repo (from which hosted-git-info builds the URL),
+ * or the URL itself (`file://` and paths only with `allowLocal`), the committish and the semver range.
+ *
+ * npm's git runner (@npmcli/git) does not put `--` before its operands (`git ls-remote <url>`,
+ * `git clone <url> <dir>`, `git checkout <committish>`, `git fetch origin <ref>`). What makes that
+ * safe here: every operand it passes is either one of these values, which never start with `-`
+ * once they pass (nor does a URL's user or host, which ssh would read), or comes from git itself
+ * (`ls-remote` ref names always start with `refs/` or are `HEAD`; shas are hex) or is pacote's own
+ * temporary folder (absolute). So no operand can be read as an option, and `--` would add nothing.
+ * The settings it cannot take as options reach its git through the environment (core/git.ts
+ * `gitEnvForNpm`).
+ */
+export function npmGitSpecProblem(parsed: NpmGitSpecParts, policy: GitUrlPolicy): SourceArgProblem | undefined {
+  const hosted = parsed.hosted;
+  if (hosted && hosted.user !== undefined && hosted.project !== undefined) {
+    const repo = `${hosted.user}/${hosted.project}`;
+    if (hosted.type === "github") {
+      const found = githubRepoProblem(repo);
+      if (found) return found;
+    } else if (![...hosted.user.split("/"), hosted.project].every((part) => /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/.test(part))) {
+      return { code: "ESOURCE_INVALID", problem: `the ${hosted.type ?? "hosted"} repository ${JSON.stringify(repo)} is not "owner/repo"` };
+    }
+  } else {
+    const found = gitUrlProblem(parsed.fetchSpec, policy);
+    if (found) return found;
+  }
+  if (parsed.gitCommittish) {
+    const found = gitRefProblem(parsed.gitCommittish);
+    if (found) return found;
+  }
+  if (parsed.gitRange) return npmVersionProblem(parsed.gitRange);
+  return undefined;
+}
+
 const HINTS: Record<SourceArgProblem["code"], string> = {
   EGIT_URL: "Use an https://, ssh://, git:// or user@host:path URL; local paths and file:// only for sources you type or marketplaces on your disk.",
   EGIT_REF: 'Use a branch or tag name as `git check-ref-format` accepts it (e.g. "main", "v1.2.0"), or pin a full sha.',

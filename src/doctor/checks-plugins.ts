@@ -26,7 +26,7 @@ import { isRecord, type ValidationResult } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
 import { runtimeEnabled, validateRuntimeLock } from "../manifest/runtime-lock.js";
 import { dependencyNames, loadInventory, type InstalledPlugin } from "../plugins/inventory.js";
-import { EMPTY_INSTALL_RECORD, InstallRecordSchema, dependenciesOf, pluginsPaths, stateFiles, type InstallRecord, type PluginsState } from "../plugins/state.js";
+import { EMPTY_INSTALL_RECORD, InstallRecordSchema, dependenciesOf, isTypedLocalGit, pluginsPaths, stateFiles, type InstallRecord, type PluginsState } from "../plugins/state.js";
 import { ValidateRun } from "../validate/run.js";
 import { checkPluginPackage } from "../validate/static-checks.js";
 import { repairRuntimeState } from "./runtime-repair.js";
@@ -83,9 +83,11 @@ export async function checkPlugins(roots: XcshRoots): Promise<PluginsDiagnosis> 
   }
   folder.ok("plugins:folder", `found ${paths.plugins}`);
 
-  const pkg = await readDoc(paths.packageJson, validatePluginsPackageJson);
-  const lock = await readDoc(paths.runtimeLock, validateRuntimeLock);
   const record = await readDoc<InstallRecord>(paths.record, (v) => checkSchema(InstallRecordSchema, v));
+  // A git dependency may be a local repository only when our record says the user typed it so.
+  const typedLocal = (name: string) => record.status === "ok" && isTypedLocalGit(record.value, name);
+  const pkg = await readDoc(paths.packageJson, (v) => validatePluginsPackageJson(v, { localGit: typedLocal }));
+  const lock = await readDoc(paths.runtimeLock, validateRuntimeLock);
   const report = (id: string, file: string, read: Read<unknown>, missing: () => void) => {
     if (read.status === "bad") folder.problem(id, "error", read.message, { hint: read.hint, manual: manualStateFile });
     else if (read.status === "missing") missing();

@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from "./typebox.js";
 import { npa } from "../core/npm-spec.js";
+import { npmGitSpecProblem, sourceArgHint } from "../core/source-args.js";
 import { npmNameProblem } from "./names.js";
 import { IssueCollector, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
@@ -18,8 +19,22 @@ export type PluginsPackageJson = Static<typeof PluginsPackageJsonSchema>;
 /** The file the host creates when none exists. */
 export const EMPTY_PLUGINS_PACKAGE_JSON: PluginsPackageJson = { name: "xcsh-plugins", private: true, dependencies: {} };
 
-/** Strict check: shape, each dependency a valid package name with a spec npm understands. */
-export function validatePluginsPackageJson(value: unknown): ValidationResult<PluginsPackageJson> {
+/** How the git specs of a plugins package.json are judged. */
+export interface PluginsPackageOptions {
+  /**
+   * Whether the dependency `name` may be a local repository (`git+file://…`, a path): only one the
+   * user typed, which the caller knows from our install record. Default: none may.
+   */
+  localGit?: (name: string) => boolean;
+}
+
+/**
+ * Strict check: shape, each dependency a valid package name with a spec npm understands, and each
+ * git spec by core/source-args.ts's rules (`npmGitSpecProblem`). The file is read back from state
+ * and arborist hands its specs to git: a hand edit must not smuggle an option-shaped URL or ref,
+ * a remote helper, or a clone of a repository on the user's disk into a command.
+ */
+export function validatePluginsPackageJson(value: unknown, options: PluginsPackageOptions = {}): ValidationResult<PluginsPackageJson> {
   const out = new IssueCollector();
   const shape = checkSchema(PluginsPackageJsonSchema, value);
   out.absorb(shape);
@@ -34,11 +49,16 @@ export function validatePluginsPackageJson(value: unknown): ValidationResult<Plu
       out.error({ path: at, code: "EPACKAGE_NAME", message: `${at}: "${name}" is not an npm package name: ${problem}`, found: JSON.stringify(name), hint: "Remove the dependency and reinstall the plugin." });
       continue;
     }
+    let parsed: ReturnType<typeof npa.resolve>;
     try {
-      npa.resolve(name, spec, "/");
+      parsed = npa.resolve(name, spec, "/");
     } catch (error) {
       out.error({ path: at, code: "ESPEC", message: `${at}: "${spec}" is not a spec npm understands: ${(error as Error).message}`, found: JSON.stringify(spec), hint: "Use a version range, a tag, a tarball, a folder (file:) or a git URL." });
+      continue;
     }
+    if (parsed.type !== "git") continue;
+    const git = npmGitSpecProblem(parsed, { allowLocal: options.localGit?.(name) === true });
+    if (git) out.error({ path: at, code: git.code, message: `${at}: ${git.problem}`, found: JSON.stringify(spec), hint: `${sourceArgHint(git.code)} Nothing was fetched. If you did not write this spec, remove the dependency from the file by hand, then install the plugin again.` });
   }
   return out.result(shape.value);
 }

@@ -34,6 +34,7 @@ import { mutate, nowIso, pathsOf, scopePaths, assertScopeUsable, type Marketplac
 import { readMarketplacesDoc, serializeDoc, stageJson, type MarketplacesDoc } from "./registry.js";
 import { catalogSourceOf, parseCatalogSource, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
 import { allMarketplaces, catalogDirOf, catalogPathOf, findMarketplace, loadEngineState, type EngineState } from "./state.js";
+import { checkedLocalFolder, stageFolderRecords } from "./local-folders.js";
 import { copyPluginTree, makeScratch } from "./tree.js";
 
 /** A marketplace as listed. */
@@ -195,6 +196,7 @@ export async function addMarketplace(
       exists(doc);
       await m.step("marketplace:fetched");
       await stageMarketplace(ctx, scope, { ...doc, marketplaces: [...doc.marketplaces, entry] }, built, entry, m.tx, m.step);
+      await stageFolderRecords(m.tx, ctx, scope, paths.marketplacesRegistry, [...doc.marketplaces, entry], name);
     });
     return report;
   } finally {
@@ -224,7 +226,9 @@ export async function removeMarketplace(ctx: MarketplaceContext, name: string, o
     const catalog = await readCachedCatalog(path.join(catalogDir, "marketplace.json"), name, catalogOriginOf(found.entry)).catch(() => undefined);
     if (tx && step) {
       await tx.stageRemoval(catalogDir, found.paths.marketplaceCache);
-      await stageJson(tx, found.paths.marketplacesRegistry, { ...doc, marketplaces: doc.marketplaces.filter((m) => m.name !== name) });
+      const left = doc.marketplaces.filter((m) => m.name !== name);
+      await stageJson(tx, found.paths.marketplacesRegistry, { ...doc, marketplaces: left });
+      await stageFolderRecords(tx, ctx, found.scope, found.paths.marketplacesRegistry, left);
       await step("marketplace:staged-registry");
     }
     const report: MarketplaceChangeReport = { op: "REMOVE", name, scope: found.scope, dryRun: !tx, entry: found.entry, plugins: catalog?.catalog.plugins.map((p) => p.name) ?? [], warnings: [], stillInstalled: installed };
@@ -265,7 +269,9 @@ async function updateOne(ctx: MarketplaceContext, name: string, scope: Scope, dr
   const state = await loadEngineState(ctx);
   const found = requireMarketplace(state, name, scope);
   const catalogPath = catalogPathOf(found); // before any fetch: the folder update replaces
-  const spec: CatalogSourceSpec = { kind: found.entry.sourceType, uri: found.entry.sourceUri };
+  // A local source is read only from the folder recorded when it was added (local-folders.ts).
+  const uri = found.entry.sourceType === "local" ? checkedLocalFolder(ctx, { scope, entry: found.entry, registryFile: found.paths.marketplacesRegistry, ...(found.index !== undefined ? { index: found.index } : {}) }) : found.entry.sourceUri;
+  const spec: CatalogSourceSpec = { kind: found.entry.sourceType, uri };
   const scratch = await makeScratch("update");
   try {
     const fetched = await fetchSource(ctx, spec, scratch.dir).catch((error: unknown) => {
@@ -299,7 +305,9 @@ async function updateOne(ctx: MarketplaceContext, name: string, scope: Scope, dr
       const doc = await readMarketplacesDoc(found.paths.marketplacesRegistry);
       if (!doc.marketplaces.some((e) => e.name === name)) throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${name}" was removed meanwhile`, { hint: "Nothing was changed." });
       await m.step("marketplace:fetched");
-      await stageMarketplace(ctx, scope, { ...doc, marketplaces: doc.marketplaces.map((e) => (e.name === name ? entry : e)) }, built, entry, m.tx, m.step);
+      const marketplaces = doc.marketplaces.map((e) => (e.name === name ? entry : e));
+      await stageMarketplace(ctx, scope, { ...doc, marketplaces }, built, entry, m.tx, m.step);
+      await stageFolderRecords(m.tx, ctx, scope, found.paths.marketplacesRegistry, marketplaces);
     });
     return report;
   } finally {

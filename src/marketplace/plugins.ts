@@ -335,10 +335,10 @@ export async function outdatedMarketplacePlugins(ctx: MarketplaceContext, ids?: 
         const split = splitPluginId(id)!;
         const found = findMarketplace(state, split.marketplace);
         if (!found) throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${split.marketplace}" is not registered`, { hint: `Add it again to check ${id}.` });
-        const loaded = await catalogOf(found);
+        const loaded = await catalogOf(ctx, found);
         const catalogItem = catalogEntry(loaded, split.plugin, split.marketplace);
         const kind = pluginSourceOf(catalogItem.source, split.plugin);
-        const input = { entry: catalogItem, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(found) };
+        const input = { entry: catalogItem, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(ctx, found) };
         let latest: Revision | undefined = kind.probe ? await kind.probe(input, ctx) : undefined;
         if (!latest) {
           const work = path.join(scratch.dir, String(i));

@@ -21,6 +21,7 @@ import type { MarketplacePluginEntry } from "../manifest/marketplace-catalog.js"
 import { validatePath } from "../validate/index.js";
 import { catalogOriginOf, readCachedCatalog, readCatalogIn, type LoadedCatalog } from "./catalog.js";
 import { pathsOf, type MarketplaceContext, type PluginValidator } from "./context.js";
+import { checkedLocalFolder } from "./local-folders.js";
 import { pluginSourceOf, type FetchedPlugin } from "./plugin-sources/index.js";
 import { catalogDirOf, catalogPathOf, type FoundMarketplace } from "./state.js";
 import { copyPluginTree, hashTree } from "./tree.js";
@@ -61,12 +62,18 @@ export function followRename(catalog: Pick<LoadedCatalog["catalog"], "renames" |
   return undefined;
 }
 
+/** The checked folder of a local marketplace (local-folders.ts: the folder recorded when it was added). */
+function localFolderOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, found: FoundMarketplace): string {
+  return checkedLocalFolder(ctx, { scope: found.scope, entry: found.entry, registryFile: found.paths.marketplacesRegistry, ...(found.index !== undefined ? { index: found.index } : {}) });
+}
+
 /** The catalog of a marketplace, checked against the live folder for local ones (host weakness #34). */
-export async function catalogOf(found: FoundMarketplace): Promise<LoadedCatalog> {
+export async function catalogOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, found: FoundMarketplace): Promise<LoadedCatalog> {
   const origin = catalogOriginOf(found.entry);
   const cached = await readCachedCatalog(catalogPathOf(found), found.entry.name, origin);
   if (found.entry.sourceType === "local") {
-    const live = await readCatalogIn(found.entry.sourceUri, `The marketplace folder ${found.entry.sourceUri}`, origin).catch(() => undefined);
+    const folder = localFolderOf(ctx, found);
+    const live = await readCatalogIn(folder, `The marketplace folder ${found.entry.sourceUri}`, origin).catch(() => undefined);
     if (live && JSON.stringify(live.catalog) !== JSON.stringify(cached.catalog)) {
       throw new XcshToolsError("ECATALOG_STALE", `The catalog of marketplace "${found.entry.name}" changed in ${found.entry.sourceUri} since it was added or last updated`, {
         hint: `Run \`xcsh-tools marketplace update ${found.entry.name}\` to see and accept the changes, then retry.`,
@@ -79,8 +86,8 @@ export async function catalogOf(found: FoundMarketplace): Promise<LoadedCatalog>
 }
 
 /** The folder relative plugin sources of a marketplace resolve in. */
-export function relativeRootOf(found: FoundMarketplace): string | undefined {
-  if (found.entry.sourceType === "local") return found.entry.sourceUri;
+export function relativeRootOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, found: FoundMarketplace): string | undefined {
+  if (found.entry.sourceType === "local") return localFolderOf(ctx, found);
   if (found.entry.sourceType === "url") return undefined;
   return catalogDirOf(found);
 }
@@ -174,12 +181,12 @@ export function defaultValidator(ctx: MarketplaceContext): PluginValidator {
 export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string): Promise<PreparedPlugin> {
   const marketplace = found.entry.name;
   await mkdir(scratch, { recursive: true });
-  const loaded = await catalogOf(found);
+  const loaded = await catalogOf(ctx, found);
   const entry = catalogEntry(loaded, plugin, marketplace);
   const renamedFrom = entry.name !== plugin ? plugin : undefined;
   plugin = entry.name;
   const kind = pluginSourceOf(entry.source, plugin);
-  const fetched = await kind.fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(found) }, scratch, ctx);
+  const fetched = await kind.fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(ctx, found) }, scratch, ctx);
   const copy = path.join(scratch, "copy");
   await copyPluginTree(fetched.dir, copy, fetched.within);
   const hash = await hashTree(copy);

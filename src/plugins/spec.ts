@@ -23,7 +23,7 @@
 import type { Result as NpaResult } from "npm-package-arg";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { npa } from "../core/npm-spec.js";
-import { gitRefProblem, githubRepoProblem, gitUrlProblem, npmVersionProblem, sourceArgError, type SourceArgProblem } from "../core/source-args.js";
+import { npmGitSpecProblem, sourceArgError } from "../core/source-args.js";
 import { NPM_NAME_MAX, npmNameProblem } from "../manifest/names.js";
 import type { SourceKind } from "./state.js";
 
@@ -84,34 +84,11 @@ export function stripNpmPrefix(spec: string): string {
   return spec.startsWith(NPM_PREFIX) ? spec.slice(NPM_PREFIX.length) : spec;
 }
 
-/** A git spec's values as pacote will hand them to git, checked; the first problem found. */
-function gitSpecProblem(parsed: NpaResult): SourceArgProblem | undefined {
-  const hosted = parsed.hosted as { type?: string; user?: string; project?: string } | null | undefined;
-  if (hosted && hosted.user !== undefined && hosted.project !== undefined) {
-    const repo = `${hosted.user}/${hosted.project}`;
-    if (hosted.type === "github") {
-      const found = githubRepoProblem(repo);
-      if (found) return found;
-    } else if (![...hosted.user.split("/"), hosted.project].every((part) => /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/.test(part))) {
-      return { code: "ESOURCE_INVALID", problem: `the ${hosted.type ?? "hosted"} repository ${JSON.stringify(repo)} is not "owner/repo"` };
-    }
-  } else {
-    // Typed on the command line: a local repository (git+file://) is the user's own choice.
-    const found = gitUrlProblem(parsed.fetchSpec, { allowLocal: true });
-    if (found) return found;
-  }
-  if (parsed.gitCommittish) {
-    const found = gitRefProblem(parsed.gitCommittish);
-    if (found) return found;
-  }
-  if (parsed.gitRange) return npmVersionProblem(parsed.gitRange);
-  return undefined;
-}
-
 /** Check a parsed git spec again right before pacote (and so git) sees it. */
 export function assertGitSpec(spec: InstallSpec): void {
   if (spec.parsed.type !== "git") return;
-  const found = gitSpecProblem(spec.parsed);
+  // Typed on the command line: a local repository (git+file://) is the user's own choice.
+  const found = npmGitSpecProblem(spec.parsed, { allowLocal: true });
   if (found) throw sourceArgError(found, `Invalid install spec "${spec.raw.length > 200 ? `${spec.raw.slice(0, 200)}…` : spec.raw}"`);
 }
 

@@ -35,7 +35,9 @@ import { Type, type Static } from "../manifest/typebox.js";
 import { writeFile } from "node:fs/promises";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import type { Transaction } from "../core/journal.js";
+import { npa } from "../core/npm-spec.js";
 import { xcshPaths, type XcshRoots } from "../core/paths.js";
+import { isLocalGitUrl, npmGitSpecProblem, sourceArgHint } from "../core/source-args.js";
 import { parseJsonText } from "../manifest/json-file.js";
 import { EMPTY_PLUGINS_PACKAGE_JSON, validatePluginsPackageJson, type PluginsPackageJson } from "../manifest/plugins-package.js";
 import { isRecord, type ValidationIssue, type ValidationResult } from "../manifest/result.js";
@@ -176,14 +178,60 @@ function validateRecord(value: unknown): ValidationResult<InstallRecord> {
   return checkSchema(InstallRecordSchema, value);
 }
 
+/**
+ * True when our record says the user installed `name` from a local repository (`git+file://…`):
+ * only then may its spec, read back from package.json or the lockfile, reach the local disk.
+ */
+export function isTypedLocalGit(record: InstallRecord, name: string): boolean {
+  const entry = Object.hasOwn(record.plugins, name) ? record.plugins[name] : undefined;
+  if (entry?.source !== "git") return false;
+  try {
+    const parsed = npa(entry.spec);
+    return parsed.type === "git" && typeof parsed.fetchSpec === "string" && isLocalGitUrl(parsed.fetchSpec);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The git sources arborist would fetch again from npm's lockfile (`packages[…].resolved`), checked
+ * like package.json's specs: a hand-edited lockfile must not hand git an option or a remote
+ * helper. A top-level plugin's own entry may be local when the user typed it so; a dependency's never.
+ */
+function checkLockGitSources(lock: Record<string, unknown>, file: string, localGit: (name: string) => boolean): void {
+  const packages = isRecord(lock.packages) ? lock.packages : {};
+  for (const [key, value] of Object.entries(packages)) {
+    if (!isRecord(value) || typeof value.resolved !== "string" || !/^git(\+|:)|^github:/.test(value.resolved)) continue;
+    let parsed: ReturnType<typeof npa>;
+    try {
+      parsed = npa(value.resolved);
+    } catch {
+      continue; // not a spec npm would fetch from git
+    }
+    if (parsed.type !== "git") continue;
+    const top = /^node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(key)?.[1];
+    const problem = npmGitSpecProblem(parsed, { allowLocal: top !== undefined && localGit(top) });
+    if (problem) {
+      throw new XcshToolsError(problem.code, `${file} /packages/${key}/resolved: ${problem.problem}`, {
+        file,
+        path: `/packages/${key}/resolved`,
+        hint: `${sourceArgHint(problem.code)} Nothing was fetched. Delete package-lock.json and run \`xcsh-tools update\` to regenerate it.`,
+        exitCode: 2,
+      });
+    }
+  }
+}
+
 /** Read the plugins folder state; a malformed file is `ESTATE_FILE` naming it, never "empty". */
 export async function loadPluginsState(roots: XcshRoots): Promise<PluginsState> {
   const paths = pluginsPaths(roots);
   const warnings: ValidationIssue[] = [];
   const repair = "Fix or move the file away, then run `xcsh-tools doctor`; nothing was changed.";
-  const packageJson = await readChecked(paths.packageJson, validatePluginsPackageJson, repair, warnings);
-  const runtimeLock = await readChecked(paths.runtimeLock, validateRuntimeLock, repair, warnings);
+  // Our record first: it says which git dependencies the user typed as local repositories.
   const record = (await readChecked(paths.record, validateRecord, "This file is xcsh-tools' own record; move it away to rebuild it with `xcsh-tools doctor --fix`.", warnings)) ?? EMPTY_INSTALL_RECORD;
+  const localGit = (name: string) => isTypedLocalGit(record as InstallRecord, name);
+  const packageJson = await readChecked(paths.packageJson, (value) => validatePluginsPackageJson(value, { localGit }), repair, warnings);
+  const runtimeLock = await readChecked(paths.runtimeLock, validateRuntimeLock, repair, warnings);
   const lockText = await readText(paths.packageLock);
   let packageLock: Record<string, unknown> | undefined;
   if (lockText !== undefined) {
@@ -195,6 +243,7 @@ export async function loadPluginsState(roots: XcshRoots): Promise<PluginsState> 
       }
     })();
     if (!isRecord(parsed)) throw new XcshToolsError("ESTATE_FILE", `${paths.packageLock} is not an npm lockfile (not an object)`, { file: paths.packageLock, hint: "Delete it and run `xcsh-tools update` to regenerate it." });
+    checkLockGitSources(parsed, paths.packageLock, localGit);
     packageLock = parsed;
   }
   return { paths, packageJson, packageLock, runtimeLock, record: record as InstallRecord, warnings };

@@ -327,5 +327,7 @@ export async function checkStateFile(run: ValidateRun, file: string): Promise<vo
 
 /** `~/.xcsh/plugins/package.json` (recognised by `name: "xcsh-plugins"`). */
 export async function checkPluginsPackageJson(run: ValidateRun, file: string, value: unknown): Promise<void> {
-  run.absorb(file, validatePluginsPackageJson(value));
+  // Shape and option-shaped values; whether a git dependency may be a local repository depends
+  // on our install record, which the plugin engine consults when it reads the file (plugins/state.ts).
+  run.absorb(file, validatePluginsPackageJson(value, { localGit: () => true }));
 }

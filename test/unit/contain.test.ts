@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { confinePath, isPathBelow, isPathInside, isRealPathInside, realPathOrNearest } from "../../src/core/contain.js";
+import { confinePath, insideAnyOf, isPathBelow, isPathInside, isRealPathInside, realPathOrNearest } from "../../src/core/contain.js";
 import { isXcshToolsError } from "../../src/core/errors.js";
 
 describe("isPathInside / isPathBelow (lexical)", () => {
@@ -37,6 +37,20 @@ describe("isPathInside / isPathBelow (lexical)", () => {
     expect(isPathInside(child, parent)).toBe(inside);
     expect(isPathInside(child, `${parent}/`)).toBe(inside);
     expect(isPathBelow(child, parent)).toBe(below);
+  });
+
+  it.each(table)("insideAnyOf gives isPathInside's answer for %s (one folder, several, the root)", (child) => {
+    expect(insideAnyOf([parent])(child)).toBe(isPathInside(child, parent));
+    expect(insideAnyOf([`${parent}/`, "/elsewhere"])(child)).toBe(isPathInside(child, parent));
+    expect(insideAnyOf(["/x", parent])(child)).toBe(isPathInside(child, "/x") || isPathInside(child, parent));
+    expect(insideAnyOf(["/"])(child)).toBe(true);
+    expect(insideAnyOf([])(child)).toBe(false);
+  });
+
+  it("insideAnyOf: paths not in normal form take the full check", () => {
+    for (const child of ["/a//b/c", "/a/b//c", "/a/./b/c", "/a/x/../b/c", "/a/b/c/..", "/a/b/../b", "a/b", "/a/b/c/./"]) {
+      expect(insideAnyOf(["/a/b"])(child), child).toBe(isPathInside(child, "/a/b"));
+    }
   });
 
   it("resolves relative paths against the cwd on both sides", () => {
