@@ -15,11 +15,11 @@
  * `EMARKETPLACE_NAME_DRIFT`: plugin ids are `name@marketplace`, so silently following the rename
  * would orphan every install.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
-import { movePath } from "../core/atomic-fs.js";
-import { isRealPathInside } from "../core/contain.js";
+import { movePath, removeTree } from "../core/atomic-fs.js";
+import { isPathInside, isRealPathInside } from "../core/contain.js";
 import { isInPlace, placeOf } from "../core/state-places.js";
 import { claudeSourceProblem, validateKnownMarketplaces, type KnownMarketplace } from "../manifest/known-marketplaces.js";
 import type { MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
@@ -29,7 +29,7 @@ import { readJsonFile } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import { sourceArgHint } from "../core/source-args.js";
 import { recoverBeforeRead } from "../plugins/mutation.js";
-import { catalogOriginOf, readCachedCatalog } from "./catalog.js";
+import { catalogOriginOf, findCatalogFile, readCachedCatalog, readCatalogIn } from "./catalog.js";
 import { mutate, nowIso, pathsOf, scopePaths, assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
 import { readMarketplacesDoc, serializeDoc, stageJson, type MarketplacesDoc } from "./registry.js";
 import { catalogSourceOf, parseCatalogSource, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
@@ -82,13 +82,29 @@ async function fetchSource(ctx: MarketplaceContext, spec: CatalogSourceSpec, scr
   return catalogSourceOf(spec.kind).fetch(spec, scratch, ctx);
 }
 
-/** Build the new cache folder in scratch: clone content (no .git) + `marketplace.json`. */
+/**
+ * Build the new cache folder in scratch: clone content (no .git) + `marketplace.json`. A clone
+ * made in this scratch becomes the cache by renaming it, so adding a big repository costs about
+ * one `git clone` (bench/marketplace.js); content from elsewhere (Claude Code's copy, which is
+ * only read) is copied. Symlinks stay as they are: every reader of the cache resolves and
+ * confines them (plugin-sources/relative.ts, tree.ts).
+ */
 async function buildCacheDir(fetched: FetchedCatalog, scratch: string): Promise<string> {
   const dir = path.join(scratch, "cache");
-  if (fetched.contentDir) await copyPluginTree(fetched.contentDir, dir);
+  if (fetched.contentDir && isPathInside(path.resolve(fetched.contentDir), path.resolve(scratch))) {
+    await removeTree(path.join(fetched.contentDir, ".git"));
+    await rename(fetched.contentDir, dir);
+    // The repository may hold its own `marketplace.json` (or a link by that name): ours replaces it, never writes through it.
+    await rm(path.join(dir, "marketplace.json"), { force: true, recursive: true });
+  } else if (fetched.contentDir) await copyPluginTree(fetched.contentDir, dir);
   else await mkdir(dir);
-  await writeFile(path.join(dir, "marketplace.json"), serializeDoc(fetched.loaded.catalog));
+  await writeFile(path.join(dir, "marketplace.json"), serializeDoc(fetched.loaded.catalog), { flag: "wx" });
   return dir;
+}
+
+/** Where a fetch's scratch goes: beside our journal, where the new cache is staged (see makeScratch). */
+function scratchNear(ctx: MarketplaceContext): string {
+  return path.join(pathsOf(ctx).ours, "tmp");
 }
 
 function validName(name: string, source: string): string {
@@ -130,12 +146,23 @@ export async function addMarketplace(
   source: string,
   options: { name?: string; scope?: Scope; dryRun?: boolean } = {},
 ): Promise<MarketplaceChangeReport> {
+  const spec = parseCatalogSource(source, ctx);
+  return addFetched(ctx, source, spec, (scratch) => fetchSource(ctx, spec, scratch), options);
+}
+
+/** `addMarketplace` of `spec`, with `fetch` producing its catalog (the network, or a copy on disk). */
+async function addFetched(
+  ctx: MarketplaceContext,
+  source: string,
+  spec: CatalogSourceSpec,
+  fetch: (scratch: string) => Promise<FetchedCatalog>,
+  options: { name?: string; scope?: Scope; dryRun?: boolean },
+): Promise<MarketplaceChangeReport> {
   const scope = options.scope ?? "user";
   assertScopeUsable(ctx, scope, "add a marketplace to the project (--scope project)");
-  const spec = parseCatalogSource(source, ctx);
-  const scratch = await makeScratch("add");
+  const scratch = await makeScratch("add", scratchNear(ctx));
   try {
-    const fetched = await fetchSource(ctx, spec, scratch.dir);
+    const fetched = await fetch(scratch.dir);
     const name = validName(options.name ?? fetched.loaded.catalog.name, source);
     const paths = scopePaths(ctx, scope);
     const now = nowIso(ctx);
@@ -231,7 +258,7 @@ async function updateOne(ctx: MarketplaceContext, name: string, scope: Scope, dr
   const found = requireMarketplace(state, name, scope);
   const catalogPath = catalogPathOf(found); // before any fetch: the folder update replaces
   const spec: CatalogSourceSpec = { kind: found.entry.sourceType, uri: found.entry.sourceUri };
-  const scratch = await makeScratch("update");
+  const scratch = await makeScratch("update", scratchNear(ctx));
   try {
     const fetched = await fetchSource(ctx, spec, scratch.dir).catch((error: unknown) => {
       if (error instanceof XcshToolsError) {
@@ -451,7 +478,26 @@ export interface ClaudeImportRow {
   status: "added" | "would-add" | "skipped" | "failed";
   reason?: string;
   source?: string;
+  /** Claude Code's copy the catalog (and, for git sources, the repository content) was read from. */
+  from?: string;
   error?: { code: string; message: string; hint?: string };
+}
+
+/**
+ * Claude Code's own copy of a marketplace (`installLocation`, already confined by
+ * `listClaudeMarketplaces`), when it holds a catalog: the import reads it instead of fetching, so
+ * it works offline and costs no clone. The registry still records the marketplace's real source,
+ * so `marketplace update` fetches from there. Claude Code's folder is only read (copied, never moved).
+ */
+async function claudeCopyFetch(row: ClaudeMarketplaceRow, spec: CatalogSourceSpec): Promise<((scratch: string) => Promise<FetchedCatalog>) | undefined> {
+  if (!row.installLocation || !path.isAbsolute(row.installLocation)) return undefined;
+  const found = await findCatalogFile(row.installLocation).catch(() => undefined);
+  if (!found) return undefined;
+  const location = row.installLocation;
+  return async () => {
+    const loaded = await readCatalogIn(location, `Claude Code's copy of marketplace "${row.name}" (${location})`, catalogOriginOf({ sourceType: spec.kind, sourceUri: spec.uri }));
+    return { loaded, ...(spec.kind === "git" || spec.kind === "github" ? { contentDir: location } : {}) };
+  };
 }
 
 /** Add Claude Code's marketplaces to xcsh (user scope by default); `~/.claude` is never written. */
@@ -474,8 +520,19 @@ export async function importClaudeMarketplaces(ctx: MarketplaceContext, options:
       continue;
     }
     try {
-      await addMarketplace(ctx, row.importable, { name: row.name, ...(options.scope ? { scope: options.scope } : {}), ...(options.dryRun ? { dryRun: true } : {}) });
-      out.push({ name: row.name, status: options.dryRun ? "would-add" : "added", source: row.importable });
+      const addOptions = { name: row.name, ...(options.scope ? { scope: options.scope } : {}), ...(options.dryRun ? { dryRun: true } : {}) };
+      const spec = parseCatalogSource(row.importable, ctx);
+      const fromCopy = spec.kind === "local" ? undefined : await claudeCopyFetch(row, spec);
+      if (fromCopy) {
+        await addFetched(ctx, row.importable, spec, fromCopy, addOptions);
+        out.push({ name: row.name, status: options.dryRun ? "would-add" : "added", source: row.importable, from: row.installLocation });
+      } else if (options.dryRun && spec.kind !== "local") {
+        // A dry run touches no network: without Claude Code's copy there is nothing local to check.
+        out.push({ name: row.name, status: "would-add", source: row.importable, reason: `not checked: Claude Code has no copy at ${row.installLocation || "(no installLocation)"}, so the import will fetch ${row.importable}` });
+      } else {
+        await addMarketplace(ctx, row.importable, addOptions);
+        out.push({ name: row.name, status: options.dryRun ? "would-add" : "added", source: row.importable });
+      }
     } catch (error) {
       out.push({ name: row.name, status: "failed", source: row.importable, error: error instanceof XcshToolsError ? { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } : { code: "EUNEXPECTED", message: errorMessage(error) } });
     }

@@ -389,7 +389,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .command("import-claude [name...]")
     .description("add Claude Code's marketplaces to xcsh (~/.claude is only read)")
     .option("--scope <scope>", "user (default) or project")
-    .option("--dry-run", "fetch and check; write nothing")
+    .option("--dry-run", "check what Claude Code has on disk; fetch nothing, write nothing")
     .action(async (names: string[], flags: { scope?: string; dryRun?: boolean }, command: Command) => {
       const ctx = getContext(command);
       const scope = parseScope(flags.scope);
@@ -409,7 +409,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       if (ctx.output.json) ctx.output.result({ ok: failed === 0, marketplaces: rows });
       else {
         if (rows.length === 0) ctx.output.line("Claude Code knows no marketplaces to import.");
-        for (const r of rows) ctx.output.line(`${r.status.padEnd(9)} ${r.name}${r.source ? `  ${r.source}` : ""}${r.reason ? `  (${r.reason})` : ""}${r.error ? `  ${r.error.code}: ${r.error.message}` : ""}`);
+        for (const r of rows) ctx.output.line(`${r.status.padEnd(9)} ${r.name}${r.source ? `  ${r.source}` : ""}${r.from ? `  (read from Claude Code's copy ${r.from})` : ""}${r.reason ? `  (${r.reason})` : ""}${r.error ? `  ${r.error.code}: ${r.error.message}` : ""}`);
       }
       if (failed > 0) throw new ReportedFailure(1);
     });
