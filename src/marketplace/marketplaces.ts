@@ -35,6 +35,8 @@ import { readMarketplacesDoc, serializeDoc, stageJson, type MarketplacesDoc } fr
 import { catalogSourceOf, parseCatalogSource, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
 import { allMarketplaces, catalogDirOf, catalogPathOf, findMarketplace, loadEngineState, type EngineState } from "./state.js";
 import { copyPluginTree, makeScratch } from "./tree.js";
+import { applyPluginPlan } from "./apply.js";
+import { planMarketplaceUninstall } from "./plugins.js";
 
 /** A marketplace as listed. */
 export interface MarketplaceRow {
@@ -69,7 +71,9 @@ export interface MarketplaceChangeReport {
   plugins: string[];
   changes?: CatalogChanges;
   warnings: string[];
-  /** Installed plugins of a removed marketplace (left installed). */
+  /** Plugins of a removed marketplace uninstalled with it, `id (scope)`. */
+  uninstalled?: string[];
+  /** Installed plugins of a removed marketplace left installed (a project marketplace of that name serves them). */
   stillInstalled?: string[];
 }
 
@@ -205,28 +209,48 @@ function requireMarketplace(state: EngineState, name: string, scope?: Scope) {
   return found;
 }
 
-/** Remove a marketplace and its cache; its installed plugins stay installed (and are listed). */
+/**
+ * Remove a marketplace and its cache, and uninstall the plugins installed from it, as Claude Code
+ * does, in the same transaction. The installs removed are those that resolve to this marketplace:
+ * in its own scope and, for a user marketplace, in the project unless the project has a
+ * marketplace of that name. Installs this command cannot see (an untrusted project's) stay and
+ * are listed.
+ */
 export async function removeMarketplace(ctx: MarketplaceContext, name: string, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<MarketplaceChangeReport> {
   assertScopeUsable(ctx, options.scope, "remove a project marketplace (--scope project)");
-  const run = async (state: EngineState, tx?: import("../core/journal.js").Transaction, step?: (n: string) => Promise<void>) => {
+  const run = async (state: EngineState, m?: import("../plugins/mutation.js").Mutation) => {
     const found = requireMarketplace(state, name, options.scope);
     const doc = found.scope === "user" ? state.user.marketplaces : state.project!.marketplaces;
-    const installed = [state.user, state.project].flatMap((s) => (s ? Object.keys(s.installed.plugins).filter((id) => id.endsWith(`@${name}`)).map((id) => `${id} (${s.paths.scope})`) : []));
+    const scopes: Scope[] = found.scope === "project" ? ["project"] : ["user", ...(state.project && !state.project.marketplaces.marketplaces.some((e) => e.name === name) ? (["project"] as const) : [])];
+    const removal = await planMarketplaceUninstall(ctx, state, name, scopes);
+    const uninstalled = removal.plan.items.filter((i) => i.op === "REMOVE").map((i) => `${i.id} (${i.scope})`);
+    const installed = [state.user, state.project].flatMap((s) => (s ? Object.keys(s.installed.plugins).filter((id) => id.endsWith(`@${name}`) && (s.installed.plugins[id]?.length ?? 0) > 0).map((id) => `${id} (${s.paths.scope})`) : []));
     const catalogDir = catalogDirOf(found);
     const catalog = await readCachedCatalog(path.join(catalogDir, "marketplace.json"), name, catalogOriginOf(found.entry)).catch(() => undefined);
-    if (tx && step) {
-      await tx.stageRemoval(catalogDir, found.paths.marketplaceCache);
-      await stageJson(tx, found.paths.marketplacesRegistry, { ...doc, marketplaces: doc.marketplaces.filter((m) => m.name !== name) });
-      await step("marketplace:staged-registry");
+    if (m) {
+      if (uninstalled.length > 0 || removal.plan.cacheRemovals.length > 0) await applyPluginPlan(ctx, m, removal.plan, [], removal.projectList);
+      await m.tx.stageRemoval(catalogDir, found.paths.marketplaceCache);
+      await stageJson(m.tx, found.paths.marketplacesRegistry, { ...doc, marketplaces: doc.marketplaces.filter((e) => e.name !== name) });
+      await m.step("marketplace:staged-registry");
     }
-    const report: MarketplaceChangeReport = { op: "REMOVE", name, scope: found.scope, dryRun: !tx, entry: found.entry, plugins: catalog?.catalog.plugins.map((p) => p.name) ?? [], warnings: [], stillInstalled: installed };
+    const report: MarketplaceChangeReport = {
+      op: "REMOVE",
+      name,
+      scope: found.scope,
+      dryRun: !m,
+      entry: found.entry,
+      plugins: catalog?.catalog.plugins.map((p) => p.name) ?? [],
+      warnings: removal.warnings,
+      uninstalled,
+      stillInstalled: installed.filter((i) => !uninstalled.includes(i)),
+    };
     return report;
   };
   if (options.dryRun) {
     await recoverBeforeRead(ctx);
     return run(await loadEngineState(ctx));
   }
-  return mutate(ctx, `marketplace remove ${name}`, async (m) => run(await loadEngineState(ctx), m.tx, m.step));
+  return mutate(ctx, `marketplace remove ${name}`, async (m) => run(await loadEngineState(ctx), m));
 }
 
 /** The result of updating several marketplaces. */

@@ -185,3 +185,85 @@ describe("a git marketplace's clone becomes the cache", () => {
     expect((await cli(["install", "hello@linky"])).code).toBe(0);
   });
 });
+
+describe("messages that point at the right plugin", () => {
+  beforeEach(async () => {
+    w = await makeTmpWorld();
+  });
+  const out = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`;
+
+  /** A folder marketplace `market` offering `hookify`, added. */
+  async function addMarket(): Promise<string> {
+    const root = path.join(w.root, "market");
+    await w.write(path.join(root, catalogPath("claude")), catalog("market", [{ name: "hookify", source: "./plugins/hookify", version: "1.0.0", description: "Hooks made easy" }]));
+    for (const [rel, content] of Object.entries(pluginFiles("plugins/hookify", "hookify", ["hookify_tool"], { flavour: "claude" }))) await w.write(path.join(root, rel), content);
+    expect((await cli(["marketplace", "add", root])).code).toBe(0);
+    return root;
+  }
+
+  it("`uninstall hookify` with hookify@market installed suggests the id", async () => {
+    await addMarket();
+    expect((await cli(["install", "hookify@market"])).code).toBe(0);
+    const un = await cli(["uninstall", "hookify"]);
+    expect(un.code).toBe(1);
+    expect(out(un)).toMatch(/ENOT_INSTALLED/);
+    expect(out(un)).toMatch(/did you mean `hookify@market`\?/);
+    expect(out(un)).toMatch(/xcsh-tools uninstall hookify@market/);
+  });
+
+  it("`install hookify`, unknown to npm, offered by an added marketplace: did you mean hookify@market", async () => {
+    const { useGlobalRegistry } = await import("../helpers/global-registry.js");
+    const registry = await useGlobalRegistry();
+    await addMarket();
+    const before = await snapshotTree(w.xcshHome);
+    const install = await cli(["install", "hookify", "--registry", registry.url]);
+    expect(install.code).toBe(1);
+    expect(out(install)).toMatch(/ENOT_FOUND/);
+    expect(out(install)).toMatch(/did you mean `hookify@market`\? it is offered by an added marketplace/);
+    expect(await snapshotTree(w.xcshHome)).toEqual(before);
+  });
+
+  it("enable/disable/uninstall of a plugin only Claude Code installed says it is Claude Code's (ECLAUDE_PLUGIN)", async () => {
+    await addMarket();
+    const dir = path.join(w.home, ".claude/plugins/cache/market/hookify/1.0.0");
+    await writeTool(w, path.join(dir, "tools/cc.js"), "cc_tool");
+    const other = path.join(w.home, ".claude/plugins/cache/claude-only/cc/1.0.0");
+    await writeTool(w, path.join(other, "tools/cc.js"), "cc_tool");
+    await w.write(path.join(w.home, ".claude/plugins/installed_plugins.json"), { version: 2, plugins: { "hookify@market": [installEntry(dir)], "cc@claude-only": [installEntry(other)] } });
+    const claudeBefore = await snapshotTree(path.join(w.home, ".claude"));
+    for (const args of [["disable", "cc@claude-only"], ["enable", "cc@claude-only"], ["disable", "hookify@market"], ["uninstall", "cc@claude-only"], ["uninstall", "hookify@market"]]) {
+      const r = await cli([...args, "--json"]);
+      expect(r.code, args.join(" ")).toBe(1);
+      expect(out(r), args.join(" ")).toMatch(/ECLAUDE_PLUGIN/);
+      expect(out(r)).toMatch(new RegExp(`installed by Claude Code .*not by xcsh-tools: it is Claude Code's to ${args[0]}`));
+    }
+    const disable = await cli(["disable", "cc@claude-only"]);
+    expect(out(disable)).toMatch(/"enabledPlugins": \{"cc@claude-only": false\}/);
+    expect(await snapshotTree(path.join(w.home, ".claude"))).toEqual(claudeBefore);
+  });
+
+  it("`marketplace search ''` is a usage error", async () => {
+    await addMarket();
+    for (const query of [[""], ["  ", ""]]) {
+      const r = await cli(["marketplace", "search", ...query]);
+      expect(r.code).toBe(2);
+      expect(out(r)).toMatch(/EUSAGE/);
+      expect(out(r)).toMatch(/marketplace discover/);
+    }
+  });
+
+  it("`marketplace remove` uninstalls the marketplace's plugins with it, and says so", async () => {
+    await addMarket();
+    expect((await cli(["install", "hookify@market"])).code).toBe(0);
+    expect((await cli(["install", "hookify@market", "--scope", "project"])).code).toBe(0);
+    const dry = await cli(["marketplace", "remove", "market", "--dry-run", "--json"]);
+    expect(json(dry)).toMatchObject({ dryRun: true, uninstalled: ["hookify@market (user)", "hookify@market (project)"], stillInstalled: [] });
+    const removed = await cli(["marketplace", "remove", "market"]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toMatch(/Uninstalled its plugins with it: hookify@market \(user\), hookify@market \(project\)/);
+    expect(JSON.parse(await readFile(path.join(w.xcshHome, "plugins/installed_plugins.json"), "utf8")).plugins).toEqual({});
+    expect(JSON.parse(await readFile(path.join(w.cwd, ".xcsh/plugins/installed_plugins.json"), "utf8")).plugins).toEqual({});
+    expect(await snapshotTree(path.join(w.xcshHome, "plugins/cache/plugins"))).toEqual({ ".": expect.stringMatching(/^dir/) });
+    expect(json(await cli(["tools", "--json"])).tools).toEqual([]);
+  });
+});
