@@ -267,3 +267,25 @@ describe("messages that point at the right plugin", () => {
     expect(json(await cli(["tools", "--json"])).tools).toEqual([]);
   });
 });
+
+describe("`list` shows Claude Code's plugins as its settings switch them", () => {
+  beforeEach(async () => {
+    w = await makeTmpWorld();
+    await claudeCache();
+  });
+
+  it("enabled unless the nearest settings layer says false, naming that file", async () => {
+    await settings("user", { "a@mkt": false, "b@mkt": false });
+    await settings("local", { "b@mkt": true });
+    const list = await cli(["list", "--json"]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(json(list).claudePlugins).toEqual([
+      expect.objectContaining({ id: "a@mkt", enabled: false, decidedBy: path.join(w.home, ".claude/settings.json") }),
+      expect.objectContaining({ id: "b@mkt", enabled: true }),
+      expect.objectContaining({ id: "c@mkt", enabled: true }),
+    ]);
+    const human = await cli(["list"]);
+    expect(human.stdout).toMatch(/Claude Code plugins/);
+    expect(human.stdout).toMatch(/a@mkt 1\.0\.0 +disabled \(.*settings\.json\)/);
+  });
+});

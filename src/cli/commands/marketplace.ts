@@ -308,7 +308,68 @@ export async function listSection(ctx: CommandContext, flags: { scope?: string }
       lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${bits.join("  ")}`);
     }
   }
-  return { json: rows.length > 0 ? { marketplacePlugins: rows } : {}, lines, notLoaded: scope === "user" ? [] : projectFilesNotLoaded(mctx) };
+  const claude = await claudePluginRows(ctx, mctx);
+  if (claude.rows.length > 0) {
+    lines.push(style(ctx.output, "bold", "Claude Code plugins (installed and switched by Claude Code; read only):"));
+    for (const row of claude.rows) {
+      const state = row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", `disabled (${row.decidedBy})`);
+      lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${state}  ${row.scope}`);
+    }
+  }
+  for (const problem of claude.problems) ctx.output.note(`warning: ${problem}`);
+  return {
+    json: { ...(rows.length > 0 ? { marketplacePlugins: rows } : {}), ...(claude.rows.length > 0 ? { claudePlugins: claude.rows } : {}) },
+    lines,
+    notLoaded: [...(scope === "user" ? [] : projectFilesNotLoaded(mctx)), ...claude.notLoaded],
+  };
+}
+
+/** A plugin of Claude Code's cache as `list` shows it. */
+interface ClaudePluginRow {
+  id: string;
+  version: string;
+  scope: string;
+  /** Whether Claude Code's settings let it load here (`enabledPlugins`, nearest layer wins). */
+  enabled: boolean;
+  /** The settings file that switched it off. */
+  decidedBy?: string;
+  installPath: string;
+}
+
+/**
+ * Claude Code's installs that apply at `cwd` (user scope, or a project/local install for this
+ * folder), with what its `enabledPlugins` say: the same reading discovery does
+ * (providers/claude-plugins.ts), so `list` and `tools` agree.
+ */
+async function claudePluginRows(ctx: CommandContext, mctx: MarketplaceContext): Promise<{ rows: ClaudePluginRow[]; problems: string[]; notLoaded: string[] }> {
+  const { pathsOf } = await import("../../marketplace/context.js");
+  const { readJsonFile } = await import("../../manifest/json-file.js");
+  const raw = (await readJsonFile(pathsOf(mctx).claudeInstalledPlugins).catch(() => undefined)) as { plugins?: Record<string, unknown> } | undefined;
+  const plugins = raw && typeof raw.plugins === "object" && raw.plugins !== null && !Array.isArray(raw.plugins) ? raw.plugins : {};
+  if (Object.keys(plugins).length === 0) return { rows: [], problems: [], notLoaded: [] };
+  const { readClaudeEnablement } = await import("../../discovery/providers/claude-plugins.js");
+  const { isPathInside } = await import("../../core/contain.js");
+  const problems: string[] = [];
+  const notLoaded: string[] = [];
+  const enablement = await readClaudeEnablement({ home: mctx.roots.home, cwd: ctx.cwd, projectTrusted: mctx.projectTrusted === true }, {
+    addError: (e) => problems.push(`${e.code}: ${e.error}`),
+    addSkipped: (s) => notLoaded.push(s.path),
+    addPath: () => undefined,
+    addMetadata: () => undefined,
+    addIgnored: () => undefined,
+  });
+  const rows: ClaudePluginRow[] = [];
+  for (const [id, entries] of Object.entries(plugins)) {
+    if (!Array.isArray(entries)) continue;
+    for (const entry of entries as Record<string, unknown>[]) {
+      if (typeof entry?.installPath !== "string") continue;
+      const scope = typeof entry.scope === "string" ? entry.scope : "user";
+      if (scope !== "user" && !(typeof entry.projectPath === "string" && isPathInside(ctx.cwd, entry.projectPath))) continue;
+      const decided = enablement.get(id);
+      rows.push({ id, version: typeof entry.version === "string" ? entry.version : "?", scope, enabled: decided?.enabled !== false, ...(decided?.enabled === false ? { decidedBy: decided.file } : {}), installPath: entry.installPath });
+    }
+  }
+  return { rows, problems, notLoaded };
 }
 
 /** The project's marketplace files left unread (untrusted project), for the report. */
