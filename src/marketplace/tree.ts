@@ -77,6 +77,12 @@ export async function hashTree(root: string): Promise<string> {
   return hash.digest("hex");
 }
 
+/** True when `a` and `b` (or their nearest existing ancestors) are on one filesystem. */
+async function sameDevice(a: string, b: string): Promise<boolean> {
+  const [da, db] = await Promise.all([deviceOf(a), deviceOf(b)]);
+  return da !== undefined && da === db;
+}
+
 /** The device of `target`, or of its nearest existing ancestor. */
 async function deviceOf(target: string): Promise<number | undefined> {
   for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
@@ -95,17 +101,26 @@ async function deviceOf(target: string): Promise<number | undefined> {
  * the cache by `rename`, never by a file-by-file copy across filesystems (`npm run bench`,
  * bench/marketplace.js). Folders created for it are removed again when empty.
  */
-export async function makeScratch(label: string, near?: string): Promise<{ dir: string; dispose(): Promise<void> }> {
-  let parent = os.tmpdir();
+export async function makeScratch(
+  label: string,
+  near?: string,
+  world: { tmpRoot?: string; sameDevice?: (a: string, b: string) => Promise<boolean> } = {},
+): Promise<{ dir: string; dispose(): Promise<void> }> {
+  let parent = world.tmpRoot ?? os.tmpdir();
   let created: string | undefined;
   if (near !== undefined) {
-    const [tmpDev, nearDev] = await Promise.all([deviceOf(parent), deviceOf(near)]);
-    if (tmpDev === undefined || nearDev === undefined || tmpDev !== nearDev) {
+    if (!(await (world.sameDevice ?? sameDevice)(parent, near))) {
       created = await mkdir(near, { recursive: true });
       parent = near;
     }
   }
-  const dir = await mkdtemp(path.join(parent, `${near !== undefined && parent === near ? "." : ""}xcsh-tools-${label}-`));
+  const prefix = path.join(parent, `${near !== undefined && parent === near ? "." : ""}xcsh-tools-${label}-`);
+  // Another command's dispose may remove `near` between our mkdir and mkdtemp: make it again once.
+  const dir = await mkdtemp(prefix).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT" || parent !== near) throw error;
+    await mkdir(near, { recursive: true });
+    return mkdtemp(prefix);
+  });
   return {
     dir,
     async dispose() {

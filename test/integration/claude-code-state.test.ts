@@ -209,6 +209,10 @@ describe("messages that point at the right plugin", () => {
     expect(out(un)).toMatch(/ENOT_INSTALLED/);
     expect(out(un)).toMatch(/did you mean `hookify@market`\?/);
     expect(out(un)).toMatch(/xcsh-tools uninstall hookify@market/);
+    const disable = await cli(["disable", "hookify"]);
+    expect(disable.code).toBe(1);
+    expect(out(disable)).toMatch(/ENOT_INSTALLED/);
+    expect(out(disable)).toMatch(/did you mean `hookify@market`\?/);
   });
 
   it("`install hookify`, unknown to npm, offered by an added marketplace: did you mean hookify@market", async () => {
