@@ -4,7 +4,8 @@
  * `git clone` of the same local bare repository (file://), each into fresh temp folders. The
  * repository is shaped like the biggest public Claude Code marketplace: FILES files spread over
  * PLUGINS in-repo plugins, one `.claude-plugin/marketplace.json` listing them. Prints absolute
- * times (median of RUNS) and the ratio ours / git.
+ * times (median of RUNS) and the ratio ours / git (also against `git clone --depth 1`, which is
+ * what the marketplace clone is).
  *
  * Both sides transfer the same pack over the same transport; we additionally read and check the
  * catalog, drop `.git`, and commit the new cache through the journal (under the lock).
@@ -86,27 +87,32 @@ try {
     if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
     return ms;
   };
-  const gitRun = () => {
+  const gitRun = (extra = []) => () => {
     const home = mkdtempSync(path.join(work, "git-"));
-    return time("git", ["clone", "-q", "--", url, path.join(home, "clone")], { cwd: home, env: gitEnv(home) });
+    return time("git", ["clone", "-q", ...extra, "--", url, path.join(home, "clone")], { cwd: home, env: gitEnv(home) });
   };
   const oursRun = () => {
     const home = mkdtempSync(path.join(work, "ours-"));
     return time(process.execPath, [path.join(repo, "bin", "xcsh-tools.js"), "marketplace", "add", url], { cwd: home, env: { ...gitEnv(home), XCSH_HOME: path.join(home, ".xcsh") } });
   };
 
-  const results = { git: [], ours: [] };
+  // Each run takes the three in a rotated order, so page-cache warmth favours none of them.
+  const sides = [["git", gitRun()], ["shallow", gitRun(["--depth", "1"])], ["ours", oursRun]];
+  const results = { git: [], shallow: [], ours: [] };
   for (let run = 0; run < RUNS; run++) {
-    results.git.push(gitRun());
-    results.ours.push(oursRun());
+    for (let i = 0; i < sides.length; i++) {
+      const [name, fn] = sides[(run + i) % sides.length];
+      results[name].push(fn());
+    }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const fmt = (ms) => `${(ms / 1000).toFixed(2)} s`;
   const gitVersion = execFileSync("git", ["--version"], { encoding: "utf8" }).trim();
   const g = median(results.git);
+  const d = median(results.shallow);
   const o = median(results.ours);
   console.log(`marketplace add of a ${count}-file repository (${PLUGINS} plugins) from a local bare repo over file://, median of ${RUNS} (${gitVersion}, Node ${process.version})`);
-  console.log(`  git clone ${fmt(g)}   xcsh-tools marketplace add ${fmt(o)}   ratio ${(o / g).toFixed(2)}x`);
+  console.log(`  git clone ${fmt(g)}   git clone --depth 1 ${fmt(d)}   xcsh-tools marketplace add ${fmt(o)}   ratio ${(o / g).toFixed(2)}x (${(o / d).toFixed(2)}x the shallow clone)`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
