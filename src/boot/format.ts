@@ -148,7 +148,7 @@ const view = object({
   untrusted: object({
     project: "string",
     trustCommand: "string",
-    skipped: arrayOf(object({ path: "string", source, kind: oneOf("tools-dir", "installed-plugins", "plugin-overrides", "claude-project-plugin") })),
+    skipped: arrayOf(object({ path: "string", source, kind: oneOf("tools-dir", "installed-plugins", "plugin-overrides", "claude-project-plugin", "claude-settings") })),
   }),
 });
 const toolRecord = object(

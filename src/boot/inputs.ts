@@ -6,7 +6,9 @@
  *
  * - state files, hashed: `<plugins>/package.json`, `xcsh-plugins.lock.json`, both
  *   `installed_plugins.json` (user, project), `~/.claude/plugins/installed_plugins.json`,
- *   `<cwd>/.xcsh/plugin-overrides.json` (npm, xcsh-plugins, claude-plugins providers), and the
+ *   `<cwd>/.xcsh/plugin-overrides.json` (npm, xcsh-plugins, claude-plugins providers), Claude
+ *   Code's settings (`~/.claude/settings.json`, the project's `.claude/settings{,.local}.json`:
+ *   their `enabledPlugins`, claude-plugins provider), and the
  *   user's trust record (the decision discovery made first: `trust`/`untrust` or a hand edit
  *   make every view stale);
  * - in an untrusted project the project's files are only stat'ed, never read or hashed (discovery
@@ -30,6 +32,7 @@ import path from "node:path";
 import { isPathBelow } from "../core/contain.js";
 import { findProjectRoot, projectPaths, projectRootProbes, resolveUserPath, type XcshPaths } from "../core/paths.js";
 import type { ToolDiscoveryResult } from "../discovery/index.js";
+import { claudeSettingsFiles } from "../manifest/claude-settings.js";
 import type { InputRequest } from "./fingerprint.js";
 
 /** What a view's inputs are derived from. */
@@ -95,6 +98,8 @@ export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscover
   const root = findProjectRoot(ctx.cwd, ctx.home, p.configDirName);
   const projectRegistry = root === undefined ? undefined : path.join(root, p.configDirName, "plugins", "installed_plugins.json");
   for (const file of [...(projectRegistry ? [projectRegistry] : []), project.pluginOverrides, ...project.otherPluginOverrides]) (ctx.trusted ? hashed : stated)(file);
+  // Claude Code's settings decide which of its plugins load (claude-plugins provider, enabledPlugins).
+  for (const { level, file } of claudeSettingsFiles(ctx.home, ctx.cwd)) (level === "user" || ctx.trusted ? hashed : stated)(file);
   for (const dir of [project.tools, p.userTools, project.claudeTools, path.join(p.claudeRoot, "tools"), project.codexTools, path.join(p.codexRoot, "tools")]) stated(dir);
 
   const [pkg, userRegistry, projectRegistryDoc, claudeRegistry] = await Promise.all([

@@ -227,8 +227,8 @@ export interface SkippedProjectSource {
   path: string;
   /** The source it would have fed, at project level. */
   source: ToolSource;
-  /** What it is: a tools folder, the project's marketplace installs, its plugin overrides, or a Claude Code plugin installed for this project. */
-  kind: "tools-dir" | "installed-plugins" | "plugin-overrides" | "claude-project-plugin";
+  /** What it is: a tools folder, the project's marketplace installs, its plugin overrides, a Claude Code plugin installed for this project, or the project's Claude Code settings (their `enabledPlugins`). */
+  kind: "tools-dir" | "installed-plugins" | "plugin-overrides" | "claude-project-plugin" | "claude-settings";
 }
 
 /**

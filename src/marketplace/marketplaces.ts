@@ -15,11 +15,11 @@
  * `EMARKETPLACE_NAME_DRIFT`: plugin ids are `name@marketplace`, so silently following the rename
  * would orphan every install.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
-import { lstatOrUndefined, movePath } from "../core/atomic-fs.js";
-import { isRealPathInside } from "../core/contain.js";
+import { lstatOrUndefined, movePath, removeTree } from "../core/atomic-fs.js";
+import { isPathInside, isRealPathInside } from "../core/contain.js";
 import { isInPlace, placeOf } from "../core/state-places.js";
 import { claudeSourceProblem, validateKnownMarketplaces, type KnownMarketplace } from "../manifest/known-marketplaces.js";
 import { relativeSourceDir, type MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
@@ -29,13 +29,15 @@ import { readJsonFile } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import { sourceArgHint } from "../core/source-args.js";
 import { recoverBeforeRead } from "../plugins/mutation.js";
-import { catalogOriginOf, readCachedCatalog } from "./catalog.js";
+import { catalogOriginOf, findCatalogFile, readCachedCatalog, readCatalogIn } from "./catalog.js";
 import { mutate, nowIso, pathsOf, scopePaths, assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
 import { readMarketplacesDoc, serializeDoc, stageJson, type MarketplacesDoc } from "./registry.js";
 import { catalogSourceOf, parseCatalogSource, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
 import { allMarketplaces, catalogDirOf, catalogPathOf, findMarketplace, loadEngineState, type EngineState } from "./state.js";
 import { checkedLocalFolder, stageFolderRecords } from "./local-folders.js";
 import { copyPluginTree, makeScratch } from "./tree.js";
+import { applyPluginPlan } from "./apply.js";
+import { planMarketplaceUninstall } from "./plugins.js";
 
 /** A marketplace as listed. */
 export interface MarketplaceRow {
@@ -70,7 +72,9 @@ export interface MarketplaceChangeReport {
   plugins: string[];
   changes?: CatalogChanges;
   warnings: string[];
-  /** Installed plugins of a removed marketplace (left installed). */
+  /** Plugins of a removed marketplace uninstalled with it, `id (scope)`. */
+  uninstalled?: string[];
+  /** Installed plugins of a removed marketplace left installed (a project marketplace of that name serves them). */
   stillInstalled?: string[];
   /** Entries whose in-repo source folder is missing (each also a warning): they cannot be installed. */
   missingSources?: string[];
@@ -85,12 +89,23 @@ async function fetchSource(ctx: MarketplaceContext, spec: CatalogSourceSpec, scr
   return catalogSourceOf(spec.kind).fetch(spec, scratch, ctx);
 }
 
-/** Build the new cache folder in scratch: clone content (no .git) + `marketplace.json`. */
+/**
+ * Build the new cache folder in scratch: clone content (no .git) + `marketplace.json`. A clone
+ * made in this scratch becomes the cache by renaming it, so adding a big repository costs about
+ * one `git clone` (bench/marketplace.js); content from elsewhere (Claude Code's copy, which is
+ * only read) is copied. Symlinks stay as they are: every reader of the cache resolves and
+ * confines them (plugin-sources/relative.ts, tree.ts).
+ */
 async function buildCacheDir(fetched: FetchedCatalog, scratch: string): Promise<string> {
   const dir = path.join(scratch, "cache");
-  if (fetched.contentDir) await copyPluginTree(fetched.contentDir, dir);
+  if (fetched.contentDir && isPathInside(path.resolve(fetched.contentDir), path.resolve(scratch))) {
+    await removeTree(path.join(fetched.contentDir, ".git"));
+    await rename(fetched.contentDir, dir);
+    // The repository may hold its own `marketplace.json` (or a link by that name): ours replaces it, never writes through it.
+    await rm(path.join(dir, "marketplace.json"), { force: true, recursive: true });
+  } else if (fetched.contentDir) await copyPluginTree(fetched.contentDir, dir);
   else await mkdir(dir);
-  await writeFile(path.join(dir, "marketplace.json"), serializeDoc(fetched.loaded.catalog));
+  await writeFile(path.join(dir, "marketplace.json"), serializeDoc(fetched.loaded.catalog), { flag: "wx" });
   return dir;
 }
 
@@ -125,6 +140,11 @@ function withMissing(report: MarketplaceChangeReport, missing: { names: string[]
   report.warnings.push(...missing.warnings);
   if (missing.names.length > 0) report.missingSources = missing.names;
   return report;
+}
+
+/** Where a fetch's scratch goes: beside our journal, where the new cache is staged (see makeScratch). */
+function scratchNear(ctx: MarketplaceContext): string {
+  return path.join(pathsOf(ctx).ours, "tmp");
 }
 
 function validName(name: string, source: string): string {
@@ -166,12 +186,23 @@ export async function addMarketplace(
   source: string,
   options: { name?: string; scope?: Scope; dryRun?: boolean } = {},
 ): Promise<MarketplaceChangeReport> {
+  const spec = parseCatalogSource(source, ctx);
+  return addFetched(ctx, source, spec, (scratch) => fetchSource(ctx, spec, scratch), options);
+}
+
+/** `addMarketplace` of `spec`, with `fetch` producing its catalog (the network, or a copy on disk). */
+async function addFetched(
+  ctx: MarketplaceContext,
+  source: string,
+  spec: CatalogSourceSpec,
+  fetch: (scratch: string) => Promise<FetchedCatalog>,
+  options: { name?: string; scope?: Scope; dryRun?: boolean },
+): Promise<MarketplaceChangeReport> {
   const scope = options.scope ?? "user";
   assertScopeUsable(ctx, scope, "add a marketplace to the project (--scope project)");
-  const spec = parseCatalogSource(source, ctx);
-  const scratch = await makeScratch("add");
+  const scratch = await makeScratch("add", scratchNear(ctx));
   try {
-    const fetched = await fetchSource(ctx, spec, scratch.dir);
+    const fetched = await fetch(scratch.dir);
     const name = validName(options.name ?? fetched.loaded.catalog.name, source);
     const paths = scopePaths(ctx, scope);
     const now = nowIso(ctx);
@@ -215,30 +246,50 @@ function requireMarketplace(state: EngineState, name: string, scope?: Scope) {
   return found;
 }
 
-/** Remove a marketplace and its cache; its installed plugins stay installed (and are listed). */
+/**
+ * Remove a marketplace and its cache, and uninstall the plugins installed from it, as Claude Code
+ * does, in the same transaction. The installs removed are those that resolve to this marketplace:
+ * in its own scope and, for a user marketplace, in the project unless the project has a
+ * marketplace of that name. Installs this command cannot see (an untrusted project's) stay and
+ * are listed.
+ */
 export async function removeMarketplace(ctx: MarketplaceContext, name: string, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<MarketplaceChangeReport> {
   assertScopeUsable(ctx, options.scope, "remove a project marketplace (--scope project)");
-  const run = async (state: EngineState, tx?: import("../core/journal.js").Transaction, step?: (n: string) => Promise<void>) => {
+  const run = async (state: EngineState, m?: import("../plugins/mutation.js").Mutation) => {
     const found = requireMarketplace(state, name, options.scope);
     const doc = found.scope === "user" ? state.user.marketplaces : state.project!.marketplaces;
-    const installed = [state.user, state.project].flatMap((s) => (s ? Object.keys(s.installed.plugins).filter((id) => id.endsWith(`@${name}`)).map((id) => `${id} (${s.paths.scope})`) : []));
+    const scopes: Scope[] = found.scope === "project" ? ["project"] : ["user", ...(state.project && !state.project.marketplaces.marketplaces.some((e) => e.name === name) ? (["project"] as const) : [])];
+    const removal = await planMarketplaceUninstall(ctx, state, name, scopes);
+    const uninstalled = removal.plan.items.filter((i) => i.op === "REMOVE").map((i) => `${i.id} (${i.scope})`);
+    const installed = [state.user, state.project].flatMap((s) => (s ? Object.keys(s.installed.plugins).filter((id) => id.endsWith(`@${name}`) && (s.installed.plugins[id]?.length ?? 0) > 0).map((id) => `${id} (${s.paths.scope})`) : []));
     const catalogDir = catalogDirOf(found);
     const catalog = await readCachedCatalog(path.join(catalogDir, "marketplace.json"), name, catalogOriginOf(found.entry)).catch(() => undefined);
-    if (tx && step) {
-      await tx.stageRemoval(catalogDir, found.paths.marketplaceCache);
-      const left = doc.marketplaces.filter((m) => m.name !== name);
-      await stageJson(tx, found.paths.marketplacesRegistry, { ...doc, marketplaces: left });
-      await stageFolderRecords(tx, ctx, found.scope, found.paths.marketplacesRegistry, left);
-      await step("marketplace:staged-registry");
+    if (m) {
+      if (uninstalled.length > 0 || removal.plan.cacheRemovals.length > 0) await applyPluginPlan(ctx, m, removal.plan, [], removal.projectList);
+      await m.tx.stageRemoval(catalogDir, found.paths.marketplaceCache);
+      const left = doc.marketplaces.filter((e) => e.name !== name);
+      await stageJson(m.tx, found.paths.marketplacesRegistry, { ...doc, marketplaces: left });
+      await stageFolderRecords(m.tx, ctx, found.scope, found.paths.marketplacesRegistry, left);
+      await m.step("marketplace:staged-registry");
     }
-    const report: MarketplaceChangeReport = { op: "REMOVE", name, scope: found.scope, dryRun: !tx, entry: found.entry, plugins: catalog?.catalog.plugins.map((p) => p.name) ?? [], warnings: [], stillInstalled: installed };
+    const report: MarketplaceChangeReport = {
+      op: "REMOVE",
+      name,
+      scope: found.scope,
+      dryRun: !m,
+      entry: found.entry,
+      plugins: catalog?.catalog.plugins.map((p) => p.name) ?? [],
+      warnings: removal.warnings,
+      uninstalled,
+      stillInstalled: installed.filter((i) => !uninstalled.includes(i)),
+    };
     return report;
   };
   if (options.dryRun) {
     await recoverBeforeRead(ctx);
     return run(await loadEngineState(ctx));
   }
-  return mutate(ctx, `marketplace remove ${name}`, async (m) => run(await loadEngineState(ctx), m.tx, m.step));
+  return mutate(ctx, `marketplace remove ${name}`, async (m) => run(await loadEngineState(ctx), m));
 }
 
 /** The result of updating several marketplaces. */
@@ -272,7 +323,7 @@ async function updateOne(ctx: MarketplaceContext, name: string, scope: Scope, dr
   // A local source is read only from the folder recorded when it was added (local-folders.ts).
   const uri = found.entry.sourceType === "local" ? checkedLocalFolder(ctx, { scope, entry: found.entry, registryFile: found.paths.marketplacesRegistry, ...(found.index !== undefined ? { index: found.index } : {}) }) : found.entry.sourceUri;
   const spec: CatalogSourceSpec = { kind: found.entry.sourceType, uri };
-  const scratch = await makeScratch("update");
+  const scratch = await makeScratch("update", scratchNear(ctx));
   try {
     const fetched = await fetchSource(ctx, spec, scratch.dir).catch((error: unknown) => {
       if (error instanceof XcshToolsError) {
@@ -495,7 +546,26 @@ export interface ClaudeImportRow {
   status: "added" | "would-add" | "skipped" | "failed";
   reason?: string;
   source?: string;
+  /** Claude Code's copy the catalog (and, for git sources, the repository content) was read from. */
+  from?: string;
   error?: { code: string; message: string; hint?: string };
+}
+
+/**
+ * Claude Code's own copy of a marketplace (`installLocation`, already confined by
+ * `listClaudeMarketplaces`), when it holds a catalog: the import reads it instead of fetching, so
+ * it works offline and costs no clone. The registry still records the marketplace's real source,
+ * so `marketplace update` fetches from there. Claude Code's folder is only read (copied, never moved).
+ */
+async function claudeCopyFetch(row: ClaudeMarketplaceRow, spec: CatalogSourceSpec): Promise<((scratch: string) => Promise<FetchedCatalog>) | undefined> {
+  if (!row.installLocation || !path.isAbsolute(row.installLocation)) return undefined;
+  const found = await findCatalogFile(row.installLocation).catch(() => undefined);
+  if (!found) return undefined;
+  const location = row.installLocation;
+  return async () => {
+    const loaded = await readCatalogIn(location, `Claude Code's copy of marketplace "${row.name}" (${location})`, catalogOriginOf({ sourceType: spec.kind, sourceUri: spec.uri }));
+    return { loaded, ...(spec.kind === "git" || spec.kind === "github" ? { contentDir: location } : {}) };
+  };
 }
 
 /** Add Claude Code's marketplaces to xcsh (user scope by default); `~/.claude` is never written. */
@@ -518,8 +588,19 @@ export async function importClaudeMarketplaces(ctx: MarketplaceContext, options:
       continue;
     }
     try {
-      await addMarketplace(ctx, row.importable, { name: row.name, ...(options.scope ? { scope: options.scope } : {}), ...(options.dryRun ? { dryRun: true } : {}) });
-      out.push({ name: row.name, status: options.dryRun ? "would-add" : "added", source: row.importable });
+      const addOptions = { name: row.name, ...(options.scope ? { scope: options.scope } : {}), ...(options.dryRun ? { dryRun: true } : {}) };
+      const spec = parseCatalogSource(row.importable, ctx);
+      const fromCopy = spec.kind === "local" ? undefined : await claudeCopyFetch(row, spec);
+      if (fromCopy) {
+        await addFetched(ctx, row.importable, spec, fromCopy, addOptions);
+        out.push({ name: row.name, status: options.dryRun ? "would-add" : "added", source: row.importable, from: row.installLocation });
+      } else if (options.dryRun && spec.kind !== "local") {
+        // A dry run touches no network: without Claude Code's copy there is nothing local to check.
+        out.push({ name: row.name, status: "would-add", source: row.importable, reason: `not checked: Claude Code has no copy at ${row.installLocation || "(no installLocation)"}, so the import will fetch ${row.importable}` });
+      } else {
+        await addMarketplace(ctx, row.importable, addOptions);
+        out.push({ name: row.name, status: options.dryRun ? "would-add" : "added", source: row.importable });
+      }
     } catch (error) {
       out.push({ name: row.name, status: "failed", source: row.importable, error: error instanceof XcshToolsError ? { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } : { code: "EUNEXPECTED", message: errorMessage(error) } });
     }

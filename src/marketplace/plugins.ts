@@ -20,7 +20,7 @@ import { nameSegmentProblem, pluginIdProblem } from "../manifest/names.js";
 import { recoverBeforeRead, type Mutation } from "../plugins/mutation.js";
 import { applyPluginPlan, type CacheAdd } from "./apply.js";
 import { assertScopeUsable, nowIso, pathsOf, type MarketplaceContext, type Scope } from "./context.js";
-import { finishPlan, planInstall, planRemove, planSetEnabled, startPlan, type PlanItem, type PluginPlan, type WorkingSet } from "./plan.js";
+import { entriesOf, finishPlan, planInstall, planRemove, planSetEnabled, startPlan, type PlanItem, type PluginPlan, type WorkingSet } from "./plan.js";
 import { pluginSourceOf, type Revision } from "./plugin-sources/index.js";
 import { catalogEntry, catalogOf, hashOfCacheDir, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
 import { withProject } from "./registry.js";
@@ -231,6 +231,21 @@ export async function uninstallMarketplacePlugin(ctx: MarketplaceContext, ids: s
     const { plan, projectList } = await finish(ctx, state, ws, warnings);
     return { plan, adds: [], projectList, failed: [], warnings };
   });
+}
+
+/**
+ * Plan the uninstall of every install of marketplace `name` in `scopes`, as `marketplace remove`
+ * does (Claude Code uninstalls a removed marketplace's plugins too). Applied by the caller inside
+ * its own transaction, so the marketplace and its plugins go together or not at all.
+ */
+export async function planMarketplaceUninstall(ctx: MarketplaceContext, state: EngineState, name: string, scopes: readonly Scope[]): Promise<{ plan: PluginPlan; projectList: string[] | undefined; warnings: string[] }> {
+  const ws = workingSet(ctx, state);
+  for (const scope of scopes) {
+    for (const id of Object.keys(ws.docs[scope]?.plugins ?? {})) if (splitPluginId(id)?.marketplace === name && entriesOf(ws, scope, id).length > 0) planRemove(ws, scope, id);
+  }
+  const warnings: string[] = [];
+  const { plan, projectList } = await finish(ctx, state, ws, warnings);
+  return { plan, projectList, warnings };
 }
 
 /** Enable or disable ids (every entry of the id in its scope). */

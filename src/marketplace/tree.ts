@@ -9,7 +9,7 @@
  * a plugin must not smuggle files from elsewhere on the disk into the cache.
  */
 import { createHash } from "node:crypto";
-import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rmdir, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { isPathInside } from "../core/contain.js";
@@ -77,8 +77,59 @@ export async function hashTree(root: string): Promise<string> {
   return hash.digest("hex");
 }
 
-/** A scratch folder outside live state for one fetch; `dispose` removes it. */
-export async function makeScratch(label: string): Promise<{ dir: string; dispose(): Promise<void> }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), `xcsh-tools-${label}-`));
-  return { dir, dispose: () => removeTree(dir).catch(() => undefined) };
+/** True when `a` and `b` (or their nearest existing ancestors) are on one filesystem. */
+async function sameDevice(a: string, b: string): Promise<boolean> {
+  const [da, db] = await Promise.all([deviceOf(a), deviceOf(b)]);
+  return da !== undefined && da === db;
+}
+
+/** The device of `target`, or of its nearest existing ancestor. */
+async function deviceOf(target: string): Promise<number | undefined> {
+  for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
+    const info = await stat(dir).catch(() => undefined);
+    if (info) return info.dev;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * A scratch folder outside live state for one fetch; `dispose` removes it.
+ *
+ * With `near` (a folder of ours beside the folder the result will be renamed into), the scratch
+ * lives on the same filesystem as that folder: in the system temp folder when it shares the
+ * device (nothing of ours is created then), else in `near` itself. A clone built there reaches
+ * the cache by `rename`, never by a file-by-file copy across filesystems (`npm run bench`,
+ * bench/marketplace.js). Folders created for it are removed again when empty.
+ */
+export async function makeScratch(
+  label: string,
+  near?: string,
+  world: { tmpRoot?: string; sameDevice?: (a: string, b: string) => Promise<boolean> } = {},
+): Promise<{ dir: string; dispose(): Promise<void> }> {
+  let parent = world.tmpRoot ?? os.tmpdir();
+  let created: string | undefined;
+  if (near !== undefined) {
+    if (!(await (world.sameDevice ?? sameDevice)(parent, near))) {
+      created = await mkdir(near, { recursive: true });
+      parent = near;
+    }
+  }
+  const prefix = path.join(parent, `${near !== undefined && parent === near ? "." : ""}xcsh-tools-${label}-`);
+  // Another command's dispose may remove `near` between our mkdir and mkdtemp: make it again once.
+  const dir = await mkdtemp(prefix).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT" || parent !== near) throw error;
+    await mkdir(near, { recursive: true });
+    return mkdtemp(prefix);
+  });
+  return {
+    dir,
+    async dispose() {
+      await removeTree(dir).catch(() => undefined);
+      // Only the folders this scratch created, innermost first; a folder something else uses stays.
+      if (created === undefined) return;
+      for (let d = path.resolve(near!); d.length >= created.length && d !== path.dirname(d); d = path.dirname(d)) {
+        if (!(await rmdir(d).then(() => true, () => false))) break;
+      }
+    },
+  };
 }

@@ -96,6 +96,13 @@ describe("rollback at every step", () => {
     await everyStepRollsBack((ctx) => removeMarketplace(ctx, "mk"));
   });
 
+  it("marketplace remove with an installed plugin: the marketplace and its plugin go together or not at all", async () => {
+    await addMarketplace(marketplaceCtx(w), remote.url);
+    await installFromMarketplace(marketplaceCtx(w), ["hello@mk"]);
+    const steps = await everyStepRollsBack((ctx) => removeMarketplace(ctx, "mk"));
+    expect(steps).toEqual(expect.arrayContaining(["marketplace:staged-removals", "marketplace:staged-registries", "marketplace:staged-registry"]));
+  });
+
   it("install, upgrade, enable, uninstall and plugin update", async () => {
     const ctx0 = marketplaceCtx(w);
     await addMarketplace(ctx0, remote.url);

@@ -25,7 +25,9 @@ async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean
   if (names.some(mayNameMarketplacePlugin)) {
     const market = await import("./marketplace.js");
     const { loadMarketplaceTargets, isMarketplaceTarget } = await import("../../marketplace/index.js");
-    const targets = await loadMarketplaceTargets(await market.marketplaceContext(ctx));
+    const mctx = await market.marketplaceContext(ctx);
+    const targets = await loadMarketplaceTargets(mctx);
+    await market.refuseClaudeOnly(mctx, names, enabled ? "enable" : "disable", targets.installedIds);
     if (names.some((name) => isMarketplaceTarget(name, targets))) {
       await market.dispatchSetEnabled(ctx, names, enabled, flags);
       return;
@@ -37,7 +39,12 @@ async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean
   const { planSetEnabled, enabledState } = await import("../../plugins/state-change.js");
   const dryRun = Boolean(flags.dryRun);
   const verb = enabled ? "enable" : "disable";
-  const applied = await runStateChange(ctx, `${verb} ${wanted.join(" ")}`, planSetEnabled(wanted, enabled, scope), dryRun, scope);
+  let applied: Awaited<ReturnType<typeof runStateChange>>;
+  try {
+    applied = await runStateChange(ctx, `${verb} ${wanted.join(" ")}`, planSetEnabled(wanted, enabled, scope), dryRun, scope);
+  } catch (error) {
+    throw await (await import("./marketplace.js")).withMarketplaceSuggestion(ctx, error, names, verb);
+  }
   const after = [...new Set(wanted)].map((name) => enabledState(applied.view, name, applied.change.runtimeLock, applied.change.overrides));
   await reportStateChange(ctx, applied, {
     dryRun,

@@ -49,6 +49,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
           resolved = await resolveSpecs(parsed, client, ctx.cwd);
         },
         planFor: (inventory) => planInstall(inventory, resolved, { allowScripts: client.allowScripts }),
+      }).catch(async (error: unknown) => {
+        // A bare name npm does not know but an added marketplace offers: say which id was meant.
+        throw await (await import("./marketplace.js")).withMarketplaceSuggestion(ctx, error, specs, "install");
       });
       if (!(await reportPlanned(ctx, result, dryRun))) return;
       for (const plugin of result.applied?.plugins ?? []) {

@@ -124,6 +124,64 @@ function unknownMarketplace(spec: string, marketplaces: ReadonlySet<string>): Xc
   });
 }
 
+/** Ids in Claude Code's `installed_plugins.json`, read loosely (its file, only read): empty when absent or unreadable. */
+async function claudeInstalledIds(mctx: MarketplaceContext): Promise<Set<string>> {
+  const { pathsOf } = await import("../../marketplace/context.js");
+  const { readJsonFile } = await import("../../manifest/json-file.js");
+  const raw = (await readJsonFile(pathsOf(mctx).claudeInstalledPlugins).catch(() => undefined)) as { plugins?: unknown } | undefined;
+  const plugins = raw && typeof raw.plugins === "object" && raw.plugins !== null && !Array.isArray(raw.plugins) ? raw.plugins : {};
+  return new Set(Object.keys(plugins));
+}
+
+/**
+ * `ECLAUDE_PLUGIN` when one of `ids` is installed by Claude Code and not by xcsh-tools: changing
+ * it is Claude Code's business (its own settings switch it; xcsh-tools never writes ~/.claude),
+ * and the message says so instead of "not installed" or "unknown marketplace".
+ */
+export async function refuseClaudeOnly(mctx: MarketplaceContext, ids: readonly string[], verb: string, installed?: ReadonlySet<string>): Promise<void> {
+  const ours = installed ?? (await (await import("../../marketplace/index.js")).loadMarketplaceTargets(mctx)).installedIds;
+  const claude = await claudeInstalledIds(mctx);
+  const id = ids.find((i) => claude.has(i) && !ours.has(i));
+  if (id === undefined) return;
+  const market = id.slice(id.lastIndexOf("@") + 1);
+  const how =
+    verb === "enable" || verb === "disable"
+      ? `Run \`claude plugin ${verb} ${id}\`, or set "enabledPlugins": {"${id}": ${verb === "enable"}} in ~/.claude/settings.json: xcsh-tools and the host follow it.`
+      : `Run \`claude plugin ${verb} ${id}\`.`;
+  throw new XcshToolsError("ECLAUDE_PLUGIN", `${id} is installed by Claude Code (~/.claude/plugins/installed_plugins.json), not by xcsh-tools: it is Claude Code's to ${verb}`, {
+    hint: `${how} To manage it with xcsh-tools instead: \`xcsh-tools marketplace import-claude ${market}\`, then \`xcsh-tools install ${id}\`.`,
+  });
+}
+
+/**
+ * An npm-side "not installed" (`ENOT_INSTALLED`) or "not found" (`ENOT_FOUND`) for a bare name
+ * that is a marketplace plugin here: the same error, with "did you mean `name@market`". For
+ * install the candidates are the plugins added marketplaces offer; otherwise the installed ids.
+ */
+export async function withMarketplaceSuggestion(ctx: CommandContext, error: unknown, names: readonly string[], verb: string): Promise<unknown> {
+  if (!(error instanceof XcshToolsError) || (error.code !== "ENOT_INSTALLED" && error.code !== "ENOT_FOUND")) return error;
+  const bare = names.filter((n) => /^[a-z0-9][a-z0-9._-]*$/.test(n));
+  if (bare.length === 0) return error;
+  let candidates: string[];
+  try {
+    const mctx = await marketplaceContext(ctx);
+    const engine = await import("../../marketplace/index.js");
+    const ids = verb === "install" ? (await engine.discoverPlugins(mctx)).map((p) => p.id) : [...(await engine.loadMarketplaceTargets(mctx)).installedIds];
+    candidates = [...new Set(ids)].filter((id) => bare.some((n) => id.startsWith(`${n}@`) && error.message.includes(n))).sort();
+  } catch {
+    return error; // a broken marketplace state must not hide the original error
+  }
+  if (candidates.length === 0) return error;
+  const list = candidates.map((c) => `\`${c}\``).join(" or ");
+  const where = verb === "install" ? "offered by an added marketplace" : "installed from a marketplace";
+  return new XcshToolsError(error.code, `${error.message} (did you mean ${list}? ${candidates.length === 1 ? "it is" : "they are"} ${where})`, {
+    hint: `Marketplace plugins are named plugin@marketplace: xcsh-tools ${verb} ${candidates[0]}.`,
+    exitCode: error.exitCode,
+    cause: error,
+    ...(error.file ? { file: error.file } : {}),
+  });
+}
+
 /** The marketplace ones among `specs`; usage error when marketplace and npm specs are mixed. */
 async function marketplaceSpecs(ctx: CommandContext, mctx: MarketplaceContext, specs: string[], scope: string | undefined, verb: string): Promise<boolean> {
   let ours: string[] = [];
@@ -132,6 +190,8 @@ async function marketplaceSpecs(ctx: CommandContext, mctx: MarketplaceContext, s
     const { loadMarketplaceTargets, isMarketplaceTarget } = await import("../../marketplace/index.js");
     const targets = await loadMarketplaceTargets(mctx);
     ours = specs.filter((s) => !s.startsWith("npm:") && isMarketplaceTarget(s, targets));
+    // An id only Claude Code installed: say so, rather than "not installed" or "unknown marketplace".
+    if (verb !== "install" && verb !== "outdated") await refuseClaudeOnly(mctx, specs, verb, targets.installedIds);
     for (const spec of specs) {
       if (ours.includes(spec)) continue;
       const unknown = unknownMarketplace(spec, targets.marketplaces);
@@ -261,7 +321,68 @@ export async function listSection(ctx: CommandContext, flags: { scope?: string }
       lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${bits.join("  ")}`);
     }
   }
-  return { json: rows.length > 0 ? { marketplacePlugins: rows } : {}, lines, notLoaded: scope === "user" ? [] : projectFilesNotLoaded(mctx) };
+  const claude = await claudePluginRows(ctx, mctx);
+  if (claude.rows.length > 0) {
+    lines.push(style(ctx.output, "bold", "Claude Code plugins (installed and switched by Claude Code; read only):"));
+    for (const row of claude.rows) {
+      const state = row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", `disabled (${row.decidedBy})`);
+      lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${state}  ${row.scope}`);
+    }
+  }
+  for (const problem of claude.problems) ctx.output.note(`warning: ${problem}`);
+  return {
+    json: { ...(rows.length > 0 ? { marketplacePlugins: rows } : {}), ...(claude.rows.length > 0 ? { claudePlugins: claude.rows } : {}) },
+    lines,
+    notLoaded: [...(scope === "user" ? [] : projectFilesNotLoaded(mctx)), ...claude.notLoaded],
+  };
+}
+
+/** A plugin of Claude Code's cache as `list` shows it. */
+interface ClaudePluginRow {
+  id: string;
+  version: string;
+  scope: string;
+  /** Whether Claude Code's settings let it load here (`enabledPlugins`, nearest layer wins). */
+  enabled: boolean;
+  /** The settings file that switched it off. */
+  decidedBy?: string;
+  installPath: string;
+}
+
+/**
+ * Claude Code's installs that apply at `cwd` (user scope, or a project/local install for this
+ * folder), with what its `enabledPlugins` say: the same reading discovery does
+ * (providers/claude-plugins.ts), so `list` and `tools` agree.
+ */
+async function claudePluginRows(ctx: CommandContext, mctx: MarketplaceContext): Promise<{ rows: ClaudePluginRow[]; problems: string[]; notLoaded: string[] }> {
+  const { pathsOf } = await import("../../marketplace/context.js");
+  const { readJsonFile } = await import("../../manifest/json-file.js");
+  const raw = (await readJsonFile(pathsOf(mctx).claudeInstalledPlugins).catch(() => undefined)) as { plugins?: Record<string, unknown> } | undefined;
+  const plugins = raw && typeof raw.plugins === "object" && raw.plugins !== null && !Array.isArray(raw.plugins) ? raw.plugins : {};
+  if (Object.keys(plugins).length === 0) return { rows: [], problems: [], notLoaded: [] };
+  const { readClaudeEnablement } = await import("../../discovery/providers/claude-plugins.js");
+  const { isPathInside } = await import("../../core/contain.js");
+  const problems: string[] = [];
+  const notLoaded: string[] = [];
+  const enablement = await readClaudeEnablement({ home: mctx.roots.home, cwd: ctx.cwd, projectTrusted: mctx.projectTrusted === true }, {
+    addError: (e) => problems.push(`${e.code}: ${e.error}`),
+    addSkipped: (s) => notLoaded.push(s.path),
+    addPath: () => undefined,
+    addMetadata: () => undefined,
+    addIgnored: () => undefined,
+  });
+  const rows: ClaudePluginRow[] = [];
+  for (const [id, entries] of Object.entries(plugins)) {
+    if (!Array.isArray(entries)) continue;
+    for (const entry of entries as Record<string, unknown>[]) {
+      if (typeof entry?.installPath !== "string") continue;
+      const scope = typeof entry.scope === "string" ? entry.scope : "user";
+      if (scope !== "user" && !(typeof entry.projectPath === "string" && isPathInside(ctx.cwd, entry.projectPath))) continue;
+      const decided = enablement.get(id);
+      rows.push({ id, version: typeof entry.version === "string" ? entry.version : "?", scope, enabled: decided?.enabled !== false, ...(decided?.enabled === false ? { decidedBy: decided.file } : {}), installPath: entry.installPath });
+    }
+  }
+  return { rows, problems, notLoaded };
 }
 
 /** The project's marketplace files left unread (untrusted project), for the report. */
@@ -298,7 +419,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
 
   mkt
     .command("remove <name>")
-    .description("remove a marketplace (its installed plugins stay installed)")
+    .description("remove a marketplace and uninstall the plugins installed from it (as Claude Code does)")
     .option("--scope <scope>", "user or project (default: where it is)")
     .option("--dry-run", "print what would be removed; write nothing")
     .action(async (name: string, flags: { scope?: string; dryRun?: boolean }, command: Command) => {
@@ -308,8 +429,10 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const { removeMarketplace } = await import("../../marketplace/index.js");
       const report = await removeMarketplace(await marketplaceContext(ctx), name, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
       if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
+      for (const w of report.warnings) ctx.output.note(`warning: ${w}`);
       ctx.output.line(`${report.dryRun ? "Would remove" : "Removed"} marketplace ${report.name} (${report.scope})`);
-      if (report.stillInstalled?.length) ctx.output.line(`Still installed (uninstall them if you no longer want them): ${report.stillInstalled.join(", ")}`);
+      if (report.uninstalled?.length) ctx.output.line(`${report.dryRun ? "Would uninstall" : "Uninstalled"} its plugins with it: ${report.uninstalled.join(", ")}`);
+      if (report.stillInstalled?.length) ctx.output.line(`Still installed (a project marketplace of that name serves them): ${report.stillInstalled.join(", ")}`);
     });
 
   mkt
@@ -397,6 +520,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("search plugins by name, description, keywords, tags and category")
     .action(async (query: string[], _flags: unknown, command: Command) => {
       const ctx = getContext(command);
+      // An empty query would match every plugin: that is `marketplace discover`, not a search.
+      if (query.join(" ").trim() === "") throw usageError("marketplace search needs a word to look for", "e.g. xcsh-tools marketplace search format; `xcsh-tools marketplace discover` lists every plugin.");
       const { searchPlugins } = await import("../../marketplace/index.js");
       printPlugins(ctx, await searchPlugins(await marketplaceContext(ctx), query.join(" ")), `No plugin matches "${query.join(" ")}".`);
     });
@@ -405,7 +530,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .command("import-claude [name...]")
     .description("add Claude Code's marketplaces to xcsh (~/.claude is only read)")
     .option("--scope <scope>", "user (default) or project")
-    .option("--dry-run", "fetch and check; write nothing")
+    .option("--dry-run", "check what Claude Code has on disk; fetch nothing, write nothing")
     .action(async (names: string[], flags: { scope?: string; dryRun?: boolean }, command: Command) => {
       const ctx = getContext(command);
       const scope = parseScope(flags.scope);
@@ -425,7 +550,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       if (ctx.output.json) ctx.output.result({ ok: failed === 0, marketplaces: rows });
       else {
         if (rows.length === 0) ctx.output.line("Claude Code knows no marketplaces to import.");
-        for (const r of rows) ctx.output.line(`${r.status.padEnd(9)} ${r.name}${r.source ? `  ${r.source}` : ""}${r.reason ? `  (${r.reason})` : ""}${r.error ? `  ${r.error.code}: ${r.error.message}` : ""}`);
+        for (const r of rows) ctx.output.line(`${r.status.padEnd(9)} ${r.name}${r.source ? `  ${r.source}` : ""}${r.from ? `  (read from Claude Code's copy ${r.from})` : ""}${r.reason ? `  (${r.reason})` : ""}${r.error ? `  ${r.error.code}: ${r.error.message}` : ""}`);
       }
       if (failed > 0) throw new ReportedFailure(1);
     });

@@ -20,6 +20,7 @@ const KIND_WORDS = {
   "installed-plugins": "marketplace installs",
   "plugin-overrides": "plugin overrides",
   "claude-project-plugin": "Claude Code plugin installed for this project",
+  "claude-settings": "Claude Code settings of this project (enabledPlugins)",
 } as const;
 
 function splitList(value: string): string[] {

@@ -26,6 +26,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
         client: await npmClient(ctx),
         dryRun,
         planFor: (inventory) => planUninstall(inventory, wanted),
+      }).catch(async (error: unknown) => {
+        // `uninstall hookify` with hookify@market installed: say which id was meant.
+        throw await (await import("./marketplace.js")).withMarketplaceSuggestion(ctx, error, names, "uninstall");
       });
       if (!(await reportPlanned(ctx, result, dryRun))) return;
       if (!dryRun) ctx.output.line(`Removed ${wanted.join(", ")}`);

@@ -12,14 +12,24 @@
  * come first, then user-level ones, each in registry order. `enabled: false` entries are skipped.
  * In an untrusted project its project entries are left out (reported, their folders untouched)
  * and the user's entries of those ids apply.
+ *
+ * Claude Code's own switch decides next: `enabledPlugins` of its settings (manifest/claude-settings.ts),
+ * the project's `.claude/settings.local.json` over its `.claude/settings.json` over the user's
+ * `~/.claude/settings.json`. An id set to `false` by the nearest layer that names it is not loaded;
+ * an id no layer names is. The project's two files are read only in a trusted project (else
+ * reported as left out, and the user's file alone decides). A settings file that is not JSON or
+ * whose `enabledPlugins` has the wrong shape is one `ESTATE_FILE` record and counts as absent.
  */
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { placeOf } from "../../core/state-places.js";
 import type { ToolSource } from "../../host/types.js";
 import { isPathInside } from "../../core/contain.js";
-import type { ToolProvider } from "../types.js";
+import type { DiscoveryContext, DiscoverySink, ToolProvider } from "../types.js";
 import { readInstalledRegistry, scanPluginRoot, type RegistryEntry } from "./marketplace-registry.js";
+import { ClaudeSettingsSchema, claudeSettingsFiles, mergeEnabledPlugins, type ClaudeEnablement } from "../../manifest/claude-settings.js";
+import { readStateFile } from "../state-file.js";
+import { reportSkipped } from "../untrusted.js";
 
 const NAME = "Claude Code Marketplace";
 
@@ -35,10 +45,12 @@ export const claudePluginsProvider: ToolProvider = {
     const fileSource: ToolSource = { provider: "claude-plugins", providerName: NAME, level: "user" };
     const registry = await readInstalledRegistry(file, fileSource, sink);
     if (!registry) return;
+    const enablement = await readClaudeEnablement(ctx, sink);
     const cwd = await realOrResolved(ctx.cwd);
     const projectRoots: RegistryEntry[] = [];
     const userRoots: RegistryEntry[] = [];
-    for (const entries of registry.values()) {
+    for (const [id, entries] of registry) {
+      if (enablement.get(id)?.enabled === false) continue;
       const project: RegistryEntry[] = [];
       const user: RegistryEntry[] = [];
       for (const item of entries) {
@@ -70,4 +82,19 @@ function uniqueByInstallPath(items: RegistryEntry[]): RegistryEntry[] {
     seen.add(key);
     return true;
   });
+}
+
+/** `enabledPlugins` of Claude Code's settings layers, merged (project layers only when trusted). */
+export async function readClaudeEnablement(ctx: Pick<DiscoveryContext, "home" | "cwd" | "projectTrusted">, sink: DiscoverySink): Promise<Map<string, ClaudeEnablement>> {
+  const layers: Parameters<typeof mergeEnabledPlugins>[0][number][] = [];
+  for (const { level, file } of claudeSettingsFiles(ctx.home, ctx.cwd)) {
+    const source: ToolSource = { provider: "claude-plugins", providerName: NAME, level: level === "user" ? "user" : "project" };
+    if (level !== "user" && !ctx.projectTrusted) {
+      reportSkipped(file, source, "claude-settings", sink);
+      continue;
+    }
+    const read = await readStateFile(file, ClaudeSettingsSchema, source, sink, "its enabledPlugins were not applied");
+    if (read.status === "ok") layers.push({ level, file, settings: read.value });
+  }
+  return mergeEnabledPlugins(layers);
 }
