@@ -51,6 +51,12 @@ export interface ScanOptions {
   /** For `npm` roots: the package's `xcsh` (or `pi`) manifest and the key it sits under. */
   manifest?: PluginManifest;
   manifestKey?: string;
+  /**
+   * Whether to report manifest paths that are missing or escape (default true). `validate` checks
+   * those already with the manifest's own checks, so it turns this off to say each thing once;
+   * an escaping path is skipped either way.
+   */
+  reportDeclaredPaths?: boolean;
 }
 
 const TOOL_EXTENSIONS = new Set([".ts", ".js", ".mjs", ".mts", ".cts", ".cjs"]);
@@ -73,6 +79,7 @@ class Scan {
   constructor(
     readonly root: string,
     readonly kind: PluginRootKind,
+    readonly reportDeclared = true,
   ) {
     this.realRoot = realPathOrNearest(root);
   }
@@ -109,11 +116,11 @@ class Scan {
     try {
       confinePath(target, this.root, { what: "component path", file, field: at });
     } catch (error) {
-      this.error(file, { path: at, code: "EENTRY_ESCAPE", message: `${at}: "${entry}" must stay inside the plugin (${errorMessage(error)})`, found: JSON.stringify(entry), hint: "Use a ./ path inside the plugin folder." });
+      if (this.reportDeclared) this.error(file, { path: at, code: "EENTRY_ESCAPE", message: `${at}: "${entry}" must stay inside the plugin (${errorMessage(error)})`, found: JSON.stringify(entry), hint: "Use a ./ path inside the plugin folder." });
       return undefined;
     }
     if (!existsSync(target)) {
-      this.error(file, { path: at, code: "EENTRY_NOT_FOUND", message: `${at}: the component path "${entry}" does not exist (${target})`, expected: "an existing file or folder inside the plugin", found: "nothing", hint: "Fix the path or add the file." });
+      if (this.reportDeclared) this.error(file, { path: at, code: "EENTRY_NOT_FOUND", message: `${at}: the component path "${entry}" does not exist (${target})`, expected: "an existing file or folder inside the plugin", found: "nothing", hint: "Fix the path or add the file." });
       return undefined;
     }
     return target;
@@ -244,7 +251,7 @@ function addMarkdown(scan: Scan, kind: MarkdownKind, file: string, fallbackName:
   const data = fm.data;
   const name = typeof data.name === "string" && data.name.trim() && kind !== "command" ? data.name.trim() : fallbackName;
   const description = typeof data.description === "string" ? data.description : undefined;
-  if (description === undefined && (kind === "skill" || kind === "command") && !fm.error) {
+  if (description === undefined && kind === "skill" && !fm.error) {
     scan.warn(file, { path: "/description", code: "ENO_DESCRIPTION", message: `${kind} "${name}" has no description: the model cannot tell when to use it`, hint: "Add description: to the frontmatter." });
   }
   const hidden = data["disable-model-invocation"] === true;
@@ -580,7 +587,7 @@ function checkDuplicates(scan: Scan): void {
 
 /** Every component a plugin root brings, with the problems found reading them. Never throws. */
 export function scanPluginComponents(root: string, options: ScanOptions): PluginComponents {
-  const scan = new Scan(path.resolve(root), options.rootKind);
+  const scan = new Scan(path.resolve(root), options.rootKind, options.reportDeclaredPaths ?? true);
   if (options.rootKind === "npm") {
     if (options.manifest) scanNpm(scan, options.manifest, options.manifestKey ?? "xcsh");
   } else {

@@ -12,7 +12,7 @@
  * | a folder with a package.json | plugin-package |
  * | a folder with `.xcsh-plugin/plugin.json` or `.claude-plugin/plugin.json` | plugin-folder |
  * | a folder with `index.ts|js|mjs` | tool-file (the index) |
- * | a folder with a `tools/` folder | plugin-folder |
+ * | a folder with a `tools/` folder, or a component in Claude Code's default places (skills/, commands/, agents/, hooks/hooks.json, .mcp.json, .lsp.json) | plugin-folder |
  * | any other folder | tools-folder |
  */
 import { stat } from "node:fs/promises";
@@ -64,5 +64,8 @@ export async function detectTarget(target: string): Promise<{ kind: TargetKind; 
     if (await exists(path.join(target, index))) return { kind: "tool-file", path: path.join(target, index) };
   }
   if (await isDir(path.join(target, "tools"))) return { kind: "plugin-folder", path: target };
+  for (const place of ["skills", "commands", "agents", "hooks/hooks.json", ".mcp.json", ".lsp.json"]) {
+    if (await exists(path.join(target, place))) return { kind: "plugin-folder", path: target };
+  }
   return { kind: "tools-folder", path: target };
 }

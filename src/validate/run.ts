@@ -3,6 +3,7 @@
  * will import, each tagged with the unit (plugin) it belongs to for duplicate checks.
  */
 import type { ValidationIssue } from "../manifest/result.js";
+import type { Component } from "../components/types.js";
 import type { ValidateIssue } from "./types.js";
 
 /** A module to import, and the plugin (unit) whose tool names must be unique together. */
@@ -16,6 +17,13 @@ export class ValidateRun {
   readonly warnings: ValidateIssue[] = [];
   readonly files = new Set<string>();
   readonly modules: PendingModule[] = [];
+  /** Components of the plugins checked (skills, commands, hooks, servers...). */
+  readonly components: (Component & { plugin: string })[] = [];
+  /**
+   * Whether a component problem other than a path leaving the plugin is an error (`validate`) or
+   * a warning (the install gate, which must take what Claude Code takes).
+   */
+  componentProblems: "error" | "warning" = "error";
   readonly #moduleFiles = new Set<string>();
 
   error(file: string, issue: Omit<ValidateIssue, "file">): void {

@@ -44,7 +44,15 @@
  * | `ENO_LABEL` | (warning) a tool without a label (the host shows its name) |
  * | `EVALIDATE_TIMEOUT` | the whole run ran out of time before this module was checked |
  * | `ETARGET_NOT_FOUND` / `ETARGET_UNKNOWN` | (exit 2) nothing at the path / nothing recognisable there |
+ * | `EFRONTMATTER` | a skill, command, agent or output style whose YAML frontmatter does not parse or is unclosed |
+ * | `ENO_DESCRIPTION` | (warning) a skill without a description |
+ * | `EHOOK_EVENT` | (warning) a hooks.json event Claude Code does not document |
+ * | `EHOOK_TYPE` | a hook type other than command, prompt, agent, http |
+ * | `EDUPLICATE_COMPONENT` | two skills, commands, agents or output styles of one plugin share a name (servers: a warning) |
+ * | `EFILE_TOO_LARGE` / `EREAD` | a component file over 1 MiB / one that cannot be read |
  */
+
+import type { Component } from "../components/types.js";
 
 /** One finding of a validation run. */
 export interface ValidateIssue {
@@ -78,6 +86,8 @@ export interface ValidateReport {
   warnings: ValidateIssue[];
   /** Tools that would load: name and the module that returns them. */
   tools: { name: string; file: string; plugin?: string }[];
+  /** The plugins' other components (skills, commands, agents, hooks, servers...), see src/components. */
+  components: (Component & { plugin: string })[];
   /** Files looked at, for the readable report. */
   files: string[];
   /** Modules imported in the child. */
