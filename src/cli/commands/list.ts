@@ -18,7 +18,17 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--scope <scope>", "only marketplace plugins of this scope (user or project)")
     .action(async (flags: { scope?: string }, command: Command) => {
       const ctx = getContext(command);
-      const mkt = await (await import("./marketplace.js")).listSection(ctx, flags);
+      const [{ installedComponents, componentSummaryJson }, { summarizeComponents, countByKind, formatTokens }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
+      const installed = await installedComponents(ctx);
+      // One line per plugin: what it brings by kind and what it adds to every session's context.
+      const describe = (p: (typeof installed)[number] | undefined) => {
+        if (!p || p.problem) return undefined;
+        const summary = summarizeComponents(p.components);
+        const cost = p.cost.alwaysOn + p.cost.unknown > 0 ? ` · ${formatTokens(p.cost.alwaysOn)} tokens every session${p.cost.unknown ? ` (+${p.cost.unknown} unknown)` : ""}` : "";
+        return { line: style(ctx.output, "dim", `components: ${summary}${cost}`), json: componentSummaryJson(p, summary, countByKind(p.components)) };
+      };
+      const byRoot = (root: string) => installed.find((p) => p.root === root);
+      const mkt = await (await import("./marketplace.js")).listSection(ctx, flags, (row) => describe(byRoot(row.installPath)));
       const { enabledState, loadStateView } = await import("../../plugins/state-change.js");
       // The project's overrides count as the host counts them: a plugin this project disables is
       // disabled here, whatever the user-level state says.
@@ -44,16 +54,21 @@ export const register: CommandModule["register"] = (program, getContext) => {
           path: p.dir,
           ...(p.manifest?.description ? { description: p.manifest.description } : {}),
           ...(p.problem ? { problem: p.problem } : {}),
+          ...(describe(installed.find((c) => c.rootKind === "npm" && c.id === p.name)) ? { components: describe(installed.find((c) => c.rootKind === "npm" && c.id === p.name))!.json } : {}),
         };
       });
+      const counted = installed.filter((p) => !p.problem && (p.rootKind !== "claude-cache") && (flags.scope === undefined || p.rootKind === "npm" || p.scope === flags.scope));
+      const total = { alwaysOn: counted.reduce((n, p) => n + p.cost.alwaysOn, 0), alwaysOnForXcsh: counted.reduce((n, p) => n + p.cost.alwaysOnForXcsh, 0) };
+      const totalLine = total.alwaysOn > 0 ? `Context: ${formatTokens(total.alwaysOn)} tokens added to every session by these plugins (${formatTokens(total.alwaysOnForXcsh)} by what xcsh loads); \`xcsh-tools show <plugin>\` has the details.` : undefined;
       if (ctx.output.json) {
-        ctx.output.result({ plugins: items, ...mkt.json, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
+        ctx.output.result({ plugins: items, ...mkt.json, contextTokens: total, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
         return;
       }
       if (notLoaded) ctx.output.line(notLoadedLine(ctx, notLoaded));
       if (items.length === 0) {
         if (mkt.lines.length === 0) ctx.output.line("No plugins installed. Install one with `xcsh-tools install <package>`.");
         for (const line of mkt.lines) ctx.output.line(line);
+        if (totalLine) ctx.output.line(totalLine);
         return;
       }
       for (const item of items) {
@@ -65,7 +80,10 @@ export const register: CommandModule["register"] = (program, getContext) => {
         ];
         ctx.output.line(`${style(ctx.output, "bold", item.name)}@${item.version ?? "missing"}  ${flags.join("  ")}`);
         if (item.problem) ctx.output.line(`  ${style(ctx.output, "red", "problem")}: ${item.problem}`);
+        const components = describe(installed.find((c) => c.rootKind === "npm" && c.id === item.name));
+        if (components) ctx.output.line(`  ${components.line}`);
       }
       for (const line of mkt.lines) ctx.output.line(line);
+      if (totalLine) ctx.output.line(totalLine);
     });
 };

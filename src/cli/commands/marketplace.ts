@@ -228,15 +228,22 @@ export async function outdatedSection(ctx: CommandContext, names: string[]): Pro
 }
 
 /** Shared `list`: the marketplace plugins, as JSON to merge and lines to print after the npm ones. */
-export async function listSection(ctx: CommandContext, flags: { scope?: string } = {}): Promise<{ json: { marketplacePlugins?: unknown[] }; lines: string[]; notLoaded: string[] }> {
+export async function listSection(
+  ctx: CommandContext,
+  flags: { scope?: string } = {},
+  /** A line (and JSON) about each row's components, from `list`. */
+  componentsOf?: (row: { id: string; installPath: string }) => { line: string; json: unknown } | undefined,
+): Promise<{ json: { marketplacePlugins?: unknown[] }; lines: string[]; notLoaded: string[] }> {
   const mctx = await marketplaceContext(ctx);
   const { listMarketplacePlugins, projectFilesNotLoaded } = await import("../../marketplace/index.js");
   const scope = parseScope(flags.scope);
-  const rows = await listMarketplacePlugins(mctx, scope ? { scope } : {});
+  const listed = await listMarketplacePlugins(mctx, scope ? { scope } : {});
+  const described = listed.map((row) => ({ row, components: componentsOf?.(row) }));
+  const rows = described.map(({ row, components }) => (components ? { ...row, components: components.json } : row));
   const lines: string[] = [];
   if (rows.length > 0) {
     lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
-    for (const row of rows) {
+    for (const { row } of described) {
       const bits = [
         row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", "disabled"),
         row.scope,
@@ -246,6 +253,8 @@ export async function listSection(ctx: CommandContext, flags: { scope?: string }
         ...(row.problem ? [style(ctx.output, "red", `${row.problem.code}: ${row.problem.message}`)] : []),
       ];
       lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${bits.join("  ")}`);
+      const components = described.find((d) => d.row === row)?.components;
+      if (components) lines.push(`  ${components.line}`);
     }
   }
   return { json: rows.length > 0 ? { marketplacePlugins: rows } : {}, lines, notLoaded: scope === "user" ? [] : projectFilesNotLoaded(mctx) };
