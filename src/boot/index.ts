@@ -528,6 +528,8 @@ export interface ListInstalledToolsOptions extends BootIndexOptions {
   builtInToolNames?: readonly string[];
   /** When false, entries without a record are not validated (never imports plugin code). */
   validate?: boolean;
+  /** When false, a rebuilt view is not written back (`doctor` without `--fix` writes nothing). */
+  write?: boolean;
 }
 
 /**
@@ -562,7 +564,7 @@ export async function listInstalledTools(options: ListInstalledToolsOptions = {}
     if (validated > 0) dirty = true;
   }
   let written = false;
-  if (dirty) {
+  if (dirty && options.write !== false) {
     try {
       await writeIndex(world, index, true);
       written = true;
