@@ -57,6 +57,11 @@ export interface ScanOptions {
    * an escaping path is skipped either way.
    */
   reportDeclaredPaths?: boolean;
+  /**
+   * The folder the plugin will be run from, when it is read elsewhere first (an install reads
+   * its scratch copy): `${CLAUDE_PLUGIN_ROOT}` and paths in what components run name this one.
+   */
+  rootAs?: string;
 }
 
 const TOOL_EXTENSIONS = new Set([".ts", ".js", ".mjs", ".mts", ".cts", ".cjs"]);
@@ -80,8 +85,14 @@ class Scan {
     readonly root: string,
     readonly kind: PluginRootKind,
     readonly reportDeclared = true,
+    readonly rootAs = root,
   ) {
     this.realRoot = realPathOrNearest(root);
+  }
+
+  /** A path under the root as it will be once the plugin is where it runs from. */
+  relocate(p: string): string {
+    return this.rootAs === this.root || !isPathInside(p, this.root) ? p : path.join(this.rootAs, path.relative(this.root, p));
   }
 
   /** Whether the host loads components of this root from their default place. */
@@ -153,10 +164,10 @@ class Scan {
 
   /** Replace root variables and report paths under them that leave the root or do not exist. */
   exec(command: string, args: readonly string[], env: Record<string, string> | undefined, file: string, at: string, extra: Partial<ComponentExec> = {}): ComponentExec {
-    const resolved = substituteRoot(command, this.root);
-    const resolvedArgs = args.map((a) => substituteRoot(a, this.root));
+    const resolved = substituteRoot(command, this.rootAs);
+    const resolvedArgs = args.map((a) => substituteRoot(a, this.rootAs));
     for (const text of [command, ...args]) this.checkRootRefs(text, file, at);
-    return { command: resolved, args: resolvedArgs, env: Object.keys(env ?? {}), ...(extra.cwd !== undefined ? { cwd: substituteRoot(extra.cwd, this.root) } : {}), ...(extra.shell ? { shell: true } : {}) };
+    return { command: resolved, args: resolvedArgs, env: Object.keys(env ?? {}), ...(extra.cwd !== undefined ? { cwd: substituteRoot(extra.cwd, this.rootAs) } : {}), ...(extra.shell ? { shell: true } : {}) };
   }
 
   /** `${CLAUDE_PLUGIN_ROOT}/x/y` in a command: the file must exist and stay inside the root. */
@@ -401,7 +412,7 @@ function scanHooks(scan: Scan, manifest: { file: string; json: Record<string, un
         event: phase === "pre" ? "before tool" : "after tool",
         matcher: tool,
         hookType: "script",
-        exec: { command: file, args: [], env: [] },
+        exec: { command: scan.relocate(file), args: [], env: [] },
         cost: NO_COST,
       });
     }
@@ -519,7 +530,7 @@ function scanBin(scan: Scan): void {
     if (entry.name.startsWith(".") || entry.isDirectory()) continue;
     const file = path.join(dir, entry.name);
     if (!scan.inside(file, file, "")) continue;
-    scan.add({ kind: "bin", name: entry.name, file, loadedByXcsh: false, note: "not used by xcsh: Claude Code puts bin/ on the PATH of its shell; xcsh does not", exec: { command: file, args: [], env: [] }, cost: NO_COST });
+    scan.add({ kind: "bin", name: entry.name, file, loadedByXcsh: false, note: "not used by xcsh: Claude Code puts bin/ on the PATH of its shell; xcsh does not", exec: { command: scan.relocate(file), args: [], env: [] }, cost: NO_COST });
   }
 }
 
@@ -587,7 +598,7 @@ function checkDuplicates(scan: Scan): void {
 
 /** Every component a plugin root brings, with the problems found reading them. Never throws. */
 export function scanPluginComponents(root: string, options: ScanOptions): PluginComponents {
-  const scan = new Scan(path.resolve(root), options.rootKind, options.reportDeclaredPaths ?? true);
+  const scan = new Scan(path.resolve(root), options.rootKind, options.reportDeclaredPaths ?? true, options.rootAs ? path.resolve(options.rootAs) : undefined);
   if (options.rootKind === "npm") {
     if (options.manifest) scanNpm(scan, options.manifest, options.manifestKey ?? "xcsh");
   } else {
