@@ -3,7 +3,9 @@
  * installed from, linked or not, the install scripts they declare — read the way the host reads
  * them, the project's `.xcsh/plugin-overrides.json` included (in a trusted project; in another
  * one the project's entries are "not loaded: project not trusted"). An interrupted command is
- * recovered first, so the list never shows a half-applied change.
+ * recovered first, so the list never shows a half-applied change. Each plugin also gets a line
+ * of what it brings by kind ("2 skills, 1 command, 4 hooks, 1 MCP server") and the tokens it adds
+ * to every session (src/components), and the list ends with the total.
  */
 import type { Command } from "commander";
 import { mutationWorld } from "../plugin-world.js";
