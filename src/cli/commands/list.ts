@@ -21,20 +21,23 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .action(async (flags: { scope?: string }, command: Command) => {
       const ctx = getContext(command);
       const [{ installedComponents, componentSummaryJson }, { summarizeComponents, countByKind, formatTokens }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
-      const installed = await installedComponents(ctx);
+      // Read after the engines' listings, which finish an interrupted command first.
+      let reading: ReturnType<typeof installedComponents> | undefined;
+      const components = () => (reading ??= installedComponents(ctx));
       // One line per plugin: what it brings by kind and what it adds to every session's context.
-      const describe = (p: (typeof installed)[number] | undefined) => {
+      type Installed = Awaited<ReturnType<typeof installedComponents>>;
+      const describe = (p: Installed[number] | undefined) => {
         if (!p || p.problem) return undefined;
         const summary = summarizeComponents(p.components);
         const cost = p.cost.alwaysOn + p.cost.unknown > 0 ? ` · ${formatTokens(p.cost.alwaysOn)} tokens every session${p.cost.unknown ? ` (+${p.cost.unknown} unknown)` : ""}` : "";
         return { line: style(ctx.output, "dim", `components: ${summary}${cost}`), json: componentSummaryJson(p, summary, countByKind(p.components)) };
       };
-      const byRoot = (root: string) => installed.find((p) => p.root === root);
-      const mkt = await (await import("./marketplace.js")).listSection(ctx, flags, (row) => describe(byRoot(row.installPath)));
+      const mkt = await (await import("./marketplace.js")).listSection(ctx, flags, async (row) => describe((await components()).find((p) => p.root === row.installPath)));
       const { enabledState, loadStateView } = await import("../../plugins/state-change.js");
       // The project's overrides count as the host counts them: a plugin this project disables is
       // disabled here, whatever the user-level state says.
       const view = await loadStateView(await mutationWorld(ctx), ctx.cwd, { projectTrusted: await ctx.projectTrusted() });
+      const installed: Installed = await components();
       // An untrusted project's installs and overrides are left out, unread: say so.
       const notLoaded = projectNotLoaded(ctx, [...mkt.notLoaded, ...(view.overrides.untrusted?.present ? [view.overrides.file] : [])]);
       const items = view.inventory.map((p) => {

@@ -233,13 +233,13 @@ export async function listSection(
   ctx: CommandContext,
   flags: { scope?: string } = {},
   /** A line (and JSON) about each row's components, from `list`. */
-  componentsOf?: (row: { id: string; installPath: string }) => { line: string; json: unknown } | undefined,
+  componentsOf?: (row: { id: string; installPath: string }) => Promise<{ line: string; json: unknown } | undefined>,
 ): Promise<{ json: { marketplacePlugins?: unknown[] }; lines: string[]; notLoaded: string[] }> {
   const mctx = await marketplaceContext(ctx);
   const { listMarketplacePlugins, projectFilesNotLoaded } = await import("../../marketplace/index.js");
   const scope = parseScope(flags.scope);
   const listed = await listMarketplacePlugins(mctx, scope ? { scope } : {});
-  const described = listed.map((row) => ({ row, components: componentsOf?.(row) }));
+  const described = await Promise.all(listed.map(async (row) => ({ row, components: await componentsOf?.(row) })));
   const rows = described.map(({ row, components }) => (components ? { ...row, components: components.json } : row));
   const lines: string[] = [];
   if (rows.length > 0) {
