@@ -47,6 +47,10 @@ export type {
 export { discoverAndLoadCustomTools } from "./host/discover.js";
 // Boot index: what is installed, answered without scanning or importing plugin code when fresh.
 export { checkBootIndex, listInstalledTools, refreshBootIndex } from "./boot/index.js";
+export { listInstalledComponents } from "./components/library.js";
+export type { InstalledComponentsList, ListInstalledComponentsOptions } from "./components/library.js";
+export type { InstalledPluginComponents } from "./components/installed.js";
+export type { Component as PluginComponent, ComponentCost, ComponentExec, ComponentIssue, ComponentKind, PluginRootKind } from "./components/types.js";
 export type {
   BootIndexCheck,
   BootIndexOptions,

@@ -544,6 +544,8 @@ export interface ListInstalledToolsOptions extends BootIndexOptions {
    * Every entry is validated again with it, and those records are not kept.
    */
   piModule?: string;
+  /** When false, a rebuilt view is not written back (`doctor` without `--fix` writes nothing). */
+  write?: boolean;
 }
 
 /**
@@ -579,7 +581,7 @@ export async function listInstalledTools(options: ListInstalledToolsOptions = {}
     if (validated > 0) dirty = true;
   }
   let written = false;
-  if (dirty) {
+  if (dirty && options.write !== false) {
     try {
       await writeIndex(world, index, true);
       written = true;

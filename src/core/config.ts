@@ -21,7 +21,8 @@
  *   `XCSH_TOOLS_LOCK_WAIT_MS`, `XCSH_TOOLS_DISABLED_PROVIDERS` (comma list), `XCSH_TOOLS_COLOR`
  *   (auto|always|never; else `NO_COLOR` set → never), `XCSH_TOOLS_JSON`,
  *   `XCSH_TOOLS_TARBALL_UNPACKED_BYTES`, `XCSH_TOOLS_TARBALL_ENTRIES`,
- *   `XCSH_TOOLS_TARBALL_PATH_LENGTH` (the `limits.*` of every tarball). Booleans accept
+ *   `XCSH_TOOLS_TARBALL_PATH_LENGTH` (the `limits.*` of every tarball),
+ *   `XCSH_TOOLS_CONTEXT_WARN_TOKENS` (doctor warns past this always-on context). Booleans accept
  *   1/0, true/false, yes/no, on/off.
  *
  * A key we do not know is a warning with a did-you-mean (a newer xcsh-tools may know it); a known
@@ -75,6 +76,7 @@ export const SETTING_KEYS = [
   "limits.tarballUnpackedBytes",
   "limits.tarballEntries",
   "limits.tarballPathLength",
+  "contextWarnTokens",
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 
@@ -94,6 +96,7 @@ export const SETTING_ENV_VARS: Record<SettingKey, string> = {
   "limits.tarballUnpackedBytes": "XCSH_TOOLS_TARBALL_UNPACKED_BYTES",
   "limits.tarballEntries": "XCSH_TOOLS_TARBALL_ENTRIES",
   "limits.tarballPathLength": "XCSH_TOOLS_TARBALL_PATH_LENGTH",
+  contextWarnTokens: "XCSH_TOOLS_CONTEXT_WARN_TOKENS",
 };
 
 /** The defaults (registry unset: npm's own `.npmrc` resolution decides). */
@@ -106,6 +109,8 @@ export const DEFAULT_SETTINGS: XcshToolsSettings = {
   output: { color: "auto", json: false },
   // Per tarball; why these values: plugins/tarball-check.ts (DEFAULT_TARBALL_LIMITS, the same).
   limits: { tarballUnpackedBytes: 512 * 1024 * 1024, tarballEntries: 100_000, tarballPathLength: 1024 },
+  // A tenth of a 200k-token context window, spent before the user types anything.
+  contextWarnTokens: 20_000,
 };
 
 /** Project-level search places, in priority order within one folder. */
@@ -179,7 +184,7 @@ const NESTED_KEYS: Record<string, readonly string[]> = {
   output: ["color", "json"],
   limits: ["tarballUnpackedBytes", "tarballEntries", "tarballPathLength"],
 };
-const TOP_KEYS = ["$schema", "registry", "allowScripts", "builtInTools", "timeouts", "lockWaitMs", "disabledProviders", "output", "limits"];
+const TOP_KEYS = ["$schema", "registry", "allowScripts", "builtInTools", "timeouts", "lockWaitMs", "disabledProviders", "output", "limits", "contextWarnTokens"];
 
 /** The known key closest to `key`, if it is close enough to be a typo. */
 export const suggestKey = closestKey;
@@ -339,7 +344,7 @@ function envLayer(env: NodeJS.ProcessEnv): { doc: Record<string, unknown>; vias:
       value = TRUE_WORDS.has(lower) ? true : FALSE_WORDS.has(lower) ? false : text;
     } else if (key === "builtInTools" || key === "disabledProviders") {
       value = text.split(",").map((s) => s.trim()).filter(Boolean);
-    } else if (key.endsWith("Ms") || key.startsWith("limits.")) {
+    } else if (key.endsWith("Ms") || key.startsWith("limits.") || key === "contextWarnTokens") {
       value = /^\d+$/.test(text) ? Number(text) : text;
     }
     setLeaf(doc, key, value);

@@ -11,6 +11,7 @@
  */
 import { checkBoot, rebuildBoot } from "./checks-boot.js";
 import { checkConflicts } from "./checks-tools.js";
+import { checkComponents } from "./checks-components.js";
 import { checkHostParity } from "./checks-host.js";
 import { checkMarketplaces, checkOverrides } from "./checks-marketplace.js";
 import { checkPlugins } from "./checks-plugins.js";
@@ -56,6 +57,7 @@ export async function diagnose(world: DoctorWorld): Promise<Diagnosis> {
   );
   const moduleTimeoutMs = world.moduleTimeoutMs ?? loaded?.timeouts.importMs;
   areas.push(...(await guarded("conflicts", () => checkConflicts({ ...world, ...(moduleTimeoutMs ? { moduleTimeoutMs } : {}) }, { builtins: loaded?.builtInTools ?? [], disabledProviders: loaded?.disabledProviders ?? [] }))));
+  areas.push(...(await guarded("components", () => checkComponents(world, { contextWarnTokens: loaded?.contextWarnTokens ?? 20_000 }))));
   areas.push(...(await guarded("marketplace", () => checkMarketplaces(world))));
   areas.push(...(await guarded("overrides", () => checkOverrides(world, inventory))));
   areas.push(...(await guarded("host parity", () => checkHostParity(world, inventory))));

@@ -52,6 +52,8 @@ export const XcshToolsSettingsSchema = Type.Object({
   disabledProviders: Type.Array(ProviderIdSchema),
   output: SettingsOutputSchema,
   limits: SettingsLimitsSchema,
+  /** Tokens of always-on context (tool schemas, skill and agent listings) past which doctor warns. */
+  contextWarnTokens: Count,
 });
 export type XcshToolsSettings = Static<typeof XcshToolsSettingsSchema>;
 
@@ -66,5 +68,6 @@ export const XcshToolsSettingsFileSchema = Type.Object({
   disabledProviders: Type.Optional(Type.Array(ProviderIdSchema)),
   output: Type.Optional(Type.Partial(SettingsOutputSchema)),
   limits: Type.Optional(Type.Partial(SettingsLimitsSchema)),
+  contextWarnTokens: Type.Optional(Count),
 });
 export type XcshToolsSettingsFile = Static<typeof XcshToolsSettingsFileSchema>;

@@ -26,6 +26,8 @@ import { catalogEntry, catalogOf, hashOfCacheDir, preparePlugin, relativeRootOf,
 import { withProject } from "./registry.js";
 import { findMarketplace, loadEngineState, otherProjectReferences, scopeState, type EngineState } from "./state.js";
 import { copyPluginTree, hashTree, makeScratch } from "./tree.js";
+import { scanPluginComponents } from "../components/scan.js";
+import { diffExecutables, executablesOf, needsConsent } from "../components/consent.js";
 import { mutate } from "./context.js";
 
 /** The result of a plugin mutation. */
@@ -167,6 +169,27 @@ async function finish(ctx: MarketplaceContext, state: EngineState, ws: WorkingSe
   return { plan, projectList };
 }
 
+/**
+ * Ask `ctx.approveExecutables` when the prepared plugin adds or changes what it runs, compared
+ * with the installed version at `previousRoot` (a new install: with nothing). Throws to refuse.
+ */
+async function approveExecutables(ctx: MarketplaceContext, prepared: PreparedPlugin, scope: Scope, previousRoot: string | undefined, dryRun: boolean): Promise<void> {
+  if (!ctx.approveExecutables) return;
+  const after = executablesOf(scanPluginComponents(prepared.copy, { rootKind: "xcsh-marketplace", rootAs: prepared.cacheDir }).components);
+  let before: ReturnType<typeof executablesOf> = [];
+  if (previousRoot) {
+    try {
+      const real = confineStatePath("xcsh-install", previousRoot, { roots: ctx.roots, cwd: ctx.cwd }, {});
+      before = executablesOf(scanPluginComponents(real, { rootKind: "xcsh-marketplace", rootAs: previousRoot }).components);
+    } catch {
+      // An installed path outside the cache is not read; everything counts as new.
+    }
+  }
+  const changes = diffExecutables(before, after);
+  if (!needsConsent(changes)) return;
+  await ctx.approveExecutables({ id: prepared.id, version: prepared.version, scope, update: previousRoot !== undefined, dryRun, changes });
+}
+
 function addOf(prepared: PreparedPlugin): CacheAdd {
   return { dir: prepared.cacheDir, from: prepared.copy, hash: prepared.hash };
 }
@@ -193,6 +216,7 @@ export async function installFromMarketplace(
       const prepared = await preparePlugin(ctx, found, plugin, path.join(scratch, String(i)));
       await step("marketplace:prepared");
       warnings.push(...prepared.warnings.map((w) => `${prepared.id}: ${w}`));
+      await approveExecutables(ctx, prepared, scope, ws.docs[scope]?.plugins[prepared.id]?.[0]?.installPath, Boolean(options.dryRun));
       planInstall(ws, scope, prepared.id, { version: prepared.version, installPath: prepared.cacheDir, ...(prepared.gitCommitSha ? { gitCommitSha: prepared.gitCommitSha } : {}) }, {
         now: nowIso(ctx),
         ...(prepared.defaultEnabled === false ? { defaultEnabled: false } : {}),
@@ -296,6 +320,7 @@ export async function updateMarketplacePlugins(ctx: MarketplaceContext, ids: str
         const prepared = await preparePlugin(ctx, found, split.plugin, path.join(scratch, String(i)));
         await step("marketplace:prepared");
         warnings.push(...prepared.warnings.map((w) => `${id}: ${w}`));
+        await approveExecutables(ctx, prepared, scope, ws.docs[scope]?.plugins[id]?.[0]?.installPath, Boolean(options.dryRun));
         const target = { version: prepared.version, installPath: prepared.cacheDir, ...(prepared.gitCommitSha ? { gitCommitSha: prepared.gitCommitSha } : {}) };
         if (prepared.id !== id) {
           // The catalog renamed the plugin: the old id moves to the new one (its enabled state with it).

@@ -174,7 +174,7 @@ export function hashOfCacheDir(installPath: string): string | undefined {
  * transpile cache go to a scratch root next to the copy, so a dry run writes nothing of ours.
  */
 export function defaultValidator(ctx: MarketplaceContext): PluginValidator {
-  return (dir) => validatePath(dir, { cwd: ctx.cwd, home: ctx.roots.home, xcshHome: path.join(path.dirname(dir), "validate-root"), as: "plugin-folder" });
+  return (dir) => validatePath(dir, { cwd: ctx.cwd, home: ctx.roots.home, xcshHome: path.join(path.dirname(dir), "validate-root"), as: "plugin-folder", componentProblems: "warning" });
 }
 
 /** Fetch, copy, hash and validate `plugin@marketplace` into `scratch`. */

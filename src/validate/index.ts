@@ -54,6 +54,12 @@ export interface ValidatePathOptions {
    * cached plugin as a plugin folder, the way discovery loads it, even when it has a package.json).
    */
   as?: TargetKind;
+  /**
+   * How problems of a plugin's skills, commands, agents, hooks and servers count: errors (the
+   * default, for authors) or warnings (the install gate: Claude Code installs such plugins and
+   * skips the broken component). A path that leaves the plugin is an error either way.
+   */
+  componentProblems?: "error" | "warning";
 }
 
 /** Validate what is at `target` (relative to `cwd`). Throws only for usage errors (exit 2). */
@@ -65,6 +71,7 @@ export async function validatePath(target: string, options: ValidatePathOptions)
   const found = await detectTarget(absolute);
   const detected = options.as ? { kind: options.as, path: absolute } : found;
   const run = new ValidateRun();
+  if (options.componentProblems) run.componentProblems = options.componentProblems;
 
   switch (detected.kind) {
     case "plugin-json":
@@ -146,6 +153,7 @@ export async function validatePath(target: string, options: ValidatePathOptions)
     errors: run.errors,
     warnings: run.warnings,
     tools,
+    components: run.components,
     files: [...run.files],
     modules: run.modules.length,
     durationMs: now() - started,

@@ -3,6 +3,7 @@
  * will import, each tagged with the unit (plugin) it belongs to for duplicate checks.
  */
 import type { ValidationIssue } from "../manifest/result.js";
+import type { Component } from "../components/types.js";
 import type { ValidateIssue } from "./types.js";
 
 /** A module to import, and the plugin (unit) whose tool names must be unique together. */
@@ -18,6 +19,13 @@ export class ValidateRun {
   readonly modules: PendingModule[] = [];
   /** Marketplace plugins' tools folders seen, in order: the host keys their tools by file stem (host-differences.ts). */
   readonly hostToolFolders: { id: string; toolsDir: string }[] = [];
+  /** Components of the plugins checked (skills, commands, hooks, servers...). */
+  readonly components: (Component & { plugin: string })[] = [];
+  /**
+   * Whether a component problem other than a path leaving the plugin is an error (`validate`) or
+   * a warning (the install gate, which must take what Claude Code takes).
+   */
+  componentProblems: "error" | "warning" = "error";
   readonly #moduleFiles = new Set<string>();
 
   error(file: string, issue: Omit<ValidateIssue, "file">): void {

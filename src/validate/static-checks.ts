@@ -23,6 +23,7 @@ import { validateInstalledPlugins } from "../manifest/installed-plugins.js";
 import { validateKnownMarketplaces } from "../manifest/known-marketplaces.js";
 import { relativeSourceDir, validateMarketplaceCatalog, type MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
 import { validateMarketplacesRegistry } from "../manifest/marketplaces-registry.js";
+import { scanPluginComponents, type ScanOptions } from "../components/scan.js";
 import { listPluginJsonPaths, validatePluginJson, type PluginJson } from "../manifest/plugin-json.js";
 import { entryPathProblem, listManifestEntries, validatePluginPackageJson } from "../manifest/plugin-manifest.js";
 import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
@@ -152,6 +153,21 @@ async function collectToolEntry(run: ValidateRun, file: string, target: string, 
   return found.length;
 }
 
+/**
+ * The components of a plugin root (src/components): their formats, names and the paths their
+ * commands name. Manifest paths are checked by the manifest checks, so not reported twice.
+ */
+function checkComponents(run: ValidateRun, dir: string, unit: string, options: ScanOptions): void {
+  const found = scanPluginComponents(dir, { ...options, reportDeclaredPaths: false });
+  for (const issue of found.errors) {
+    const { file, ...rest } = issue;
+    if (run.componentProblems === "error" || issue.code === "EENTRY_ESCAPE") run.error(file, rest);
+    else run.warn(file, rest);
+  }
+  for (const { file, ...rest } of found.warnings) run.warn(file, rest);
+  for (const c of found.components) if (c.kind !== "tool") run.components.push({ ...c, plugin: unit });
+}
+
 /** A plugin package: package.json with an `xcsh`/`pi` manifest. */
 export async function checkPluginPackage(run: ValidateRun, dir: string): Promise<void> {
   const file = path.join(dir, "package.json");
@@ -178,6 +194,7 @@ export async function checkPluginPackage(run: ValidateRun, dir: string): Promise
   if (modules === 0 && listManifestEntries(value.manifest, "").some((e) => e.kind === "tools")) {
     run.warn(file, { path: `/${value.key}/tools`, code: "ENO_TOOLS", message: "the tools entries contain no tool module", hint: "Add a .ts/.js/.mjs module to the tools folder." });
   }
+  checkComponents(run, dir, unit, { rootKind: "npm", manifest: value.manifest, manifestKey: value.key });
   await checkPluginJsonFiles(run, dir);
 }
 
@@ -227,6 +244,7 @@ export async function checkPluginFolder(run: ValidateRun, dir: string, unit?: st
       run.warn(collision.tools[0]!.file, { path: "", code: "WHOST_TOOL_STEM", message: `${describeStemCollision(collision)}; ${HOST_DIFFERENCES.WHOST_TOOL_STEM}`, hint: "Give the plugin's tool files distinct names (tools/<name>.ts rather than tools/<name>/index.ts)." });
     }
   }
+  checkComponents(run, dir, name, { rootKind: "folder" });
 }
 
 /** A tools folder: every module in it, non-recursively, by discovery's rules. */

@@ -49,7 +49,15 @@
  * | `ETARGET_NOT_FOUND` / `ETARGET_UNKNOWN` | (exit 2) nothing at the path / nothing recognisable there |
  * | `EHOST_EXPORTS_MODULE` | (exit 2) `--pi` names a module that does not resolve or import |
  * | `WHOST_ENTRY_NO_INDEX` / `WHOST_TOOLS_FILES` / `WHOST_TOOL_STEM` | (warning) the host loads this differently (validate/host-differences.ts) |
+ * | `EFRONTMATTER` | a skill, command, agent or output style whose YAML frontmatter does not parse or is unclosed |
+ * | `ENO_DESCRIPTION` | (warning) a skill without a description |
+ * | `EHOOK_EVENT` | (warning) a hooks.json event Claude Code does not document |
+ * | `EHOOK_TYPE` | a hook type other than command, prompt, agent, http |
+ * | `EDUPLICATE_COMPONENT` | two skills, commands, agents or output styles of one plugin share a name (servers: a warning) |
+ * | `EFILE_TOO_LARGE` / `EREAD` | a component file over 1 MiB / one that cannot be read |
  */
+
+import type { Component } from "../components/types.js";
 
 /** One finding of a validation run. */
 export interface ValidateIssue {
@@ -83,6 +91,8 @@ export interface ValidateReport {
   warnings: ValidateIssue[];
   /** Tools that would load: name and the module that returns them. */
   tools: { name: string; file: string; plugin?: string }[];
+  /** The plugins' other components (skills, commands, agents, hooks, servers...), see src/components. */
+  components: (Component & { plugin: string })[];
   /** Files looked at, for the readable report. */
   files: string[];
   /** Modules imported in the child. */

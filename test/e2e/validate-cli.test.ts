@@ -42,7 +42,7 @@ describe("xcsh-tools validate (built CLI)", () => {
     const r = await cli(["validate", path.join(FIX, "bad", "entry-missing"), "--json"]);
     expect(r.code).toBe(1);
     const doc = r.json();
-    expect(Object.keys(doc).sort()).toEqual(["durationMs", "errors", "ok", "target", "tools", "warnings"]);
+    expect(Object.keys(doc).sort()).toEqual(["components", "durationMs", "errors", "ok", "target", "tools", "warnings"]);
     expect(doc.ok).toBe(false);
     expect(doc.errors[0]).toMatchObject({
       file: path.join(FIX, "bad", "entry-missing", "package.json"),

@@ -69,6 +69,7 @@ describe("loadSettings", () => {
       disabledProviders: ["claude", "codex"],
       output: { color: "always", json: true },
       limits: { tarballUnpackedBytes: 512 * 1024 * 1024, tarballEntries: 100_000, tarballPathLength: 1024 },
+      contextWarnTokens: 20_000,
     });
   });
 

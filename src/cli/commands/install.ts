@@ -14,6 +14,7 @@ interface InstallFlags {
   dryRun?: boolean;
   scope?: string;
   allowScripts?: boolean;
+  yes?: boolean;
 }
 
 export const register: CommandModule["register"] = (program, getContext) => {
@@ -24,6 +25,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--dry-run", "print the plan; write nothing")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
     .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
+    .option("-y, --yes", "accept the commands a marketplace plugin runs (hooks, MCP/LSP servers, bin/) without asking")
     .action(async (specs: string[], flags: InstallFlags, command: Command) => {
       const ctx = getContext(command);
       if (await (await import("./marketplace.js")).dispatchInstall(ctx, specs, flags)) return;

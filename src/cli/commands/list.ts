@@ -3,7 +3,9 @@
  * installed from, linked or not, the install scripts they declare — read the way the host reads
  * them, the project's `.xcsh/plugin-overrides.json` included (in a trusted project; in another
  * one the project's entries are "not loaded: project not trusted"). An interrupted command is
- * recovered first, so the list never shows a half-applied change.
+ * recovered first, so the list never shows a half-applied change. Each plugin also gets a line
+ * of what it brings by kind ("2 skills, 1 command, 4 hooks, 1 MCP server") and the tokens it adds
+ * to every session (src/components), and the list ends with the total.
  */
 import type { Command } from "commander";
 import { mutationWorld } from "../plugin-world.js";
@@ -19,11 +21,24 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--scope <scope>", "only marketplace plugins of this scope (user or project)")
     .action(async (flags: { scope?: string }, command: Command) => {
       const ctx = getContext(command);
-      const mkt = await (await import("./marketplace.js")).listSection(ctx, flags);
+      const [{ installedComponents, componentSummaryJson }, { summarizeComponents, countByKind, formatTokens }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
+      // Read after the engines' listings, which finish an interrupted command first.
+      let reading: ReturnType<typeof installedComponents> | undefined;
+      const components = () => (reading ??= installedComponents(ctx));
+      // One line per plugin: what it brings by kind and what it adds to every session's context.
+      type Installed = Awaited<ReturnType<typeof installedComponents>>;
+      const describe = (p: Installed[number] | undefined) => {
+        if (!p || p.problem) return undefined;
+        const summary = summarizeComponents(p.components);
+        const cost = p.cost.alwaysOn + p.cost.unknown > 0 ? ` · ${formatTokens(p.cost.alwaysOn)} tokens every session${p.cost.unknown ? ` (+${p.cost.unknown} unknown)` : ""}` : "";
+        return { line: style(ctx.output, "dim", `components: ${summary}${cost}`), json: componentSummaryJson(p, summary, countByKind(p.components)) };
+      };
+      const mkt = await (await import("./marketplace.js")).listSection(ctx, flags, async (row) => describe((await components()).find((p) => p.root === row.installPath)));
       const { enabledState, loadStateView } = await import("../../plugins/state-change.js");
       // The project's overrides count as the host counts them: a plugin this project disables is
       // disabled here, whatever the user-level state says.
       const view = await loadStateView(await mutationWorld(ctx), ctx.cwd, { projectTrusted: await ctx.projectTrusted() });
+      const installed: Installed = await components();
       // An untrusted project's installs and overrides are left out, unread: say so.
       const notLoaded = projectNotLoaded(ctx, [...mkt.notLoaded, ...(view.overrides.untrusted?.present ? [view.overrides.file] : [])]);
       const items = view.inventory.map((p) => {
@@ -45,16 +60,21 @@ export const register: CommandModule["register"] = (program, getContext) => {
           path: p.dir,
           ...(p.manifest?.description ? { description: p.manifest.description } : {}),
           ...(p.problem ? { problem: p.problem } : {}),
+          ...(describe(installed.find((c) => c.rootKind === "npm" && c.id === p.name)) ? { components: describe(installed.find((c) => c.rootKind === "npm" && c.id === p.name))!.json } : {}),
         };
       });
+      const counted = installed.filter((p) => !p.problem && (p.rootKind !== "claude-cache") && (flags.scope === undefined || p.rootKind === "npm" || p.scope === flags.scope));
+      const total = { alwaysOn: counted.reduce((n, p) => n + p.cost.alwaysOn, 0), alwaysOnForXcsh: counted.reduce((n, p) => n + p.cost.alwaysOnForXcsh, 0) };
+      const totalLine = total.alwaysOn > 0 ? `Context: ${formatTokens(total.alwaysOn)} tokens added to every session by these plugins (${formatTokens(total.alwaysOnForXcsh)} by what xcsh loads); \`xcsh-tools show <plugin>\` has the details.` : undefined;
       if (ctx.output.json) {
-        ctx.output.result({ plugins: items, ...mkt.json, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
+        ctx.output.result({ plugins: items, ...mkt.json, contextTokens: total, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
         return;
       }
       if (notLoaded) ctx.output.line(notLoadedLine(ctx, notLoaded));
       if (items.length === 0) {
         if (mkt.lines.length === 0) ctx.output.line("No plugins installed. Install one with `xcsh-tools install <package>`.");
         for (const line of mkt.lines) ctx.output.line(line);
+        if (totalLine) ctx.output.line(totalLine);
         return;
       }
       for (const item of items) {
@@ -66,7 +86,10 @@ export const register: CommandModule["register"] = (program, getContext) => {
         ];
         ctx.output.line(`${style(ctx.output, "bold", item.name)}@${item.version ?? "missing"}  ${flags.join("  ")}`);
         if (item.problem) ctx.output.line(`  ${style(ctx.output, "red", "problem")}: ${item.problem}`);
+        const components = describe(installed.find((c) => c.rootKind === "npm" && c.id === item.name));
+        if (components) ctx.output.line(`  ${components.line}`);
       }
       for (const line of mkt.lines) ctx.output.line(line);
+      if (totalLine) ctx.output.line(totalLine);
     });
 };

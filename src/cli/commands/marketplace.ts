@@ -22,7 +22,7 @@ import { assertScopeAllowed, notLoadedLine, projectNotLoaded, type ProjectNotLoa
 import type { CommandModule } from "./index.js";
 
 /** The marketplace engine's world for this command. */
-export async function marketplaceContext(ctx: CommandContext): Promise<MarketplaceContext> {
+export async function marketplaceContext(ctx: CommandContext, consent?: { yes?: boolean }): Promise<MarketplaceContext> {
   const world = await mutationWorld(ctx);
   const settings = (await ctx.settings()).settings;
   const { npmOptions } = await import("../../plugins/npm-client.js");
@@ -43,6 +43,7 @@ export async function marketplaceContext(ctx: CommandContext): Promise<Marketpla
     gitTimeoutMs: settings.timeouts.gitMs,
     fetchTimeoutMs: settings.timeouts.fetchMs,
     ...(npm ? { npmOptions: npm } : {}),
+    ...(consent ? { approveExecutables: (await import("../consent.js")).executableApprover(ctx, consent) } : {}),
   };
 }
 
@@ -210,9 +211,9 @@ async function marketplaceSpecs(ctx: CommandContext, mctx: MarketplaceContext, s
 }
 
 /** Shared `install`: handles the specs when they are all name@marketplace; false otherwise. */
-export async function dispatchInstall(ctx: CommandContext, specs: string[], flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
+export async function dispatchInstall(ctx: CommandContext, specs: string[], flags: { scope?: string; dryRun?: boolean; yes?: boolean }): Promise<boolean> {
   await assertScopeAllowed(ctx, flags.scope, "install plugins into the project (--scope project)");
-  const mctx = await marketplaceContext(ctx);
+  const mctx = await marketplaceContext(ctx, { yes: Boolean(flags.yes) });
   if (!(await marketplaceSpecs(ctx, mctx, specs, flags.scope, "install"))) return false;
   const { installFromMarketplace } = await import("../../marketplace/index.js");
   const scope = parseScope(flags.scope);
@@ -243,10 +244,10 @@ export async function dispatchSetEnabled(ctx: CommandContext, ids: string[], ena
 }
 
 /** Shared `update <name@mkt…>`: handles named marketplace plugins; false otherwise. */
-export async function dispatchUpdate(ctx: CommandContext, names: string[], flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
+export async function dispatchUpdate(ctx: CommandContext, names: string[], flags: { scope?: string; dryRun?: boolean; yes?: boolean }): Promise<boolean> {
   await assertScopeAllowed(ctx, flags.scope, "update the project's plugins (--scope project)");
   if (names.length === 0) return false;
-  const mctx = await marketplaceContext(ctx);
+  const mctx = await marketplaceContext(ctx, { yes: Boolean(flags.yes) });
   if (!(await marketplaceSpecs(ctx, mctx, names, flags.scope, "update"))) return false;
   const { updateMarketplacePlugins } = await import("../../marketplace/index.js");
   const scope = parseScope(flags.scope);
@@ -259,8 +260,8 @@ export async function dispatchUpdate(ctx: CommandContext, names: string[], flags
  * merge into the command's document, the human lines to print after the npm ones, and whether
  * the command must exit 1 (a plugin failed).
  */
-export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { dryRun?: boolean }): Promise<{ json: { marketplacePlugins?: PluginChangeReport }; lines: string[]; failed: boolean }> {
-  const mctx = await marketplaceContext(ctx);
+export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { dryRun?: boolean; yes?: boolean }): Promise<{ json: { marketplacePlugins?: PluginChangeReport }; lines: string[]; failed: boolean }> {
+  const mctx = await marketplaceContext(ctx, { yes: Boolean(flags.yes) });
   const { updateMarketplacePlugins } = await import("../../marketplace/index.js");
   const report = await updateMarketplacePlugins(mctx, undefined, { dryRun: Boolean(flags.dryRun) });
   const lines: string[] = [];
@@ -301,15 +302,22 @@ export async function outdatedSection(ctx: CommandContext, names: string[]): Pro
 }
 
 /** Shared `list`: the marketplace plugins, as JSON to merge and lines to print after the npm ones. */
-export async function listSection(ctx: CommandContext, flags: { scope?: string } = {}): Promise<{ json: { marketplacePlugins?: unknown[] }; lines: string[]; notLoaded: string[] }> {
+export async function listSection(
+  ctx: CommandContext,
+  flags: { scope?: string } = {},
+  /** A line (and JSON) about each row's components, from `list`. */
+  componentsOf?: (row: { id: string; installPath: string }) => Promise<{ line: string; json: unknown } | undefined>,
+): Promise<{ json: { marketplacePlugins?: unknown[] }; lines: string[]; notLoaded: string[] }> {
   const mctx = await marketplaceContext(ctx);
   const { listMarketplacePlugins, projectFilesNotLoaded } = await import("../../marketplace/index.js");
   const scope = parseScope(flags.scope);
-  const rows = await listMarketplacePlugins(mctx, scope ? { scope } : {});
+  const listed = await listMarketplacePlugins(mctx, scope ? { scope } : {});
+  const described = await Promise.all(listed.map(async (row) => ({ row, components: await componentsOf?.(row) })));
+  const rows = described.map(({ row, components }) => (components ? { ...row, components: components.json } : row));
   const lines: string[] = [];
   if (rows.length > 0) {
     lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
-    for (const row of rows) {
+    for (const { row } of described) {
       const bits = [
         row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", "disabled"),
         row.scope,
@@ -319,6 +327,8 @@ export async function listSection(ctx: CommandContext, flags: { scope?: string }
         ...(row.problem ? [style(ctx.output, "red", `${row.problem.code}: ${row.problem.message}`)] : []),
       ];
       lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${bits.join("  ")}`);
+      const components = described.find((d) => d.row === row)?.components;
+      if (components) lines.push(`  ${components.line}`);
     }
   }
   const claude = await claudePluginRows(ctx, mctx);

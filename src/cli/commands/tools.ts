@@ -81,8 +81,14 @@ export const register: CommandModule["register"] = (program, getContext) => {
         })),
       };
       const { output } = context;
+      // Installed plugins that bring no tool but skills, hooks, servers...: say so, or "No custom
+      // tools found" reads as "the plugin brought nothing".
+      const [{ installedComponents }, { summarizeComponents }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
+      const otherComponents = (await installedComponents(context, { namedTools: false }))
+        .filter((p) => !p.problem && p.components.length > 0 && !p.components.some((c) => c.kind === "tool"))
+        .map((p) => ({ plugin: p.id, rootKind: p.rootKind, summary: summarizeComponents(p.components) }));
       if (output.json) {
-        output.result({ cwd: context.cwd, tools, errors, ...(untrusted ? { untrusted } : {}), index: { fresh: result.index.fresh, reason: result.index.reason } });
+        output.result({ cwd: context.cwd, tools, errors, ...(untrusted ? { untrusted } : {}), ...(otherComponents.length ? { otherComponents } : {}), index: { fresh: result.index.fresh, reason: result.index.reason } });
         return;
       }
       if (tools.length === 0) output.line("No custom tools found.");
@@ -96,6 +102,11 @@ export const register: CommandModule["register"] = (program, getContext) => {
         output.line();
         output.line(style(output, "red", `${errors.length} error${errors.length === 1 ? "" : "s"}:`));
         for (const error of errors) output.line(`  ${error.code}  ${error.path}\n    ${error.message}`);
+      }
+      if (otherComponents.length > 0) {
+        output.line();
+        output.line(`${otherComponents.length} installed plugin${otherComponents.length === 1 ? " brings" : "s bring"} no tools but other components:`);
+        for (const p of otherComponents) output.line(`  ${style(output, "bold", p.plugin)}  ${p.summary}  ${style(output, "dim", `(xcsh-tools show ${p.plugin})`)}`);
       }
       if (untrusted && untrusted.notLoaded.length > 0) {
         output.line();

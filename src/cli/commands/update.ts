@@ -16,7 +16,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--dry-run", "print the plan; write nothing")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
     .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
-    .action(async (names: string[], flags: { latest?: boolean; dryRun?: boolean; allowScripts?: boolean; scope?: string }, command: Command) => {
+    .option("-y, --yes", "accept new or changed commands of marketplace plugins (hooks, MCP/LSP servers, bin/) without asking")
+    .action(async (names: string[], flags: { latest?: boolean; dryRun?: boolean; allowScripts?: boolean; scope?: string; yes?: boolean }, command: Command) => {
       const ctx = getContext(command);
       const market = await import("./marketplace.js");
       if (await market.dispatchUpdate(ctx, names, flags)) return;

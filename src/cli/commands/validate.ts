@@ -10,6 +10,7 @@ import type { CommandContext } from "../context.js";
 import { style, type Output } from "../output.js";
 import { ReportedFailure, usageError } from "../program.js";
 import type { CommandModule } from "./index.js";
+import { summarizeComponents } from "../../components/summary.js";
 
 interface ValidateFlags {
   builtins?: string;
@@ -49,6 +50,14 @@ export function renderValidateReport(report: ValidateReport, output: Pick<Output
     for (const tool of report.tools) lines.push(`  ${tool.name}  ${style(output, "dim", rel(tool.file))}`);
     lines.push("");
   }
+  if (report.components.length > 0) {
+    lines.push(`${style(output, "bold", "Components")}  ${summarizeComponents(report.components)}`);
+    for (const c of report.components) {
+      const run = c.exec ? `  runs: ${[c.exec.command, ...c.exec.args].join(" ")}` : "";
+      lines.push(`  ${c.kind} ${c.name}  ${style(output, "dim", `${c.loadedByXcsh ? "loaded by xcsh" : "not used by xcsh"} · ${rel(c.file)}`)}${run}`);
+    }
+    lines.push("");
+  }
   const counts = `${report.errors.length} error${report.errors.length === 1 ? "" : "s"}, ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}`;
   const what = `${report.target.kind} ${rel(report.target.path)}: ${report.tools.length} tool${report.tools.length === 1 ? "" : "s"} from ${report.modules} module${report.modules === 1 ? "" : "s"}`;
   lines.push(report.ok ? `${style(output, "green", "✓ valid")} ${what} (${counts}, ${report.durationMs} ms)` : `${style(output, "red", "✗ invalid")} ${what} (${counts}, ${report.durationMs} ms)`);
@@ -64,6 +73,7 @@ export function validateReportJson(report: ValidateReport) {
     errors: report.errors.map(issue),
     warnings: report.warnings.map(issue),
     tools: report.tools,
+    components: report.components,
     durationMs: report.durationMs,
   };
 }

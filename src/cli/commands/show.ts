@@ -1,0 +1,93 @@
+/**
+ * `xcsh-tools show <plugin>`: everything one installed plugin brings — tools, skills, commands,
+ * agents, hooks, MCP and LSP servers, output styles, monitors, bin/ executables — each with its
+ * description, file, what it runs (command, arguments, environment names, `${CLAUDE_PLUGIN_ROOT}`
+ * resolved), whether xcsh loads it, and its context cost in tokens (characters / 4: see
+ * src/components/cost.ts). `<plugin>` is `name@marketplace`, a marketplace plugin's name or an
+ * npm plugin's package name; a name installed from several places lists each.
+ */
+import path from "node:path";
+import type { Command } from "commander";
+import { XcshToolsError } from "../../core/errors.js";
+import { style, type Output } from "../output.js";
+import type { CommandModule } from "./index.js";
+import type { InstalledPluginComponents } from "../../components/installed.js";
+import type { Component } from "../../components/types.js";
+
+const ROOT_WORDS = { "xcsh-marketplace": "xcsh marketplace", "claude-cache": "Claude Code plugin cache", npm: "npm plugin" } as const;
+
+function tokens(n: number | null): string {
+  return n === null ? "?" : `~${n}`;
+}
+
+function componentLines(output: Output, root: string, c: Component): string[] {
+  const rel = path.relative(root, c.file) || path.basename(c.file);
+  const details = [
+    ...(c.hookType ? [c.hookType] : []),
+    ...(c.transport ? [c.transport] : []),
+    ...(c.timeout !== undefined ? [`timeout ${c.timeout}s`] : []),
+    `${tokens(c.cost.alwaysOn)} always · ${tokens(c.cost.onInvoke)} on invoke`,
+  ];
+  const lines = [`  ${style(output, "bold", c.name)}  ${details.join("  ")}  ${c.loadedByXcsh ? style(output, "green", "loaded by xcsh") : style(output, "dim", "not used by xcsh")}`];
+  if (c.description) lines.push(`    ${c.description.split("\n")[0]}`);
+  if (c.exec) {
+    lines.push(`    ${style(output, "yellow", "runs")}: ${[c.exec.command, ...c.exec.args].join(" ")}${c.exec.shell ? " (shell)" : ""}`);
+    if (c.exec.env.length) lines.push(`    env: ${c.exec.env.join(", ")}`);
+    if (c.exec.cwd) lines.push(`    cwd: ${c.exec.cwd}`);
+  }
+  if (c.url) lines.push(`    url: ${c.url}${c.headers?.length ? `  headers: ${c.headers.join(", ")}` : ""}`);
+  lines.push(`    ${style(output, "dim", `${rel}${c.pointer ? ` ${c.pointer}` : ""}${c.note ? ` · ${c.note}` : ""}`)}`);
+  return lines;
+}
+
+/** The readable form of one plugin. */
+export function renderPluginComponents(output: Output, p: InstalledPluginComponents, summarize: (c: readonly Component[]) => string, kinds: readonly string[], words: Record<string, readonly [string, string]>): string[] {
+  const lines = [`${style(output, "bold", p.id)}${p.version ? ` ${p.version}` : ""}  ${ROOT_WORDS[p.rootKind]} · ${p.scope}${p.enabled ? "" : " · disabled"}`, `  ${style(output, "dim", p.root)}`];
+  if (p.problem) {
+    lines.push(`  ${style(output, "red", p.problem.code)}: ${p.problem.message}`);
+    return lines;
+  }
+  lines.push(`Components: ${summarize(p.components)}`);
+  lines.push(
+    `Context: ${tokens(p.cost.alwaysOn)} tokens added to every session (${tokens(p.cost.alwaysOnForXcsh)} by what xcsh loads)${p.cost.unknown ? `, plus what ${p.cost.unknown} MCP server/unvalidated tool${p.cost.unknown === 1 ? "" : "s"} list at run time` : ""}; ${tokens(p.cost.onInvoke)} more if every skill, command and agent is invoked once`,
+  );
+  for (const kind of kinds) {
+    const of = p.components.filter((c) => c.kind === kind);
+    if (of.length === 0) continue;
+    lines.push("", style(output, "bold", `${words[kind]![1]![0]!.toUpperCase()}${words[kind]![1]!.slice(1)} (${of.length})`));
+    for (const c of of) lines.push(...componentLines(output, p.root, c));
+  }
+  const issues = [...p.errors.map((e) => ["error", e] as const), ...p.warnings.map((w) => ["warning", w] as const)];
+  if (issues.length) {
+    lines.push("", style(output, "yellow", `Problems (${issues.length}):`));
+    for (const [level, i] of issues) lines.push(`  ${level} ${i.code} ${path.relative(p.root, i.file) || "."}${i.path ? ` ${i.path}` : ""}: ${i.message}`);
+  }
+  return lines;
+}
+
+export const register: CommandModule["register"] = (program, getContext) => {
+  program
+    .command("show <plugin>")
+    .description("list every component an installed plugin brings: skills, commands, agents, hooks, MCP/LSP servers, what they run and their context cost")
+    .action(async (query: string, _flags: unknown, command: Command) => {
+      const ctx = getContext(command);
+      const [{ installedComponents }, { findInstalledPlugin }, { summarizeComponents }, { COMPONENT_KINDS, KIND_WORDS }] = await Promise.all([
+        import("../components-view.js"),
+        import("../../components/installed.js"),
+        import("../../components/summary.js"),
+        import("../../components/types.js"),
+      ]);
+      const found = findInstalledPlugin(await installedComponents(ctx), query);
+      if (found.length === 0) {
+        throw new XcshToolsError("ENOT_INSTALLED", `${query} is not an installed plugin`, { hint: "`xcsh-tools list` shows the installed plugins; name one as name@marketplace or by its npm package name." });
+      }
+      if (ctx.output.json) {
+        ctx.output.result({ plugins: found.map((p) => ({ ...p, summary: summarizeComponents(p.components) })) });
+        return;
+      }
+      found.forEach((p, i) => {
+        if (i > 0) ctx.output.line();
+        for (const line of renderPluginComponents(ctx.output, p, summarizeComponents, COMPONENT_KINDS, KIND_WORDS)) ctx.output.line(line);
+      });
+    });
+};

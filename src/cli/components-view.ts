@@ -1,0 +1,31 @@
+/**
+ * What `list`, `show`, `tools` and `doctor` say about installed plugins' components: the one
+ * place the CLI gathers them (src/components/installed.ts), named and priced with the tools the
+ * boot index already knows. No plugin code is imported: the index is asked with `validate: false`,
+ * so a tool entry never validated keeps its file name and an unknown cost.
+ */
+import type { CommandContext } from "./context.js";
+import type { InstalledPluginComponents } from "../components/installed.js";
+
+/** Installed plugins with their components, in the trust decision of this project. */
+export async function installedComponents(ctx: CommandContext, options: { namedTools?: boolean } = {}): Promise<InstalledPluginComponents[]> {
+  const projectTrusted = await ctx.projectTrusted();
+  let tools: { name: string; description?: string; parameters?: unknown; file: string }[] | undefined;
+  if (options.namedTools !== false) {
+    try {
+      const { listInstalledTools } = await import("../boot/index.js");
+      const listed = await listInstalledTools({ cwd: ctx.cwd, projectTrust: projectTrusted, home: ctx.roots.home, xcshHome: ctx.roots.xcshHome, env: ctx.env, validate: false });
+      tools = listed.tools;
+    } catch {
+      // Names and costs of tools are a bonus: without the index, tools keep their file names.
+      tools = undefined;
+    }
+  }
+  const { collectInstalledComponents } = await import("../components/installed.js");
+  return collectInstalledComponents({ roots: ctx.roots, cwd: ctx.cwd, projectTrusted, ...(tools ? { tools } : {}) });
+}
+
+/** The short JSON form `list` carries per plugin. */
+export function componentSummaryJson(p: InstalledPluginComponents, summary: string, counts: Record<string, number>) {
+  return { summary, counts, tokens: { alwaysOn: p.cost.alwaysOn, alwaysOnForXcsh: p.cost.alwaysOnForXcsh, onInvoke: p.cost.onInvoke, unknown: p.cost.unknown } };
+}

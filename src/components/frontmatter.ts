@@ -1,0 +1,43 @@
+/**
+ * YAML frontmatter of Markdown components (skills, commands, agents, output styles): a first line
+ * `---`, YAML, a line `---`, then the body. Parsed with the `yaml` package, with aliases capped so
+ * that a hostile file cannot expand into gigabytes (a "billion laughs" document).
+ */
+import { parse } from "yaml";
+import { errorMessage } from "../core/errors.js";
+import { isRecord } from "../manifest/result.js";
+
+/** What a Markdown component file holds. */
+export interface FrontmatterRead {
+  /** The frontmatter object; `{}` when the file has none. */
+  data: Record<string, unknown>;
+  /** Everything after the frontmatter. */
+  body: string;
+  /** Whether the file opens with a frontmatter block. */
+  present: boolean;
+  /** Why the frontmatter could not be read, when it could not. */
+  error?: string;
+}
+
+const OPEN = /^\uFEFF?---[ \t]*\r?\n/;
+const CLOSE = /^---[ \t]*$/m;
+
+/** Split and parse the frontmatter of `text`. Never throws. */
+export function readFrontmatter(text: string): FrontmatterRead {
+  const open = OPEN.exec(text);
+  if (!open) return { data: {}, body: text, present: false };
+  const rest = text.slice(open[0].length);
+  const close = CLOSE.exec(rest);
+  if (!close) return { data: {}, body: text, present: true, error: "the frontmatter block opened by --- is never closed by a --- line" };
+  const yamlText = rest.slice(0, close.index);
+  const body = rest.slice(close.index + close[0].length).replace(/^\r?\n/, "");
+  let parsed: unknown;
+  try {
+    parsed = parse(yamlText, { maxAliasCount: 50, prettyErrors: false });
+  } catch (error) {
+    return { data: {}, body, present: true, error: `its YAML frontmatter does not parse: ${errorMessage(error).split("\n")[0]}` };
+  }
+  if (parsed === null || parsed === undefined) return { data: {}, body, present: true };
+  if (!isRecord(parsed)) return { data: {}, body, present: true, error: "its frontmatter is not a YAML mapping (key: value lines)" };
+  return { data: parsed, body, present: true };
+}

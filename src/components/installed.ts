@@ -1,0 +1,201 @@
+/**
+ * The components of every installed plugin, read from disk: xcsh marketplace installs (the
+ * user's registry, and the project's in a trusted project), Claude Code's cache installs (user
+ * entries, and project/local entries whose `projectPath` holds the project, in a trusted
+ * project), and npm plugins (the plugins folder's dependencies with an `xcsh`/`pi` manifest).
+ *
+ * Read only, nothing imported. Install paths come from state files and are confined to the one
+ * folder installs of their registry live in (core/state-places.ts); one that is not, or is
+ * missing, becomes a plugin with a `problem` and no components. Project-scope plugins are
+ * project code: in an untrusted project they are left out, and the caller says so.
+ *
+ * Tool names, descriptions and parameter schemas are only known once a module was imported; the
+ * caller may pass the tools the boot index knows (`tools`) to name them and price them.
+ */
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { isPathInside, realPathOrNearest } from "../core/contain.js";
+import { errorMessage } from "../core/errors.js";
+import { xcshPaths, projectPaths, type XcshRoots } from "../core/paths.js";
+import { confineStatePath, placeOf, type StatePathKind } from "../core/state-places.js";
+import { PluginManifestSchema, pickManifest } from "../manifest/plugin-manifest.js";
+import { isRecord } from "../manifest/result.js";
+import { checkSchema } from "../manifest/schema-check.js";
+import { toolCost, totalCost } from "./cost.js";
+import { scanPluginComponents } from "./scan.js";
+import type { Component, ComponentIssue, PluginRootKind } from "./types.js";
+
+/** One installed plugin and what it brings. */
+export interface InstalledPluginComponents {
+  /** `name@marketplace` for marketplace plugins, the package name for npm plugins. */
+  id: string;
+  name: string;
+  rootKind: Exclude<PluginRootKind, "folder">;
+  scope: "user" | "project";
+  version?: string;
+  enabled: boolean;
+  root: string;
+  components: Component[];
+  errors: ComponentIssue[];
+  warnings: ComponentIssue[];
+  /** Why the plugin's folder could not be read, when it could not. */
+  problem?: { code: string; message: string };
+  /** Token estimates: always on (loaded-by-xcsh components only count for xcsh), on invoke. */
+  cost: { alwaysOn: number; alwaysOnForXcsh: number; onInvoke: number; unknown: number };
+}
+
+/** A tool the boot index knows: enough to name and price tool components. */
+export interface KnownTool {
+  name: string;
+  description?: string;
+  parameters?: unknown;
+  file: string;
+  plugin?: string;
+}
+
+export interface CollectOptions {
+  roots: XcshRoots;
+  cwd: string;
+  projectTrusted: boolean;
+  tools?: readonly KnownTool[];
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+interface RegistryRow {
+  id: string;
+  scope: "user" | "project";
+  installPath: string;
+  version?: string;
+  enabled: boolean;
+  file: string;
+  field: string;
+}
+
+/** The entries of an installed_plugins.json (v2), leniently: a bad entry is skipped. */
+function registryRows(file: string, scopeOf: (entry: Record<string, unknown>) => "user" | "project" | undefined): RegistryRow[] {
+  const doc = readJson(file);
+  if (!isRecord(doc) || !isRecord(doc.plugins)) return [];
+  const rows: RegistryRow[] = [];
+  for (const [id, entries] of Object.entries(doc.plugins)) {
+    if (!Array.isArray(entries) || !/^[^@]+@[^@]+$/.test(id)) continue;
+    const seen = new Set<string>();
+    entries.forEach((entry, i) => {
+      if (!isRecord(entry) || typeof entry.installPath !== "string") return;
+      const scope = scopeOf(entry);
+      if (!scope || seen.has(entry.installPath)) return;
+      seen.add(entry.installPath);
+      rows.push({ id, scope, installPath: entry.installPath, ...(typeof entry.version === "string" ? { version: entry.version } : {}), enabled: entry.enabled !== false, file, field: `/plugins/${id}/${i}/installPath` });
+    });
+  }
+  return rows;
+}
+
+function emptyCost(): InstalledPluginComponents["cost"] {
+  return { alwaysOn: 0, alwaysOnForXcsh: 0, onInvoke: 0, unknown: 0 };
+}
+
+function costOf(components: readonly Component[]): InstalledPluginComponents["cost"] {
+  const all = totalCost(components);
+  const forXcsh = totalCost(components.filter((c) => c.loadedByXcsh));
+  return { alwaysOn: all.alwaysOn, alwaysOnForXcsh: forXcsh.alwaysOn, onInvoke: all.onInvoke, unknown: all.unknown };
+}
+
+/** Replace file-level tool components by the named tools the boot index knows of those files. */
+function nameTools(components: Component[], tools: readonly KnownTool[] | undefined): Component[] {
+  if (!tools || tools.length === 0) return components;
+  const out: Component[] = [];
+  for (const c of components) {
+    if (c.kind !== "tool") {
+      out.push(c);
+      continue;
+    }
+    const real = realPathOrNearest(c.file);
+    const known = tools.filter((t) => {
+      const file = realPathOrNearest(t.file);
+      return file === real || isPathInside(file, real);
+    });
+    if (known.length === 0) {
+      out.push(c);
+      continue;
+    }
+    for (const t of known) out.push({ ...c, name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), file: t.file, cost: toolCost(t.name, t.description, t.parameters) });
+  }
+  return out;
+}
+
+function fromRoot(row: { id: string; name: string; rootKind: InstalledPluginComponents["rootKind"]; scope: "user" | "project"; version?: string; enabled: boolean; root: string }, scanned: ReturnType<typeof scanPluginComponents>, tools: readonly KnownTool[] | undefined): InstalledPluginComponents {
+  const components = nameTools(scanned.components, tools);
+  return { ...row, components, errors: scanned.errors, warnings: scanned.warnings, cost: costOf(components) };
+}
+
+function marketplaceRows(options: CollectOptions, kind: StatePathKind, rows: RegistryRow[], rootKind: "xcsh-marketplace" | "claude-cache"): InstalledPluginComponents[] {
+  const out: InstalledPluginComponents[] = [];
+  for (const row of rows) {
+    const base = { id: row.id, name: row.id.slice(0, row.id.lastIndexOf("@")), rootKind, scope: row.scope, ...(row.version ? { version: row.version } : {}), enabled: row.enabled, root: row.installPath };
+    try {
+      confineStatePath(kind, row.installPath, { roots: options.roots, cwd: options.cwd }, { file: row.file, field: row.field });
+    } catch (error) {
+      out.push({ ...base, components: [], errors: [], warnings: [], problem: { code: "EPATH_OUTSIDE", message: errorMessage(error) }, cost: emptyCost() });
+      continue;
+    }
+    if (!statSync(row.installPath, { throwIfNoEntry: false })?.isDirectory()) {
+      out.push({ ...base, components: [], errors: [], warnings: [], problem: { code: "EPLUGIN_NOT_FOUND", message: `${row.installPath} is missing; reinstall ${row.id}` }, cost: emptyCost() });
+      continue;
+    }
+    out.push(fromRoot(base, scanPluginComponents(row.installPath, { rootKind }), options.tools));
+  }
+  return out;
+}
+
+/** Every installed plugin's components, project installs first (they shadow the user's). */
+export function collectInstalledComponents(options: CollectOptions): InstalledPluginComponents[] {
+  const paths = xcshPaths(options.roots);
+  const out: InstalledPluginComponents[] = [];
+  // xcsh marketplace: the project's registry (trusted only) shadows the user's entries of an id.
+  const projectFile = projectPaths(options.cwd).installedPlugins;
+  const projectRows = options.projectTrusted && path.resolve(projectFile) !== path.resolve(paths.installedPlugins) ? registryRows(projectFile, () => "project") : [];
+  const shadowed = new Set(projectRows.map((r) => r.id));
+  const userRows = registryRows(paths.installedPlugins, () => "user").filter((r) => !shadowed.has(r.id));
+  out.push(...marketplaceRows(options, "xcsh-install", [...projectRows, ...userRows], "xcsh-marketplace"));
+  // Claude Code's cache: project/local entries apply inside their projectPath (trusted only).
+  const cwdReal = realPathOrNearest(options.cwd);
+  const claudeRows = registryRows(paths.claudeInstalledPlugins, (entry) => {
+    const scope = typeof entry.scope === "string" ? entry.scope : "user";
+    if (scope === "user" || scope === "managed") return "user";
+    if (!options.projectTrusted || typeof entry.projectPath !== "string") return undefined;
+    return isPathInside(cwdReal, realPathOrNearest(entry.projectPath)) ? "project" : undefined;
+  });
+  const claudeProject = new Set(claudeRows.filter((r) => r.scope === "project").map((r) => r.id));
+  out.push(...marketplaceRows(options, "claude-install", claudeRows.filter((r) => r.scope === "project" || !claudeProject.has(r.id)), "claude-cache"));
+  // npm plugins.
+  const pkg = readJson(paths.pluginsPackageJson);
+  const deps = isRecord(pkg) && isRecord(pkg.dependencies) ? Object.keys(pkg.dependencies) : [];
+  const place = placeOf("npm-plugin", { roots: options.roots });
+  for (const name of deps) {
+    const dir = path.join(paths.pluginsNodeModules, name);
+    if (!/^(?:@[^/@\s]+\/)?[^/@\s.][^/\s]*$/.test(name) || !isPathInside(path.resolve(dir), place)) continue;
+    const pj = readJson(path.join(dir, "package.json"));
+    const picked = isRecord(pj) ? pickManifest(pj) : undefined;
+    const base = { id: name, name, rootKind: "npm" as const, scope: "user" as const, ...(isRecord(pj) && typeof pj.version === "string" ? { version: pj.version } : {}), enabled: true, root: dir };
+    const checked = picked ? checkSchema(PluginManifestSchema, picked.manifest) : undefined;
+    if (!checked?.ok) {
+      out.push({ ...base, components: [], errors: [], warnings: [], problem: { code: pj === undefined ? "EPLUGIN_NOT_FOUND" : "ENOT_A_PLUGIN", message: pj === undefined ? `${dir} is missing` : `${name} has no usable xcsh manifest` }, cost: emptyCost() });
+      continue;
+    }
+    out.push(fromRoot(base, scanPluginComponents(dir, { rootKind: "npm", manifest: checked.value, manifestKey: picked!.key }), options.tools));
+  }
+  return out;
+}
+
+/** Find one installed plugin by id, name or package name. */
+export function findInstalledPlugin(all: readonly InstalledPluginComponents[], query: string): InstalledPluginComponents[] {
+  const exact = all.filter((p) => p.id === query);
+  return exact.length > 0 ? exact : all.filter((p) => p.name === query);
+}

@@ -1,0 +1,619 @@
+/**
+ * Reading a plugin root's components: `scanPluginComponents(root, {rootKind})`.
+ *
+ * Marketplace plugins (xcsh or Claude Code) follow Claude Code's layout. Default places:
+ * `tools/` (xcsh), `skills/<name>/SKILL.md` (or one `SKILL.md` at the root), `commands/*.md`,
+ * `agents/*.md`, `output-styles/*.md`, `hooks/hooks.json`, `.mcp.json`, `.lsp.json`,
+ * `monitors/monitors.json`, `bin/*`, and xcsh's own `hooks/pre/*` and `hooks/post/*` scripts.
+ * A plugin.json (`.xcsh-plugin/` first, else `.claude-plugin/`) may name other places: for
+ * `commands`, `agents`, `skills` and `outputStyles` its paths replace the default folder; for
+ * `hooks`, `mcpServers` and `lspServers` (a path or the object inline) they add to the default
+ * file, the manifest's entry winning a name both define; `monitors` adds to monitors.json.
+ *
+ * What xcsh loads (its host's discovery of marketplace plugin roots): from the roots of its own
+ * registry, `tools/` (through this project's loader), the default `skills/`, `commands/` and
+ * `agents/` folders (agents for the task tool), `hooks/pre|post/` scripts and the root
+ * `.mcp.json`; never a plugin.json path, `hooks.json`, LSP servers, output styles, monitors or
+ * `bin/`. From Claude Code's cache the host reads nothing itself; only `tools/` is loaded, by
+ * this project's loader. An npm plugin brings what its `xcsh` manifest names: tools, hooks,
+ * extensions and commands, all modules the host imports.
+ *
+ * Untrusted input: every path a manifest names is resolved inside the root (`confinePath`) and
+ * every file found is checked to stay inside it after symlinks; `${CLAUDE_PLUGIN_ROOT}` and
+ * `${XCSH_PLUGIN_ROOT}` in commands are replaced by the root, and a path built from them that
+ * leaves the root is reported. Nothing is executed or imported; problems become issues.
+ */
+import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
+import path from "node:path";
+import { confinePath, isPathInside, realPathOrNearest } from "../core/contain.js";
+import { errorMessage } from "../core/errors.js";
+import type { PluginManifest } from "../manifest/plugin-manifest.js";
+import { isRecord, pointer, type ValidationIssue } from "../manifest/result.js";
+import { NO_COST, listingCost } from "./cost.js";
+import { readFrontmatter } from "./frontmatter.js";
+import {
+  AgentFrontmatterSchema,
+  CommandFrontmatterSchema,
+  OutputStyleFrontmatterSchema,
+  SkillFrontmatterSchema,
+  mcpServerMap,
+  validateFrontmatter,
+  validateHooks,
+  validateLspServers,
+  validateMcpServers,
+  validateMonitors,
+} from "./schemas.js";
+import type { Component, ComponentExec, ComponentIssue, ComponentKind, PluginComponents, PluginRootKind } from "./types.js";
+
+/** Options of `scanPluginComponents`. */
+export interface ScanOptions {
+  rootKind: PluginRootKind;
+  /** For `npm` roots: the package's `xcsh` (or `pi`) manifest and the key it sits under. */
+  manifest?: PluginManifest;
+  manifestKey?: string;
+  /**
+   * Whether to report manifest paths that are missing or escape (default true). `validate` checks
+   * those already with the manifest's own checks, so it turns this off to say each thing once;
+   * an escaping path is skipped either way.
+   */
+  reportDeclaredPaths?: boolean;
+  /**
+   * The folder the plugin will be run from, when it is read elsewhere first (an install reads
+   * its scratch copy): `${CLAUDE_PLUGIN_ROOT}` and paths in what components run name this one.
+   */
+  rootAs?: string;
+}
+
+const TOOL_EXTENSIONS = new Set([".ts", ".js", ".mjs", ".mts", ".cts", ".cjs"]);
+const ROOT_VARS = ["${CLAUDE_PLUGIN_ROOT}", "${XCSH_PLUGIN_ROOT}"];
+const MAX_FILE_BYTES = 1024 * 1024;
+
+/** Replace the plugin-root variables in `value` by `root`. */
+export function substituteRoot(value: string, root: string): string {
+  let out = value;
+  for (const v of ROOT_VARS) out = out.split(v).join(root);
+  return out;
+}
+
+class Scan {
+  readonly components: Component[] = [];
+  readonly errors: ComponentIssue[] = [];
+  readonly warnings: ComponentIssue[] = [];
+  readonly realRoot: string;
+
+  constructor(
+    readonly root: string,
+    readonly kind: PluginRootKind,
+    readonly reportDeclared = true,
+    readonly rootAs = root,
+  ) {
+    this.realRoot = realPathOrNearest(root);
+  }
+
+  /** A path under the root as it will be once the plugin is where it runs from. */
+  relocate(p: string): string {
+    return this.rootAs === this.root || !isPathInside(p, this.root) ? p : path.join(this.rootAs, path.relative(this.root, p));
+  }
+
+  /** Whether the host loads components of this root from their default place. */
+  get xcshRoot(): boolean {
+    return this.kind === "xcsh-marketplace" || this.kind === "folder";
+  }
+
+  error(file: string, issue: Omit<ComponentIssue, "file">): void {
+    this.errors.push({ file, ...issue });
+  }
+
+  warn(file: string, issue: Omit<ComponentIssue, "file">): void {
+    this.warnings.push({ file, ...issue });
+  }
+
+  absorb(file: string, result: { issues?: ValidationIssue[]; warnings: ValidationIssue[] }): void {
+    if ("issues" in result && result.issues) for (const issue of result.issues) this.error(file, issue);
+    for (const warning of result.warnings) this.warn(file, warning);
+  }
+
+  /** The real path of a found file, or undefined (reported) when a link takes it out of the root. */
+  inside(p: string, file: string, at: string): string | undefined {
+    const real = realPathOrNearest(p);
+    if (isPathInside(real, this.realRoot)) return real;
+    this.error(file, { path: at, code: "EENTRY_ESCAPE", message: `${p} resolves to ${real}, outside the plugin ${this.realRoot}; it was not read`, hint: "Keep every component file inside the plugin folder (no symbolic links out of it)." });
+    return undefined;
+  }
+
+  /** A path a manifest names, confined to the root; undefined (reported) when it escapes or is missing. */
+  declared(entry: string, file: string, at: string): string | undefined {
+    const target = path.resolve(this.root, substituteRoot(entry, this.root));
+    try {
+      confinePath(target, this.root, { what: "component path", file, field: at });
+    } catch (error) {
+      if (this.reportDeclared) this.error(file, { path: at, code: "EENTRY_ESCAPE", message: `${at}: "${entry}" must stay inside the plugin (${errorMessage(error)})`, found: JSON.stringify(entry), hint: "Use a ./ path inside the plugin folder." });
+      return undefined;
+    }
+    if (!existsSync(target)) {
+      if (this.reportDeclared) this.error(file, { path: at, code: "EENTRY_NOT_FOUND", message: `${at}: the component path "${entry}" does not exist (${target})`, expected: "an existing file or folder inside the plugin", found: "nothing", hint: "Fix the path or add the file." });
+      return undefined;
+    }
+    return target;
+  }
+
+  readText(p: string, at = ""): string | undefined {
+    try {
+      const info = statSync(p);
+      if (info.size > MAX_FILE_BYTES) {
+        this.error(p, { path: at, code: "EFILE_TOO_LARGE", message: `${p} is ${info.size} bytes; component files over ${MAX_FILE_BYTES} bytes are not read`, hint: "Split the file; no host loads a component this large into context." });
+        return undefined;
+      }
+      return readFileSync(p, "utf8");
+    } catch (error) {
+      this.error(p, { path: at, code: "EREAD", message: `${p} cannot be read: ${errorMessage(error)}`, hint: "Check the file's permissions." });
+      return undefined;
+    }
+  }
+
+  readJson(p: string): unknown {
+    const text = this.readText(p);
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      this.error(p, { path: "", code: "EJSONPARSE", message: `${p} is not valid JSON: ${errorMessage(error)}`, hint: "Fix the JSON syntax." });
+      return undefined;
+    }
+  }
+
+  /** Replace root variables and report paths under them that leave the root or do not exist. */
+  exec(command: string, args: readonly string[], env: Record<string, string> | undefined, file: string, at: string, extra: Partial<ComponentExec> = {}): ComponentExec {
+    const resolved = substituteRoot(command, this.rootAs);
+    const resolvedArgs = args.map((a) => substituteRoot(a, this.rootAs));
+    for (const text of [command, ...args]) this.checkRootRefs(text, file, at);
+    return { command: resolved, args: resolvedArgs, env: Object.keys(env ?? {}), ...(extra.cwd !== undefined ? { cwd: substituteRoot(extra.cwd, this.rootAs) } : {}), ...(extra.shell ? { shell: true } : {}) };
+  }
+
+  /** `${CLAUDE_PLUGIN_ROOT}/x/y` in a command: the file must exist and stay inside the root. */
+  checkRootRefs(text: string, file: string, at: string): void {
+    for (const v of ROOT_VARS) {
+      let index = text.indexOf(v);
+      while (index !== -1) {
+        const tail = /^[^\s"'`;|&<>()]*/.exec(text.slice(index + v.length))?.[0] ?? "";
+        index = text.indexOf(v, index + v.length);
+        if (!tail.startsWith("/") || tail.length < 2) continue;
+        const target = path.resolve(this.root, `.${tail}`);
+        if (!isPathInside(target, this.root) || !isPathInside(realPathOrNearest(target), this.realRoot)) {
+          this.error(file, { path: at, code: "EENTRY_ESCAPE", message: `${at}: ${v}${tail} leaves the plugin folder`, found: JSON.stringify(`${v}${tail}`), hint: "Commands may name files inside the plugin only." });
+        } else if (!existsSync(target)) {
+          this.error(file, { path: at, code: "EENTRY_NOT_FOUND", message: `${at}: ${v}${tail} does not exist (${target})`, found: "nothing", hint: "Add the file or fix the command." });
+        }
+      }
+    }
+  }
+
+  add(component: Component): void {
+    this.components.push(component);
+  }
+}
+
+function listDir(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch {
+    return [];
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The plugin.json of a marketplace root (`.xcsh-plugin/` first), read leniently. */
+function readPluginJson(scan: Scan): { file: string; json: Record<string, unknown> } | undefined {
+  for (const folder of [".xcsh-plugin", ".claude-plugin"]) {
+    const file = path.join(scan.root, folder, "plugin.json");
+    if (!isFile(file)) continue;
+    const json = scan.readJson(file);
+    // plugin.json's own shape is validate's business (manifest/plugin-json.ts); here a bad
+    // document only means the default places apply.
+    return isRecord(json) ? { file, json } : undefined;
+  }
+  return undefined;
+}
+
+/** The string paths of a manifest field (a string or an array of strings). */
+function manifestPaths(value: unknown, key: string): { entry: string; at: string }[] {
+  if (typeof value === "string") return [{ entry: value, at: pointer("", key) }];
+  if (Array.isArray(value)) return value.flatMap((v, i) => (typeof v === "string" ? [{ entry: v, at: pointer("", key, i) }] : []));
+  return [];
+}
+
+type MarkdownKind = "skill" | "command" | "agent" | "output-style";
+
+const SCHEMAS = {
+  skill: SkillFrontmatterSchema,
+  command: CommandFrontmatterSchema,
+  agent: AgentFrontmatterSchema,
+  "output-style": OutputStyleFrontmatterSchema,
+} as const;
+
+/** One Markdown component: frontmatter checked, name and description read, cost estimated. */
+function addMarkdown(scan: Scan, kind: MarkdownKind, file: string, fallbackName: string, loaded: boolean, note: string | undefined): void {
+  const real = scan.inside(file, file, "");
+  if (!real) return;
+  const text = scan.readText(file);
+  if (text === undefined) return;
+  const fm = readFrontmatter(text);
+  if (fm.error) {
+    scan.error(file, { path: "", code: "EFRONTMATTER", message: `${file}: ${fm.error}`, hint: "Start the file with ---, YAML key: value lines, then ---." });
+  } else {
+    const checked = validateFrontmatter(SCHEMAS[kind], fm.data);
+    for (const issue of checked.ok ? [] : checked.issues) scan.error(file, { ...issue, message: `frontmatter ${issue.message}` });
+  }
+  const data = fm.data;
+  const name = typeof data.name === "string" && data.name.trim() && kind !== "command" ? data.name.trim() : fallbackName;
+  const description = typeof data.description === "string" ? data.description : undefined;
+  if (description === undefined && kind === "skill" && !fm.error) {
+    scan.warn(file, { path: "/description", code: "ENO_DESCRIPTION", message: `${kind} "${name}" has no description: the model cannot tell when to use it`, hint: "Add description: to the frontmatter." });
+  }
+  const hidden = data["disable-model-invocation"] === true;
+  scan.add({
+    kind,
+    name,
+    ...(description !== undefined ? { description } : {}),
+    file,
+    loadedByXcsh: loaded,
+    ...(note ? { note } : {}),
+    cost: kind === "output-style" ? { alwaysOn: 0, onInvoke: listingCost(name, description, fm.body).onInvoke } : listingCost(name, description, fm.body, { hidden }),
+  });
+}
+
+const NOT_LOADED_MANIFEST_PATH = "not used by xcsh: the host reads only the default folder";
+
+function scanSkills(scan: Scan, manifest: { file: string; json: Record<string, unknown> } | undefined): void {
+  const custom = manifest ? manifestPaths(manifest.json.skills, "skills") : [];
+  const folders: { dir: string; loaded: boolean }[] = [];
+  if (custom.length > 0) {
+    for (const { entry, at } of custom) {
+      const dir = scan.declared(entry, manifest!.file, at);
+      if (dir) folders.push({ dir, loaded: false });
+    }
+  } else folders.push({ dir: path.join(scan.root, "skills"), loaded: scan.xcshRoot });
+  for (const { dir, loaded } of folders) {
+    const note = loaded ? undefined : scan.xcshRoot ? NOT_LOADED_MANIFEST_PATH : notLoadedNote(scan);
+    if (isFile(path.join(dir, "SKILL.md"))) {
+      addMarkdown(scan, "skill", path.join(dir, "SKILL.md"), path.basename(dir), loaded, note);
+      continue;
+    }
+    for (const entry of listDir(dir)) {
+      if (entry.name.startsWith(".")) continue;
+      const skillFile = path.join(dir, entry.name, "SKILL.md");
+      if (isFile(skillFile)) addMarkdown(scan, "skill", skillFile, entry.name, loaded, note);
+    }
+  }
+  const rootSkill = path.join(scan.root, "SKILL.md");
+  if (custom.length === 0 && isFile(rootSkill)) addMarkdown(scan, "skill", rootSkill, path.basename(scan.root), false, scan.xcshRoot ? "not used by xcsh: the host reads skills/ only" : notLoadedNote(scan));
+}
+
+function notLoadedNote(scan: Scan): string {
+  return scan.kind === "claude-cache" ? "not used by xcsh: the host does not read Claude Code's plugin cache" : "not used by xcsh";
+}
+
+/** commands/, agents/, output-styles/: flat .md files, or the files and folders a manifest names. */
+function scanFlat(scan: Scan, manifest: { file: string; json: Record<string, unknown> } | undefined, kind: "command" | "agent" | "output-style", key: string, folder: string, xcshLoads: boolean): void {
+  const custom = manifest ? manifestPaths(manifest.json[key], key) : [];
+  const places: { target: string; loaded: boolean }[] = [];
+  if (custom.length > 0) {
+    for (const { entry, at } of custom) {
+      const target = scan.declared(entry, manifest!.file, at);
+      if (target) places.push({ target, loaded: false });
+    }
+  } else places.push({ target: path.join(scan.root, folder), loaded: xcshLoads && scan.xcshRoot });
+  for (const { target, loaded } of places) {
+    const note = loaded ? undefined : xcshLoads && scan.xcshRoot ? NOT_LOADED_MANIFEST_PATH : notLoadedNote(scan);
+    const files = isDirectory(target)
+      ? listDir(target)
+          .filter((e) => !e.name.startsWith(".") && e.name.endsWith(".md") && (e.isFile() || e.isSymbolicLink()))
+          .map((e) => path.join(target, e.name))
+      : isFile(target)
+        ? [target]
+        : [];
+    for (const file of files) addMarkdown(scan, kind, file, path.basename(file, ".md"), loaded, note);
+  }
+}
+
+function hookComponents(scan: Scan, file: string, value: unknown, inline: boolean, at: string): void {
+  const checked = validateHooks(value, { inline });
+  const base = inline ? at : "/hooks";
+  scan.absorb(file, { ...(checked.ok ? {} : { issues: checked.issues.map((i) => ({ ...i, path: inline ? `${at}${i.path}` : i.path })) }), warnings: checked.warnings.map((i) => ({ ...i, path: inline ? `${at}${i.path}` : i.path })) });
+  const events = inline ? value : isRecord(value) ? value.hooks : undefined;
+  if (!isRecord(events)) return;
+  for (const [event, groups] of Object.entries(events)) {
+    if (!Array.isArray(groups)) continue;
+    groups.forEach((group, g) => {
+      if (!isRecord(group) || !Array.isArray(group.hooks)) return;
+      const matcher = typeof group.matcher === "string" ? group.matcher : undefined;
+      group.hooks.forEach((hook, h) => {
+        if (!isRecord(hook) || typeof hook.type !== "string") return;
+        const hat = pointer(base, event, g, "hooks", h);
+        const name = `${event}${matcher ? ` [${matcher}]` : ""}`;
+        const component: Component = {
+          kind: "hook",
+          name,
+          file,
+          pointer: hat,
+          loadedByXcsh: false,
+          note: scan.xcshRoot ? "not used by xcsh: the host runs hooks/pre and hooks/post scripts, not hooks.json" : notLoadedNote(scan),
+          event,
+          ...(matcher !== undefined ? { matcher } : {}),
+          hookType: hook.type,
+          ...(typeof hook.timeout === "number" ? { timeout: hook.timeout } : {}),
+          cost: NO_COST,
+        };
+        if (hook.type === "command" && typeof hook.command === "string") component.exec = scan.exec(hook.command, [], undefined, file, hat, { shell: true });
+        if (hook.type === "http" && typeof hook.url === "string") {
+          component.url = hook.url;
+          if (isRecord(hook.headers)) component.headers = Object.keys(hook.headers);
+        }
+        scan.add(component);
+      });
+    });
+  }
+}
+
+function scanHooks(scan: Scan, manifest: { file: string; json: Record<string, unknown> } | undefined): void {
+  const defaultFile = path.join(scan.root, "hooks", "hooks.json");
+  const seen = new Set<string>();
+  if (isFile(defaultFile) && scan.inside(defaultFile, defaultFile, "")) {
+    seen.add(realPathOrNearest(defaultFile));
+    const doc = scan.readJson(defaultFile);
+    if (doc !== undefined) hookComponents(scan, defaultFile, doc, false, "");
+  }
+  const declared = manifest?.json.hooks;
+  if (isRecord(declared)) {
+    // Inline: either the events object itself or a hooks.json-like {hooks: {...}}.
+    if (isRecord(declared.hooks)) hookComponents(scan, manifest!.file, declared, false, "/hooks");
+    else hookComponents(scan, manifest!.file, declared, true, "/hooks");
+  } else {
+    for (const { entry, at } of manifestPaths(declared, "hooks")) {
+      const file = scan.declared(entry, manifest!.file, at);
+      if (!file) continue;
+      if (seen.has(realPathOrNearest(file))) {
+        scan.warn(manifest!.file, { path: at, code: "EDUPLICATE_COMPONENT", message: `${at}: "${entry}" is hooks/hooks.json, which is loaded anyway; its hooks would run twice`, hint: 'Remove the "hooks" field: hooks/hooks.json is read without it.' });
+        continue;
+      }
+      const doc = scan.readJson(file);
+      if (doc !== undefined) hookComponents(scan, file, doc, false, "");
+    }
+  }
+  // xcsh's own hooks: scripts in hooks/pre and hooks/post, named after the tool they watch.
+  for (const phase of ["pre", "post"] as const) {
+    const dir = path.join(scan.root, "hooks", phase);
+    for (const entry of listDir(dir)) {
+      if (entry.name.startsWith(".") || entry.isDirectory()) continue;
+      const file = path.join(dir, entry.name);
+      if (!scan.inside(file, file, "")) continue;
+      const tool = entry.name.replace(/\.(sh|bash|zsh|fish)$/, "");
+      scan.add({
+        kind: "hook",
+        name: `${phase} ${tool}`,
+        file,
+        loadedByXcsh: scan.xcshRoot,
+        ...(scan.xcshRoot ? {} : { note: notLoadedNote(scan) }),
+        event: phase === "pre" ? "before tool" : "after tool",
+        matcher: tool,
+        hookType: "script",
+        exec: { command: scan.relocate(file), args: [], env: [] },
+        cost: NO_COST,
+      });
+    }
+  }
+}
+
+function serverComponents(scan: Scan, kind: "mcp-server" | "lsp-server", file: string, map: unknown, base: string, loaded: boolean, byName: Map<string, number>): void {
+  const checked = kind === "mcp-server" ? validateMcpServers(map, base) : validateLspServers(map, base);
+  scan.absorb(file, checked);
+  if (!isRecord(map)) return;
+  const valid = checked.ok ? checked.value : {};
+  for (const [name, raw] of Object.entries(map)) {
+    if (!isRecord(raw)) continue;
+    const at = pointer(base, name);
+    const server = (valid as Record<string, Record<string, unknown>>)[name] ?? raw;
+    const component: Component = {
+      kind,
+      name,
+      file,
+      pointer: at,
+      loadedByXcsh: loaded,
+      ...(loaded ? {} : { note: kind === "lsp-server" || !scan.xcshRoot ? notLoadedNote(scan) : "not used by xcsh: the host reads .mcp.json only" }),
+      cost: kind === "mcp-server" ? { alwaysOn: null, onInvoke: 0 } : NO_COST,
+    };
+    const env = isRecord(server.env) ? (server.env as Record<string, string>) : undefined;
+    if (typeof server.command === "string") {
+      const args = Array.isArray(server.args) ? server.args.filter((a): a is string => typeof a === "string") : [];
+      component.exec = scan.exec(server.command, args, env, file, at, typeof server.cwd === "string" ? { cwd: server.cwd } : {});
+      if (kind === "mcp-server") component.transport = "stdio";
+    }
+    if (kind === "mcp-server" && typeof server.url === "string") {
+      component.url = server.url;
+      component.transport = typeof server.type === "string" ? server.type : "http";
+      if (isRecord(server.headers)) component.headers = Object.keys(server.headers);
+    }
+    const previous = byName.get(name);
+    if (previous !== undefined) {
+      // The manifest's definition wins a name both places define.
+      scan.warn(file, { path: at, code: "EDUPLICATE_COMPONENT", message: `${KIND_LABEL[kind]} "${name}" is defined twice; this definition (${file}) replaces the one in ${scan.components[previous]!.file}`, hint: "Define each server once." });
+      scan.components[previous] = component;
+      continue;
+    }
+    byName.set(name, scan.components.length);
+    scan.add(component);
+  }
+}
+
+const KIND_LABEL = { "mcp-server": "MCP server", "lsp-server": "LSP server" } as const;
+
+function scanServers(scan: Scan, manifest: { file: string; json: Record<string, unknown> } | undefined, kind: "mcp-server" | "lsp-server"): void {
+  const defaultName = kind === "mcp-server" ? ".mcp.json" : ".lsp.json";
+  const key = kind === "mcp-server" ? "mcpServers" : "lspServers";
+  const byName = new Map<string, number>();
+  const defaultFile = path.join(scan.root, defaultName);
+  if (isFile(defaultFile) && scan.inside(defaultFile, defaultFile, "")) {
+    const doc = scan.readJson(defaultFile);
+    if (doc !== undefined) {
+      const { map, base } = kind === "mcp-server" ? mcpServerMap(doc) : isRecord(doc) && isRecord(doc.lspServers) ? { map: doc.lspServers, base: "/lspServers" } : { map: doc, base: "" };
+      serverComponents(scan, kind, defaultFile, map, base, kind === "mcp-server" && scan.xcshRoot, byName);
+    }
+  }
+  const declared = manifest?.json[key];
+  if (isRecord(declared)) serverComponents(scan, kind, manifest!.file, isRecord(declared[key]) ? declared[key] : declared, isRecord(declared[key]) ? `/${key}/${key}` : `/${key}`, false, byName);
+  else {
+    for (const { entry, at } of manifestPaths(declared, key)) {
+      const file = scan.declared(entry, manifest!.file, at);
+      if (!file || realPathOrNearest(file) === realPathOrNearest(defaultFile)) continue;
+      const doc = scan.readJson(file);
+      if (doc === undefined) continue;
+      const { map, base } = isRecord(doc) && isRecord(doc[key]) ? { map: doc[key], base: `/${key}` } : { map: doc, base: "" };
+      serverComponents(scan, kind, file, map, base, false, byName);
+    }
+  }
+}
+
+function scanMonitors(scan: Scan, manifest: { file: string; json: Record<string, unknown> } | undefined): void {
+  const sources: { file: string; value: unknown; base: string }[] = [];
+  const defaultFile = path.join(scan.root, "monitors", "monitors.json");
+  if (isFile(defaultFile) && scan.inside(defaultFile, defaultFile, "")) {
+    const doc = scan.readJson(defaultFile);
+    if (doc !== undefined) sources.push({ file: defaultFile, value: isRecord(doc) && Array.isArray(doc.monitors) ? doc.monitors : doc, base: isRecord(doc) && Array.isArray(doc.monitors) ? "/monitors" : "" });
+  }
+  if (manifest && manifest.json.monitors !== undefined) {
+    const value = manifest.json.monitors;
+    if (typeof value === "string") {
+      const file = scan.declared(value, manifest.file, "/monitors");
+      const doc = file && realPathOrNearest(file) !== realPathOrNearest(defaultFile) ? scan.readJson(file) : undefined;
+      if (file && doc !== undefined) sources.push({ file, value: doc, base: "" });
+    } else sources.push({ file: manifest.file, value, base: "/monitors" });
+  }
+  for (const { file, value, base } of sources) {
+    const checked = validateMonitors(value, base);
+    scan.absorb(file, checked);
+    if (!checked.ok) continue;
+    checked.value.forEach((monitor, i) => {
+      const at = pointer(base, i);
+      scan.add({
+        kind: "monitor",
+        name: monitor.name,
+        ...(monitor.description ? { description: monitor.description } : {}),
+        file,
+        pointer: at,
+        loadedByXcsh: false,
+        note: notLoadedNote(scan),
+        exec: scan.exec(monitor.command, [], undefined, file, `${at}/command`, { shell: true }),
+        cost: NO_COST,
+      });
+    });
+  }
+}
+
+function scanBin(scan: Scan): void {
+  const dir = path.join(scan.root, "bin");
+  for (const entry of listDir(dir)) {
+    if (entry.name.startsWith(".") || entry.isDirectory()) continue;
+    const file = path.join(dir, entry.name);
+    if (!scan.inside(file, file, "")) continue;
+    scan.add({ kind: "bin", name: entry.name, file, loadedByXcsh: false, note: "not used by xcsh: Claude Code puts bin/ on the PATH of its shell; xcsh does not", exec: { command: scan.relocate(file), args: [], env: [] }, cost: NO_COST });
+  }
+}
+
+/** Modules of a marketplace plugin's `tools/` folder, by file (names come from importing them). */
+function scanTools(scan: Scan): void {
+  const dir = path.join(scan.root, "tools");
+  for (const entry of listDir(dir)) {
+    if (entry.name.startsWith(".")) continue;
+    const file = path.join(dir, entry.name);
+    const ext = path.extname(entry.name);
+    const module = entry.isDirectory() ? ["index.ts", "index.js", "index.mjs"].map((i) => path.join(file, i)).find(isFile) : TOOL_EXTENSIONS.has(ext) && !entry.name.endsWith(".d.ts") ? file : undefined;
+    if (!module || !scan.inside(module, module, "")) continue;
+    scan.add({
+      kind: "tool",
+      name: entry.isDirectory() ? entry.name : path.basename(entry.name, ext),
+      file: module,
+      loadedByXcsh: true,
+      ...(scan.kind === "claude-cache" ? { note: "loaded by xcsh-tools' loader, which the host calls at boot" } : {}),
+      cost: { alwaysOn: null, onInvoke: 0 },
+    });
+  }
+}
+
+/** An npm plugin: the entries its manifest names (top level and every feature's). */
+function scanNpm(scan: Scan, manifest: PluginManifest, key: string): void {
+  const lists: { kind: ComponentKind; entries: string[]; at: string; single: boolean; feature?: string }[] = [];
+  const asList = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  const kinds = [
+    ["tools", "tool"],
+    ["hooks", "hook"],
+    ["extensions", "extension"],
+    ["commands", "command"],
+  ] as const;
+  for (const [field, kind] of kinds) lists.push({ kind, entries: asList(manifest[field]), at: pointer(`/${key}`, field), single: typeof manifest[field] === "string" });
+  for (const [feature, def] of Object.entries(manifest.features ?? {})) {
+    for (const [field, kind] of kinds) lists.push({ kind, entries: asList(def[field]), at: pointer(`/${key}`, "features", feature, field), single: false, feature });
+  }
+  const pkgFile = path.join(scan.root, "package.json");
+  for (const { kind, entries, at, single, feature } of lists) {
+    entries.forEach((entry, i) => {
+      const target = scan.declared(entry, pkgFile, single ? at : pointer(at, i));
+      if (!target) return;
+      const note = `${kind === "tool" ? "tools" : kind === "hook" ? "hook module" : kind === "extension" ? "extension module" : "command module"} the host imports${feature ? ` (feature ${feature})` : ""}`;
+      if (kind === "command" && target.endsWith(".md")) {
+        addMarkdown(scan, "command", target, path.basename(target, ".md"), true, note);
+        return;
+      }
+      scan.add({ kind, name: path.basename(entry).replace(/\.(ts|js|mjs|cjs|mts|cts)$/, ""), file: target, loadedByXcsh: true, note, cost: kind === "tool" ? { alwaysOn: null, onInvoke: 0 } : NO_COST });
+    });
+  }
+}
+
+/** Flag two skills, commands or agents of one plugin sharing a name: the host keeps one. */
+function checkDuplicates(scan: Scan): void {
+  for (const kind of ["skill", "command", "agent", "output-style"] as const) {
+    const seen = new Map<string, Component>();
+    for (const c of scan.components) {
+      if (c.kind !== kind) continue;
+      const first = seen.get(c.name);
+      if (first) scan.error(c.file, { path: "", code: "EDUPLICATE_COMPONENT", message: `two ${kind}s are named "${c.name}": ${first.file} and ${c.file}; a host keeps only one`, hint: "Rename one of them (the frontmatter name, else the file or folder name)." });
+      else seen.set(c.name, c);
+    }
+  }
+}
+
+/** Every component a plugin root brings, with the problems found reading them. Never throws. */
+export function scanPluginComponents(root: string, options: ScanOptions): PluginComponents {
+  const scan = new Scan(path.resolve(root), options.rootKind, options.reportDeclaredPaths ?? true, options.rootAs ? path.resolve(options.rootAs) : undefined);
+  if (options.rootKind === "npm") {
+    if (options.manifest) scanNpm(scan, options.manifest, options.manifestKey ?? "xcsh");
+  } else {
+    const manifest = readPluginJson(scan);
+    scanTools(scan);
+    scanSkills(scan, manifest);
+    scanFlat(scan, manifest, "command", "commands", "commands", true);
+    scanFlat(scan, manifest, "agent", "agents", "agents", true);
+    scanFlat(scan, manifest, "output-style", "outputStyles", "output-styles", false);
+    scanHooks(scan, manifest);
+    scanServers(scan, manifest, "mcp-server");
+    scanServers(scan, manifest, "lsp-server");
+    scanMonitors(scan, manifest);
+    scanBin(scan);
+  }
+  checkDuplicates(scan);
+  return { root: scan.root, rootKind: options.rootKind, components: scan.components, errors: scan.errors, warnings: scan.warnings };
+}

@@ -1,0 +1,104 @@
+/**
+ * The component model: everything a plugin brings, one record per component, whatever the kind
+ * of plugin root it came from. `list`, `show`, `validate`, `doctor`, install consent and the boot
+ * index all read these records, so they agree on what a plugin is.
+ */
+
+/** What a component is. */
+export type ComponentKind = "tool" | "skill" | "command" | "agent" | "hook" | "mcp-server" | "lsp-server" | "output-style" | "bin" | "monitor" | "extension";
+
+/** Every kind, in the order summaries list them. */
+export const COMPONENT_KINDS: readonly ComponentKind[] = ["tool", "skill", "command", "agent", "hook", "mcp-server", "lsp-server", "output-style", "bin", "monitor", "extension"];
+
+/** Words for a kind, singular and plural, for summaries ("2 skills, 1 MCP server"). */
+export const KIND_WORDS: Record<ComponentKind, readonly [string, string]> = {
+  tool: ["tool", "tools"],
+  skill: ["skill", "skills"],
+  command: ["command", "commands"],
+  agent: ["agent", "agents"],
+  hook: ["hook", "hooks"],
+  "mcp-server": ["MCP server", "MCP servers"],
+  "lsp-server": ["LSP server", "LSP servers"],
+  "output-style": ["output style", "output styles"],
+  bin: ["bin executable", "bin executables"],
+  monitor: ["monitor", "monitors"],
+  extension: ["extension", "extensions"],
+};
+
+/**
+ * Where a plugin lives, which decides what xcsh does with it:
+ * - `xcsh-marketplace`: a marketplace plugin installed in xcsh's registry (`~/.xcsh/plugins` or a project's);
+ * - `claude-cache`: a Claude Code plugin installed in `~/.claude/plugins/cache`;
+ * - `npm`: an npm plugin whose package.json carries an `xcsh` (or `pi`) manifest;
+ * - `folder`: a plugin folder being validated (judged as it would load once installed by xcsh).
+ */
+export type PluginRootKind = "xcsh-marketplace" | "claude-cache" | "npm" | "folder";
+
+/** The exact program a component runs, `${CLAUDE_PLUGIN_ROOT}`/`${XCSH_PLUGIN_ROOT}` resolved. */
+export interface ComponentExec {
+  /** The program, or for hooks the whole command line (run by a shell). */
+  command: string;
+  args: string[];
+  /** Names of the environment variables it is given (values are not shown: they may be secrets). */
+  env: string[];
+  cwd?: string;
+  /** Whether `command` is a shell command line rather than a program path. */
+  shell?: boolean;
+}
+
+/** Token estimates (see cost.ts for the method). `null`: not knowable without running it. */
+export interface ComponentCost {
+  /** Added to every session's model context. */
+  alwaysOn: number | null;
+  /** Added each time the component is invoked (a skill's or agent's body). */
+  onInvoke: number;
+}
+
+/** One component of a plugin. */
+export interface Component {
+  kind: ComponentKind;
+  name: string;
+  description?: string;
+  /** The file that defines it (absolute). */
+  file: string;
+  /** Where in `file` (a JSON pointer), for components defined inside a JSON document. */
+  pointer?: string;
+  /** Whether the xcsh host loads this component from this kind of root. */
+  loadedByXcsh: boolean;
+  /** Why not, or how (in words), for `show`. */
+  note?: string;
+  /** What it runs, for hooks, MCP/LSP servers, monitors and bin/ executables. */
+  exec?: ComponentExec;
+  /** For remote MCP servers and http hooks. */
+  url?: string;
+  /** Header names of a remote server (values are not shown). */
+  headers?: string[];
+  /** MCP transport: stdio, http, sse, ws. */
+  transport?: string;
+  /** Hooks: the event, matcher, hook type and timeout (seconds). */
+  event?: string;
+  matcher?: string;
+  hookType?: string;
+  timeout?: number;
+  cost: ComponentCost;
+}
+
+/** A finding while reading a plugin's components (the `validate` issue shape). */
+export interface ComponentIssue {
+  file: string;
+  path: string;
+  code: string;
+  message: string;
+  hint?: string;
+  expected?: string;
+  found?: string;
+}
+
+/** Everything one plugin root brings. */
+export interface PluginComponents {
+  root: string;
+  rootKind: PluginRootKind;
+  components: Component[];
+  errors: ComponentIssue[];
+  warnings: ComponentIssue[];
+}
