@@ -7,12 +7,13 @@
  * hand edits write it; a project's comes from whoever published the repository), so the recorded
  * folder is untrusted input with no fixed place to confine it to. What fixes it is the folder's
  * identity, taken when the user typed it: `marketplace add` records, in our own folder
- * (`<ours>/marketplace-folders.json`, never written by the host), the folder's real path and its
- * device and inode numbers, keyed by the registry file and the marketplace name. Before a local
- * source is read, the folder the registry names now must have the same real path (a re-pointed
- * `sourceUri`, or a symlink swapped in on the way, fails) and the same device and inode (a folder
- * deleted and re-created at that path by someone else fails); otherwise `EMARKETPLACE_FOLDER_CHANGED`
- * names the registry and the field, and nothing is read.
+ * (`<ours>/marketplace-folders.json`, never written by the host), the folder's real path, keyed
+ * by the registry file and the marketplace name. Before a local source is read, the folder the
+ * registry names now must have the same real path (a re-pointed `sourceUri`, or a symlink swapped
+ * in on the way, fails); otherwise `EMARKETPLACE_FOLDER_CHANGED` names the registry and the
+ * field, and nothing is read. The identity is the real path, not the device and inode: deleting
+ * and re-cloning a marketplace folder at the same path is what its owner does, and whoever can
+ * replace a folder inside the user's own folders is outside what this check can stop.
  *
  * A project's registry may also name folders inside the project itself (absolute, or relative to
  * the project folder, which keeps a committed registry usable in every clone): those are the
@@ -37,11 +38,9 @@ import { isRecord } from "../manifest/result.js";
 import type { MarketplaceContext, Scope } from "./context.js";
 import { stageJson } from "./registry.js";
 
-/** A folder as it was when recorded: its real path, device and inode (decimal strings). */
+/** A folder as it was when recorded: its real path. */
 export interface FolderIdentity {
   realPath: string;
-  dev: string;
-  ino: string;
   recordedAt: string;
 }
 
@@ -62,7 +61,7 @@ function registryKey(registryFile: string): string {
 }
 
 function isIdentity(value: unknown): value is FolderIdentity {
-  return isRecord(value) && typeof value.realPath === "string" && path.isAbsolute(value.realPath) && typeof value.dev === "string" && typeof value.ino === "string";
+  return isRecord(value) && typeof value.realPath === "string" && path.isAbsolute(value.realPath);
 }
 
 /** Read the record file; a missing file is empty, a broken one `EREGISTRY_FILE` (nothing is read from any local folder). */
@@ -93,14 +92,13 @@ export function readFolderRecords(ctx: Pick<MarketplaceContext, "roots">): Folde
 
 /** The identity of `folder` now; `undefined` when it does not exist. */
 export function identityOf(folder: string, now: string): FolderIdentity | undefined {
-  let info;
   try {
-    info = statSync(folder, { bigint: true });
+    statSync(folder);
   } catch (error) {
     if (nodeErrorCode(error) === "ENOENT" || nodeErrorCode(error) === "ENOTDIR") return undefined;
     throw error;
   }
-  return { realPath: realPathOrNearest(folder), dev: String(info.dev), ino: String(info.ino), recordedAt: now };
+  return { realPath: realPathOrNearest(folder), recordedAt: now };
 }
 
 /** A local marketplace as the engine finds it: its scope, entry, registry file and index. */
@@ -156,12 +154,10 @@ export function checkedLocalFolder(ctx: Pick<MarketplaceContext, "roots" | "cwd"
       hint: `Nothing was read. If you added this marketplace with another program or edited the file by hand, run \`${readd}\`.`,
     });
   }
-  const now = identityOf(folder, "");
-  const real = now?.realPath ?? realPathOrNearest(folder);
   // A folder that is gone (same path) is reported by the read itself (ESOURCE_NOT_FOUND): nothing to read.
-  if (real === recorded.realPath && (now === undefined || (now.dev === recorded.dev && now.ino === recorded.ino))) return real;
-  const why = real !== recorded.realPath ? `resolves to ${real}` : "is a different folder (device and inode changed) at the same path";
-  throw new XcshToolsError("EMARKETPLACE_FOLDER_CHANGED", `The folder of local marketplace "${name}" ${sourceUri} ${where} ${why}, not the folder ${recorded.realPath} recorded when it was added`, {
+  const real = realPathOrNearest(folder);
+  if (real === recorded.realPath) return real;
+  throw new XcshToolsError("EMARKETPLACE_FOLDER_CHANGED", `The folder of local marketplace "${name}" ${sourceUri} ${where} resolves to ${real}, not the folder ${recorded.realPath} recorded when it was added`, {
     file: found.registryFile,
     path: field,
     hint: `Nothing was read. If you moved or re-created the folder yourself, run \`${readd}\`; otherwise restore ${found.registryFile}.`,

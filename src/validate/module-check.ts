@@ -348,14 +348,27 @@ function runChild(
     // A warm child may have said `ready` before this batch listened.
     if (warmed?.ready) child.send(request);
     child.on("exit", (code, signal) => {
-      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-      const tail = stderrTail.trim() ? `; its last output: ${stderrTail.trim().split("\n").slice(-3).join(" | ")}` : "";
-      if (current >= 0) {
-        finish({ kind: "failed-at", index: current, failure: { code: "EMODULE_EXIT", message: `the process ${how} while this module was imported or its factory ran (a tool must never call process.exit)${tail}` } });
-      } else if (!settled) {
-        // Exited between modules: the previous module left something behind (a timer calling exit).
-        finish({ kind: "broken", failure: { code: "ECHILD", message: `the module checker ${how} between modules${tail}` } });
-      }
+      const judge = () => {
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        const tail = stderrTail.trim() ? `; its last output: ${stderrTail.trim().split("\n").slice(-3).join(" | ")}` : "";
+        if (current >= 0) {
+          finish({ kind: "failed-at", index: current, failure: { code: "EMODULE_EXIT", message: `the process ${how} while this module was imported or its factory ran (a tool must never call process.exit)${tail}` } });
+        } else if (!settled) {
+          // Exited between modules: the previous module left something behind (a timer calling exit).
+          finish({ kind: "broken", failure: { code: "ECHILD", message: `the module checker ${how} between modules${tail}` } });
+        }
+      };
+      // 'exit' can come before the last messages the child sent (its result, `done`) are read from
+      // the IPC channel; they are all delivered by 'disconnect'. Judge only then (or after a
+      // moment, should the channel outlive the process), else a child that finished and exited
+      // politely reads as a module that exited the process.
+      if (!child.connected) return judge();
+      const late = setTimeout(judge, 1000);
+      late.unref();
+      child.once("disconnect", () => {
+        clearTimeout(late);
+        judge();
+      });
     });
   });
 }

@@ -113,7 +113,7 @@ describe("the CLI program's bundle (scripts/bundle-cli.mjs)", () => {
     const earlier = new Date(program.mtimeMs - 3_600_000);
     await utimes(path.join(pkg, "dist", "cli", "program.bundle.js"), earlier, earlier);
     const { r, perProcess } = await runLogged(pkg, ["list", "--json"]);
-    expect(r.json()).toEqual({ plugins: [] });
+    expect(r.json()).toEqual({ plugins: [], contextTokens: { alwaysOn: 0, alwaysOnForXcsh: 0 } });
     const files = cliProcess(perProcess);
     expect(files).toContain("cli/program.js");
     expect(files).not.toContain("cli/program.bundle.js");

@@ -111,11 +111,12 @@ describe("a local marketplace is read only from the folder that was added", () =
     await world.assertUntouched();
   });
 
-  it("another folder put at the added path (same real path, different device/inode)", async () => {
-    const { good, evil } = await setup();
-    await rename(good, `${good}.old`); // kept, so its inode cannot be reused by the copy
-    await cp(evil, good, { recursive: true });
-    await expectRefused("EMARKETPLACE_FOLDER_CHANGED");
+  it("the added folder re-created at the same path (a re-clone) is still that marketplace: its identity is the real path", async () => {
+    const { good } = await setup();
+    await rename(good, `${good}.old`); // kept, so the copy gets another inode
+    await cp(`${good}.old`, good, { recursive: true });
+    const install = await cli(["install", "p@shop", "--json"]);
+    expect(install.code, install.stderr).toBe(0);
     await world.assertUntouched();
   });
 
