@@ -83,9 +83,11 @@ export interface Component {
   cost: ComponentCost;
 }
 
-/** A finding while reading a plugin's components (the `validate` issue shape). */
+/** A finding while reading a plugin's components; `validate` reports the same shape (ValidateIssue). */
 export interface ComponentIssue {
+  /** Absolute path of the file the finding is about. */
   file: string;
+  /** JSON path inside it ("" for the whole file). */
   path: string;
   code: string;
   message: string;

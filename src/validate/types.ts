@@ -57,20 +57,10 @@
  * | `EFILE_TOO_LARGE` / `EREAD` | a component file over 1 MiB / one that cannot be read |
  */
 
-import type { Component } from "../components/types.js";
+import type { Component, ComponentIssue } from "../components/types.js";
 
-/** One finding of a validation run. */
-export interface ValidateIssue {
-  /** Absolute path of the file the finding is about. */
-  file: string;
-  /** JSON path inside it ("" for the whole file). */
-  path: string;
-  code: string;
-  message: string;
-  hint?: string;
-  expected?: string;
-  found?: string;
-}
+/** One finding of a validation run: a component's finding and a module's have one shape. */
+export type ValidateIssue = ComponentIssue;
 
 /** What was validated. */
 export type TargetKind =

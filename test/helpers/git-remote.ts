@@ -13,6 +13,12 @@ import { promisify } from "node:util";
 const exec = promisify(execFile);
 
 /** The environment every git of a test runs with (also hand it to the code under test). */
+/** Only git's identity and config isolation from `isolatedGitEnv`: what a CLI run under test adds to its env. */
+export function gitIdentityEnv(home: string): NodeJS.ProcessEnv {
+  const env = isolatedGitEnv(home);
+  return { GIT_CONFIG_GLOBAL: env.GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM: env.GIT_CONFIG_NOSYSTEM, GIT_AUTHOR_NAME: env.GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL: env.GIT_AUTHOR_EMAIL, GIT_COMMITTER_NAME: env.GIT_COMMITTER_NAME, GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL };
+}
+
 export function isolatedGitEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",

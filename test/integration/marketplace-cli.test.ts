@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
-import { isolatedGitEnv, makeGitRemote } from "../helpers/git-remote.js";
+import { gitIdentityEnv, isolatedGitEnv, makeGitRemote } from "../helpers/git-remote.js";
 import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
@@ -25,10 +25,7 @@ afterEach(async () => {
   await w.cleanup();
 });
 
-const gitEnv = () => {
-  const env = isolatedGitEnv(w.home);
-  return { GIT_CONFIG_GLOBAL: env.GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM: env.GIT_CONFIG_NOSYSTEM, GIT_AUTHOR_NAME: env.GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL: env.GIT_AUTHOR_EMAIL, GIT_COMMITTER_NAME: env.GIT_COMMITTER_NAME, GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL };
-};
+const gitEnv = () => gitIdentityEnv(w.home);
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(args, { cwd: w.cwd, home: w.home, env: { ...gitEnv(), ...env }, timeoutMs: 60_000 });
 const json = (out: { stdout: string }) => JSON.parse(out.stdout);
 

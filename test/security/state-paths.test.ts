@@ -18,7 +18,7 @@ import { recoverPending } from "../../src/core/journal.js";
 import { discoverAndLoadCustomTools } from "../../src/host/discover.js";
 import { removeMarketplace, uninstallMarketplacePlugin, updateMarketplaces } from "../../src/marketplace/index.js";
 import { buildDist } from "../helpers/build-dist.js";
-import { isolatedGitEnv } from "../helpers/git-remote.js";
+import { gitIdentityEnv } from "../helpers/git-remote.js";
 import { catalog, catalogPath, marketplaceCtx, pluginFiles } from "../helpers/marketplace-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
 import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
@@ -90,10 +90,7 @@ async function host(providers: string[]) {
 }
 
 const cli = (args: string[]) => runCli(args, { cwd: world.cwd, home: world.home, env: gitEnv(), timeoutMs: 60_000 });
-function gitEnv(): NodeJS.ProcessEnv {
-  const env = isolatedGitEnv(world.home);
-  return { GIT_CONFIG_GLOBAL: env.GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM: env.GIT_CONFIG_NOSYSTEM, GIT_AUTHOR_NAME: env.GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL: env.GIT_AUTHOR_EMAIL, GIT_COMMITTER_NAME: env.GIT_COMMITTER_NAME, GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL };
-}
+const gitEnv = () => gitIdentityEnv(world.home);
 
 describe("discovery never imports from an installPath outside its place", () => {
   it("user installed_plugins.json: absolute, `..` and /proc/self/root spellings, and a symlink in the cache", async () => {
