@@ -53,8 +53,8 @@ export const PluginJsonSchema = Type.Object({
   description: Type.Optional(Type.String()),
   /** Whether a fresh install starts enabled (a catalog entry's `defaultEnabled` wins). */
   defaultEnabled: Type.Optional(Type.Boolean()),
-  /** Claude Code's release channels (2026); kept as written, we install what the catalog names. */
-  channels: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Array(Type.Unknown())])),
+  /** Claude Code's release channels (2026): an object, as Claude Code requires; kept as written, we install what the catalog names. */
+  channels: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   author: Type.Optional(Type.Union([Type.String(), Type.Object({ name: Type.String({ minLength: 1 }), email: Type.Optional(Type.String()), url: Type.Optional(Type.String()) })])),
   homepage: Type.Optional(Type.String()),
   repository: Type.Optional(Type.Union([Type.String(), Type.Object({ url: Type.String() })])),

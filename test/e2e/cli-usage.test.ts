@@ -26,6 +26,7 @@ describe("usage errors", () => {
     ["--cwd that is a file", () => ["list", "--cwd", "/dev/null"], /--cwd \/dev\/null is not a folder/],
     ["--home that is a file", () => ["list", "--home", "/dev/null"], /--home \/dev\/null is not a folder/],
     ["--home whose parent does not exist", () => ["list", "--home", path.join(w.root, "no", "such", "root")], /--home .* does not exist/],
+    ["tools --path that names nothing", () => ["tools", "--path", "no-such-tools"], /--path no-such-tools does not exist/],
     ["doctor --dry-run without --fix", () => ["doctor", "--dry-run"], /doctor --dry-run needs --fix/],
     ["commander: unknown command", () => ["no-such-command"], /unknown command 'no-such-command'/],
     ["commander: unknown option", () => ["tools", "--no-such-flag"], /unknown option '--no-such-flag'/],

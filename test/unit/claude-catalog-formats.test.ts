@@ -76,6 +76,7 @@ describe("fields Claude Code defines", () => {
     expect(errors(result)).toEqual([]);
     expect(warnings(result)).toEqual([]);
     expect(errors(validatePluginJson({ name: "p", defaultEnabled: "yes" })).map(([c]) => c)).toContain("ETYPE");
+    expect(errors(validatePluginJson({ name: "p", channels: ["stable"] }, { flavour: "claude" })).map(([c]) => c)).toContain("ETYPE");
     expect(warnings(validatePluginJson({ name: "p", category: "x" }, { flavour: "claude" })).map(([c]) => c)).toEqual(["EUNKNOWN_KEY"]);
   });
   it("a url source may carry a path, checked like git-subdir's", () => {

@@ -11,7 +11,10 @@
  * terminal), its own tools folders, marketplace installs and plugin overrides are not read; they
  * are listed as "not loaded: project not trusted" with the command that trusts the project.
  */
+import { statSync } from "node:fs";
 import type { Command } from "commander";
+import { XcshToolsError } from "../../core/errors.js";
+import { resolveUserPath } from "../../core/paths.js";
 import type { CommandModule } from "./index.js";
 import { style } from "../output.js";
 
@@ -39,6 +42,13 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--pi <module>", "the module whose exports factories get as api.pi (default: @f5-sales-demo/xcsh where the project resolves it)")
     .action(async (options: { builtins?: string[]; path?: string[]; pi?: string }, command: Command) => {
       const context = getContext(command);
+      // A path typed on the command line that names nothing is a typo, not a host's stale setting.
+      for (const configured of options.path ?? []) {
+        const resolved = resolveUserPath(configured, context.cwd, context.roots.home);
+        if (!statSync(resolved, { throwIfNoEntry: false })) {
+          throw new XcshToolsError("EUSAGE", `--path ${configured} does not exist (${resolved})`, { hint: "Give --path an existing tool file or tools folder (relative paths are read from --cwd)." });
+        }
+      }
       if (options.pi !== undefined) (await import("../../host/host-exports.js")).assertHostExportsModule(options.pi, context.cwd);
       // The boot module loads while the trust decision is made (a terminal question may wait).
       const [projectTrust, { listInstalledTools }] = await Promise.all([context.projectTrusted(), import("../../boot/index.js")]);
