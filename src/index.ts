@@ -47,7 +47,15 @@ export type {
 export { discoverAndLoadCustomTools } from "./host/discover.js";
 // Boot index: what is installed, answered without scanning or importing plugin code when fresh.
 export { checkBootIndex, listInstalledTools, refreshBootIndex } from "./boot/index.js";
-export { listInstalledComponents } from "./components/library.js";
+import type { InstalledComponentsList, ListInstalledComponentsOptions } from "./components/library.js";
+/**
+ * Every installed plugin's components (components/library.ts). Loaded on the first call: the
+ * component readers (YAML, their schemas) must not weigh on a host's boot, which imports this
+ * module and never asks for them.
+ */
+export async function listInstalledComponents(options: ListInstalledComponentsOptions = {}): Promise<InstalledComponentsList> {
+  return (await import("./components/library.js")).listInstalledComponents(options);
+}
 export type { InstalledComponentsList, ListInstalledComponentsOptions } from "./components/library.js";
 export type { InstalledPluginComponents } from "./components/installed.js";
 export type { Component as PluginComponent, ComponentCost, ComponentExec, ComponentIssue, ComponentKind, PluginRootKind } from "./components/types.js";
