@@ -8,7 +8,7 @@ import type { CommandContext } from "./context.js";
 import type { InstalledPluginComponents } from "../components/installed.js";
 
 /** Installed plugins with their components, in the trust decision of this project. */
-export async function installedComponents(ctx: CommandContext, options: { namedTools?: boolean } = {}): Promise<InstalledPluginComponents[]> {
+export async function installedComponents(ctx: CommandContext, options: { namedTools?: boolean; skipRoot?: (root: string) => boolean } = {}): Promise<InstalledPluginComponents[]> {
   const projectTrusted = await ctx.projectTrusted();
   let tools: { name: string; description?: string; parameters?: unknown; file: string }[] | undefined;
   if (options.namedTools !== false) {
@@ -22,7 +22,7 @@ export async function installedComponents(ctx: CommandContext, options: { namedT
     }
   }
   const { collectInstalledComponents } = await import("../components/installed.js");
-  return collectInstalledComponents({ roots: ctx.roots, cwd: ctx.cwd, projectTrusted, ...(tools ? { tools } : {}) });
+  return collectInstalledComponents({ roots: ctx.roots, cwd: ctx.cwd, projectTrusted, ...(tools ? { tools } : {}), ...(options.skipRoot ? { skipRoot: options.skipRoot } : {}) });
 }
 
 /** The short JSON form `list` carries per plugin. */

@@ -18,11 +18,9 @@ import { isPathInside, realPathOrNearest } from "../core/contain.js";
 import { errorMessage } from "../core/errors.js";
 import { xcshPaths, projectPaths, type XcshRoots } from "../core/paths.js";
 import { confineStatePath, placeOf, type StatePathKind } from "../core/state-places.js";
-import { PluginManifestSchema, pickManifest } from "../manifest/plugin-manifest.js";
 import { isRecord } from "../manifest/result.js";
-import { checkSchema } from "../manifest/schema-check.js";
 import { toolCost, totalCost } from "./cost.js";
-import { scanPluginComponents } from "./scan.js";
+import type { scanPluginComponents } from "./scan.js";
 import type { Component, ComponentIssue, PluginRootKind } from "./types.js";
 
 /** One installed plugin and what it brings. */
@@ -58,6 +56,8 @@ export interface CollectOptions {
   cwd: string;
   projectTrusted: boolean;
   tools?: readonly KnownTool[];
+  /** Plugin roots to leave out before anything of them is read (a caller that needs only some). */
+  skipRoot?: (root: string) => boolean;
 }
 
 function readJson(file: string): unknown {
@@ -130,14 +130,24 @@ function nameTools(components: Component[], tools: readonly KnownTool[] | undefi
   return out;
 }
 
+/**
+ * The component readers (frontmatter YAML, schemas) load when a plugin is actually read: `tools`
+ * asks only about plugins that brought no tools, usually none, and must not pay for them.
+ */
+let readersOnce: Promise<{ scan: typeof import("./scan.js"); manifest: typeof import("../manifest/plugin-manifest.js"); schema: typeof import("../manifest/schema-check.js") }> | undefined;
+function readers() {
+  return (readersOnce ??= Promise.all([import("./scan.js"), import("../manifest/plugin-manifest.js"), import("../manifest/schema-check.js")]).then(([scan, manifest, schema]) => ({ scan, manifest, schema })));
+}
+
 function fromRoot(row: { id: string; name: string; rootKind: InstalledPluginComponents["rootKind"]; scope: "user" | "project"; version?: string; enabled: boolean; root: string }, scanned: ReturnType<typeof scanPluginComponents>, tools: readonly KnownTool[] | undefined): InstalledPluginComponents {
   const components = nameTools(scanned.components, tools);
   return { ...row, components, errors: scanned.errors, warnings: scanned.warnings, cost: costOf(components) };
 }
 
-function marketplaceRows(options: CollectOptions, kind: StatePathKind, rows: RegistryRow[], rootKind: "xcsh-marketplace" | "claude-cache"): InstalledPluginComponents[] {
+async function marketplaceRows(options: CollectOptions, kind: StatePathKind, rows: RegistryRow[], rootKind: "xcsh-marketplace" | "claude-cache"): Promise<InstalledPluginComponents[]> {
   const out: InstalledPluginComponents[] = [];
   for (const row of rows) {
+    if (options.skipRoot?.(row.installPath)) continue;
     const base = { id: row.id, name: row.id.slice(0, row.id.lastIndexOf("@")), rootKind, scope: row.scope, ...(row.version ? { version: row.version } : {}), enabled: row.enabled, root: row.installPath };
     try {
       confineStatePath(kind, row.installPath, { roots: options.roots, cwd: options.cwd }, { file: row.file, field: row.field });
@@ -149,13 +159,14 @@ function marketplaceRows(options: CollectOptions, kind: StatePathKind, rows: Reg
       out.push({ ...base, components: [], errors: [], warnings: [], problem: { code: "EPLUGIN_NOT_FOUND", message: `${row.installPath} is missing; reinstall ${row.id}` }, cost: emptyCost() });
       continue;
     }
-    out.push(fromRoot(base, scanPluginComponents(row.installPath, { rootKind }), options.tools));
+    const { scan } = await readers();
+    out.push(fromRoot(base, scan.scanPluginComponents(row.installPath, { rootKind }), options.tools));
   }
   return out;
 }
 
 /** Every installed plugin's components, project installs first (they shadow the user's). */
-export function collectInstalledComponents(options: CollectOptions): InstalledPluginComponents[] {
+export async function collectInstalledComponents(options: CollectOptions): Promise<InstalledPluginComponents[]> {
   const paths = xcshPaths(options.roots);
   const out: InstalledPluginComponents[] = [];
   // xcsh marketplace: the project's registry (trusted only) shadows the user's entries of an id.
@@ -163,7 +174,7 @@ export function collectInstalledComponents(options: CollectOptions): InstalledPl
   const projectRows = options.projectTrusted && path.resolve(projectFile) !== path.resolve(paths.installedPlugins) ? registryRows(projectFile, () => "project") : [];
   const shadowed = new Set(projectRows.map((r) => r.id));
   const userRows = registryRows(paths.installedPlugins, () => "user").filter((r) => !shadowed.has(r.id));
-  out.push(...marketplaceRows(options, "xcsh-install", [...projectRows, ...userRows], "xcsh-marketplace"));
+  out.push(...(await marketplaceRows(options, "xcsh-install", [...projectRows, ...userRows], "xcsh-marketplace")));
   // Claude Code's cache: project/local entries apply inside their projectPath (trusted only).
   const cwdReal = realPathOrNearest(options.cwd);
   const claudeRows = registryRows(paths.claudeInstalledPlugins, (entry) => {
@@ -173,23 +184,25 @@ export function collectInstalledComponents(options: CollectOptions): InstalledPl
     return isPathInside(cwdReal, realPathOrNearest(entry.projectPath)) ? "project" : undefined;
   });
   const claudeProject = new Set(claudeRows.filter((r) => r.scope === "project").map((r) => r.id));
-  out.push(...marketplaceRows(options, "claude-install", claudeRows.filter((r) => r.scope === "project" || !claudeProject.has(r.id)), "claude-cache"));
+  out.push(...(await marketplaceRows(options, "claude-install", claudeRows.filter((r) => r.scope === "project" || !claudeProject.has(r.id)), "claude-cache")));
   // npm plugins.
   const pkg = readJson(paths.pluginsPackageJson);
   const deps = isRecord(pkg) && isRecord(pkg.dependencies) ? Object.keys(pkg.dependencies) : [];
   const place = placeOf("npm-plugin", { roots: options.roots });
   for (const name of deps) {
     const dir = path.join(paths.pluginsNodeModules, name);
+    if (options.skipRoot?.(dir)) continue;
     if (!/^(?:@[^/@\s]+\/)?[^/@\s.][^/\s]*$/.test(name) || !isPathInside(path.resolve(dir), place)) continue;
     const pj = readJson(path.join(dir, "package.json"));
-    const picked = isRecord(pj) ? pickManifest(pj) : undefined;
+    const { scan, manifest, schema } = await readers();
+    const picked = isRecord(pj) ? manifest.pickManifest(pj) : undefined;
     const base = { id: name, name, rootKind: "npm" as const, scope: "user" as const, ...(isRecord(pj) && typeof pj.version === "string" ? { version: pj.version } : {}), enabled: true, root: dir };
-    const checked = picked ? checkSchema(PluginManifestSchema, picked.manifest) : undefined;
+    const checked = picked ? schema.checkSchema(manifest.PluginManifestSchema, picked.manifest) : undefined;
     if (!checked?.ok) {
       out.push({ ...base, components: [], errors: [], warnings: [], problem: { code: pj === undefined ? "EPLUGIN_NOT_FOUND" : "ENOT_A_PLUGIN", message: pj === undefined ? `${dir} is missing` : `${name} has no usable xcsh manifest` }, cost: emptyCost() });
       continue;
     }
-    out.push(fromRoot(base, scanPluginComponents(dir, { rootKind: "npm", manifest: checked.value, manifestKey: picked!.key }), options.tools));
+    out.push(fromRoot(base, scan.scanPluginComponents(dir, { rootKind: "npm", manifest: checked.value, manifestKey: picked!.key }), options.tools));
   }
   return out;
 }

@@ -44,6 +44,6 @@ export async function listInstalledComponents(options: ListInstalledComponentsOp
   } catch {
     tools = undefined;
   }
-  const plugins = collectInstalledComponents({ roots, cwd, projectTrusted, ...(tools ? { tools } : {}) });
+  const plugins = await collectInstalledComponents({ roots, cwd, projectTrusted, ...(tools ? { tools } : {}) });
   return { cwd, plugins, ...(projectTrusted ? {} : { untrusted: { project: realPathOrNearest(cwd), trustCommand: trustCommand(cwd) } }) };
 }

@@ -60,7 +60,7 @@ export async function checkComponents(world: DoctorWorld, settings: { contextWar
     import("../components/summary.js"),
     import("../components/frontmatter.js"),
   ]);
-  const installed = collectInstalledComponents({ roots: world.roots, cwd: world.cwd, projectTrusted, tools });
+  const installed = await collectInstalledComponents({ roots: world.roots, cwd: world.cwd, projectTrusted, tools });
 
   // Context: every tool xcsh loads, plus the listed components of plugins xcsh loads.
   const toolTokens = tools.reduce((n, t) => n + (toolCost(t.name, t.description, t.parameters).alwaysOn ?? 0), 0);

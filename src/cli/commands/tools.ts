@@ -12,6 +12,7 @@
  * are listed as "not loaded: project not trusted" with the command that trusts the project.
  */
 import { statSync } from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
 import { XcshToolsError } from "../../core/errors.js";
 import { resolveUserPath } from "../../core/paths.js";
@@ -94,7 +95,11 @@ export const register: CommandModule["register"] = (program, getContext) => {
       // Installed plugins that bring no tool but skills, hooks, servers...: say so, or "No custom
       // tools found" reads as "the plugin brought nothing".
       const [{ installedComponents }, { summarizeComponents }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
-      const otherComponents = (await installedComponents(context, { namedTools: false }))
+      // Only plugins that brought no tool can be "no tools but other components": the others are
+      // not read at all (a plugin root holding a loaded tool's file brought a tool).
+      const toolFiles = tools.map((t) => t.file);
+      const broughtTools = (root: string) => toolFiles.some((file) => file.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+      const otherComponents = (await installedComponents(context, { namedTools: false, skipRoot: broughtTools }))
         .filter((p) => !p.problem && p.components.length > 0 && !p.components.some((c) => c.kind === "tool"))
         .map((p) => ({ plugin: p.id, rootKind: p.rootKind, summary: summarizeComponents(p.components) }));
       if (output.json) {
