@@ -7,7 +7,8 @@
  *
  * Outside the host (`validate`, `tools`, the test harness) those exports are found, in order:
  * a module the user names (`--pi <module>`, the harness's `pi`), else the host package resolved
- * from the project folder (an xcsh install the project or the user has). When there is none,
+ * from the checked tool's own folder (an xcsh install beside or above it; never from the project
+ * folder as such, which an untrusted repository fills). When there is none,
  * `api.pi` is an empty object that notes which names a factory read from it, so a factory that
  * then fails is reported as `EHOST_EXPORTS` — "it needs the host's exports, and there were none"
  * — rather than as a puzzling `StringEnum is not a function`.
@@ -22,7 +23,7 @@ export const HOST_PACKAGE = "@f5-sales-demo/xcsh";
 
 /** How to get the host's exports, for hints. */
 export const HOST_EXPORTS_HINT =
-  `Give the host's exports: install ${HOST_PACKAGE} where the project resolves it, pass \`--pi <module>\` ` +
+  `Give the host's exports: install ${HOST_PACKAGE} where the tool's folder resolves it, pass \`--pi <module>\` ` +
   "(a module whose exports stand in for the host's), or in tests `createToolHarness({ pi })`.";
 
 const missingReads = new WeakMap<object, string[]>();
@@ -69,9 +70,9 @@ export function hostExportsFailure(pi: unknown, since: number, failure: string):
 export interface HostExportsSource {
   /** The module named by the user (`--pi`): a path (relative to `cwd`) or a package name. */
   module?: string;
-  /** The folder `module` is resolved from, and the first the host package is looked for from. */
+  /** The folder `module` is resolved from. */
   cwd: string;
-  /** More folders to look for the host package from (the tool modules' folders), in order. */
+  /** The folders the host package is looked for from (the checked tool modules' folders), in order. */
   alsoFrom?: readonly string[];
 }
 
@@ -106,8 +107,8 @@ export function assertHostExportsModule(spec: string, cwd: string): string {
 
 /**
  * Load the host's exports: the named module (`EHOST_EXPORTS_MODULE` when it cannot be resolved or
- * imported: the user asked for it), else `@f5-sales-demo/xcsh` from `cwd` when it resolves and
- * imports, else `undefined` (then `api.pi` is `emptyHostExports()`).
+ * imported: the user asked for it), else `@f5-sales-demo/xcsh` from the tool modules' folders when
+ * it resolves and imports, else `undefined` (then `api.pi` is `emptyHostExports()`).
  */
 export async function loadHostExports(source: HostExportsSource): Promise<LoadedHostExports | undefined> {
   if (source.module !== undefined) {
@@ -121,8 +122,11 @@ export async function loadHostExports(source: HostExportsSource): Promise<Loaded
       });
     }
   }
+  // The host package is looked for only from the folders of the modules being checked, whose
+  // code runs anyway: never from the project folder as such, whose node_modules an untrusted
+  // repository controls (`tools` checks the user's own tools from any folder it runs in).
   let file: string | undefined;
-  for (const folder of [source.cwd, ...(source.alsoFrom ?? [])]) {
+  for (const folder of source.alsoFrom ?? []) {
     file = resolveModule(HOST_PACKAGE, folder);
     if (file !== undefined) break;
   }

@@ -101,7 +101,7 @@ async function checkModule(file: string, request: CheckRequest, loader: CustomTo
 
 async function run(request: CheckRequest): Promise<void> {
   await preparing;
-  // `api.pi`: the module `--pi` names, else the host package where the project resolves it.
+  // `api.pi`: the module `--pi` names, else the host package where the tool modules' folders resolve it.
   let pi: Record<string, unknown> | undefined;
   try {
     pi = (await loadHostExports({ cwd: request.cwd, alsoFrom: request.modules.map((m) => path.dirname(m)), ...(request.piModule !== undefined ? { module: request.piModule } : {}) }))?.exports;

@@ -6,7 +6,7 @@
  * of their own in `validate` or `doctor` naming the host's behaviour. Runs against the real host
  * are kept outside the repository.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { XcshToolsError } from "../../src/core/errors.js";
@@ -267,11 +267,16 @@ describe("host parity: where the host is right and we follow", () => {
     expect(withPi.errors).toEqual([]);
     expect(withPi.tools.map((t) => t.name)).toEqual(["todo"]);
 
-    // The host package, where the project resolves it, is used without --pi.
+    // The host package, where the tool's own folder resolves it, is used without --pi.
     await w.write(path.join(w.cwd, "node_modules/@f5-sales-demo/xcsh/package.json"), { name: "@f5-sales-demo/xcsh", type: "module", main: "index.mjs" });
     await writeFile(path.join(w.cwd, "node_modules/@f5-sales-demo/xcsh/index.mjs"), 'export { StringEnum } from "../../../../stand-in-host/index.mjs";\n');
-    const resolved = await validatePath(TODO, { cwd: w.cwd, home: w.home, xcshHome: w.xcshHome });
+    const inProject = await w.write(path.join(w.cwd, "tools/todo.ts"), await readFile(TODO, "utf8"));
+    const resolved = await validatePath(inProject, { cwd: w.cwd, home: w.home, xcshHome: w.xcshHome });
     expect(resolved.errors).toEqual([]);
+    // ...but never from the project folder as such: a tool elsewhere checked from this folder does
+    // not import what the project's node_modules holds (an untrusted repository fills it).
+    const elsewhere = await validatePath(TODO, { cwd: w.cwd, home: w.home, xcshHome: w.xcshHome });
+    expect(elsewhere.errors.map((e) => e.code)).toEqual(["EHOST_EXPORTS"]);
   }, 60_000);
 });
 

@@ -40,7 +40,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("list the custom tools a host would load at boot, and every load error")
     .option("--builtins <names>", "built-in tool names to check conflicts against (comma-separated)", splitList)
     .option("--path <path...>", "extra configured tool paths, as a host would pass them")
-    .option("--pi <module>", "the module whose exports factories get as api.pi (default: @f5-sales-demo/xcsh where the project resolves it)")
+    .option("--pi <module>", "the module whose exports factories get as api.pi (default: @f5-sales-demo/xcsh where the tool's folder resolves it)")
     .action(async (options: { builtins?: string[]; path?: string[]; pi?: string }, command: Command) => {
       const context = getContext(command);
       // A path typed on the command line that names nothing is a typo, not a host's stale setting.

@@ -86,7 +86,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       .option("--strict", "treat warnings as errors")
       .option("--timeout <ms>", "time one module may take to import and build its tools (default 15000)")
       .option("--static", "only static checks: do not import tool modules")
-      .option("--pi <module>", "the module whose exports factories get as api.pi (default: @f5-sales-demo/xcsh where the project resolves it)")
+      .option("--pi <module>", "the module whose exports factories get as api.pi (default: @f5-sales-demo/xcsh where the tool's folder resolves it)")
       .action(async (target: string | undefined, flags: ValidateFlags, command: Command) => {
         const ctx: CommandContext = getContext(command);
         let moduleTimeoutMs: number | undefined;
