@@ -19,12 +19,13 @@
  *   node bench/install.js            (builds dist/ first if it is missing)
  *   RUNS=5 PLUGINS=20 SHAPES=shared,own LATENCY_MS=0,40 node bench/install.js
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createJiti } from "jiti";
+import { timeProcess } from "./lib/time.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -85,13 +86,7 @@ try {
     writeFileSync(path.join(home, ".npmrc"), `registry=${url}\n`);
     return home;
   };
-  const time = (command, args, options) => {
-    const started = process.hrtime.bigint();
-    const r = spawnSync(command, args, { ...options, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-    return ms;
-  };
+  const time = timeProcess;
 
   const npmRun = (url, names, cache) => {
     const home = freshHome(url);

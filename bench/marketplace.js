@@ -13,11 +13,12 @@
  *   node bench/marketplace.js            (builds dist/ first if it is missing)
  *   RUNS=5 FILES=15000 PLUGINS=250 node bench/marketplace.js
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { timeProcess } from "./lib/time.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -80,13 +81,7 @@ try {
   const url = pathToFileURL(bare).href;
   const count = execFileSync("git", ["ls-tree", "-r", "--name-only", "HEAD"], { cwd: bare, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }).split("\n").filter(Boolean).length;
 
-  const time = (command, args, options) => {
-    const started = process.hrtime.bigint();
-    const r = spawnSync(command, args, { ...options, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-    return ms;
-  };
+  const time = timeProcess;
   const gitRun = (extra = []) => () => {
     const home = mkdtempSync(path.join(work, "git-"));
     return time("git", ["clone", "-q", ...extra, "--", url, path.join(home, "clone")], { cwd: home, env: gitEnv(home) });
