@@ -1,8 +1,6 @@
 /**
- * The program's global options, and the command an argv names. Read before the program itself is
- * loaded: the process entry (main.ts) uses the command to choose the build of the program that
- * runs it, and the program to register that command alone (commands/index.ts). It imports
- * nothing, so that both load it cheaply and share it (the bundled program imports this very file).
+ * The program's global options, and the command an argv names: the program registers that
+ * command alone (commands/index.ts). It imports nothing.
  */
 
 /** The program's own options (program.ts adds them in this order), before any command. */

@@ -17,15 +17,14 @@
  * settled within `importTimeoutMs`).
  */
 import { existsSync } from "node:fs";
-import nodeModule from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
 import { registerBunModules } from "./import/bun.js";
-import { importWithJiti, preloadJiti } from "./import/jiti.js";
-import { getModuleRegistry, registerModules, writePackageShims, writeShims } from "./import/module-map.js";
+import { importWithJiti } from "./import/jiti.js";
+import { getModuleRegistry, registerModules, writeShims } from "./import/module-map.js";
 import { currentRuntime, selectImportStrategy, TS_EXTENSIONS, type ImportStrategy } from "./import/strategy.js";
 import { raceTimeout } from "./timeout.js";
 
@@ -42,15 +41,6 @@ export interface ImportToolModuleOptions {
   env?: NodeJS.ProcessEnv;
   /** Default 10000; 0 disables the timeout. */
   importTimeoutMs?: number;
-  /**
-   * A `node_modules` folder that is the nearest one above every module these options import, in
-   * a tree holding none of the module map's names (the caller vouches for both: the install's
-   * validation child, whose staging tree it checked). Where Node's resolve hook would run on a
-   * loader thread of its own (Node before 22.15), the map is then served as packages there
-   * (module-map.ts `writePackageShims`) and no hook is registered: that thread costs about
-   * 100 ms of CPU to start and a round trip to it for every module imported after.
-   */
-  packageShims?: string;
 }
 
 /** A module namespace and the strategy that produced it. */
@@ -71,27 +61,20 @@ const STRIP_FALLBACK_CODES = new Set([
 
 /**
  * Do ahead, writing nothing, what the first `importToolModule` with `options` would do before
- * importing: put the module map in place and, on Node, register the resolve hooks (on Node 20 a
- * loader thread, 50-65 ms; not when the map may be served as packages, see `packageShims`) and,
- * unless `jiti` is false (the caller knows no module will need it, `mayImportWithJiti`), load
- * jiti (25-75 ms of CPU; its instance, which makes the cache folder, waits for the first import).
- * For a process that imports later and is idle now: the validation child while an install
- * fetches and extracts. The shims are written by the first import.
+ * importing: put the module map in place and, on Node, register the resolve hook. For a process
+ * that imports later and is idle now: the validation child while an install fetches and
+ * extracts. The shims are written by the first import.
  */
-export async function prepareToolImports(options: ImportToolModuleOptions = {}, { jiti = true }: { jiti?: boolean } = {}): Promise<void> {
+export async function prepareToolImports(options: ImportToolModuleOptions = {}): Promise<void> {
   await registerModulesOnce(options);
   if (currentRuntime().bun) {
     registerBunModules();
     return;
   }
-  if (!mayServeAsPackages(options)) {
-    const dirs = importDirs(options);
-    const { ensureNodeHooks, getNodeHookShimDir } = await loadNodeHooks();
-    // The hook only maps a name once its shim file exists, so registering before writing is safe.
-    nodeHooksRegistered = true;
-    if (getNodeHookShimDir() === undefined) await ensureNodeHooks(dirs.shimDir);
-  }
-  if (jiti) preloadJiti();
+  const dirs = importDirs(options);
+  const { ensureNodeHooks, getNodeHookShimDir } = await loadNodeHooks();
+  // The hook only maps a name once its shim file exists, so registering before writing is safe.
+  if (getNodeHookShimDir() === undefined) await ensureNodeHooks(dirs.shimDir);
 }
 
 /** Where jiti caches transpiled files and where module shims are written. */
@@ -171,7 +154,7 @@ async function importAfterRegistering(file: string, strategy: ImportStrategy, op
   if (strategy === "bun") return importUnderBun(file);
   const dirs = importDirs(options);
   if (strategy === "jiti") return { module: await importWithJiti(file, dirs.cacheDir), strategy };
-  if (!servedAsPackages(options)) await prepareNodeHooks(dirs.shimDir, options);
+  await prepareNodeHooks(dirs.shimDir, options);
   try {
     return { module: await importNatively(file), strategy };
   } catch (error) {
@@ -201,38 +184,7 @@ function loadNodeHooks(): Promise<typeof import("./import/node-hooks.js")> {
   return nodeHooks;
 }
 
-// Whether this process registered Node's resolve hook (once registered it serves every import).
-let nodeHooksRegistered = false;
-// Per-options memo of the package shims written, by registry size (it only grows).
-const packagesWritten = new WeakMap<ImportToolModuleOptions, number>();
-
-/** Whether `options` ask for packages where the hook would need a thread of its own, not yet started. */
-function mayServeAsPackages(options: ImportToolModuleOptions): boolean {
-  return options.packageShims !== undefined && !nodeHooksRegistered && typeof (nodeModule as { registerHooks?: unknown }).registerHooks !== "function";
-}
-
-/**
- * Serve the module map of `options` as packages (see `packageShims`), writing them when needed;
- * false when the hook must serve it: no folder given, a hook that runs in-thread (Node >= 22.15)
- * or already registered, a registered name that cannot be a package folder, or a folder that
- * cannot be written.
- */
-function servedAsPackages(options: ImportToolModuleOptions): boolean {
-  const folder = options.packageShims;
-  if (folder === undefined || !mayServeAsPackages(options)) return false;
-  const size = getModuleRegistry().size;
-  if (packagesWritten.get(options) === size) return true;
-  try {
-    if (!writePackageShims(folder)) return false;
-  } catch {
-    return false; // an unwritable folder: the hook serves the map, as without the option
-  }
-  packagesWritten.set(options, size);
-  return true;
-}
-
 async function prepareNodeHooks(shimDir: string, options: ImportToolModuleOptions): Promise<void> {
-  nodeHooksRegistered = true;
   const { ensureNodeHooks, getNodeHookShimDir } = await loadNodeHooks();
   const requested = getNodeHookShimDir() ?? shimDir;
   const size = getModuleRegistry().size;

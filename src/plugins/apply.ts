@@ -37,14 +37,12 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
-import { mayImportWithJiti } from "../host/import/strategy.js";
 import { isRecord } from "../manifest/result.js";
 import { listManifestEntries, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { runtimeEnabled } from "../manifest/runtime-lock.js";
 import { nextFeatures, planNeedsInstall, type Plan, type PlanAction } from "./plan.js";
 import { loadInventory, readInstalledPackage, type InstalledPlugin } from "./inventory.js";
 import { runMutation, type Mutation, type MutationWorld } from "./mutation.js";
-import { packageShimsFolder, treeAllowsPackageShims, treeLikelyAllowsPackageShims } from "./module-map-packages.js";
 import { loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import {
   stageStateWrites,
@@ -146,19 +144,11 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const progress = options.progress ?? (() => undefined);
   const now = options.now ?? (() => new Date());
   // The module checker starts now: its own start (the loader, the TypeBox it hands to tools, and
-  // for the validation roots its resolve hooks, and jiti when a tool may need it) overlaps
-  // copying, fetching and extracting instead of following them.
+  // for the validation roots the module map) overlaps copying, fetching and extracting instead
+  // of following them.
   const scratch = path.join(m.tx.dir, "validate-home");
-  // Where the child may serve the module map as packages (module-map-packages.ts), if the tree allows.
-  let shimsFolder: string | undefined;
-  const validates = plan.actions.some(needsValidation);
-  if (validates) {
-    shimsFolder = packageShimsFolder(m.tx.dir);
-    const incoming = plan.actions.flatMap((action) => (action.apply.kind === "install" ? [action.apply.resolved] : []));
-    const links = plan.actions.some((action) => action.apply.kind === "link") || inventory.some((plugin) => plugin.linked);
-    const likely = shimsFolder !== undefined && treeLikelyAllowsPackageShims(incoming, links);
-    const jiti = plan.actions.some((action) => needsValidation(action) && mayValidateWithJiti(action));
-    (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch), ...(likely ? { packageShims: shimsFolder } : {}), jiti });
+  if (plan.actions.some(needsValidation)) {
+    (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch) });
   }
 
   // 1. The copy arborist works on.
@@ -223,9 +213,6 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const touched = [...add.map((spec) => spec.slice(0, spec.indexOf("@", 1))), ...rmNames.map((n) => `-${n}`)];
   progress(`Installing with npm's installer (${touched.length > 5 ? `${touched.slice(0, 5).join(", ")} and ${touched.length - 5} more` : touched.join(", ")})`);
   await m.step("reify:start");
-  // The validation modules load while arborist waits on the disk and the network, instead of
-  // after it (an install of 20 plugins: reify done -> modules handed to the checker ~19 -> ~14 ms).
-  if (validates) void import("./validate-installed.js").catch(() => undefined);
   const Arborist = await loadArborist();
   const arb = new Arborist({ ...npmOptions(options.client), path: work });
   let tree: Awaited<ReturnType<typeof arb.reify>>;
@@ -263,14 +250,12 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   if (dirs.length > 0) {
     progress(`Validating ${dirs.length > 5 ? `${dirs.slice(0, 5).map((d) => d.name).join(", ")} and ${dirs.length - 5} more` : dirs.map((d) => d.name).join(", ")}`);
     const { validatePlugins } = await import("./validate-installed.js");
-    const packageShims = shimsFolder !== undefined && treeAllowsPackageShims(tree) ? shimsFolder : undefined;
     // This process mostly waits for the child now; the boot index refresh after the commit will not.
     void import("../boot/index.js").then((boot) => boot.preloadRefresh(), () => undefined);
     // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
     const reports = await validatePlugins(dirs, {
       cwd: options.cwd,
       ...validationRoots(options, scratch),
-      ...(packageShims ? { packageShims } : {}),
       ...(options.builtins ? { builtins: options.builtins } : {}),
       ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
     });
@@ -366,17 +351,6 @@ function validationError(name: string, dir: string, errors: readonly { code: str
 /** Whether `action` leaves a plugin in place whose tools must be checked before it counts. */
 function needsValidation(action: Plan["actions"][number]): boolean {
   return action.type !== "NOOP" && action.apply.kind !== "remove" && !(action.apply.kind === "unlink" && action.apply.restore.dependency === null);
-}
-
-/**
- * Whether validating what `action` leaves may import a tool through jiti (`mayImportWithJiti`,
- * host/import/strategy.ts): an install's tools are known from its resolved manifest, an
- * update's or a link's only once they are in the tree.
- */
-function mayValidateWithJiti(action: PlanAction): boolean {
-  if (action.apply.kind !== "install") return true;
-  const { name, manifest } = action.apply.resolved;
-  return listManifestEntries(manifest, "").some((item) => item.kind === "tools" && mayImportWithJiti(path.join("node_modules", name, item.entry)));
 }
 
 /** Pack a folder or copy a tarball into `packedDir`; returns the file name. */

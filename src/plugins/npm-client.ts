@@ -12,15 +12,11 @@
  * configured secrets.
  */
 import { setMaxListeners } from "node:events";
-import { existsSync } from "node:fs";
-import { Module, createRequire } from "node:module";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { requireWithCodeCache } from "../core/code-cache.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { gitEnvForNpm } from "../core/git.js";
 import { codedFailure, failedUrlOf } from "../core/failure.js";
-import { npmSpecModules } from "../core/npm-spec.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
 import { TARBALL_CHECK_OPTION, guardTarballStreams, type TarballLimits } from "./tarball-check.js";
 
@@ -157,146 +153,23 @@ type Pacote = typeof import("pacote");
 type ArboristClass = typeof import("@npmcli/arborist").default;
 type Tar = typeof import("tar");
 
-/**
- * npm's libraries: from the build's one-file bundle (scripts/bundle-npm.mjs; compiled with a V8
- * code cache on runtimes that keep none, core/code-cache.ts) next to this
- * module, or, running from the TypeScript sources, from the packages. `from` is the file whose
- * `require` loads them (the bundle's externals, sigstore among them, resolve from there).
- */
-interface NpmLibraries {
-  from: string;
-  /** Loaded from the build's bundle (not from the packages). */
-  bundled: boolean;
-  pacote(): Pacote;
-  Arborist(): ArboristClass;
-  /** node-tar, the very instance pacote extracts with (tarball-check.ts parses with it). */
-  tar(): Tar;
-}
-let libraries: NpmLibraries | undefined;
-
-function npmLibraries(): NpmLibraries {
-  if (libraries) return libraries;
-  const requireHere = createRequire(import.meta.url);
-  const bundle = fileURLToPath(new URL("../vendor/npm.cjs", import.meta.url));
-  if (existsSync(bundle)) {
-    const loaded = () => requireWithCodeCache(bundle).exports as { pacote: Pacote; Arborist: ArboristClass; tar: Tar };
-    libraries = { from: bundle, bundled: true, pacote: () => loaded().pacote, Arborist: () => loaded().Arborist, tar: () => loaded().tar };
-  } else {
-    libraries = {
-      from: requireHere.resolve("pacote"),
-      bundled: false,
-      pacote: () => requireHere("pacote") as Pacote,
-      Arborist: () => requireHere("@npmcli/arborist") as ArboristClass,
-      tar: () => createRequire(requireHere.resolve("pacote"))("tar") as Tar,
-    };
-  }
-  return libraries;
-}
+// npm's libraries are CommonJS packages, loaded from node_modules on first use: `outdated` never pays for arborist.
+const requireHere = createRequire(import.meta.url);
 
 /** pacote, loaded on first use, with every tarball it streams checked first (tarball-check.ts). */
 export async function loadPacote(): Promise<Pacote> {
-  const libs = npmLibraries();
-  prepareRequireCache(libs);
-  const pacote = libs.pacote();
-  guardTarballStreams(pacote, libs.tar());
+  const pacote = requireHere("pacote") as Pacote;
+  guardTarballStreams(pacote, await loadTar());
   return pacote;
 }
 
 /** Arborist's constructor, loaded on first use; the pacote it extracts with is guarded too. */
 export async function loadArborist(): Promise<ArboristClass> {
-  const libs = npmLibraries();
-  prepareRequireCache(libs);
-  guardTarballStreams(libs.pacote(), libs.tar());
-  return libs.Arborist();
+  await loadPacote();
+  return requireHere("@npmcli/arborist") as ArboristClass;
 }
 
-/** node-tar as pacote has it (tests and the local tarball check). */
+/** node-tar as pacote has it: the very instance pacote extracts with (tests and the local tarball check). */
 export async function loadTar(): Promise<Tar> {
-  return npmLibraries().tar();
-}
-
-/**
- * Two modules npm's libraries require at load time but only call for work we rarely or never
- * ask for, each loaded instead on its first use:
- * - `sigstore`: pacote requires it at the top of its registry fetcher, though only the
- *   `verifySignatures`/`verifyAttestations` options (npm's `audit signatures`) ever call it and
- *   we never set them: on Node 20 that require was ~155 ms of pacote's ~200 ms load.
- * - `@npmcli/run-script` (a function): pacote and arborist require it at the top of the modules
- *   that run lifecycle scripts, which run only with `--allow-scripts` (or a folder's `prepare`):
- *   ~27 modules, ~29 ms on Node 20.
- * No option skips either require, so before the libraries load, each module's entry in the
- * CommonJS cache becomes a stand-in that loads the real module when it is first called or read.
- * Written by hand because no library defers one transitive require; if a runtime does not honour
- * the cache entry (or a library starts reading the exports at load), the real module is simply
- * loaded as before.
- */
-const DEFERRED: readonly { name: string; exports: "object" | "function" }[] = [
-  { name: "sigstore", exports: "object" },
-  { name: "@npmcli/run-script", exports: "function" },
-];
-
-/**
- * Before npm's libraries first load: the deferred requires above, and, for the bundle, semver and
- * npm-package-arg as our code has them (src/core/npm-spec.ts: one instance of each, from one
- * file), by every specifier the bundle requires them with. From the TypeScript sources the
- * libraries load the packages our code also loads, and there is nothing to hand over.
- */
-function prepareRequireCache(libs: NpmLibraries): void {
-  if (requireCachePrepared) return;
-  requireCachePrepared = true;
-  for (const { name, exports } of DEFERRED) deferRequire(libs.from, name, exports);
-  if (libs.bundled && npmSpecModules) for (const [name, exports] of Object.entries(npmSpecModules)) provideRequire(libs.from, name, exports);
-}
-let requireCachePrepared = false;
-
-/** Put `exports` in the CommonJS cache where `require(name)` from `from` looks, unless something is there. */
-function provideRequire(from: string, name: string, exports: unknown): void {
-  try {
-    const requireFromLibraries = createRequire(from);
-    const file = requireFromLibraries.resolve(name);
-    if (!requireFromLibraries.cache[file]) requireFromLibraries.cache[file] = loadedModule(file, exports);
-  } catch {
-    // Not resolvable or no writable cache on this runtime: the libraries load the package itself.
-  }
-}
-
-function loadedModule(file: string, exports: unknown): Module {
-  const mod = new Module(file);
-  mod.filename = file;
-  mod.loaded = true;
-  mod.exports = exports;
-  return mod;
-}
-
-function deferRequire(from: string, name: string, shape: "object" | "function"): void {
-  try {
-    const requireFromLibraries = createRequire(from);
-    const file = requireFromLibraries.resolve(name);
-    const cache = requireFromLibraries.cache;
-    if (cache[file]) return;
-    let real: object | undefined;
-    const load = (): object => {
-      if (!real) {
-        delete cache[file];
-        real = requireFromLibraries(name) as object;
-      }
-      return real;
-    };
-    // An arrow function has no non-configurable own keys, so the traps below stay within the
-    // invariants of a Proxy whatever the real module's keys are.
-    const target = shape === "function" ? () => undefined : {};
-    const standIn = loadedModule(file, new Proxy(target, {
-      apply: (_target, thisArg, args: unknown[]) => Reflect.apply(load() as (...a: unknown[]) => unknown, thisArg, args),
-      get: (_target, key) => Reflect.get(load(), key),
-      has: (_target, key) => Reflect.has(load(), key),
-      ownKeys: () => Reflect.ownKeys(load()),
-      getOwnPropertyDescriptor: (_target, key) => {
-        const descriptor = Reflect.getOwnPropertyDescriptor(load(), key);
-        return descriptor && { ...descriptor, configurable: true };
-      },
-    }));
-    cache[file] = standIn;
-  } catch {
-    // Not resolvable or no writable cache on this runtime: the libraries load it themselves.
-  }
+  return createRequire(requireHere.resolve("pacote"))("tar") as Tar;
 }

@@ -33,8 +33,6 @@ export interface ValidatePluginsOptions {
   cacheDir: string;
   builtins?: readonly string[];
   moduleTimeoutMs?: number;
-  /** Serve the module map as packages there (module-map-packages.ts decides when that is exact). */
-  packageShims?: string;
 }
 
 /** Validate each `{name, dir}`; never throws for a bad plugin (see `errors`). */
@@ -56,7 +54,6 @@ export async function validatePlugins(plugins: readonly { name: string; dir: str
           xcshHome: options.xcshHome,
           cacheDir: options.cacheDir,
           ...(options.moduleTimeoutMs !== undefined ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
-          ...(options.packageShims !== undefined ? { packageShims: options.packageShims } : {}),
         });
   // The boot-index refresh after the commit reuses these instead of importing the files again.
   await rememberValidated(outcomes);

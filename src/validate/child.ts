@@ -119,9 +119,6 @@ async function run(request: CheckRequest): Promise<void> {
   // cache's folder and the shims are set up once per run (or were, ahead, for these roots).
   const importOptions: ImportToolModuleOptions = prepared && sameRoots(prepared, request) ? prepared : importRootsOf(request);
   importOptions.importTimeoutMs = request.importTimeoutMs;
-  // The check's own word, whatever was expected ahead: without it the resolve hook serves the map.
-  if (request.packageShims !== undefined) importOptions.packageShims = request.packageShims;
-  else delete importOptions.packageShims;
   for (let index = 0; index < request.modules.length; index++) {
     await send({ type: "start", index });
     const started = Date.now();
@@ -148,9 +145,9 @@ function preparationFromArgv(): Omit<PrepareRequest, "type"> | undefined {
 let prepared: ImportToolModuleOptions | undefined;
 let preparing: Promise<void> | undefined;
 /** Best effort: whatever fails here fails again, with its module's name, at the first import. */
-function prepareFor({ roots, packageShims, jiti }: Omit<PrepareRequest, "type">): Promise<void> {
-  prepared = { ...importRootsOf(roots), ...(typeof packageShims === "string" ? { packageShims } : {}) };
-  preparing = prepareToolImports(prepared, { jiti: jiti !== false }).catch(() => undefined);
+function prepareFor({ roots }: Omit<PrepareRequest, "type">): Promise<void> {
+  prepared = importRootsOf(roots);
+  preparing = prepareToolImports(prepared).catch(() => undefined);
   return preparing;
 }
 

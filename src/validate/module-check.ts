@@ -42,8 +42,6 @@ export interface CheckModulesOptions {
   childScript?: string;
   /** The runtime to spawn; default `process.execPath` (Node or Bun, whichever runs us). */
   execPath?: string;
-  /** Serve the module map as packages in this folder (module-import.ts `packageShims`). */
-  packageShims?: string;
   /** `api.pi` for the factories: this module's exports (host/host-exports.ts; default the host package where it resolves). */
   piModule?: string;
 }
@@ -59,7 +57,7 @@ export const DEFAULT_TOTAL_TIMEOUT_MS = 120_000;
 
 /**
  * Where the built child script is: `<dist>/validate/child.js` from any module one folder deep in
- * `dist/` (this one, or the CLI's bundle in `dist/cli/`); from the sources, in `dist/`.
+ * `dist/`; from the sources, in `dist/`.
  */
 export function resolveChildScript(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
@@ -74,7 +72,7 @@ export function resolveChildScript(): string {
 
 /*
  * A checker started ahead. The child spends most of its start loading Node, the loader and the
- * TypeBox it hands to tools (one bundled module once built, scripts/bundle-child.mjs); an install
+ * TypeBox it hands to tools; an install
  * that starts one before resolving its specs has it ready by the time there is something to
  * check. It is unreferenced until used, so an install that fails or has nothing to check never
  * waits for it, and it is killed when this process exits.
@@ -120,21 +118,19 @@ const alive = (child: ChildProcess) => child.exitCode === null && child.signalCo
 /**
  * Start a checker for a later `checkModules` with the same `cwd` (and runtime). Best effort.
  * Given the roots that call will pass (`home`, `xcshHome`, `cacheDir`), the checker also sets up
- * its imports for them while it waits (module map, Node's resolve hooks, jiti; with the
- * `packageShims` the check will likely pass, no hooks; with `jiti: false`, no jiti). Called
+ * its imports for them while it waits (module map, Node's resolve hooks). Called
  * without roots first and with them later, the same checker gets them then (a `prepare` message).
  */
-export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath" | "home" | "xcshHome" | "cacheDir" | "packageShims"> & { jiti?: boolean }): void {
+export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath" | "home" | "xcshHome" | "cacheDir">): void {
   const script = options.childScript ?? resolveChildScript();
   const execPath = options.execPath ?? process.execPath;
   const roots = importRootsOf(options);
   const key = checkerKey(script, execPath, options.cwd);
   const wanted = rootsKey(roots);
-  const ahead = { ...(options.packageShims !== undefined ? { packageShims: options.packageShims } : {}), ...(options.jiti === false ? { jiti: false } : {}) };
   if (warm && warm.key === key && alive(warm.child) && warm.child.connected) {
     if (warm.roots === wanted || wanted === undefined) return;
     if (warm.roots === undefined) {
-      const prepare: PrepareRequest = { type: "prepare", roots, ...ahead };
+      const prepare: PrepareRequest = { type: "prepare", roots };
       try {
         warm.child.send(prepare);
         warm.roots = wanted;
@@ -147,7 +143,7 @@ export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childS
   discardWarmChecker();
   let child: ChildProcess;
   try {
-    child = forkChecker(script, execPath, options.cwd, wanted === undefined ? undefined : { roots, ...ahead });
+    child = forkChecker(script, execPath, options.cwd, wanted === undefined ? undefined : { roots });
   } catch {
     return;
   }
@@ -239,7 +235,6 @@ export async function checkModules(modules: readonly string[], options: CheckMod
       ...(options.home ? { home: options.home } : {}),
       ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
-      ...(options.packageShims !== undefined ? { packageShims: options.packageShims } : {}),
       ...(options.piModule !== undefined ? { piModule: options.piModule } : {}),
     }, {
       moduleTimeout,

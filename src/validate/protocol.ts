@@ -16,14 +16,12 @@ export interface CheckRequest {
   cacheDir?: string;
   /** `api.pi`: the module `--pi` names (a path or package, resolved from `cwd`); default the host package if it resolves. */
   piModule?: string;
-  /** Serve the module map as packages in this `node_modules` folder (module-import.ts `packageShims`). */
-  packageShims?: string;
 }
 
 /**
  * The roots a checker started ahead prepares its imports for (argv[2] of the child: a
  * `PrepareRequest` without its `type`, as JSON; or a later `prepare` message): the module map,
- * Node's resolve hooks and shims, jiti. A request with the same roots finds them ready; any
+ * Node's resolve hooks and shims. A request with the same roots finds them ready; any
  * other request works as well, only without the head start.
  */
 export interface ImportRoots {
@@ -41,10 +39,6 @@ export interface ImportRoots {
 export interface PrepareRequest {
   type: "prepare";
   roots: ImportRoots;
-  /** The `packageShims` the check will likely ask for: no resolve hook is registered ahead then. */
-  packageShims?: string;
-  /** False when no module of the check will go through jiti: it is not loaded ahead then. */
-  jiti?: boolean;
 }
 
 /** Just the roots of `options` (a request, a warm-up's options), without empty ones. */

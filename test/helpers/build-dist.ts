@@ -40,9 +40,6 @@ export async function buildDist(): Promise<void> {
       // tsc emits despite type errors elsewhere in the tree (others work concurrently);
       // the tests then fail on behaviour, not on a missing file.
     }
-    // As `npm run build` does: TypeBox, npm's libraries, the validation child and the CLI program
-    // as one file each (scripts/bundle.mjs).
-    execFileSync(process.execPath, [path.join(REPO, "scripts", "bundle.mjs")], { cwd: REPO, stdio: "pipe" });
     writeFileSync(STAMP, String(Date.now()));
   } finally {
     rmdirSync(LOCK);

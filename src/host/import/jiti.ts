@@ -24,11 +24,6 @@ function loadCreateJiti(): typeof CreateJiti {
   return createJitiOnce;
 }
 
-/** Load jiti without making an instance (which creates its cache folder): for imports ahead. */
-export function preloadJiti(): void {
-  loadCreateJiti();
-}
-
 interface JitiInstance {
   jiti: Jiti;
   cacheDir: string;

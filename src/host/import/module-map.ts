@@ -123,31 +123,6 @@ export function writeShims(shimDir: string, names: Iterable<string> = getModuleR
   return shimDir;
 }
 
-/** A name Node's resolution can find as a folder under `node_modules` (npm's rules for new names). */
-const PACKAGE_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
-
-/**
- * The module map as packages in `nodeModules`: `<nodeModules>/<name>/` holding the same shim
- * source and a package.json whose only export is an `import` of it. For a process whose imports
- * all lie in a tree that has `nodeModules` as its nearest `node_modules` above them and holds
- * none of the names itself: Node's own resolution then walks up to these folders for each bare
- * name, where the resolve hook would have sent it, and no hook is needed. A subpath (`name/x`)
- * or a `require(name)` finds no export for it and fails, as it does under Node 20's hook, which
- * maps exact names for `import` only. Returns false, writing nothing, when a registered name
- * cannot be a package folder (a host's own name for a module): the hook must serve that map.
- */
-export function writePackageShims(nodeModules: string): boolean {
-  const registry = getModuleRegistry();
-  if (![...registry.keys()].every((name) => PACKAGE_NAME.test(name))) return false;
-  for (const [name, namespace] of registry) {
-    const folder = path.join(nodeModules, ...name.split("/"));
-    mkdirSync(folder, { recursive: true });
-    writeIfChanged(path.join(folder, "package.json"), `${JSON.stringify({ name, private: true, type: "module", exports: { ".": { import: "./index.mjs" } } }, null, 2)}\n`);
-    writeIfChanged(path.join(folder, "index.mjs"), renderShimSource(name, namespace));
-  }
-  return true;
-}
-
 function writeIfChanged(file: string, text: string): void {
   let current: string | undefined;
   try {

@@ -1,7 +1,7 @@
 /**
  * Which way a tool module is imported on the current runtime (the table in module-import.ts), as
  * pure functions of the file and the runtime. Kept apart from the importing itself, which loads
- * the module map and TypeBox, so that the installer can ask without loading either.
+ * the module map and TypeBox.
  */
 import path from "node:path";
 
@@ -16,8 +16,6 @@ export interface RuntimeInfo {
 }
 
 export const TS_EXTENSIONS: ReadonlySet<string> = new Set([".ts", ".mts", ".cts"]);
-/** The extensions a tool module file may have; an entry with none of them names a folder. */
-const MODULE_EXTENSIONS: ReadonlySet<string> = new Set([".js", ".mjs", ".cjs", ...TS_EXTENSIONS]);
 
 /** True when running under Bun. */
 export function isBun(): boolean {
@@ -45,15 +43,4 @@ export function selectImportStrategy(file: string, runtime: RuntimeInfo = curren
   if (!TS_EXTENSIONS.has(path.extname(file).toLowerCase())) return "node-native";
   if (runtime.stripsTypes && !file.split(/[\\/]/).includes("node_modules")) return "node-native";
   return "jiti";
-}
-
-/**
- * Whether importing the tools a manifest entry names (a file, or a folder of tool files) may go
- * through jiti on this runtime: a TypeScript file where Node cannot strip its types (Node 20, or
- * any file under node_modules), and a folder, whose files are not known yet. Never on Bun.
- */
-export function mayImportWithJiti(entry: string, runtime: RuntimeInfo = currentRuntime()): boolean {
-  if (runtime.bun) return false;
-  if (!MODULE_EXTENSIONS.has(path.extname(entry).toLowerCase())) return true;
-  return selectImportStrategy(entry, runtime) === "jiti";
 }
