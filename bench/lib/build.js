@@ -57,5 +57,12 @@ export function buildAll(name) {
     const short = execFileSync("git", ["rev-parse", "--short", rev], { cwd: repo, encoding: "utf8" }).trim();
     builds.push(buildOne(path.join(base, `baseline-${i}`), { rev, label: rev === short ? rev : `${rev} (${short})` }));
   });
+  // `BENCH_ENV=NAME=value` adds the work tree's build once more, run with that variable set (a
+  // switch the code reads, e.g. NODE_DISABLE_COMPILE_CACHE=1 for the bin shim's compile cache).
+  const variant = process.env.BENCH_ENV;
+  if (variant) {
+    const at = variant.indexOf("=");
+    builds.push({ ...builds[0], label: `${builds[0].label}, ${variant}`, env: { [variant.slice(0, at)]: variant.slice(at + 1) } });
+  }
   return builds;
 }
