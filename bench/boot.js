@@ -83,8 +83,8 @@ function afterInstall(built, fx, installer) {
 const oursJob = (built, fx) => ({ mode: "ours", library: built.library, cwd: fx.cwd, home: fx.home, xcshHome: fx.xcshHome, expect: fx.tsFiles.length });
 const loopJob = (mode, fx) => ({ mode, files: mode === "floor" ? fx.jsFiles : fx.tsFiles, cwd: fx.cwd, expect: fx.tsFiles.length });
 
-const CLOCKS = ["total", "call", "cpuCall"];
-const ALL_CLOCKS = [...CLOCKS, "cpuTotal"];
+const CLOCKS = ["total", "cpuTotal", "call", "cpuCall"];
+const ALL_CLOCKS = CLOCKS;
 
 /**
  * For each build: first boot, warm boot; once per repetition the floor (and the native .ts loop
@@ -108,7 +108,7 @@ function measureBoots(builds, runtime, fx, installer, runs) {
   return out;
 }
 
-const CLOCK_LABELS = { total: "whole boot", call: "the call", cpuCall: "call, cpu" };
+const CLOCK_LABELS = { total: "whole boot", cpuTotal: "whole, cpu", call: "the call", cpuCall: "call, cpu" };
 
 /** The target a boot is held to: the floor on Node, the native .ts loop on Bun (issue 32). */
 const bootBase = (runtime, m) => (m.native ? "native" : "floor");
