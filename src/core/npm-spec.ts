@@ -1,13 +1,10 @@
 /**
  * semver and npm-package-arg, npm's own grammar of versions and package specs: the packages npm's
- * libraries load too, so there is one instance of each in the process.
+ * libraries load too, so there is one instance of each in the process (in the build's bundle, one
+ * module each, shared by our code and theirs).
  */
-import { createRequire } from "node:module";
+import semverPackage from "semver";
+import npaPackage from "npm-package-arg";
 
-type Semver = typeof import("semver");
-type Npa = typeof import("npm-package-arg");
-
-const requireHere = createRequire(import.meta.url);
-
-export const semver: Semver = requireHere("semver") as Semver;
-export const npa: Npa = requireHere("npm-package-arg") as Npa;
+export const semver: typeof import("semver") = semverPackage;
+export const npa: typeof import("npm-package-arg") = npaPackage;

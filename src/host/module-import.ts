@@ -23,7 +23,6 @@ import { pathToFileURL } from "node:url";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
 import { registerBunModules } from "./import/bun.js";
-import { importWithJiti } from "./import/jiti.js";
 import { getModuleRegistry, registerModules, writeShims } from "./import/module-map.js";
 import { currentRuntime, selectImportStrategy, TS_EXTENSIONS, type ImportStrategy } from "./import/strategy.js";
 import { raceTimeout } from "./timeout.js";
@@ -147,6 +146,11 @@ function importWithStrategy(file: string, options: ImportToolModuleOptions): Pro
 async function importUnderBun(file: string): Promise<ImportedToolModule> {
   registerBunModules();
   return { module: await importNatively(file, true), strategy: "bun" };
+}
+
+/** jiti (and the module holding it) is loaded only when a file needs it: most boots on Node 22+ and Bun never do. */
+async function importWithJiti(file: string, cacheDir: string): Promise<Record<string, unknown>> {
+  return (await import("./import/jiti.js")).importWithJiti(file, cacheDir);
 }
 
 async function importAfterRegistering(file: string, strategy: ImportStrategy, options: ImportToolModuleOptions): Promise<ImportedToolModule> {

@@ -12,7 +12,6 @@
  * configured secrets.
  */
 import { setMaxListeners } from "node:events";
-import { Module, createRequire } from "node:module";
 import path from "node:path";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { gitEnvForNpm } from "../core/git.js";
@@ -153,73 +152,28 @@ type Pacote = typeof import("pacote");
 type ArboristClass = typeof import("@npmcli/arborist").default;
 type Tar = typeof import("tar");
 
-// npm's libraries are CommonJS packages, loaded from node_modules on first use: `outdated` never pays for arborist.
-const requireHere = createRequire(import.meta.url);
+let libraries: Promise<typeof import("./npm-libraries.js")> | undefined;
+/** npm's libraries, imported on first use (npm-libraries.ts). */
+function npmLibraries(): Promise<typeof import("./npm-libraries.js")> {
+  libraries ??= import("./npm-libraries.js");
+  return libraries;
+}
 
 /** pacote, loaded on first use, with every tarball it streams checked first (tarball-check.ts). */
 export async function loadPacote(): Promise<Pacote> {
-  deferUnusedRequires();
-  const pacote = requireHere("pacote") as Pacote;
-  guardTarballStreams(pacote, await loadTar());
+  const libs = await npmLibraries();
+  const pacote = libs.pacote();
+  guardTarballStreams(pacote, libs.tar());
   return pacote;
 }
 
 /** Arborist's constructor, loaded on first use; the pacote it extracts with is guarded too. */
 export async function loadArborist(): Promise<ArboristClass> {
   await loadPacote();
-  return requireHere("@npmcli/arborist") as ArboristClass;
+  return (await npmLibraries()).Arborist();
 }
 
 /** node-tar as pacote has it: the very instance pacote extracts with (tests and the local tarball check). */
 export async function loadTar(): Promise<Tar> {
-  return createRequire(requireHere.resolve("pacote"))("tar") as Tar;
+  return (await npmLibraries()).tar();
 }
-
-/**
- * Two modules npm's libraries require at load time but only call for work we never or rarely ask
- * for: `sigstore` (pacote's registry fetcher requires it; only npm's `audit signatures` options
- * call it) and `@npmcli/run-script` (run only with `--allow-scripts` or a folder's `prepare`).
- * Before the libraries first load, each module's CommonJS cache entry becomes a stand-in that
- * loads the real module on its first use: this is the one place that defers a require, because
- * loading sigstore is a large share of loading pacote on every runtime. A runtime that does not
- * honour the cache entry simply loads the real module.
- */
-function deferUnusedRequires(): void {
-  if (deferred) return;
-  deferred = true;
-  const from = requireHere.resolve("pacote");
-  for (const [name, shape] of [["sigstore", "object"], ["@npmcli/run-script", "function"]] as const) {
-    try {
-      const requireFromLibraries = createRequire(from);
-      const file = requireFromLibraries.resolve(name);
-      const cache = requireFromLibraries.cache;
-      if (cache[file]) continue;
-      let real: object | undefined;
-      const load = (): object => {
-        if (!real) {
-          delete cache[file];
-          real = requireFromLibraries(name) as object;
-        }
-        return real;
-      };
-      // An arrow function has no non-configurable own keys, so the traps stay within a Proxy's invariants.
-      const standIn = new Module(file);
-      standIn.filename = file;
-      standIn.loaded = true;
-      standIn.exports = new Proxy(shape === "function" ? () => undefined : {}, {
-        apply: (_target, thisArg, args: unknown[]) => Reflect.apply(load() as (...a: unknown[]) => unknown, thisArg, args),
-        get: (_target, key) => Reflect.get(load(), key),
-        has: (_target, key) => Reflect.has(load(), key),
-        ownKeys: () => Reflect.ownKeys(load()),
-        getOwnPropertyDescriptor: (_target, key) => {
-          const descriptor = Reflect.getOwnPropertyDescriptor(load(), key);
-          return descriptor && { ...descriptor, configurable: true };
-        },
-      });
-      cache[file] = standIn;
-    } catch {
-      // Not resolvable, or no writable cache on this runtime: the libraries load it themselves.
-    }
-  }
-}
-let deferred = false;

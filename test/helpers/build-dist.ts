@@ -1,21 +1,42 @@
 /**
- * Build `dist/` once for tests that spawn built code (validate's module checker, the CLI). Test
- * files run in parallel forks, so the build takes a lock folder and skips when another file
- * built in the last minute: two concurrent tsc runs writing one dist/ would race.
+ * Build `dist/` once for tests that spawn built code (validate's module checker, the CLI): the
+ * package's own build (scripts/build.mjs: the declarations and the bundle). Test files run in
+ * parallel forks, so the build takes a lock folder, and it is skipped when dist/ was built from
+ * the very inputs the tree holds now (a hash of src/, the build script, the lockfile and the
+ * tsconfigs, written beside the build): two concurrent builds writing one dist/ would race, and a
+ * rebuild under a running test would pull its chunks away.
  */
+import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const LOCK = path.join(os.tmpdir(), `xcsh-tools-build-${Buffer.from(REPO).toString("hex").slice(-24)}.lock`);
-const STAMP = path.join(REPO, "dist", ".test-build-stamp");
+const BUILD_ID = path.join(REPO, "dist", ".test-build-id");
+const INPUTS = ["scripts/build.mjs", "package-lock.json", "tsconfig.json", "tsconfig.build.json"];
 
-function freshStamp(): boolean {
+/** A hash of every input of the build. */
+function inputsHash(): string {
+  const hash = createHash("sha256");
+  const files = [...INPUTS, ...readdirSync(path.join(REPO, "src"), { recursive: true }).map((f) => path.join("src", String(f)))].sort();
+  for (const file of files) {
+    let text: Buffer;
+    try {
+      text = readFileSync(path.join(REPO, file));
+    } catch {
+      continue; // a folder, or a file removed meanwhile
+    }
+    hash.update(file).update("\0").update(text).update("\0");
+  }
+  return hash.digest("hex");
+}
+
+function builtFrom(id: string): boolean {
   try {
-    return Date.now() - statSync(STAMP).mtimeMs < 60_000;
+    return readFileSync(BUILD_ID, "utf8") === id && existsSync(path.join(REPO, "dist", "cli", "main.js"));
   } catch {
     return false;
   }
@@ -28,19 +49,21 @@ export async function buildDist(): Promise<void> {
       mkdirSync(LOCK);
       break;
     } catch {
-      if (waited > 120_000) throw new Error(`build lock ${LOCK} held for 2 minutes`);
+      if (waited > 180_000) throw new Error(`build lock ${LOCK} held for 3 minutes`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }
   try {
-    if (freshStamp()) return;
+    const id = inputsHash();
+    if (builtFrom(id)) return;
     try {
-      execFileSync(process.execPath, [path.join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "pipe" });
-    } catch {
-      // tsc emits despite type errors elsewhere in the tree (others work concurrently);
-      // the tests then fail on behaviour, not on a missing file.
+      execFileSync(process.execPath, [path.join(REPO, "scripts", "build.mjs")], { cwd: REPO, stdio: "pipe" });
+    } catch (error) {
+      // A type error elsewhere in the tree (others work concurrently) fails tsc's declarations,
+      // not the bundle: the tests then fail on behaviour. A bundle that did not build is fatal.
+      if (!existsSync(path.join(REPO, "dist", "cli", "main.js"))) throw error;
     }
-    writeFileSync(STAMP, String(Date.now()));
+    writeFileSync(BUILD_ID, id);
   } finally {
     rmdirSync(LOCK);
   }

@@ -17,10 +17,13 @@ import { createRequire } from "node:module";
 import type { Jiti, createJiti as CreateJiti } from "jiti";
 import { getModuleRegistry } from "./module-map.js";
 
+// In the build's bundle, `require` is the bundler's and jiti is inside it (scripts/build.mjs).
+const require = createRequire(import.meta.url); // unbundled only
+
 let createJitiOnce: typeof CreateJiti | undefined;
 
 function loadCreateJiti(): typeof CreateJiti {
-  createJitiOnce ??= (createRequire(import.meta.url)("jiti") as { createJiti: typeof CreateJiti }).createJiti;
+  createJitiOnce ??= (require("jiti") as { createJiti: typeof CreateJiti }).createJiti;
   return createJitiOnce;
 }
 

@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+/**
+ * `npm run build`: the package's one build. The published package has no runtime dependencies:
+ * every entry point and all third-party code it may load (pacote, arborist, semver,
+ * npm-package-arg, TypeBox, commander, listr2, cosmiconfig, yaml, ini, tar, jiti...) are bundled
+ * by rolldown into ESM files under dist/, with shared chunks, so a process loads each module once
+ * and a command loads only the chunks it imports. tsc writes only the declarations (.d.ts).
+ * Each entry has exactly one output: nothing at run time chooses between builds.
+ *
+ * Layout (every file two folders below the package root, so `new URL("../../package.json",
+ * import.meta.url)` and `../../templates/` mean the same in any chunk as in src/):
+ *   dist/cli/main.js          the CLI process (bin/xcsh-tools.js imports it)
+ *   dist/lib/index.js         the package's entry ("xcsh-tools"; dist/index.js re-exports it)
+ *   dist/lib/testing.js       "xcsh-tools/testing" (dist/testing.js re-exports it)
+ *   dist/validate/child.js    the module-checking child that validate and install fork
+ *   dist/chunks/*.js          code shared by the entries or loaded on first use
+ *   dist/vendor/              files a bundled library reads at run time by path (below)
+ *
+ * What the bundler cannot see, handled here:
+ * - `const require = createRequire(import.meta.url); // unbundled only` in our sources: the line is
+ *   dropped, so each `require("pkg")` in that module is the bundler's and bundles the package
+ *   (CommonJS, evaluated on first call). Any other line marked `// unbundled only` is dropped too.
+ * - sigstore and @npmcli/run-script, which pacote and arborist require at load but we never or
+ *   rarely call: each becomes a stand-in that evaluates the real module on first use.
+ * - jiti's Babel transform (1.5 MB, needed only when a tool is transpiled, not when its cached
+ *   output is read): kept out of the chunks, copied to dist/vendor/ and required from there.
+ * - @npmcli/run-script's node-gyp shim folder (put on PATH for lifecycle scripts): copied beside
+ *   the chunks where its `__dirname`-relative path points.
+ * Node built-ins stay imports; the result is checked to import nothing else.
+ *
+ *   node scripts/build.mjs
+ */
+import { execFileSync } from "node:child_process";
+import { builtinModules, createRequire } from "node:module";
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "rolldown";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const dist = path.join(repo, "dist");
+const requireFromRepo = createRequire(path.join(repo, "package.json"));
+const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+const isBuiltin = (id) => builtins.has(id) || id.startsWith("node:");
+
+const ENTRIES = {
+  "cli/main": "src/cli/main.ts",
+  "lib/index": "src/index.ts",
+  "lib/testing": "src/testing.ts",
+  "validate/child": "src/validate/child.ts",
+};
+/** Re-exports at the paths the package's exports name (and hosts import by path). */
+const FACADES = { "index.js": "./lib/index.js", "testing.js": "./lib/testing.js" };
+/** Required at load by npm's libraries, used only for work we never or rarely ask for. */
+const LAZY = { sigstore: "object", "@npmcli/run-script": "function" };
+const UNBUNDLED_ONLY = /^.*\/\/ unbundled only\s*$/gm;
+const JITI_BABEL = "jiti-babel.cjs";
+
+/** Our sources: drop the lines that only make sense unbundled. */
+const unbundledOnly = {
+  name: "xcsh-tools:unbundled-only",
+  transform(code, id) {
+    if (!id.startsWith(path.join(repo, "src") + path.sep) || !code.includes("// unbundled only")) return null;
+    return { code: code.replace(UNBUNDLED_ONLY, ""), map: null };
+  },
+};
+
+/** sigstore and run-script, as required by npm's libraries: evaluated on first use. */
+const lazyRequires = {
+  name: "xcsh-tools:lazy-requires",
+  resolveId: {
+    filter: { id: /^(sigstore|@npmcli\/run-script)$/ },
+    async handler(id, importer, options) {
+      if (importer === undefined || importer.startsWith("\0")) return null;
+      const real = await this.resolve(id, importer, { ...options, skipSelf: true });
+      return real ? `\0lazy:${id}:${real.id}` : null;
+    },
+  },
+  load: {
+    filter: { id: /^\0lazy:/ },
+    handler(id) {
+      const [, name, ...file] = id.split(":");
+      const real = file.join(":");
+      return `"use strict";
+// ${name}: required by npm's libraries at load, evaluated here on first use (scripts/build.mjs).
+let real;
+const load = () => (real ??= require(${JSON.stringify(real)}));
+module.exports = new Proxy(${LAZY[name] === "function" ? "() => undefined" : "{}"}, {
+  apply: (_t, self, args) => Reflect.apply(load(), self, args),
+  get: (_t, key) => Reflect.get(load(), key),
+  has: (_t, key) => Reflect.has(load(), key),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_t, key) => {
+    const d = Reflect.getOwnPropertyDescriptor(load(), key);
+    return d && { ...d, configurable: true };
+  },
+});
+`;
+    },
+  },
+};
+
+/** jiti's Babel transform stays one file beside the chunks, required on jiti's first transform. */
+const jitiBabel = {
+  name: "xcsh-tools:jiti-babel",
+  resolveId: {
+    filter: { id: /babel\.cjs$/ },
+    handler(id, importer) {
+      if (importer && /[\\/]node_modules[\\/]jiti[\\/]/.test(importer)) return { id: `../vendor/${JITI_BABEL}`, external: true };
+      return null;
+    },
+  },
+};
+
+const started = Date.now();
+rmSync(dist, { recursive: true, force: true });
+// Declarations only (the package's types and the tests' type checks); the code is rolldown's.
+let typesFailed = false;
+try {
+  execFileSync(process.execPath, [path.join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--emitDeclarationOnly"], { cwd: repo, stdio: "inherit" });
+} catch {
+  // Reported above; the bundle is still written (the tests' build runs it beside others' edits), the build fails at the end.
+  typesFailed = true;
+}
+
+const { output } = await build({
+  input: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, path.join(repo, file)])),
+  platform: "node",
+  logLevel: "warn",
+  cwd: repo,
+  resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
+  external: (id) => isBuiltin(id),
+  plugins: [unbundledOnly, lazyRequires, jitiBabel],
+  output: {
+    dir: dist,
+    format: "esm",
+    entryFileNames: "[name].js",
+    chunkFileNames: "chunks/[name]-[hash].js",
+    charset: "ascii",
+    comments: { legal: true, annotation: false, jsdoc: false },
+  },
+});
+
+mkdirSync(path.join(dist, "vendor"), { recursive: true });
+cpSync(path.join(path.dirname(requireFromRepo.resolve("jiti")), "..", "dist", "babel.cjs"), path.join(dist, "vendor", JITI_BABEL));
+const runScript = path.dirname(requireFromRepo.resolve("@npmcli/run-script"));
+cpSync(path.join(runScript, "node-gyp-bin"), path.join(dist, "lib", "node-gyp-bin"), { recursive: true });
+for (const [file, target] of Object.entries(FACADES)) writeFileSync(path.join(dist, file), `export * from ${JSON.stringify(target)};\n`);
+
+// The result imports nothing but Node built-ins, its own chunks and the vendored Babel.
+const chunks = new Set(output.filter((item) => item.type === "chunk").map((chunk) => chunk.fileName));
+const strays = [];
+for (const chunk of output.filter((item) => item.type === "chunk")) {
+  const required = [...chunk.code.matchAll(/\b__require\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]);
+  for (const spec of [...chunk.imports, ...chunk.dynamicImports, ...required]) {
+    // supports-color: the debug package's optional require, inside a try.
+    if (isBuiltin(spec) || chunks.has(spec) || spec === `../vendor/${JITI_BABEL}` || spec === "supports-color") continue;
+    strays.push(`${chunk.fileName}: ${spec}`);
+  }
+}
+if (strays.length > 0) {
+  console.error(`build: the bundle still imports packages:\n  ${[...new Set(strays)].join("\n  ")}`);
+  process.exit(1);
+}
+if (typesFailed) {
+  console.error("build: tsc reported errors (above); the bundle was written");
+  process.exit(1);
+}
+console.error(`build: dist/ in ${Date.now() - started} ms`);
