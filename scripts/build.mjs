@@ -28,7 +28,8 @@
  *   the chunks where its `__dirname`-relative path points.
  * Node built-ins stay imports; the result is checked to import nothing else.
  *
- *   node scripts/build.mjs
+ *   node scripts/build.mjs [--out <folder>] [--no-types]
+ * (--out: another dist folder, e.g. the benchmarks' builds; --no-types: the bundle alone)
  */
 import { execFileSync } from "node:child_process";
 import { builtinModules, createRequire } from "node:module";
@@ -38,7 +39,10 @@ import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const dist = path.join(repo, "dist");
+const args = process.argv.slice(2);
+const outAt = args.indexOf("--out");
+const dist = outAt >= 0 ? path.resolve(args[outAt + 1]) : path.join(repo, "dist");
+const withTypes = !args.includes("--no-types");
 const requireFromRepo = createRequire(path.join(repo, "package.json"));
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 const isBuiltin = (id) => builtins.has(id) || id.startsWith("node:");
@@ -117,7 +121,7 @@ rmSync(dist, { recursive: true, force: true });
 // Declarations only (the package's types and the tests' type checks); the code is rolldown's.
 let typesFailed = false;
 try {
-  execFileSync(process.execPath, [path.join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--emitDeclarationOnly"], { cwd: repo, stdio: "inherit" });
+  if (withTypes) execFileSync(process.execPath, [requireFromRepo.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--emitDeclarationOnly", "--outDir", dist], { cwd: repo, stdio: "inherit" });
 } catch {
   // Reported above; the bundle is still written (the tests' build runs it beside others' edits), the build fails at the end.
   typesFailed = true;

@@ -1,6 +1,6 @@
 /**
  * The builds a benchmark compares, each built the way its own revision's `npm run build` builds
- * it (its tsc config and, when it has one, its scripts/bundle.mjs), into a folder of its own under
+ * it (its scripts/build.mjs when it has one, else its tsc config and, when it has one, its scripts/bundle.mjs), into a folder of its own under
  * node_modules/.cache (never into dist/, which tests rebuild concurrently), with the bin shim,
  * package.json and templates beside dist/ as in a package. Packages resolve from the repository's
  * node_modules, above that folder.
@@ -30,8 +30,11 @@ function buildOne(root, { rev, dir, label }) {
     execFileSync("tar", ["-x", "-C", project], { input: archive });
   }
   const outDir = path.join(root, "dist");
+  // A revision with scripts/build.mjs builds one bundle (no declarations needed here).
+  const bundled = existsSync(path.join(project, "scripts", "build.mjs"));
+  if (bundled) execFileSync(process.execPath, [path.join(project, "scripts", "build.mjs"), "--out", outDir, "--no-types"], { cwd: project, stdio: "inherit" });
   const tsc = path.join(repo, "node_modules", "typescript", "bin", "tsc");
-  const result = spawnSync(process.execPath, [tsc, "-p", path.join(project, "tsconfig.build.json"), "--outDir", outDir, "--declaration", "false", "--sourceMap", "false"], { cwd: project, encoding: "utf8" });
+  const result = bundled ? { status: 0 } : spawnSync(process.execPath, [tsc, "-p", path.join(project, "tsconfig.build.json"), "--outDir", outDir, "--declaration", "false", "--sourceMap", "false"], { cwd: project, encoding: "utf8" });
   if (!existsSync(path.join(outDir, "index.js"))) throw new Error(`bench: tsc emitted nothing for ${label}:\n${result.stdout}${result.stderr}`);
   if (result.status !== 0) console.log(`(tsc reported type errors in ${label}; benchmarking what it emitted)`);
   const after = path.join(project, "scripts", "bundle.mjs");
@@ -43,7 +46,8 @@ function buildOne(root, { rev, dir, label }) {
     label,
     root,
     library: path.join(outDir, "index.js"),
-    bootModule: existsSync(path.join(outDir, "boot", "index.js")) ? path.join(outDir, "boot", "index.js") : undefined,
+    // refreshBootIndex: its own module in a tsc build, the package entry's export in a bundle.
+    bootModule: existsSync(path.join(outDir, "boot", "index.js")) ? path.join(outDir, "boot", "index.js") : bundled ? path.join(outDir, "index.js") : undefined,
     bin: path.join(root, "bin", "xcsh-tools.js"),
   };
 }
