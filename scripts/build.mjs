@@ -15,6 +15,7 @@
  *   dist/validate/child.js    the module-checking child that validate and install fork
  *   dist/chunks/*.js          code shared by the entries or loaded on first use
  *   dist/vendor/              files a bundled library reads at run time by path (below)
+ *   dist/modules.json         which modules each file holds (for tests; not published)
  *
  * What the bundler cannot see, handled here:
  * - `const require = createRequire(import.meta.url); // unbundled only` in our sources: the line is
@@ -32,20 +33,16 @@
  * (--out: another dist folder, e.g. the benchmarks' builds; --no-types: the bundle alone)
  */
 import { execFileSync } from "node:child_process";
-import { builtinModules, createRequire } from "node:module";
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "rolldown";
+import { bundle, isBuiltin, JITI_BABEL, repo } from "./lib/bundle.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const outAt = args.indexOf("--out");
 const dist = outAt >= 0 ? path.resolve(args[outAt + 1]) : path.join(repo, "dist");
 const withTypes = !args.includes("--no-types");
 const requireFromRepo = createRequire(path.join(repo, "package.json"));
-const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
-const isBuiltin = (id) => builtins.has(id) || id.startsWith("node:");
 
 const ENTRIES = {
   "cli/main": "src/cli/main.ts",
@@ -55,100 +52,25 @@ const ENTRIES = {
 };
 /** Re-exports at the paths the package's exports name (and hosts import by path). */
 const FACADES = { "index.js": "./lib/index.js", "testing.js": "./lib/testing.js" };
-/** Required at load by npm's libraries, used only for work we never or rarely ask for. */
-const LAZY = { sigstore: "object", "@npmcli/run-script": "function" };
-const UNBUNDLED_ONLY = /^.*\/\/ unbundled only\s*$/gm;
-const JITI_BABEL = "jiti-babel.cjs";
-
-/** Our sources: drop the lines that only make sense unbundled. */
-const unbundledOnly = {
-  name: "xcsh-tools:unbundled-only",
-  transform(code, id) {
-    if (!id.startsWith(path.join(repo, "src") + path.sep) || !code.includes("// unbundled only")) return null;
-    return { code: code.replace(UNBUNDLED_ONLY, ""), map: null };
-  },
-};
-
-/** sigstore and run-script, as required by npm's libraries: evaluated on first use. */
-const lazyRequires = {
-  name: "xcsh-tools:lazy-requires",
-  resolveId: {
-    filter: { id: /^(sigstore|@npmcli\/run-script)$/ },
-    async handler(id, importer, options) {
-      if (importer === undefined || importer.startsWith("\0")) return null;
-      const real = await this.resolve(id, importer, { ...options, skipSelf: true });
-      return real ? `\0lazy:${id}:${real.id}` : null;
-    },
-  },
-  load: {
-    filter: { id: /^\0lazy:/ },
-    handler(id) {
-      const [, name, ...file] = id.split(":");
-      const real = file.join(":");
-      return `"use strict";
-// ${name}: required by npm's libraries at load, evaluated here on first use (scripts/build.mjs).
-let real;
-const load = () => (real ??= require(${JSON.stringify(real)}));
-module.exports = new Proxy(${LAZY[name] === "function" ? "() => undefined" : "{}"}, {
-  apply: (_t, self, args) => Reflect.apply(load(), self, args),
-  get: (_t, key) => Reflect.get(load(), key),
-  has: (_t, key) => Reflect.has(load(), key),
-  ownKeys: () => Reflect.ownKeys(load()),
-  getOwnPropertyDescriptor: (_t, key) => {
-    const d = Reflect.getOwnPropertyDescriptor(load(), key);
-    return d && { ...d, configurable: true };
-  },
-});
-`;
-    },
-  },
-};
-
-/** jiti's Babel transform stays one file beside the chunks, required on jiti's first transform. */
-const jitiBabel = {
-  name: "xcsh-tools:jiti-babel",
-  resolveId: {
-    filter: { id: /babel\.cjs$/ },
-    handler(id, importer) {
-      if (importer && /[\\/]node_modules[\\/]jiti[\\/]/.test(importer)) return { id: `../vendor/${JITI_BABEL}`, external: true };
-      return null;
-    },
-  },
-};
 
 const started = Date.now();
 rmSync(dist, { recursive: true, force: true });
 // Declarations only (the package's types and the tests' type checks); the code is rolldown's.
 let typesFailed = false;
 try {
-  if (withTypes) execFileSync(process.execPath, [requireFromRepo.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--emitDeclarationOnly", "--outDir", dist], { cwd: repo, stdio: "inherit" });
+  const tsc = path.join(path.dirname(requireFromRepo.resolve("typescript/package.json")), "bin", "tsc");
+  if (withTypes) execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--emitDeclarationOnly", "--outDir", dist], { cwd: repo, stdio: "inherit" });
 } catch {
   // Reported above; the bundle is still written (the tests' build runs it beside others' edits), the build fails at the end.
   typesFailed = true;
 }
 
-const { output } = await build({
-  input: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, path.join(repo, file)])),
-  platform: "node",
-  logLevel: "warn",
-  cwd: repo,
-  resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
-  external: (id) => isBuiltin(id),
-  plugins: [unbundledOnly, lazyRequires, jitiBabel],
-  output: {
-    dir: dist,
-    format: "esm",
-    entryFileNames: "[name].js",
-    chunkFileNames: "chunks/[name]-[hash].js",
-    charset: "ascii",
-    comments: { legal: true, annotation: false, jsdoc: false },
-  },
-});
+const output = await bundle({ input: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, path.join(repo, file)])), dir: dist });
 
-mkdirSync(path.join(dist, "vendor"), { recursive: true });
-cpSync(path.join(path.dirname(requireFromRepo.resolve("jiti")), "..", "dist", "babel.cjs"), path.join(dist, "vendor", JITI_BABEL));
-const runScript = path.dirname(requireFromRepo.resolve("@npmcli/run-script"));
-cpSync(path.join(runScript, "node-gyp-bin"), path.join(dist, "lib", "node-gyp-bin"), { recursive: true });
+// Which modules each chunk holds (repository-relative), for the tests that check what a command
+// loads; not part of the package (package.json `files` leaves it out).
+const modules = Object.fromEntries(output.filter((item) => item.type === "chunk").map((chunk) => [chunk.fileName, chunk.moduleIds.filter((id) => !id.startsWith("\0")).map((id) => path.relative(repo, id).split(path.sep).join("/"))]));
+writeFileSync(path.join(dist, "modules.json"), `${JSON.stringify(modules, null, 1)}\n`);
 for (const [file, target] of Object.entries(FACADES)) writeFileSync(path.join(dist, file), `export * from ${JSON.stringify(target)};\n`);
 
 // The result imports nothing but Node built-ins, its own chunks and the vendored Babel.

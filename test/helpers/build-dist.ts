@@ -8,10 +8,10 @@
  */
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const LOCK = path.join(os.tmpdir(), `xcsh-tools-build-${Buffer.from(REPO).toString("hex").slice(-24)}.lock`);
@@ -67,4 +67,40 @@ export async function buildDist(): Promise<void> {
   } finally {
     rmdirSync(LOCK);
   }
+}
+
+/** The folder `bundleForTest(name, …)` writes: `<it>/dist/…` beside a copy of package.json, as in the package. */
+export function testBundleRoot(name: string): string {
+  return path.join(REPO, "node_modules", ".cache", "xcsh-tools-test-bundles", name);
+}
+
+/**
+ * Bundle some of our modules (name → source file, `.ts` of src/ or a test's own entry) the way
+ * the package's build does (scripts/lib/bundle.mjs), into `<testBundleRoot(name)>/dist/<name>.js`,
+ * for tests that drive one module of the built package in a process of its own. `plugins` run
+ * before the build's (a test's instrumentation).
+ */
+export async function bundleForTest(name: string, input: Record<string, string>, plugins: unknown[] = []): Promise<string> {
+  const root = testBundleRoot(name);
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  writeFileSync(path.join(root, "package.json"), readFileSync(path.join(REPO, "package.json")));
+  const { bundle } = (await import(pathToFileURL(path.join(REPO, "scripts", "lib", "bundle.mjs")).href)) as { bundle(options: { input: Record<string, string>; dir: string; plugins: unknown[] }): Promise<unknown> };
+  await bundle({ input, dir: path.join(root, "dist"), plugins });
+  return root;
+}
+
+/**
+ * The modules a list of loaded file URLs stands for: a file of the built dist/ stands for every
+ * module the bundle put in it (dist/modules.json, written by the build: `/src/…` for ours,
+ * `/node_modules/…` for a package's), any other URL for its own path.
+ */
+export function modulesOfLoadedFiles(urls: readonly string[]): string[] {
+  const dist = path.join(REPO, "dist");
+  const held = JSON.parse(readFileSync(path.join(dist, "modules.json"), "utf8")) as Record<string, string[]>;
+  return urls.flatMap((url) => {
+    const file = url.startsWith("file:") ? fileURLToPath(url) : url;
+    const inDist = path.relative(dist, file).split(path.sep).join("/");
+    return file.startsWith(dist + path.sep) && held[inDist] ? held[inDist].map((id) => `/${id}`) : [file];
+  });
 }

@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BOOT_INDEX_VERSION, checkBootIndex } from "../../src/boot/index.js";
 import { xcshPaths } from "../../src/core/paths.js";
-import { buildDist } from "../helpers/build-dist.js";
+import { buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
 import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
 import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
@@ -68,7 +68,8 @@ export async function resolve(specifier, context, next) {
   const register = await w.write("hooks/register.mjs", `import { register } from "node:module";\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
   const r = await runProcess(process.execPath, ["--import", register, CLI_BIN, "tools", "--json"], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 60_000 });
   expect(r.code, r.stderr).toBe(0);
-  return { json: r.json(), urls: (await readFile(log, "utf8")).split("\n").filter(Boolean) };
+  // The modules those files hold: the CLI's files are the bundle's chunks.
+  return { json: r.json(), urls: modulesOfLoadedFiles((await readFile(log, "utf8")).split("\n").filter(Boolean)) };
 }
 
 const HEAVY = /node_modules\/(jiti|@npmcli\/arborist|pacote|listr2)\//;
@@ -107,12 +108,12 @@ describe("boot index through the CLI", () => {
     expect(json.errors).toEqual([]);
     // Nothing imported the plugin, in any process.
     expect((await markerLines()).length).toBe(importedAtLink);
-    expect(urls.some((url) => url.includes("/dist/boot/"))).toBe(true);
+    expect(urls.some((url) => url.includes("/src/boot/"))).toBe(true);
     expect(urls.filter((url) => HEAVY.test(url))).toEqual([]);
     // A fresh answer needs no schema library either: the index is checked by hand, settings
     // layers are empty, and discovery (with its validators) is not loaded.
-    expect(urls.filter((url) => url.includes("/@sinclair/typebox/") || url.includes("/dist/discovery/providers/"))).toEqual([]);    // The CLI loads the `tools` command alone, and no settings file in reach means no cosmiconfig.
-    expect(urls.filter((url) => url.includes("/cosmiconfig/") || (url.includes("/dist/cli/commands/") && !/\/commands\/(index|tools)\.js$/.test(url)))).toEqual([]);
+    expect(urls.filter((url) => url.includes("/@sinclair/typebox/") || url.includes("/src/discovery/providers/"))).toEqual([]);    // The CLI loads the `tools` command alone, and no settings file in reach means no cosmiconfig.
+    expect(urls.filter((url) => url.includes("/cosmiconfig/") || (url.includes("/src/cli/commands/") && !/\/commands\/(index|tools)\.ts$/.test(url)))).toEqual([]);
   });
 
   it("install validates once: the refresh reuses the staging outcome of JavaScript entries and imports only TypeScript again, to compile it at its live path", { timeout: 120_000 }, async () => {

@@ -1,19 +1,20 @@
 /**
  * The module checker an install starts ahead (validate/module-check.ts `warmUpChecker`): the next
  * check with the same cwd uses that very process, and a warm checker nobody uses neither keeps
- * its parent alive nor outlives it. Runs a small script against the built dist/ in its own Node
- * process, whose children are read from /proc (Linux, as CI).
+ * its parent alive nor outlives it. Runs a small script against module-check.ts and the child,
+ * bundled as the package's build bundles them (in the package's layout), in its own Node process,
+ * whose children are read from /proc (Linux, as CI).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildDist, REPO } from "../helpers/build-dist.js";
+import { bundleForTest, REPO, testBundleRoot } from "../helpers/build-dist.js";
 import { hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
-const moduleCheck = pathToFileURL(path.join(REPO, "dist", "validate", "module-check.js")).href;
+const moduleCheck = pathToFileURL(path.join(testBundleRoot("warm-checker"), "dist", "lib", "module-check.js")).href;
 
 /**
  * The scripts' \`children({ zombies })\`: this process's child pids, read from /proc (a killed
@@ -135,7 +136,9 @@ async function runTypedToolScript(name: string, source: string) {
 }
 
 let w: TmpWorld;
-beforeAll(buildDist, 120_000);
+beforeAll(async () => {
+  await bundleForTest("warm-checker", { "lib/module-check": path.join(REPO, "src", "validate", "module-check.ts"), "validate/child": path.join(REPO, "src", "validate", "child.ts") });
+}, 120_000);
 beforeEach(async () => {
   w = await makeTmpWorld();
 });

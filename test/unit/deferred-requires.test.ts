@@ -1,51 +1,68 @@
 /**
- * The built npm client defers two eager requires of npm's libraries (src/plugins/npm-client.ts):
- * loading pacote and arborist must load neither sigstore nor @npmcli/run-script, and the first
- * use of their exports (reading sigstore's, calling run-script) must reach the real module,
- * under every runtime the CLI runs on.
+ * The bundle defers two eager requires of npm's libraries (scripts/lib/bundle.mjs, the
+ * `lazyRequires` plugin): loading pacote and arborist must evaluate neither sigstore nor
+ * @npmcli/run-script, and the first use of their exports (reading sigstore's, calling run-script)
+ * must reach the real module, under every runtime the CLI runs on. npm-libraries.ts is bundled as
+ * the package's build bundles it, with the two packages' main modules instrumented to record
+ * their evaluation.
  */
 import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect } from "vitest";
-import { buildDist, REPO } from "../helpers/build-dist.js";
+import { bundleForTest, REPO, testBundleRoot } from "../helpers/build-dist.js";
 import { requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 
-const CLIENT = pathToFileURL(path.join(REPO, "dist", "plugins", "npm-client.js")).href;
+const BUNDLE = pathToFileURL(path.join(testBundleRoot("deferred-requires"), "dist", "probe.js")).href;
+// The entry lives in the repository, so that its requires resolve as pacote's do.
+const ENTRY = path.join(REPO, "node_modules", ".cache", "xcsh-tools-test-bundles", "deferred-requires-entry.cjs");
+const fromPacote = createRequire(createRequire(path.join(REPO, "package.json")).resolve("pacote"));
+const MAINS = { sigstore: fromPacote.resolve("sigstore"), "run-script": fromPacote.resolve("@npmcli/run-script") };
 
-// Runs in the child: loads pacote and arborist through our client, then reports what the CommonJS
-// cache holds (sigstore's own dependencies, run-script's other files) before and after the first
-// touch of each module's exports.
+/** Records, in the bundled process, when each instrumented main module is evaluated. */
+const instrument = {
+  name: "test:record-evaluation",
+  transform(code: string, id: string) {
+    const name = Object.entries(MAINS).find(([, file]) => file === id)?.[0];
+    return name ? { code: `(globalThis.__xcshToolsEvaluated ??= []).push(${JSON.stringify(name)});\n${code}`, map: null } : null;
+  },
+};
+
+// Runs in the child: loads pacote and arborist from the bundle, then reports which instrumented
+// modules were evaluated before and after the first touch of each module's exports.
 const PROBE = `
-import { createRequire } from "node:module";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-const { loadPacote, loadArborist } = await import(${JSON.stringify(CLIENT)});
-const pacote = await loadPacote();
-await loadArborist();
-const req = createRequire(createRequire(${JSON.stringify(path.join(REPO, "package.json"))}).resolve("pacote"));
-const dependencyFiles = () => Object.keys(req.cache).filter((f) => /[\\\\/]node_modules[\\\\/](@sigstore|@tufjs|tuf-js)[\\\\/]/.test(f)).length;
-const before = dependencyFiles();
-const sigstore = req("sigstore");
+const { default: probe } = await import(${JSON.stringify(BUNDLE)});
+const evaluated = () => [...(globalThis.__xcshToolsEvaluated ?? [])];
+const pacote = probe.lib.pacote();
+probe.lib.Arborist();
+const before = evaluated();
+const sigstore = probe.sigstore();
 const verifyType = typeof sigstore.verify;
 const listsVerify = Object.keys(sigstore).includes("verify");
-const after = dependencyFiles();
-const runScriptMain = req.resolve("@npmcli/run-script");
-const runScriptFiles = () => Object.keys(req.cache).filter((f) => f.startsWith(path.dirname(runScriptMain)) && f !== runScriptMain).length;
-const runScriptBefore = runScriptFiles();
-const runScript = req("@npmcli/run-script");
+const afterSigstore = evaluated();
+const runScript = probe.runScript();
 const runScriptType = typeof runScript;
+const beforeRun = evaluated();
 const folder = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-run-script-"));
 const ran = await runScript({ event: "probe", path: folder, pkg: { name: "probe", version: "1.0.0", scripts: { probe: "echo ran" } }, stdio: "pipe" });
-console.log(JSON.stringify({ manifest: typeof pacote.manifest, before, verifyType, listsVerify, after, runScriptBefore, runScriptType, ran: { code: ran.code, stdout: String(ran.stdout).trim() }, runScriptAfter: runScriptFiles() }));
+console.log(JSON.stringify({ manifest: typeof pacote.manifest, before, verifyType, listsVerify, afterSigstore, runScriptType, beforeRun, ran: { code: ran.code, stdout: String(ran.stdout).trim() }, after: evaluated() }));
 `;
 
 beforeAll(async () => {
-  await buildDist();
+  mkdirSync(path.dirname(ENTRY), { recursive: true });
+  writeFileSync(
+    ENTRY,
+    `"use strict";\nmodule.exports = {\n  lib: require(${JSON.stringify(path.join(REPO, "src", "plugins", "npm-libraries.ts"))}),\n  sigstore: () => require("sigstore"),\n  runScript: () => require("@npmcli/run-script"),\n};\n`,
+  );
+  await bundleForTest("deferred-requires", { probe: ENTRY }, [instrument]);
 }, 180_000);
 
-describe("sigstore and run-script are loaded on first use, not with pacote and arborist", () => {
+describe("sigstore and run-script are evaluated on first use, not with pacote and arborist", () => {
   for (const runtime of runtimes()) {
     runtimeIt(runtime)(`${runtime.label}${skipNote(runtime)}`, { timeout: 60_000 }, () => {
       const command = requireRuntime(runtime);
@@ -55,14 +72,14 @@ describe("sigstore and run-script are loaded on first use, not with pacote and a
       expect(child.status).toBe(0);
       const report = JSON.parse(child.stdout) as Record<string, unknown>;
       expect(report.manifest).toBe("function");
-      expect(report.before).toBe(0);
+      expect(report.before).toEqual([]);
       expect(report.verifyType).toBe("function");
       expect(report.listsVerify).toBe(true);
-      expect(report.after as number).toBeGreaterThan(0);
-      expect(report.runScriptBefore).toBe(0);
+      expect(report.afterSigstore).toEqual(["sigstore"]);
       expect(report.runScriptType).toBe("function");
+      expect(report.beforeRun).toEqual(["sigstore"]);
       expect(report.ran).toEqual({ code: 0, stdout: "ran" });
-      expect(report.runScriptAfter as number).toBeGreaterThan(0);
+      expect(report.after).toEqual(["sigstore", "run-script"]);
     });
   }
 });

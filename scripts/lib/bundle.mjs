@@ -1,0 +1,106 @@
+/**
+ * The bundler's configuration of the package's build (scripts/build.mjs), shared with the tests
+ * that bundle one module of ours the same way (test/helpers/build-dist.ts `bundleForTest`). See
+ * build.mjs for what each plugin is for.
+ */
+import { cpSync, mkdirSync } from "node:fs";
+import { builtinModules, createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "rolldown";
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+export const isBuiltin = (id) => builtins.has(id) || id.startsWith("node:");
+
+/** Required at load by npm's libraries, used only for work we never or rarely ask for. */
+const LAZY = { sigstore: "object", "@npmcli/run-script": "function" };
+const UNBUNDLED_ONLY = /^.*\/\/ unbundled only\s*$/gm;
+export const JITI_BABEL = "jiti-babel.cjs";
+
+/** Our sources: drop the lines that only make sense unbundled. */
+export const unbundledOnly = {
+  name: "xcsh-tools:unbundled-only",
+  transform(code, id) {
+    if (!id.startsWith(path.join(repo, "src") + path.sep) || !code.includes("// unbundled only")) return null;
+    return { code: code.replace(UNBUNDLED_ONLY, ""), map: null };
+  },
+};
+
+/** sigstore and run-script, as required by npm's libraries: evaluated on first use. */
+export const lazyRequires = {
+  name: "xcsh-tools:lazy-requires",
+  resolveId: {
+    filter: { id: /^(sigstore|@npmcli\/run-script)$/ },
+    async handler(id, importer, options) {
+      if (importer === undefined || importer.startsWith("\0")) return null;
+      const real = await this.resolve(id, importer, { ...options, skipSelf: true });
+      return real ? `\0lazy:${id}:${real.id}` : null;
+    },
+  },
+  load: {
+    filter: { id: /^\0lazy:/ },
+    handler(id) {
+      const [, name, ...file] = id.split(":");
+      const real = file.join(":");
+      return `"use strict";
+// ${name}: required by npm's libraries at load, evaluated here on first use (scripts/build.mjs).
+let real;
+const load = () => (real ??= require(${JSON.stringify(real)}));
+module.exports = new Proxy(${LAZY[name] === "function" ? "() => undefined" : "{}"}, {
+  apply: (_t, self, args) => Reflect.apply(load(), self, args),
+  get: (_t, key) => Reflect.get(load(), key),
+  has: (_t, key) => Reflect.has(load(), key),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_t, key) => {
+    const d = Reflect.getOwnPropertyDescriptor(load(), key);
+    return d && { ...d, configurable: true };
+  },
+});
+`;
+    },
+  },
+};
+
+/** jiti's Babel transform stays one file beside the chunks, required on jiti's first transform. */
+export const jitiBabel = {
+  name: "xcsh-tools:jiti-babel",
+  resolveId: {
+    filter: { id: /babel\.cjs$/ },
+    handler(id, importer) {
+      if (importer && /[\\/]node_modules[\\/]jiti[\\/]/.test(importer)) return { id: `../vendor/${JITI_BABEL}`, external: true };
+      return null;
+    },
+  },
+};
+
+/**
+ * Bundle `input` (name → file) into `dir` as ESM with shared chunks, Node built-ins outside, and
+ * copy beside it the files bundled libraries read by path; `plugins` run before ours. Returns
+ * rolldown's output.
+ */
+export async function bundle({ input, dir, plugins = [] }) {
+  const { output } = await build({
+    input,
+    platform: "node",
+    logLevel: "warn",
+    cwd: repo,
+    resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
+    external: (id) => isBuiltin(id),
+    plugins: [...plugins, unbundledOnly, lazyRequires, jitiBabel],
+    output: {
+      dir,
+      format: "esm",
+      entryFileNames: "[name].js",
+      chunkFileNames: "chunks/[name]-[hash].js",
+      charset: "ascii",
+      comments: { legal: true, annotation: false, jsdoc: false },
+    },
+  });
+  // The files bundled libraries read by path at run time, where their paths point from dir/chunks/.
+  const requireFromRepo = createRequire(path.join(repo, "package.json"));
+  mkdirSync(path.join(dir, "vendor"), { recursive: true });
+  cpSync(path.join(path.dirname(requireFromRepo.resolve("jiti")), "..", "dist", "babel.cjs"), path.join(dir, "vendor", JITI_BABEL));
+  cpSync(path.join(path.dirname(requireFromRepo.resolve("@npmcli/run-script")), "node-gyp-bin"), path.join(dir, "lib", "node-gyp-bin"), { recursive: true });
+  return output;
+}
