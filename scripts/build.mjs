@@ -5,7 +5,8 @@
  * npm-package-arg, TypeBox, commander, listr2, cosmiconfig, yaml, ini, tar, jiti...) are bundled
  * by rolldown into ESM files under dist/, with shared chunks, so a process loads each module once
  * and a command loads only the chunks it imports. tsc writes only the declarations (.d.ts).
- * Each entry has exactly one output: nothing at run time chooses between builds.
+ * Each entry has exactly one output: nothing at run time chooses between builds. Why a bundle and
+ * not node_modules: docs/benchmarks.md (issue 32's packaging rule).
  *
  * Layout (every file two folders below the package root, so `new URL("../../package.json",
  * import.meta.url)` and `../../templates/` mean the same in any chunk as in src/):
@@ -17,7 +18,7 @@
  *   dist/vendor/              files a bundled library reads at run time by path (below)
  *   dist/modules.json         which modules each file holds (for tests; not published)
  *
- * What the bundler cannot see, handled here:
+ * What the bundler cannot see, handled by scripts/lib/bundle.mjs:
  * - `const require = createRequire(import.meta.url); // unbundled only` in our sources: the line is
  *   dropped, so each `require("pkg")` in that module is the bundler's and bundles the package
  *   (CommonJS, evaluated on first call). Any other line marked `// unbundled only` is dropped too.
