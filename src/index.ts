@@ -31,11 +31,11 @@ export type {
   ToolSource,
   SkippedProjectSource,
   UntrustedProjectReport,
-} from "./host/types.js";
-export type { DiscoverCustomToolsOptions, LoadCustomToolsOptions, ProjectTrustOption, ProviderId } from "./host/options.js";
-export { PROVIDER_IDS } from "./host/options.js";
+} from "./core/contract.js";
+export type { DiscoverCustomToolsOptions, LoadCustomToolsOptions, ProjectTrustOption, ProviderId } from "./core/host-options.js";
+export { PROVIDER_IDS } from "./core/host-options.js";
 export { XcshToolsError, isXcshToolsError } from "./core/errors.js";
-// Discovery: where tools come from (SPEC §2), scanned without importing plugin code.
+// Discovery: where tools come from (docs/library-api.md, "Where tools come from"), scanned without importing plugin code.
 export { DISCOVERY_ERROR_CODES, discoverToolPaths, selectProviders } from "./discovery/index.js";
 export type {
   DiscoverToolPathsOptions,
@@ -44,7 +44,7 @@ export type {
   ToolDiscoveryResult,
   ToolMetadataFile,
 } from "./discovery/index.js";
-export { discoverAndLoadCustomTools } from "./host/discover.js";
+export { discoverAndLoadCustomTools } from "./boot/discover-and-load.js";
 // Boot index: what is installed, answered without scanning or importing plugin code when fresh.
 export { checkBootIndex, listInstalledTools, refreshBootIndex } from "./boot/index.js";
 import type { InstalledComponentsList, ListInstalledComponentsOptions } from "./components/library.js";
@@ -99,3 +99,6 @@ export {
   selectImportStrategy,
 } from "./host/module-import.js";
 export type { ImportStrategy, ImportToolModuleOptions, ImportedToolModule, RuntimeInfo } from "./host/module-import.js";
+// Tools that import `xcsh-tools` get this module: the loader below must not import it, so it is handed over here.
+import { provideOwnApi } from "./host/import/module-map.js";
+provideOwnApi(() => import("./index.js"));

@@ -23,7 +23,7 @@
  * missing or unreadable records file only means entries are validated again.
  */
 import { readFileSync } from "node:fs";
-import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../host/types.js";
+import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../core/contract.js";
 import type { InputFingerprint } from "./fingerprint.js";
 
 export const BOOT_INDEX_VERSION = 3;

@@ -53,8 +53,8 @@ import { projectFolder, projectPaths, resolveRoots, resolveUserPath, xcshPaths, 
 import { selectProviders } from "../discovery/select.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
 import { decideProjectTrustOf, trustWorldOf, type ProjectTrustOption } from "../core/trust.js";
-import type { ProviderId } from "../host/options.js";
-import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../host/types.js";
+import type { ProviderId } from "../core/host-options.js";
+import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../core/contract.js";
 import { captureFingerprints, currentSignature, firstChange } from "./fingerprint.js";
 import { BOOT_INDEX_VERSION, readBootIndex, sameKey, serializeBootIndex, type BootIndex, type BootView, type ModuleRecord, type ViewKey } from "./format.js";
 import type { PreparedModule } from "./simulate.js";

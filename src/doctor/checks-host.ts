@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { confinePath } from "../core/contain.js";
+import { confinePath, isPathBelow } from "../core/contain.js";
 import { nodeErrorCode } from "../core/errors.js";
 import { effectiveOverridesFile, projectPaths, projectRegistryFile, xcshPaths } from "../core/paths.js";
 import { placeOf } from "../core/state-places.js";
@@ -74,7 +74,7 @@ export async function checkHostParity(world: DoctorWorld, inventory: readonly In
     for (const item of listManifestEntries(plugin.manifest, "")) {
       if (item.kind !== "tools" || path.isAbsolute(item.entry)) continue;
       const target = path.resolve(plugin.dir, item.entry);
-      if (!target.startsWith(plugin.dir + path.sep)) continue;
+      if (!isPathBelow(target, plugin.dir)) continue;
       if (folderWithoutIndex(target)) {
         warn("WHOST_ENTRY_NO_INDEX", `${plugin.name}:${item.entry}`, `${plugin.name}: the tools entry "${item.entry}" (${target}) is a folder without index.ts or index.js`, `Ask the plugin's author to name the modules in the entry, or add an index module.`);
       }

@@ -1,5 +1,5 @@
 /**
- * The world the marketplace engine runs in, injected whole (STYLE habit 6): roots, project
+ * The world the marketplace engine runs in, injected whole: roots, project
  * folder, environment, timeouts, npm options and the mutation world. The CLI builds it from its
  * command context (`marketplaceContextFrom`); tests build it directly with a temp HOME.
  *
@@ -12,7 +12,7 @@ import { XcshToolsError } from "../core/errors.js";
 import { untrustedProjectError } from "../core/trust.js";
 import { placeOf } from "../core/state-places.js";
 import { projectPaths, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
-import { runMutation, type Mutation, type MutationWorld } from "../plugins/mutation.js";
+import type { MutationWorld } from "../plugins/mutation.js";
 import type { ValidateReport } from "../validate/index.js";
 import type { ExecutableChanges } from "../components/consent.js";
 
@@ -129,13 +129,4 @@ export function projectListFile(ctx: Pick<MarketplaceContext, "roots">): string 
 /** Now, as an ISO string. */
 export function nowIso(ctx: Pick<MarketplaceContext, "now">): string {
   return (ctx.now ? ctx.now() : new Date()).toISOString();
-}
-
-/** Run `fn` as one locked, journaled mutation (the install engine's wrapper). */
-export async function mutate<T>(ctx: MarketplaceContext, label: string, fn: (m: Mutation) => Promise<T>): Promise<T> {
-  // Read-only check first: a malformed registry must fail before the lock creates our folders
-  // (bad input changes nothing on disk). The state is read again under the lock.
-  const { loadEngineState } = await import("./state.js");
-  await loadEngineState(ctx);
-  return runMutation(ctx, label, fn);
 }

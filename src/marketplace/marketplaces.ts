@@ -8,7 +8,7 @@
  * clone's content without `.git`, or nothing but the catalog) with the checked catalog at
  * `<cache>/<name>/marketplace.json` (`catalogPath`, the host's layout) and the registry document.
  * The old cache is replaced only at commit, so a failed fetch or a name drift leaves the last good
- * catalog in place (host weakness #33: a URL catalog was written before the duplicate check).
+ * catalog in place (in the host, a URL catalog was written before the duplicate check).
  *
  * `update` of several marketplaces updates each in its own transaction and reports every
  * failure instead of stopping at the first (#41). Name drift (the catalog renamed itself) is
@@ -30,10 +30,10 @@ import { isRecord } from "../manifest/result.js";
 import { sourceArgHint } from "../core/source-args.js";
 import { recoverBeforeRead } from "../plugins/mutation.js";
 import { catalogOriginOf, findCatalogFile, readCachedCatalog, readCatalogIn } from "./catalog.js";
-import { mutate, nowIso, pathsOf, scopePaths, assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
+import { nowIso, pathsOf, scopePaths, assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
 import { readMarketplacesDoc, serializeDoc, stageJson, type MarketplacesDoc } from "./registry.js";
 import { catalogSourceOf, parseCatalogSource, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
-import { allMarketplaces, catalogDirOf, catalogPathOf, findMarketplace, loadEngineState, type EngineState } from "./state.js";
+import { allMarketplaces, catalogDirOf, catalogPathOf, findMarketplace, loadEngineState, mutate, type EngineState } from "./state.js";
 import { checkedLocalFolder, stageFolderRecords } from "./local-folders.js";
 import { copyPluginTree, makeScratch } from "./tree.js";
 import { applyPluginPlan } from "./apply.js";

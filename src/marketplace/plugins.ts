@@ -2,7 +2,7 @@
  * Marketplace plugins through the shared commands: install `name@marketplace`, uninstall,
  * enable, disable, update, outdated, list — in user scope (`~/.xcsh/plugins/installed_plugins.json`)
  * or project scope (`<project>/.xcsh/plugins/installed_plugins.json`), the files the host's
- * discovery reads. A project install of an id shadows the user's (discovery's rule, §4.3).
+ * discovery reads. A project install of an id shadows the user's (discovery's rule).
  *
  * Each mutation: (dry run: recover, read, plan, return) — or `runMutation` (lock, recover,
  * transaction): read the registries under the lock, prepare every plugin in scratch (fetch, copy,
@@ -24,11 +24,10 @@ import { entriesOf, finishPlan, planInstall, planRemove, planSetEnabled, startPl
 import { pluginSourceOf, type Revision } from "./plugin-sources/index.js";
 import { catalogEntry, catalogOf, hashOfCacheDir, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
 import { withProject } from "./registry.js";
-import { findMarketplace, loadEngineState, otherProjectReferences, scopeState, type EngineState } from "./state.js";
+import { findMarketplace, loadEngineState, mutate, otherProjectReferences, scopeState, type EngineState } from "./state.js";
 import { copyPluginTree, hashTree, makeScratch } from "./tree.js";
 import { scanPluginComponents } from "../components/scan.js";
 import { diffExecutables, executablesOf, needsConsent } from "../components/consent.js";
-import { mutate } from "./context.js";
 
 /** The result of a plugin mutation. */
 export interface PluginChangeReport {

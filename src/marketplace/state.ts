@@ -13,6 +13,7 @@ import { errorMessage } from "../core/errors.js";
 import { confineCatalogPath } from "../core/state-places.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import type { ValidationIssue } from "../manifest/result.js";
+import { runMutation, type Mutation } from "../plugins/mutation.js";
 import { assertProjectScope, assertProjectTrusted, scopePaths, type MarketplaceContext, type Scope, type ScopePaths } from "./context.js";
 import { readInstalledDoc, readMarketplacesDoc, readProjectList, referencedPaths, type InstalledDoc, type MarketplacesDoc } from "./registry.js";
 
@@ -142,4 +143,12 @@ export async function otherProjectReferences(ctx: MarketplaceContext, state: Eng
     }
   }
   return { refs, list };
+}
+
+/** Run `fn` as one locked, journaled mutation (the install engine's wrapper). */
+export async function mutate<T>(ctx: MarketplaceContext, label: string, fn: (m: Mutation) => Promise<T>): Promise<T> {
+  // Read-only check first: a malformed registry must fail before the lock creates our folders
+  // (bad input changes nothing on disk). The state is read again under the lock.
+  await loadEngineState(ctx);
+  return runMutation(ctx, label, fn);
 }

@@ -24,6 +24,7 @@ import { createReadStream } from "node:fs";
 import { mkdtemp, open, rm, type FileHandle } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { relativePathClimbsOut } from "../core/contain.js";
 import { once } from "node:events";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
@@ -112,7 +113,7 @@ function entryProblem(entryPath: string, type: string, linkpath: string): string
     // pacote strips the first path component (npm's "package/"): the link resolves inside that.
     const inside = segments.slice(1).join("/");
     const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(inside || "."), linkpath.replace(/\\/g, "/")));
-    if (resolved === ".." || resolved.startsWith("../")) return `the symlink "${entryPath}" points out of the package ("${linkpath}")`;
+    if (relativePathClimbsOut(resolved)) return `the symlink "${entryPath}" points out of the package ("${linkpath}")`;
   }
   if (type === "Link") {
     if (isAbsoluteLike(linkpath)) return `the hard link "${entryPath}" points at the absolute path "${linkpath}"`;

@@ -7,8 +7,8 @@
  */
 import type { Command } from "commander";
 import { npmClient, planAndApply, reportPlanned } from "../plugin-command.js";
-import { usageError } from "../program.js";
-import type { CommandModule } from "./index.js";
+import { usageError } from "../command-errors.js";
+import type { CommandModule } from "../context.js";
 
 interface InstallFlags {
   dryRun?: boolean;

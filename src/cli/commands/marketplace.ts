@@ -3,7 +3,7 @@
  * the shared commands (install, uninstall, enable, disable, update, outdated, list) use to hand
  * `name@marketplace` plugins to the marketplace engine (`dispatch…` below). A spec is a
  * marketplace plugin when it is `name@marketplace` with that marketplace registered (or the id
- * installed); scoped names and `pkg@<version|range>` always stay npm (host rule §7, cli classify).
+ * installed); scoped names and `pkg@<version|range>` always stay npm (the host's CLI classifies them so).
  * Any other `name@x` is `EUNKNOWN_MARKETPLACE`; `npm:name@x` is the npm dist-tag `x`.
  */
 import type { Command } from "commander";
@@ -17,9 +17,9 @@ import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { npmClient } from "../plugin-command.js";
 import { mutationWorld } from "../plugin-world.js";
-import { ReportedFailure, usageError } from "../program.js";
+import { ReportedFailure, usageError } from "../command-errors.js";
 import { assertScopeAllowed, notLoadedLine, projectNotLoaded, type ProjectNotLoaded } from "../project-scope.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 
 /** The marketplace engine's world for this command. */
 export async function marketplaceContext(ctx: CommandContext, consent?: { yes?: boolean }): Promise<MarketplaceContext> {

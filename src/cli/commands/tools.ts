@@ -13,10 +13,11 @@
  */
 import { statSync } from "node:fs";
 import path from "node:path";
+import { isPathBelow } from "../../core/contain.js";
 import type { Command } from "commander";
 import { XcshToolsError } from "../../core/errors.js";
 import { resolveUserPath } from "../../core/paths.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 import { style } from "../output.js";
 
 const KIND_WORDS = {
@@ -98,7 +99,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       // Only plugins that brought no tool can be "no tools but other components": the others are
       // not read at all (a plugin root holding a loaded tool's file brought a tool).
       const toolFiles = tools.map((t) => t.file);
-      const broughtTools = (root: string) => toolFiles.some((file) => file.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+      const broughtTools = (root: string) => toolFiles.some((file) => isPathBelow(file, root));
       const otherComponents = (await installedComponents(context, { namedTools: false, skipRoot: broughtTools }))
         .filter((p) => !p.problem && p.components.length > 0 && !p.components.some((c) => c.kind === "tool"))
         .map((p) => ({ plugin: p.id, rootKind: p.rootKind, summary: summarizeComponents(p.components) }));

@@ -5,8 +5,8 @@
  */
 import type { Command } from "commander";
 import { npmClient, planAndApply, renderPlan } from "../plugin-command.js";
-import { ReportedFailure } from "../program.js";
-import type { CommandModule } from "./index.js";
+import { ReportedFailure } from "../command-errors.js";
+import type { CommandModule } from "../context.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
   program

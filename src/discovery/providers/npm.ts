@@ -1,11 +1,10 @@
 /**
- * Installed npm plugins: the `dependencies` of `<xcshHome>/plugins/package.json`, in object order
- * (xcsh-host-formats §4.4, §5.5–§5.8). For each name, `node_modules/<name>/package.json` is read and
+ * Installed npm plugins: the `dependencies` of `<xcshHome>/plugins/package.json`, in object order. For each name, `node_modules/<name>/package.json` is read and
  * its manifest is `xcsh`, else `pi` (a package with neither is not a plugin: reported in
  * `ignored`). Linked plugins (`node_modules/<name>` a symlink) work the same; their package is
  * the link's target.
  *
- * Effective state, as the host's (§5.8): a plugin is skipped when the runtime lock says
+ * Effective state, as the host's: a plugin is skipped when the runtime lock says
  * `enabled: false` (a lock entry without `enabled` counts as enabled) or when
  * `<cwd>/.xcsh/plugin-overrides.json` lists it in `disabled`. Its features are
  * `overrides.features[name] ?? lock.enabledFeatures ?? null` and its tool entries are
@@ -22,7 +21,7 @@
  *
  * Entries: an absolute entry, one that leaves the package by `../`, or one whose real path (after
  * symlinks) is outside the package's real path is `EENTRY_ESCAPE`; a missing one is
- * `EENTRY_NOT_FOUND` (the host drops both silently: §9 #28). An entry may name a module, a tool
+ * `EENTRY_NOT_FOUND` (the host drops both silently). An entry may name a module, a tool
  * folder with an index, or a folder of tools (scanned like a tools directory).
  */
 import { realpathSync, statSync } from "node:fs";
@@ -30,7 +29,7 @@ import path from "node:path";
 import { Type, type Static } from "../../manifest/typebox.js";
 import { errorMessage, isXcshToolsError } from "../../core/errors.js";
 import { effectiveOverridesFile, projectPaths } from "../../core/paths.js";
-import type { ToolSource } from "../../host/types.js";
+import type { ToolSource } from "../../core/contract.js";
 import { readJsonFile } from "../../manifest/json-file.js";
 import { PluginManifestSchema, pickManifest, selectEntries, type PluginManifest } from "../../manifest/plugin-manifest.js";
 import { PluginsPackageJsonSchema } from "../../manifest/plugins-package.js";
