@@ -109,7 +109,7 @@ export async function planAndApply(
   },
 ): Promise<PlannedMutation> {
   if (options.validates && !options.dryRun) {
-    // The checker's own start (~0.3 s on Node 20: the loader, TypeBox) overlaps resolving,
+    // The checker's own start (a Node process, the loader, TypeBox) overlaps resolving,
     // fetching and extracting instead of following them; the applier hands it its roots.
     (await import("../validate/module-check.js")).warmUpChecker({ cwd: ctx.cwd });
   }

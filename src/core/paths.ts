@@ -188,7 +188,7 @@ export function projectFolder(cwd: string, roots: XcshRoots): string {
   return findProjectRoot(cwd, roots.home, roots.configDirName ?? DEFAULT_CONFIG_DIR_NAME) ?? path.resolve(cwd);
 }
 
-/** Every well-known path of the shared on-disk state (SPEC §3). */
+/** Every well-known path of the shared on-disk state (docs/file-formats.md). */
 export function xcshPaths(roots: XcshRoots) {
   const plugins = roots.pluginsDir ?? path.join(roots.xcshHome, "plugins");
   const ours = path.join(plugins, ".xcsh-tools");
@@ -272,7 +272,7 @@ export function expandTilde(input: string, home: string): string {
 }
 
 /**
- * The host's `resolvePath` (xcsh-host-formats §2.2): strip a leading `@` before an absolute or
+ * The host's `resolvePath`: strip a leading `@` before an absolute or
  * `~` path, fold unicode spaces, accept `file://` URLs, expand `~`, resolve relative to `cwd`.
  */
 export function resolveUserPath(input: string, cwd: string, home: string): string {

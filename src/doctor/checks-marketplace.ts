@@ -8,7 +8,7 @@
  *                every installed plugin's folder present; cache folders nobody references
  *                (plugins: no registry of any scope or known project; catalogs: no registered
  *                marketplace of that scope) — those `--fix` removes, unless some project
- *                registry cannot be read, when nothing may be deleted (host weakness #38)
+ *                registry cannot be read, when nothing may be deleted
  *   overrides    `<project>/.xcsh/plugin-overrides.json`: valid, naming installed plugins and
  *                features they declare, and holding no secret setting (ignored there)
  *

@@ -2,7 +2,7 @@
  * The marketplace engine: catalogs of plugins (xcsh's `.xcsh-plugin/marketplace.json` and Claude
  * Code's `.claude-plugin/marketplace.json`) from folders, git repositories, GitHub and catalog
  * URLs, and the plugins they list, installed in user or project scope where the host's discovery
- * finds them (`installed_plugins.json`, xcsh-host-formats §4.3, §7).
+ * finds them (`installed_plugins.json`).
  *
  * Model, in one paragraph. A marketplace is an entry of `marketplaces.json` plus a cache folder
  * `<cache>/marketplaces/<name>/` holding the checked catalog (and, for git, the repository's

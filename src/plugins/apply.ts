@@ -2,7 +2,7 @@
  * The applier: turns a plan into the new plugins folder, staged, validated, then swapped in by
  * the journal in one commit (mutation.ts wraps it in the lock and the transaction).
  *
- * Why arborist reifies a COPY (peers §7 takeaway 1): `npm install` into a live node_modules is
+ * Why arborist reifies a COPY: `npm install` into a live node_modules is
  * not safe to interrupt (npm/cli#4383) and a host starting meanwhile would load a half-written
  * tree. So, inside the transaction's own folder:
  *
@@ -26,7 +26,7 @@
  * work/ and live). Reinstalling, `doctor --fix` and `unlink` then never depend on the user's
  * folder still existing. A linked plugin (`link <path>`) is the exception by design: it is a
  * symlink arborist creates (install-links off), saved as `file:<absolute path>` in package.json
- * so the host finds it through `dependencies` (host weakness #25). Arborist installs a linked
+ * so the host finds it through `dependencies`. Arborist installs a linked
  * folder's own dependencies inside that folder, as npm does.
  *
  * Named steps (for progress and the tests' fault injection): `apply:planned`, `apply:copied`,
@@ -224,7 +224,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   progress(`Installing with npm's installer (${touched.length > 5 ? `${touched.slice(0, 5).join(", ")} and ${touched.length - 5} more` : touched.join(", ")})`);
   await m.step("reify:start");
   // The validation modules load while arborist waits on the disk and the network, instead of
-  // after it (an install of 20 plugins: reify done -> modules handed to the checker ~19 -> ~14 ms).
+  // after it.
   if (validates) void import("./validate-installed.js").catch(() => undefined);
   const Arborist = await loadArborist();
   const arb = new Arborist({ ...npmOptions(options.client), path: work });
@@ -239,7 +239,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   if (fixDependency.size > 0) await setDependencies(work, fixDependency);
   const workPkg = (await readJson(copy.packageJson)) ?? {};
   if (!isRecord(workPkg.dependencies)) {
-    // Arborist drops an empty `dependencies`; the host's file always has one (§5.5).
+    // Arborist drops an empty `dependencies`; the host's file always has one.
     workPkg.dependencies = {};
     await writeFile(copy.packageJson, `${JSON.stringify(workPkg, null, 2)}\n`);
   }
