@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BOOT_INDEX_VERSION, checkBootIndex, discoverWithBootIndex, listInstalledTools, refreshBootIndex } from "../../src/boot/index.js";
 import { xcshPaths } from "../../src/core/paths.js";
-import { discoverAndLoadCustomTools } from "../../src/boot/discover-and-load.js";
+import { discoverAndLoadCustomTools } from "../../src/index.js";
 import type { CustomToolsLoadResult } from "../../src/core/contract.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readFile, readlink, rm, writeFile } from "node:fs/promi
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { discoverAndLoadCustomTools } from "../../src/boot/discover-and-load.js";
+import { discoverAndLoadCustomTools } from "../../src/index.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";

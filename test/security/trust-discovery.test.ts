@@ -15,7 +15,7 @@ import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { discoverWithBootIndex } from "../../src/boot/index.js";
 import { discoverToolPaths } from "../../src/discovery/index.js";
-import { discoverAndLoadCustomTools } from "../../src/boot/discover-and-load.js";
+import { discoverAndLoadCustomTools } from "../../src/index.js";
 import type { DiscoverCustomToolsOptions } from "../../src/core/host-options.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { runCli } from "../helpers/run-cli.js";
