@@ -21,6 +21,7 @@ import { pathExists } from "../core/atomic-fs.js";
 import { isXcshToolsError } from "../core/errors.js";
 import { projectFolder, projectPaths, xcshPaths } from "../core/paths.js";
 import { confineCatalogPath, confineStatePath } from "../core/state-places.js";
+import { trustCommand } from "../core/trust.js";
 import { pointerSegment } from "../manifest/result.js";
 import { readJsonFile } from "../manifest/json-file.js";
 import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
@@ -37,10 +38,6 @@ const KEEP = "doctor never rewrites a registry it cannot read; fix it by hand or
 
 /** What an untrusted project's entries are, in every report. */
 const NOT_LOADED = "not loaded: project not trusted";
-
-function trustLine(dir: string): string {
-  return `xcsh-tools trust ${/\s/.test(dir) ? JSON.stringify(dir) : dir}`;
-}
 
 async function listDirs(dir: string): Promise<string[]> {
   try {
@@ -70,7 +67,7 @@ export async function checkMarketplaces(world: DoctorWorld): Promise<AreaFinding
     // Unread, so what the project's installs reference is unknown: no cache may be deleted.
     refsKnown = false;
     area.problem("marketplace:project", "warn", `the project's marketplace state (${notLoaded.join(", ")}) is ${NOT_LOADED}`, {
-      hint: `If you know who wrote this project, trust it: \`${trustLine(world.cwd)}\`.`,
+      hint: `If you know who wrote this project, trust it: \`${trustCommand(world.cwd)}\`.`,
       manual: "trusting a project is the user's decision",
     });
   }
@@ -186,7 +183,7 @@ export async function checkOverrides(world: DoctorWorld, inventory: readonly Ins
   if (world.projectTrusted !== true) {
     if (await pathExists(file)) {
       area.problem("overrides", "warn", `${file} is ${NOT_LOADED}: the project's plugin overrides do not apply`, {
-        hint: `If you know who wrote this project, trust it: \`${trustLine(world.cwd)}\`.`,
+        hint: `If you know who wrote this project, trust it: \`${trustCommand(world.cwd)}\`.`,
         manual: "trusting a project is the user's decision",
       });
     } else area.ok("overrides", `no ${file}`);

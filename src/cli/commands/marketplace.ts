@@ -7,7 +7,7 @@
  * Any other `name@x` is `EUNKNOWN_MARKETPLACE`; `npm:name@x` is the npm dist-tag `x`.
  */
 import type { Command } from "commander";
-import { XcshToolsError } from "../../core/errors.js";
+import { XcshToolsError, errorSummary } from "../../core/errors.js";
 import { projectFolder } from "../../core/paths.js";
 import { npa, semver } from "../../core/npm-spec.js";
 import { MAX_SPEC_LENGTH } from "../../plugins/spec.js";
@@ -401,10 +401,6 @@ async function marketplaceNotLoaded(ctx: CommandContext, mctx: MarketplaceContex
   return projectNotLoaded(ctx, projectFilesNotLoaded(mctx));
 }
 
-function coded(error: unknown): { code: string; message: string; hint?: string } {
-  return error instanceof XcshToolsError ? { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } : { code: "EUNEXPECTED", message: (error as Error).message };
-}
-
 export const register: CommandModule["register"] = (program, getContext) => {
   const mkt = program.command("marketplace").description("manage plugin marketplaces (xcsh and Claude Code catalogs)");
 
@@ -551,7 +547,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
         rows = await importClaudeMarketplaces(await marketplaceContext(ctx), { ...(names.length ? { names } : {}), ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
       } catch (error) {
         if (ctx.output.json) {
-          ctx.output.result({ ok: false, error: coded(error) });
+          ctx.output.result({ ok: false, error: errorSummary(error) });
           throw new ReportedFailure(1);
         }
         throw error;
