@@ -7,6 +7,7 @@ import { closestKey } from "../manifest/unknown-keys.js";
 import { describeValue, type ValidationIssue, type ValidationResult } from "../manifest/result.js";
 import type { XcshToolsSettingsFile } from "../manifest/xcsh-tools-settings.js";
 import { XcshToolsError, isXcshToolsError } from "./errors.js";
+import { SETTING_KEYS } from "./settings-keys.js";
 
 /** A non-fatal finding, e.g. an unknown key. */
 export interface ConfigWarning {
@@ -34,12 +35,13 @@ export function fileSource(file: string): LayerSource {
   return { label: file, id: file, file, field: (dotted) => dotted };
 }
 
-const NESTED_KEYS: Record<string, readonly string[]> = {
-  timeouts: ["factoryMs", "importMs", "gitMs", "fetchMs"],
-  output: ["color", "json"],
-  limits: ["tarballUnpackedBytes", "tarballEntries", "tarballPathLength"],
-};
-const TOP_KEYS = ["$schema", "registry", "allowScripts", "builtInTools", "timeouts", "lockWaitMs", "disabledProviders", "output", "limits", "contextWarnTokens"];
+/** The keys of a settings document and of each group, from the dotted leaves. */
+const TOP_KEYS = ["$schema", ...new Set(SETTING_KEYS.map((key) => key.split(".")[0]!))];
+const NESTED_KEYS: Record<string, string[]> = {};
+for (const key of SETTING_KEYS) {
+  const [head, tail] = key.split(".") as [string, string | undefined];
+  if (tail !== undefined) (NESTED_KEYS[head] ??= []).push(tail);
+}
 
 /** The known key closest to `key`, if it is close enough to be a typo. */
 export const suggestKey = closestKey;

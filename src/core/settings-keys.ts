@@ -62,7 +62,10 @@ export const DEFAULT_SETTINGS: XcshToolsSettings = {
   lockWaitMs: 30_000,
   disabledProviders: [],
   output: { color: "auto", json: false },
-  // Per tarball; why these values: plugins/tarball-check.ts (DEFAULT_TARBALL_LIMITS, the same).
+  // Per tarball (plugins/tarball-check.ts). The largest packages on the npm registry (native
+  // binaries for several platforms) unpack to a few hundred MB and hold tens of thousands of
+  // files, and no real path inside a package comes near 1 KB; each default leaves room above
+  // those and still refuses a 1 GB bomb.
   limits: { tarballUnpackedBytes: 512 * 1024 * 1024, tarballEntries: 100_000, tarballPathLength: 1024 },
   // A tenth of a 200k-token context window, spent before the user types anything.
   contextWarnTokens: 20_000,

@@ -28,6 +28,7 @@ import { once } from "node:events";
 import { Readable } from "node:stream";
 import { createGunzip, type Gunzip } from "node:zlib";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { DEFAULT_SETTINGS, SETTING_ENV_VARS, type SettingKey } from "../core/settings-keys.js";
 
 type Tar = typeof import("tar");
 
@@ -41,18 +42,11 @@ export interface TarballLimits {
   pathLength: number;
 }
 
-/**
- * Defaults: the largest packages on the npm registry (native binaries for several platforms)
- * unpack to a few hundred MB and hold tens of thousands of files, and no real path inside a
- * package comes near 1 KB; each default leaves room above those and still refuses a 1 GB bomb.
- */
-export const DEFAULT_TARBALL_LIMITS: TarballLimits = { unpackedBytes: 512 * 1024 * 1024, entries: 100_000, pathLength: 1024 };
-
-/** Each limit's setting and environment variable, for the hint of a refusal. */
-export const TARBALL_LIMIT_SETTINGS: Record<keyof TarballLimits, { key: string; env: string }> = {
-  unpackedBytes: { key: "limits.tarballUnpackedBytes", env: "XCSH_TOOLS_TARBALL_UNPACKED_BYTES" },
-  entries: { key: "limits.tarballEntries", env: "XCSH_TOOLS_TARBALL_ENTRIES" },
-  pathLength: { key: "limits.tarballPathLength", env: "XCSH_TOOLS_TARBALL_PATH_LENGTH" },
+/** Each limit's setting, for the hint of a refusal. */
+const TARBALL_LIMIT_SETTINGS: Record<keyof TarballLimits, SettingKey> = {
+  unpackedBytes: "limits.tarballUnpackedBytes",
+  entries: "limits.tarballEntries",
+  pathLength: "limits.tarballPathLength",
 };
 
 /** What a tarball check is told. */
@@ -67,8 +61,10 @@ export interface TarballCheckOptions {
 /** The key of pacote's options object our check reads (npm-client.ts sets it). */
 export const TARBALL_CHECK_OPTION = "xcshTarballCheck";
 
-function limitsOf(given: Partial<TarballLimits> | undefined): TarballLimits {
-  return { ...DEFAULT_TARBALL_LIMITS, ...(given ?? {}) };
+/** The limits `given`, and the `limits.*` settings' defaults for the others (core/settings-keys.ts says why those). */
+export function tarballLimitsOf(given: Partial<TarballLimits> | undefined): TarballLimits {
+  const defaults = DEFAULT_SETTINGS.limits;
+  return { unpackedBytes: defaults.tarballUnpackedBytes, entries: defaults.tarballEntries, pathLength: defaults.tarballPathLength, ...(given ?? {}) };
 }
 
 function formatBytes(n: number): string {
@@ -79,9 +75,9 @@ function formatBytes(n: number): string {
 }
 
 function tooLarge(what: string, limit: keyof TarballLimits, detail: string): XcshToolsError {
-  const setting = TARBALL_LIMIT_SETTINGS[limit];
-  return new XcshToolsError("ETARBALL_TOO_LARGE", `${what}: refused, ${detail} (setting ${setting.key})`, {
-    hint: `Nothing was installed. If you trust this package, raise "${setting.key}" in your xcsh-tools settings (xcsh-tools.json in the xcsh root) or set ${setting.env}.`,
+  const key = TARBALL_LIMIT_SETTINGS[limit];
+  return new XcshToolsError("ETARBALL_TOO_LARGE", `${what}: refused, ${detail} (setting ${key})`, {
+    hint: `Nothing was installed. If you trust this package, raise "${key}" in your xcsh-tools settings (xcsh-tools.json in the xcsh root) or set ${SETTING_ENV_VARS[key]}.`,
     exitCode: 2,
   });
 }
@@ -149,7 +145,7 @@ interface TarScan {
  * Memory stays a few chunks whatever the archive expands to.
  */
 export async function inspectTarball(tar: Tar, source: AsyncIterable<Buffer>, options: TarballCheckOptions, onChunk?: (chunk: Buffer) => Promise<void> | void): Promise<TarballSummary> {
-  const scan: TarScan = { limits: limitsOf(options.limits), what: options.what, badArchive: false, entries: 0, declared: 0, unpacked: 0, sawPackageJson: false };
+  const scan: TarScan = { limits: tarballLimitsOf(options.limits), what: options.what, badArchive: false, entries: 0, declared: 0, unpacked: 0, sawPackageJson: false };
   const what = scan.what;
   const { parser, done } = checkingParser(tar, scan);
   const feed = parserFeed(parser, scan);
