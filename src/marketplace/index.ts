@@ -23,24 +23,12 @@
  * `EFETCH_TIMEOUT`, `ENPM_FETCH`, `EUNTRUSTED_PROJECT` (project scope of a project the user does not trust).
  */
 export { type MarketplaceContext, type Scope, type PluginValidator, type ExecutableRequest } from "./context.js";
-export {
-  addMarketplace,
-  removeMarketplace,
-  updateMarketplaces,
-  listMarketplaces,
-  discoverPlugins,
-  searchPlugins,
-  listClaudeMarketplaces,
-  importClaudeMarketplaces,
-  claudeSourceToInput,
-  type MarketplaceRow,
-  type MarketplaceChangeReport,
-  type MarketplaceUpdateReport,
-  type OfferedPlugin,
-  type ClaudeMarketplaceRow,
-  type ClaudeImportRow,
-  type CatalogChanges,
-} from "./marketplaces.js";
+export { addMarketplace } from "./marketplace-add.js";
+export { removeMarketplace } from "./marketplace-remove.js";
+export { updateMarketplaces, type MarketplaceUpdateReport } from "./marketplace-update.js";
+export { type MarketplaceChangeReport, type CatalogChanges } from "./marketplace-cache.js";
+export { listMarketplaces, discoverPlugins, searchPlugins, type MarketplaceRow, type OfferedPlugin } from "./browse.js";
+export { listClaudeMarketplaces, importClaudeMarketplaces, claudeSourceToInput, type ClaudeMarketplaceRow, type ClaudeImportRow } from "./claude-marketplaces.js";
 export {
   isMarketplaceTarget,
   loadMarketplaceTargets,

@@ -12,7 +12,7 @@
 import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { semver } from "../core/npm-spec.js";
-import { XcshToolsError, errorMessage, isXcshToolsError } from "../core/errors.js";
+import { XcshToolsError, errorSummary, isXcshToolsError } from "../core/errors.js";
 import { confineStatePath } from "../core/state-places.js";
 import { pointerSegment } from "../manifest/result.js";
 import { mayNameMarketplacePlugin, splitPluginId } from "../manifest/installed-plugins.js";
@@ -98,11 +98,6 @@ function requireSpec(spec: string): { plugin: string; marketplace: string } {
     throw new XcshToolsError("EUSAGE", `"${spec}" is not name@marketplace`, { hint: "Marketplace plugins are named plugin@marketplace, e.g. hello@acme.", exitCode: 2 });
   }
   return split;
-}
-
-function coded(error: unknown): { code: string; message: string; hint?: string } {
-  if (error instanceof XcshToolsError) return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
-  return { code: "EUNEXPECTED", message: errorMessage(error) };
 }
 
 function workingSet(ctx: MarketplaceContext, state: EngineState): WorkingSet {
@@ -332,7 +327,7 @@ export async function updateMarketplacePlugins(ctx: MarketplaceContext, ids: str
         }
         adds.push(addOf(prepared));
       } catch (error) {
-        failed.push({ id, scope, error: coded(error) });
+        failed.push({ id, scope, error: errorSummary(error) });
       }
     }
     const { plan, projectList } = await finish(ctx, state, ws, warnings);
@@ -399,7 +394,7 @@ export async function outdatedMarketplacePlugins(ctx: MarketplaceContext, ids?: 
           row.reason = reasons.join("; ");
         }
       } catch (error) {
-        row.error = coded(error);
+        row.error = errorSummary(error);
         row.reason = `cannot check: ${row.error.message}`;
       }
     }

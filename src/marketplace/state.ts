@@ -9,7 +9,7 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { errorMessage } from "../core/errors.js";
+import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { confineCatalogPath } from "../core/state-places.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import type { ValidationIssue } from "../manifest/result.js";
@@ -88,6 +88,18 @@ export function findMarketplace(state: EngineState, name: string, scope?: Scope)
     if (index >= 0) return { scope: s.paths.scope, entry: s.marketplaces.marketplaces[index]!, paths: s.paths, index };
   }
   return undefined;
+}
+
+/** `findMarketplace`, or `EMARKETPLACE_NOT_FOUND` listing what is registered. */
+export function requireMarketplace(state: EngineState, name: string, scope?: Scope): FoundMarketplace {
+  const found = findMarketplace(state, name, scope);
+  if (!found) {
+    const names = allMarketplaces(state).map((m) => m.entry.name);
+    throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${name}" is not registered${scope ? ` in ${scope} scope` : ""}`, {
+      hint: names.length > 0 ? `Registered: ${names.join(", ")}.` : "Add one with xcsh-tools marketplace add <source>.",
+    });
+  }
+  return found;
 }
 
 /**

@@ -57,7 +57,7 @@ import {
   type PluginsState,
   type StateFiles,
 } from "./state.js";
-import { copyToWork, PACKED_REL, stageWork } from "./work-copy.js";
+import { copyToWork, PACKED_REL, stageWork, type WorkCopy } from "./work-copy.js";
 
 /** Options of `applyPlan`. */
 export interface ApplyOptions {
@@ -144,33 +144,60 @@ function runtimeOnly(plan: Plan, before: StateFiles, inventory: InstalledPlugin[
 
 async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin[], before: StateFiles, options: ApplyOptions): Promise<ApplyResult> {
   const progress = options.progress ?? (() => undefined);
-  const now = options.now ?? (() => new Date());
-  // The module checker starts now: its own start (the loader, the TypeBox it hands to tools, and
-  // for the validation roots its resolve hooks, and jiti when a tool may need it) overlaps
-  // copying, fetching and extracting instead of following them.
   const scratch = path.join(m.tx.dir, "validate-home");
-  // Where the child may serve the module map as packages (module-map-packages.ts), if the tree allows.
-  let shimsFolder: string | undefined;
-  const validates = plan.actions.some(needsValidation);
-  if (validates) {
-    shimsFolder = packageShimsFolder(m.tx.dir);
-    const incoming = plan.actions.flatMap((action) => (action.apply.kind === "install" ? [action.apply.resolved] : []));
-    const links = plan.actions.some((action) => action.apply.kind === "link") || inventory.some((plugin) => plugin.linked);
-    const likely = shimsFolder !== undefined && treeLikelyAllowsPackageShims(incoming, links);
-    const jiti = plan.actions.some((action) => needsValidation(action) && mayValidateWithJiti(action));
-    (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch), ...(likely ? { packageShims: shimsFolder } : {}), jiti });
-  }
+  const shimsFolder = await warmUpChecker(m, plan, inventory, options, scratch);
 
   // 1. The copy arborist works on.
   progress("Preparing a staging copy of the plugins folder");
   const copy = await copyToWork(m);
-  const work = copy.dir;
   await m.step("apply:copied");
-
   // 2. What arborist is asked to do.
-  const add: string[] = [];
-  const rmNames: string[] = [];
-  const fixDependency = new Map<string, string>();
+  const request = await arboristRequest(plan, copy, options);
+  await m.step("apply:packed");
+  // 3. npm's installer on the copy.
+  const { tree, savedDeps } = await reifyCopy(m, plan, copy, request, options);
+  // 4. Validate what arrived, in the copy.
+  const arrived = await readArrived(plan, copy);
+  await validateArrived(m, plan, arrived, { options, scratch, packageShims: shimsFolder !== undefined && treeAllowsPackageShims(tree) ? shimsFolder : undefined });
+  const { applied, runtimeLock, record } = nextInstallState(plan, inventory, before, arrived, savedDeps, options);
+  // Settings of removed plugins go with them (withoutRuntimePlugin); of others, they stay.
+  await collectPacked(copy.dir, copy.packed, record);
+
+  // 5. Back to live-relative references, then into the journal's slots.
+  await stageWork(m, copy, ["packageJson", "packageLock", "nodeModules", "packed"]);
+  await stageStateWrites(m.tx, m.paths, before, { packageJson: before.packageJson, runtimeLock, record });
+  await m.step("apply:staged");
+  progress("Committing");
+  return { plan, plugins: applied, changed: true };
+}
+
+/**
+ * Start the module checker now, when the plan validates anything: its own start (the loader, the
+ * TypeBox it hands to tools, and for the validation roots its resolve hooks, and jiti when a tool
+ * may need it) overlaps copying, fetching and extracting instead of following them. Returns
+ * where the child may serve the module map as packages (module-map-packages.ts), if the tree allows.
+ */
+async function warmUpChecker(m: Mutation, plan: Plan, inventory: InstalledPlugin[], options: ApplyOptions, scratch: string): Promise<string | undefined> {
+  if (!plan.actions.some(needsValidation)) return undefined;
+  const shimsFolder = packageShimsFolder(m.tx.dir);
+  const incoming = plan.actions.flatMap((action) => (action.apply.kind === "install" ? [action.apply.resolved] : []));
+  const links = plan.actions.some((action) => action.apply.kind === "link") || inventory.some((plugin) => plugin.linked);
+  const likely = shimsFolder !== undefined && treeLikelyAllowsPackageShims(incoming, links);
+  const jiti = plan.actions.some((action) => needsValidation(action) && mayValidateWithJiti(action));
+  (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch), ...(likely ? { packageShims: shimsFolder } : {}), jiti });
+  return shimsFolder;
+}
+
+/** The specs arborist adds and the names it removes, and dependencies to restore exactly after it saves. */
+interface ArboristRequest {
+  add: string[];
+  rm: string[];
+  fixDependency: Map<string, string>;
+}
+
+/** Translate the plan into arborist's `add` and `rm`, packing local sources into the copy. */
+async function arboristRequest(plan: Plan, copy: WorkCopy, options: ApplyOptions): Promise<ArboristRequest> {
+  const request: ArboristRequest = { add: [], rm: [], fixDependency: new Map() };
   for (const action of plan.actions) {
     const step = action.apply;
     switch (step.kind) {
@@ -179,9 +206,9 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
         if (r.spec.source === "directory" || r.spec.source === "tarball") {
           // Absolute here (arborist resolves add specs against the process cwd); it saves the
           // spec relative to the root: `file:.xcsh-tools/packed/<file>`, the same in work/ and live.
-          add.push(`${r.name}@file:${copy.packed}/${await packLocal(r.spec.parsed.fetchSpec ?? r.spec.npmSpec, r.name, r.version, r.spec.source, copy.packed, options.client)}`);
+          request.add.push(`${r.name}@file:${copy.packed}/${await packLocal(r.spec.parsed.fetchSpec ?? r.spec.npmSpec, r.name, r.version, r.spec.source, copy.packed, options.client)}`);
         } else {
-          add.push(r.spec.source === "registry" ? r.spec.npmSpec : `${r.name}@${r.spec.npmSpec}`);
+          request.add.push(r.spec.source === "registry" ? r.spec.npmSpec : `${r.name}@${r.spec.npmSpec}`);
         }
         // A reinstall replaces the package whole (arborist would keep an identical-looking one,
         // and would not run its scripts again).
@@ -189,45 +216,47 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
         break;
       }
       case "update":
-        add.push(`${action.name}@${step.spec}`);
+        request.add.push(`${action.name}@${step.spec}`);
         break;
       case "link":
-        add.push(`${action.name}@file:${step.target}`);
-        fixDependency.set(action.name, `file:${step.target}`);
+        request.add.push(`${action.name}@file:${step.target}`);
+        request.fixDependency.set(action.name, `file:${step.target}`);
         break;
       case "unlink":
-        if (step.restore.dependency === null) rmNames.push(action.name);
+        if (step.restore.dependency === null) request.rm.push(action.name);
         else {
           const dep = step.restore.dependency;
           const relativeFile = dep.startsWith("file:") && !path.isAbsolute(dep.slice(5));
           const exact = relativeFile
-            ? `file:${path.resolve(work, dep.slice(5))}` // relative to the root, not to the cwd
+            ? `file:${path.resolve(copy.dir, dep.slice(5))}` // relative to the root, not to the cwd
             : step.restore.version && !/^(file:|git|https?:|github:)/.test(dep)
               ? step.restore.version
               : dep;
-          add.push(`${action.name}@${exact}`);
-          fixDependency.set(action.name, dep);
+          request.add.push(`${action.name}@${exact}`);
+          request.fixDependency.set(action.name, dep);
         }
         break;
       case "remove":
-        rmNames.push(action.name);
+        request.rm.push(action.name);
         break;
       default:
         break;
     }
   }
-  await m.step("apply:packed");
+  return request;
+}
 
-  // 3. npm's installer on the copy.
+/** Run arborist on the copy; returns its tree and the dependencies the copy's package.json saved. */
+async function reifyCopy(m: Mutation, plan: Plan, copy: WorkCopy, request: ArboristRequest, options: ApplyOptions) {
+  const { add, rm: rmNames } = request;
   // Plugins by name, never the specs handed to arborist: those name packed tarballs in the journal.
   const touched = [...add.map((spec) => spec.slice(0, spec.indexOf("@", 1))), ...rmNames.map((n) => `-${n}`)];
-  progress(`Installing with npm's installer (${touched.length > 5 ? `${touched.slice(0, 5).join(", ")} and ${touched.length - 5} more` : touched.join(", ")})`);
+  options.progress?.(`Installing with npm's installer (${touched.length > 5 ? `${touched.slice(0, 5).join(", ")} and ${touched.length - 5} more` : touched.join(", ")})`);
   await m.step("reify:start");
-  // The validation modules load while arborist waits on the disk and the network, instead of
-  // after it.
-  if (validates) void import("./validate-installed.js").catch(() => undefined);
+  // The validation modules load while arborist waits on the disk and the network, instead of after it.
+  if (plan.actions.some(needsValidation)) void import("./validate-installed.js").catch(() => undefined);
   const Arborist = await loadArborist();
-  const arb = new Arborist({ ...npmOptions(options.client), path: work });
+  const arb = new Arborist({ ...npmOptions(options.client), path: copy.dir });
   let tree: Awaited<ReturnType<typeof arb.reify>>;
   try {
     tree = await arb.reify({ ...(add.length ? { add } : {}), ...(rmNames.length ? { rm: rmNames } : {}), save: true });
@@ -236,53 +265,62 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   }
   if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; the change was rolled back", { hint: "Nothing was changed." });
   await m.step("reify:done");
-  if (fixDependency.size > 0) await setDependencies(work, fixDependency);
+  if (request.fixDependency.size > 0) await setDependencies(copy.dir, request.fixDependency);
   const workPkg = (await readJson(copy.packageJson)) ?? {};
   if (!isRecord(workPkg.dependencies)) {
     // Arborist drops an empty `dependencies`; the host's file always has one.
     workPkg.dependencies = {};
     await writeFile(copy.packageJson, `${JSON.stringify(workPkg, null, 2)}\n`);
   }
-  const savedDeps = workPkg.dependencies as Record<string, string>;
+  return { tree, savedDeps: workPkg.dependencies as Record<string, string> };
+}
 
-  // 4. Validate what arrived, in the copy: every added or changed plugin, several at once (each
-  //    validation is a child process that imports the plugin's tools).
-  const toValidate = plan.actions.filter(needsValidation);
-  const dirs: { name: string; dir: string }[] = [];
-  // What arrived, read once: the records below are made from the same reads (validation changes no package).
-  const arrived = new Map<string, Awaited<ReturnType<typeof readInstalledPackage>> & { manifest: PluginManifest }>();
-  for (const action of toValidate) {
+/** A plugin that arrived in the copy, read once: its records are made from the same reads (validation changes no package). */
+type ArrivedPlugin = Awaited<ReturnType<typeof readInstalledPackage>> & { manifest: PluginManifest };
+
+/** Read every added or changed plugin from the copy; one npm did not produce, or without a manifest, fails. */
+async function readArrived(plan: Plan, copy: WorkCopy): Promise<Map<string, ArrivedPlugin>> {
+  const arrived = new Map<string, ArrivedPlugin>();
+  for (const action of plan.actions.filter(needsValidation)) {
     const installed = await readInstalledPackage(copy.nodeModules, action.name);
     if (!installed.pkg || installed.pkg.name !== action.name) {
       throw new XcshToolsError("EINSTALL", `npm's installer did not produce ${action.name} in node_modules${installed.problem ? ` (${installed.problem})` : ""}`, { hint: "Retry with --debug; nothing was changed." });
     }
     if (!installed.manifest) throw new XcshToolsError("EPLUGIN_INVALID", `${action.name}@${installed.version ?? "?"}: ${installed.problem ?? "no usable xcsh manifest"}`, { hint: "Run `xcsh-tools validate` on the package; nothing was changed.", exitCode: 2 });
     arrived.set(action.name, { ...installed, manifest: installed.manifest });
-    dirs.push({ name: action.name, dir: installed.dir });
   }
-  if (dirs.length > 0) {
-    progress(`Validating ${dirs.length > 5 ? `${dirs.slice(0, 5).map((d) => d.name).join(", ")} and ${dirs.length - 5} more` : dirs.map((d) => d.name).join(", ")}`);
-    const { validatePlugins } = await import("./validate-installed.js");
-    const packageShims = shimsFolder !== undefined && treeAllowsPackageShims(tree) ? shimsFolder : undefined;
-    // This process mostly waits for the child now; the boot index refresh after the commit will not.
-    void import("../boot/index.js").then((boot) => boot.preloadRefresh(), () => undefined);
-    // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
-    const reports = await validatePlugins(dirs, {
-      cwd: options.cwd,
-      ...validationRoots(options, scratch),
-      ...(packageShims ? { packageShims } : {}),
-      ...(options.builtins ? { builtins: options.builtins } : {}),
-      ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
-    });
-    for (const report of reports) {
-      if (report.errors.length > 0) {
-        const apply = toValidate.find((action) => action.name === report.name)?.apply;
-        throw validationError(report.name, report.dir, report.errors, apply?.kind === "link" ? apply.target : undefined);
-      }
-      await m.step(`validate:${report.name}`);
-    }
-  }
+  return arrived;
+}
 
+/** Validate the arrived plugins, several at once (each validation is a child process that imports the plugin's tools). */
+async function validateArrived(m: Mutation, plan: Plan, arrived: Map<string, ArrivedPlugin>, how: { options: ApplyOptions; scratch: string; packageShims: string | undefined }): Promise<void> {
+  const dirs = [...arrived].map(([name, installed]) => ({ name, dir: installed.dir }));
+  if (dirs.length === 0) return;
+  const { options, packageShims } = how;
+  options.progress?.(`Validating ${dirs.length > 5 ? `${dirs.slice(0, 5).map((d) => d.name).join(", ")} and ${dirs.length - 5} more` : dirs.map((d) => d.name).join(", ")}`);
+  const { validatePlugins } = await import("./validate-installed.js");
+  // This process mostly waits for the child now; the boot index refresh after the commit will not.
+  void import("../boot/index.js").then((boot) => boot.preloadRefresh(), () => undefined);
+  // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
+  const reports = await validatePlugins(dirs, {
+    cwd: options.cwd,
+    ...validationRoots(options, how.scratch),
+    ...(packageShims ? { packageShims } : {}),
+    ...(options.builtins ? { builtins: options.builtins } : {}),
+    ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
+  });
+  for (const report of reports) {
+    if (report.errors.length > 0) {
+      const apply = plan.actions.find((action) => action.name === report.name)?.apply;
+      throw validationError(report.name, report.dir, report.errors, apply?.kind === "link" ? apply.target : undefined);
+    }
+    await m.step(`validate:${report.name}`);
+  }
+}
+
+/** The runtime lock, install record and report after the plan, from what arrived. */
+function nextInstallState(plan: Plan, inventory: InstalledPlugin[], before: StateFiles, arrived: Map<string, ArrivedPlugin>, savedDeps: Record<string, string>, options: ApplyOptions) {
+  const now = options.now ?? (() => new Date());
   const applied: AppliedPlugin[] = [];
   let runtimeLock = before.runtimeLock;
   let record: InstallRecord = before.record;
@@ -297,25 +335,16 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
       continue;
     }
     const installed = arrived.get(action.name)!; // every plugin that stays was read and checked above
-
     // Runtime state: kept unless the spec asked otherwise (plan.ts), checked against what arrived.
     const selection = action.apply.kind === "install" ? action.apply.resolved.spec.features : null;
     const stored = current?.runtime?.enabledFeatures;
-    const features = action.apply.kind === "install" ? nextFeatures(action.name, installed.manifest, selection, current ? (stored ?? null) : undefined).features : nextFeatures(action.name, installed.manifest, null, current ? (stored ?? null) : undefined).features;
+    const { features } = nextFeatures(action.name, installed.manifest, selection, current ? (stored ?? null) : undefined);
     runtimeLock = withRuntimePlugin(runtimeLock, action.name, { version: installed.version, enabledFeatures: features, enabled: runtimeEnabled(current?.runtime) });
     const scriptsRan = options.client.allowScripts && installed.scripts.length > 0;
     record = withRecordEntry(record, action.name, recordFor(action, current, installed.scripts, scriptsRan, now().toISOString(), savedDeps[action.name]));
     applied.push({ name: action.name, type: action.type, version: installed.version, scripts: installed.scripts, scriptsRan });
   }
-  // Settings of removed plugins go with them (withoutRuntimePlugin); of others, they stay.
-  await collectPacked(work, copy.packed, record);
-
-  // 5. Back to live-relative references, then into the journal's slots.
-  await stageWork(m, copy, ["packageJson", "packageLock", "nodeModules", "packed"]);
-  await stageStateWrites(m.tx, m.paths, before, { packageJson: before.packageJson, runtimeLock, record });
-  await m.step("apply:staged");
-  progress("Committing");
-  return { plan, plugins: applied, changed: true };
+  return { applied, runtimeLock, record };
 }
 
 function recordFor(action: PlanAction, current: InstalledPlugin | undefined, scripts: string[], scriptsRan: boolean, installedAt: string, saved: string | undefined): InstallRecordEntry {

@@ -29,7 +29,7 @@ import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
 import { validatePluginsPackageJson } from "../manifest/plugins-package.js";
 import { pointer, type ValidationResult } from "../manifest/result.js";
 import { validateRuntimeLock } from "../manifest/runtime-lock.js";
-import { prepareSettingsCheck, validateSettingsFile } from "../core/config.js";
+import { prepareSettingsCheck, validateSettingsFile } from "../core/settings-check.js";
 import type { ValidateRun } from "./run.js";
 import { HOST_DIFFERENCES, describeStemCollision, filesOnlyTheHostLoads, folderWithoutIndex, hostToolFiles, stemCollisions } from "./host-differences.js";
 
