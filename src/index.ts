@@ -46,7 +46,24 @@ export type {
 } from "./discovery/index.js";
 export { discoverAndLoadCustomTools } from "./host/discover.js";
 // Boot index: what is installed, answered without scanning or importing plugin code when fresh.
-export { checkBootIndex, listInstalledTools, refreshBootIndex } from "./boot/index.js";
+import type { BootIndexCheck, BootIndexOptions, BootRefreshReport, InstalledToolsList, ListInstalledToolsOptions } from "./boot/index.js";
+/*
+ * Loaded on the first call, like `listInstalledComponents` below: a host's boot imports this
+ * module for `discoverAndLoadCustomTools` (boot/discover.ts) and never asks for these.
+ */
+const bootIndex = () => import("./boot/index.js");
+/** Whether the boot index answers, without changing anything (boot/check.ts). */
+export async function checkBootIndex(options: BootIndexOptions = {}): Promise<BootIndexCheck> {
+  return (await bootIndex()).checkBootIndex(options);
+}
+/** What a host would load at boot, without importing plugin code here (boot/installed-tools.ts). */
+export async function listInstalledTools(options: ListInstalledToolsOptions = {}): Promise<InstalledToolsList> {
+  return (await bootIndex()).listInstalledTools(options);
+}
+/** Rebuild the boot index after a change (boot/refresh.ts). */
+export async function refreshBootIndex(options: BootIndexOptions & { validate?: boolean } = {}): Promise<BootRefreshReport> {
+  return (await bootIndex()).refreshBootIndex(options);
+}
 import type { InstalledComponentsList, ListInstalledComponentsOptions } from "./components/library.js";
 /**
  * Every installed plugin's components (components/library.ts). Loaded on the first call: the
