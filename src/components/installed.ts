@@ -131,6 +131,21 @@ function nameTools(components: Component[], tools: readonly KnownTool[] | undefi
 }
 
 /**
+ * `plugins` with their tool components named and priced by the tools the boot index knows (the
+ * scan finds tools by file; names, descriptions and schemas come from importing them). Pure:
+ * the inventory from the boot index is kept by file, and named at answer time with the records
+ * of that moment.
+ */
+export function withKnownTools(plugins: readonly InstalledPluginComponents[], tools: readonly KnownTool[] | undefined): InstalledPluginComponents[] {
+  if (!tools || tools.length === 0) return [...plugins];
+  return plugins.map((p) => {
+    if (!p.components.some((c) => c.kind === "tool")) return p;
+    const components = nameTools(p.components, tools);
+    return { ...p, components, cost: costOf(components) };
+  });
+}
+
+/**
  * The component readers (frontmatter YAML, schemas) load when a plugin is actually read: `tools`
  * asks only about plugins that brought no tools, usually none, and must not pay for them.
  */
