@@ -2,7 +2,9 @@
  * The boot index (issue 7): what discovery found and what each tool entry exports, kept in
  * `<xcshHome>/plugins/.xcsh-tools/boot-index.json` (the views, all a boot reads) and
  * `boot-modules.json` (the module records; format.ts) so that a host boots without scanning and
- * `xcsh-tools tools` answers without importing plugin code.
+ * `xcsh-tools tools` answers without importing plugin code; and what installed plugins bring
+ * besides tools, in `boot-components.json` (components.ts), so that `listInstalledComponents`,
+ * `list` and `show` answer without reading plugin folders. What follows is about the first two.
  *
  * Freshness key. An index answers one question — "which tool paths and discovery errors for
  * (home, cwd, configuredPaths, providers, trusted)" — and records every input that answer was computed
