@@ -206,8 +206,9 @@ export async function collectInstalledComponents(options: CollectOptions): Promi
   const place = placeOf("npm-plugin", { roots: options.roots });
   for (const name of deps) {
     const dir = path.join(paths.pluginsNodeModules, name);
-    if (options.skipRoot?.(dir)) continue;
     if (!/^(?:@[^/@\s]+\/)?[^/@\s.][^/\s]*$/.test(name) || !isPathInside(path.resolve(dir), place)) continue;
+    // After the name check: `skipRoot` sees exactly the roots a full read lists (the boot index compares them).
+    if (options.skipRoot?.(dir)) continue;
     const pj = readJson(path.join(dir, "package.json"));
     const { scan, manifest, schema } = await readers();
     const picked = isRecord(pj) ? manifest.pickManifest(pj) : undefined;
