@@ -265,7 +265,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
     const { validatePlugins } = await import("./validate-installed.js");
     const packageShims = shimsFolder !== undefined && treeAllowsPackageShims(tree) ? shimsFolder : undefined;
     // This process mostly waits for the child now; the boot index refresh after the commit will not.
-    void import("../boot/index.js").then((boot) => boot.preloadRefresh(), () => undefined);
+    void import("../boot/refresh.js").then((boot) => boot.preloadRefresh(), () => undefined);
     // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
     const reports = await validatePlugins(dirs, {
       cwd: options.cwd,
