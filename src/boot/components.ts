@@ -141,7 +141,7 @@ async function scanView(options: ComponentIndexOptions, key: ComponentViewKey): 
   const inputs = [...state, ...walked, ...(await captureFingerprints(extras.requests))];
   const view: ComponentView = { key, builtAt: new Date().toISOString(), inputs, plugins };
   if (walk.incomplete) return { view, consistent: false, why: walk.incomplete };
-  if (!sameRoots(roots, plugins.map((p) => p.root))) return { view, consistent: false, why: "the installed plugins changed while they were read" };
+  if (!sameRoots(roots, plugins.map((p) => path.resolve(p.root)))) return { view, consistent: false, why: "the installed plugins changed while they were read" };
   if (extras.uncovered.length > 0 && JSON.stringify(await scan()) !== JSON.stringify(plugins)) return { view, consistent: false, why: "a plugin changed while it was read" };
   return { view, consistent: true };
 }
