@@ -46,17 +46,34 @@ export type {
 } from "./discovery/index.js";
 export { discoverAndLoadCustomTools } from "./boot/discover-and-load.js";
 // Boot index: what is installed, answered without scanning or importing plugin code when fresh.
-export { checkBootIndex, listInstalledTools, refreshBootIndex } from "./boot/index.js";
-import type { InstalledComponentsList, ListInstalledComponentsOptions } from "./components/library.js";
+import type { BootIndexCheck, BootIndexOptions, BootRefreshReport, InstalledToolsList, ListInstalledToolsOptions } from "./boot/index.js";
+/*
+ * Loaded on the first call, like `listInstalledComponents` below: a host's boot imports this
+ * module for `discoverAndLoadCustomTools` (boot/discover.ts) and never asks for these.
+ */
+const bootIndex = () => import("./boot/index.js");
+/** Whether the boot index answers, without changing anything (boot/check.ts). */
+export async function checkBootIndex(options: BootIndexOptions = {}): Promise<BootIndexCheck> {
+  return (await bootIndex()).checkBootIndex(options);
+}
+/** What a host would load at boot, without importing plugin code here (boot/installed-tools.ts). */
+export async function listInstalledTools(options: ListInstalledToolsOptions = {}): Promise<InstalledToolsList> {
+  return (await bootIndex()).listInstalledTools(options);
+}
+/** Rebuild the boot index after a change (boot/refresh.ts). */
+export async function refreshBootIndex(options: BootIndexOptions & { validate?: boolean } = {}): Promise<BootRefreshReport> {
+  return (await bootIndex()).refreshBootIndex(options);
+}
+import type { InstalledComponentsList, ListInstalledComponentsOptions } from "./boot/components-library.js";
 /**
- * Every installed plugin's components (components/library.ts). Loaded on the first call: the
+ * Every installed plugin's components (boot/components-library.ts). Loaded on the first call: the
  * component readers (YAML, their schemas) must not weigh on a host's boot, which imports this
  * module and never asks for them.
  */
 export async function listInstalledComponents(options: ListInstalledComponentsOptions = {}): Promise<InstalledComponentsList> {
-  return (await import("./components/library.js")).listInstalledComponents(options);
+  return (await import("./boot/components-library.js")).listInstalledComponents(options);
 }
-export type { InstalledComponentsList, ListInstalledComponentsOptions } from "./components/library.js";
+export type { InstalledComponentsList, ListInstalledComponentsOptions } from "./boot/components-library.js";
 export type { InstalledPluginComponents } from "./components/installed.js";
 export type { Component as PluginComponent, ComponentCost, ComponentExec, ComponentIssue, ComponentKind, PluginRootKind } from "./components/types.js";
 export type {

@@ -20,7 +20,7 @@
 import path from "node:path";
 import { projectFolder, resolveRoots } from "../core/paths.js";
 import { decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
-import { discoverWithBootIndex } from "./index.js";
+import { discoverWithBootIndex } from "./discover.js";
 import { discoverToolPaths } from "../discovery/index.js";
 import { loadCustomTools } from "../host/loader.js";
 import type { DiscoverCustomToolsOptions } from "../core/host-options.js";

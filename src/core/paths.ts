@@ -214,6 +214,8 @@ export function xcshPaths(roots: XcshRoots) {
     bootIndex: path.join(ours, "boot-index.json"),
     /** The boot index's module records, apart: a boot never reads them, `tools` does. */
     bootModules: path.join(ours, "boot-modules.json"),
+    /** The boot index's component inventory of installed plugins: read by `listInstalledComponents`, `list`, `show`. */
+    bootComponents: path.join(ours, "boot-components.json"),
     /** The user's record of trusted projects (core/trust.ts): user state, never a project's. */
     trustedProjects: path.join(ours, "trusted-projects.json"),
     claudeRoot: path.join(roots.home, ".claude"),

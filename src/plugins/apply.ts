@@ -300,7 +300,7 @@ async function validateArrived(m: Mutation, plan: Plan, arrived: Map<string, Arr
   options.progress?.(`Validating ${dirs.length > 5 ? `${dirs.slice(0, 5).map((d) => d.name).join(", ")} and ${dirs.length - 5} more` : dirs.map((d) => d.name).join(", ")}`);
   const { validatePlugins } = await import("./validate-installed.js");
   // This process mostly waits for the child now; the boot index refresh after the commit will not.
-  void import("../boot/index.js").then((boot) => boot.preloadRefresh(), () => undefined);
+  void import("../boot/refresh.js").then((boot) => boot.preloadRefresh(), () => undefined);
   // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
   const reports = await validatePlugins(dirs, {
     cwd: options.cwd,

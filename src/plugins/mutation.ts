@@ -210,7 +210,7 @@ export async function readStateForQuery(world: MutationWorld): Promise<PluginsSt
 async function refreshBoot(world: MutationWorld): Promise<void> {
   try {
     // Lazy: only a committed mutation pays for loading the boot module.
-    const { refreshBootIndex } = await import("../boot/index.js");
+    const { refreshBootIndex } = await import("../boot/refresh.js");
     await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}) });
   } catch (error) {
     world.onWarning?.(`The change was made, but the boot index could not be refreshed: ${errorMessage(error)} (the host rebuilds it at its next start)`);

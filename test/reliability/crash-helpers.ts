@@ -13,7 +13,7 @@
  *   them stale by the dead pid (never by age) and removes them. The lock carries no state. That a
  *   stale lock never blocks is checked separately: the next mutation succeeds at once with
  *   `lockWaitMs: 0` (`assertLockFree`).
- * - `<ours>/boot-index.json`, `<ours>/boot-modules.json` — the boot index is a cache whose every view records signatures
+ * - `<ours>/boot-index.json`, `<ours>/boot-modules.json`, `<ours>/boot-components.json` — the boot index is a cache whose every view records signatures
  *   (inode, size, mtime) of the files it was computed from, so two correct indexes of one state
  *   differ in bytes. What matters is that it agrees with the state: `doctorProblems` requires
  *   doctor's boot index check to say "fresh" (every recorded input unchanged) after recovery.
@@ -185,7 +185,7 @@ export async function snapshotState(w: FixedWorld): Promise<StateSnapshot> {
   const skip = (rel: string, name: string, parentRel: string): boolean => {
     if (rel === "home/.npm") return true;
     if (parentRel === path.relative(w.root, w.ours)) {
-      if (name === "lock" || name.startsWith("lock.break-") || /^\.lock\..*\.tmp$/.test(name) || name === "boot-index.json" || name === "boot-modules.json" || name === "transpile") return true;
+      if (name === "lock" || name.startsWith("lock.break-") || /^\.lock\..*\.tmp$/.test(name) || name === "boot-index.json" || name === "boot-modules.json" || name === "boot-components.json" || name === "transpile") return true;
     }
     return false;
   };

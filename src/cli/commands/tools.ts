@@ -47,7 +47,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const context = getContext(command);
       await checkFlags(options, context);
       // The boot module loads while the trust decision is made (a terminal question may wait).
-      const [projectTrust, { listInstalledTools }] = await Promise.all([context.projectTrusted(), import("../../boot/index.js")]);
+      const [projectTrust, { listInstalledTools }] = await Promise.all([context.projectTrusted(), import("../../boot/installed-tools.js")]);
       const result = await listInstalledTools({
         cwd: context.cwd,
         projectTrust,
