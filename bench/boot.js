@@ -14,102 +14,31 @@
  * 3. query  `xcsh-tools tools --json` against `node -e 0` (whole processes), 200 tools installed.
  *
  * Times are in-process (from the child's first line to its last tool) for boots, and whole-process
- * wall time for the query. The current sources are compiled into
- * node_modules/.cache/xcsh-tools-bench (never into dist/, which tests rebuild concurrently), and
- * the query runs bin/xcsh-tools.js's one-line shim from there.
+ * wall time for the query. The sources are built as `npm run build` builds them, into
+ * node_modules/.cache/xcsh-tools-bench (bench/lib/build.js), and the query runs the bin shim from
+ * there. Each figure is printed with its ratio to the target's base: boot <= 1.0x the floor
+ * (Bun: the native .ts loop), `tools --json` <= 2.5x `-e 0` (Bun: 3x).
  *
  *   node bench/boot.js
  *   RUNS=7 SCALE=10,200,1000 BENCH_ONLY=boot,scale,query node bench/boot.js
- *   BENCH_SOURCE=HEAD node bench/boot.js      (compile a commit, e.g. HEAD, instead of the work tree)
- *   BENCH_SOURCE_DIR=/tmp/x node bench/boot.js (compile the src/ and tsconfig*.json in that folder)
- *
- * Node 22, Node 24 and Bun come from $XCSH_TOOLS_TEST_NODE22 / $XCSH_TOOLS_TEST_NODE24 /
- * $XCSH_TOOLS_TEST_BUN, else from where .ci/run installs them (.ci/runtimes/node_modules/.bin and
- * .ci/runtimes/node24/node_modules/.bin); a missing one is reported and skipped.
+ *   BENCH_SOURCE=HEAD~3 node bench/boot.js     (also a baseline commit, interleaved in the same run)
+ *   BENCH_SOURCE_DIR=/tmp/x node bench/boot.js (build the sources in that folder, not the work tree)
+ *   BENCH_RUNTIMES=node22,node24 node bench/boot.js (bench/lib/runtimes.js)
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { buildAll, repo } from "./lib/build.js";
 import { writeBenchFixture } from "./lib/fixtures.js";
+import { findRuntimes } from "./lib/runtimes.js";
+import { timeProcessClocks } from "./lib/time.js";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = Number(process.env.RUNS ?? 5);
 const SCALE = (process.env.SCALE ?? "10,200,1000").split(",").map(Number);
 const ONLY = new Set((process.env.BENCH_ONLY ?? "boot,scale,query").split(","));
 const TOOLS_PER_PLUGIN = 5;
 const CHILD = path.join(repo, "bench", "lib", "boot-child.js");
-
-// ---------------------------------------------------------------------------------------------
-// The build under test.
-
-const buildRoot = path.join(repo, "node_modules", ".cache", "xcsh-tools-bench");
-
-function build() {
-  rmSync(buildRoot, { recursive: true, force: true });
-  mkdirSync(buildRoot, { recursive: true });
-  let project = repo;
-  const rev = process.env.BENCH_SOURCE;
-  if (process.env.BENCH_SOURCE_DIR) {
-    project = path.resolve(process.env.BENCH_SOURCE_DIR);
-  } else if (rev) {
-    project = path.join(buildRoot, "src-rev");
-    mkdirSync(project, { recursive: true });
-    const archive = execFileSync("git", ["archive", rev, "src", "tsconfig.json", "tsconfig.build.json"], { cwd: repo, maxBuffer: 256 * 1024 * 1024 });
-    execFileSync("tar", ["-x", "-C", project], { input: archive });
-  }
-  const outDir = path.join(buildRoot, "dist");
-  const tsc = path.join(repo, "node_modules", "typescript", "bin", "tsc");
-  const args = [tsc, "-p", path.join(project, "tsconfig.build.json"), "--outDir", outDir, "--declaration", "false", "--sourceMap", "false"];
-  const result = spawnSync(process.execPath, args, { cwd: project, encoding: "utf8" });
-  if (!existsSync(path.join(outDir, "index.js"))) throw new Error(`bench: tsc emitted nothing:\n${result.stdout}${result.stderr}`);
-  if (result.status !== 0) console.log(`(tsc reported type errors in the ${project === repo ? "work tree" : project} sources; benchmarking what it emitted)`);
-  // As `npm run build` does for what a boot or a query loads: TypeBox for our schemas, and the
-  // validation child a query may start (a revision from before the bundled TypeBox has no
-  // manifest/typebox.js). npm's libraries, which neither loads, are left as packages.
-  if (existsSync(path.join(outDir, "manifest", "typebox.js"))) {
-    execFileSync(process.execPath, [path.join(repo, "scripts", "bundle-typebox.mjs"), outDir], { stdio: "inherit" });
-    execFileSync(process.execPath, [path.join(repo, "scripts", "bundle-child.mjs"), outDir], { stdio: "inherit" });
-  }
-  // What dist/ finds around itself in a package: its package.json, templates, the bin shim.
-  copyFileSync(path.join(repo, "package.json"), path.join(buildRoot, "package.json"));
-  mkdirSync(path.join(buildRoot, "bin"), { recursive: true });
-  copyFileSync(path.join(repo, "bin", "xcsh-tools.js"), path.join(buildRoot, "bin", "xcsh-tools.js"));
-  return {
-    library: path.join(outDir, "index.js"),
-    bootModule: existsSync(path.join(outDir, "boot", "index.js")) ? path.join(outDir, "boot", "index.js") : undefined,
-    bin: path.join(buildRoot, "bin", "xcsh-tools.js"),
-    source: process.env.BENCH_SOURCE_DIR
-      ? `sources in ${project}`
-      : rev
-        ? `${rev} (${execFileSync("git", ["rev-parse", "--short", rev], { cwd: repo, encoding: "utf8" }).trim()})`
-        : "work tree",
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Runtimes.
-
-function probe(command) {
-  const r = spawnSync(command, ["--version"], { encoding: "utf8" });
-  return r.status === 0 ? r.stdout.trim() : undefined;
-}
-
-function findRuntimes() {
-  const found = [{ id: "node", label: `Node ${process.version}`, command: process.execPath }];
-  for (const [id, name, envVar, bin] of [
-    ["node22", "Node", "XCSH_TOOLS_TEST_NODE22", "node_modules/.bin/node"],
-    ["node24", "Node", "XCSH_TOOLS_TEST_NODE24", "node24/node_modules/.bin/node"],
-    ["bun", "Bun", "XCSH_TOOLS_TEST_BUN", "node_modules/.bin/bun"],
-  ]) {
-    const command = process.env[envVar] || path.join(repo, ".ci", "runtimes", ...bin.split("/"));
-    const version = existsSync(command) ? probe(command) : undefined;
-    if (version) found.push({ id, label: `${name} ${version}`, command });
-    else console.log(`(${id} not found at ${command}: skipped; see .ci/run for how it installs the runtimes)`);
-  }
-  return found;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Measuring.
@@ -133,14 +62,11 @@ function boot(runtime, job, fx) {
   return JSON.parse(r.stdout.trim().split("\n").pop());
 }
 
-/** A whole process, wall clock. */
+/** A whole process: wall and CPU clocks (bench/lib/time.js). */
 function wall(command, args, fx, check) {
-  const started = process.hrtime.bigint();
-  const r = spawnSync(command, args, { cwd: fx.cwd, env: childEnv(fx), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
-  if (r.status !== 0) throw new Error(`bench: ${command} ${args.join(" ")} failed (${r.status}):\n${r.stdout}${r.stderr}`);
+  const r = timeProcessClocks(command, args, { cwd: fx.cwd, env: childEnv(fx) });
   check?.(r.stdout);
-  return elapsed;
+  return r;
 }
 
 function fixture(work, tools) {
@@ -160,13 +86,18 @@ const loopJob = (mode, fx) => ({ mode, files: mode === "floor" ? fx.jsFiles : fx
 const CLOCKS = ["total", "call", "cpuCall"];
 const ALL_CLOCKS = [...CLOCKS, "cpuTotal"];
 
-/** first boot, warm boot, floor (and the native .ts loop under Bun), interleaved per repetition; medians per clock. */
-function measureBoots(built, runtime, fx, installer, runs) {
-  const samples = { first: [], warm: [], floor: [], native: [] };
+/**
+ * For each build: first boot, warm boot; once per repetition the floor (and the native .ts loop
+ * under Bun); every build and the floor interleaved per repetition. Medians per clock.
+ */
+function measureBoots(builds, runtime, fx, installer, runs) {
+  const samples = { floor: [], native: [], ...Object.fromEntries(builds.map((_, i) => [`first${i}`, []]).concat(builds.map((_, i) => [`warm${i}`, []]))) };
   for (let run = 0; run < runs; run++) {
-    afterInstall(built, fx, installer);
-    samples.first.push(boot(runtime, oursJob(built, fx), fx));
-    samples.warm.push(boot(runtime, oursJob(built, fx), fx));
+    builds.forEach((built, i) => {
+      afterInstall(built, fx, installer);
+      samples[`first${i}`].push(boot(runtime, oursJob(built, fx), fx));
+      samples[`warm${i}`].push(boot(runtime, oursJob(built, fx), fx));
+    });
     samples.floor.push(boot(runtime, loopJob("floor", fx), fx));
     if (runtime.id === "bun") samples.native.push(boot(runtime, loopJob("native", fx), fx));
   }
@@ -179,25 +110,33 @@ function measureBoots(built, runtime, fx, installer, runs) {
 
 const CLOCK_LABELS = { total: "whole boot", call: "the call", cpuCall: "call, cpu" };
 
-function printBoots(runtime, m) {
-  console.log(`  ${runtime.label}`);
+/** The target a boot is held to: the floor on Node, the native .ts loop on Bun (issue 32). */
+const bootBase = (runtime, m) => (m.native ? "native" : "floor");
+
+function printBoots(runtime, m, builds) {
+  console.log(`  ${runtime.label}   (target: first and warm boot <= 1.00x the ${m.native ? "native .ts loop" : "floor"})`);
   for (const clock of CLOCKS) {
-    const cell = (phase, base) => `${ms(m[phase][clock]).padStart(8)} ${ratio(m[phase][clock], m[base][clock]).padStart(6)}`;
-    let line = `    ${CLOCK_LABELS[clock].padEnd(11)} floor ${ms(m.floor[clock]).padStart(8)}   first boot ${cell("first", "floor")}   warm boot ${cell("warm", "floor")}`;
-    if (m.native) line += `   | native .ts loop ${ms(m.native[clock]).padStart(8)}: first ${ratio(m.first[clock], m.native[clock])}, warm ${ratio(m.warm[clock], m.native[clock])}`;
+    const base = bootBase(runtime, m);
+    let line = `    ${CLOCK_LABELS[clock].padEnd(11)} floor ${ms(m.floor[clock]).padStart(8)}`;
+    if (m.native) line += `   native .ts loop ${ms(m.native[clock]).padStart(8)}`;
     console.log(line);
+    builds.forEach((built, i) => {
+      const cell = (phase) => `${ms(m[phase][clock]).padStart(8)} ${ratio(m[phase][clock], m[base][clock]).padStart(6)}`;
+      console.log(`      ${built.label.padEnd(22)} first boot ${cell(`first${i}`)}   warm boot ${cell(`warm${i}`)}`);
+    });
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-const built = build();
+const builds = buildAll("xcsh-tools-bench");
+const built = builds[0];
 const runtimes = findRuntimes();
 const installer = runtimes[0];
 const work = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-boot-"));
-const results = { machine: { cores: os.cpus().length, platform: `${os.platform()} ${os.arch()}` }, source: built.source, runtimes: runtimes.map((r) => r.label), boot: {}, scale: {}, query: {} };
+const results = { machine: { cores: os.cpus().length, platform: `${os.platform()} ${os.arch()}` }, source: builds.map((b) => b.label), runtimes: runtimes.map((r) => r.label), boot: {}, scale: {}, query: {} };
 const load = () => os.loadavg()[0].toFixed(1);
-console.log(`boot benchmarks: ${built.source}, ${os.cpus().length} cores, load average ${load()}, median of ${RUNS}; first boot after install = ${built.bootModule ? "refreshBootIndex (as an install runs it)" : "empty transpile cache"}`);
+console.log(`boot benchmarks: ${builds.map((b) => b.label).join(" vs ")}, ${os.cpus().length} cores, load average ${load()}, median of ${RUNS}; first boot after install = ${built.bootModule ? "refreshBootIndex (as an install runs it)" : "empty transpile cache"}`);
 
 try {
   const fx200 = fixture(work, 200);
@@ -205,9 +144,9 @@ try {
   if (ONLY.has("boot")) {
     console.log(`\n1. boot: ${fx200.tsFiles.length} TypeScript tools in ${fx200.tsFiles.length / TOOLS_PER_PLUGIN} npm plugins, discoverAndLoadCustomTools vs the floor (import() of the same tools pre-built as .js)`);
     for (const runtime of runtimes) {
-      const m = measureBoots(built, runtime, fx200, installer, RUNS);
+      const m = measureBoots(builds, runtime, fx200, installer, RUNS);
       results.boot[runtime.id] = m;
-      printBoots(runtime, m);
+      printBoots(runtime, m, builds);
     }
     console.log("  (whole boot: from the process's first line, TypeBox and the xcsh-tools library imported inside the clock;\n   the call: discoverAndLoadCustomTools alone vs the import loop alone, both imported beforehand as in a running host)");
   }
@@ -218,7 +157,10 @@ try {
     console.log(`\n2. scale: ${sizes.join(", ")} tools (median of ${scaleRuns}); ms per tool, and marginal ms per added tool between sizes`);
     const fixtures = new Map(sizes.map((n) => [n, n === 200 ? fx200 : fixture(work, n)]));
     for (const runtime of runtimes.filter((r) => r.id !== "node22" && r.id !== "node24")) {
-      const rows = sizes.map((n) => ({ n, ...measureBoots(built, runtime, fixtures.get(n), installer, scaleRuns) }));
+      const rows = sizes.map((n) => {
+        const m = measureBoots([built], runtime, fixtures.get(n), installer, scaleRuns);
+        return { n, first: m.first0, warm: m.warm0, floor: m.floor };
+      });
       results.scale[runtime.id] = rows;
       console.log(`  ${runtime.label}`);
       for (const [clock, label] of [["total", "wall"], ["cpuTotal", "cpu"]]) {
@@ -252,16 +194,28 @@ try {
       if (doc.tools.length !== fx200.tsFiles.length || doc.errors.length !== 0) throw new Error(`bench: tools --json listed ${doc.tools.length} tools and ${doc.errors.length} errors`);
     };
     for (const runtime of runtimes) {
-      const samples = { empty: [], first: [], warm: [] };
+      const samples = { empty: [], ...Object.fromEntries(builds.flatMap((_, i) => [[`first${i}`, []], [`warm${i}`, []]])) };
       for (let run = 0; run < RUNS; run++) {
-        afterInstall(built, fx200, installer);
-        samples.first.push(wall(runtime.command, [built.bin, "tools", "--json"], fx200, check));
-        samples.warm.push(wall(runtime.command, [built.bin, "tools", "--json"], fx200, check));
+        builds.forEach((b, i) => {
+          afterInstall(b, fx200, installer);
+          samples[`first${i}`].push(wall(runtime.command, [b.bin, "tools", "--json"], fx200, check));
+          samples[`warm${i}`].push(wall(runtime.command, [b.bin, "tools", "--json"], fx200, check));
+        });
         samples.empty.push(wall(runtime.command, ["-e", "0"], fx200));
       }
-      const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+      const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { wall: median(v.map((x) => x.wall)), cpu: v[0].cpu === undefined ? undefined : median(v.map((x) => x.cpu)) }]));
       results.query[runtime.id] = m;
-      console.log(`  ${runtime.label.padEnd(14)} -e 0 ${ms(m.empty)}   tools --json after install ${ms(m.first)} (${ratio(m.first, m.empty)})   again ${ms(m.warm)} (${ratio(m.warm, m.empty)})`);
+      const target = runtime.id === "bun" ? 3 : 2.5;
+      const cpu = (x) => (x.cpu === undefined ? "" : `, cpu ${ms(x.cpu)}`);
+      console.log(`  ${runtime.label.padEnd(14)} -e 0 ${ms(m.empty.wall)}${cpu(m.empty)}   (target: tools --json <= ${target.toFixed(2)}x; ratios wall / cpu)`);
+      builds.forEach((b, i) => {
+        const cell = (phase) => {
+          const x = m[phase];
+          const ratios = `${ratio(x.wall, m.empty.wall)}${x.cpu === undefined ? "" : ` / ${ratio(x.cpu, m.empty.cpu)}`}`;
+          return `${ms(x.wall)}${cpu(x)} (${ratios}${x.wall / m.empty.wall <= target ? "" : " over"})`;
+        };
+        console.log(`      ${b.label.padEnd(22)} tools --json after install ${cell(`first${i}`)}   again ${cell(`warm${i}`)}`);
+      });
     }
   }
   console.log(`\n(load average at the end: ${load()}; figures taken on a busy machine vary from run to run, their ratios much less)`);

@@ -2,7 +2,10 @@
 /**
  * Benchmark: `xcsh-tools install` of 20 plugins versus `npm install` of the same 20 packages from
  * the same local Verdaccio, cold (empty npm cache) and warm (the cache the cold run filled), each
- * run in fresh temp folders. Prints absolute times (median of RUNS) and the ratio ours / npm.
+ * run in fresh temp folders, under every runtime of bench/lib/runtimes.js but Bun (npm's CLI is
+ * run by the same runtime). Prints absolute times (median of RUNS; wall and CPU) and the ratio
+ * ours / npm, whose target is <= 1.0x. The build is made as `npm run build` makes it, into
+ * node_modules/.cache (bench/lib/build.js); `BENCH_SOURCE=<rev>` adds that revision, interleaved.
  *
  * Two shapes of plugins, side by side in one run:
  * - shared: every plugin depends on one shared library (21 packages; arborist meets that
@@ -16,18 +19,19 @@
  * own cache folder and libraries); we additionally validate every plugin (tools loaded in a child
  * process) and commit through the journal, which npm does not do.
  *
- *   node bench/install.js            (builds dist/ first if it is missing)
- *   RUNS=5 PLUGINS=20 SHAPES=shared,own LATENCY_MS=0,40 node bench/install.js
+ *   node bench/install.js
+ *   RUNS=5 PLUGINS=20 SHAPES=shared,own LATENCY_MS=0,40 BENCH_RUNTIMES=node22,node24 node bench/install.js
+ *   BENCH_SOURCE=HEAD~3 node bench/install.js
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createJiti } from "jiti";
-import { timeProcess } from "./lib/time.js";
+import { buildAll, repo } from "./lib/build.js";
+import { findRuntimes } from "./lib/runtimes.js";
+import { timeProcessClocks } from "./lib/time.js";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = Number(process.env.RUNS ?? 3);
 const COUNT = Number(process.env.PLUGINS ?? 20);
 const SHAPES = (process.env.SHAPES ?? "shared,own").split(",").filter(Boolean);
@@ -35,9 +39,10 @@ const LATENCIES = (process.env.LATENCY_MS ?? "0").split(",").map(Number);
 for (const shape of SHAPES) if (shape !== "shared" && shape !== "own") throw new Error(`bench: unknown shape ${shape} (shared, own)`);
 if (LATENCIES.some((ms) => !Number.isFinite(ms) || ms < 0)) throw new Error(`bench: LATENCY_MS must be milliseconds, got ${process.env.LATENCY_MS}`);
 
-if (!existsSync(path.join(repo, "dist", "cli", "main.js"))) {
-  execFileSync("npm", ["run", "build"], { cwd: repo, stdio: "inherit" });
-}
+const builds = buildAll("xcsh-tools-bench-install");
+const runtimes = findRuntimes().filter((runtime) => runtime.id !== "bun");
+// npm's own CLI, run by each runtime as `npm` would run it.
+const npmCli = realpathSync(execFileSync(process.platform === "win32" ? "where" : "which", ["npm"], { encoding: "utf8" }).trim().split("\n")[0]);
 
 const jiti = createJiti(import.meta.url);
 const { startRegistry } = await jiti.import(path.join(repo, "test", "helpers", "registry.ts"));
@@ -86,43 +91,53 @@ try {
     writeFileSync(path.join(home, ".npmrc"), `registry=${url}\n`);
     return home;
   };
-  const time = timeProcess;
+  const time = timeProcessClocks;
 
-  const npmRun = (url, names, cache) => {
+  const npmRun = (runtime, url, names, cache) => {
     const home = freshHome(url);
     const project = path.join(home, "project");
     mkdirSync(project);
     writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "bench", private: true, dependencies: {} }));
-    return time("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", ...names], { cwd: project, env: baseEnv(home, cache) });
+    return time(runtime.command, [npmCli, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", ...names], { cwd: project, env: baseEnv(home, cache) });
   };
-  const oursRun = (url, names, cache) => {
+  const oursRun = (build) => (runtime, url, names, cache) => {
     const home = freshHome(url);
-    return time(process.execPath, [path.join(repo, "bin", "xcsh-tools.js"), "install", ...names], { cwd: home, env: { ...baseEnv(home, cache), XCSH_HOME: path.join(home, ".xcsh") } });
+    return time(runtime.command, [build.bin, "install", ...names], { cwd: home, env: { ...baseEnv(home, cache), XCSH_HOME: path.join(home, ".xcsh") } });
   };
 
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const fmt = (ms) => `${(ms / 1000).toFixed(2)} s`;
   const npmVersion = execFileSync("npm", ["--version"], { encoding: "utf8" }).trim();
-  console.log(`install of ${COUNT} plugins from a local Verdaccio, median of ${RUNS} (npm ${npmVersion}, Node ${process.version})`);
+  console.log(`install of ${COUNT} plugins from a local Verdaccio, median of ${RUNS} (npm ${npmVersion}); ${builds.map((b) => b.label).join(" vs ")}; load average ${os.loadavg()[0].toFixed(1)}`);
+  console.log("  (target: xcsh-tools install <= 1.00x npm install, cold and warm; ratios wall / cpu)");
+  const sides = [["npm", npmRun], ...builds.map((build) => [build.label, oursRun(build)])];
   for (const latency of LATENCIES) {
     const proxy = latency > 0 ? await startDelayProxy(registry.url, latency) : undefined;
     try {
       const url = proxy ? proxy.url : registry.url;
       for (const { shape, names } of shapes) {
-        const results = { npm: { cold: [], warm: [] }, ours: { cold: [], warm: [] } };
-        for (let run = 0; run < RUNS; run++) {
-          for (const [tool, fn] of [["npm", npmRun], ["ours", oursRun]]) {
-            const cache = mkdtempSync(path.join(work, `cache-${tool}-`));
-            results[tool].cold.push(fn(url, names, cache));
-            results[tool].warm.push(fn(url, names, cache));
-          }
-        }
         const what = shape === "shared" ? `each depending on one shared library (${COUNT + 1} packages)` : `each depending on a library of its own and the shared one (${2 * COUNT + 1} packages)`;
         console.log(`  plugins ${what}${latency > 0 ? `, ${latency} ms per request (loopback delay proxy)` : ""}`);
-        for (const phase of ["cold", "warm"]) {
-          const npm = median(results.npm[phase]);
-          const ours = median(results.ours[phase]);
-          console.log(`    ${phase} cache: npm install ${fmt(npm)}   xcsh-tools install ${fmt(ours)}   ratio ${(ours / npm).toFixed(2)}x`);
+        for (const runtime of runtimes) {
+          const results = Object.fromEntries(sides.map(([side]) => [side, { cold: [], warm: [] }]));
+          for (let run = 0; run < RUNS; run++) {
+            for (const [side, fn] of sides) {
+              const cache = mkdtempSync(path.join(work, "cache-"));
+              results[side].cold.push(fn(runtime, url, names, cache));
+              results[side].warm.push(fn(runtime, url, names, cache));
+            }
+          }
+          console.log(`    ${runtime.label}`);
+          for (const phase of ["cold", "warm"]) {
+            const clocks = (side) => ({ wall: median(results[side][phase].map((x) => x.wall)), cpu: median(results[side][phase].map((x) => x.cpu ?? 0)) });
+            const npm = clocks("npm");
+            const cpu = (x) => (x.cpu ? `, cpu ${fmt(x.cpu)}` : "");
+            const cells = builds.map((build) => {
+              const ours = clocks(build.label);
+              return `${build.label}: ${fmt(ours.wall)}${cpu(ours)} (${(ours.wall / npm.wall).toFixed(2)}x${npm.cpu ? ` / ${(ours.cpu / npm.cpu).toFixed(2)}x` : ""}${ours.wall <= npm.wall ? "" : " over"})`;
+            });
+            console.log(`      ${phase} cache: npm install ${fmt(npm.wall)}${cpu(npm)}   ${cells.join("   ")}`);
+          }
         }
       }
     } finally {

@@ -3,11 +3,38 @@
  * throws with its output (a benchmark of a failure measures nothing).
  */
 import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
-export function timeProcess(command, args, options) {
+function run(command, args, options) {
   const started = process.hrtime.bigint();
   const r = spawnSync(command, args, { ...options, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  return ms;
+  return { ms, stdout: r.stdout };
+}
+
+export function timeProcess(command, args, options) {
+  return run(command, args, options).ms;
+}
+
+const hasTime = existsSync("/usr/bin/time");
+
+/**
+ * The same, with the process's CPU time (user + system, its children included) beside the wall
+ * clock, read by /usr/bin/time where there is one: on a machine busy with other work, CPU time
+ * moves much less than wall time. `{ wall, cpu, stdout }`, times in ms; cpu is undefined without
+ * /usr/bin/time.
+ */
+export function timeProcessClocks(command, args, options) {
+  if (!hasTime) {
+    const r = run(command, args, options);
+    return { wall: r.ms, cpu: undefined, stdout: r.stdout };
+  }
+  const out = path.join(os.tmpdir(), `xcsh-tools-bench-time-${process.pid}.txt`);
+  const r = run("/usr/bin/time", ["-f", "%U %S", "-o", out, command, ...args], options);
+  const [user, system] = readFileSync(out, "utf8").trim().split("\n").pop().split(" ").map(Number);
+  rmSync(out, { force: true });
+  return { wall: r.ms, cpu: (user + system) * 1000, stdout: r.stdout };
 }
