@@ -102,7 +102,7 @@ try {
   };
   const oursRun = (build) => (runtime, url, names, cache) => {
     const home = freshHome(url);
-    return time(runtime.command, [build.bin, "install", ...names], { cwd: home, env: { ...baseEnv(home, cache), XCSH_HOME: path.join(home, ".xcsh") } });
+    return time(runtime.command, [build.bin, "install", ...names], { cwd: home, env: { ...baseEnv(home, cache), XCSH_HOME: path.join(home, ".xcsh"), ...build.env } });
   };
 
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

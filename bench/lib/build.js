@@ -5,8 +5,8 @@
  * package.json and templates beside dist/ as in a package. Packages resolve from the repository's
  * node_modules, above that folder.
  *
- * `BENCH_SOURCE=<rev>` adds that revision as the baseline: every benchmark then runs both builds,
- * interleaved, in the same run. `BENCH_SOURCE_DIR=<folder>` builds the sources in that folder
+ * `BENCH_SOURCE=<rev>` (or a comma-separated list) adds each revision as a baseline: every
+ * benchmark then runs all builds, interleaved, in the same run. `BENCH_SOURCE_DIR=<folder>` builds the sources in that folder
  * instead of the work tree.
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -48,14 +48,21 @@ function buildOne(root, { rev, dir, label }) {
   };
 }
 
-/** The builds under test: the work tree (or BENCH_SOURCE_DIR), then the BENCH_SOURCE baseline if any. */
+/** The builds under test: the work tree (or BENCH_SOURCE_DIR), then the BENCH_SOURCE baselines if any. */
 export function buildAll(name) {
   const base = path.join(repo, "node_modules", ".cache", name);
   const builds = [buildOne(path.join(base, "current"), process.env.BENCH_SOURCE_DIR ? { dir: path.resolve(process.env.BENCH_SOURCE_DIR), label: `sources in ${process.env.BENCH_SOURCE_DIR}` } : { label: "work tree" })];
-  const rev = process.env.BENCH_SOURCE;
-  if (rev) {
+  const revs = (process.env.BENCH_SOURCE ?? "").split(",").filter(Boolean);
+  revs.forEach((rev, i) => {
     const short = execFileSync("git", ["rev-parse", "--short", rev], { cwd: repo, encoding: "utf8" }).trim();
-    builds.push(buildOne(path.join(base, "baseline"), { rev, label: `${rev} (${short})` }));
+    builds.push(buildOne(path.join(base, `baseline-${i}`), { rev, label: rev === short ? rev : `${rev} (${short})` }));
+  });
+  // `BENCH_ENV=NAME=value` adds the work tree's build once more, run with that variable set (a
+  // switch the code reads, e.g. NODE_DISABLE_COMPILE_CACHE=1 for the bin shim's compile cache).
+  const variant = process.env.BENCH_ENV;
+  if (variant) {
+    const at = variant.indexOf("=");
+    builds.push({ ...builds[0], label: `${builds[0].label}, ${variant}`, env: { [variant.slice(0, at)]: variant.slice(at + 1) } });
   }
   return builds;
 }
