@@ -14,7 +14,7 @@ import { placeOf } from "../core/state-places.js";
 import { projectPaths, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
 import type { MutationWorld } from "../plugins/mutation.js";
 import type { ValidateReport } from "../validate/index.js";
-import type { ExecutableChanges } from "../components/consent.js";
+import type { ExecutableRequest } from "../components/consent.js";
 
 /** Where an install or a marketplace lives. */
 export type Scope = "user" | "project";
@@ -44,23 +44,14 @@ export interface MarketplaceContext extends MutationWorld {
   /** Checks a plugin folder the way the host loads it; default: `validatePath` as a plugin folder. */
   validatePlugin?: PluginValidator;
   /**
-   * Asked, before anything is committed, when an install or update adds or changes what a plugin
-   * runs (hooks, MCP/LSP servers, monitors, bin/); it throws to refuse. Without it nobody is asked
-   * (the library's callers decide for themselves).
+   * Called, before anything is committed, when an install or update changes what a plugin runs
+   * (hooks, MCP/LSP servers, monitors, bin/); when it adds or changes some (`needsConsent`) it
+   * throws to refuse. Without it nobody is asked (the library's callers decide for themselves).
    */
   approveExecutables?: (request: ExecutableRequest) => Promise<void>;
 }
 
-/** What `approveExecutables` is asked about. */
-export interface ExecutableRequest {
-  id: string;
-  version: string;
-  scope: Scope;
-  /** An update of an installed version (changes are against it), or a new install. */
-  update: boolean;
-  dryRun: boolean;
-  changes: ExecutableChanges;
-}
+export type { ExecutableRequest } from "../components/consent.js";
 
 /** The paths of both scopes. */
 export interface ScopePaths {

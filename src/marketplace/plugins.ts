@@ -27,7 +27,7 @@ import { withProject } from "./registry.js";
 import { findMarketplace, loadEngineState, mutate, otherProjectReferences, scopeState, type EngineState } from "./state.js";
 import { copyPluginTree, hashTree, makeScratch } from "./tree.js";
 import { scanPluginComponents } from "../components/scan.js";
-import { diffExecutables, executablesOf, needsConsent } from "../components/consent.js";
+import { diffExecutables, executablesOf, hasChanges } from "../components/consent.js";
 
 /** The result of a plugin mutation. */
 export interface PluginChangeReport {
@@ -169,19 +169,19 @@ async function finish(ctx: MarketplaceContext, state: EngineState, ws: WorkingSe
  */
 async function approveExecutables(ctx: MarketplaceContext, prepared: PreparedPlugin, scope: Scope, previousRoot: string | undefined, dryRun: boolean): Promise<void> {
   if (!ctx.approveExecutables) return;
-  const after = executablesOf(scanPluginComponents(prepared.copy, { rootKind: "xcsh-marketplace", rootAs: prepared.cacheDir }).components);
+  const after = executablesOf(scanPluginComponents(prepared.copy, { rootKind: "xcsh-marketplace", rootAs: prepared.cacheDir }).components, { as: prepared.cacheDir });
   let before: ReturnType<typeof executablesOf> = [];
   if (previousRoot) {
     try {
       const real = confineStatePath("xcsh-install", previousRoot, { roots: ctx.roots, cwd: ctx.cwd }, {});
-      before = executablesOf(scanPluginComponents(real, { rootKind: "xcsh-marketplace", rootAs: previousRoot }).components);
+      before = executablesOf(scanPluginComponents(real, { rootKind: "xcsh-marketplace", rootAs: previousRoot }).components, { as: previousRoot });
     } catch {
       // An installed path outside the cache is not read; everything counts as new.
     }
   }
   const changes = diffExecutables(before, after);
-  if (!needsConsent(changes)) return;
-  await ctx.approveExecutables({ id: prepared.id, version: prepared.version, scope, update: previousRoot !== undefined, dryRun, changes });
+  if (!hasChanges(changes)) return;
+  await ctx.approveExecutables({ id: prepared.id, version: prepared.version, source: "marketplace", scope, update: previousRoot !== undefined, dryRun, changes });
 }
 
 function addOf(prepared: PreparedPlugin): CacheAdd {

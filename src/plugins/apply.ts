@@ -36,6 +36,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { ExecutableRequest } from "../components/consent.js";
 import { XcshToolsError } from "../core/errors.js";
 import { mayImportWithJiti } from "../host/import/strategy.js";
 import { isRecord } from "../manifest/result.js";
@@ -73,6 +74,12 @@ export interface ApplyOptions {
   progress?: (message: string) => void;
   /** Clock (for `installedAt`). */
   now?: () => Date;
+  /**
+   * Called, after npm's installer and before validation imports anything or anything is
+   * committed, for each added or changed plugin whose hook or extension modules change; it
+   * throws to refuse (the whole change is rolled back). The CLI's asks the user (cli/consent.ts).
+   */
+  approveExecutables?: (request: ExecutableRequest) => Promise<void>;
 }
 
 /** One plugin as it ended up. */
@@ -158,6 +165,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const { tree, savedDeps } = await reifyCopy(m, plan, copy, request, options);
   // 4. Validate what arrived, in the copy.
   const arrived = await readArrived(plan, copy);
+  if (options.approveExecutables) await approveModules(options.approveExecutables, plan.actions, arrived, inventory, m.paths.nodeModules);
   await validateArrived(m, plan, arrived, { options, scratch, packageShims: shimsFolder !== undefined && treeAllowsPackageShims(tree) ? shimsFolder : undefined });
   const { applied, runtimeLock, record } = nextInstallState(plan, inventory, before, arrived, savedDeps, options);
   // Settings of removed plugins go with them (withoutRuntimePlugin); of others, they stay.
@@ -345,6 +353,33 @@ function nextInstallState(plan: Plan, inventory: InstalledPlugin[], before: Stat
     applied.push({ name: action.name, type: action.type, version: installed.version, scripts: installed.scripts, scriptsRan });
   }
   return { applied, runtimeLock, record };
+}
+
+/**
+ * Ask about the hook and extension modules each arriving plugin adds or changes, compared with
+ * the installed version (consent for npm plugins: components/consent.ts says what counts).
+ */
+async function approveModules(
+  approve: (request: ExecutableRequest) => Promise<void>,
+  actions: readonly PlanAction[],
+  arrived: ReadonlyMap<string, { dir: string; version: string | undefined; manifest: PluginManifest; pkg?: unknown }>,
+  inventory: readonly InstalledPlugin[],
+  liveNodeModules: string,
+): Promise<void> {
+  const { npmExecutableChanges, hasChanges } = await import("../components/consent.js");
+  for (const action of actions) {
+    const next = arrived.get(action.name);
+    if (!next) continue;
+    const current = inventory.find((p) => p.name === action.name && p.manifest !== undefined);
+    const keyOf = (pkg: unknown) => (isRecord(pkg) && pkg.xcsh === undefined && pkg.pi !== undefined ? "pi" : "xcsh");
+    const changes = npmExecutableChanges(
+      current?.manifest ? { dir: current.dir, manifest: current.manifest, manifestKey: keyOf(current.pkg) } : undefined,
+      { dir: next.dir, manifest: next.manifest, manifestKey: keyOf(next.pkg) },
+      path.join(liveNodeModules, action.name),
+    );
+    if (!hasChanges(changes)) continue;
+    await approve({ id: action.name, version: next.version ?? "?", source: "npm", scope: "user", update: current !== undefined, dryRun: false, changes });
+  }
 }
 
 function recordFor(action: PlanAction, current: InstalledPlugin | undefined, scripts: string[], scriptsRan: boolean, installedAt: string, saved: string | undefined): InstallRecordEntry {
