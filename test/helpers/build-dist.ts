@@ -23,6 +23,8 @@ function freshStamp(): boolean {
 
 /** Make sure dist/ holds a build of the current sources. */
 export async function buildDist(): Promise<void> {
+  // Built once for the whole run by the global setup (test/helpers/global-dist.ts).
+  if (process.env.XCSH_TOOLS_TEST_DIST_BUILT === "1") return;
   for (let waited = 0; ; waited += 200) {
     try {
       mkdirSync(LOCK);

@@ -44,6 +44,7 @@ import { runDoctor } from "../../src/doctor/index.js";
 import { isolatedGitEnv } from "../helpers/git-remote.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
+import { writeUserNpmrc } from "../helpers/tmp-home.js";
 
 /** A deterministic PRNG (mulberry32): the same seed gives the same kill delays and orders. */
 export function seededRandom(seed: number): () => number {
@@ -112,7 +113,7 @@ export async function makeFixedWorld(reg: RegistryHandle, prefix: string): Promi
   await mkdir(cwd, { recursive: true });
   await mkdir(templates, { recursive: true });
   await mkdir(scratch, { recursive: true });
-  await writeFile(path.join(home, ".npmrc"), `registry=${reg.url}\n`);
+  await writeUserNpmrc(home, reg.url);
   const git = isolatedGitEnv(home);
   const env: NodeJS.ProcessEnv = {
     XCSH_TEST_MARKER: path.join(scratch, "marker"),
