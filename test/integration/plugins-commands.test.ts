@@ -287,6 +287,9 @@ describe("outdated and update", () => {
 describe("link and unlink", () => {
   it("link adds a file: dependency the host sees; unlink restores the installed version", async () => {
     expect((await w.cli(["install", `${n.extra[3]}@1.0.0`])).code).toBe(0);
+    // `list` (run below, while linked) writes the boot index's component inventory: a cache, as
+    // the index's other files are, so the state to return to is the one after a `list` too.
+    expect((await w.cli(["list", "--json"])).code).toBe(0);
     const before = await w.snapshot();
     const dir = path.join(w.root, "dev", "over");
     await mkdir(dir, { recursive: true });
