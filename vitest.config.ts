@@ -1,4 +1,3 @@
-import os from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -10,11 +9,6 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Vitest's default is one worker fewer than the cores: a single worker on a 2-core CI machine,
-    // which then idles while each file waits on its CLI children, npm, git and Verdaccio. The files
-    // are isolated (temp worlds, names of their own on the shared registry), so at least three
-    // run at once; bigger machines keep the default.
-    maxWorkers: Math.max(3, os.availableParallelism() - 1),
     // dist/ built once before any file (test/helpers/global-dist.ts), then one Verdaccio for the
     // whole run (test/helpers/global-registry.ts); files publish their own names.
     globalSetup: ["test/helpers/global-dist.ts", "test/helpers/global-registry.ts"],
