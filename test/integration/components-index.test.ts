@@ -13,7 +13,7 @@ import { listInstalledComponents } from "../../src/index.js";
 import { BOOT_INDEX_VERSION } from "../../src/boot/format.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { REPO, buildDist } from "../helpers/build-dist.js";
-import { writeFullPlugin } from "../helpers/component-fixtures.js";
+import { installFullPlugin, writeFullPlugin } from "../helpers/component-fixtures.js";
 import { hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -25,16 +25,7 @@ afterEach(async () => {
   await w.cleanup();
 });
 
-function install(scope: "user" | "project", name: string): string {
-  const root = path.join(w.xcshHome, "plugins", "cache", "plugins", `mkt___${name}___1.0.0`);
-  writeFullPlugin(root, name);
-  // The tool module would throw if anything imported it.
-  writeFileSync(path.join(root, "tools", "greet.ts"), "throw new Error('imported');\n");
-  const registry = scope === "user" ? path.join(w.xcshHome, "plugins", "installed_plugins.json") : path.join(w.cwd, ".xcsh", "plugins", "installed_plugins.json");
-  mkdirSync(path.dirname(registry), { recursive: true });
-  writeFileSync(registry, JSON.stringify({ version: 2, plugins: { [`${name}@mkt`]: [{ scope, installPath: root, version: "1.0.0" }] } }));
-  return root;
-}
+const install = (scope: "user" | "project", name: string) => installFullPlugin(w, scope, name);
 
 const list = (extra: object = {}) => listInstalledComponents({ cwd: w.cwd, home: w.home, xcshHome: w.xcshHome, env: {}, ...extra });
 const indexFile = () => xcshPaths({ home: w.home, xcshHome: w.xcshHome }).bootComponents;
