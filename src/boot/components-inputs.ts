@@ -119,7 +119,10 @@ function namedUnder(root: string, text: string): string[] {
   const out: string[] = [];
   for (let at = text.indexOf(prefix); at !== -1; at = text.indexOf(prefix, at + prefix.length)) {
     const tail = /^[^\s"'`;|&<>()]*/.exec(text.slice(at + prefix.length))?.[0] ?? "";
-    if (tail) out.push(path.resolve(root, tail));
+    // Only files inside the plugin are inputs: a command naming `../x` is an EENTRY_ESCAPE error
+    // of the scan, and the index never stats or hashes a file outside the folder it belongs to.
+    const named = tail ? path.resolve(root, tail) : undefined;
+    if (named !== undefined && isPathInside(named, root)) out.push(named);
   }
   return out;
 }
