@@ -9,8 +9,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // One Verdaccio for the whole run (test/helpers/global-registry.ts); files publish their own names.
-    globalSetup: ["test/helpers/global-registry.ts"],
+    // dist/ built once before any file (test/helpers/global-dist.ts), then one Verdaccio for the
+    // whole run (test/helpers/global-registry.ts); files publish their own names.
+    globalSetup: ["test/helpers/global-dist.ts", "test/helpers/global-registry.ts"],
     // Tests must never see the real HOME: each test makes its own (test/helpers/tmp-home.ts),
     // and this points HOME away from it for anything that forgets to.
     env: { HOME: "/nonexistent-home-for-tests", XCSH_HOME: "", NO_COLOR: "1" },

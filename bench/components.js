@@ -2,7 +2,8 @@
 /**
  * Component benchmarks (issue 31): `xcsh-tools list --json` and `xcsh-tools show <plugin> --json`
  * with 100 installed marketplace plugins of mixed components (skills, commands, agents,
- * hooks.json, .mcp.json, .lsp.json, bin/), against `node -e 0` (whole processes, median of RUNS).
+ * hooks.json, .mcp.json, .lsp.json, bin/), and `tools --json` (the boot-index query) beside them,
+ * against `node -e 0` (whole processes, median of RUNS, interleaved).
  * Runs the built CLI (bin/xcsh-tools.js → dist/): run `npm run build` first.
  *
  *   node bench/components.js
@@ -41,15 +42,21 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function time(args, env, cwd) {
-  const runs = [];
+/**
+ * Time each of `commands` RUNS times, interleaved (one of each per round), so that a busy machine
+ * slows them alike; returns the median per command.
+ */
+function timeInterleaved(commands, env, cwd) {
+  const runs = commands.map(() => []);
   for (let r = 0; r < RUNS; r++) {
-    const start = process.hrtime.bigint();
-    const out = spawnSync(process.execPath, args, { env, cwd, encoding: "utf8" });
-    runs.push(Number(process.hrtime.bigint() - start) / 1e6);
-    if (out.status !== 0) throw new Error(`${args.join(" ")} failed: ${out.stderr}`);
+    commands.forEach((args, i) => {
+      const start = process.hrtime.bigint();
+      const out = spawnSync(process.execPath, args, { env, cwd, encoding: "utf8" });
+      runs[i].push(Number(process.hrtime.bigint() - start) / 1e6);
+      if (out.status !== 0) throw new Error(`${args.join(" ")} failed: ${out.stderr}`);
+    });
   }
-  return median(runs);
+  return runs.map(median);
 }
 
 const root = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-components-"));
@@ -68,13 +75,14 @@ try {
   put(path.join(xcshHome, "plugins", "installed_plugins.json"), { version: 2, plugins });
   const env = { PATH: process.env.PATH, HOME: home, XCSH_HOME: xcshHome, NO_COLOR: "1" };
   const cli = path.join(repo, "bin", "xcsh-tools.js");
-  const floor = time(["-e", "0"], env, cwd);
-  const list = time([cli, "list", "--json"], env, cwd);
-  const show = time([cli, "show", "plugin-42@bench", "--json"], env, cwd);
-  console.log(`components: ${PLUGINS} marketplace plugins of mixed components, median of ${RUNS}`);
+  // `tools --json` is the query a host's start-up answers from the boot index: the plugins'
+  // other components must not slow it.
+  const [floor, list, show, tools] = timeInterleaved([["-e", "0"], [cli, "list", "--json"], [cli, "show", "plugin-42@bench", "--json"], [cli, "tools", "--json"]], env, cwd);
+  console.log(`components: ${PLUGINS} marketplace plugins of mixed components, median of ${RUNS} (interleaved)`);
   console.log(`  node -e 0          ${floor.toFixed(0)} ms`);
   console.log(`  list --json        ${list.toFixed(0)} ms  (${(list / floor).toFixed(1)}x node -e 0)`);
   console.log(`  show <one> --json  ${show.toFixed(0)} ms  (${(show / floor).toFixed(1)}x node -e 0)`);
+  console.log(`  tools --json       ${tools.toFixed(0)} ms  (${(tools / floor).toFixed(1)}x node -e 0)`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

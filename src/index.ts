@@ -31,11 +31,11 @@ export type {
   ToolSource,
   SkippedProjectSource,
   UntrustedProjectReport,
-} from "./host/types.js";
-export type { DiscoverCustomToolsOptions, LoadCustomToolsOptions, ProjectTrustOption, ProviderId } from "./host/options.js";
-export { PROVIDER_IDS } from "./host/options.js";
+} from "./core/contract.js";
+export type { DiscoverCustomToolsOptions, LoadCustomToolsOptions, ProjectTrustOption, ProviderId } from "./core/host-options.js";
+export { PROVIDER_IDS } from "./core/host-options.js";
 export { XcshToolsError, isXcshToolsError } from "./core/errors.js";
-// Discovery: where tools come from (SPEC §2), scanned without importing plugin code.
+// Discovery: where tools come from (docs/library-api.md, "Where tools come from"), scanned without importing plugin code.
 export { DISCOVERY_ERROR_CODES, discoverToolPaths, selectProviders } from "./discovery/index.js";
 export type {
   DiscoverToolPathsOptions,
@@ -44,19 +44,36 @@ export type {
   ToolDiscoveryResult,
   ToolMetadataFile,
 } from "./discovery/index.js";
-export { discoverAndLoadCustomTools } from "./host/discover.js";
+export { discoverAndLoadCustomTools } from "./boot/discover-and-load.js";
 // Boot index: what is installed, answered without scanning or importing plugin code when fresh.
-export { checkBootIndex, listInstalledTools, refreshBootIndex } from "./boot/index.js";
-import type { InstalledComponentsList, ListInstalledComponentsOptions } from "./components/library.js";
+import type { BootIndexCheck, BootIndexOptions, BootRefreshReport, InstalledToolsList, ListInstalledToolsOptions } from "./boot/index.js";
+/*
+ * Loaded on the first call, like `listInstalledComponents` below: a host's boot imports this
+ * module for `discoverAndLoadCustomTools` (boot/discover.ts) and never asks for these.
+ */
+const bootIndex = () => import("./boot/index.js");
+/** Whether the boot index answers, without changing anything (boot/check.ts). */
+export async function checkBootIndex(options: BootIndexOptions = {}): Promise<BootIndexCheck> {
+  return (await bootIndex()).checkBootIndex(options);
+}
+/** What a host would load at boot, without importing plugin code here (boot/installed-tools.ts). */
+export async function listInstalledTools(options: ListInstalledToolsOptions = {}): Promise<InstalledToolsList> {
+  return (await bootIndex()).listInstalledTools(options);
+}
+/** Rebuild the boot index after a change (boot/refresh.ts). */
+export async function refreshBootIndex(options: BootIndexOptions & { validate?: boolean } = {}): Promise<BootRefreshReport> {
+  return (await bootIndex()).refreshBootIndex(options);
+}
+import type { InstalledComponentsList, ListInstalledComponentsOptions } from "./boot/components-library.js";
 /**
- * Every installed plugin's components (components/library.ts). Loaded on the first call: the
+ * Every installed plugin's components (boot/components-library.ts). Loaded on the first call: the
  * component readers (YAML, their schemas) must not weigh on a host's boot, which imports this
  * module and never asks for them.
  */
 export async function listInstalledComponents(options: ListInstalledComponentsOptions = {}): Promise<InstalledComponentsList> {
-  return (await import("./components/library.js")).listInstalledComponents(options);
+  return (await import("./boot/components-library.js")).listInstalledComponents(options);
 }
-export type { InstalledComponentsList, ListInstalledComponentsOptions } from "./components/library.js";
+export type { InstalledComponentsList, ListInstalledComponentsOptions } from "./boot/components-library.js";
 export type { InstalledPluginComponents } from "./components/installed.js";
 export type { Component as PluginComponent, ComponentCost, ComponentExec, ComponentIssue, ComponentKind, PluginRootKind } from "./components/types.js";
 export type {
@@ -99,3 +116,6 @@ export {
   selectImportStrategy,
 } from "./host/module-import.js";
 export type { ImportStrategy, ImportToolModuleOptions, ImportedToolModule, RuntimeInfo } from "./host/module-import.js";
+// Tools that import `xcsh-tools` get this module: the loader below must not import it, so it is handed over here.
+import { provideOwnApi } from "./host/import/module-map.js";
+provideOwnApi(() => import("./index.js"));

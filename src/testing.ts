@@ -27,6 +27,7 @@ import { XcshToolsError } from "./core/errors.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "./host/builtins.js";
 import { execCommand } from "./host/exec.js";
 import { CustomToolLoader, createNoOpUIContext } from "./host/loader.js";
+import { provideOwnApi } from "./host/import/module-map.js";
 import { resultText } from "./host/render.js";
 import { dispatchSessionEvent, type SessionDispatchSummary } from "./host/session.js";
 import type {
@@ -43,9 +44,12 @@ import type {
   HostPendingAction,
   Theme,
   ToolLoadError,
-} from "./host/types.js";
+} from "./core/contract.js";
 
 export type { SessionDispatchSummary } from "./host/session.js";
+
+// Tools under test that import `xcsh-tools` get the package's API, as in a host (host/import/module-map.ts).
+provideOwnApi(() => import("./index.js"));
 
 // ---------------------------------------------------------------------------------------------
 // exec

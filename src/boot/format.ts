@@ -1,13 +1,15 @@
 /**
- * The boot index: ours alone, versioned, written atomically, and disposable, in two files under
+ * The boot index: ours alone, versioned, written atomically, and disposable, in three files under
  * `<xcshHome>/plugins/.xcsh-tools/`. Reading never fails a caller: a missing, unreadable, corrupt
  * or unknown-version file reads as "no index" with a reason (`readBootIndex`), and the caller
  * scans instead and writes a new one.
  *
- *     boot-index.json    {version: 2, generator: "xcsh-tools@x.y.z", writtenAt,
- *                         views: [{key: {home, cwd, configuredPaths, providers, trusted}, builtAt, inputs, paths, errors, untrusted?}]}
- *     boot-modules.json  {version: 2, generator, writtenAt,
- *                         modules: {<real path of a tool entry>: {file, sig, sha, runtime, failure? | tools}}}
+ *     boot-index.json       {version: 4, generator: "xcsh-tools@x.y.z", writtenAt,
+ *                            views: [{key: {home, cwd, configuredPaths, providers, trusted}, builtAt, inputs, paths, errors, untrusted?}]}
+ *     boot-modules.json     {version: 4, generator, writtenAt,
+ *                            modules: {<real path of a tool entry>: {file, sig, sha, runtime, failure? | tools}}}
+ *     boot-components.json  {version: 4, generator, writtenAt,
+ *                            views: [{key: {home, cwd, trusted}, builtAt, inputs, plugins}]}   (components-format.ts)
  *
  * A view is one discovery result (the paths handed to the loader and the discovery errors) with
  * every input it was computed from (fingerprint.ts). Whether the project was trusted is part of
@@ -20,13 +22,17 @@
  * are for `xcsh-tools tools` and `doctor`, and reading, parsing and checking them cost a boot
  * about 2 ms of 10 under Bun. Records are a cache checked against their file's signature before
  * use, so the two files need not be from the same write: the records are written first, and a
- * missing or unreadable records file only means entries are validated again.
+ * missing or unreadable records file only means entries are validated again. The component
+ * inventory is a third file for the same reason: no boot and no `tools` query reads it.
+ *
+ * One version for the three files: an index written by an older layout (version 3 had no
+ * component file) reads as "unknown-version" and is rebuilt, never read with today's meaning.
  */
 import { readFileSync } from "node:fs";
-import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../host/types.js";
+import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../core/contract.js";
 import type { InputFingerprint } from "./fingerprint.js";
 
-export const BOOT_INDEX_VERSION = 3;
+export const BOOT_INDEX_VERSION = 4;
 
 /** What makes two discovery runs the same question. */
 export interface ViewKey {
@@ -64,20 +70,20 @@ export interface ModuleRecord {
  * cost more than the whole rest of the query. The file is ours and flat; a check is a few lines
  * per record, and it reports the first wrong path as the schema checks do.
  */
-type Shape = "string" | "number" | "boolean" | "unknown" | ((value: unknown) => Problem | undefined);
+export type Shape = "string" | "number" | "boolean" | "unknown" | ((value: unknown) => Problem | undefined);
 
 /**
  * A wrong value: the keys leading to it (innermost last) and what was expected. The path is
  * built only on the way out of a failure, so a good file (every boot) allocates no path strings.
  */
-interface Problem {
+export interface Problem {
   keys: (string | number)[];
   expected: string;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-function checkValue(shape: Shape, value: unknown): Problem | undefined {
+export function checkValue(shape: Shape, value: unknown): Problem | undefined {
   if (shape === "unknown") return undefined;
   if (typeof shape === "function") return shape(value);
   return typeof value === shape ? undefined : { keys: [], expected: `expected ${shape}` };
@@ -89,7 +95,7 @@ function under(key: string | number, problem: Problem | undefined): Problem | un
   return problem;
 }
 
-function object(required: Record<string, Shape>, optional: Record<string, Shape> = {}): Shape {
+export function object(required: Record<string, Shape>, optional: Record<string, Shape> = {}): Shape {
   const requiredEntries = Object.entries(required);
   const optionalEntries = Object.entries(optional);
   return (value) => {
@@ -108,7 +114,7 @@ function object(required: Record<string, Shape>, optional: Record<string, Shape>
   };
 }
 
-function arrayOf(item: Shape): Shape {
+export function arrayOf(item: Shape): Shape {
   return (value) => {
     if (!Array.isArray(value)) return { keys: [], expected: "expected array" };
     for (let i = 0; i < value.length; i++) {
@@ -119,7 +125,7 @@ function arrayOf(item: Shape): Shape {
   };
 }
 
-function recordOf(item: Shape): Shape {
+export function recordOf(item: Shape): Shape {
   return (value) => {
     if (!isObject(value)) return { keys: [], expected: "expected object" };
     for (const key in value) {
@@ -130,10 +136,10 @@ function recordOf(item: Shape): Shape {
   };
 }
 
-const oneOf = (...allowed: string[]): Shape => (value) => (typeof value === "string" && allowed.includes(value) ? undefined : { keys: [], expected: `expected one of ${allowed.join(", ")}` });
+export const oneOf = (...allowed: string[]): Shape => (value) => (typeof value === "string" && allowed.includes(value) ? undefined : { keys: [], expected: `expected one of ${allowed.join(", ")}` });
 
 /** `/views/0/key: expected object`, as the schema checks word it. */
-function describeProblem(problem: Problem): string {
+export function describeProblem(problem: Problem): string {
   return `${problem.keys.length ? problem.keys.map((key) => `/${key}`).join("") : "/"}: ${problem.expected}`;
 }
 
@@ -191,9 +197,9 @@ export interface BootIndexFiles {
   modules: string;
 }
 
-type FileRead = { status: "ok"; raw: Record<string, unknown> } | { status: "missing" | "corrupt" | "unknown-version" | "other-generator"; reason: string };
+export type FileRead = { status: "ok"; raw: Record<string, unknown> } | { status: "missing" | "corrupt" | "unknown-version" | "other-generator"; reason: string };
 
-function readChecked(file: string, shape: Shape, generator: string): FileRead {
+export function readChecked(file: string, shape: Shape, generator: string): FileRead {
   let text: string;
   try {
     // Synchronous: the boot waits for this answer and does nothing meanwhile, and it spares the

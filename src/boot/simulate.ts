@@ -13,7 +13,7 @@
  *
  * The loader's source of truth is loader.ts; keep the message builders below in step with it.
  */
-import type { ToolLoadError, ToolPathWithSource, ToolSource } from "../host/types.js";
+import type { ToolLoadError, ToolPathWithSource, ToolSource } from "../core/contract.js";
 import type { ModuleRecord, ToolRecord } from "./format.js";
 
 /** One entry to simulate: the path as discovered, the file the loader would import, its real path. */

@@ -1,8 +1,9 @@
 /**
- * What `list`, `show`, `tools` and `doctor` say about installed plugins' components: the one
- * place the CLI gathers them (src/components/installed.ts), named and priced with the tools the
- * boot index already knows. No plugin code is imported: the index is asked with `validate: false`,
- * so a tool entry never validated keeps its file name and an unknown cost.
+ * What `list`, `show` and `tools` say about installed plugins' components: the one place the CLI
+ * gathers them (the boot index's inventory, boot/components.ts, or a scan by
+ * src/components/installed.ts), named and priced with the tools the boot index already knows.
+ * No plugin code is imported: the index is asked with `validate: false`, so a tool entry never
+ * validated keeps its file name and an unknown cost.
  */
 import type { CommandContext } from "./context.js";
 import type { InstalledPluginComponents } from "../components/installed.js";
@@ -13,7 +14,7 @@ export async function installedComponents(ctx: CommandContext, options: { namedT
   let tools: { name: string; description?: string; parameters?: unknown; file: string }[] | undefined;
   if (options.namedTools !== false) {
     try {
-      const { listInstalledTools } = await import("../boot/index.js");
+      const { listInstalledTools } = await import("../boot/installed-tools.js");
       const listed = await listInstalledTools({ cwd: ctx.cwd, projectTrust: projectTrusted, home: ctx.roots.home, xcshHome: ctx.roots.xcshHome, env: ctx.env, validate: false });
       tools = listed.tools;
     } catch {
@@ -21,8 +22,11 @@ export async function installedComponents(ctx: CommandContext, options: { namedT
       tools = undefined;
     }
   }
-  const { collectInstalledComponents } = await import("../components/installed.js");
-  return collectInstalledComponents({ roots: ctx.roots, cwd: ctx.cwd, projectTrusted, ...(tools ? { tools } : {}), ...(options.skipRoot ? { skipRoot: options.skipRoot } : {}) });
+  // The inventory from the boot index when fresh (no YAML, no plugin folder read), else a scan
+  // that writes it; tools named at answer time with the records of this moment.
+  const [{ installedComponentsIndexed }, { withKnownTools }] = await Promise.all([import("../boot/components.js"), import("../components/installed.js")]);
+  const answer = await installedComponentsIndexed({ roots: ctx.roots, cwd: ctx.cwd, projectTrusted, ...(options.skipRoot ? { skipRoot: options.skipRoot } : {}) });
+  return withKnownTools(answer.plugins, tools);
 }
 
 /** The short JSON form `list` carries per plugin. */

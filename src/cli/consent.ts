@@ -1,25 +1,40 @@
 /**
- * Consent for what a plugin runs: the `approveExecutables` the CLI gives the marketplace engine.
- * An install or update that adds or changes hooks, MCP/LSP servers, monitors or bin/ executables
- * prints each command before anything is committed; `--yes` accepts; on a terminal (stdin and
- * stdout TTYs, no `--json`) it asks y/N; otherwise it refuses with `EUNCONFIRMED`, listing the
- * commands, and nothing is written. A dry run prints and never asks.
+ * Consent for what a plugin runs: the one `approveExecutables` the CLI gives both engines (the
+ * marketplace engine, and the npm applier through `planAndApply`). An install or update that
+ * adds or changes a marketplace plugin's hooks, MCP/LSP servers, monitors or bin/ executables,
+ * or an npm plugin's hook or extension modules, prints each before anything is committed;
+ * `--yes` accepts; on a terminal (stdin and stdout TTYs, no `--json`) it asks y/N; otherwise it
+ * refuses with `EUNCONFIRMED`, listing them, and nothing is written. A dry run prints and never
+ * asks; an update that only removes some prints them and goes on.
  */
 import { XcshToolsError } from "../core/errors.js";
-import type { ExecutableRequest } from "../marketplace/context.js";
+import type { ExecutableRequest } from "../components/consent.js";
 import type { CommandContext } from "./context.js";
 import { style } from "./output.js";
 
-export function executableApprover(ctx: CommandContext, options: { yes?: boolean }): (request: ExecutableRequest) => Promise<void> {
+export interface ApproverOptions {
+  yes?: boolean;
+  /**
+   * Called before the question is asked, to give the terminal back (a progress display that
+   * redraws its lines would overwrite the question).
+   */
+  beforePrompt?: () => Promise<void>;
+}
+
+export function executableApprover(ctx: CommandContext, options: ApproverOptions): (request: ExecutableRequest) => Promise<void> {
   return async (request) => {
-    const { describeExecutableChanges } = await import("../components/consent.js");
+    const { describeExecutableChanges, needsConsent } = await import("../components/consent.js");
     const lines = describeExecutableChanges(request.changes);
     const what = `${request.id} ${request.version}${request.update ? " (update)" : ""}`;
+    const ask = needsConsent(request.changes);
+    const verb = request.source === "npm" ? "has the host run code" : "runs programs";
     if (!ctx.output.json) {
-      ctx.output.note(style(ctx.output, "yellow", `${what} ${request.update ? "changes what it runs" : "runs programs on your machine"}:`));
+      if (ask && options.beforePrompt && !request.dryRun && !options.yes) await options.beforePrompt();
+      const heading = !ask ? `${what} no longer runs:` : request.update ? `${what} changes what it runs:` : `${what} ${verb} on your machine:`;
+      ctx.output.note(style(ctx.output, "yellow", heading));
       for (const line of lines) ctx.output.note(`  ${line}`);
     }
-    if (request.dryRun || options.yes) return;
+    if (!ask || request.dryRun || options.yes) return;
     const { canPrompt, createPrompter } = await import("./prompt.js");
     if (!ctx.output.json && canPrompt(process.stdin, process.stdout)) {
       const prompter = createPrompter(process.stdin, process.stdout);
@@ -28,9 +43,9 @@ export function executableApprover(ctx: CommandContext, options: { yes?: boolean
       } finally {
         prompter.close();
       }
-      throw new XcshToolsError("EUNCONFIRMED", `Not installed: ${what} was not allowed to run its commands`, { hint: "Nothing was written. Read the plugin first: `xcsh-tools validate <folder>` on a checkout lists what it runs." });
+      throw new XcshToolsError("EUNCONFIRMED", `Not ${request.update ? "updated" : "installed"}: ${what} was not allowed to run ${request.source === "npm" ? "its hooks and extensions" : "its commands"}`, { hint: "Nothing was written. Read the plugin first: `xcsh-tools validate <folder>` on a checkout lists what it runs." });
     }
-    throw new XcshToolsError("EUNCONFIRMED", `${what} ${request.update ? "adds or changes" : "brings"} commands that run on this machine, and nobody confirmed them:\n${lines.map((l) => `  ${l}`).join("\n")}`, {
+    throw new XcshToolsError("EUNCONFIRMED", `${what} ${request.update ? "adds or changes" : "brings"} ${request.source === "npm" ? "hooks or extensions the host runs" : "commands that run on this machine"}, and nobody confirmed them:\n${lines.map((l) => `  ${l}`).join("\n")}`, {
       hint: "Nothing was written. Read them, then run the command again with --yes to accept (or on a terminal to be asked).",
       exitCode: 1,
     });

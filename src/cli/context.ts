@@ -7,9 +7,10 @@ import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { loadSettings, type LoadedSettings } from "../core/config.js";
 import { resolveRoots, type XcshRoots } from "../core/paths.js";
+import type { Command } from "commander";
 import type { Output } from "./output.js";
 
-/** Global flags shared by every command (SPEC §5). */
+/** Global flags shared by every command (docs/cli.md). */
 export interface GlobalFlags {
   json?: boolean;
   cwd?: string;
@@ -39,7 +40,7 @@ export interface CommandContext {
   projectTrusted(): Promise<boolean>;
 }
 
-/** Resolve the context from the global flags. `--home` is the xcsh root (SPEC §5). */
+/** Resolve the context from the global flags. `--home` is the xcsh root (docs/cli.md). */
 export function createContext(
   flags: GlobalFlags,
   world: { cwd: string; env: NodeJS.ProcessEnv; home?: string; signal?: AbortSignal },
@@ -98,4 +99,12 @@ function checkFolderFlag(flag: string, folder: string, mayBeCreated: boolean): v
   if (!info && mayBeCreated && statSync(path.dirname(folder), { throwIfNoEntry: false })?.isDirectory()) return;
   const problem = info ? "is not a folder" : mayBeCreated ? "does not exist, nor does the folder it would be created in" : "does not exist";
   throw new XcshToolsError("EUSAGE", `${flag} ${folder} ${problem}`, { hint: `Give ${flag} an existing folder${flag === "--cwd" ? " (the project)" : " (the xcsh root, default ~/.xcsh)"}.` });
+}
+
+/**
+ * A command module (cli/commands/): attaches itself to the program; `run` gets the context when
+ * invoked. Here, not in the registry that loads the commands, so that no command imports it.
+ */
+export interface CommandModule {
+  register(program: Command, getContext: (command: Command) => CommandContext): void;
 }

@@ -40,33 +40,64 @@ export async function npmClient(ctx: CommandContext, options: { allowScripts?: b
 /** A progress reporter: `update(line)` while `fn` runs. */
 export type ProgressFn = (line: string) => void;
 
+/** What `withProgress` gives its work besides the line updater. */
+export interface ProgressControl {
+  /**
+   * End the live display now and print the remaining progress as plain lines: a question is
+   * about to be asked on the terminal, which the display's redrawing would overwrite.
+   */
+  releaseTerminal(): Promise<void>;
+}
+
 /**
  * Run `fn` with progress: a listr2 task on a TTY (its output line follows `update`), plain
  * `… line` notes on stderr otherwise, silent under `--json`.
  */
-export async function withProgress<T>(ctx: CommandContext, title: string, fn: (update: ProgressFn) => Promise<T>): Promise<T> {
-  if (ctx.output.json) return fn(() => undefined);
+export async function withProgress<T>(ctx: CommandContext, title: string, fn: (update: ProgressFn, control: ProgressControl) => Promise<T>): Promise<T> {
+  const plainControl: ProgressControl = { releaseTerminal: async () => undefined };
+  if (ctx.output.json) return fn(() => undefined, plainControl);
   if (!ctx.output.interactive || !process.stderr.isTTY) {
     ctx.output.note(`${title}…`);
-    return fn((line) => ctx.output.note(`  ${line}`));
+    return fn((line) => ctx.output.note(`  ${line}`), plainControl);
   }
   const { Listr } = await import("listr2");
-  let result: T | undefined;
+  // The work runs beside the display: the task ends when the work does, or earlier when the work
+  // releases the terminal; the work then goes on with plain lines.
+  let released = false;
+  let release: () => void = () => undefined;
+  const releasedSignal = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let listDone: Promise<unknown> = Promise.resolve();
+  let setOutput: ProgressFn = () => undefined;
+  const control: ProgressControl = {
+    releaseTerminal: async () => {
+      if (released) return;
+      released = true;
+      release();
+      await listDone.catch(() => undefined);
+    },
+  };
+  const update: ProgressFn = (line) => (released ? ctx.output.note(`  ${line}`) : setOutput(line));
+  let work: Promise<T> | undefined;
   const list = new Listr(
     [
       {
         title,
         task: async (_ctx, task) => {
-          result = await fn((line) => {
+          setOutput = (line) => {
             task.output = line;
-          });
+          };
+          work = fn(update, control);
+          await Promise.race([work, releasedSignal]);
         },
       },
     ],
     { exitOnError: true, rendererOptions: { collapseErrors: true, showErrorMessage: false }, registerSignalListeners: false },
   );
-  await list.run();
-  return result as T;
+  listDone = list.run();
+  await listDone;
+  return await work!;
 }
 
 const MARK: Record<string, string> = { ADD: "+", CHANGE: "~", REMOVE: "-", NOOP: "=" };
@@ -106,10 +137,15 @@ export async function planAndApply(
     validates?: boolean;
     prepare?: (progress: ProgressFn, inventory: InstalledPlugin[]) => Promise<void>;
     planFor: (inventory: InstalledPlugin[]) => Plan;
+    /**
+     * Ask before committing plugins that add or change hook or extension modules (`--yes`
+     * accepts); absent: nobody is asked (link: the user's own folder).
+     */
+    consent?: { yes?: boolean };
   },
 ): Promise<PlannedMutation> {
   if (options.validates && !options.dryRun) {
-    // The checker's own start (~0.3 s on Node 20: the loader, TypeBox) overlaps resolving,
+    // The checker's own start (a Node process, the loader, TypeBox) overlaps resolving,
     // fetching and extracting instead of following them; the applier hands it its roots.
     (await import("../validate/module-check.js")).warmUpChecker({ cwd: ctx.cwd });
   }
@@ -118,7 +154,8 @@ export async function planAndApply(
   const { loadInventory } = await import("../plugins/inventory.js");
   const world = await mutationWorld(ctx);
   const settings = (await ctx.settings()).settings;
-  return withProgress(ctx, options.title, async (progress) => {
+  const consent = options.consent;
+  return withProgress(ctx, options.title, async (progress, control) => {
     const inventory = await loadInventory(await readStateForQuery(world));
     await options.prepare?.(progress, inventory);
     const plan = options.planFor(inventory);
@@ -131,6 +168,7 @@ export async function planAndApply(
       moduleTimeoutMs: settings.timeouts.importMs,
       replan: (fresh) => options.planFor(fresh),
       progress,
+      ...(consent ? { approveExecutables: (await import("./consent.js")).executableApprover(ctx, { ...consent, beforePrompt: () => control.releaseTerminal() }) } : {}),
     });
     return { plan: applied.plan, applied };
   });

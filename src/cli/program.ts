@@ -4,7 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { XcshToolsError } from "../core/errors.js";
+import type { XcshToolsError } from "../core/errors.js";
+import { ReportedFailure, usageError } from "./command-errors.js";
 import { commandNameOf, GLOBAL_OPTIONS } from "./command-name.js";
 import { loadCommands } from "./commands/index.js";
 import { createContext, type CommandContext, type GlobalFlags } from "./context.js";
@@ -81,17 +82,4 @@ function commanderUsageError(error: CommanderError, argv: readonly string[]): Xc
   const name = commandNameOf(argv);
   const known = error.code !== "commander.unknownCommand" && name !== undefined;
   return usageError(error.message.replace(/^error: /, ""), `Run \`xcsh-tools ${known ? `${name} ` : ""}--help\` for usage.`);
-}
-
-/** A usage error raised by a command's own argument checks (exit 2). */
-export function usageError(message: string, hint?: string): XcshToolsError {
-  return new XcshToolsError("EUSAGE", message, { exitCode: 2, ...(hint ? { hint } : {}) });
-}
-
-/** Thrown by a command that has already printed its failure (e.g. validate's report): exit code only. */
-export class ReportedFailure extends Error {
-  constructor(readonly exitCode: 1 | 2) {
-    super(`command failed with exit code ${exitCode}`);
-    this.name = "ReportedFailure";
-  }
 }

@@ -10,6 +10,8 @@
  * The engines enforce the same rules themselves (their state loaders take the decision); this is
  * only how the CLI asks early and reports.
  */
+import path from "node:path";
+import { isPathBelow } from "../core/contain.js";
 import { projectFolder } from "../core/paths.js";
 import { untrustedProjectError } from "../core/trust.js";
 import type { CommandContext } from "./context.js";
@@ -47,6 +49,6 @@ export function projectNotLoaded(ctx: Pick<CommandContext, "cwd" | "roots">, fil
 
 /** The human line of `notLoaded` (for stdout, with the listing). */
 export function notLoadedLine(ctx: CommandContext, notLoaded: ProjectNotLoaded): string {
-  const names = notLoaded.files.map((f) => (f.startsWith(`${notLoaded.project}/`) ? f.slice(notLoaded.project.length + 1) : f)).join(", ");
+  const names = notLoaded.files.map((f) => (isPathBelow(f, notLoaded.project) ? path.relative(notLoaded.project, f) : f)).join(", ");
   return style(ctx.output, "yellow", `Project entries (${names}) ${NOT_LOADED_REASON}; to use them: ${notLoaded.trust}`);
 }

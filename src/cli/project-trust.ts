@@ -9,9 +9,10 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { isPathBelow } from "../core/contain.js";
 import { projectFolder, projectPaths, projectRegistryFile, xcshPaths, type XcshRoots } from "../core/paths.js";
 import { changeTrust, decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
-import type { CommandContext } from "./context.js";
+import type { Output } from "./output.js";
 
 /** The project files and folders whose presence makes a trust question worth asking. */
 export function projectStateFound(cwd: string, roots?: XcshRoots): string[] {
@@ -31,8 +32,15 @@ export interface TrustPromptStreams {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
+/** The part of the command context (context.ts, which loads this module) that trust needs. */
+export interface TrustAskingContext {
+  cwd: string;
+  roots: XcshRoots;
+  output: Pick<Output, "json">;
+}
+
 /** Decide trust for the command's project; memoised by the context. */
-export async function decideCommandTrust(ctx: Pick<CommandContext, "cwd" | "roots" | "output">, io: TrustPromptStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<boolean> {
+export async function decideCommandTrust(ctx: TrustAskingContext, io: TrustPromptStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<boolean> {
   const paths = xcshPaths(ctx.roots);
   const world = trustWorldOf(ctx.roots);
   // About the project root found from cwd (core/paths.ts `projectFolder`), as discovery decides it.
@@ -46,7 +54,7 @@ export async function decideCommandTrust(ctx: Pick<CommandContext, "cwd" | "root
   const prompter = createPrompter(io.stdin, io.stdout);
   try {
     io.stdout.write(
-      `This project has its own xcsh state (${found.map((f) => (f.startsWith(project + path.sep) ? f.slice(project.length + 1) : f)).join(", ")}).\n` +
+      `This project has its own xcsh state (${found.map((f) => (isPathBelow(f, project) ? path.relative(project, f) : f)).join(", ")}).\n` +
         "Project files can add tools that run code and can change settings. Trust it only if you know who wrote it.\n",
     );
     const yes = await prompter.confirm(`Trust ${project}?`, false);

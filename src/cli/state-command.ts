@@ -7,7 +7,7 @@ import type { AppliedStateChange, StatePlanner, StateScope, StateView } from "..
 import type { CommandContext } from "./context.js";
 import { renderPlan } from "./plugin-command.js";
 import { assertScopeAllowed, notLoadedLine, projectNotLoaded, type ProjectNotLoaded } from "./project-scope.js";
-import { usageError } from "./program.js";
+import { usageError } from "./command-errors.js";
 
 /** `--scope user|project` (default user). */
 export function stateScope(value: string | undefined): StateScope {

@@ -17,6 +17,12 @@ export interface FrontmatterRead {
   present: boolean;
   /** Why the frontmatter could not be read, when it could not. */
   error?: string;
+  /**
+   * Why the YAML did not parse, when `data` was then read line by line (`key: value`) as the
+   * xcsh host does (and Claude Code loads such files too): a description holding `: ` unquoted
+   * is common in real plugins.
+   */
+  lenient?: string;
 }
 
 const OPEN = /^\uFEFF?---[ \t]*\r?\n/;
@@ -35,7 +41,15 @@ export function readFrontmatter(text: string): FrontmatterRead {
   try {
     parsed = parse(yamlText, { maxAliasCount: 50, prettyErrors: false });
   } catch (error) {
-    return { data: {}, body, present: true, error: `its YAML frontmatter does not parse: ${errorMessage(error).split("\n")[0]}` };
+    // Aliases past the cap are an attack, not a typo: no host should read on.
+    if (/alias/i.test(errorMessage(error))) return { data: {}, body, present: true, error: `its YAML frontmatter does not parse: ${errorMessage(error).split("\n")[0]}` };
+    // The host's own fallback (pi-utils parseFrontmatter): top-level `key: value` lines, values as text.
+    const data: Record<string, unknown> = {};
+    for (const line of yamlText.replace(/\r\n?/g, "\n").split("\n")) {
+      const match = /^([\w-]+):\s*(.*)$/.exec(line);
+      if (match) data[match[1]!] = match[2]!.trim();
+    }
+    return { data, body, present: true, lenient: `its YAML frontmatter does not parse (${errorMessage(error).split("\n")[0]})` };
   }
   if (parsed === null || parsed === undefined) return { data: {}, body, present: true };
   if (!isRecord(parsed)) return { data: {}, body, present: true, error: "its frontmatter is not a YAML mapping (key: value lines)" };

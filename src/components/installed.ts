@@ -131,6 +131,21 @@ function nameTools(components: Component[], tools: readonly KnownTool[] | undefi
 }
 
 /**
+ * `plugins` with their tool components named and priced by the tools the boot index knows (the
+ * scan finds tools by file; names, descriptions and schemas come from importing them). Pure:
+ * the inventory from the boot index is kept by file, and named at answer time with the records
+ * of that moment.
+ */
+export function withKnownTools(plugins: readonly InstalledPluginComponents[], tools: readonly KnownTool[] | undefined): InstalledPluginComponents[] {
+  if (!tools || tools.length === 0) return [...plugins];
+  return plugins.map((p) => {
+    if (!p.components.some((c) => c.kind === "tool")) return p;
+    const components = nameTools(p.components, tools);
+    return { ...p, components, cost: costOf(components) };
+  });
+}
+
+/**
  * The component readers (frontmatter YAML, schemas) load when a plugin is actually read: `tools`
  * asks only about plugins that brought no tools, usually none, and must not pay for them.
  */
@@ -191,8 +206,9 @@ export async function collectInstalledComponents(options: CollectOptions): Promi
   const place = placeOf("npm-plugin", { roots: options.roots });
   for (const name of deps) {
     const dir = path.join(paths.pluginsNodeModules, name);
-    if (options.skipRoot?.(dir)) continue;
     if (!/^(?:@[^/@\s]+\/)?[^/@\s.][^/\s]*$/.test(name) || !isPathInside(path.resolve(dir), place)) continue;
+    // After the name check: `skipRoot` sees exactly the roots a full read lists (the boot index compares them).
+    if (options.skipRoot?.(dir)) continue;
     const pj = readJson(path.join(dir, "package.json"));
     const { scan, manifest, schema } = await readers();
     const picked = isRecord(pj) ? manifest.pickManifest(pj) : undefined;

@@ -182,7 +182,9 @@ class Scan {
         if (!isPathInside(target, this.root) || !isPathInside(realPathOrNearest(target), this.realRoot)) {
           this.error(file, { path: at, code: "EENTRY_ESCAPE", message: `${at}: ${v}${tail} leaves the plugin folder`, found: JSON.stringify(`${v}${tail}`), hint: "Commands may name files inside the plugin only." });
         } else if (!existsSync(target)) {
-          this.error(file, { path: at, code: "EENTRY_NOT_FOUND", message: `${at}: ${v}${tail} does not exist (${target})`, found: "nothing", hint: "Add the file or fix the command." });
+          // A warning: Claude Code installs such plugins (the file is often a build output left
+          // out of the repository); the command fails when it runs.
+          this.warn(file, { path: at, code: "EENTRY_NOT_FOUND", message: `${at}: ${v}${tail} does not exist (${target}); the command fails until it does`, found: "nothing", hint: "Add the file (commit the build output the command runs) or fix the command." });
         }
       }
     }
@@ -256,8 +258,18 @@ function addMarkdown(scan: Scan, kind: MarkdownKind, file: string, fallbackName:
   if (fm.error) {
     scan.error(file, { path: "", code: "EFRONTMATTER", message: `${file}: ${fm.error}`, hint: "Start the file with ---, YAML key: value lines, then ---." });
   } else {
+    if (fm.lenient) {
+      scan.warn(file, { path: "", code: "EFRONTMATTER_YAML", message: `${file}: ${fm.lenient}; read line by line as "key: value", as xcsh and Claude Code do (a value continued on the next lines is lost)`, hint: 'Quote values that hold ": " or start with a special character (description: "…"), or use a block scalar (description: |).' });
+    }
     const checked = validateFrontmatter(SCHEMAS[kind], fm.data);
-    for (const issue of checked.ok ? [] : checked.issues) scan.error(file, { ...issue, message: `frontmatter ${issue.message}` });
+    for (const issue of checked.ok ? [] : checked.issues) {
+      const entry = { ...issue, message: `frontmatter ${issue.message}` };
+      // Read line by line every value is text: its type is the YAML's fault, reported above.
+      if (fm.lenient && issue.code !== "EREQUIRED") scan.warn(file, entry);
+      // An agent without a name or description is skipped by the hosts; the plugin still loads.
+      else if (kind === "agent" && issue.code === "EREQUIRED") scan.warn(file, { ...entry, code: "EAGENT_SKIPPED", message: `${entry.message}: hosts skip this agent (the rest of the plugin loads)`, hint: "Add name: and description: to the agent's frontmatter (--- lines at the top of the file)." });
+      else scan.error(file, entry);
+    }
   }
   const data = fm.data;
   const name = typeof data.name === "string" && data.name.trim() && kind !== "command" ? data.name.trim() : fallbackName;

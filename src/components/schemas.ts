@@ -22,7 +22,7 @@ export const SkillFrontmatterSchema = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   description: Type.Optional(Type.String({ maxLength: 1024 })),
   "allowed-tools": Type.Optional(StringOrList),
-  "argument-hint": Type.Optional(Type.String()),
+  "argument-hint": Type.Optional(StringOrList),
   model: Type.Optional(Type.String()),
   "disable-model-invocation": Type.Optional(Type.Boolean()),
   "user-invocable": Type.Optional(Type.Boolean()),
@@ -32,7 +32,8 @@ export type SkillFrontmatter = Static<typeof SkillFrontmatterSchema>;
 /** `commands/*.md` frontmatter: every field optional; the name is the file name. */
 export const CommandFrontmatterSchema = Type.Object({
   description: Type.Optional(Type.String()),
-  "argument-hint": Type.Optional(Type.String()),
+  // `argument-hint: [file]` unquoted is a YAML list; Claude Code shows it as written.
+  "argument-hint": Type.Optional(StringOrList),
   "allowed-tools": Type.Optional(StringOrList),
   model: Type.Optional(Type.String()),
   "disable-model-invocation": Type.Optional(Type.Boolean()),

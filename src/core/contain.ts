@@ -77,6 +77,22 @@ export function isRealPathInside(child: string, parent: string): boolean {
   return isPathInside(realPathOrNearest(child), realPathOrNearest(parent));
 }
 
+/** True when `child` is strictly below `parent` once symlinks are resolved on both sides (for what is deleted). */
+export function isRealPathBelow(child: string, parent: string): boolean {
+  return isPathBelow(realPathOrNearest(child), realPathOrNearest(parent));
+}
+
+/**
+ * True when a relative path as written in a file (a manifest entry, a catalog source, a tarball
+ * link; `/` or `\` separators) climbs out of the folder it is relative to with `..`. Lexical: for
+ * paths checked before anything exists on disk; whether an absolute path is allowed at all is the
+ * caller's rule (each says so in its own message).
+ */
+export function relativePathClimbsOut(relative: string): boolean {
+  const normal = path.posix.normalize(relative.replace(/\\/g, "/"));
+  return normal === ".." || normal.startsWith("../");
+}
+
 /** Where a checked path came from, for the error: the file and the field that named it. */
 export interface PathOrigin {
   /** What kind of path this is, e.g. "install path", "marketplace install location". */

@@ -176,6 +176,12 @@ export function errorMessage(error: unknown): string {
   }
 }
 
+/** The code, message and hint of anything thrown, as a report that goes on past a failure lists it. */
+export function errorSummary(error: unknown): { code: string; message: string; hint?: string } {
+  if (error instanceof XcshToolsError) return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  return { code: "EUNEXPECTED", message: errorMessage(error) };
+}
+
 /** The Node error code (`ENOENT`, ...) of a thrown value, if any. */
 export function nodeErrorCode(error: unknown): string | undefined {
   if (error && typeof error === "object" && "code" in error) {

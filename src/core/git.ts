@@ -2,8 +2,8 @@
  * The one way this code base runs git: the system `git`, without a shell (an argument array)
  * and with the user's own environment, so credential helpers, `~/.ssh/config`, `insteadOf` rules
  * and proxies work exactly as on the command line (Claude Code's bundled git library did not
- * honour credential helpers: peers §1.6). Every command has the `timeouts.gitMs` deadline (host
- * weakness #36: plugin clones had none).
+ * honour credential helpers). Every command has the `timeouts.gitMs` deadline (the host's
+ * plugin clones had none).
  *
  * URLs, refs and shas come from catalogs and state files, which are untrusted, so each call:
  * - checks them again right here (core/source-args.ts) whatever the caller checked before;
@@ -19,8 +19,8 @@
  *   user's environment sets those itself (a CI token helper is theirs to choose).
  * `core.sshCommand`, `GIT_SSH_COMMAND` and the user's config are left alone: they are trusted.
  *
- * `cloneAt` honours a `sha` pin even when the commit is not the tip of any ref (host weakness
- * #36: a depth-1 clone then a checkout only worked for the tip): it fetches the commit itself
+ * `cloneAt` honours a `sha` pin even when the commit is not the tip of any ref (in the
+ * host, a depth-1 clone then a checkout only worked for the tip): it fetches the commit itself
  * (servers allow wanting any reachable commit with protocol v2), and falls back to a full clone
  * for servers that refuse.
  */

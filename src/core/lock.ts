@@ -33,7 +33,7 @@
  * at `waitMs: 0` gets ELOCKED rather than a deadlock): code that holds the lock never takes it again.
  * The lock was once re-entrant along an async call chain through AsyncLocalStorage, which nothing
  * needed; on Node < 24 it turns on promise hooks for the whole process, and every promise of an
- * install paid for them (20 plugins: ~80 ms of 1.3 s).
+ * install paid for them.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";

@@ -188,7 +188,7 @@ export function projectFolder(cwd: string, roots: XcshRoots): string {
   return findProjectRoot(cwd, roots.home, roots.configDirName ?? DEFAULT_CONFIG_DIR_NAME) ?? path.resolve(cwd);
 }
 
-/** Every well-known path of the shared on-disk state (SPEC §3). */
+/** Every well-known path of the shared on-disk state (docs/file-formats.md). */
 export function xcshPaths(roots: XcshRoots) {
   const plugins = roots.pluginsDir ?? path.join(roots.xcshHome, "plugins");
   const ours = path.join(plugins, ".xcsh-tools");
@@ -214,6 +214,8 @@ export function xcshPaths(roots: XcshRoots) {
     bootIndex: path.join(ours, "boot-index.json"),
     /** The boot index's module records, apart: a boot never reads them, `tools` does. */
     bootModules: path.join(ours, "boot-modules.json"),
+    /** The boot index's component inventory of installed plugins: read by `listInstalledComponents`, `list`, `show`. */
+    bootComponents: path.join(ours, "boot-components.json"),
     /** The user's record of trusted projects (core/trust.ts): user state, never a project's. */
     trustedProjects: path.join(ours, "trusted-projects.json"),
     claudeRoot: path.join(roots.home, ".claude"),
@@ -272,7 +274,7 @@ export function expandTilde(input: string, home: string): string {
 }
 
 /**
- * The host's `resolvePath` (xcsh-host-formats §2.2): strip a leading `@` before an absolute or
+ * The host's `resolvePath`: strip a leading `@` before an absolute or
  * `~` path, fold unicode spaces, accept `file://` URLs, expand `~`, resolve relative to `cwd`.
  */
 export function resolveUserPath(input: string, cwd: string, home: string): string {

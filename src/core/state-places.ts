@@ -26,7 +26,7 @@
  * (manifest/names.ts) when the registry is read, so they never hold a separator or `..`.
  */
 import path from "node:path";
-import { confinePath, isPathInside, realPathOrNearest, type PathOrigin } from "./contain.js";
+import { confinePath, isPathBelow, realPathOrNearest, type PathOrigin } from "./contain.js";
 import { XcshToolsError } from "./errors.js";
 import { projectPaths, xcshPaths, type XcshRoots } from "./paths.js";
 
@@ -140,7 +140,7 @@ export function confineJournalPath(p: string, xcshHome: string, origin: Omit<Pat
   }
   const real = realPathOrNearest(p);
   const xcsh = realPathOrNearest(xcshHome);
-  if (real !== xcsh && isPathInside(real, xcsh)) return real;
+  if (isPathBelow(real, xcsh)) return real;
   const project = xcshFolderAbove(real);
   if (project !== undefined && PROJECT_STATE.has(path.relative(project, real).split(path.sep)[0]!)) return real;
   return confinePath(p, xcshHome, { what, ...origin, hint: origin.hint ?? "Nothing was restored or deleted. Inspect the journal folder by hand and remove it." }, { strictlyBelow: true });

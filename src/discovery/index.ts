@@ -1,13 +1,12 @@
 /**
- * Tool discovery: where the tools an xcsh host loads at boot come from (SPEC §2), found by
+ * Tool discovery: where the tools an xcsh host loads at boot come from (docs/library-api.md, "Where tools come from"), found by
  * scanning the disk only — no plugin code is imported here, so the CLI `tools` command and the
  * boot index can call it freely.
  *
  * Order. Providers run in `PROVIDER_IDS` order: native, claude, codex, claude-plugins,
  * xcsh-plugins, npm, config. Within every provider the project level comes before the user level
  * ("project shadows user"): the loader keeps the first tool of a name, so a project tool wins
- * over a user tool of the same name, as the host does for native tools (xcsh-host-formats §4.2,
- * §4.6). Marketplace providers go further and let a project registry entry shadow the user's
+ * over a user tool of the same name, as the host does for native tools. Marketplace providers go further and let a project registry entry shadow the user's
  * entries of the same plugin id. Inside a tools directory, entries are sorted by name.
  *
  * Problems are records, never throws: `errors` (coded, see records.ts), `metadata` (`.md`/`.json`
@@ -25,7 +24,7 @@ import { errorMessage } from "../core/errors.js";
 import { projectFolder, projectRegistryFile, resolveRoots, xcshPaths } from "../core/paths.js";
 import { decideProjectTrustOf, trustCommand, trustWorldOf } from "../core/trust.js";
 import { realPathOrNearest } from "../core/contain.js";
-import type { DiscoverCustomToolsOptions } from "../host/options.js";
+import type { DiscoverCustomToolsOptions } from "../core/host-options.js";
 import { discoveryError } from "./records.js";
 import type { DiscoveryContext, DiscoverySink, SkippedProjectSource, ToolDiscoveryResult } from "./types.js";
 

@@ -17,7 +17,7 @@
  * - `EPATH_OUTSIDE`     a path read back from a state file (an installPath) is outside the folder
  *                       its kind lives in (core/state-places.ts): nothing there is read or imported.
  */
-import type { ToolLoadError, ToolSource } from "../host/types.js";
+import type { ToolLoadError, ToolSource } from "../core/contract.js";
 
 /** Discovery error codes (public API; the table in docs/library-api.md). */
 export const DISCOVERY_ERROR_CODES = [

@@ -2,11 +2,11 @@
  * The reading of state files during discovery. Discovery never throws on bad input: a state file
  * that is not JSON or has the wrong shape becomes one `ESTATE_FILE` record naming the file and the
  * JSON path, and the caller carries on without it (the host throws on some of these and silently
- * ignores others: xcsh-host-formats §9 #23, #28).
+ * ignores others).
  */
 import type { TSchema, Static } from "../manifest/typebox.js";
 import { errorMessage, isXcshToolsError } from "../core/errors.js";
-import type { ToolSource } from "../host/types.js";
+import type { ToolSource } from "../core/contract.js";
 import { readJsonFile } from "../manifest/json-file.js";
 import { type ValidationIssue } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";

@@ -1,6 +1,6 @@
 /**
  * Reading a tools directory, and resolving one explicit tool entry (a manifest `tools` entry or
- * a configured path). The model (SPEC §2):
+ * a configured path). The model (docs/library-api.md, "Where tools come from"):
  *
  * - A tool is a file `*.ts|*.js|*.mjs` (not `*.d.ts`), or a folder holding `index.ts`, else
  *   `index.js`, else `index.mjs` (the first that exists is the module; the others are usually
@@ -10,9 +10,9 @@
  *   therefore which of two same-named tools wins, is the same on every machine. Files and
  *   folders are sorted together.
  * - `.md`/`.json` files are metadata: reported in `metadata`, never handed to the loader (the
- *   host hands them over and then fails on them, and a `foo.md` can shadow `foo.ts`: §9 #11).
+ *   host hands them over and then fails on them, and a `foo.md` can shadow `foo.ts`).
  * - Any other file (README.txt, run.sh, x.py) and folders without an index are reported in
- *   `ignored`, not as errors: the host turns every stray file into an error record (§9 #12),
+ *   `ignored`, not as errors: the host turns every stray file into an error record,
  *   which buries the real failures.
  * - Symlinks are followed. A dangling one is an `EENTRY_NOT_FOUND` error: someone meant it to be
  *   a tool. With `within`, anything whose real path leaves that folder is `EENTRY_ESCAPE`.
@@ -20,13 +20,13 @@
 /*
  * The file system calls are synchronous on purpose: a scan makes a handful of stat/realpath/
  * readdir calls per entry, one after another, and each fs/promises call is a thread-pool round
- * trip costing more than the call itself (a scan of 20 npm plugins: ~16 -> ~8 ms).
+ * trip costing more than the call itself (`npm run bench` measures the scan).
  */
 import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import path from "node:path";
 import { isPathInside } from "../core/contain.js";
 import { errorMessage, nodeErrorCode } from "../core/errors.js";
-import type { ToolSource } from "../host/types.js";
+import type { ToolSource } from "../core/contract.js";
 import { discoveryError } from "./records.js";
 import type { DiscoverySink } from "./types.js";
 

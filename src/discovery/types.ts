@@ -1,16 +1,16 @@
 /**
- * The shapes discovery works with. A provider is one tool source of SPEC §2: it looks at the
+ * The shapes discovery works with. A provider is one tool source (docs/library-api.md): it looks at the
  * disk for one `DiscoveryContext` and reports what it found into a `DiscoverySink` — paths to
  * hand to the loader, metadata files, ignored files and error records. Providers never import
  * plugin code and never throw on bad input: every problem becomes a record.
  */
 import type { XcshPaths } from "../core/paths.js";
-import type { ProviderId } from "../host/options.js";
-import type { SkippedProjectSource, ToolLoadError, ToolPathWithSource, ToolSource, UntrustedProjectReport } from "../host/types.js";
+import type { ProviderId } from "../core/host-options.js";
+import type { SkippedProjectSource, ToolLoadError, ToolPathWithSource, ToolSource, UntrustedProjectReport } from "../core/contract.js";
 
 export type { SkippedProjectSource, UntrustedProjectReport };
 
-/** A `.md`/`.json` file found in a tools directory: described, never imported (SPEC §1). */
+/** A `.md`/`.json` file found in a tools directory: described, never imported (docs/library-api.md). */
 export interface ToolMetadataFile {
   path: string;
   source: ToolSource;

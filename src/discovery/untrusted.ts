@@ -7,7 +7,7 @@
  * of the file or folder.
  */
 import { lstatSync } from "node:fs";
-import type { SkippedProjectSource, ToolSource } from "../host/types.js";
+import type { SkippedProjectSource, ToolSource } from "../core/contract.js";
 import type { DiscoverySink } from "./types.js";
 
 /** Report `file` as left out when something is there (a dangling link counts: someone put it there). */

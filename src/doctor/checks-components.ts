@@ -7,27 +7,53 @@
  * description) — against the `contextWarnTokens` setting (src/components/cost.ts has the method).
  *
  * Conflicts: agents are not namespaced by the host (its task tool keeps the first agent of a
- * name: the project's own agent folders, the user's, then plugin `agents/` folders, project
- * installs first); skills and commands of marketplace plugins are `plugin:name`, so they clash
- * only when two installed plugins share a name (from two marketplaces). Each clash says which
+ * name: the user's and the project's own agent folders in the order of `ownAgentDirs`, then
+ * plugin `agents/` folders, project installs first); skills and commands of marketplace plugins
+ * are `plugin:name` (discovery/claude-plugins.ts), so the user's own never hide them and they
+ * clash only when two installed plugins share a name (from two marketplaces): the first in the
+ * host's root order wins (project installs, then the user's, each in registry order). Each clash says which
  * file the host uses and which it hides. Nothing here imports plugin code.
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { xcshPaths } from "../core/paths.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
 
-/** The user's and the project's own agent folders, in the host's order (project first). */
+/**
+ * The config folders the host's task tool reads agents from, in its order (task/discovery.ts
+ * with config.ts `priorityList`): for each of `.xcsh`, `.codex`, `.gemini`, the project's nearest
+ * `<base>/agents` (walking up from the project folder), then the user's (`~/.xcsh/agent/agents`,
+ * `~/.codex/agents`, `~/.gemini/agents`). Claude Code's `.claude` folders are not read by xcsh.
+ * Project folders are read only in a trusted project.
+ */
 function ownAgentDirs(world: DoctorWorld): { dir: string; where: string }[] {
   const dirs: { dir: string; where: string }[] = [];
-  if (world.projectTrusted) {
-    for (const d of [".xcsh/agents", ".pi/agents", ".claude/agents"]) dirs.push({ dir: path.join(world.cwd, d), where: `the project's ${d}` });
-  }
   const root = xcshPaths(world.roots).root;
-  dirs.push({ dir: path.join(root, "agent", "agents"), where: "the user's ~/.xcsh/agent/agents" });
-  dirs.push({ dir: path.join(root, "agents"), where: "the user's ~/.xcsh/agents" });
-  dirs.push({ dir: path.join(world.roots.home, ".claude", "agents"), where: "the user's ~/.claude/agents" });
+  const bases: { base: string; user: string; userLabel: string }[] = [
+    { base: ".xcsh", user: path.join(root, "agent", "agents"), userLabel: "~/.xcsh/agent/agents" },
+    { base: ".codex", user: path.join(world.roots.home, ".codex", "agents"), userLabel: "~/.codex/agents" },
+    { base: ".gemini", user: path.join(world.roots.home, ".gemini", "agents"), userLabel: "~/.gemini/agents" },
+  ];
+  for (const { base, user, userLabel } of bases) {
+    if (world.projectTrusted) {
+      const nearest = nearestDir(world.cwd, path.join(base, "agents"));
+      if (nearest) dirs.push({ dir: nearest, where: `the project's ${path.relative(world.cwd, nearest) || nearest}` });
+    }
+    dirs.push({ dir: user, where: `the user's ${userLabel}` });
+  }
   return dirs;
+}
+
+/** The nearest `<ancestor>/<rel>` folder from `cwd` up, as the host's findAllNearestProjectConfigDirs. */
+function nearestDir(cwd: string, rel: string): string | undefined {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    try {
+      if (statSync(path.join(dir, rel)).isDirectory()) return path.join(dir, rel);
+    } catch {
+      // not here: one folder up
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
 }
 
 function mdFiles(dir: string): string[] {

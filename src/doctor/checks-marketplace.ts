@@ -8,7 +8,7 @@
  *                every installed plugin's folder present; cache folders nobody references
  *                (plugins: no registry of any scope or known project; catalogs: no registered
  *                marketplace of that scope) — those `--fix` removes, unless some project
- *                registry cannot be read, when nothing may be deleted (host weakness #38)
+ *                registry cannot be read, when nothing may be deleted
  *   overrides    `<project>/.xcsh/plugin-overrides.json`: valid, naming installed plugins and
  *                features they declare, and holding no secret setting (ignored there)
  *
@@ -21,10 +21,12 @@ import { pathExists } from "../core/atomic-fs.js";
 import { isXcshToolsError } from "../core/errors.js";
 import { projectFolder, projectPaths, xcshPaths } from "../core/paths.js";
 import { confineCatalogPath, confineStatePath } from "../core/state-places.js";
+import { trustCommand } from "../core/trust.js";
 import { pointerSegment } from "../manifest/result.js";
 import { readJsonFile } from "../manifest/json-file.js";
 import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
-import { assertProjectScope, scopePaths, type Scope } from "../marketplace/context.js";
+import { assertProjectScope, scopePaths, type Scope, type ScopePaths } from "../marketplace/context.js";
+import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import { projectFilesNotLoaded } from "../marketplace/state.js";
 import { catalogOriginOf, readCachedCatalog } from "../marketplace/catalog.js";
 import { readInstalledDoc, readMarketplacesDoc, readProjectList, referencedPaths, type InstalledDoc, type MarketplacesDoc } from "../marketplace/registry.js";
@@ -38,10 +40,6 @@ const KEEP = "doctor never rewrites a registry it cannot read; fix it by hand or
 /** What an untrusted project's entries are, in every report. */
 const NOT_LOADED = "not loaded: project not trusted";
 
-function trustLine(dir: string): string {
-  return `xcsh-tools trust ${/\s/.test(dir) ? JSON.stringify(dir) : dir}`;
-}
-
 async function listDirs(dir: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
@@ -51,131 +49,163 @@ async function listDirs(dir: string): Promise<string[]> {
   }
 }
 
+/** What the marketplace check gathers while it reads both scopes. */
+interface MarketplaceScan {
+  area: AreaFindings;
+  ctx: { roots: DoctorWorld["roots"]; cwd: string; projectTrusted: boolean };
+  /** Plugin folders some installed registry references. */
+  refs: Set<string>;
+  /** False when a registry could not be read: then no cache may be called unreferenced and deleted. */
+  refsKnown: boolean;
+}
+
 /** Marketplace registries and caches of both scopes. */
 export async function checkMarketplaces(world: DoctorWorld): Promise<AreaFindings> {
-  const area = new AreaFindings("marketplace");
   // The project root found from cwd, where the host keeps project marketplace state (core/paths.ts).
-  const ctx = { roots: world.roots, cwd: projectFolder(world.cwd, world.roots), projectTrusted: world.projectTrusted === true };
+  const scan: MarketplaceScan = { area: new AreaFindings("marketplace"), ctx: { roots: world.roots, cwd: projectFolder(world.cwd, world.roots), projectTrusted: world.projectTrusted === true }, refs: new Set(), refsKnown: true };
+  const scopes = scopesToCheck(scan, world);
+  const registries = new Map<Scope, MarketplacesDoc>();
+  for (const scope of scopes) {
+    const paths = scopePaths(scan.ctx, scope);
+    const registry = await checkRegistry(scan, scope, paths);
+    if (registry) registries.set(scope, registry);
+    await checkInstalled(scan, scope, paths);
+  }
+  await addOtherProjectRefs(scan);
+  await reportUnreferencedCaches(scan, registries);
+  if (scan.area.healthy) {
+    const count = [...registries.values()].reduce((n, r) => n + r.marketplaces.length, 0);
+    scan.area.ok("marketplace", `${count} marketplace${count === 1 ? "" : "s"} registered, ${scan.refs.size} installed plugin folder${scan.refs.size === 1 ? "" : "s"} present, no unreferenced cache`);
+  }
+  return scan.area;
+}
+
+/** User scope, and the project's when cwd is in a trusted project; an untrusted project's state is a warning. */
+function scopesToCheck(scan: MarketplaceScan, world: DoctorWorld): Scope[] {
   const scopes: Scope[] = ["user"];
-  const refs = new Set<string>();
-  let refsKnown = true;
-  const notLoaded = projectFilesNotLoaded(ctx);
   try {
-    assertProjectScope(ctx);
-    if (ctx.projectTrusted) scopes.push("project");
+    assertProjectScope(scan.ctx);
+    if (scan.ctx.projectTrusted) scopes.push("project");
   } catch {
     // the home folder is no project: user scope only
   }
+  const notLoaded = projectFilesNotLoaded(scan.ctx);
   if (notLoaded.length > 0) {
     // Unread, so what the project's installs reference is unknown: no cache may be deleted.
-    refsKnown = false;
-    area.problem("marketplace:project", "warn", `the project's marketplace state (${notLoaded.join(", ")}) is ${NOT_LOADED}`, {
-      hint: `If you know who wrote this project, trust it: \`${trustLine(world.cwd)}\`.`,
+    scan.refsKnown = false;
+    scan.area.problem("marketplace:project", "warn", `the project's marketplace state (${notLoaded.join(", ")}) is ${NOT_LOADED}`, {
+      hint: `If you know who wrote this project, trust it: \`${trustCommand(world.cwd)}\`.`,
       manual: "trusting a project is the user's decision",
     });
   }
-  const registries = new Map<Scope, MarketplacesDoc>();
-  for (const scope of scopes) {
-    const paths = scopePaths(ctx, scope);
-    let marketplaces: MarketplacesDoc | undefined;
-    try {
-      marketplaces = await readMarketplacesDoc(paths.marketplacesRegistry);
-      registries.set(scope, marketplaces);
-    } catch (error) {
-      if (!isXcshToolsError(error)) throw error;
-      area.problem(`marketplace:registry:${scope}`, "error", error.message, { hint: error.hint ?? `Fix ${paths.marketplacesRegistry}.`, manual: KEEP });
-    }
-    for (const [index, entry] of (marketplaces?.marketplaces ?? []).entries()) {
+  return scopes;
+}
+
+/** One scope's marketplace registry and the cached catalog of each entry. */
+async function checkRegistry(scan: MarketplaceScan, scope: Scope, paths: ScopePaths): Promise<MarketplacesDoc | undefined> {
+  let marketplaces: MarketplacesDoc;
+  try {
+    marketplaces = await readMarketplacesDoc(paths.marketplacesRegistry);
+  } catch (error) {
+    if (!isXcshToolsError(error)) throw error;
+    scan.area.problem(`marketplace:registry:${scope}`, "error", error.message, { hint: error.hint ?? `Fix ${paths.marketplacesRegistry}.`, manual: KEEP });
+    return undefined;
+  }
+  for (const [index, entry] of marketplaces.marketplaces.entries()) await checkCatalog(scan.area, scope, paths, index, entry);
+  return marketplaces;
+}
+
+async function checkCatalog(area: AreaFindings, scope: Scope, paths: ScopePaths, index: number, entry: MarketplaceEntry): Promise<void> {
+  try {
+    confineCatalogPath(entry.catalogPath, entry.name, scope === "user" ? "user-catalog" : "project-catalog", paths.marketplaceCache, { file: paths.marketplacesRegistry, field: `/marketplaces/${index}/catalogPath` });
+  } catch (error) {
+    if (!isXcshToolsError(error, "EPATH_OUTSIDE")) throw error;
+    area.problem(`marketplace:catalog:${scope}:${entry.name}`, "error", `${error.code}: ${error.message}`, { hint: `Remove the entry "${entry.name}" from ${paths.marketplacesRegistry} by hand (or restore the file), then add the marketplace again.`, manual: KEEP });
+    return;
+  }
+  if (!(await pathExists(entry.catalogPath))) {
+    area.problem(`marketplace:catalog:${scope}:${entry.name}`, "warn", `the catalog of marketplace "${entry.name}" (${scope}) is not cached at ${entry.catalogPath}`, {
+      hint: `Run \`xcsh-tools marketplace update ${entry.name}\` to fetch it again.`,
+      manual: "fetching a catalog is `marketplace update`'s job (it needs the network)",
+    });
+    return;
+  }
+  // Entries the engine leaves out because they hand git or npm a value it must not see.
+  const loaded = await readCachedCatalog(entry.catalogPath, entry.name, catalogOriginOf(entry)).catch(() => undefined);
+  for (const skipped of loaded?.skipped ?? []) {
+    area.problem(`marketplace:entry:${scope}:${entry.name}:${skipped.index}`, "error", `${skipped.issue.code}: ${entry.catalogPath} ${skipped.issue.message}; the entry${skipped.name ? ` "${skipped.name}"` : ""} cannot be installed`, {
+      hint: `${skipped.issue.hint ?? "Ask the marketplace owner to fix the entry."} Then run \`xcsh-tools marketplace update ${entry.name}\`.`,
+      manual: "a catalog is the marketplace owner's; doctor does not edit it",
+    });
+  }
+}
+
+/** One scope's installed registry: each install path confined and present; its references collected. */
+async function checkInstalled(scan: MarketplaceScan, scope: Scope, paths: ScopePaths): Promise<void> {
+  let installed: InstalledDoc;
+  try {
+    installed = await readInstalledDoc(paths.installedPlugins);
+  } catch (error) {
+    if (!isXcshToolsError(error)) throw error;
+    scan.refsKnown = false;
+    scan.area.problem(`marketplace:installed:${scope}`, "error", error.message, { hint: error.hint ?? `Fix ${paths.installedPlugins}.`, manual: KEEP });
+    return;
+  }
+  for (const p of referencedPaths(installed)) scan.refs.add(p);
+  for (const [id, entries] of Object.entries(installed.plugins)) {
+    for (const [index, entry] of entries.entries()) {
+      if (!entry || typeof entry.installPath !== "string") continue;
       try {
-        confineCatalogPath(entry.catalogPath, entry.name, scope === "user" ? "user-catalog" : "project-catalog", paths.marketplaceCache, { file: paths.marketplacesRegistry, field: `/marketplaces/${index}/catalogPath` });
+        confineStatePath("xcsh-install", entry.installPath, scan.ctx, { file: paths.installedPlugins, field: `/plugins/${pointerSegment(id)}/${index}/installPath` });
       } catch (error) {
         if (!isXcshToolsError(error, "EPATH_OUTSIDE")) throw error;
-        area.problem(`marketplace:catalog:${scope}:${entry.name}`, "error", `${error.code}: ${error.message}`, { hint: `Remove the entry "${entry.name}" from ${paths.marketplacesRegistry} by hand (or restore the file), then add the marketplace again.`, manual: KEEP });
+        scan.area.problem(`marketplace:plugin:${scope}:${id}`, "error", `${error.code}: ${error.message}`, { hint: `Remove the entry ${id} from ${paths.installedPlugins} by hand (or restore the file), then reinstall it.`, manual: KEEP });
         continue;
       }
-      if (!(await pathExists(entry.catalogPath))) {
-        area.problem(`marketplace:catalog:${scope}:${entry.name}`, "warn", `the catalog of marketplace "${entry.name}" (${scope}) is not cached at ${entry.catalogPath}`, {
-          hint: `Run \`xcsh-tools marketplace update ${entry.name}\` to fetch it again.`,
-          manual: "fetching a catalog is `marketplace update`'s job (it needs the network)",
+      if (!(await pathExists(entry.installPath))) {
+        scan.area.problem(`marketplace:plugin:${scope}:${id}`, "error", `${id} (${scope}) is installed at ${entry.installPath}, which is missing: the host cannot load it`, {
+          hint: `Reinstall it: \`xcsh-tools install ${id} --scope ${scope}\` (or \`xcsh-tools uninstall ${id} --scope ${scope}\`).`,
+          manual: "reinstalling needs the marketplace's source; run the install command named",
         });
-        continue;
-      }
-      // Entries the engine leaves out because they hand git or npm a value it must not see.
-      const loaded = await readCachedCatalog(entry.catalogPath, entry.name, catalogOriginOf(entry)).catch(() => undefined);
-      for (const skipped of loaded?.skipped ?? []) {
-        area.problem(`marketplace:entry:${scope}:${entry.name}:${skipped.index}`, "error", `${skipped.issue.code}: ${entry.catalogPath} ${skipped.issue.message}; the entry${skipped.name ? ` "${skipped.name}"` : ""} cannot be installed`, {
-          hint: `${skipped.issue.hint ?? "Ask the marketplace owner to fix the entry."} Then run \`xcsh-tools marketplace update ${entry.name}\`.`,
-          manual: "a catalog is the marketplace owner's; doctor does not edit it",
-        });
-      }
-    }
-    let installed: InstalledDoc | undefined;
-    try {
-      installed = await readInstalledDoc(paths.installedPlugins);
-    } catch (error) {
-      if (!isXcshToolsError(error)) throw error;
-      refsKnown = false;
-      area.problem(`marketplace:installed:${scope}`, "error", error.message, { hint: error.hint ?? `Fix ${paths.installedPlugins}.`, manual: KEEP });
-    }
-    if (installed) {
-      for (const p of referencedPaths(installed)) refs.add(p);
-      for (const [id, entries] of Object.entries(installed.plugins)) {
-        for (const [index, entry] of entries.entries()) {
-          if (!entry || typeof entry.installPath !== "string") continue;
-          try {
-            confineStatePath("xcsh-install", entry.installPath, ctx, { file: paths.installedPlugins, field: `/plugins/${pointerSegment(id)}/${index}/installPath` });
-          } catch (error) {
-            if (!isXcshToolsError(error, "EPATH_OUTSIDE")) throw error;
-            area.problem(`marketplace:plugin:${scope}:${id}`, "error", `${error.code}: ${error.message}`, { hint: `Remove the entry ${id} from ${paths.installedPlugins} by hand (or restore the file), then reinstall it.`, manual: KEEP });
-            continue;
-          }
-          if (!(await pathExists(entry.installPath))) {
-            area.problem(`marketplace:plugin:${scope}:${id}`, "error", `${id} (${scope}) is installed at ${entry.installPath}, which is missing: the host cannot load it`, {
-              hint: `Reinstall it: \`xcsh-tools install ${id} --scope ${scope}\` (or \`xcsh-tools uninstall ${id} --scope ${scope}\`).`,
-              manual: "reinstalling needs the marketplace's source; run the install command named",
-            });
-          }
-        }
       }
     }
   }
-  // Projects other than this one that hold installs we made (for cache references).
+}
+
+/** References of projects other than this one that hold installs we made. */
+async function addOtherProjectRefs(scan: MarketplaceScan): Promise<void> {
   try {
-    for (const file of await readProjectList(ctx)) {
+    for (const file of await readProjectList(scan.ctx)) {
       try {
-        for (const p of referencedPaths(await readInstalledDoc(file))) refs.add(p);
+        for (const p of referencedPaths(await readInstalledDoc(file))) scan.refs.add(p);
       } catch {
-        refsKnown = false;
+        scan.refsKnown = false;
       }
     }
   } catch (error) {
-    refsKnown = false;
-    area.problem("marketplace:projects", "warn", failedCheck(error), { hint: isXcshToolsError(error) ? (error.hint ?? "") : "", manual: "it is our own list; move it away to rebuild it" });
+    scan.refsKnown = false;
+    scan.area.problem("marketplace:projects", "warn", failedCheck(error), { hint: isXcshToolsError(error) ? (error.hint ?? "") : "", manual: "it is our own list; move it away to rebuild it" });
   }
+}
 
-  const p = xcshPaths(world.roots);
+/** Plugin caches no install references, and marketplace caches no registry lists: deletable by `--fix` when every registry was read. */
+async function reportUnreferencedCaches(scan: MarketplaceScan, registries: Map<Scope, MarketplacesDoc>): Promise<void> {
   const unreferenced = (dir: string, what: string) => {
-    area.problem(`marketplace:cache:${dir}`, "warn", `${dir} is ${what}`, {
+    scan.area.problem(`marketplace:cache:${dir}`, "warn", `${dir} is ${what}`, {
       hint: "Run `xcsh-tools doctor --fix` to delete it.",
-      ...(refsKnown ? { repair: { kind: "remove-cache" as const, path: dir }, repairText: `delete ${dir}` } : { manual: "a project registry could not be read, so doctor cannot be sure nothing uses it" }),
+      ...(scan.refsKnown ? { repair: { kind: "remove-cache" as const, path: dir }, repairText: `delete ${dir}` } : { manual: "a project registry could not be read, so doctor cannot be sure nothing uses it" }),
     });
   };
-  for (const name of await listDirs(p.pluginCache)) {
-    const dir = path.join(p.pluginCache, name);
-    if (!refs.has(path.resolve(dir))) unreferenced(dir, "a cached marketplace plugin that no scope has installed");
+  const pluginCache = xcshPaths(scan.ctx.roots).pluginCache;
+  for (const name of await listDirs(pluginCache)) {
+    const dir = path.join(pluginCache, name);
+    if (!scan.refs.has(path.resolve(dir))) unreferenced(dir, "a cached marketplace plugin that no scope has installed");
   }
-  for (const scope of scopes) {
-    const registry = registries.get(scope);
-    if (!registry) continue;
-    const cache = scopePaths(ctx, scope).marketplaceCache;
+  for (const [scope, registry] of registries) {
+    const cache = scopePaths(scan.ctx, scope).marketplaceCache;
     const names = new Set(registry.marketplaces.map((m) => m.name));
     for (const name of await listDirs(cache)) if (!names.has(name)) unreferenced(path.join(cache, name), `the cache of a marketplace that is not registered (${scope})`);
   }
-  if (area.healthy) {
-    const count = [...registries.values()].reduce((n, r) => n + r.marketplaces.length, 0);
-    area.ok("marketplace", `${count} marketplace${count === 1 ? "" : "s"} registered, ${refs.size} installed plugin folder${refs.size === 1 ? "" : "s"} present, no unreferenced cache`);
-  }
-  return area;
 }
 
 /** The project's plugin-overrides.json. */
@@ -186,7 +216,7 @@ export async function checkOverrides(world: DoctorWorld, inventory: readonly Ins
   if (world.projectTrusted !== true) {
     if (await pathExists(file)) {
       area.problem("overrides", "warn", `${file} is ${NOT_LOADED}: the project's plugin overrides do not apply`, {
-        hint: `If you know who wrote this project, trust it: \`${trustLine(world.cwd)}\`.`,
+        hint: `If you know who wrote this project, trust it: \`${trustCommand(world.cwd)}\`.`,
         manual: "trusting a project is the user's decision",
       });
     } else area.ok("overrides", `no ${file}`);

@@ -82,7 +82,31 @@ export async function checkPlugins(roots: XcshRoots): Promise<PluginsDiagnosis> 
     return result;
   }
   folder.ok("plugins:folder", `found ${paths.plugins}`);
+  const state = await readPluginsState(paths, folder, lockfile);
+  if (!state) return result;
+  result.state = state;
+  const deps = dependenciesOf(state.packageJson);
+  const names = Object.keys(deps);
 
+  const nmInfo = await lstat(paths.nodeModules).catch(() => undefined);
+  if (!nmInfo) {
+    if (names.length > 0) folder.problem("plugins:node-modules", "error", `${paths.nodeModules} is missing, but package.json lists ${names.length} plugin${names.length > 1 ? "s" : ""}`, { hint: "Run `xcsh-tools doctor --fix` to install them from the lockfile.", repair: { kind: "reify", reinstall: [] }, repairText: "install every plugin package.json lists, at the locked versions" });
+    else folder.ok("plugins:node-modules", "no node_modules (nothing installed)");
+  } else folder.ok("plugins:node-modules", `found ${paths.nodeModules}`);
+
+  const inventory = await loadInventory(state);
+  result.inventory = inventory;
+  const runtime = runtimeFindings(state, inventory, plugins);
+  for (const plugin of inventory) await checkOnePlugin(plugin, plugins, runtime.emit, nmInfo !== undefined);
+  runtime.emitLeft(); // the orphans of the runtime lock and the record
+  await checkOrphanFolders(paths.nodeModules, deps, state.packageLock, plugins);
+  await checkLockfile(paths.plugins, deps, state.packageLock, lockfile, names.length > 0 && nmInfo !== undefined);
+  if (plugins.findings.length === 0) plugins.ok("plugins", names.length === 0 ? "no npm plugin installed" : "every plugin is healthy");
+  return result;
+}
+
+/** Read and report package.json, the runtime lock, the record and package-lock.json; `undefined` when one of the first three is unusable. */
+async function readPluginsState(paths: PluginsState["paths"], folder: AreaFindings, lockfile: AreaFindings): Promise<PluginsState | undefined> {
   const record = await readDoc<InstallRecord>(paths.record, (v) => checkSchema(InstallRecordSchema, v));
   // A git dependency may be a local repository only when our record says the user typed it so.
   const typedLocal = (name: string) => record.status === "ok" && isTypedLocalGit(record.value, name);
@@ -105,8 +129,8 @@ export async function checkPlugins(roots: XcshRoots): Promise<PluginsDiagnosis> 
   if (lockRead.status === "bad") lockfile.problem("lockfile:file", "error", lockRead.message, { hint: "Delete package-lock.json, then run `xcsh-tools doctor --fix` to regenerate it from package.json.", manual: manualStateFile });
   else if (lockRead.status === "ok") packageLock = lockRead.value;
 
-  if (pkg.status === "bad" || lock.status === "bad" || record.status === "bad") return result;
-  const state: PluginsState = {
+  if (pkg.status === "bad" || lock.status === "bad" || record.status === "bad") return undefined;
+  return {
     paths,
     packageJson: pkg.status === "ok" ? pkg.value : undefined,
     packageLock,
@@ -114,37 +138,24 @@ export async function checkPlugins(roots: XcshRoots): Promise<PluginsDiagnosis> 
     record: record.status === "ok" ? (record.value as InstallRecord) : EMPTY_INSTALL_RECORD,
     warnings: [],
   };
-  result.state = state;
-  const deps = dependenciesOf(state.packageJson);
-  const names = Object.keys(deps);
+}
 
-  const nmInfo = await lstat(paths.nodeModules).catch(() => undefined);
-  if (!nmInfo) {
-    if (names.length > 0) folder.problem("plugins:node-modules", "error", `${paths.nodeModules} is missing, but package.json lists ${names.length} plugin${names.length > 1 ? "s" : ""}`, { hint: "Run `xcsh-tools doctor --fix` to install them from the lockfile.", repair: { kind: "reify", reinstall: [] }, repairText: "install every plugin package.json lists, at the locked versions" });
-    else folder.ok("plugins:node-modules", "no node_modules (nothing installed)");
-  } else folder.ok("plugins:node-modules", `found ${paths.nodeModules}`);
-
-  const inventory = await loadInventory(state);
-  result.inventory = inventory;
+/** The runtime-state repairs, reported by plugin id: `emit(id)` with that plugin's findings, `emitLeft()` for the rest. */
+function runtimeFindings(state: PluginsState, inventory: InstalledPlugin[], plugins: AreaFindings): { emit: (id: string) => boolean; emitLeft: () => void } {
   const runtime = repairRuntimeState(stateFiles(state), inventory);
   const runtimeById = new Map<string, typeof runtime.changes>();
   for (const change of runtime.changes) runtimeById.set(change.id, [...(runtimeById.get(change.id) ?? []), change]);
-  const emitRuntime = (id: string) => {
+  const emit = (id: string) => {
     const changes = runtimeById.get(id);
     if (!changes) return false;
     plugins.problem(id, "warn", changes.map((c) => c.problem).join("; "), { hint: "Run `xcsh-tools doctor --fix`.", repair: { kind: "runtime" }, repairText: changes.map((c) => c.repair).join("; ") });
     runtimeById.delete(id);
     return true;
   };
-
-  for (const plugin of inventory) await checkOnePlugin(plugin, plugins, emitRuntime, nmInfo !== undefined);
-  // What is left are the orphans of the runtime lock and the record.
-  for (const id of [...runtimeById.keys()]) emitRuntime(id);
-
-  await checkOrphanFolders(paths.nodeModules, deps, packageLock, plugins);
-  await checkLockfile(paths.plugins, deps, packageLock, lockfile, names.length > 0 && nmInfo !== undefined);
-  if (plugins.findings.length === 0) plugins.ok("plugins", names.length === 0 ? "no npm plugin installed" : "every plugin is healthy");
-  return result;
+  const emitLeft = () => {
+    for (const id of [...runtimeById.keys()]) emit(id);
+  };
+  return { emit, emitLeft };
 }
 
 async function checkOnePlugin(plugin: InstalledPlugin, area: AreaFindings, emitRuntime: (id: string) => boolean, haveNodeModules: boolean): Promise<void> {

@@ -9,7 +9,8 @@
 import { readFile, readdir, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { SETTING_KEYS, loadSettings, type LoadedSettings } from "../core/config.js";
+import { loadSettings, type LoadedSettings } from "../core/config.js";
+import { SETTING_KEYS } from "../core/settings-keys.js";
 import { errorMessage, isXcshToolsError, nodeErrorCode } from "../core/errors.js";
 import { journalRoot } from "../core/journal.js";
 import { isPidAlive, lockFilePath, readLockOwner, type LockOwner } from "../core/lock.js";

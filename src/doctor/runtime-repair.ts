@@ -4,7 +4,7 @@
  * diagnosis (which reports each change as a warning) and `--fix` (which applies them, computed
  * again from the state read under the lock) can never disagree.
  *
- * Rules (the host's doctor drops orphans too, §6.3; the rest it leaves broken):
+ * Rules (the host's doctor drops orphans too; the rest it leaves broken):
  *   - a runtime entry, settings section or record entry of a plugin package.json no longer
  *     lists: removed (`orphan:runtime|settings|record:<name>`);
  *   - an installed plugin without a runtime entry: added as a new install is — enabled, default

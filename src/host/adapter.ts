@@ -15,7 +15,7 @@ import type {
   CustomToolResult,
   RenderResultOptions,
   Theme,
-} from "./types.js";
+} from "../core/contract.js";
 
 /** Keys the adapter defines itself; the tool's own versions are not proxied over them. */
 const OWN_KEYS = new Set<PropertyKey>(["execute", "strict", "renderResult", "constructor"]);

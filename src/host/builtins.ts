@@ -1,5 +1,5 @@
 /**
- * The host's built-in tool names (xcsh-host-formats §3.3): every name the host can instantiate,
+ * The host's built-in tool names: every name the host can instantiate,
  * so that `tools` and `validate` warn about a custom tool that a session would reject. A host
  * calling the loader passes the names it actually created instead.
  */

@@ -16,7 +16,7 @@
  */
 import os from "node:os";
 import type { runInProcessGroup as RunInProcessGroup } from "../core/process-group.js";
-import type { ExecOptions, ExecResult } from "./types.js";
+import type { ExecOptions, ExecResult } from "../core/contract.js";
 
 /** Milliseconds between SIGTERM and SIGKILL when a killed process does not exit. */
 const KILL_GRACE_MS = 2000;

@@ -1,6 +1,6 @@
 /**
  * The boot-time loader: paths in, tools and error records out, in the host's positional API
- * (xcsh-host-formats §2) but without its failure modes (§9 B). The model:
+ * but without its failure modes (docs/host-parity.md). The model:
  *
  * - ONE shared `CustomToolAPI` per loader, handed to every factory; `setUIContext` mutates it, so
  *   factories that captured it see the real UI once the host has one.
@@ -26,7 +26,7 @@ import { execCommand } from "./exec.js";
 import { isBun } from "./import/strategy.js";
 import { resolveTypeBox } from "./import/module-map.js";
 import { importToolModule, type ImportedToolModule, type ImportToolModuleOptions } from "./module-import.js";
-import type { LoadCustomToolsOptions } from "./options.js";
+import type { LoadCustomToolsOptions } from "../core/host-options.js";
 import { emptyHostExports, hostExportReadCount, hostExportsFailure } from "./host-exports.js";
 import { raceTimeout } from "./timeout.js";
 import { checkTool, readToolName } from "./tool-shape.js";
@@ -42,16 +42,14 @@ import type {
   ToolLoadError,
   ToolPathWithSource,
   ToolSource,
-} from "./types.js";
+} from "../core/contract.js";
 
 export const DEFAULT_FACTORY_TIMEOUT_MS = 5000;
 
 /**
  * Imports in flight at once. Under Bun many in flight pay: its module loader overlaps reading and
- * parsing them, and 200 tools load in about 35 ms with 256 in flight against 40 ms with 32 and
- * 51 ms with 8 (bench/boot.js's fixture, 2 cores). On Node they only queue behind jiti's
- * transpiling and module evaluation on the one main thread, and more cost more than they hide
- * (256 in flight: +14 ms for the same 200 tools on Node 20), so there it stays 8. Bounded either
+ * parsing them (bench/boot.js). On Node they only queue behind jiti's transpiling and module
+ * evaluation on the one main thread, and more cost more than they hide, so there it stays 8. Bounded either
  * way because an import's timeout starts when the import starts.
  */
 export const IMPORT_CONCURRENCY = isBun() ? 256 : 8;
@@ -416,7 +414,7 @@ const REAL_PATH_BY_FOLDER = process.platform === "linux";
  * The file a resolved path stands for, and the key it is deduplicated by: its real path. A
  * regular file that is not a link has its folder's real path plus its name, so tools that share
  * a folder (a plugin's five tools) cost one realpath between them, in `realFolders`, instead of
- * one each (realpath walks every component of the path: 2 of 6 ms of preparing 200 tools).
+ * one each (realpath walks every component of the path, the larger part of preparing the paths).
  */
 function locateModule(resolved: string, realFolders: Map<string, string>): { file: string; key: string } {
   if (REAL_PATH_BY_FOLDER) {

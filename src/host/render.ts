@@ -7,7 +7,7 @@
  * `undefined`, which tells the host to use its default rendering.
  */
 import { errorMessage } from "../core/errors.js";
-import type { Component, CustomTool, CustomToolLogger, CustomToolResult, RenderResultOptions, Theme } from "./types.js";
+import type { Component, CustomTool, CustomToolLogger, CustomToolResult, RenderResultOptions, Theme } from "../core/contract.js";
 
 /** A plain-text TUI component: lines cut to the width the host asks for. */
 export interface TextComponent {

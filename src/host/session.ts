@@ -5,7 +5,7 @@
  * session down or keep the other tools from hearing the event.
  */
 import { errorMessage } from "../core/errors.js";
-import type { CustomTool, CustomToolContext, CustomToolLogger, CustomToolSessionEvent, LoadedCustomTool } from "./types.js";
+import type { CustomTool, CustomToolContext, CustomToolLogger, CustomToolSessionEvent, LoadedCustomTool } from "../core/contract.js";
 
 /** One `onSession` that threw or rejected. */
 export interface SessionHookFailure {

@@ -1,8 +1,7 @@
 /**
  * `installed_plugins.json` version 2: the marketplace install registry. xcsh writes
  * `~/.xcsh/plugins/installed_plugins.json` and `<project>/.xcsh/plugins/installed_plugins.json`;
- * Claude Code writes `~/.claude/plugins/installed_plugins.json` in the same shape
- * (xcsh-host-formats §4.7, §7.7; peers §1.4). Unknown keys are kept.
+ * Claude Code writes `~/.claude/plugins/installed_plugins.json` in the same shape. Unknown keys are kept.
  *
  * Claude's file is read, never written, and tolerated as it is (`version: "unknown"`, `isLocal`,
  * `projectPath`); `validateInstalledPlugins(v, {flavour: "claude"})` therefore reports fewer

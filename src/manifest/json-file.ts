@@ -1,7 +1,7 @@
 /**
  * Reading JSON state files. Missing files are a normal state (`undefined`); a file that exists
  * but is not JSON is a coded error naming the file and the position, never silently treated as
- * empty (a host weakness we fix: xcsh-host-formats §9 items 23, 32).
+ * empty (the host treats some such files as empty; docs/host-parity.md).
  */
 import { readFileSync, statSync } from "node:fs";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
@@ -72,9 +72,8 @@ export function parseJsonText(text: string, file: string): unknown {
  *
  * The read is synchronous on purpose: these files are small (a package.json, a state file) and
  * read one after another, and fs/promises' stat + open/fstat/read/close is five thread-pool
- * round trips per file where a blocking read is two system calls. A discovery scan of 20 npm
- * plugins went from ~16 to ~8 ms (the boot index refresh after an install scans twice). The
- * async signature stays: callers need not change if a file ever warrants streaming.
+ * round trips per file where a blocking read is two system calls (the boot index refresh after an
+ * install scans twice; `npm run bench` measures it). The async signature stays: callers need not change if a file ever warrants streaming.
  */
 export async function readJsonFile(file: string): Promise<unknown | undefined> {
   let text: string;

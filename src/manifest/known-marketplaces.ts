@@ -1,7 +1,7 @@
 /**
  * Claude Code's `~/.claude/plugins/known_marketplaces.json`: `{<name>: {source, installLocation,
  * lastUpdated, autoUpdate?}}` with `source` one of `{source: "github", repo}`, `{source: "git",
- * url}`, `{source: "directory", path}` (peers §1.4). Read only; every unknown key is kept and
+ * url}`, `{source: "directory", path}`. Read only; every unknown key is kept and
  * an unknown source kind is a warning (Claude adds kinds), not an error.
  */
 import { gitRefProblem, githubRepoProblem, gitUrlProblem, sourceArgHint, type SourceArgProblem } from "../core/source-args.js";

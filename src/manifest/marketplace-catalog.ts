@@ -1,6 +1,6 @@
 /**
  * Marketplace catalogs: `.xcsh-plugin/marketplace.json`, with Claude Code's
- * `.claude-plugin/marketplace.json` as the fallback (xcsh-host-formats §7.3, §7.5; peers §1.2).
+ * `.claude-plugin/marketplace.json` as the fallback.
  *
  * A plugin entry's `source` is one of six kinds (Claude Code's, late 2026):
  *
@@ -22,6 +22,7 @@
  * kept (Claude ignores them too) and typos of known keys are warnings.
  */
 import path from "node:path";
+import { relativePathClimbsOut } from "../core/contain.js";
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { sourceArgHint, gitRefProblem, githubRepoProblem, gitUrlProblem, npmVersionProblem, registryUrlProblem, subdirPathProblem, subdirUrlProblem, type SourceArgProblem } from "../core/source-args.js";
@@ -160,8 +161,7 @@ export function archiveUrlProblem(url: unknown, policy: { allowLocal: boolean })
 /** Pure check of a relative path inside a repository (no absolute, no `..`). */
 function relativePathProblem(p: string): string | undefined {
   if (path.isAbsolute(p) || path.win32.isAbsolute(p)) return "it is an absolute path";
-  const normal = path.posix.normalize(p.replace(/\\/g, "/"));
-  if (normal === ".." || normal.startsWith("../")) return "it leaves the repository with ../";
+  if (relativePathClimbsOut(p)) return "it leaves the repository with ../";
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 /**
- * `~/.xcsh/marketplaces.json` version 1: the marketplaces a user added (xcsh-host-formats §7.2).
+ * `~/.xcsh/marketplaces.json` version 1: the marketplaces a user added.
  * The host treats a bad file as empty and overwrites it on the next write, losing every entry;
  * we read it strictly and say what is wrong instead.
  */

@@ -2,7 +2,7 @@
  * Name rules, one place for all of them:
  *
  * - plugin and marketplace names: `^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`, 1..64 (the host's
- *   `isValidNameSegment`, xcsh-host-formats §7.1); ids `name@marketplace`, at most 128;
+ *   `isValidNameSegment`); ids `name@marketplace`, at most 128;
  * - npm package names: npm's rules for new packages, as `validate-npm-package-name` (npm's own
  *   check) gives them;
  * - tool names: LLM function names, `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` (what the model APIs accept).

@@ -1,12 +1,13 @@
 /**
  * `plugin.json`: a marketplace plugin's own manifest, at `.xcsh-plugin/plugin.json` or Claude
- * Code's `.claude-plugin/plugin.json` (peers §1.3). xcsh reads only `name` (for `--plugin-dir`
+ * Code's `.claude-plugin/plugin.json`. xcsh reads only `name` (for `--plugin-dir`
  * roots) and `version` (cache key); Claude reads the components. Unknown top-level keys are
  * warnings (Claude strips them); unknown keys inside `userConfig` and `lspServers` are errors,
  * because Claude refuses to load such a plugin. Whether component paths exist is checked by
  * `src/validate`.
  */
 import path from "node:path";
+import { relativePathClimbsOut } from "../core/contain.js";
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { nameSegmentProblem, suggestNameSegment } from "./names.js";
@@ -113,8 +114,7 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
     }
   }
   for (const { entry, pointer: at } of listPluginJsonPaths(value as PluginJson)) {
-    const normal = path.posix.normalize(entry.replace(/\\/g, "/"));
-    if (path.isAbsolute(entry) || normal === ".." || normal.startsWith("../")) {
+    if (path.isAbsolute(entry) || relativePathClimbsOut(entry)) {
       out.error({ path: at, code: "EENTRY_ESCAPE", message: `${at}: "${entry}" must stay inside the plugin`, found: JSON.stringify(entry), hint: "Use a ./ path inside the plugin folder; installs copy only the plugin folder." });
     } else if (!entry.startsWith("./")) {
       out.warn({ path: at, code: "ECOMPONENT_PATH", message: `${at}: component paths should start with "./" (Claude Code requires it)`, found: JSON.stringify(entry), hint: `Write "./${entry}".` });

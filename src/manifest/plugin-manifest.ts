@@ -1,6 +1,6 @@
 /**
  * The plugin manifest: the `xcsh` field of a plugin's `package.json` (fallback `pi`, never
- * merged) — xcsh-host-formats §5.1–§5.3.
+ * merged), as the host reads it (docs/file-formats.md).
  *
  * The schemas are what a reader needs (discovery reads manifests of installed plugins with them);
  * `validatePluginManifest` and `validatePluginPackageJson` add what an author must get right
@@ -9,6 +9,7 @@
  * Whether entries exist on disk (and stay inside through symlinks) is checked by `src/validate`.
  */
 import path from "node:path";
+import { relativePathClimbsOut } from "../core/contain.js";
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { npmNameProblem } from "./names.js";
@@ -101,7 +102,7 @@ export function entriesOf(value: string | string[] | undefined): string[] {
 }
 
 /**
- * Manifest entries of `kind` for a feature selection (§5.3): `null` → base + default features;
+ * Manifest entries of `kind` for a feature selection: `null` → base + default features;
  * `[]` → base only; a list → base + exactly those features.
  */
 export function selectEntries(
@@ -167,8 +168,7 @@ const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Pure checks of one manifest entry path: relative, inside the package, no odd forms. */
 export function entryPathProblem(entry: string): { code: string; reason: string } | undefined {
   if (path.isAbsolute(entry) || path.win32.isAbsolute(entry)) return { code: "EENTRY_ESCAPE", reason: "it is an absolute path" };
-  const normal = path.posix.normalize(entry.replace(/\\/g, "/"));
-  if (normal === ".." || normal.startsWith("../")) return { code: "EENTRY_ESCAPE", reason: "it leaves the package with ../" };
+  if (relativePathClimbsOut(entry)) return { code: "EENTRY_ESCAPE", reason: "it leaves the package with ../" };
   return undefined;
 }
 

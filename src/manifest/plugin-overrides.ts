@@ -1,6 +1,5 @@
 /**
- * `<project>/.xcsh/plugin-overrides.json`: a project's overrides of npm plugin state
- * (xcsh-host-formats §5.7). The project wins over the user's runtime state.
+ * `<project>/.xcsh/plugin-overrides.json`: a project's overrides of npm plugin state. The project wins over the user's runtime state.
  */
 import { Type, type Static } from "./typebox.js";
 import { npmNameProblem } from "./names.js";

@@ -1,6 +1,6 @@
 /**
  * `~/.xcsh/plugins/package.json`: the npm project that holds installed plugins. Its
- * `dependencies` are the source of truth for which plugins exist (xcsh-host-formats §5.5).
+ * `dependencies` are the source of truth for which plugins exist.
  */
 import { Type, type Static } from "./typebox.js";
 import { npa } from "../core/npm-spec.js";

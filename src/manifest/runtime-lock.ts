@@ -1,6 +1,6 @@
 /**
  * `~/.xcsh/plugins/xcsh-plugins.lock.json`: the host's runtime state of npm plugins — which are
- * enabled, which features, and their settings (xcsh-host-formats §5.6). Not a resolver lockfile.
+ * enabled, which features, and their settings. Not a resolver lockfile.
  * The host writes it too, so unknown keys are kept; `validateRuntimeLock` adds the name rules.
  */
 import { Type, type Static } from "./typebox.js";

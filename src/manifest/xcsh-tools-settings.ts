@@ -3,7 +3,7 @@
  * settings file, where every field is optional. Loading and layering live in `core/config.ts`.
  */
 import { Type, type Static } from "./typebox.js";
-import { PROVIDER_IDS } from "../host/options.js";
+import { PROVIDER_IDS } from "../core/host-options.js";
 
 const Milliseconds = Type.Integer({ minimum: 0, description: "milliseconds, a whole number >= 0" });
 

@@ -1,11 +1,11 @@
 /**
  * Reading a marketplace catalog: `.xcsh-plugin/marketplace.json`, falling back to Claude Code's
- * `.claude-plugin/marketplace.json` (SPEC §3), checked by the one catalog validator
+ * `.claude-plugin/marketplace.json` (docs/file-formats.md), checked by the one catalog validator
  * (`validateMarketplaceCatalog`).
  *
  * What is fatal and what is not. A catalog-level problem (no name, no owner, `plugins` not an
  * array) rejects the catalog. Two entries with one name reject it too, naming both positions:
- * the host silently installed the first (§9 #43) and a user could never reach the second. A
+ * the host silently installed the first and a user could never reach the second. A
  * single bad entry (unknown source kind, bad name) is skipped and reported as a warning the CLI
  * shows (the host only logged it), so one typo does not take a whole marketplace away. The
  * skipped entries are remembered (`skipped`), so installing one says why it cannot be installed.

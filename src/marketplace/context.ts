@@ -1,5 +1,5 @@
 /**
- * The world the marketplace engine runs in, injected whole (STYLE habit 6): roots, project
+ * The world the marketplace engine runs in, injected whole: roots, project
  * folder, environment, timeouts, npm options and the mutation world. The CLI builds it from its
  * command context (`marketplaceContextFrom`); tests build it directly with a temp HOME.
  *
@@ -12,9 +12,9 @@ import { XcshToolsError } from "../core/errors.js";
 import { untrustedProjectError } from "../core/trust.js";
 import { placeOf } from "../core/state-places.js";
 import { projectPaths, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
-import { runMutation, type Mutation, type MutationWorld } from "../plugins/mutation.js";
+import type { MutationWorld } from "../plugins/mutation.js";
 import type { ValidateReport } from "../validate/index.js";
-import type { ExecutableChanges } from "../components/consent.js";
+import type { ExecutableRequest } from "../components/consent.js";
 
 /** Where an install or a marketplace lives. */
 export type Scope = "user" | "project";
@@ -44,23 +44,14 @@ export interface MarketplaceContext extends MutationWorld {
   /** Checks a plugin folder the way the host loads it; default: `validatePath` as a plugin folder. */
   validatePlugin?: PluginValidator;
   /**
-   * Asked, before anything is committed, when an install or update adds or changes what a plugin
-   * runs (hooks, MCP/LSP servers, monitors, bin/); it throws to refuse. Without it nobody is asked
-   * (the library's callers decide for themselves).
+   * Called, before anything is committed, when an install or update changes what a plugin runs
+   * (hooks, MCP/LSP servers, monitors, bin/); when it adds or changes some (`needsConsent`) it
+   * throws to refuse. Without it nobody is asked (the library's callers decide for themselves).
    */
   approveExecutables?: (request: ExecutableRequest) => Promise<void>;
 }
 
-/** What `approveExecutables` is asked about. */
-export interface ExecutableRequest {
-  id: string;
-  version: string;
-  scope: Scope;
-  /** An update of an installed version (changes are against it), or a new install. */
-  update: boolean;
-  dryRun: boolean;
-  changes: ExecutableChanges;
-}
+export type { ExecutableRequest } from "../components/consent.js";
 
 /** The paths of both scopes. */
 export interface ScopePaths {
@@ -129,13 +120,4 @@ export function projectListFile(ctx: Pick<MarketplaceContext, "roots">): string 
 /** Now, as an ISO string. */
 export function nowIso(ctx: Pick<MarketplaceContext, "now">): string {
   return (ctx.now ? ctx.now() : new Date()).toISOString();
-}
-
-/** Run `fn` as one locked, journaled mutation (the install engine's wrapper). */
-export async function mutate<T>(ctx: MarketplaceContext, label: string, fn: (m: Mutation) => Promise<T>): Promise<T> {
-  // Read-only check first: a malformed registry must fail before the lock creates our folders
-  // (bad input changes nothing on disk). The state is read again under the lock.
-  const { loadEngineState } = await import("./state.js");
-  await loadEngineState(ctx);
-  return runMutation(ctx, label, fn);
 }

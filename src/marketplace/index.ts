@@ -2,7 +2,7 @@
  * The marketplace engine: catalogs of plugins (xcsh's `.xcsh-plugin/marketplace.json` and Claude
  * Code's `.claude-plugin/marketplace.json`) from folders, git repositories, GitHub and catalog
  * URLs, and the plugins they list, installed in user or project scope where the host's discovery
- * finds them (`installed_plugins.json`, xcsh-host-formats §4.3, §7).
+ * finds them (`installed_plugins.json`).
  *
  * Model, in one paragraph. A marketplace is an entry of `marketplaces.json` plus a cache folder
  * `<cache>/marketplaces/<name>/` holding the checked catalog (and, for git, the repository's
@@ -23,24 +23,12 @@
  * `EFETCH_TIMEOUT`, `ENPM_FETCH`, `EUNTRUSTED_PROJECT` (project scope of a project the user does not trust).
  */
 export { type MarketplaceContext, type Scope, type PluginValidator, type ExecutableRequest } from "./context.js";
-export {
-  addMarketplace,
-  removeMarketplace,
-  updateMarketplaces,
-  listMarketplaces,
-  discoverPlugins,
-  searchPlugins,
-  listClaudeMarketplaces,
-  importClaudeMarketplaces,
-  claudeSourceToInput,
-  type MarketplaceRow,
-  type MarketplaceChangeReport,
-  type MarketplaceUpdateReport,
-  type OfferedPlugin,
-  type ClaudeMarketplaceRow,
-  type ClaudeImportRow,
-  type CatalogChanges,
-} from "./marketplaces.js";
+export { addMarketplace } from "./marketplace-add.js";
+export { removeMarketplace } from "./marketplace-remove.js";
+export { updateMarketplaces, type MarketplaceUpdateReport } from "./marketplace-update.js";
+export { type MarketplaceChangeReport, type CatalogChanges } from "./marketplace-cache.js";
+export { listMarketplaces, discoverPlugins, searchPlugins, type MarketplaceRow, type OfferedPlugin } from "./browse.js";
+export { listClaudeMarketplaces, importClaudeMarketplaces, claudeSourceToInput, type ClaudeMarketplaceRow, type ClaudeImportRow } from "./claude-marketplaces.js";
 export {
   isMarketplaceTarget,
   loadMarketplaceTargets,

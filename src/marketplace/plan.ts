@@ -1,18 +1,18 @@
 /**
- * The pure planner of marketplace plugin changes (STYLE habit 1). It takes the registries as
+ * The pure planner of marketplace plugin changes. It takes the registries as
  * loaded under the lock and what was fetched, and returns a plan: one item per id (ADD / CHANGE /
  * REMOVE / NOOP with a reason), the cache folders to add and to remove, and the registry documents
  * to write. `--dry-run` prints it; `apply.ts` carries it out in one transaction.
  *
  * Cache folders are keyed by content (`<mkt>___<plugin>___<version>-<hash12>`), so a changed
- * plugin never lands in the folder of its old content under the same version (host weakness #37;
- * Claude Code's stale-cache bug family). An old folder is removed only when no registry still
+ * plugin never lands in the folder of its old content under the same version (the host's
+ * and Claude Code's stale-cache bug family). An old folder is removed only when no registry still
  * references it: the user registry, the current project's, and every other project registry we
- * have written (host weakness #38: GC looked at one scope only). When one of those cannot be read,
+ * have written (in the host, GC looked at one scope only). When one of those cannot be read,
  * nothing is removed (a leaked folder is harmless; a deleted one breaks a project).
  */
 import path from "node:path";
-import { confinePath, isPathBelow, realPathOrNearest } from "../core/contain.js";
+import { confinePath, isRealPathBelow } from "../core/contain.js";
 import { pointerSegment } from "../manifest/result.js";
 import type { InstalledPluginEntry } from "../manifest/installed-plugins.js";
 import type { Scope } from "./context.js";
@@ -172,7 +172,7 @@ export function planSetEnabled(ws: WorkingSet, scope: Scope, id: string, enabled
  * Finish the plan: the registry writes, and the released cache folders nobody references any
  * more. `otherReferences` are the installPaths of every other registry (other projects);
  * `undefined` means one could not be read, so nothing is deleted. Only folders inside
- * `pluginCache` are ever deleted: a registry may point anywhere (host weakness #39).
+ * `pluginCache` are ever deleted: a registry may point anywhere.
  */
 export function finishPlan(ws: WorkingSet, options: { pluginCache: string; otherReferences: Set<string> | undefined }): PluginPlan {
   const writes: PluginPlan["writes"] = [];
@@ -193,8 +193,4 @@ export function finishPlan(ws: WorkingSet, options: { pluginCache: string; other
     else cacheRemovals.push(released);
   }
   return { items: ws.items, writes, cacheRemovals: cacheRemovals.sort(), cacheKept: cacheKept.sort() };
-}
-
-function isRealPathBelow(child: string, parent: string): boolean {
-  return isPathBelow(realPathOrNearest(child), realPathOrNearest(parent));
 }

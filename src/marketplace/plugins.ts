@@ -2,7 +2,7 @@
  * Marketplace plugins through the shared commands: install `name@marketplace`, uninstall,
  * enable, disable, update, outdated, list — in user scope (`~/.xcsh/plugins/installed_plugins.json`)
  * or project scope (`<project>/.xcsh/plugins/installed_plugins.json`), the files the host's
- * discovery reads. A project install of an id shadows the user's (discovery's rule, §4.3).
+ * discovery reads. A project install of an id shadows the user's (discovery's rule).
  *
  * Each mutation: (dry run: recover, read, plan, return) — or `runMutation` (lock, recover,
  * transaction): read the registries under the lock, prepare every plugin in scratch (fetch, copy,
@@ -12,7 +12,7 @@
 import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { semver } from "../core/npm-spec.js";
-import { XcshToolsError, errorMessage, isXcshToolsError } from "../core/errors.js";
+import { XcshToolsError, errorSummary, isXcshToolsError } from "../core/errors.js";
 import { confineStatePath } from "../core/state-places.js";
 import { pointerSegment } from "../manifest/result.js";
 import { mayNameMarketplacePlugin, splitPluginId } from "../manifest/installed-plugins.js";
@@ -24,11 +24,10 @@ import { entriesOf, finishPlan, planInstall, planRemove, planSetEnabled, startPl
 import { pluginSourceOf, type Revision } from "./plugin-sources/index.js";
 import { catalogEntry, catalogOf, hashOfCacheDir, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
 import { withProject } from "./registry.js";
-import { findMarketplace, loadEngineState, otherProjectReferences, scopeState, type EngineState } from "./state.js";
+import { findMarketplace, loadEngineState, mutate, otherProjectReferences, scopeState, type EngineState } from "./state.js";
 import { copyPluginTree, hashTree, makeScratch } from "./tree.js";
 import { scanPluginComponents } from "../components/scan.js";
-import { diffExecutables, executablesOf, needsConsent } from "../components/consent.js";
-import { mutate } from "./context.js";
+import { diffExecutables, executablesOf, hasChanges } from "../components/consent.js";
 
 /** The result of a plugin mutation. */
 export interface PluginChangeReport {
@@ -101,11 +100,6 @@ function requireSpec(spec: string): { plugin: string; marketplace: string } {
   return split;
 }
 
-function coded(error: unknown): { code: string; message: string; hint?: string } {
-  if (error instanceof XcshToolsError) return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
-  return { code: "EUNEXPECTED", message: errorMessage(error) };
-}
-
 function workingSet(ctx: MarketplaceContext, state: EngineState): WorkingSet {
   return startPlan(
     { user: state.user.installed, ...(state.project ? { project: state.project.installed } : {}) },
@@ -175,19 +169,19 @@ async function finish(ctx: MarketplaceContext, state: EngineState, ws: WorkingSe
  */
 async function approveExecutables(ctx: MarketplaceContext, prepared: PreparedPlugin, scope: Scope, previousRoot: string | undefined, dryRun: boolean): Promise<void> {
   if (!ctx.approveExecutables) return;
-  const after = executablesOf(scanPluginComponents(prepared.copy, { rootKind: "xcsh-marketplace", rootAs: prepared.cacheDir }).components);
+  const after = executablesOf(scanPluginComponents(prepared.copy, { rootKind: "xcsh-marketplace", rootAs: prepared.cacheDir }).components, { as: prepared.cacheDir });
   let before: ReturnType<typeof executablesOf> = [];
   if (previousRoot) {
     try {
       const real = confineStatePath("xcsh-install", previousRoot, { roots: ctx.roots, cwd: ctx.cwd }, {});
-      before = executablesOf(scanPluginComponents(real, { rootKind: "xcsh-marketplace", rootAs: previousRoot }).components);
+      before = executablesOf(scanPluginComponents(real, { rootKind: "xcsh-marketplace", rootAs: previousRoot }).components, { as: previousRoot });
     } catch {
       // An installed path outside the cache is not read; everything counts as new.
     }
   }
   const changes = diffExecutables(before, after);
-  if (!needsConsent(changes)) return;
-  await ctx.approveExecutables({ id: prepared.id, version: prepared.version, scope, update: previousRoot !== undefined, dryRun, changes });
+  if (!hasChanges(changes)) return;
+  await ctx.approveExecutables({ id: prepared.id, version: prepared.version, source: "marketplace", scope, update: previousRoot !== undefined, dryRun, changes });
 }
 
 function addOf(prepared: PreparedPlugin): CacheAdd {
@@ -333,7 +327,7 @@ export async function updateMarketplacePlugins(ctx: MarketplaceContext, ids: str
         }
         adds.push(addOf(prepared));
       } catch (error) {
-        failed.push({ id, scope, error: coded(error) });
+        failed.push({ id, scope, error: errorSummary(error) });
       }
     }
     const { plan, projectList } = await finish(ctx, state, ws, warnings);
@@ -400,7 +394,7 @@ export async function outdatedMarketplacePlugins(ctx: MarketplaceContext, ids?: 
           row.reason = reasons.join("; ");
         }
       } catch (error) {
-        row.error = coded(error);
+        row.error = errorSummary(error);
         row.reason = `cannot check: ${row.error.message}`;
       }
     }

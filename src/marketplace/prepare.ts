@@ -67,7 +67,7 @@ function localFolderOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, found: Fo
   return checkedLocalFolder(ctx, { scope: found.scope, entry: found.entry, registryFile: found.paths.marketplacesRegistry, ...(found.index !== undefined ? { index: found.index } : {}) });
 }
 
-/** The catalog of a marketplace, checked against the live folder for local ones (host weakness #34). */
+/** The catalog of a marketplace, checked against the live folder for local ones. */
 export async function catalogOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, found: FoundMarketplace): Promise<LoadedCatalog> {
   const origin = catalogOriginOf(found.entry);
   const cached = await readCachedCatalog(catalogPathOf(found), found.entry.name, origin);

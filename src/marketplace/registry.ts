@@ -3,12 +3,12 @@
  *
  * - `marketplaces.json` (user: `~/.xcsh/marketplaces.json`; project: `<project>/.xcsh/marketplaces.json`)
  * - `installed_plugins.json` (user: `~/.xcsh/plugins/…`; project: `<project>/.xcsh/plugins/…`),
- *   the files the host's discovery reads (xcsh-host-formats §4.3, §7.7)
+ *   the files the host's discovery reads
  * - `<ours>/marketplace-projects.json`: every project registry we have written, so that removing
- *   a cached plugin can check that no other project still uses it (host weakness #38).
+ *   a cached plugin can check that no other project still uses it.
  *
  * The host treats a malformed registry as empty and overwrites it on its next write, losing every
- * entry (§9 #32); here a file that exists but does not parse or validate is `EREGISTRY_FILE`,
+ * entry; here a file that exists but does not parse or validate is `EREGISTRY_FILE`,
  * naming the file and the first problem, and nothing is written. Unknown keys are kept: the
  * documents are read as the file's own objects and only the fields we change are replaced.
  */

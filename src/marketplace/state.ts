@@ -9,10 +9,11 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { errorMessage } from "../core/errors.js";
+import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { confineCatalogPath } from "../core/state-places.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import type { ValidationIssue } from "../manifest/result.js";
+import { runMutation, type Mutation } from "../plugins/mutation.js";
 import { assertProjectScope, assertProjectTrusted, scopePaths, type MarketplaceContext, type Scope, type ScopePaths } from "./context.js";
 import { readInstalledDoc, readMarketplacesDoc, readProjectList, referencedPaths, type InstalledDoc, type MarketplacesDoc } from "./registry.js";
 
@@ -89,6 +90,18 @@ export function findMarketplace(state: EngineState, name: string, scope?: Scope)
   return undefined;
 }
 
+/** `findMarketplace`, or `EMARKETPLACE_NOT_FOUND` listing what is registered. */
+export function requireMarketplace(state: EngineState, name: string, scope?: Scope): FoundMarketplace {
+  const found = findMarketplace(state, name, scope);
+  if (!found) {
+    const names = allMarketplaces(state).map((m) => m.entry.name);
+    throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${name}" is not registered${scope ? ` in ${scope} scope` : ""}`, {
+      hint: names.length > 0 ? `Registered: ${names.join(", ")}.` : "Add one with xcsh-tools marketplace add <source>.",
+    });
+  }
+  return found;
+}
+
 /**
  * The catalog file of a registered marketplace, checked to be `<scope cache>/<name>/marketplace.json`
  * after resolving symlinks (core/state-places.ts): `EPATH_OUTSIDE` naming the registry and the
@@ -142,4 +155,12 @@ export async function otherProjectReferences(ctx: MarketplaceContext, state: Eng
     }
   }
   return { refs, list };
+}
+
+/** Run `fn` as one locked, journaled mutation (the install engine's wrapper). */
+export async function mutate<T>(ctx: MarketplaceContext, label: string, fn: (m: Mutation) => Promise<T>): Promise<T> {
+  // Read-only check first: a malformed registry must fail before the lock creates our folders
+  // (bad input changes nothing on disk). The state is read again under the lock.
+  await loadEngineState(ctx);
+  return runMutation(ctx, label, fn);
 }

@@ -1,11 +1,11 @@
 /**
- * Plugin folders as content: copying one into the cache without `.git` (host weakness #36: cached
+ * Plugin folders as content: copying one into the cache without `.git` (in the host, cached
  * copies carried the clone's history), and hashing it so the cache is keyed by what is inside,
- * not by a version string (the stale-cache bug family, peers §1.9: same version, different code,
- * old folder reused).
+ * not by a version string (the stale-cache bug family of the host and Claude Code: same version,
+ * different code, old folder reused).
  *
  * Symlinks inside the source that point inside its root are copied as the files they point at
- * (Claude Code follows them too, peers §1.1); one that leaves the root, or dangles, is an error:
+ * (Claude Code follows them too); one that leaves the root, or dangles, is an error:
  * a plugin must not smuggle files from elsewhere on the disk into the cache.
  */
 import { createHash } from "node:crypto";

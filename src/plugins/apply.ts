@@ -2,7 +2,7 @@
  * The applier: turns a plan into the new plugins folder, staged, validated, then swapped in by
  * the journal in one commit (mutation.ts wraps it in the lock and the transaction).
  *
- * Why arborist reifies a COPY (peers §7 takeaway 1): `npm install` into a live node_modules is
+ * Why arborist reifies a COPY: `npm install` into a live node_modules is
  * not safe to interrupt (npm/cli#4383) and a host starting meanwhile would load a half-written
  * tree. So, inside the transaction's own folder:
  *
@@ -26,7 +26,7 @@
  * work/ and live). Reinstalling, `doctor --fix` and `unlink` then never depend on the user's
  * folder still existing. A linked plugin (`link <path>`) is the exception by design: it is a
  * symlink arborist creates (install-links off), saved as `file:<absolute path>` in package.json
- * so the host finds it through `dependencies` (host weakness #25). Arborist installs a linked
+ * so the host finds it through `dependencies`. Arborist installs a linked
  * folder's own dependencies inside that folder, as npm does.
  *
  * Named steps (for progress and the tests' fault injection): `apply:planned`, `apply:copied`,
@@ -36,9 +36,10 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { ExecutableRequest } from "../components/consent.js";
 import { XcshToolsError } from "../core/errors.js";
 import { isRecord } from "../manifest/result.js";
-import { listManifestEntries, type PluginManifest } from "../manifest/plugin-manifest.js";
+import type { PluginManifest } from "../manifest/plugin-manifest.js";
 import { runtimeEnabled } from "../manifest/runtime-lock.js";
 import { nextFeatures, planNeedsInstall, type Plan, type PlanAction } from "./plan.js";
 import { loadInventory, readInstalledPackage, type InstalledPlugin } from "./inventory.js";
@@ -55,7 +56,7 @@ import {
   type PluginsState,
   type StateFiles,
 } from "./state.js";
-import { copyToWork, PACKED_REL, stageWork } from "./work-copy.js";
+import { copyToWork, PACKED_REL, stageWork, type WorkCopy } from "./work-copy.js";
 
 /** Options of `applyPlan`. */
 export interface ApplyOptions {
@@ -71,6 +72,12 @@ export interface ApplyOptions {
   progress?: (message: string) => void;
   /** Clock (for `installedAt`). */
   now?: () => Date;
+  /**
+   * Called, after npm's installer and before validation imports anything or anything is
+   * committed, for each added or changed plugin whose hook or extension modules change; it
+   * throws to refuse (the whole change is rolled back). The CLI's asks the user (cli/consent.ts).
+   */
+  approveExecutables?: (request: ExecutableRequest) => Promise<void>;
 }
 
 /** One plugin as it ended up. */
@@ -142,25 +149,54 @@ function runtimeOnly(plan: Plan, before: StateFiles, inventory: InstalledPlugin[
 
 async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin[], before: StateFiles, options: ApplyOptions): Promise<ApplyResult> {
   const progress = options.progress ?? (() => undefined);
-  const now = options.now ?? (() => new Date());
-  // The module checker starts now: its own start (the loader, the TypeBox it hands to tools, and
-  // for the validation roots the module map) overlaps copying, fetching and extracting instead
-  // of following them.
   const scratch = path.join(m.tx.dir, "validate-home");
-  if (plan.actions.some(needsValidation)) {
-    (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch) });
-  }
+  await warmUpChecker(plan, options, scratch);
 
   // 1. The copy arborist works on.
   progress("Preparing a staging copy of the plugins folder");
   const copy = await copyToWork(m);
-  const work = copy.dir;
   await m.step("apply:copied");
-
   // 2. What arborist is asked to do.
-  const add: string[] = [];
-  const rmNames: string[] = [];
-  const fixDependency = new Map<string, string>();
+  const request = await arboristRequest(plan, copy, options);
+  await m.step("apply:packed");
+  // 3. npm's installer on the copy.
+  const { savedDeps } = await reifyCopy(m, plan, copy, request, options);
+  // 4. Validate what arrived, in the copy.
+  const arrived = await readArrived(plan, copy);
+  if (options.approveExecutables) await approveModules(options.approveExecutables, plan.actions, arrived, inventory, m.paths.nodeModules);
+  await validateArrived(m, plan, arrived, { options, scratch });
+  const { applied, runtimeLock, record } = nextInstallState(plan, inventory, before, arrived, savedDeps, options);
+  // Settings of removed plugins go with them (withoutRuntimePlugin); of others, they stay.
+  await collectPacked(copy.dir, copy.packed, record);
+
+  // 5. Back to live-relative references, then into the journal's slots.
+  await stageWork(m, copy, ["packageJson", "packageLock", "nodeModules", "packed"]);
+  await stageStateWrites(m.tx, m.paths, before, { packageJson: before.packageJson, runtimeLock, record });
+  await m.step("apply:staged");
+  progress("Committing");
+  return { plan, plugins: applied, changed: true };
+}
+
+/**
+ * Start the module checker now, when the plan validates anything: its own start (the loader, the
+ * TypeBox it hands to tools, and for the validation roots the module map) overlaps copying,
+ * fetching and extracting instead of following them.
+ */
+async function warmUpChecker(plan: Plan, options: ApplyOptions, scratch: string): Promise<void> {
+  if (!plan.actions.some(needsValidation)) return;
+  (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch) });
+}
+
+/** The specs arborist adds and the names it removes, and dependencies to restore exactly after it saves. */
+interface ArboristRequest {
+  add: string[];
+  rm: string[];
+  fixDependency: Map<string, string>;
+}
+
+/** Translate the plan into arborist's `add` and `rm`, packing local sources into the copy. */
+async function arboristRequest(plan: Plan, copy: WorkCopy, options: ApplyOptions): Promise<ArboristRequest> {
+  const request: ArboristRequest = { add: [], rm: [], fixDependency: new Map() };
   for (const action of plan.actions) {
     const step = action.apply;
     switch (step.kind) {
@@ -169,9 +205,9 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
         if (r.spec.source === "directory" || r.spec.source === "tarball") {
           // Absolute here (arborist resolves add specs against the process cwd); it saves the
           // spec relative to the root: `file:.xcsh-tools/packed/<file>`, the same in work/ and live.
-          add.push(`${r.name}@file:${copy.packed}/${await packLocal(r.spec.parsed.fetchSpec ?? r.spec.npmSpec, r.name, r.version, r.spec.source, copy.packed, options.client)}`);
+          request.add.push(`${r.name}@file:${copy.packed}/${await packLocal(r.spec.parsed.fetchSpec ?? r.spec.npmSpec, r.name, r.version, r.spec.source, copy.packed, options.client)}`);
         } else {
-          add.push(r.spec.source === "registry" ? r.spec.npmSpec : `${r.name}@${r.spec.npmSpec}`);
+          request.add.push(r.spec.source === "registry" ? r.spec.npmSpec : `${r.name}@${r.spec.npmSpec}`);
         }
         // A reinstall replaces the package whole (arborist would keep an identical-looking one,
         // and would not run its scripts again).
@@ -179,95 +215,107 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
         break;
       }
       case "update":
-        add.push(`${action.name}@${step.spec}`);
+        request.add.push(`${action.name}@${step.spec}`);
         break;
       case "link":
-        add.push(`${action.name}@file:${step.target}`);
-        fixDependency.set(action.name, `file:${step.target}`);
+        request.add.push(`${action.name}@file:${step.target}`);
+        request.fixDependency.set(action.name, `file:${step.target}`);
         break;
       case "unlink":
-        if (step.restore.dependency === null) rmNames.push(action.name);
+        if (step.restore.dependency === null) request.rm.push(action.name);
         else {
           const dep = step.restore.dependency;
           const relativeFile = dep.startsWith("file:") && !path.isAbsolute(dep.slice(5));
           const exact = relativeFile
-            ? `file:${path.resolve(work, dep.slice(5))}` // relative to the root, not to the cwd
+            ? `file:${path.resolve(copy.dir, dep.slice(5))}` // relative to the root, not to the cwd
             : step.restore.version && !/^(file:|git|https?:|github:)/.test(dep)
               ? step.restore.version
               : dep;
-          add.push(`${action.name}@${exact}`);
-          fixDependency.set(action.name, dep);
+          request.add.push(`${action.name}@${exact}`);
+          request.fixDependency.set(action.name, dep);
         }
         break;
       case "remove":
-        rmNames.push(action.name);
+        request.rm.push(action.name);
         break;
       default:
         break;
     }
   }
-  await m.step("apply:packed");
+  return request;
+}
 
-  // 3. npm's installer on the copy.
+/** Run arborist on the copy; returns the dependencies the copy's package.json saved. */
+async function reifyCopy(m: Mutation, plan: Plan, copy: WorkCopy, request: ArboristRequest, options: ApplyOptions) {
+  const { add, rm: rmNames } = request;
   // Plugins by name, never the specs handed to arborist: those name packed tarballs in the journal.
   const touched = [...add.map((spec) => spec.slice(0, spec.indexOf("@", 1))), ...rmNames.map((n) => `-${n}`)];
-  progress(`Installing with npm's installer (${touched.length > 5 ? `${touched.slice(0, 5).join(", ")} and ${touched.length - 5} more` : touched.join(", ")})`);
+  options.progress?.(`Installing with npm's installer (${touched.length > 5 ? `${touched.slice(0, 5).join(", ")} and ${touched.length - 5} more` : touched.join(", ")})`);
   await m.step("reify:start");
   const Arborist = await loadArborist();
-  const arb = new Arborist({ ...npmOptions(options.client), path: work });
-  let tree: Awaited<ReturnType<typeof arb.reify>>;
+  const arb = new Arborist({ ...npmOptions(options.client), path: copy.dir });
   try {
-    tree = await arb.reify({ ...(add.length ? { add } : {}), ...(rmNames.length ? { rm: rmNames } : {}), save: true });
+    await arb.reify({ ...(add.length ? { add } : {}), ...(rmNames.length ? { rm: rmNames } : {}), save: true });
   } catch (error) {
     throw npmError(error, add.join(" ") || rmNames.join(" "), options.client, add.length === 1 ? plan.actions[0]?.name : undefined);
   }
   if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; the change was rolled back", { hint: "Nothing was changed." });
   await m.step("reify:done");
-  if (fixDependency.size > 0) await setDependencies(work, fixDependency);
+  if (request.fixDependency.size > 0) await setDependencies(copy.dir, request.fixDependency);
   const workPkg = (await readJson(copy.packageJson)) ?? {};
   if (!isRecord(workPkg.dependencies)) {
-    // Arborist drops an empty `dependencies`; the host's file always has one (§5.5).
+    // Arborist drops an empty `dependencies`; the host's file always has one.
     workPkg.dependencies = {};
     await writeFile(copy.packageJson, `${JSON.stringify(workPkg, null, 2)}\n`);
   }
-  const savedDeps = workPkg.dependencies as Record<string, string>;
+  return { savedDeps: workPkg.dependencies as Record<string, string> };
+}
 
-  // 4. Validate what arrived, in the copy: every added or changed plugin, several at once (each
-  //    validation is a child process that imports the plugin's tools).
-  const toValidate = plan.actions.filter(needsValidation);
-  const dirs: { name: string; dir: string }[] = [];
-  // What arrived, read once: the records below are made from the same reads (validation changes no package).
-  const arrived = new Map<string, Awaited<ReturnType<typeof readInstalledPackage>> & { manifest: PluginManifest }>();
-  for (const action of toValidate) {
+/** A plugin that arrived in the copy, read once: its records are made from the same reads (validation changes no package). */
+type ArrivedPlugin = Awaited<ReturnType<typeof readInstalledPackage>> & { manifest: PluginManifest };
+
+/** Read every added or changed plugin from the copy; one npm did not produce, or without a manifest, fails. */
+async function readArrived(plan: Plan, copy: WorkCopy): Promise<Map<string, ArrivedPlugin>> {
+  const arrived = new Map<string, ArrivedPlugin>();
+  for (const action of plan.actions.filter(needsValidation)) {
     const installed = await readInstalledPackage(copy.nodeModules, action.name);
     if (!installed.pkg || installed.pkg.name !== action.name) {
       throw new XcshToolsError("EINSTALL", `npm's installer did not produce ${action.name} in node_modules${installed.problem ? ` (${installed.problem})` : ""}`, { hint: "Retry with --debug; nothing was changed." });
     }
     if (!installed.manifest) throw new XcshToolsError("EPLUGIN_INVALID", `${action.name}@${installed.version ?? "?"}: ${installed.problem ?? "no usable xcsh manifest"}`, { hint: "Run `xcsh-tools validate` on the package; nothing was changed.", exitCode: 2 });
     arrived.set(action.name, { ...installed, manifest: installed.manifest });
-    dirs.push({ name: action.name, dir: installed.dir });
   }
-  if (dirs.length > 0) {
-    progress(`Validating ${dirs.length > 5 ? `${dirs.slice(0, 5).map((d) => d.name).join(", ")} and ${dirs.length - 5} more` : dirs.map((d) => d.name).join(", ")}`);
-    const { validatePlugins } = await import("./validate-installed.js");
-    // This process mostly waits for the child now; the boot index refresh after the commit will not.
-    void import("../boot/index.js").then((boot) => boot.preloadRefresh(), () => undefined);
-    // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
-    const reports = await validatePlugins(dirs, {
-      cwd: options.cwd,
-      ...validationRoots(options, scratch),
-      ...(options.builtins ? { builtins: options.builtins } : {}),
-      ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
-    });
-    for (const report of reports) {
-      if (report.errors.length > 0) {
-        const apply = toValidate.find((action) => action.name === report.name)?.apply;
-        throw validationError(report.name, report.dir, report.errors, apply?.kind === "link" ? apply.target : undefined);
-      }
-      await m.step(`validate:${report.name}`);
-    }
-  }
+  return arrived;
+}
 
+/** Validate the arrived plugins, several at once (each validation is a child process that imports the plugin's tools). */
+async function validateArrived(m: Mutation, plan: Plan, arrived: Map<string, ArrivedPlugin>, how: { options: ApplyOptions; scratch: string }): Promise<void> {
+  const dirs = [...arrived].map(([name, installed]) => ({ name, dir: installed.dir }));
+  if (dirs.length === 0) return;
+  const { options } = how;
+  options.progress?.(`Validating ${dirs.length > 5 ? `${dirs.slice(0, 5).map((d) => d.name).join(", ")} and ${dirs.length - 5} more` : dirs.map((d) => d.name).join(", ")}`);
+  const { validatePlugins } = await import("./validate-installed.js");
+  // This process mostly waits for the child now; the boot index refresh after the commit will not.
+  void import("../boot/refresh.js").then((boot) => boot.preloadRefresh(), () => undefined);
+  // The validator's transpile cache goes into the transaction folder: validation writes nothing live.
+  const reports = await validatePlugins(dirs, {
+    cwd: options.cwd,
+    ...validationRoots(options, how.scratch),
+    ...(options.builtins ? { builtins: options.builtins } : {}),
+    ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
+  });
+  for (const report of reports) {
+    if (report.errors.length > 0) {
+      const apply = plan.actions.find((action) => action.name === report.name)?.apply;
+      throw validationError(report.name, report.dir, report.errors, apply?.kind === "link" ? apply.target : undefined);
+    }
+    await m.step(`validate:${report.name}`);
+  }
+}
+
+/** The runtime lock, install record and report after the plan, from what arrived. */
+function nextInstallState(plan: Plan, inventory: InstalledPlugin[], before: StateFiles, arrived: Map<string, ArrivedPlugin>, savedDeps: Record<string, string>, options: ApplyOptions) {
+  const now = options.now ?? (() => new Date());
   const applied: AppliedPlugin[] = [];
   let runtimeLock = before.runtimeLock;
   let record: InstallRecord = before.record;
@@ -282,25 +330,43 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
       continue;
     }
     const installed = arrived.get(action.name)!; // every plugin that stays was read and checked above
-
     // Runtime state: kept unless the spec asked otherwise (plan.ts), checked against what arrived.
     const selection = action.apply.kind === "install" ? action.apply.resolved.spec.features : null;
     const stored = current?.runtime?.enabledFeatures;
-    const features = action.apply.kind === "install" ? nextFeatures(action.name, installed.manifest, selection, current ? (stored ?? null) : undefined).features : nextFeatures(action.name, installed.manifest, null, current ? (stored ?? null) : undefined).features;
+    const { features } = nextFeatures(action.name, installed.manifest, selection, current ? (stored ?? null) : undefined);
     runtimeLock = withRuntimePlugin(runtimeLock, action.name, { version: installed.version, enabledFeatures: features, enabled: runtimeEnabled(current?.runtime) });
     const scriptsRan = options.client.allowScripts && installed.scripts.length > 0;
     record = withRecordEntry(record, action.name, recordFor(action, current, installed.scripts, scriptsRan, now().toISOString(), savedDeps[action.name]));
     applied.push({ name: action.name, type: action.type, version: installed.version, scripts: installed.scripts, scriptsRan });
   }
-  // Settings of removed plugins go with them (withoutRuntimePlugin); of others, they stay.
-  await collectPacked(work, copy.packed, record);
+  return { applied, runtimeLock, record };
+}
 
-  // 5. Back to live-relative references, then into the journal's slots.
-  await stageWork(m, copy, ["packageJson", "packageLock", "nodeModules", "packed"]);
-  await stageStateWrites(m.tx, m.paths, before, { packageJson: before.packageJson, runtimeLock, record });
-  await m.step("apply:staged");
-  progress("Committing");
-  return { plan, plugins: applied, changed: true };
+/**
+ * Ask about the hook and extension modules each arriving plugin adds or changes, compared with
+ * the installed version (consent for npm plugins: components/consent.ts says what counts).
+ */
+async function approveModules(
+  approve: (request: ExecutableRequest) => Promise<void>,
+  actions: readonly PlanAction[],
+  arrived: ReadonlyMap<string, { dir: string; version: string | undefined; manifest: PluginManifest; pkg?: unknown }>,
+  inventory: readonly InstalledPlugin[],
+  liveNodeModules: string,
+): Promise<void> {
+  const { npmExecutableChanges, hasChanges } = await import("../components/consent.js");
+  for (const action of actions) {
+    const next = arrived.get(action.name);
+    if (!next) continue;
+    const current = inventory.find((p) => p.name === action.name && p.manifest !== undefined);
+    const keyOf = (pkg: unknown) => (isRecord(pkg) && pkg.xcsh === undefined && pkg.pi !== undefined ? "pi" : "xcsh");
+    const changes = npmExecutableChanges(
+      current?.manifest ? { dir: current.dir, manifest: current.manifest, manifestKey: keyOf(current.pkg) } : undefined,
+      { dir: next.dir, manifest: next.manifest, manifestKey: keyOf(next.pkg) },
+      path.join(liveNodeModules, action.name),
+    );
+    if (!hasChanges(changes)) continue;
+    await approve({ id: action.name, version: next.version ?? "?", source: "npm", scope: "user", update: current !== undefined, dryRun: false, changes });
+  }
 }
 
 function recordFor(action: PlanAction, current: InstalledPlugin | undefined, scripts: string[], scriptsRan: boolean, installedAt: string, saved: string | undefined): InstallRecordEntry {

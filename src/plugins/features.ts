@@ -1,5 +1,5 @@
 /**
- * A plugin's optional features (xcsh-host-formats §5.3): which are on, and how a request
+ * A plugin's optional features: which are on, and how a request
  * (`--enable`, `--disable`, `--set`) changes the stored selection. Pure.
  *
  * The stored selection has three forms and they mean different things:
@@ -7,7 +7,7 @@
  *   - `[]` — none: base entries only;
  *   - `["a", "b"]` — exactly those (defaults not implied).
  * The host shows `null` as "none enabled" and `features --enable x` on a `null` plugin starts
- * from `[]`, silently dropping the defaults (§9 #26). Here the effective set is always resolved
+ * from `[]`, silently dropping the defaults. Here the effective set is always resolved
  * first — `--enable` and `--disable` start from what is really on — and listings say "defaults".
  *
  * The result of a change is stored as an explicit list in manifest order (the host's loader

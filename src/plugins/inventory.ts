@@ -1,5 +1,5 @@
 /**
- * What is installed, read the way the host reads it (xcsh-host-formats §4.4): for each key of
+ * What is installed, read the way the host reads it: for each key of
  * `<plugins>/package.json#dependencies`, `node_modules/<name>/package.json` (through a symlink
  * for linked plugins), its manifest (`xcsh`, else `pi`), joined with the runtime lock entry and
  * our record. Read-only; `list`, `outdated` and the planners use it.
@@ -60,7 +60,7 @@ export interface InstalledPlugin {
  * Read the plugin folder of `name`. The file system calls are synchronous on purpose, as in
  * discovery's folder scans (discovery/tools-dir.ts): an lstat and one small package.json per
  * plugin, where each fs/promises call is a thread-pool round trip costing more than the call
- * itself (an install reads the 20 plugins it brought before validating them: ~7 -> ~3 ms).
+ * itself (an install reads every plugin it brought before validating them).
  */
 export async function readInstalledPackage(nodeModules: string, name: string): Promise<Pick<InstalledPlugin, "dir" | "version" | "linked" | "linkTarget" | "pkg" | "manifest" | "scripts" | "problem">> {
   const dir = path.join(nodeModules, name);

@@ -11,7 +11,7 @@
  *
  * Why the state is loaded here and handed to `fn`: a command that read the state before taking
  * the lock could compute its change from a view another process has since replaced (the host's
- * lost-update bug, §9 #30). Reading inside the lock makes every read-modify-write serial.
+ * lost-update bug). Reading inside the lock makes every read-modify-write serial.
  *
  * Read-only commands call `recoverBeforeRead`: when a journal is pending (a command was killed)
  * it takes the lock and recovers, so that `list` never shows a half-applied change; when there
@@ -210,7 +210,7 @@ export async function readStateForQuery(world: MutationWorld): Promise<PluginsSt
 async function refreshBoot(world: MutationWorld): Promise<void> {
   try {
     // Lazy: only a committed mutation pays for loading the boot module.
-    const { refreshBootIndex } = await import("../boot/index.js");
+    const { refreshBootIndex } = await import("../boot/refresh.js");
     await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}) });
   } catch (error) {
     world.onWarning?.(`The change was made, but the boot index could not be refreshed: ${errorMessage(error)} (the host rebuilds it at its next start)`);

@@ -6,7 +6,7 @@
  * the same plan again inside the lock from the state it reads there, so two commands run at
  * once never apply a plan made from a view the other has since changed.
  *
- * Runtime state rules (the host resets them on reinstall, §9 #24; we keep them):
+ * Runtime state rules (the host resets them on reinstall; we keep them):
  *   - enabled: kept; a new plugin is enabled.
  *   - features: a spec with brackets sets them (`[*]` = every declared feature, `[]` = none);
  *     without brackets they are kept, and a new plugin follows its defaults (`null`). Names the

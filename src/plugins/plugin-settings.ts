@@ -1,17 +1,17 @@
 /**
  * A plugin's settings: the values a user stores for the typed schema its manifest declares
- * (`xcsh.settings`, xcsh-host-formats §5.2). Pure: reading and writing the files that hold the
+ * (`xcsh.settings`). Pure: reading and writing the files that hold the
  * values is the caller's business (runtime lock `settings[name]`, project overrides `settings[name]`).
  *
  * Model. A setting's effective value is the first of: the project override
  * (`<cwd>/.xcsh/plugin-overrides.json`), the user value (the runtime lock), the environment
  * variable the schema names in `env` (when set and non-empty), the schema's `default`; else it
- * is unset. The host only displays `env` and never reads it (§9 #27); here it is a real fallback,
+ * is unset. The host only displays `env` and never reads it; here it is a real fallback,
  * below stored values so that an explicit `config set` always wins. A `secret: true` setting never
  * takes the project's value (the project file is untrusted input, and is read at all only in a
  * trusted project): it is skipped, and `checkStoredSettings` reports it (`ESECRET_IN_PROJECT`).
  *
- * Strictness where the host is lax (§5.2): a command-line value must parse as its type —
+ * Strictness where the host is lax: a command-line value must parse as its type —
  * booleans are true/false/yes/no/1/0 (anything else is an error, never a silent `false`),
  * numbers are decimal literals (no "", "0x10", "1e", "Infinity") — and `step` is enforced
  * (value = (min ?? 0) + k·step). Stored values are checked by type, not coerced: a number stored

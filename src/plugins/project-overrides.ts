@@ -1,7 +1,7 @@
 /**
  * `<project>/.xcsh/plugin-overrides.json`: a project's overrides of npm plugin state
- * (xcsh-host-formats §5.7) — `disabled`, `features[name]`, `settings[name]`. The host reads this
- * file and has no writer for it (§9 #27); `enable/disable/features/config --scope project` write
+ * — `disabled`, `features[name]`, `settings[name]`. The host reads this
+ * file and has no writer for it; `enable/disable/features/config --scope project` write
  * it here.
  *
  * Like every shared file it is kept whole: unknown keys and key order survive our rewrites, and a

@@ -77,8 +77,7 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
     // The bytes arborist will install (pacote's cache keeps them, so they are fetched once).
     // A registry package is fetched by the tarball URL and integrity its manifest just gave, as
     // arborist does from a lockfile: a cache that holds those bytes answers by digest, with no
-    // request at all (by name@version, every tarball cost a revalidation round trip: 20 warm
-    // tarballs 210 -> 5 ms here).
+    // request at all (by name@version, every tarball cost a revalidation round trip).
     const pinned = spec.source === "registry" ? { resolved: pkg._resolved, integrity: pkg._integrity } : {};
     // Checked inside pacote's stream (tarball-check.ts), as the manifest above.
     try {

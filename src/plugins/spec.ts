@@ -2,7 +2,7 @@
  * Install specs: what a user may type after `xcsh-tools install`.
  *
  * The grammar is npm's own (npm-package-arg), after the host's feature brackets are taken off:
- * the host splits at the LAST `[` and the last `]` (xcsh-host-formats §5.4), so
+ * the host splits at the LAST `[` and the last `]`, so
  * `@acme/x@1.2.3[web,cache]` is the npm spec `@acme/x@1.2.3` with features `web, cache`,
  * `pkg[*]` is every feature, `pkg[]` none, and no brackets means "the defaults" (or, on a
  * reinstall, whatever the user had chosen). Text after `]` is an error here (the host drops it

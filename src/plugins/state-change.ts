@@ -5,9 +5,8 @@
  *     user     <plugins>/xcsh-plugins.lock.json   {plugins: {name: {version, enabledFeatures, enabled}}, settings: {name: {...}}}
  *     project  <cwd>/.xcsh/plugin-overrides.json  {disabled: [name], features: {name: [...]}, settings: {name: {...}}}
  *
- * The host reads both (xcsh-host-formats §5.8: `enabled = lock.enabled && !overrides.disabled`,
- * `features = overrides.features ?? lock.enabledFeatures ?? null`, settings project over user)
- * but writes only the first (§9 #27); here both are written, the same way: a pure planner turns
+ * The host reads both
+ * but writes only the first; here both are written, the same way: a pure planner turns
  * the state read under the lock into a plan (ADD / CHANGE / NOOP with reasons) plus the new
  * contents of the two files, and `applyStateChange` stages exactly the files that change in one
  * journal transaction of `runMutation` (lock → recover → transaction → commit → boot index). A
@@ -144,7 +143,7 @@ export function requireManifest(plugin: InstalledPlugin): PluginManifest {
   });
 }
 
-/** The enabled state of a plugin, by scope and in effect (§5.8). */
+/** The enabled state of a plugin, by scope and in effect. */
 export interface EnabledState {
   name: string;
   enabled: boolean;

@@ -3,7 +3,7 @@
  * functions, and written inside a journal transaction.
  *
  * Four files make up the state; three are shared with the host and keep its formats exactly
- * (xcsh-host-formats §5.5, §5.6), one is ours:
+ *, one is ours:
  *
  *     <plugins>/package.json            {name:"xcsh-plugins", private:true, dependencies:{name: spec}}
  *                                       the host's source of truth for which plugins exist
@@ -17,9 +17,9 @@
  *
  * Why a record of our own: package.json only holds what npm saved (`^1.2.0`, `file:…`), not what
  * the user typed (`@acme/x@next`, `./plugin`), and `unlink` must put back exactly what the link
- * replaced (host weakness #25). The host ignores our folder.
+ * replaced. The host ignores our folder.
  *
- * Reading is strict where the host is lax (§9 #23): a file that exists but is not JSON, or has
+ * Reading is strict where the host is lax: a file that exists but is not JSON, or has
  * the wrong shape, is a coded error naming the file — never "empty", which the host's manager
  * would then overwrite, losing every plugin's settings. Files other programs write (package.json,
  * the runtime lock) are kept whole: unknown keys survive every rewrite.

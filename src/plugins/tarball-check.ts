@@ -24,10 +24,12 @@ import { createReadStream } from "node:fs";
 import { mkdtemp, open, rm, type FileHandle } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { relativePathClimbsOut } from "../core/contain.js";
 import { once } from "node:events";
 import { Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
+import { createGunzip, type Gunzip } from "node:zlib";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { DEFAULT_SETTINGS, SETTING_ENV_VARS, type SettingKey } from "../core/settings-keys.js";
 
 type Tar = typeof import("tar");
 
@@ -41,18 +43,11 @@ export interface TarballLimits {
   pathLength: number;
 }
 
-/**
- * Defaults: the largest packages on the npm registry (native binaries for several platforms)
- * unpack to a few hundred MB and hold tens of thousands of files, and no real path inside a
- * package comes near 1 KB; each default leaves room above those and still refuses a 1 GB bomb.
- */
-export const DEFAULT_TARBALL_LIMITS: TarballLimits = { unpackedBytes: 512 * 1024 * 1024, entries: 100_000, pathLength: 1024 };
-
-/** Each limit's setting and environment variable, for the hint of a refusal. */
-export const TARBALL_LIMIT_SETTINGS: Record<keyof TarballLimits, { key: string; env: string }> = {
-  unpackedBytes: { key: "limits.tarballUnpackedBytes", env: "XCSH_TOOLS_TARBALL_UNPACKED_BYTES" },
-  entries: { key: "limits.tarballEntries", env: "XCSH_TOOLS_TARBALL_ENTRIES" },
-  pathLength: { key: "limits.tarballPathLength", env: "XCSH_TOOLS_TARBALL_PATH_LENGTH" },
+/** Each limit's setting, for the hint of a refusal. */
+const TARBALL_LIMIT_SETTINGS: Record<keyof TarballLimits, SettingKey> = {
+  unpackedBytes: "limits.tarballUnpackedBytes",
+  entries: "limits.tarballEntries",
+  pathLength: "limits.tarballPathLength",
 };
 
 /** What a tarball check is told. */
@@ -67,8 +62,10 @@ export interface TarballCheckOptions {
 /** The key of pacote's options object our check reads (npm-client.ts sets it). */
 export const TARBALL_CHECK_OPTION = "xcshTarballCheck";
 
-function limitsOf(given: Partial<TarballLimits> | undefined): TarballLimits {
-  return { ...DEFAULT_TARBALL_LIMITS, ...(given ?? {}) };
+/** The limits `given`, and the `limits.*` settings' defaults for the others (core/settings-keys.ts says why those). */
+export function tarballLimitsOf(given: Partial<TarballLimits> | undefined): TarballLimits {
+  const defaults = DEFAULT_SETTINGS.limits;
+  return { unpackedBytes: defaults.tarballUnpackedBytes, entries: defaults.tarballEntries, pathLength: defaults.tarballPathLength, ...(given ?? {}) };
 }
 
 function formatBytes(n: number): string {
@@ -79,9 +76,9 @@ function formatBytes(n: number): string {
 }
 
 function tooLarge(what: string, limit: keyof TarballLimits, detail: string): XcshToolsError {
-  const setting = TARBALL_LIMIT_SETTINGS[limit];
-  return new XcshToolsError("ETARBALL_TOO_LARGE", `${what}: refused, ${detail} (setting ${setting.key})`, {
-    hint: `Nothing was installed. If you trust this package, raise "${setting.key}" in your xcsh-tools settings (xcsh-tools.json in the xcsh root) or set ${setting.env}.`,
+  const key = TARBALL_LIMIT_SETTINGS[limit];
+  return new XcshToolsError("ETARBALL_TOO_LARGE", `${what}: refused, ${detail} (setting ${key})`, {
+    hint: `Nothing was installed. If you trust this package, raise "${key}" in your xcsh-tools settings (xcsh-tools.json in the xcsh root) or set ${SETTING_ENV_VARS[key]}.`,
     exitCode: 2,
   });
 }
@@ -112,7 +109,7 @@ function entryProblem(entryPath: string, type: string, linkpath: string): string
     // pacote strips the first path component (npm's "package/"): the link resolves inside that.
     const inside = segments.slice(1).join("/");
     const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(inside || "."), linkpath.replace(/\\/g, "/")));
-    if (resolved === ".." || resolved.startsWith("../")) return `the symlink "${entryPath}" points out of the package ("${linkpath}")`;
+    if (relativePathClimbsOut(resolved)) return `the symlink "${entryPath}" points out of the package ("${linkpath}")`;
   }
   if (type === "Link") {
     if (isAbsoluteLike(linkpath)) return `the hard link "${entryPath}" points at the absolute path "${linkpath}"`;
@@ -128,112 +125,48 @@ export interface TarballSummary {
   unpackedBytes: number;
 }
 
+/** What the check of one tarball has seen so far; the first refusal is kept and stops it. */
+interface TarScan {
+  limits: TarballLimits;
+  what: string;
+  failure?: XcshToolsError;
+  parserError?: unknown;
+  badArchive: boolean;
+  entries: number;
+  /** Sizes the entries declare. */
+  declared: number;
+  /** Decompressed bytes fed to the parser. */
+  unpacked: number;
+  sawPackageJson: boolean;
+}
+
 /**
  * Read a (gzipped) package tarball to its end and check it; resolves when it passed, rejects with
  * a coded error otherwise. `onChunk` sees each compressed chunk as it is read (the spool).
  * Memory stays a few chunks whatever the archive expands to.
  */
 export async function inspectTarball(tar: Tar, source: AsyncIterable<Buffer>, options: TarballCheckOptions, onChunk?: (chunk: Buffer) => Promise<void> | void): Promise<TarballSummary> {
-  const limits = limitsOf(options.limits);
-  const what = options.what;
-  let failure: XcshToolsError | undefined;
-  let entries = 0;
-  let declared = 0;
-  let unpacked = 0;
-  let sawPackageJson = false;
-  let badArchive = false;
-  // zstd and brotli off: the bytes it sees are what our own gunzip counted, never a second layer.
-  const parser = new tar.Parser({ zstd: false, brotli: false } as never);
-  parser.on("warn", (code: string) => {
-    if (code === "TAR_BAD_ARCHIVE") badArchive = true;
-  });
-  let parserError: unknown;
-  parser.on("error", (error: unknown) => {
-    parserError ??= error;
-  });
-  const onEntry = (entry: import("tar").ReadEntry) => {
-    entry.resume();
-    if (failure) return;
-    entries++;
-    if (entries > limits.entries) {
-      failure = tooLarge(what, "entries", `it holds more entries than the limit of ${limits.entries}`);
-      return;
-    }
-    const entryPath = entry.path ?? "";
-    if (Buffer.byteLength(entryPath) > limits.pathLength) {
-      failure = tooLarge(what, "pathLength", `the entry "${entryPath.slice(0, 80)}…" has a path of ${Buffer.byteLength(entryPath)} bytes, more than the limit of ${limits.pathLength}`);
-      return;
-    }
-    declared += entry.size ?? 0;
-    if (declared > limits.unpackedBytes) {
-      failure = tooLarge(what, "unpackedBytes", `it unpacks to more than the limit of ${formatBytes(limits.unpackedBytes)}`);
-      return;
-    }
-    const problem = entryProblem(entryPath, String(entry.type), entry.linkpath ?? "");
-    if (problem) {
-      failure = unsafe(what, problem);
-      return;
-    }
-    if (/^[^/]+\/package\.json$/.test(entryPath.replace(/\\/g, "/")) && /File$/.test(String(entry.type))) sawPackageJson = true;
-  };
-  parser.on("entry", onEntry);
-  parser.on("ignoredEntry", onEntry);
-  const parserDone = new Promise<void>((resolve) => {
-    parser.on("end", () => resolve());
-    parser.on("close", () => resolve());
-  });
-
-  // What pacote's extractor parses is what one gunzip gives. node-tar's parser would undo a
-  // second gzip layer by itself (and so see other entries than the extractor): refused.
-  let head = Buffer.alloc(0);
-  const feed = async (chunk: Buffer): Promise<void> => {
-    if (head.length < 2) {
-      head = Buffer.concat([head, chunk.subarray(0, 2 - head.length)]);
-      if (head.length === 2 && head[0] === 0x1f && head[1] === 0x8b) throw invalid(what, "compressed twice");
-    }
-    unpacked += chunk.length;
-    if (unpacked > limits.unpackedBytes) failure ??= tooLarge(what, "unpackedBytes", `it unpacks to more than the limit of ${formatBytes(limits.unpackedBytes)}`);
-    if (failure) throw failure;
-    if (!parser.write(chunk)) await new Promise<void>((resolve) => parser.once("drain", resolve));
-    if (failure) throw failure;
-    if (parserError) throw invalid(what, errorMessage(parserError), parserError);
-  };
-
+  const scan: TarScan = { limits: tarballLimitsOf(options.limits), what: options.what, badArchive: false, entries: 0, declared: 0, unpacked: 0, sawPackageJson: false };
+  const what = scan.what;
+  const { parser, done } = checkingParser(tar, scan);
+  const feed = parserFeed(parser, scan);
   // The producer writes compressed chunks into zlib (waiting while it is full); the loop below
   // takes decompressed chunks one at a time, so memory stays a few chunks.
   const gunzip = createGunzip();
   const stop = new AbortController();
-  let magic = Buffer.alloc(0);
-  const producer = (async () => {
-    try {
-      for await (const raw of source) {
-        const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
-        if (magic.length < 2) {
-          magic = Buffer.concat([magic, chunk.subarray(0, 2 - magic.length)]);
-          if (magic.length === 2 && (magic[0] !== 0x1f || magic[1] !== 0x8b)) throw invalid(what, "not gzip data");
-        }
-        if (onChunk) await onChunk(chunk);
-        if (stop.signal.aborted) return;
-        if (!gunzip.write(chunk)) await once(gunzip, "drain", { signal: stop.signal });
-      }
-      if (magic.length < 2) throw invalid(what, magic.length === 0 ? "empty" : "not gzip data");
-      gunzip.end();
-    } catch (error) {
-      if (!stop.signal.aborted) gunzip.destroy(error as Error);
-    }
-  })();
+  const producer = writeGzip(source, gunzip, stop.signal, what, onChunk);
   try {
     for await (const out of gunzip) await feed(out as Buffer);
     await producer;
     parser.end();
-    await parserDone;
-    if (failure) throw failure;
-    if (parserError) throw invalid(what, errorMessage(parserError), parserError);
-    if (badArchive || entries === 0) throw invalid(what, "not a tar archive");
-    if (options.requirePackageJson && !sawPackageJson) {
+    await done;
+    if (scan.failure) throw scan.failure;
+    if (scan.parserError) throw invalid(what, errorMessage(scan.parserError), scan.parserError);
+    if (scan.badArchive || scan.entries === 0) throw invalid(what, "not a tar archive");
+    if (options.requirePackageJson && !scan.sawPackageJson) {
       throw new XcshToolsError("ETARBALL", `${what}: not a valid package tarball (no package.json at its root)`, { hint: "Rebuild it with `npm pack` from the plugin's folder." });
     }
-    return { entries, unpackedBytes: unpacked };
+    return { entries: scan.entries, unpackedBytes: scan.unpacked };
   } catch (error) {
     // Stop reading: the rest of a refused archive is never needed.
     stop.abort();
@@ -242,6 +175,87 @@ export async function inspectTarball(tar: Tar, source: AsyncIterable<Buffer>, op
     const code = (error as { code?: unknown }).code;
     if (typeof code === "string" && code.startsWith("Z_")) throw invalid(what, `not gzip data: ${errorMessage(error)}`, error);
     throw error;
+  }
+}
+
+/** node-tar's parser, checking each entry against the limits and `entryProblem` into `scan`. */
+function checkingParser(tar: Tar, scan: TarScan): { parser: InstanceType<Tar["Parser"]>; done: Promise<void> } {
+  // zstd and brotli off: the bytes it sees are what our own gunzip counted, never a second layer.
+  const parser = new tar.Parser({ zstd: false, brotli: false } as never);
+  parser.on("warn", (code: string) => {
+    if (code === "TAR_BAD_ARCHIVE") scan.badArchive = true;
+  });
+  parser.on("error", (error: unknown) => {
+    scan.parserError ??= error;
+  });
+  const onEntry = (entry: import("tar").ReadEntry) => {
+    entry.resume();
+    if (!scan.failure) scan.failure = checkEntry(scan, entry);
+  };
+  parser.on("entry", onEntry);
+  parser.on("ignoredEntry", onEntry);
+  const done = new Promise<void>((resolve) => {
+    parser.on("end", () => resolve());
+    parser.on("close", () => resolve());
+  });
+  return { parser, done };
+}
+
+/** Count one entry and check it: the refusal it earns, or `undefined`. */
+function checkEntry(scan: TarScan, entry: import("tar").ReadEntry): XcshToolsError | undefined {
+  const { limits, what } = scan;
+  scan.entries++;
+  if (scan.entries > limits.entries) return tooLarge(what, "entries", `it holds more entries than the limit of ${limits.entries}`);
+  const entryPath = entry.path ?? "";
+  if (Buffer.byteLength(entryPath) > limits.pathLength) {
+    return tooLarge(what, "pathLength", `the entry "${entryPath.slice(0, 80)}…" has a path of ${Buffer.byteLength(entryPath)} bytes, more than the limit of ${limits.pathLength}`);
+  }
+  scan.declared += entry.size ?? 0;
+  if (scan.declared > limits.unpackedBytes) return tooLarge(what, "unpackedBytes", `it unpacks to more than the limit of ${formatBytes(limits.unpackedBytes)}`);
+  const problem = entryProblem(entryPath, String(entry.type), entry.linkpath ?? "");
+  if (problem) return unsafe(what, problem);
+  if (/^[^/]+\/package\.json$/.test(entryPath.replace(/\\/g, "/")) && /File$/.test(String(entry.type))) scan.sawPackageJson = true;
+  return undefined;
+}
+
+/** Feed decompressed chunks to the parser, counting them; throws the scan's refusal as soon as there is one. */
+function parserFeed(parser: InstanceType<Tar["Parser"]>, scan: TarScan): (chunk: Buffer) => Promise<void> {
+  const { limits, what } = scan;
+  // What pacote's extractor parses is what one gunzip gives. node-tar's parser would undo a
+  // second gzip layer by itself (and so see other entries than the extractor): refused.
+  let head = Buffer.alloc(0);
+  return async (chunk) => {
+    if (head.length < 2) {
+      head = Buffer.concat([head, chunk.subarray(0, 2 - head.length)]);
+      if (head.length === 2 && head[0] === 0x1f && head[1] === 0x8b) throw invalid(what, "compressed twice");
+    }
+    scan.unpacked += chunk.length;
+    if (scan.unpacked > limits.unpackedBytes) scan.failure ??= tooLarge(what, "unpackedBytes", `it unpacks to more than the limit of ${formatBytes(limits.unpackedBytes)}`);
+    if (scan.failure) throw scan.failure;
+    if (!parser.write(chunk)) await new Promise<void>((resolve) => parser.once("drain", resolve));
+    if (scan.failure) throw scan.failure;
+    if (scan.parserError) throw invalid(what, errorMessage(scan.parserError), scan.parserError);
+  };
+}
+
+/** Write the compressed source into `gunzip`, refusing what is not gzip; a failure destroys `gunzip` with it. */
+async function writeGzip(source: AsyncIterable<Buffer>, gunzip: Gunzip, signal: AbortSignal, what: string, onChunk?: (chunk: Buffer) => Promise<void> | void): Promise<void> {
+  let magic = Buffer.alloc(0);
+  try {
+    for await (const raw of source) {
+      const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+      if (magic.length < 2) {
+        magic = Buffer.concat([magic, chunk.subarray(0, 2 - magic.length)]);
+        if (magic.length === 2 && (magic[0] !== 0x1f || magic[1] !== 0x8b)) throw invalid(what, "not gzip data");
+      }
+      if (onChunk) await onChunk(chunk);
+      if (signal.aborted) return;
+      if (!gunzip.write(chunk)) await once(gunzip, "drain", { signal });
+    }
+    if (magic.length < 2) throw invalid(what, magic.length === 0 ? "empty" : "not gzip data");
+    gunzip.end();
+  } catch (error) {
+    if (!signal.aborted) gunzip.destroy(error as Error);
   }
 }
 

@@ -3,8 +3,8 @@
  * checks of the package and its manifest, then every tool module imported and its tools checked
  * in a child process) — but all plugins of one command in ONE child process.
  *
- * Why not `validatePath` per plugin: each call starts its own child (a Node start plus jiti on
- * Node 20, ~0.3 s), which made installing 20 plugins 4 s slower than npm. The static checks stay
+ * Why not `validatePath` per plugin: each call starts its own child (a Node start plus jiti), so
+ * an install's time grew with every plugin it brought. The static checks stay
  * per plugin (each report names its plugin); only the module import is batched. A module that
  * hangs or crashes the child is still attributed to its file by checkModules.
  */

@@ -1,5 +1,5 @@
 /**
- * `xcsh-tools new`, as an engine: plan, then apply (STYLE habit 1). `planNewProject` checks the
+ * `xcsh-tools new`, as an engine: plan, then apply. `planNewProject` checks the
  * name, finds the template, renders every file in memory and lists what it would overwrite;
  * nothing is written, so `--dry-run` is the plan printed and the CLI can ask before overwriting.
  * `applyNewProject` writes the plan. A project that goes into a folder that does not exist yet

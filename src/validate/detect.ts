@@ -9,14 +9,14 @@
  * | a state file by name (installed_plugins.json, known_marketplaces.json, marketplaces.json, xcsh-plugins.lock.json, plugin-overrides.json, and our settings xcsh-tools.json, .xcsh-toolsrc.json, xcsh-tools.config.json) | state-file |
  * | any other file | tool-file (a .md/.json/.sh is reported as not a module) |
  * | a folder with `.xcsh-plugin/marketplace.json` or `.claude-plugin/marketplace.json` | marketplace |
- * | a folder with a package.json | plugin-package |
+ * | a folder with a package.json (unless it has no `xcsh`/`pi` manifest and the folder has a plugin.json) | plugin-package |
  * | a folder with `.xcsh-plugin/plugin.json` or `.claude-plugin/plugin.json` | plugin-folder |
  * | a folder with `index.ts|js|mjs` | tool-file (the index) |
  * | a folder with a `tools/` folder | plugin-folder |
  * | a folder with Claude Code's default components (`skills/`, `commands/`, `agents/`, `output-styles/`, `monitors/`, `hooks/hooks.json`, `.mcp.json`, `.lsp.json`): a plugin without plugin.json | plugin-folder |
  * | any other folder | tools-folder |
  */
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { STATE_FILES } from "./static-checks.js";
@@ -34,6 +34,16 @@ async function isDir(p: string): Promise<boolean> {
     (s) => s.isDirectory(),
     () => false,
   );
+}
+
+/** Whether a package.json names an `xcsh` or `pi` manifest (an unreadable one counts: validate reports it). */
+async function hasPluginManifest(file: string): Promise<boolean> {
+  try {
+    const pkg = JSON.parse(await readFile(file, "utf8")) as unknown;
+    return typeof pkg !== "object" || pkg === null || "xcsh" in pkg || "pi" in pkg;
+  } catch {
+    return true;
+  }
 }
 
 /** Detect the kind of `target` (absolute). Throws `ETARGET_NOT_FOUND` (exit 2). */
@@ -61,10 +71,11 @@ export async function detectTarget(target: string): Promise<{ kind: TargetKind; 
   if ((await exists(path.join(target, ".xcsh-plugin", "marketplace.json"))) || (await exists(path.join(target, ".claude-plugin", "marketplace.json")))) {
     return { kind: "marketplace", path: target };
   }
-  if (await exists(path.join(target, "package.json"))) return { kind: "plugin-package", path: target };
-  if ((await exists(path.join(target, ".xcsh-plugin", "plugin.json"))) || (await exists(path.join(target, ".claude-plugin", "plugin.json")))) {
-    return { kind: "plugin-folder", path: target };
-  }
+  const pluginJson = (await exists(path.join(target, ".xcsh-plugin", "plugin.json"))) || (await exists(path.join(target, ".claude-plugin", "plugin.json")));
+  // A Claude Code plugin may ship a package.json of its own (an MCP server's, built with npm):
+  // without an xcsh/pi manifest it is not an npm plugin, and its plugin.json says what it is.
+  if ((await exists(path.join(target, "package.json"))) && !(pluginJson && !(await hasPluginManifest(path.join(target, "package.json"))))) return { kind: "plugin-package", path: target };
+  if (pluginJson) return { kind: "plugin-folder", path: target };
   for (const index of ["index.ts", "index.js", "index.mjs"]) {
     if (await exists(path.join(target, index))) return { kind: "tool-file", path: path.join(target, index) };
   }

@@ -72,80 +72,8 @@ export async function validatePath(target: string, options: ValidatePathOptions)
   const detected = options.as ? { kind: options.as, path: absolute } : found;
   const run = new ValidateRun();
   if (options.componentProblems) run.componentProblems = options.componentProblems;
-
-  switch (detected.kind) {
-    case "plugin-json":
-      await checkPluginJsonFile(run, detected.path);
-      break;
-    case "marketplace-catalog": {
-      const folder = path.basename(path.dirname(detected.path));
-      if (folder === ".xcsh-plugin" || folder === ".claude-plugin") await checkMarketplace(run, path.dirname(path.dirname(detected.path)));
-      else await checkCatalogFile(run, detected.path, "xcsh");
-      break;
-    }
-    case "plugin-package": {
-      const file = path.join(detected.path, "package.json");
-      const pkg = await readFile(file, "utf8").then((t) => JSON.parse(t) as unknown).catch(() => undefined);
-      if (pkg && typeof pkg === "object" && (pkg as { name?: unknown }).name === "xcsh-plugins" && !("xcsh" in pkg) && !("pi" in pkg)) {
-        const read = await readJson(file, run);
-        if (read) await checkPluginsPackageJson(run, file, read.value);
-      } else await checkPluginPackage(run, detected.path);
-      break;
-    }
-    case "plugin-folder":
-      await checkPluginFolder(run, detected.path);
-      break;
-    case "marketplace":
-      await checkMarketplace(run, detected.path);
-      break;
-    case "state-file":
-      await checkStateFile(run, detected.path);
-      break;
-    case "tools-folder":
-      await checkToolsFolder(run, detected.path, detected.path);
-      if (run.modules.length === 0 && run.errors.length === 0) {
-        throw new XcshToolsError("ETARGET_UNKNOWN", `${detected.path} holds nothing to validate`, {
-          file: detected.path,
-          hint: "Expected a tool module (.ts/.js/.mjs), a package.json with an xcsh manifest, .xcsh-plugin/ or .claude-plugin/ (marketplace.json or plugin.json).",
-          exitCode: 2,
-        });
-      }
-      break;
-    case "tool-file": {
-      const ext = path.extname(detected.path).toLowerCase();
-      if ([".ts", ".js", ".mjs", ".mts", ".cjs", ".cts"].includes(ext) && !detected.path.endsWith(".d.ts")) run.addModule(detected.path, detected.path);
-      else
-        run.error(detected.path, {
-          path: "",
-          code: "ENOT_A_MODULE",
-          message: `${path.basename(detected.path)} is not a tool module${ext === ".md" || ext === ".json" ? ": .md and .json files are metadata, never executable modules" : ""}`,
-          hint: "A tool is a .ts, .js or .mjs module whose default export is a factory.",
-        });
-      break;
-    }
-  }
-
-  let tools: ValidateReport["tools"] = [];
-  if (!options.staticOnly && run.modules.length > 0) {
-    const roots = options.xcshHome ? xcshPaths({ home: options.home ?? "", xcshHome: options.xcshHome }) : undefined;
-    const outcomes = await checkModules(
-      run.modules.map((m) => m.file),
-      {
-        cwd: options.cwd,
-        ...(options.moduleTimeoutMs !== undefined ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
-        ...(options.totalTimeoutMs !== undefined ? { totalTimeoutMs: options.totalTimeoutMs } : {}),
-        ...(options.home ? { home: options.home } : {}),
-        ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
-        ...(roots ? { cacheDir: roots.transpileCache } : {}),
-        // Resolved by the child from `cwd`, as `--pi` was checked (host/host-exports.ts).
-        ...(options.piModule !== undefined ? { piModule: options.piModule } : {}),
-        ...options.child,
-      },
-    );
-    const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...(options.builtins ?? [])]);
-    tools = checkOutcomes(run, run.modules, outcomes, builtins);
-  }
-
+  await checkStatically(run, detected);
+  const tools = !options.staticOnly && run.modules.length > 0 ? await checkToolModules(run, options) : [];
   const ok = run.errors.length === 0 && (!options.strict || run.warnings.length === 0);
   return {
     ok,
@@ -158,4 +86,82 @@ export async function validatePath(target: string, options: ValidatePathOptions)
     modules: run.modules.length,
     durationMs: now() - started,
   };
+}
+
+/** The static checks of each kind of target; the modules to import are collected in `run`. */
+async function checkStatically(run: ValidateRun, detected: { kind: TargetKind; path: string }): Promise<void> {
+  switch (detected.kind) {
+    case "plugin-json":
+      await checkPluginJsonFile(run, detected.path);
+      return;
+    case "marketplace-catalog": {
+      const folder = path.basename(path.dirname(detected.path));
+      if (folder === ".xcsh-plugin" || folder === ".claude-plugin") await checkMarketplace(run, path.dirname(path.dirname(detected.path)));
+      else await checkCatalogFile(run, detected.path, "xcsh");
+      return;
+    }
+    case "plugin-package":
+      return checkPackage(run, detected.path);
+    case "plugin-folder":
+      return checkPluginFolder(run, detected.path);
+    case "marketplace":
+      return checkMarketplace(run, detected.path);
+    case "state-file":
+      return checkStateFile(run, detected.path);
+    case "tools-folder":
+      await checkToolsFolder(run, detected.path, detected.path);
+      if (run.modules.length === 0 && run.errors.length === 0) {
+        throw new XcshToolsError("ETARGET_UNKNOWN", `${detected.path} holds nothing to validate`, {
+          file: detected.path,
+          hint: "Expected a tool module (.ts/.js/.mjs), a package.json with an xcsh manifest, .xcsh-plugin/ or .claude-plugin/ (marketplace.json or plugin.json).",
+          exitCode: 2,
+        });
+      }
+      return;
+    case "tool-file":
+      return checkToolFile(run, detected.path);
+  }
+}
+
+/** A plugin package, or the plugins folder's own package.json (`xcsh-plugins`, no manifest). */
+async function checkPackage(run: ValidateRun, dir: string): Promise<void> {
+  const file = path.join(dir, "package.json");
+  const pkg = await readFile(file, "utf8").then((t) => JSON.parse(t) as unknown).catch(() => undefined);
+  if (pkg && typeof pkg === "object" && (pkg as { name?: unknown }).name === "xcsh-plugins" && !("xcsh" in pkg) && !("pi" in pkg)) {
+    const read = await readJson(file, run);
+    if (read) await checkPluginsPackageJson(run, file, read.value);
+  } else await checkPluginPackage(run, dir);
+}
+
+function checkToolFile(run: ValidateRun, file: string): void {
+  const ext = path.extname(file).toLowerCase();
+  if ([".ts", ".js", ".mjs", ".mts", ".cjs", ".cts"].includes(ext) && !file.endsWith(".d.ts")) run.addModule(file, file);
+  else
+    run.error(file, {
+      path: "",
+      code: "ENOT_A_MODULE",
+      message: `${path.basename(file)} is not a tool module${ext === ".md" || ext === ".json" ? ": .md and .json files are metadata, never executable modules" : ""}`,
+      hint: "A tool is a .ts, .js or .mjs module whose default export is a factory.",
+    });
+}
+
+/** Import every collected module in one child and check the tools they return. */
+async function checkToolModules(run: ValidateRun, options: ValidatePathOptions): Promise<ValidateReport["tools"]> {
+  const roots = options.xcshHome ? xcshPaths({ home: options.home ?? "", xcshHome: options.xcshHome }) : undefined;
+  const outcomes = await checkModules(
+    run.modules.map((m) => m.file),
+    {
+      cwd: options.cwd,
+      ...(options.moduleTimeoutMs !== undefined ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
+      ...(options.totalTimeoutMs !== undefined ? { totalTimeoutMs: options.totalTimeoutMs } : {}),
+      ...(options.home ? { home: options.home } : {}),
+      ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
+      ...(roots ? { cacheDir: roots.transpileCache } : {}),
+      // Resolved by the child from `cwd`, as `--pi` was checked (host/host-exports.ts).
+      ...(options.piModule !== undefined ? { piModule: options.piModule } : {}),
+      ...options.child,
+    },
+  );
+  const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...(options.builtins ?? [])]);
+  return checkOutcomes(run, run.modules, outcomes, builtins);
 }

@@ -273,97 +273,110 @@ export async function checkModules(modules: readonly string[], options: CheckMod
 
 type Stop = { kind: "done" } | { kind: "failed-at"; index: number; failure: ModuleFailure } | { kind: "broken"; failure: ModuleFailure };
 
-function runChild(
-  script: string,
-  batch: readonly string[],
-  request: CheckRequest,
-  control: {
-    moduleTimeout: number;
-    deadline: number;
-    execPath: string;
-    onResult(index: number, outcome: { tools: ToolDescriptor[]; failure?: ModuleFailure; ms: number }): void;
-  },
-): Promise<Stop> {
+/** How `runChild` drives one batch's child. */
+interface ChildControl {
+  moduleTimeout: number;
+  deadline: number;
+  execPath: string;
+  onResult(index: number, outcome: { tools: ToolDescriptor[]; failure?: ModuleFailure; ms: number }): void;
+}
+
+/** One batch's child as `runChild` watches it. */
+interface ChildWatch {
+  child: ChildProcess;
+  /** The index of the module being checked, or -1 between modules. */
+  current: number;
+  settled: boolean;
+  /** The module timeout's timer. */
+  timer?: NodeJS.Timeout;
+  stderrTail: string;
+  /** Settle the batch once: stop the timers and the child. */
+  finish(stop: Stop): void;
+}
+
+function runChild(script: string, batch: readonly string[], request: CheckRequest, control: ChildControl): Promise<Stop> {
   return new Promise<Stop>((resolve) => {
-    let child: ChildProcess;
-    let current = -1;
-    let settled = false;
-    let timer: NodeJS.Timeout | undefined;
-    let stderrTail = "";
-    const finish = (stop: Stop) => {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      clearTimeout(overall);
-      child.removeAllListeners();
-      if (alive(child)) child.kill("SIGKILL");
-      resolve(stop);
-    };
     const warmed = takeWarmChecker(checkerKey(script, control.execPath, request.cwd), importRootsOf(request));
-    if (warmed) {
-      child = warmed.child;
-      stderrTail = warmed.stderrTail;
-    } else {
-      try {
-        child = forkChecker(script, control.execPath, request.cwd);
-      } catch (error) {
-        resolve({ kind: "broken", failure: { code: "ECHILD", message: `cannot start the module checker: ${(error as Error).message}` } });
-        return;
-      }
+    let child: ChildProcess;
+    try {
+      child = warmed ? warmed.child : forkChecker(script, control.execPath, request.cwd);
+    } catch (error) {
+      resolve({ kind: "broken", failure: { code: "ECHILD", message: `cannot start the module checker: ${(error as Error).message}` } });
+      return;
     }
+    const watch: ChildWatch = {
+      child,
+      current: -1,
+      settled: false,
+      stderrTail: warmed?.stderrTail ?? "",
+      finish(stop) {
+        if (watch.settled) return;
+        watch.settled = true;
+        if (watch.timer) clearTimeout(watch.timer);
+        clearTimeout(overall);
+        child.removeAllListeners();
+        if (alive(child)) child.kill("SIGKILL");
+        resolve(stop);
+      },
+    };
     child.stderr?.on("data", (chunk: Buffer) => {
-      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2000);
+      watch.stderrTail = (watch.stderrTail + chunk.toString("utf8")).slice(-2000);
     });
     const overall = setTimeout(() => {
-      if (current >= 0) finish({ kind: "failed-at", index: current, failure: { code: "EVALIDATE_TIMEOUT", message: "the whole validation ran out of time while this module was being checked" } });
-      else finish({ kind: "broken", failure: { code: "EVALIDATE_TIMEOUT", message: "the module checker did not start in time" } });
+      if (watch.current >= 0) watch.finish({ kind: "failed-at", index: watch.current, failure: { code: "EVALIDATE_TIMEOUT", message: "the whole validation ran out of time while this module was being checked" } });
+      else watch.finish({ kind: "broken", failure: { code: "EVALIDATE_TIMEOUT", message: "the module checker did not start in time" } });
     }, Math.max(0, control.deadline - Date.now()));
-    child.on("message", (raw: unknown) => {
-      const message = raw as ChildMessage;
-      if (message.type === "ready") child.send(request);
-      else if (message.type === "start") {
-        current = message.index;
-        if (timer) clearTimeout(timer);
-        timer = setTimeout(() => {
-          finish({
-            kind: "failed-at",
-            index: message.index,
-            failure: { code: "EMODULE_TIMEOUT", message: `importing the module and calling its factory did not finish within ${control.moduleTimeout} ms (the event loop was blocked, e.g. an infinite loop); the checker was stopped` },
-          });
-        }, control.moduleTimeout);
-      } else if (message.type === "result") {
-        if (timer) clearTimeout(timer);
-        control.onResult(message.index, { tools: message.tools, ...(message.failure ? { failure: message.failure } : {}), ms: message.ms });
-        current = -1;
-      } else if (message.type === "done") finish({ kind: "done" });
-    });
+    child.on("message", (raw: unknown) => onCheckerMessage(watch, raw as ChildMessage, request, control));
     child.on("error", (error) => {
-      finish({ kind: "broken", failure: { code: "ECHILD", message: `the module checker failed: ${error.message}` } });
+      watch.finish({ kind: "broken", failure: { code: "ECHILD", message: `the module checker failed: ${error.message}` } });
     });
     // A warm child may have said `ready` before this batch listened.
     if (warmed?.ready) child.send(request);
-    child.on("exit", (code, signal) => {
-      const judge = () => {
-        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-        const tail = stderrTail.trim() ? `; its last output: ${stderrTail.trim().split("\n").slice(-3).join(" | ")}` : "";
-        if (current >= 0) {
-          finish({ kind: "failed-at", index: current, failure: { code: "EMODULE_EXIT", message: `the process ${how} while this module was imported or its factory ran (a tool must never call process.exit)${tail}` } });
-        } else if (!settled) {
-          // Exited between modules: the previous module left something behind (a timer calling exit).
-          finish({ kind: "broken", failure: { code: "ECHILD", message: `the module checker ${how} between modules${tail}` } });
-        }
-      };
-      // 'exit' can come before the last messages the child sent (its result, `done`) are read from
-      // the IPC channel; they are all delivered by 'disconnect'. Judge only then (or after a
-      // moment, should the channel outlive the process), else a child that finished and exited
-      // politely reads as a module that exited the process.
-      if (!child.connected) return judge();
-      const late = setTimeout(judge, 1000);
-      late.unref();
-      child.once("disconnect", () => {
-        clearTimeout(late);
-        judge();
+    child.on("exit", (code, signal) => onCheckerExit(watch, code, signal));
+  });
+}
+
+/** The child's protocol: `ready` → the request; `start` → the module timeout; `result`; `done`. */
+function onCheckerMessage(watch: ChildWatch, message: ChildMessage, request: CheckRequest, control: ChildControl): void {
+  if (message.type === "ready") watch.child.send(request);
+  else if (message.type === "start") {
+    watch.current = message.index;
+    if (watch.timer) clearTimeout(watch.timer);
+    watch.timer = setTimeout(() => {
+      watch.finish({
+        kind: "failed-at",
+        index: message.index,
+        failure: { code: "EMODULE_TIMEOUT", message: `importing the module and calling its factory did not finish within ${control.moduleTimeout} ms (the event loop was blocked, e.g. an infinite loop); the checker was stopped` },
       });
-    });
+    }, control.moduleTimeout);
+  } else if (message.type === "result") {
+    if (watch.timer) clearTimeout(watch.timer);
+    control.onResult(message.index, { tools: message.tools, ...(message.failure ? { failure: message.failure } : {}), ms: message.ms });
+    watch.current = -1;
+  } else if (message.type === "done") watch.finish({ kind: "done" });
+}
+
+/** The child exited: blame the module being checked, or, between modules, the batch. */
+function onCheckerExit(watch: ChildWatch, code: number | null, signal: NodeJS.Signals | null): void {
+  const judge = () => {
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    const tail = watch.stderrTail.trim() ? `; its last output: ${watch.stderrTail.trim().split("\n").slice(-3).join(" | ")}` : "";
+    if (watch.current >= 0) {
+      watch.finish({ kind: "failed-at", index: watch.current, failure: { code: "EMODULE_EXIT", message: `the process ${how} while this module was imported or its factory ran (a tool must never call process.exit)${tail}` } });
+    } else if (!watch.settled) {
+      // Exited between modules: the previous module left something behind (a timer calling exit).
+      watch.finish({ kind: "broken", failure: { code: "ECHILD", message: `the module checker ${how} between modules${tail}` } });
+    }
+  };
+  // 'exit' can come before the last messages the child sent (its result, `done`) are read from
+  // the IPC channel; they are all delivered by 'disconnect'. Judge only then (or after a
+  // moment, should the channel outlive the process), else a child that finished and exited
+  // politely reads as a module that exited the process.
+  if (!watch.child.connected) return judge();
+  const late = setTimeout(judge, 1000);
+  late.unref();
+  watch.child.once("disconnect", () => {
+    clearTimeout(late);
+    judge();
   });
 }

@@ -8,8 +8,7 @@
  * The file system calls are synchronous on purpose, as in discovery's folder scans
  * (discovery/tools-dir.ts): a plugin's checks are a dozen stat/realpath calls and one small
  * JSON file, one after another, and each fs/promises call is a thread-pool round trip costing
- * more than the call itself (the 20 plugins of one install, checked before their modules can
- * be: ~15-20 -> ~10 ms).
+ * more than the call itself (every plugin of an install is checked so before its modules can be).
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
@@ -18,7 +17,7 @@ import { checkJsonDepth, checkJsonSize } from "../manifest/json-file.js";
 import { isPathInside } from "../core/contain.js";
 import { resolveToolEntry, scanToolsDir } from "../discovery/tools-dir.js";
 import type { DiscoverySink } from "../discovery/types.js";
-import type { ToolLoadError, ToolSource } from "../host/types.js";
+import type { ToolLoadError, ToolSource } from "../core/contract.js";
 import { validateInstalledPlugins } from "../manifest/installed-plugins.js";
 import { validateKnownMarketplaces } from "../manifest/known-marketplaces.js";
 import { relativeSourceDir, validateMarketplaceCatalog, type MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
@@ -30,7 +29,7 @@ import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
 import { validatePluginsPackageJson } from "../manifest/plugins-package.js";
 import { pointer, type ValidationResult } from "../manifest/result.js";
 import { validateRuntimeLock } from "../manifest/runtime-lock.js";
-import { prepareSettingsCheck, validateSettingsFile } from "../core/config.js";
+import { prepareSettingsCheck, validateSettingsFile } from "../core/settings-check.js";
 import type { ValidateRun } from "./run.js";
 import { HOST_DIFFERENCES, describeStemCollision, filesOnlyTheHostLoads, folderWithoutIndex, hostToolFiles, stemCollisions } from "./host-differences.js";
 

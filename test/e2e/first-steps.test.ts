@@ -18,7 +18,7 @@ import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { commandsOf, shBlocks } from "../helpers/readme-blocks.js";
 import { hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { REPO_ROOT } from "../helpers/runtimes.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
 let reg: Awaited<ReturnType<typeof useGlobalRegistry>>;
@@ -29,7 +29,7 @@ beforeAll(async () => {
   prefix = path.join(w.root, "npm-global");
   await mkdir(prefix, { recursive: true });
   // npm reads the registry from the user's .npmrc, as a user's machine would have it.
-  await w.write(path.join(w.home, ".npmrc"), `registry=${reg.url}\n`);
+  await writeUserNpmrc(w.home, reg.url);
 });
 afterAll(async () => {
   await reg?.dispose();

@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const LOCK = path.join(os.tmpdir(), `xcsh-tools-build-${Buffer.from(REPO).toString("hex").slice(-24)}.lock`);
 const BUILD_ID = path.join(REPO, "dist", ".test-build-id");
-const INPUTS = ["scripts/build.mjs", "package-lock.json", "tsconfig.json", "tsconfig.build.json"];
+const INPUTS = ["scripts/build.mjs", "scripts/lib/bundle.mjs", "package-lock.json", "tsconfig.json", "tsconfig.build.json"];
 
 /** A hash of every input of the build. */
 function inputsHash(): string {
@@ -44,6 +44,8 @@ function builtFrom(id: string): boolean {
 
 /** Make sure dist/ holds a build of the current sources. */
 export async function buildDist(): Promise<void> {
+  // Built once for the whole run by the global setup (test/helpers/global-dist.ts).
+  if (process.env.XCSH_TOOLS_TEST_DIST_BUILT === "1") return;
   for (let waited = 0; ; waited += 200) {
     try {
       mkdirSync(LOCK);

@@ -42,6 +42,21 @@ export function writeFullPlugin(root: string, name = "kitchen-sink"): void {
   put(root, "tools/greet.ts", "export default () => ({ name: 'greet', description: 'greet', parameters: { type: 'object', properties: {} }, execute: async () => ({ content: [] }) });\n");
 }
 
+/**
+ * A marketplace install of `writeFullPlugin` at `<xcshHome>/plugins/cache/...` recorded in the
+ * user's or the project's installed_plugins.json, with a tool module that throws if imported (so a
+ * test sees that nothing imported plugin code). Returns the plugin root.
+ */
+export function installFullPlugin(w: { xcshHome: string; cwd: string }, scope: "user" | "project", name: string): string {
+  const root = path.join(w.xcshHome, "plugins", "cache", "plugins", `mkt___${name}___1.0.0`);
+  writeFullPlugin(root, name);
+  writeFileSync(path.join(root, "tools", "greet.ts"), "throw new Error('imported');\n");
+  const registry = scope === "user" ? path.join(w.xcshHome, "plugins", "installed_plugins.json") : path.join(w.cwd, ".xcsh", "plugins", "installed_plugins.json");
+  mkdirSync(path.dirname(registry), { recursive: true });
+  writeFileSync(registry, JSON.stringify({ version: 2, plugins: { [`${name}@mkt`]: [{ scope, installPath: root, version: "1.0.0" }] } }));
+  return root;
+}
+
 /** A plugin whose manifest paths replace and add to the defaults. */
 export function writeManifestPathsPlugin(root: string): void {
   put(root, ".claude-plugin/plugin.json", {

@@ -2,6 +2,7 @@
  * Marketplace fixtures: catalogs in xcsh and Claude Code formats, plugin folders with tool
  * modules, and the engine context for a temp world (isolated git, loopback-only timeouts).
  */
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { MarketplaceContext } from "../../src/marketplace/index.js";
 import { isolatedGitEnv } from "./git-remote.js";
@@ -40,6 +41,39 @@ export function catalog(name: string, plugins: Record<string, unknown>[], extra:
 /** The catalog file's path in a repository of `flavour`. */
 export function catalogPath(flavour: "xcsh" | "claude" = "xcsh"): string {
   return flavour === "claude" ? ".claude-plugin/marketplace.json" : ".xcsh-plugin/marketplace.json";
+}
+
+/** What `writeFolderMarketplace` writes: the marketplace's name and its one plugin. */
+export interface FolderMarketplace {
+  /** The marketplace's name in its catalog. */
+  name: string;
+  /** The plugin it offers, from `./plugins/<plugin>` (default `hello`). */
+  plugin?: string;
+  /** Tool names of the plugin: one module each. */
+  tools: string[];
+  /** Fields of the catalog entry after `name` and `source` (version, description, keywords...). */
+  entry?: Record<string, unknown>;
+  /** Catalog and plugin.json in xcsh's folders (default) or Claude Code's. */
+  flavour?: "xcsh" | "claude";
+}
+
+/**
+ * A local folder marketplace at `root`: the catalog offering one plugin and that plugin's folder
+ * (`pluginFiles`), written as a world's `write` writes files. Returns `root`, ready for
+ * `marketplace add`.
+ */
+export async function writeFolderMarketplace(root: string, market: FolderMarketplace): Promise<string> {
+  const plugin = market.plugin ?? "hello";
+  const files: Record<string, string | object> = {
+    [catalogPath(market.flavour)]: catalog(market.name, [{ name: plugin, source: `./plugins/${plugin}`, ...market.entry }]),
+    ...pluginFiles(`plugins/${plugin}`, plugin, market.tools, market.flavour ? { flavour: market.flavour } : {}),
+  };
+  for (const [rel, content] of Object.entries(files)) {
+    const file = path.join(root, rel);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}\n`);
+  }
+  return root;
 }
 
 /** The engine context of a temp world. */

@@ -7,15 +7,21 @@
  * API and listens on port 0) rather than inside the test worker: its logger and globals stay out
  * of our process, the port is chosen by the OS (no probe-then-bind race), `stop()` is a kill
  * that really closes the port, and the child exits by itself if the test process dies (IPC
- * disconnect). Start-up takes well under a second on Node 20.
+ * disconnect). The wait for it to listen is a hang guard, not a speed check: a machine running
+ * several suites at once starts it slowly.
  *
- * Publishing uses the real npm CLI (`npm publish --ignore-scripts`) with a throw-away HOME,
- * userconfig and globalconfig holding a token for this registry, and an environment built from
- * scratch, so neither the user's `~/.npmrc` nor `npm_config_*` variables of the outer npm
- * process leak in. Lifecycle scripts of fixtures never run at publish time.
+ * Publishing does in this process what `npm publish --ignore-scripts` does, with npm's own
+ * libraries: the manifest is read as npm reads it (`@npmcli/package-json` fix + prepare), the
+ * tarball is packed by pacote (npm-packlist decides the files, as for `npm pack`), and the
+ * document npm's libnpmpublish builds is PUT with this registry's token. No npm process is
+ * spawned (the suite publishes dozens of fixtures, and each `npm publish` was a Node start-up),
+ * nothing reads the user's `~/.npmrc` or `npm_config_*` variables, and lifecycle scripts of
+ * fixtures never run.
  */
-import { execFile, fork, type ChildProcess } from "node:child_process";
+import { fork, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -51,30 +57,56 @@ export interface LocalRegistry extends RegistryHandle {
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** The environment npm runs with: nothing inherited but PATH. */
-function npmEnv(home: string, npmrc: string, globalrc: string): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: home,
-    USERPROFILE: home,
-    npm_config_userconfig: npmrc,
-    npm_config_globalconfig: globalrc,
-    npm_config_cache: path.join(home, ".npm"),
-    npm_config_update_notifier: "false",
-    npm_config_fund: "false",
-    npm_config_audit: "false",
-    npm_config_loglevel: "error",
-    NO_COLOR: "1",
-  };
+const require = createRequire(import.meta.url);
+
+/** npm's libraries, loaded on the first publish (a test file that only installs never pays for them). */
+let npmLibraries: { pacote: any; Arborist: any; PackageJson: any } | undefined;
+function npmLibs(): { pacote: any; Arborist: any; PackageJson: any } {
+  npmLibraries ??= { pacote: require("pacote"), Arborist: require("@npmcli/arborist"), PackageJson: require("@npmcli/package-json") };
+  return npmLibraries;
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { env, cwd, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(" ")} failed: ${error.message}\n${stderr}`));
-      else resolve(stdout);
-    });
+/**
+ * `npm publish <dir> --ignore-scripts [--tag tag]` against `url`, in process: the manifest npm
+ * would send (package.json fixed and prepared as npm's publish command does), the tarball
+ * `npm pack` would make, and the publish document of libnpmpublish.
+ */
+async function publishFolder(dir: string, url: string, token: string, cache: string, tag = "latest"): Promise<{ name: string; version: string }> {
+  const { pacote, Arborist, PackageJson } = npmLibs();
+  const fixed = await PackageJson.fix(dir, { changes: [] });
+  const manifest = { ...(await fixed.prepare()).content, _nodeVersion: process.versions.node } as Record<string, unknown> & { name: string; version: string; description?: string };
+  const { name, version } = manifest;
+  // As npm publish refuses: a prerelease needs an explicit tag.
+  if (/-/.test(version) && tag === "latest") throw new Error(`${name}@${version}: publishing a prerelease needs a tag (npm refuses it without --tag)`);
+  const tarball: Buffer = await pacote.tarball(`file:${dir}`, { Arborist, ignoreScripts: true, allowDirectory: "all", cache });
+  const file = `${name}-${version}.tgz`;
+  const body = {
+    _id: name,
+    name,
+    description: manifest.description,
+    "dist-tags": { [tag]: version },
+    versions: {
+      [version]: {
+        ...manifest,
+        _id: `${name}@${version}`,
+        dist: {
+          integrity: `sha512-${createHash("sha512").update(tarball).digest("base64")}`,
+          shasum: createHash("sha1").update(tarball).digest("hex"),
+          tarball: `${url}${name}/-/${file}`,
+        },
+      },
+    },
+    access: "public",
+    _attachments: { [file]: { content_type: "application/octet-stream", data: tarball.toString("base64"), length: tarball.length } },
+  };
+  // The path npm uses: a scoped name keeps its `@` and escapes the `/`.
+  const response = await fetch(`${url}${name.replace("/", "%2f")}`, {
+    method: "PUT",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
   });
+  if (!response.ok) throw new Error(`publish ${name}@${version} to ${url} failed: ${response.status} ${await response.text()}`);
+  return { name, version };
 }
 
 async function writeFixture(root: string, fixture: PackageFixture): Promise<string> {
@@ -96,27 +128,16 @@ async function writeFixture(root: string, fixture: PackageFixture): Promise<stri
  */
 export async function connectRegistry(url: string, token: string): Promise<RegistryHandle & { dispose(): Promise<void> }> {
   const work = await mkdtemp(path.join(os.tmpdir(), "xcsh-tools-npm-"));
-  const home = path.join(work, "home");
-  await mkdir(home, { recursive: true });
   const npmrc = path.join(work, "npmrc");
-  const globalrc = path.join(work, "globalrc");
   const hostPath = url.replace(/^https?:/, "");
   await writeFile(npmrc, `registry=${url}\n${hostPath}:_authToken=${token}\n`);
-  await writeFile(globalrc, "");
-  const env = npmEnv(home, npmrc, globalrc);
   return {
     url,
     token,
     npmrc,
     async publish(pkg, options = {}) {
       const dir = typeof pkg === "string" ? path.resolve(pkg) : await writeFixture(path.join(work, "fixtures"), pkg);
-      const args = ["publish", dir, "--registry", url, "--ignore-scripts", "--json"];
-      if (options.tag) args.push("--tag", options.tag);
-      const out = await run("npm", args, env, work);
-      // npm 11 prints {"<name>": {...}} for one package, older ones the object itself.
-      const parsed = JSON.parse(out.slice(out.indexOf("{"))) as Record<string, unknown>;
-      const info = (typeof parsed.id === "string" ? parsed : Object.values(parsed)[0]) as { name: string; version: string };
-      return { name: info.name, version: info.version };
+      return publishFolder(dir, url, token, path.join(work, "cache"), options.tag);
     },
     async dispose() {
       await rm(work, { recursive: true, force: true });
@@ -126,7 +147,7 @@ export async function connectRegistry(url: string, token: string): Promise<Regis
 
 function waitForPort(child: ChildProcess, output: () => string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`Verdaccio did not start within 20 s\n${output()}`)), 20_000);
+    const timer = setTimeout(() => fail(new Error(`Verdaccio did not start within 60 s\n${output()}`)), 60_000);
     function fail(error: Error) {
       clearTimeout(timer);
       child.kill("SIGKILL");

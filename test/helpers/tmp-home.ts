@@ -56,3 +56,15 @@ export async function writeTrustRecord(xcshHome: string, projects: string[]): Pr
   const record = { version: 1, projects: projects.map((p) => ({ path: p, trustedAt: "2026-01-01T00:00:00.000Z" })) };
   await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
 }
+
+/**
+ * Point npm, and our CLI through it, at one registry only: `<home>/.npmrc` with an explicit
+ * `registry=` (nothing can fall back to registry.npmjs.org), then `extra` lines (auth, scopes).
+ * Every world that installs from the test registry, or from a dead port on purpose, starts so.
+ */
+export async function writeUserNpmrc(home: string, registry: string, extra = ""): Promise<string> {
+  const file = path.join(home, ".npmrc");
+  await mkdir(home, { recursive: true });
+  await writeFile(file, `registry=${registry}\n${extra}`);
+  return file;
+}

@@ -112,7 +112,8 @@ describe("boot index through the CLI", () => {
     expect(urls.filter((url) => HEAVY.test(url))).toEqual([]);
     // A fresh answer needs no schema library either: the index is checked by hand, settings
     // layers are empty, and discovery (with its validators) is not loaded.
-    expect(urls.filter((url) => url.includes("/@sinclair/typebox/") || url.includes("/src/discovery/providers/"))).toEqual([]);    // The CLI loads the `tools` command alone, and no settings file in reach means no cosmiconfig.
+    expect(urls.filter((url) => url.includes("/@sinclair/typebox/") || url.includes("/src/discovery/providers/"))).toEqual([]);
+    // The CLI loads the `tools` command alone, and no settings file in reach means no cosmiconfig.
     expect(urls.filter((url) => url.includes("/cosmiconfig/") || (url.includes("/src/cli/commands/") && !/\/commands\/(index|tools)\.ts$/.test(url)))).toEqual([]);
   });
 

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { discoverAndLoadCustomTools } from "../../src/host/discover.js";
+import { discoverAndLoadCustomTools } from "../../src/index.js";
 import { addMarketplace, installFromMarketplace, outdatedMarketplacePlugins, setMarketplacePluginEnabled, updateMarketplacePlugins, updateMarketplaces, type MarketplaceContext } from "../../src/marketplace/index.js";
 import { TARBALL_CHECK_OPTION } from "../../src/plugins/tarball-check.js";
 import { buildDist } from "../helpers/build-dist.js";

@@ -10,7 +10,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { discoverToolPaths } from "../../src/discovery/index.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { gitIdentityEnv, isolatedGitEnv, makeGitRemote } from "../helpers/git-remote.js";
-import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
+import { catalog, catalogPath, pluginFiles, writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
@@ -110,8 +110,7 @@ describe("import-claude reads Claude Code's copies: offline, and --dry-run fetch
   /** Claude Code's copy of a marketplace whose recorded source cannot be reached. */
   async function claudeMarketplace(name: string, source: Record<string, unknown>): Promise<string> {
     const location = path.join(w.home, ".claude/plugins/marketplaces", name);
-    await w.write(path.join(location, catalogPath("claude")), catalog(name, [{ name: "hello", source: "./plugins/hello", version: "1.0.0" }]));
-    for (const [rel, content] of Object.entries(pluginFiles("plugins/hello", "hello", [`${name.replace(/-/g, "_")}_tool`], { flavour: "claude" }))) await w.write(path.join(location, rel), content);
+    await writeFolderMarketplace(location, { name, tools: [`${name.replace(/-/g, "_")}_tool`], entry: { version: "1.0.0" }, flavour: "claude" });
     await w.write(path.join(location, ".git/HEAD"), "ref: refs/heads/main\n");
     return location;
   }
@@ -192,8 +191,7 @@ describe("messages that point at the right plugin", () => {
   /** A folder marketplace `market` offering `hookify`, added. */
   async function addMarket(): Promise<string> {
     const root = path.join(w.root, "market");
-    await w.write(path.join(root, catalogPath("claude")), catalog("market", [{ name: "hookify", source: "./plugins/hookify", version: "1.0.0", description: "Hooks made easy" }]));
-    for (const [rel, content] of Object.entries(pluginFiles("plugins/hookify", "hookify", ["hookify_tool"], { flavour: "claude" }))) await w.write(path.join(root, rel), content);
+    await writeFolderMarketplace(root, { name: "market", plugin: "hookify", tools: ["hookify_tool"], entry: { version: "1.0.0", description: "Hooks made easy" }, flavour: "claude" });
     expect((await cli(["marketplace", "add", root])).code).toBe(0);
     return root;
   }

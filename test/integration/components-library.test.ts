@@ -1,8 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listInstalledComponents } from "../../src/index.js";
-import { writeFullPlugin } from "../helpers/component-fixtures.js";
+import { installFullPlugin } from "../helpers/component-fixtures.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
@@ -13,16 +11,7 @@ afterEach(async () => {
   await w.cleanup();
 });
 
-function install(scope: "user" | "project", name: string): string {
-  const root = path.join(w.xcshHome, "plugins", "cache", "plugins", `mkt___${name}___1.0.0`);
-  writeFullPlugin(root, name);
-  // The tool module would throw if anything imported it.
-  writeFileSync(path.join(root, "tools", "greet.ts"), "throw new Error('imported');\n");
-  const registry = scope === "user" ? path.join(w.xcshHome, "plugins", "installed_plugins.json") : path.join(w.cwd, ".xcsh", "plugins", "installed_plugins.json");
-  mkdirSync(path.dirname(registry), { recursive: true });
-  writeFileSync(registry, JSON.stringify({ version: 2, plugins: { [`${name}@mkt`]: [{ scope, installPath: root, version: "1.0.0" }] } }));
-  return root;
-}
+const install = (scope: "user" | "project", name: string) => installFullPlugin(w, scope, name);
 
 describe("listInstalledComponents", () => {
   it("answers every component of every installed plugin without importing code", async () => {

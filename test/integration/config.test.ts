@@ -1,6 +1,8 @@
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, loadSettings, prepareSettingsCheck, suggestKey, validateSettingsLayer } from "../../src/core/config.js";
+import { loadSettings } from "../../src/core/config.js";
+import { DEFAULT_SETTINGS } from "../../src/core/settings-keys.js";
+import { prepareSettingsCheck, suggestKey, validateSettingsLayer } from "../../src/core/settings-check.js";
 import { XcshToolsError } from "../../src/core/errors.js";
 import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
 

@@ -10,6 +10,7 @@ import { XcshToolsError } from "../../src/core/errors.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { addMarketplace, installFromMarketplace, updateMarketplacePlugins } from "../../src/marketplace/index.js";
 import type { ExecutableRequest } from "../../src/marketplace/context.js";
+import { needsConsent } from "../../src/components/consent.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { catalog, catalogPath, marketplaceCtx } from "../helpers/marketplace-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
@@ -73,6 +74,37 @@ describe("approveExecutables (engine)", () => {
     expect(asked[1]!.changes.changed).toHaveLength(1);
     expect(asked[1]!.changes.changed[0]!.before.runs).toMatch(/check\.py$/);
     expect(asked[1]!.changes.changed[0]!.after.runs).toMatch(/check2\.py$/);
+  });
+
+  it("an update that keeps the same hooks is not asked, though its folder (and version) changed", async () => {
+    const asked: ExecutableRequest[] = [];
+    const ctx = marketplaceCtx(w, { approveExecutables: async (r) => void asked.push(r) });
+    const root = await market("1.0.0", `python3 ${R}/scripts/check.py`);
+    await addMarketplace(ctx, root);
+    await installFromMarketplace(ctx, ["guard@acme"]);
+    await market("1.1.0", `python3 ${R}/scripts/check.py`);
+    const { updateMarketplaces } = await import("../../src/marketplace/index.js");
+    await updateMarketplaces(ctx, "acme");
+    const report = await updateMarketplacePlugins(ctx, ["guard@acme"]);
+    expect(report.failed).toEqual([]);
+    expect(report.items.map((i) => i.op)).toContain("CHANGE");
+    expect(asked).toHaveLength(1);
+  });
+
+  it("an update that only removes a hook shows the removal and needs no consent", async () => {
+    const asked: ExecutableRequest[] = [];
+    const ctx = marketplaceCtx(w, { approveExecutables: async (r) => void asked.push(r) });
+    const root = await market("1.0.0", `python3 ${R}/scripts/check.py`);
+    await addMarketplace(ctx, root);
+    await installFromMarketplace(ctx, ["guard@acme"]);
+    await market("1.1.0", `python3 ${R}/scripts/check.py`);
+    await w.write(path.join(root, "plugins/guard/hooks/hooks.json"), { hooks: {} });
+    const { updateMarketplaces } = await import("../../src/marketplace/index.js");
+    await updateMarketplaces(ctx, "acme");
+    await updateMarketplacePlugins(ctx, ["guard@acme"]);
+    expect(asked).toHaveLength(2);
+    expect(asked[1]!.changes.removed.map((e) => e.key)).toEqual(["hook PreToolUse [Bash]"]);
+    expect(needsConsent(asked[1]!.changes)).toBe(false);
   });
 });
 

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { discoverAndLoadCustomTools } from "../../src/host/discover.js";
+import { discoverAndLoadCustomTools } from "../../src/index.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 import { installEntry, rel, writeTool } from "./discovery-fixtures.js";
 

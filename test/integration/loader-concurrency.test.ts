@@ -13,7 +13,7 @@ import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CustomToolLoader, IMPORT_CONCURRENCY, loadCustomTools } from "../../src/host/loader.js";
-import type { CustomToolsLoadResult, ToolPathWithSource } from "../../src/host/types.js";
+import type { CustomToolsLoadResult, ToolPathWithSource } from "../../src/core/contract.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
 const BUILTINS = ["bash", "read"];

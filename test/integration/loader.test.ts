@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as ownIndex from "../../src/index.js";
 import { CustomToolLoader, loadCustomTools } from "../../src/host/loader.js";
 import { selectImportStrategy } from "../../src/host/module-import.js";
-import type { CustomToolUIContext, HostPendingAction, ToolLoadError } from "../../src/host/types.js";
+import type { CustomToolUIContext, HostPendingAction, ToolLoadError } from "../../src/core/contract.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
 /** A tool module (.mjs) whose factory returns one tool with `name`. */

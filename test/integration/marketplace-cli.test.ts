@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
 import { gitIdentityEnv, isolatedGitEnv, makeGitRemote } from "../helpers/git-remote.js";
-import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
+import { catalog, catalogPath, pluginFiles, writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
@@ -31,9 +31,7 @@ const json = (out: { stdout: string }) => JSON.parse(out.stdout);
 
 async function folderMarketplace(name: string, flavour: "xcsh" | "claude" = "xcsh"): Promise<string> {
   const root = path.join(w.root, `market-${name}`);
-  await w.write(path.join(root, catalogPath(flavour)), catalog(name, [{ name: "hello", source: "./plugins/hello", version: "1.0.0", description: "Says hello", keywords: ["greeting"] }]));
-  for (const [rel, content] of Object.entries(pluginFiles("plugins/hello", "hello", [`${name.replace(/-/g, "_")}_tool`], { flavour }))) await w.write(path.join(root, rel), content);
-  return root;
+  return writeFolderMarketplace(root, { name, tools: [`${name.replace(/-/g, "_")}_tool`], entry: { version: "1.0.0", description: "Says hello", keywords: ["greeting"] }, flavour });
 }
 
 describe("xcsh-tools marketplace … and the shared commands", () => {

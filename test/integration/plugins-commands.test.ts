@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readFile, readlink, rm, writeFile } from "node:fs/promi
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { discoverAndLoadCustomTools } from "../../src/host/discover.js";
+import { discoverAndLoadCustomTools } from "../../src/index.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
@@ -117,8 +117,8 @@ describe("install: every spec kind", () => {
   });
 
   it("tools that import the host's modules by bare name, with no copy of their own, validate as the host loads them", async () => {
-    // No plugin in the tree has @sinclair/typebox or xcsh-tools: on Node 20 the validation child
-    // serves them as packages (module-map-packages.ts) instead of through its resolve hook.
+    // No plugin in the tree has @sinclair/typebox or xcsh-tools: the validation child serves them
+    // from its module map, as the host does at boot.
     const name = `${n.basic}-mapped`;
     const dir = await localPlugin(name);
     const identity = `if (api.typebox.Type !== Type) throw new Error("two TypeBox instances"); if (typeof xcsh.loadCustomTools !== "function") throw new Error("not the host's API");`;
@@ -287,6 +287,9 @@ describe("outdated and update", () => {
 describe("link and unlink", () => {
   it("link adds a file: dependency the host sees; unlink restores the installed version", async () => {
     expect((await w.cli(["install", `${n.extra[3]}@1.0.0`])).code).toBe(0);
+    // `list` (run below, while linked) writes the boot index's component inventory: a cache, as
+    // the index's other files are, so the state to return to is the one after a `list` too.
+    expect((await w.cli(["list", "--json"])).code).toBe(0);
     const before = await w.snapshot();
     const dir = path.join(w.root, "dev", "over");
     await mkdir(dir, { recursive: true });

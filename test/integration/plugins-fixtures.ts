@@ -4,11 +4,11 @@
  * `registry=` in the temp userconfig, so nothing can fall back to registry.npmjs.org).
  */
 import { spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
 
 /** An ESM tool module whose factory returns one tool named `name`. */
@@ -104,7 +104,7 @@ export interface PluginWorld extends TmpWorld {
 export async function makePluginWorld(reg: RegistryHandle, npmrcExtra = ""): Promise<PluginWorld> {
   const world = await makeTmpWorld("xcsh-tools-plugins-");
   // An explicit registry: nothing may fall back to the public one.
-  await writeFile(path.join(world.home, ".npmrc"), `registry=${reg.url}\n${npmrcExtra}`);
+  await writeUserNpmrc(world.home, reg.url, npmrcExtra);
   const plugins = path.join(world.xcshHome, "plugins");
   const baseEnv: NodeJS.ProcessEnv = { XCSH_TEST_MARKER: path.join(world.root, "marker") };
   // The lock file comes and goes with each command; the journal folder must be empty.

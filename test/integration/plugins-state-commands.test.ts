@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { discoverAndLoadCustomTools } from "../../src/host/discover.js";
+import { discoverAndLoadCustomTools } from "../../src/index.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";

@@ -93,6 +93,7 @@ describe("rollback after an injected failure", () => {
 });
 
 describe("kill -9 mid-install", () => {
+  const INVENTORY = "plugins/.xcsh-tools/boot-components.json";
   async function killAt(step: string, args: string[]) {
     const marker = path.join(w.root, "paused");
     const child = w.spawnCli(args, { XCSH_TOOLS_TEST_PAUSE: step, XCSH_TOOLS_TEST_PAUSE_FILE: marker });
@@ -117,7 +118,11 @@ describe("kill -9 mid-install", () => {
     const list = await w.cli(["list", "--json"]);
     expect(list.code, list.stderr).toBe(0);
     expect(list.json().plugins.map((p: { name: string }) => p.name)).toEqual([n.extra[0]]);
-    expect(await w.snapshot()).toEqual(before);
+    // The recovering `list` writes the boot index's component inventory, a cache outside any
+    // transaction (its inputs are checked at every read): every other file is exactly as before.
+    const { [INVENTORY]: inventory, ...after } = await w.snapshot();
+    expect(inventory).toBeDefined();
+    expect(after).toEqual(before);
   });
 
   it.each(["commit:marked", "commit:swap:0:done", "commit:swap:2:old-moved", "finish:renamed"])("after the commit record (%s): the next command completes the new state", async (step) => {

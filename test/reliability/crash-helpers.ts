@@ -13,7 +13,7 @@
  *   them stale by the dead pid (never by age) and removes them. The lock carries no state. That a
  *   stale lock never blocks is checked separately: the next mutation succeeds at once with
  *   `lockWaitMs: 0` (`assertLockFree`).
- * - `<ours>/boot-index.json`, `<ours>/boot-modules.json` — the boot index is a cache whose every view records signatures
+ * - `<ours>/boot-index.json`, `<ours>/boot-modules.json`, `<ours>/boot-components.json` — the boot index is a cache whose every view records signatures
  *   (inode, size, mtime) of the files it was computed from, so two correct indexes of one state
  *   differ in bytes. What matters is that it agrees with the state: `doctorProblems` requires
  *   doctor's boot index check to say "fresh" (every recorded input unchanged) after recovery.
@@ -44,6 +44,7 @@ import { runDoctor } from "../../src/doctor/index.js";
 import { isolatedGitEnv } from "../helpers/git-remote.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
+import { writeUserNpmrc } from "../helpers/tmp-home.js";
 
 /** A deterministic PRNG (mulberry32): the same seed gives the same kill delays and orders. */
 export function seededRandom(seed: number): () => number {
@@ -112,7 +113,7 @@ export async function makeFixedWorld(reg: RegistryHandle, prefix: string): Promi
   await mkdir(cwd, { recursive: true });
   await mkdir(templates, { recursive: true });
   await mkdir(scratch, { recursive: true });
-  await writeFile(path.join(home, ".npmrc"), `registry=${reg.url}\n`);
+  await writeUserNpmrc(home, reg.url);
   const git = isolatedGitEnv(home);
   const env: NodeJS.ProcessEnv = {
     XCSH_TEST_MARKER: path.join(scratch, "marker"),
@@ -185,7 +186,7 @@ export async function snapshotState(w: FixedWorld): Promise<StateSnapshot> {
   const skip = (rel: string, name: string, parentRel: string): boolean => {
     if (rel === "home/.npm") return true;
     if (parentRel === path.relative(w.root, w.ours)) {
-      if (name === "lock" || name.startsWith("lock.break-") || /^\.lock\..*\.tmp$/.test(name) || name === "boot-index.json" || name === "boot-modules.json" || name === "transpile") return true;
+      if (name === "lock" || name.startsWith("lock.break-") || /^\.lock\..*\.tmp$/.test(name) || name === "boot-index.json" || name === "boot-modules.json" || name === "boot-components.json" || name === "transpile") return true;
     }
     return false;
   };

@@ -28,7 +28,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
-import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
+import { writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { publishFixtures, toolSource, type FixtureNames } from "../integration/plugins-fixtures.js";
 import {
@@ -82,8 +82,7 @@ async function baseWorld(w: FixedWorld): Promise<void> {
   await ok(w, ["install", n.extra[0]!]);
   await w.write("dev/package.json", { name: `${prefix}-dev`, version: "0.0.1", type: "module", dependencies: { [n.dep]: "^1.0.0" }, xcsh: { tools: "./t.js" } });
   await w.write("dev/t.js", toolSource(`${prefix}_dev`));
-  await w.write(path.join("market", catalogPath()), catalog("mk", [{ name: "hello", source: "./plugins/hello", version: "1.0.0" }]));
-  for (const [rel, content] of Object.entries(pluginFiles("market/plugins/hello", "hello", ["hello_tool"]))) await w.write(path.join("market", rel.slice("market/".length)), content);
+  await writeFolderMarketplace(path.join(w.root, "market"), { name: "mk", tools: ["hello_tool"], entry: { version: "1.0.0" } });
   await ok(w, ["marketplace", "add", path.join(w.root, "market")]);
 }
 

@@ -9,7 +9,7 @@
  * long-running host does; with 0 it has Node's defaults (a stray throw ends the process).
  */
 import path from "node:path";
-import { discoverAndLoadCustomTools } from "../../src/host/discover.js";
+import { discoverAndLoadCustomTools } from "../../src/index.js";
 
 const [cwd, home, hostHandlers] = process.argv.slice(2) as [string, string, string];
 const stray: string[] = [];

@@ -7,9 +7,9 @@ import net from "node:net";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import { isolatedGitEnv } from "../helpers/git-remote.js";
-import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
+import { writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import { runCli, type ProcessResult } from "../helpers/run-cli.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
 
 /** Printed on stderr by the preload when `Object.prototype` gained a key during the run. */
@@ -43,7 +43,7 @@ export interface RelWorld extends TmpWorld {
 /** Make the world; `registry` defaults to a dead loopback port. */
 export async function makeRelWorld(registry = "http://127.0.0.1:9/"): Promise<RelWorld> {
   const w = await makeTmpWorld("xcsh-tools-rel-");
-  await w.write(path.join(w.home, ".npmrc"), `registry=${registry}\n`);
+  await writeUserNpmrc(w.home, registry);
   const plugin = path.join(w.root, "dev", "good-plugin");
   await w.write(path.join(plugin, "package.json"), { name: "good-plugin", version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } });
   await w.write(
@@ -51,8 +51,7 @@ export async function makeRelWorld(registry = "http://127.0.0.1:9/"): Promise<Re
     `export default () => ({ name: "good_tool", label: "good", description: "fixture", parameters: { type: "object", properties: {} }, async execute() { return { content: [] }; } });\n`,
   );
   const market = path.join(w.root, "market");
-  await w.write(path.join(market, catalogPath()), catalog("acme", [{ name: "hello", source: "./plugins/hello", version: "1.0.0", description: "Says hello" }]));
-  for (const [rel, content] of Object.entries(pluginFiles("plugins/hello", "hello", ["hello_tool"]))) await w.write(path.join(market, rel), content);
+  await writeFolderMarketplace(market, { name: "acme", tools: ["hello_tool"], entry: { version: "1.0.0", description: "Says hello" } });
   // An ES module in a folder of its own: `--require` would make Node read the package.json of
   // the working folder, which some cases break on purpose.
   await w.write("preload/package.json", { type: "module" });

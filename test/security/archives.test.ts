@@ -23,6 +23,7 @@ import { buildDist } from "../helpers/build-dist.js";
 import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
+import { writeUserNpmrc } from "../helpers/tmp-home.js";
 import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
 import { pluginEntries, tgzBytes, type TarEntry } from "../reliability/helpers-tar.js";
 import { writeZeroBomb } from "./archive-fixtures.js";
@@ -60,7 +61,7 @@ afterAll(async () => {
 /** A world whose npm config points at the shared registry (or a dead port). */
 async function world(registry = reg.url): Promise<HostileWorld> {
   const w = await makeHostileWorld({ trusted: true });
-  await w.write(path.join(w.home, ".npmrc"), `registry=${registry}\n`);
+  await writeUserNpmrc(w.home, registry);
   return w;
 }
 

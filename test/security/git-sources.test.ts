@@ -24,6 +24,7 @@ import { startHttpServer, type TestHttpServer } from "../helpers/http-server.js"
 import { catalog, pluginFiles } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli, type ProcessResult } from "../helpers/run-cli.js";
+import { writeUserNpmrc } from "../helpers/tmp-home.js";
 import { makeHostileWorld, type HostileWorld } from "./hostile-world.js";
 
 let world: HostileWorld;
@@ -286,7 +287,7 @@ describe("specs are never silently reinterpreted", () => {
   });
 
   it("name@beta with no marketplace beta is EUNKNOWN_MARKETPLACE, listing the added ones; npm:name@beta installs the dist-tag", async () => {
-    await writeFile(path.join(world.home, ".npmrc"), `registry=${reg!.url}\n`);
+    await writeUserNpmrc(world.home, reg!.url);
     const mkt = await folderMarketplace({ source: "npm", package: pkg }, "shop");
     expect((await cli(["marketplace", "add", mkt])).code).toBe(0);
     const error = errorOf(await cli(["install", `${pkg}@beta`, "--json"]));

@@ -13,7 +13,7 @@ import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { addMarketplace, installFromMarketplace, outdatedMarketplacePlugins, updateMarketplaces } from "../../src/marketplace/index.js";
 import { buildDist } from "../helpers/build-dist.js";
-import { catalog, catalogPath, marketplaceCtx, pluginFiles } from "../helpers/marketplace-fixtures.js";
+import { catalog, catalogPath, marketplaceCtx, writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
 import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
 import { makeHostileWorld, type HostileWorld } from "./hostile-world.js";
@@ -38,8 +38,7 @@ export default function factory() {
 
 /** Write a marketplace folder named "shop" with plugin "p"; `evil` makes its tool run the canary. */
 async function writeMarket(dir: string, evil: boolean): Promise<void> {
-  await world.write(path.join(dir, catalogPath()), catalog("shop", [{ name: "p", source: "./plugins/p", description: evil ? "evil" : "good" }]));
-  for (const [rel, content] of Object.entries(pluginFiles("plugins/p", "p", ["p_tool"]))) await world.write(path.join(dir, rel), content);
+  await writeFolderMarketplace(dir, { name: "shop", plugin: "p", tools: ["p_tool"], entry: { description: evil ? "evil" : "good" } });
   if (evil) await world.write(path.join(dir, "plugins", "p", "tools", "p_tool.mjs"), canaryTool(world.canary));
 }
 

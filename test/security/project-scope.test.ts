@@ -12,7 +12,7 @@ import { chmod } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
-import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
+import { catalog, catalogPath, pluginFiles, writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import { runCli, type ProcessResult } from "../helpers/run-cli.js";
 import { writeTrustRecord } from "../helpers/tmp-home.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
@@ -83,9 +83,7 @@ async function overrides(w: HostileWorld, doc: object): Promise<string> {
 /** A local marketplace folder (outside the project) offering `hello`. */
 async function folderMarketplace(w: HostileWorld, name: string): Promise<string> {
   const root = path.join(w.root, `market-${name}`);
-  await w.write(path.join(root, catalogPath()), catalog(name, [{ name: "hello", source: "./plugins/hello", version: "1.0.0", description: "Says hello" }]));
-  for (const [rel, content] of Object.entries(pluginFiles("plugins/hello", "hello", ["hello_tool"]))) await w.write(path.join(root, rel), content);
-  return root;
+  return writeFolderMarketplace(root, { name, tools: ["hello_tool"], entry: { version: "1.0.0", description: "Says hello" } });
 }
 
 /** Project marketplace state as a clone would ship it (never read while untrusted). */

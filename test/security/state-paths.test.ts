@@ -15,7 +15,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { recoverPending } from "../../src/core/journal.js";
-import { discoverAndLoadCustomTools } from "../../src/host/discover.js";
+import { discoverAndLoadCustomTools } from "../../src/index.js";
 import { removeMarketplace, uninstallMarketplacePlugin, updateMarketplaces } from "../../src/marketplace/index.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { gitIdentityEnv } from "../helpers/git-remote.js";

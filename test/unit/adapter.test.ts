@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it, vi } from "vitest";
 import { CustomToolAdapter } from "../../src/host/adapter.js";
-import type { CustomTool, CustomToolContext } from "../../src/host/types.js";
+import type { CustomTool, CustomToolContext } from "../../src/core/contract.js";
 
 const ctx = (tag: string) => ({ tag }) as unknown as CustomToolContext;
 

@@ -84,7 +84,9 @@ describe("scanPluginComponents", () => {
     expect(messages).toMatch(/EENTRY_ESCAPE \/agents/); // ../outside-agents
     expect(messages).toMatch(/EENTRY_NOT_FOUND \/commands\/0/);
     expect(messages).toMatch(/\/\.\.\/escape\.sh leaves the plugin folder/);
-    expect(messages).toMatch(/scripts\/missing\.sh does not exist/);
+    // A command naming a missing file is a warning: Claude Code installs such plugins.
+    expect(found.warnings.map((e) => `${e.code} ${e.message}`).join("\n")).toMatch(/EENTRY_NOT_FOUND .*scripts\/missing\.sh does not exist/);
+    expect(messages).not.toMatch(/scripts\/missing\.sh/);
     expect(messages).toMatch(/never closed/);
     expect(messages).toMatch(/\/mcpServers\/nothing\/command/);
     expect(messages).toMatch(/\/mcpServers\/remote\/url/);

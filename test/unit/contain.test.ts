@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { confinePath, insideAnyOf, isPathBelow, isPathInside, isRealPathInside, realPathOrNearest } from "../../src/core/contain.js";
+import { confinePath, insideAnyOf, isPathBelow, isPathInside, isRealPathBelow, isRealPathInside, realPathOrNearest, relativePathClimbsOut } from "../../src/core/contain.js";
 import { isXcshToolsError } from "../../src/core/errors.js";
 
 describe("isPathInside / isPathBelow (lexical)", () => {
@@ -60,6 +60,26 @@ describe("isPathInside / isPathBelow (lexical)", () => {
   });
 });
 
+describe("relativePathClimbsOut (a relative path as written in a manifest, catalog or tarball)", () => {
+  const table: [string, boolean][] = [
+    ["./tools/a.ts", false],
+    ["tools", false],
+    [".", false],
+    ["..foo/x", false],
+    ["a/../b", false],
+    ["..", true],
+    ["../x", true],
+    ["./a/../../x", true],
+    ["a\\..\\..\\x", true],
+    ["..\\x", true],
+  ];
+  for (const [relative, climbs] of table) {
+    it(`${JSON.stringify(relative)}: ${climbs ? "climbs out" : "stays"}`, () => {
+      expect(relativePathClimbsOut(relative)).toBe(climbs);
+    });
+  }
+});
+
 describe("real paths", () => {
   let root: string;
   let cache: string;
@@ -87,6 +107,13 @@ describe("real paths", () => {
 
   it("a symlink that stays inside is inside", () => {
     expect(isRealPathInside(path.join(cache, "link-in"), cache)).toBe(true);
+  });
+
+  it("isRealPathBelow: strictly below once resolved, never the folder itself (what may be deleted)", () => {
+    expect(isRealPathBelow(path.join(cache, "link-in"), cache)).toBe(true);
+    expect(isRealPathBelow(path.join(cache, "link-out"), cache)).toBe(false);
+    expect(isRealPathBelow(path.join(root, "cache-alias"), cache)).toBe(false);
+    expect(isRealPathBelow(path.join(root, "cache-alias", "real"), cache)).toBe(true);
   });
 
   it("a symlinked parent is resolved on both sides", () => {

@@ -24,12 +24,13 @@ describe("module map", () => {
   });
 
   it("keeps one process-global registry under a registered symbol", async () => {
+    // The package entry hands its own API to the module map when it is imported (src/index.ts).
+    const own = await import("../../src/index.js");
     await registerModules();
     const holder = globalThis as unknown as Record<symbol, unknown>;
     expect(holder[Symbol.for("xcsh-tools.modules")]).toBe(getModuleRegistry());
     expect(MODULE_REGISTRY_SYMBOL).toBe(Symbol.for("xcsh-tools.modules"));
     expect(getModuleRegistry().get("@sinclair/typebox")).toBe(TypeBox);
-    const own = await import("../../src/index.js");
     expect(getModuleRegistry().get("xcsh-tools")).toBe(own);
   });
 

@@ -7,7 +7,7 @@ import {
   renderWithFallback,
 } from "../../src/host/render.js";
 import { dispatchSessionEvent } from "../../src/host/session.js";
-import type { CustomTool, CustomToolContext, CustomToolLogger } from "../../src/host/types.js";
+import type { CustomTool, CustomToolContext, CustomToolLogger } from "../../src/core/contract.js";
 
 const ctx = {} as CustomToolContext;
 const base = { label: "L", description: "d", parameters: Type.Object({}), execute: async () => ({ content: [] }) };

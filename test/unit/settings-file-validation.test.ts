@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { prepareSettingsCheck, validateSettingsFile } from "../../src/core/config.js";
+import { prepareSettingsCheck, validateSettingsFile } from "../../src/core/settings-check.js";
 import { STATE_FILES } from "../../src/validate/static-checks.js";
 
 describe("validate: our own settings files", () => {

@@ -1,6 +1,6 @@
 /**
  * `xcsh-tools config list|get|set|delete|validate <name> [key] [value]`: a plugin's settings, typed
- * by the schema its manifest declares (xcsh-host-formats §5.2). A value comes from the project
+ * by the schema its manifest declares. A value comes from the project
  * (`<cwd>/.xcsh/plugin-overrides.json`), else the user (the runtime lock), else the environment
  * variable the schema names, else the default (plugin-settings.ts). `set` parses and checks the
  * value (type, enum, min/max/step) before anything is written; `delete` removes the stored value
@@ -18,12 +18,12 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
-import { ReportedFailure } from "../program.js";
+import { ReportedFailure } from "../command-errors.js";
 import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
 import path from "node:path";
 import type { EffectiveSetting, SettingProblem } from "../../plugins/plugin-settings.js";
 import { notLoadedLine } from "../project-scope.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 
 interface MutationFlags {
   dryRun?: boolean;

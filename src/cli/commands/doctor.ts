@@ -13,8 +13,8 @@ import type { Command } from "commander";
 import { isXcshToolsError } from "../../core/errors.js";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
-import { ReportedFailure, usageError } from "../program.js";
-import type { CommandModule } from "./index.js";
+import { ReportedFailure, usageError } from "../command-errors.js";
+import type { CommandModule } from "../context.js";
 
 interface DoctorFlags {
   fix?: boolean;

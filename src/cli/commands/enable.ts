@@ -2,14 +2,14 @@
  * `xcsh-tools enable <name>...` and `disable <name>...`: switch installed plugins on or off for
  * the user (the runtime lock's `enabled`) or, with `--scope project`, for one project (the
  * `disabled` list of `<cwd>/.xcsh/plugin-overrides.json`). A plugin is on when both allow it,
- * as the host computes it (xcsh-host-formats §5.8). `name@marketplace` plugins go to the
+ * as the host computes it. `name@marketplace` plugins go to the
  * marketplace engine. One transaction for all names: an unknown one changes nothing.
  */
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { assertScopeAllowed } from "../project-scope.js";
 import { noteOverridesNotLoaded, reportStateChange, runStateChange, stateScope } from "../state-command.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 
 interface EnableFlags {
   dryRun?: boolean;

@@ -3,17 +3,17 @@
  * list a plugin's optional features (description, default, on/off, and whether the plugin follows
  * its defaults); with flags, change the selection for the user (runtime lock `enabledFeatures`)
  * or, with `--scope project`, for one project (`features[name]` of plugin-overrides.json).
- * `--enable`/`--disable` start from what is really on (defaults included, §9 #26); `--set`
+ * `--enable`/`--disable` start from what is really on (defaults included); `--set`
  * replaces; `*` means every declared feature; unknown names are EUNKNOWN_FEATURE (exit 2).
  */
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
-import { usageError } from "../program.js";
+import { usageError } from "../command-errors.js";
 import { notLoadedLine } from "../project-scope.js";
 import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
 import type { FeatureState } from "../../plugins/state-change.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 
 interface FeaturesFlags {
   enable?: string;

@@ -4,13 +4,7 @@
  * action so that `--help` and `tools` never load arborist, pacote or listr2; and a run that
  * names its command loads that command's file alone (a `tools` query is on a host's hot path).
  */
-import type { Command } from "commander";
-import type { CommandContext } from "../context.js";
-
-/** A command module: attaches itself to the program; `run` gets the context when invoked. */
-export interface CommandModule {
-  register(program: Command, getContext: (command: Command) => CommandContext): void;
-}
+import type { CommandModule } from "../context.js";
 
 /** Every command module, in help order, with the top-level command names (and aliases) it registers. */
 const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Promise<CommandModule>]> = [

@@ -7,8 +7,8 @@
  */
 import type { Command } from "commander";
 import { npmClient, planAndApply, reportPlanned } from "../plugin-command.js";
-import { usageError } from "../program.js";
-import type { CommandModule } from "./index.js";
+import { usageError } from "../command-errors.js";
+import type { CommandModule } from "../context.js";
 
 interface InstallFlags {
   dryRun?: boolean;
@@ -25,7 +25,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--dry-run", "print the plan; write nothing")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
     .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
-    .option("-y, --yes", "accept the commands a marketplace plugin runs (hooks, MCP/LSP servers, bin/) without asking")
+    .option("-y, --yes", "accept what the plugins run without asking (marketplace: hooks, MCP/LSP servers, bin/; npm: hook and extension modules)")
     .action(async (specs: string[], flags: InstallFlags, command: Command) => {
       const ctx = getContext(command);
       if (await (await import("./marketplace.js")).dispatchInstall(ctx, specs, flags)) return;
@@ -51,6 +51,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
           resolved = await resolveSpecs(parsed, client, ctx.cwd);
         },
         planFor: (inventory) => planInstall(inventory, resolved, { allowScripts: client.allowScripts }),
+        consent: { yes: Boolean(flags.yes) },
       }).catch(async (error: unknown) => {
         // A bare name npm does not know but an added marketplace offers: say which id was meant.
         throw await (await import("./marketplace.js")).withMarketplaceSuggestion(ctx, error, specs, "install");

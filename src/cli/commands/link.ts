@@ -1,14 +1,14 @@
 /**
  * `xcsh-tools link <path>`: make a local plugin folder an installed plugin, live (a symlink in
- * node_modules, `"name": "file:<abs path>"` in dependencies so the host finds it; host weakness
- * #25). What it replaces is remembered; `unlink` puts it back.
+ * node_modules, `"name": "file:<abs path>"` in dependencies so the host finds it: the
+ * host's own link is not listed in `dependencies` and is not found). What it replaces is remembered; `unlink` puts it back.
  */
 import path from "node:path";
 import type { Command } from "commander";
 import { XcshToolsError } from "../../core/errors.js";
 import { resolveUserPath } from "../../core/paths.js";
 import { npmClient, planAndApply, reportPlanned } from "../plugin-command.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
   program

@@ -11,7 +11,7 @@ import type { Command } from "commander";
 import { mutationWorld } from "../plugin-world.js";
 import { style } from "../output.js";
 import { notLoadedLine, projectNotLoaded } from "../project-scope.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
   program

@@ -3,23 +3,23 @@
  * the shared commands (install, uninstall, enable, disable, update, outdated, list) use to hand
  * `name@marketplace` plugins to the marketplace engine (`dispatch…` below). A spec is a
  * marketplace plugin when it is `name@marketplace` with that marketplace registered (or the id
- * installed); scoped names and `pkg@<version|range>` always stay npm (host rule §7, cli classify).
+ * installed); scoped names and `pkg@<version|range>` always stay npm (the host's CLI classifies them so).
  * Any other `name@x` is `EUNKNOWN_MARKETPLACE`; `npm:name@x` is the npm dist-tag `x`.
  */
 import type { Command } from "commander";
-import { XcshToolsError } from "../../core/errors.js";
+import { XcshToolsError, errorSummary } from "../../core/errors.js";
 import { projectFolder } from "../../core/paths.js";
 import { npa, semver } from "../../core/npm-spec.js";
 import { MAX_SPEC_LENGTH } from "../../plugins/spec.js";
 import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
-import type { MarketplaceContext, PlanItem, PluginChangeReport, Scope } from "../../marketplace/index.js";
+import type { ClaudeMarketplaceRow, MarketplaceContext, MarketplaceUpdateReport, OfferedPlugin, PlanItem, PluginChangeReport, Scope } from "../../marketplace/index.js";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { npmClient } from "../plugin-command.js";
 import { mutationWorld } from "../plugin-world.js";
-import { ReportedFailure, usageError } from "../program.js";
+import { ReportedFailure, usageError } from "../command-errors.js";
 import { assertScopeAllowed, notLoadedLine, projectNotLoaded, type ProjectNotLoaded } from "../project-scope.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 
 /** The marketplace engine's world for this command. */
 export async function marketplaceContext(ctx: CommandContext, consent?: { yes?: boolean }): Promise<MarketplaceContext> {
@@ -401,13 +401,27 @@ async function marketplaceNotLoaded(ctx: CommandContext, mctx: MarketplaceContex
   return projectNotLoaded(ctx, projectFilesNotLoaded(mctx));
 }
 
-function coded(error: unknown): { code: string; message: string; hint?: string } {
-  return error instanceof XcshToolsError ? { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } : { code: "EUNEXPECTED", message: (error as Error).message };
-}
+type GetContext = (command: Command) => CommandContext;
 
 export const register: CommandModule["register"] = (program, getContext) => {
   const mkt = program.command("marketplace").description("manage plugin marketplaces (xcsh and Claude Code catalogs)");
+  registerAdd(mkt, getContext);
+  registerRemove(mkt, getContext);
+  registerUpdate(mkt, getContext);
+  registerList(mkt, getContext);
+  registerDiscoverAndSearch(mkt, getContext);
+  registerImportClaude(mkt, getContext);
+};
 
+/** The command's context and its `--scope`, refused early when it names a project that is not trusted. */
+async function scopedContext(getContext: GetContext, command: Command, scopeFlag: string | undefined, doing: string): Promise<{ ctx: CommandContext; scope: Scope | undefined }> {
+  const ctx = getContext(command);
+  const scope = parseScope(scopeFlag);
+  await assertScopeAllowed(ctx, scope, doing);
+  return { ctx, scope };
+}
+
+function registerAdd(mkt: Command, getContext: GetContext): void {
   mkt
     .command("add <source>")
     .description("add a marketplace: ./folder, git URL (https, ssh, file://), owner/repo (GitHub), or https://…/marketplace.json")
@@ -415,9 +429,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--scope <scope>", "user (default) or project")
     .option("--dry-run", "fetch and check; write nothing")
     .action(async (source: string, flags: { name?: string; scope?: string; dryRun?: boolean }, command: Command) => {
-      const ctx = getContext(command);
-      const scope = parseScope(flags.scope);
-      await assertScopeAllowed(ctx, scope, "add a marketplace to the project (--scope project)");
+      const { ctx, scope } = await scopedContext(getContext, command, flags.scope, "add a marketplace to the project (--scope project)");
       const { addMarketplace } = await import("../../marketplace/index.js");
       const report = await addMarketplace(await marketplaceContext(ctx), source, { ...(flags.name ? { name: flags.name } : {}), ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
       if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
@@ -426,16 +438,16 @@ export const register: CommandModule["register"] = (program, getContext) => {
       ctx.output.line(`${report.dryRun ? "Would add" : "Added"} marketplace ${style(ctx.output, "bold", report.name)} (${report.scope}, ${report.entry.sourceType} ${report.entry.sourceUri}) with ${report.plugins.length} plugin${report.plugins.length === 1 ? "" : "s"}${report.plugins.length ? `: ${summarizeNames(report.plugins)}` : ""}${missing.length ? `; ${missing.length} of them cannot be installed (source folder missing, ESOURCE_NOT_FOUND): ${summarizeNames(missing)}` : ""}`);
       if (report.plugins.length > 5) ctx.output.line(`See them all with \`xcsh-tools marketplace discover ${report.name}\` (or --json).`);
     });
+}
 
+function registerRemove(mkt: Command, getContext: GetContext): void {
   mkt
     .command("remove <name>")
     .description("remove a marketplace and uninstall the plugins installed from it (as Claude Code does)")
     .option("--scope <scope>", "user or project (default: where it is)")
     .option("--dry-run", "print what would be removed; write nothing")
     .action(async (name: string, flags: { scope?: string; dryRun?: boolean }, command: Command) => {
-      const ctx = getContext(command);
-      const scope = parseScope(flags.scope);
-      await assertScopeAllowed(ctx, scope, "remove a project marketplace (--scope project)");
+      const { ctx, scope } = await scopedContext(getContext, command, flags.scope, "remove a project marketplace (--scope project)");
       const { removeMarketplace } = await import("../../marketplace/index.js");
       const report = await removeMarketplace(await marketplaceContext(ctx), name, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
       if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
@@ -444,39 +456,42 @@ export const register: CommandModule["register"] = (program, getContext) => {
       if (report.uninstalled?.length) ctx.output.line(`${report.dryRun ? "Would uninstall" : "Uninstalled"} its plugins with it: ${report.uninstalled.join(", ")}`);
       if (report.stillInstalled?.length) ctx.output.line(`Still installed (a project marketplace of that name serves them): ${report.stillInstalled.join(", ")}`);
     });
+}
 
+function registerUpdate(mkt: Command, getContext: GetContext): void {
   mkt
     .command("update [name]")
     .description("re-fetch one marketplace's catalog, or all of them")
     .option("--scope <scope>", "only marketplaces of this scope")
     .option("--dry-run", "fetch and compare; write nothing")
     .action(async (name: string | undefined, flags: { scope?: string; dryRun?: boolean }, command: Command) => {
-      const ctx = getContext(command);
-      const scope = parseScope(flags.scope);
-      await assertScopeAllowed(ctx, scope, "update the project's marketplaces (--scope project)");
+      const { ctx, scope } = await scopedContext(getContext, command, flags.scope, "update the project's marketplaces (--scope project)");
       const { updateMarketplaces } = await import("../../marketplace/index.js");
       const report = await updateMarketplaces(await marketplaceContext(ctx), name, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
-      if (ctx.output.json) {
-        ctx.output.result({ ok: report.failed === 0, ...report });
-      } else {
-        if (report.results.length === 0) ctx.output.line("No marketplaces registered.");
-        for (const r of report.results) {
-          if (r.op === "FAILED") {
-            ctx.output.line(planLine(ctx, "FAILED", `${r.name} (${r.scope})`, `${r.error.code}: ${r.error.message}`));
-            if (r.error.hint) ctx.output.line(`  Try this: ${r.error.hint}`);
-            continue;
-          }
-          const c = r.changes;
-          const summary = c ? [c.added.length ? `added ${summarizeNames(c.added)}` : "", c.removed.length ? `removed ${summarizeNames(c.removed)}` : "", c.changed.length ? `changed ${summarizeNames(c.changed.map((x) => `${x.name}${x.from || x.to ? ` ${x.from ?? "?"} → ${x.to ?? "?"}` : ""}`))}` : ""].filter(Boolean).join("; ") : "";
-          // A catalog fetched again with nothing new is no change, whatever the engine's op says.
-          ctx.output.line(summary ? planLine(ctx, r.op, `${r.name} (${r.scope})`, summary) : planLine(ctx, "NOOP", `${r.name} (${r.scope})`, "unchanged"));
-          for (const w of r.warnings) ctx.output.note(`warning: ${w}`);
-        }
-        if (!flags.dryRun && report.results.some((r) => r.op === "CHANGE" && r.changes && r.changes.added.length + r.changes.removed.length + r.changes.changed.length > 0)) ctx.output.line("Run `xcsh-tools outdated` to see plugin updates, `xcsh-tools update` to apply them.");
-      }
+      if (ctx.output.json) ctx.output.result({ ok: report.failed === 0, ...report });
+      else printUpdateReport(ctx, report, Boolean(flags.dryRun));
       if (report.failed > 0) throw new ReportedFailure(1);
     });
+}
 
+function printUpdateReport(ctx: CommandContext, report: MarketplaceUpdateReport, dryRun: boolean): void {
+  if (report.results.length === 0) ctx.output.line("No marketplaces registered.");
+  for (const r of report.results) {
+    if (r.op === "FAILED") {
+      ctx.output.line(planLine(ctx, "FAILED", `${r.name} (${r.scope})`, `${r.error.code}: ${r.error.message}`));
+      if (r.error.hint) ctx.output.line(`  Try this: ${r.error.hint}`);
+      continue;
+    }
+    const c = r.changes;
+    const summary = c ? [c.added.length ? `added ${summarizeNames(c.added)}` : "", c.removed.length ? `removed ${summarizeNames(c.removed)}` : "", c.changed.length ? `changed ${summarizeNames(c.changed.map((x) => `${x.name}${x.from || x.to ? ` ${x.from ?? "?"} → ${x.to ?? "?"}` : ""}`))}` : ""].filter(Boolean).join("; ") : "";
+    // A catalog fetched again with nothing new is no change, whatever the engine's op says.
+    ctx.output.line(summary ? planLine(ctx, r.op, `${r.name} (${r.scope})`, summary) : planLine(ctx, "NOOP", `${r.name} (${r.scope})`, "unchanged"));
+    for (const w of r.warnings) ctx.output.note(`warning: ${w}`);
+  }
+  if (!dryRun && report.results.some((r) => r.op === "CHANGE" && r.changes && r.changes.added.length + r.changes.removed.length + r.changes.changed.length > 0)) ctx.output.line("Run `xcsh-tools outdated` to see plugin updates, `xcsh-tools update` to apply them.");
+}
+
+function registerList(mkt: Command, getContext: GetContext): void {
   mkt
     .command("list")
     .description("list registered marketplaces (--claude: Claude Code's)")
@@ -485,16 +500,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const ctx = getContext(command);
       const engine = await import("../../marketplace/index.js");
       const mctx = await marketplaceContext(ctx);
-      if (flags.claude) {
-        const rows = await engine.listClaudeMarketplaces(mctx);
-        if (ctx.output.json) return ctx.output.result({ marketplaces: rows });
-        if (rows.length === 0) return ctx.output.line("Claude Code knows no marketplaces (~/.claude/plugins/known_marketplaces.json).");
-        for (const r of rows) {
-          const state = r.registered ? style(ctx.output, "dim", "in xcsh") : r.importable ? style(ctx.output, "green", "importable") : style(ctx.output, "yellow", r.problem ?? "not importable");
-          ctx.output.line(`${style(ctx.output, "bold", r.name)}  ${r.source.source} ${String(r.source.repo ?? r.source.url ?? r.source.path ?? "")}  ${state}`);
-        }
-        return;
-      }
+      if (flags.claude) return printClaudeMarketplaces(ctx, await engine.listClaudeMarketplaces(mctx));
       const rows = await engine.listMarketplaces(mctx);
       const notLoaded = projectNotLoaded(ctx, engine.projectFilesNotLoaded(mctx));
       if (ctx.output.json) return ctx.output.result({ marketplaces: rows, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
@@ -505,24 +511,35 @@ export const register: CommandModule["register"] = (program, getContext) => {
         ctx.output.line(`${style(ctx.output, "bold", r.name)}  ${style(ctx.output, "dim", extra.join("  "))}`);
       }
     });
+}
 
-  const printPlugins = (ctx: CommandContext, rows: Awaited<ReturnType<typeof import("../../marketplace/index.js").discoverPlugins>>, empty: string) => {
-    if (ctx.output.json) return ctx.output.result({ plugins: rows });
-    if (rows.length === 0) return ctx.output.line(empty);
-    for (const p of rows) {
-      const installed = p.installed.length ? style(ctx.output, "green", `installed (${p.installed.join(", ")})`) : "";
-      ctx.output.line(`${style(ctx.output, "bold", p.id)}${p.version ? ` ${p.version}` : ""}  ${installed}`);
-      if (p.description) ctx.output.line(`  ${p.description}`);
-    }
-  };
+function printClaudeMarketplaces(ctx: CommandContext, rows: ClaudeMarketplaceRow[]): void {
+  if (ctx.output.json) return ctx.output.result({ marketplaces: rows });
+  if (rows.length === 0) return ctx.output.line("Claude Code knows no marketplaces (~/.claude/plugins/known_marketplaces.json).");
+  for (const r of rows) {
+    const state = r.registered ? style(ctx.output, "dim", "in xcsh") : r.importable ? style(ctx.output, "green", "importable") : style(ctx.output, "yellow", r.problem ?? "not importable");
+    ctx.output.line(`${style(ctx.output, "bold", r.name)}  ${r.source.source} ${String(r.source.repo ?? r.source.url ?? r.source.path ?? "")}  ${state}`);
+  }
+}
 
+function printOfferedPlugins(ctx: CommandContext, rows: OfferedPlugin[], empty: string): void {
+  if (ctx.output.json) return ctx.output.result({ plugins: rows });
+  if (rows.length === 0) return ctx.output.line(empty);
+  for (const p of rows) {
+    const installed = p.installed.length ? style(ctx.output, "green", `installed (${p.installed.join(", ")})`) : "";
+    ctx.output.line(`${style(ctx.output, "bold", p.id)}${p.version ? ` ${p.version}` : ""}  ${installed}`);
+    if (p.description) ctx.output.line(`  ${p.description}`);
+  }
+}
+
+function registerDiscoverAndSearch(mkt: Command, getContext: GetContext): void {
   mkt
     .command("discover [name]")
     .description("list the plugins a marketplace offers (all marketplaces without a name)")
     .action(async (name: string | undefined, _flags: unknown, command: Command) => {
       const ctx = getContext(command);
       const { discoverPlugins } = await import("../../marketplace/index.js");
-      printPlugins(ctx, await discoverPlugins(await marketplaceContext(ctx), name), "No plugins offered.");
+      printOfferedPlugins(ctx, await discoverPlugins(await marketplaceContext(ctx), name), "No plugins offered.");
     });
 
   mkt
@@ -533,25 +550,25 @@ export const register: CommandModule["register"] = (program, getContext) => {
       // An empty query would match every plugin: that is `marketplace discover`, not a search.
       if (query.join(" ").trim() === "") throw usageError("marketplace search needs a word to look for", "e.g. xcsh-tools marketplace search format; `xcsh-tools marketplace discover` lists every plugin.");
       const { searchPlugins } = await import("../../marketplace/index.js");
-      printPlugins(ctx, await searchPlugins(await marketplaceContext(ctx), query.join(" ")), `No plugin matches "${query.join(" ")}".`);
+      printOfferedPlugins(ctx, await searchPlugins(await marketplaceContext(ctx), query.join(" ")), `No plugin matches "${query.join(" ")}".`);
     });
+}
 
+function registerImportClaude(mkt: Command, getContext: GetContext): void {
   mkt
     .command("import-claude [name...]")
     .description("add Claude Code's marketplaces to xcsh (~/.claude is only read)")
     .option("--scope <scope>", "user (default) or project")
     .option("--dry-run", "check what Claude Code has on disk; fetch nothing, write nothing")
     .action(async (names: string[], flags: { scope?: string; dryRun?: boolean }, command: Command) => {
-      const ctx = getContext(command);
-      const scope = parseScope(flags.scope);
-      await assertScopeAllowed(ctx, scope, "add marketplaces to the project (--scope project)");
+      const { ctx, scope } = await scopedContext(getContext, command, flags.scope, "add marketplaces to the project (--scope project)");
       const { importClaudeMarketplaces } = await import("../../marketplace/index.js");
       let rows;
       try {
         rows = await importClaudeMarketplaces(await marketplaceContext(ctx), { ...(names.length ? { names } : {}), ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
       } catch (error) {
         if (ctx.output.json) {
-          ctx.output.result({ ok: false, error: coded(error) });
+          ctx.output.result({ ok: false, error: errorSummary(error) });
           throw new ReportedFailure(1);
         }
         throw error;
@@ -564,4 +581,4 @@ export const register: CommandModule["register"] = (program, getContext) => {
       }
       if (failed > 0) throw new ReportedFailure(1);
     });
-};
+}

@@ -10,7 +10,7 @@ import type { NewProjectPlan } from "../../scaffold/index.js";
 import type { CommandContext } from "../context.js";
 import { style, type Output } from "../output.js";
 import { canPrompt, createPrompter, type Prompter } from "../prompt.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 
 export interface NewFlags {
   template?: string;

@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { mutationWorld } from "../plugin-world.js";
 import { npmClient, withProgress } from "../plugin-command.js";
 import { style } from "../output.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
   program

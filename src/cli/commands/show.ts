@@ -10,7 +10,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { XcshToolsError } from "../../core/errors.js";
 import { style, type Output } from "../output.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 import type { InstalledPluginComponents } from "../../components/installed.js";
 import type { Component } from "../../components/types.js";
 

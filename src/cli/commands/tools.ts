@@ -14,9 +14,11 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
+import { isPathBelow } from "../../core/contain.js";
 import { XcshToolsError } from "../../core/errors.js";
 import { resolveUserPath } from "../../core/paths.js";
-import type { CommandModule } from "./index.js";
+import type { listInstalledTools } from "../../boot/index.js";
+import type { CommandContext, CommandModule } from "../context.js";
 import { style } from "../output.js";
 
 const KIND_WORDS = {
@@ -41,18 +43,11 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--builtins <names>", "built-in tool names to check conflicts against (comma-separated)", splitList)
     .option("--path <path...>", "extra configured tool paths, as a host would pass them")
     .option("--pi <module>", "the module whose exports factories get as api.pi (default: @f5-sales-demo/xcsh where the tool's folder resolves it)")
-    .action(async (options: { builtins?: string[]; path?: string[]; pi?: string }, command: Command) => {
+    .action(async (options: ToolsFlags, command: Command) => {
       const context = getContext(command);
-      // A path typed on the command line that names nothing is a typo, not a host's stale setting.
-      for (const configured of options.path ?? []) {
-        const resolved = resolveUserPath(configured, context.cwd, context.roots.home);
-        if (!statSync(resolved, { throwIfNoEntry: false })) {
-          throw new XcshToolsError("EUSAGE", `--path ${configured} does not exist (${resolved})`, { hint: "Give --path an existing tool file or tools folder (relative paths are read from --cwd)." });
-        }
-      }
-      if (options.pi !== undefined) (await import("../../host/host-exports.js")).assertHostExportsModule(options.pi, context.cwd);
+      await checkFlags(options, context);
       // The boot module loads while the trust decision is made (a terminal question may wait).
-      const [projectTrust, { listInstalledTools }] = await Promise.all([context.projectTrusted(), import("../../boot/index.js")]);
+      const [projectTrust, { listInstalledTools }] = await Promise.all([context.projectTrusted(), import("../../boot/installed-tools.js")]);
       const result = await listInstalledTools({
         cwd: context.cwd,
         projectTrust,
@@ -62,72 +57,105 @@ export const register: CommandModule["register"] = (program, getContext) => {
         ...(options.builtins ? { builtInToolNames: options.builtins } : {}),
         ...(options.pi !== undefined ? { piModule: options.pi } : {}),
       });
-      const tools = result.tools.map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        file: tool.file,
-        provider: tool.source?.provider,
-        source: tool.source?.providerName,
-        level: tool.source?.level,
-        ...(tool.source?.plugin ? { plugin: tool.source.plugin } : {}),
-      }));
-      const errors = result.errors.map((error) => ({
-        code: error.code,
-        path: error.path,
-        message: error.error,
-        provider: error.source?.provider,
-        level: error.source?.level,
-        ...(error.source?.plugin ? { plugin: error.source.plugin } : {}),
-      }));
-      const untrusted = result.untrusted && {
-        project: result.untrusted.project,
-        reason: "project not trusted",
-        trustCommand: result.untrusted.trustCommand,
-        notLoaded: result.untrusted.skipped.map((skipped) => ({
-          path: skipped.path,
-          kind: skipped.kind,
-          provider: skipped.source.provider,
-          level: skipped.source.level,
-          ...(skipped.source.plugin ? { plugin: skipped.source.plugin } : {}),
-        })),
-      };
-      const { output } = context;
-      // Installed plugins that bring no tool but skills, hooks, servers...: say so, or "No custom
-      // tools found" reads as "the plugin brought nothing".
-      const [{ installedComponents }, { summarizeComponents }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
-      // Only plugins that brought no tool can be "no tools but other components": the others are
-      // not read at all (a plugin root holding a loaded tool's file brought a tool).
-      const toolFiles = tools.map((t) => t.file);
-      const broughtTools = (root: string) => toolFiles.some((file) => file.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
-      const otherComponents = (await installedComponents(context, { namedTools: false, skipRoot: broughtTools }))
-        .filter((p) => !p.problem && p.components.length > 0 && !p.components.some((c) => c.kind === "tool"))
-        .map((p) => ({ plugin: p.id, rootKind: p.rootKind, summary: summarizeComponents(p.components) }));
-      if (output.json) {
-        output.result({ cwd: context.cwd, tools, errors, ...(untrusted ? { untrusted } : {}), ...(otherComponents.length ? { otherComponents } : {}), index: { fresh: result.index.fresh, reason: result.index.reason } });
+      const report = toolsReport(result);
+      const otherComponents = await pluginsWithoutTools(context, report.tools);
+      if (context.output.json) {
+        const { tools, errors, untrusted } = report;
+        context.output.result({ cwd: context.cwd, tools, errors, ...(untrusted ? { untrusted } : {}), ...(otherComponents.length ? { otherComponents } : {}), index: { fresh: result.index.fresh, reason: result.index.reason } });
         return;
       }
-      if (tools.length === 0) output.line("No custom tools found.");
-      for (const tool of tools) {
-        const origin = [tool.provider, tool.level, tool.plugin].filter(Boolean).join(" · ");
-        output.line(`${style(output, "bold", tool.name)}  ${style(output, "dim", origin)}`);
-        if (tool.description) output.line(`  ${tool.description}`);
-        output.line(`  ${style(output, "dim", tool.file)}`);
-      }
-      if (errors.length > 0) {
-        output.line();
-        output.line(style(output, "red", `${errors.length} error${errors.length === 1 ? "" : "s"}:`));
-        for (const error of errors) output.line(`  ${error.code}  ${error.path}\n    ${error.message}`);
-      }
-      if (otherComponents.length > 0) {
-        output.line();
-        output.line(`${otherComponents.length} installed plugin${otherComponents.length === 1 ? " brings" : "s bring"} no tools but other components:`);
-        for (const p of otherComponents) output.line(`  ${style(output, "bold", p.plugin)}  ${p.summary}  ${style(output, "dim", `(xcsh-tools show ${p.plugin})`)}`);
-      }
-      if (untrusted && untrusted.notLoaded.length > 0) {
-        output.line();
-        output.line(style(output, "yellow", `Not loaded: project not trusted (${untrusted.project}):`));
-        for (const entry of untrusted.notLoaded) output.line(`  ${entry.path}  ${style(output, "dim", [entry.provider, entry.plugin, KIND_WORDS[entry.kind]].filter(Boolean).join(" · "))}`);
-        output.line(`  Trust it to load them: ${untrusted.trustCommand}`);
-      }
+      printTools(context.output, report, otherComponents);
     });
 };
+
+interface ToolsFlags {
+  builtins?: string[];
+  path?: string[];
+  pi?: string;
+}
+
+async function checkFlags(options: ToolsFlags, context: CommandContext): Promise<void> {
+  // A path typed on the command line that names nothing is a typo, not a host's stale setting.
+  for (const configured of options.path ?? []) {
+    const resolved = resolveUserPath(configured, context.cwd, context.roots.home);
+    if (!statSync(resolved, { throwIfNoEntry: false })) {
+      throw new XcshToolsError("EUSAGE", `--path ${configured} does not exist (${resolved})`, { hint: "Give --path an existing tool file or tools folder (relative paths are read from --cwd)." });
+    }
+  }
+  if (options.pi !== undefined) (await import("../../host/host-exports.js")).assertHostExportsModule(options.pi, context.cwd);
+}
+
+/** The tools, errors and untrusted project's entries, as `--json` reports them. */
+function toolsReport(result: Awaited<ReturnType<typeof listInstalledTools>>) {
+  const tools = result.tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    file: tool.file,
+    provider: tool.source?.provider,
+    source: tool.source?.providerName,
+    level: tool.source?.level,
+    ...(tool.source?.plugin ? { plugin: tool.source.plugin } : {}),
+  }));
+  const errors = result.errors.map((error) => ({
+    code: error.code,
+    path: error.path,
+    message: error.error,
+    provider: error.source?.provider,
+    level: error.source?.level,
+    ...(error.source?.plugin ? { plugin: error.source.plugin } : {}),
+  }));
+  const untrusted = result.untrusted && {
+    project: result.untrusted.project,
+    reason: "project not trusted",
+    trustCommand: result.untrusted.trustCommand,
+    notLoaded: result.untrusted.skipped.map((skipped) => ({
+      path: skipped.path,
+      kind: skipped.kind,
+      provider: skipped.source.provider,
+      level: skipped.source.level,
+      ...(skipped.source.plugin ? { plugin: skipped.source.plugin } : {}),
+    })),
+  };
+  return { tools, errors, untrusted };
+}
+type ToolsReport = ReturnType<typeof toolsReport>;
+
+/**
+ * Installed plugins that bring no tool but skills, hooks, servers...: said, or "No custom tools
+ * found" reads as "the plugin brought nothing". Only plugins that brought no tool are read (a
+ * plugin root holding a loaded tool's file brought a tool).
+ */
+async function pluginsWithoutTools(context: CommandContext, tools: ToolsReport["tools"]) {
+  const [{ installedComponents }, { summarizeComponents }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
+  const toolFiles = tools.map((t) => t.file);
+  const broughtTools = (root: string) => toolFiles.some((file) => isPathBelow(file, root));
+  return (await installedComponents(context, { namedTools: false, skipRoot: broughtTools }))
+    .filter((p) => !p.problem && p.components.length > 0 && !p.components.some((c) => c.kind === "tool"))
+    .map((p) => ({ plugin: p.id, rootKind: p.rootKind, summary: summarizeComponents(p.components) }));
+}
+
+function printTools(output: CommandContext["output"], { tools, errors, untrusted }: ToolsReport, otherComponents: Awaited<ReturnType<typeof pluginsWithoutTools>>): void {
+  if (tools.length === 0) output.line("No custom tools found.");
+  for (const tool of tools) {
+    const origin = [tool.provider, tool.level, tool.plugin].filter(Boolean).join(" · ");
+    output.line(`${style(output, "bold", tool.name)}  ${style(output, "dim", origin)}`);
+    if (tool.description) output.line(`  ${tool.description}`);
+    output.line(`  ${style(output, "dim", tool.file)}`);
+  }
+  if (errors.length > 0) {
+    output.line();
+    output.line(style(output, "red", `${errors.length} error${errors.length === 1 ? "" : "s"}:`));
+    for (const error of errors) output.line(`  ${error.code}  ${error.path}\n    ${error.message}`);
+  }
+  if (otherComponents.length > 0) {
+    output.line();
+    output.line(`${otherComponents.length} installed plugin${otherComponents.length === 1 ? " brings" : "s bring"} no tools but other components:`);
+    for (const p of otherComponents) output.line(`  ${style(output, "bold", p.plugin)}  ${p.summary}  ${style(output, "dim", `(xcsh-tools show ${p.plugin})`)}`);
+  }
+  if (untrusted && untrusted.notLoaded.length > 0) {
+    output.line();
+    output.line(style(output, "yellow", `Not loaded: project not trusted (${untrusted.project}):`));
+    for (const entry of untrusted.notLoaded) output.line(`  ${entry.path}  ${style(output, "dim", [entry.provider, entry.plugin, KIND_WORDS[entry.kind]].filter(Boolean).join(" · "))}`);
+    output.line(`  Trust it to load them: ${untrusted.trustCommand}`);
+  }
+}

@@ -14,8 +14,8 @@ import { projectFolder as rootOf, resolveUserPath, xcshPaths } from "../../core/
 import { changeTrust, readTrustRecord, trustingEntry, trustWorldOf } from "../../core/trust.js";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
-import { usageError } from "../program.js";
-import type { CommandModule } from "./index.js";
+import { usageError } from "../command-errors.js";
+import type { CommandModule } from "../context.js";
 
 function trustWorld(ctx: CommandContext) {
   const paths = xcshPaths(ctx.roots);

@@ -4,7 +4,7 @@
  */
 import type { Command } from "commander";
 import { npmClient, planAndApply, reportPlanned } from "../plugin-command.js";
-import type { CommandModule } from "./index.js";
+import type { CommandModule } from "../context.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
   program

@@ -5,8 +5,8 @@
  */
 import type { Command } from "commander";
 import { npmClient, planAndApply, renderPlan } from "../plugin-command.js";
-import { ReportedFailure } from "../program.js";
-import type { CommandModule } from "./index.js";
+import { ReportedFailure } from "../command-errors.js";
+import type { CommandModule } from "../context.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
   program
@@ -16,7 +16,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--dry-run", "print the plan; write nothing")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
     .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
-    .option("-y, --yes", "accept new or changed commands of marketplace plugins (hooks, MCP/LSP servers, bin/) without asking")
+    .option("-y, --yes", "accept new or changed things the plugins run without asking (marketplace: hooks, MCP/LSP servers, bin/; npm: hook and extension modules)")
     .action(async (names: string[], flags: { latest?: boolean; dryRun?: boolean; allowScripts?: boolean; scope?: string; yes?: boolean }, command: Command) => {
       const ctx = getContext(command);
       const market = await import("./marketplace.js");
@@ -39,6 +39,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
           infos = await checkOutdated(wanted.length ? inventory.filter((p) => wanted.includes(p.name)) : inventory, client);
         },
         planFor: (inventory) => planUpdate(inventory, infos, { names: wanted, latest }),
+        consent: { yes: Boolean(flags.yes) },
       });
       const dryRun = Boolean(flags.dryRun);
       const mkt = names.length === 0 ? await market.updateAllMarketplacePlugins(ctx, flags) : undefined;

@@ -8,8 +8,8 @@ import type { Command } from "commander";
 import type { ValidateIssue, ValidateReport } from "../../validate/index.js";
 import type { CommandContext } from "../context.js";
 import { style, type Output } from "../output.js";
-import { ReportedFailure, usageError } from "../program.js";
-import type { CommandModule } from "./index.js";
+import { ReportedFailure, usageError } from "../command-errors.js";
+import type { CommandModule } from "../context.js";
 import { summarizeComponents } from "../../components/summary.js";
 
 interface ValidateFlags {

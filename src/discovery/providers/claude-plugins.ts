@@ -23,7 +23,7 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { placeOf } from "../../core/state-places.js";
-import type { ToolSource } from "../../host/types.js";
+import type { ToolSource } from "../../core/contract.js";
 import { isPathInside } from "../../core/contain.js";
 import type { DiscoveryContext, DiscoverySink, ToolProvider } from "../types.js";
 import { readInstalledRegistry, scanPluginRoot, type RegistryEntry } from "./marketplace-registry.js";

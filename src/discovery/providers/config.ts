@@ -6,7 +6,7 @@
  * because somebody asked for it by name.
  */
 import { resolveUserPath } from "../../core/paths.js";
-import type { ToolSource } from "../../host/types.js";
+import type { ToolSource } from "../../core/contract.js";
 import { resolveToolEntry } from "../tools-dir.js";
 import type { ToolProvider } from "../types.js";
 

@@ -2,13 +2,13 @@
  * The shape shared by the plain-folder sources (native, Claude, Codex): one tools directory at
  * project level and one at user level. Project is scanned first so that, when both levels hold
  * a tool of the same name, the project's wins (the loader keeps the first of a name) — the
- * host's precedence for native tools (xcsh-host-formats §4.2), applied to every source. When both
+ * host's precedence for native tools, applied to every source. When both
  * levels are the same folder (cwd is the home folder: `~/.claude/tools`), it is scanned once, as
  * the user level. In an untrusted project the project folder is not scanned, only reported.
  */
 import path from "node:path";
-import type { ProviderId } from "../../host/options.js";
-import type { ToolSource } from "../../host/types.js";
+import type { ProviderId } from "../../core/host-options.js";
+import type { ToolSource } from "../../core/contract.js";
 import { scanToolsDir } from "../tools-dir.js";
 import { reportSkipped } from "../untrusted.js";
 import type { DiscoveryContext, ToolProvider } from "../types.js";

@@ -1,8 +1,8 @@
 /**
- * The provider registry, keyed by id and listed in SPEC §2 order. Adding a source is adding a
+ * The provider registry, keyed by id and listed in the order of docs/library-api.md. Adding a source is adding a
  * file in this folder and one line here (and its id in `PROVIDER_IDS`).
  */
-import type { ProviderId } from "../../host/options.js";
+import type { ProviderId } from "../../core/host-options.js";
 import type { ToolProvider } from "../types.js";
 import { claudePluginsProvider } from "./claude-plugins.js";
 import { claudeProvider } from "./claude.js";

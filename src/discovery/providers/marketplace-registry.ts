@@ -12,7 +12,7 @@ import path from "node:path";
 import { confinePath } from "../../core/contain.js";
 import { errorMessage } from "../../core/errors.js";
 import { Type } from "../../manifest/typebox.js";
-import type { ToolSource } from "../../host/types.js";
+import type { ToolSource } from "../../core/contract.js";
 import { InstalledPluginEntrySchema, splitPluginId, type InstalledPluginEntry } from "../../manifest/installed-plugins.js";
 import { pointerSegment } from "../../manifest/result.js";
 import { checkSchema } from "../../manifest/schema-check.js";

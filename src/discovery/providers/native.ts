@@ -1,6 +1,6 @@
 /**
  * Native xcsh tools: `<cwd>/.xcsh/tools` (project) and `<xcshHome>/agent/tools` (user). Unlike
- * the host, an empty `.xcsh` folder is not special and `index.js` folders count (§9 #19).
+ * the host, an empty `.xcsh` folder is not special and `index.js` folders count.
  */
 import { projectPaths } from "../../core/paths.js";
 import { directoryProvider } from "./directory-provider.js";

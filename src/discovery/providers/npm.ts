@@ -1,11 +1,10 @@
 /**
- * Installed npm plugins: the `dependencies` of `<xcshHome>/plugins/package.json`, in object order
- * (xcsh-host-formats §4.4, §5.5–§5.8). For each name, `node_modules/<name>/package.json` is read and
+ * Installed npm plugins: the `dependencies` of `<xcshHome>/plugins/package.json`, in object order. For each name, `node_modules/<name>/package.json` is read and
  * its manifest is `xcsh`, else `pi` (a package with neither is not a plugin: reported in
  * `ignored`). Linked plugins (`node_modules/<name>` a symlink) work the same; their package is
  * the link's target.
  *
- * Effective state, as the host's (§5.8): a plugin is skipped when the runtime lock says
+ * Effective state, as the host's: a plugin is skipped when the runtime lock says
  * `enabled: false` (a lock entry without `enabled` counts as enabled) or when
  * `<cwd>/.xcsh/plugin-overrides.json` lists it in `disabled`. Its features are
  * `overrides.features[name] ?? lock.enabledFeatures ?? null` and its tool entries are
@@ -22,7 +21,7 @@
  *
  * Entries: an absolute entry, one that leaves the package by `../`, or one whose real path (after
  * symlinks) is outside the package's real path is `EENTRY_ESCAPE`; a missing one is
- * `EENTRY_NOT_FOUND` (the host drops both silently: §9 #28). An entry may name a module, a tool
+ * `EENTRY_NOT_FOUND` (the host drops both silently). An entry may name a module, a tool
  * folder with an index, or a folder of tools (scanned like a tools directory).
  */
 import { realpathSync, statSync } from "node:fs";
@@ -30,7 +29,7 @@ import path from "node:path";
 import { Type, type Static } from "../../manifest/typebox.js";
 import { errorMessage, isXcshToolsError } from "../../core/errors.js";
 import { effectiveOverridesFile, projectPaths } from "../../core/paths.js";
-import type { ToolSource } from "../../host/types.js";
+import type { ToolSource } from "../../core/contract.js";
 import { readJsonFile } from "../../manifest/json-file.js";
 import { PluginManifestSchema, pickManifest, selectEntries, type PluginManifest } from "../../manifest/plugin-manifest.js";
 import { PluginsPackageJsonSchema } from "../../manifest/plugins-package.js";
@@ -176,6 +175,26 @@ async function discoverPlugin(
   source: ToolSource,
   sink: DiscoverySink,
 ): Promise<void> {
+  const manifest = await readPluginManifest(dir, name, source, sink);
+  if (!manifest) return;
+  const selection = features === null ? null : checkedSelection(manifest, features, { name, featuresFile, source, sink });
+  // Synchronous file system calls, as in tools-dir.ts (small, sequential: fewer thread-pool trips).
+  const realRoot = realpathSync.native(dir);
+  const entries = [...new Set(selectEntries(manifest, "tools", selection))];
+  for (const entry of entries) {
+    const target = path.resolve(dir, entry);
+    const label = `tools entry "${entry}" of plugin ${name}`;
+    const escape = entryEscape(entry, target, dir, realRoot, label);
+    if (escape) {
+      sink.addError(discoveryError("EENTRY_ESCAPE", target, escape, source));
+      continue;
+    }
+    await resolveToolEntry(target, source, sink, { within: realRoot, what: `${label} (${target})` });
+  }
+}
+
+/** The plugin's checked manifest; a missing or broken package.json or manifest is reported, a package without one ignored. */
+async function readPluginManifest(dir: string, name: string, source: ToolSource, sink: DiscoverySink): Promise<PluginManifest | undefined> {
   const pkgFile = path.join(dir, "package.json");
   let pkg: unknown;
   try {
@@ -183,83 +202,55 @@ async function discoverPlugin(
   } catch (error) {
     const message = isXcshToolsError(error) ? error.message : errorMessage(error);
     sink.addError(discoveryError("EPLUGIN_MANIFEST", pkgFile, `${message}; plugin ${name} was not loaded.`, source));
-    return;
+    return undefined;
   }
   if (pkg === undefined) {
-    sink.addError(
-      discoveryError(
-        "EPLUGIN_NOT_FOUND",
-        dir,
-        `Plugin ${name} is listed in the plugins package.json but ${pkgFile} does not exist; reinstall it (xcsh-tools doctor --fix).`,
-        source,
-      ),
-    );
-    return;
+    const message = `Plugin ${name} is listed in the plugins package.json but ${pkgFile} does not exist; reinstall it (xcsh-tools doctor --fix).`;
+    sink.addError(discoveryError("EPLUGIN_NOT_FOUND", dir, message, source));
+    return undefined;
   }
   const picked = pickManifest(pkg);
   if (!picked) {
     sink.addIgnored({ path: pkgFile, source, reason: 'no "xcsh" or "pi" manifest: not an xcsh plugin' });
-    return;
+    return undefined;
   }
   const checked = checkSchema(PluginManifestSchema, picked.manifest);
   if (!checked.ok) {
     const where = describeIssues(pkgFile, `/${picked.key}`, checked.issues);
     sink.addError(discoveryError("EPLUGIN_MANIFEST", pkgFile, `${where}; plugin ${name} was not loaded.`, source));
-    return;
+    return undefined;
   }
-  const manifest: PluginManifest = checked.value;
+  return checked.value;
+}
+
+/** The enabled features the manifest declares (`*`: all of them); the unknown ones are reported, the others still apply. */
+function checkedSelection(manifest: PluginManifest, features: string[], at: { name: string; featuresFile: string; source: ToolSource; sink: DiscoverySink }): string[] {
   const declared = Object.keys(manifest.features ?? {});
-
-  let selection = features;
-  if (selection !== null) {
-    const expanded = selection.includes("*") ? [...new Set([...selection.filter((f) => f !== "*"), ...declared])] : selection;
-    const unknown = expanded.filter((feature) => !declared.includes(feature));
-    if (unknown.length > 0) {
-      sink.addError(
-        discoveryError(
-          "EUNKNOWN_FEATURE",
-          featuresFile,
-          `${featuresFile} enables feature${unknown.length > 1 ? "s" : ""} ${unknown.map((f) => `"${f}"`).join(", ")} of plugin ${name}, ` +
-            `which declares ${declared.length > 0 ? declared.map((f) => `"${f}"`).join(", ") : "no features"}; the others still apply.`,
-          featuresFile.endsWith("plugin-overrides.json") ? { ...source, level: "project" } : source,
-        ),
-      );
-    }
-    selection = expanded.filter((feature) => declared.includes(feature));
+  const expanded = features.includes("*") ? [...new Set([...features.filter((f) => f !== "*"), ...declared])] : features;
+  const unknown = expanded.filter((feature) => !declared.includes(feature));
+  if (unknown.length > 0) {
+    const { featuresFile } = at;
+    at.sink.addError(
+      discoveryError(
+        "EUNKNOWN_FEATURE",
+        featuresFile,
+        `${featuresFile} enables feature${unknown.length > 1 ? "s" : ""} ${unknown.map((f) => `"${f}"`).join(", ")} of plugin ${at.name}, ` +
+          `which declares ${declared.length > 0 ? declared.map((f) => `"${f}"`).join(", ") : "no features"}; the others still apply.`,
+        featuresFile.endsWith("plugin-overrides.json") ? { ...at.source, level: "project" } : at.source,
+      ),
+    );
   }
+  return expanded.filter((feature) => declared.includes(feature));
+}
 
-  // Synchronous file system calls, as in tools-dir.ts (small, sequential: fewer thread-pool trips).
-  const realRoot = realpathSync.native(dir);
-  const entries = [...new Set(selectEntries(manifest, "tools", selection))];
-  for (const entry of entries) {
-    const target = path.resolve(dir, entry);
-    const label = `tools entry "${entry}" of plugin ${name}`;
-    if (path.isAbsolute(entry) || !isPathInside(target, dir)) {
-      sink.addError(
-        discoveryError("EENTRY_ESCAPE", target, `The ${label} points outside the package (${dir}); it was not loaded.`, source),
-      );
-      continue;
-    }
-    let exists = true;
-    try {
-      statSync(target);
-    } catch {
-      exists = false;
-    }
-    if (exists) {
-      const real = realpathSync.native(target);
-      if (!isPathInside(real, realRoot)) {
-        sink.addError(
-          discoveryError(
-            "EENTRY_ESCAPE",
-            target,
-            `The ${label} resolves to ${real}, outside the package (${realRoot}); it was not loaded.`,
-            source,
-          ),
-        );
-        continue;
-      }
-    }
-    await resolveToolEntry(target, source, sink, { within: realRoot, what: `${label} (${target})` });
+/** Why a tools entry may not be loaded (it leaves the package, by its path or its real path), or `undefined`. */
+function entryEscape(entry: string, target: string, dir: string, realRoot: string, label: string): string | undefined {
+  if (path.isAbsolute(entry) || !isPathInside(target, dir)) return `The ${label} points outside the package (${dir}); it was not loaded.`;
+  try {
+    statSync(target);
+  } catch {
+    return undefined; // missing: resolveToolEntry reports it
   }
+  const real = realpathSync.native(target);
+  return isPathInside(real, realRoot) ? undefined : `The ${label} resolves to ${real}, outside the package (${realRoot}); it was not loaded.`;
 }

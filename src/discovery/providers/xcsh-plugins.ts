@@ -13,7 +13,7 @@
  */
 import path from "node:path";
 import { placeOf } from "../../core/state-places.js";
-import type { ToolSource } from "../../host/types.js";
+import type { ToolSource } from "../../core/contract.js";
 import type { ToolProvider } from "../types.js";
 import { reportSkipped } from "../untrusted.js";
 import { readInstalledRegistry, scanPluginRoot } from "./marketplace-registry.js";

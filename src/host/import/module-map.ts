@@ -35,12 +35,23 @@ export function getModuleRegistry(): Registry {
 /** Names that get a default instance when the host does not pass one. */
 export { DEFAULT_MODULE_NAMES } from "./module-names.js";
 
-let ownIndex: Promise<object> | undefined;
+let loadOwnApi: (() => Promise<object>) | undefined;
+let ownApi: Promise<object> | undefined;
 
-/** Our own public API namespace; imported lazily because index.ts re-exports the loader. */
-function importOwnIndex(): Promise<object> {
-  ownIndex ??= import("../../index.js") as Promise<object>;
-  return ownIndex;
+/**
+ * How to load our own public API (src/index.ts), the namespace a tool gets for `xcsh-tools`. The
+ * package entry and the programs that load tools (the validation child, the testing kit) hand it
+ * over, `provideOwnApi(() => import("./index.js"))`, because the loader sits below them and must
+ * not import them (docs/architecture.md). The first one stays; it is loaded at the first
+ * registration, as before.
+ */
+export function provideOwnApi(load: () => Promise<object>): void {
+  loadOwnApi ??= load;
+}
+
+function importOwnApi(): Promise<object> | undefined {
+  if (loadOwnApi) ownApi ??= loadOwnApi();
+  return ownApi;
 }
 
 /**
@@ -60,7 +71,8 @@ export async function registerModules(modules: Record<string, object> = {}): Pro
     if (namespace && (typeof namespace === "object" || typeof namespace === "function")) put(name, namespace);
   }
   put("@sinclair/typebox", TypeBox);
-  if (!registry.has("xcsh-tools")) put("xcsh-tools", await importOwnIndex());
+  const own = registry.has("xcsh-tools") ? undefined : importOwnApi();
+  if (own) put("xcsh-tools", await own);
   return added;
 }
 

@@ -20,7 +20,7 @@ import { XcshToolsError, errorMessage } from "../../core/errors.js";
 import { redactUrl } from "../../core/git.js";
 import { archiveUrlProblem, type ArchiveSourceSchema } from "../../manifest/marketplace-catalog.js";
 import { loadTar } from "../../plugins/npm-client.js";
-import { DEFAULT_TARBALL_LIMITS, TARBALL_CHECK_OPTION, inspectTarball, type TarballLimits } from "../../plugins/tarball-check.js";
+import { TARBALL_CHECK_OPTION, inspectTarball, tarballLimitsOf, type TarballLimits } from "../../plugins/tarball-check.js";
 import { catalogOriginOf } from "../catalog.js";
 import { assertEntryArg } from "./git-common.js";
 import type { PluginSourceInput, PluginSourceKind, PluginWorld } from "./types.js";
@@ -28,8 +28,7 @@ import type { PluginSourceInput, PluginSourceKind, PluginWorld } from "./types.j
 type ArchiveSource = Static<typeof ArchiveSourceSchema>;
 
 function limitsOf(world: PluginWorld): TarballLimits {
-  const set = (world.npmOptions?.[TARBALL_CHECK_OPTION] as { limits?: Partial<TarballLimits> } | undefined)?.limits;
-  return { ...DEFAULT_TARBALL_LIMITS, ...(set ?? {}) };
+  return tarballLimitsOf((world.npmOptions?.[TARBALL_CHECK_OPTION] as { limits?: Partial<TarballLimits> } | undefined)?.limits);
 }
 
 function checked(input: PluginSourceInput): ArchiveSource {

@@ -1,6 +1,6 @@
 /**
  * `{source: "git-subdir", url, path, ref?, sha?}`: one folder of a git repository (a monorepo of
- * plugins). `url` is a git URL, or `owner/repo` for GitHub (the host's rule, §7.5); `path` is
+ * plugins). `url` is a git URL, or `owner/repo` for GitHub (the host's rule); `path` is
  * relative without `..` (checked before the clone) and must stay inside the clone once symlinks
  * are resolved. A `url` source with a `path` (Claude Code's catalogs have them) is the same thing
  * without the shorthand, so both use `fetchSubdir`.

@@ -2,7 +2,7 @@
  * `{source: "npm", package, version?, registry?}`: a plugin published as an npm package, fetched
  * with pacote (npm's own fetcher) using the user's `.npmrc` options (registry, scoped registries,
  * auth), the entry's `registry` taking precedence. Extracting runs no lifecycle script. The host
- * documented this kind but threw (§9 #35).
+ * documented this kind but threw.
  */
 import path from "node:path";
 import type { Static } from "../../manifest/typebox.js";

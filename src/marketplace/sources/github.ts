@@ -1,8 +1,8 @@
 /**
  * GitHub shorthand: `owner/repo` or `github:owner/repo`, optionally `#ref`, cloned from
  * `https://github.com/owner/repo.git` (https, so the user's credential helper answers for private
- * repositories). A bare `owner/repo` that is also a folder under the project is ambiguous (host
- * weakness #35: the host silently took it as GitHub) and is refused with both spellings.
+ * repositories). A bare `owner/repo` that is also a folder under the project is ambiguous (the
+ * host silently took it as GitHub) and is refused with both spellings.
  */
 import { statSync } from "node:fs";
 import path from "node:path";

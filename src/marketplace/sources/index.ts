@@ -1,5 +1,5 @@
 /**
- * The catalog source kinds, a registry keyed by the parsed spec (STYLE habit 7): adding a kind
+ * The catalog source kinds, a registry keyed by the parsed spec: adding a kind
  * is adding a file and a line here. Classification is first match wins, in this order:
  *
  * | # | input | kind |
@@ -9,7 +9,7 @@
  * | 3 | `./x`, `../x`, `~/x`, `.`, an absolute path | local |
  * | 4 | `owner/repo`, `github:owner/repo` (+ `#ref`) | github (ambiguous with a folder: refused) |
  *
- * The host rejected `git://` and `../` and took any `a/b` folder for GitHub (§9 #35).
+ * The host rejected `git://` and `../` and took any `a/b` folder for GitHub.
  */
 import { XcshToolsError } from "../../core/errors.js";
 import { sourceArgError } from "../../core/source-args.js";

@@ -1,7 +1,7 @@
 /**
  * Local marketplaces: a folder (`./x`, `../x`, `~/x`, an absolute path). Only the catalog is
  * cached; relative plugin sources resolve in the live folder, as in Claude Code's `directory`
- * source. Because the catalog is a snapshot and the folder is live (host weakness #34), installs
+ * source. Because the catalog is a snapshot and the folder is live, installs
  * compare the live catalog with the snapshot first and ask for `marketplace update` when they
  * differ, so the installed content always matches the catalog that was shown.
  */

@@ -1,5 +1,5 @@
 /**
- * The custom-tool contract (SPEC §1, xcsh-host-formats §1). These are the types a tool module
+ * The custom-tool contract (docs/library-api.md). These are the types a tool module
  * and an agent host share. They are structural: a host passes its own richer objects (session
  * manager, model registry, theme, components) and we never look inside them.
  */

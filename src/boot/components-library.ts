@@ -2,16 +2,19 @@
  * `listInstalledComponents(options)`: for hosts, everything installed plugins bring besides
  * tools — skills, commands, agents, hooks, MCP/LSP servers, output styles, monitors, bin/ — with
  * what each runs, whether xcsh loads it and its context cost, in one call that imports no plugin
- * code. Tools are named and priced from the boot index (asked without validating, so nothing is
- * imported even in a child); the other components are read from the plugin folders, which are
- * small documents. Project-scope installs are project code: they are left out of an untrusted
- * project (trust decided as for tools: `projectTrust`, else the user's record).
+ * code. Both halves come from the boot index: the inventory from its component views
+ * (boot/components.ts: a fresh view is a read and a `stat` per input, without the YAML or schema
+ * libraries), tools' names and costs from its module records (asked without validating, so
+ * nothing is imported even in a child). Without a fresh view the plugin folders are scanned and
+ * the view written (unless `write: false`). Project-scope installs are project code: they are
+ * left out of an untrusted project (trust decided as for tools: `projectTrust`, else the user's
+ * record).
  */
 import path from "node:path";
 import { resolveRoots } from "../core/paths.js";
 import { decideProjectTrust, trustCommand, trustWorldOf, type ProjectTrustOption } from "../core/trust.js";
 import { realPathOrNearest } from "../core/contain.js";
-import { collectInstalledComponents, type InstalledPluginComponents } from "./installed.js";
+import { withKnownTools, type InstalledPluginComponents } from "../components/installed.js";
 
 /** Options of `listInstalledComponents`. */
 export interface ListInstalledComponentsOptions {
@@ -22,6 +25,8 @@ export interface ListInstalledComponentsOptions {
   env?: NodeJS.ProcessEnv;
   /** Whether the project may bring code (see `discoverAndLoadCustomTools`). */
   projectTrust?: ProjectTrustOption;
+  /** When false, an inventory or tool view rebuilt for this answer is not written to the boot index. */
+  write?: boolean;
 }
 
 /** What `listInstalledComponents` returns. */
@@ -30,6 +35,8 @@ export interface InstalledComponentsList {
   plugins: InstalledPluginComponents[];
   /** When the project was not trusted: its installs were not read. */
   untrusted?: { project: string; trustCommand: string };
+  /** Whether the inventory came from a fresh boot index (no plugin folder read), and if not why. */
+  index: { fresh: boolean; reason: string; written: boolean };
 }
 
 /** Every installed plugin's components, without importing plugin code. */
@@ -38,12 +45,13 @@ export async function listInstalledComponents(options: ListInstalledComponentsOp
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const projectTrusted = await decideProjectTrust(cwd, options.projectTrust, trustWorldOf(roots));
   let tools: { name: string; description?: string; parameters?: unknown; file: string }[] | undefined;
+  const [{ listInstalledTools }, { installedComponentsIndexed }] = await Promise.all([import("./installed-tools.js"), import("./components.js")]);
   try {
-    const { listInstalledTools } = await import("../boot/index.js");
-    tools = (await listInstalledTools({ cwd, projectTrust: projectTrusted, home: roots.home, xcshHome: roots.xcshHome, ...(options.env ? { env: options.env } : {}), validate: false })).tools;
+    tools = (await listInstalledTools({ cwd, projectTrust: projectTrusted, home: roots.home, xcshHome: roots.xcshHome, ...(options.env ? { env: options.env } : {}), validate: false, ...(options.write === false ? { write: false } : {}) })).tools;
   } catch {
     tools = undefined;
   }
-  const plugins = await collectInstalledComponents({ roots, cwd, projectTrusted, ...(tools ? { tools } : {}) });
-  return { cwd, plugins, ...(projectTrusted ? {} : { untrusted: { project: realPathOrNearest(cwd), trustCommand: trustCommand(cwd) } }) };
+  const answer = await installedComponentsIndexed({ roots, cwd, projectTrusted, ...(options.write === false ? { write: false } : {}) });
+  const plugins = withKnownTools(answer.plugins, tools);
+  return { cwd, plugins, ...(projectTrusted ? {} : { untrusted: { project: realPathOrNearest(cwd), trustCommand: trustCommand(cwd) } }), index: answer.index };
 }

@@ -1,6 +1,6 @@
 /**
- * `discoverAndLoadCustomTools`: the host's one-call boot entry (xcsh-host-formats §2.5). It
- * discovers tool paths from every source in SPEC §2 order (src/discovery: project level before
+ * `discoverAndLoadCustomTools`: the host's one-call boot entry. It
+ * discovers tool paths from every source in the order of docs/library-api.md (src/discovery: project level before
  * user level in each source, configured paths last), then hands them to `loadCustomTools`, which
  * dedupes by real path and rejects name conflicts (first wins, builtins always win). Discovery
  * errors come first in `errors`, then load errors, each with its source. Metadata and ignored
@@ -20,11 +20,11 @@
 import path from "node:path";
 import { projectFolder, resolveRoots } from "../core/paths.js";
 import { decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
-import { discoverWithBootIndex } from "../boot/index.js";
+import { discoverWithBootIndex } from "./discover.js";
 import { discoverToolPaths } from "../discovery/index.js";
-import { loadCustomTools } from "./loader.js";
-import type { DiscoverCustomToolsOptions } from "./options.js";
-import type { CustomToolsLoadResult, PushPendingAction } from "./types.js";
+import { loadCustomTools } from "../host/loader.js";
+import type { DiscoverCustomToolsOptions } from "../core/host-options.js";
+import type { CustomToolsLoadResult, PushPendingAction } from "../core/contract.js";
 
 /** Discover every tool a host would load from `cwd` and load them: never throws, never hangs. */
 export async function discoverAndLoadCustomTools(

@@ -3,12 +3,12 @@
  * passes nothing gets a working loader (our TypeBox, a silent logger, a real `exec`, the
  * user's `~/.xcsh`).
  */
-import type { ProjectTrustOption } from "../core/trust.js";
-import type { CustomToolLogger, ExecOptions, ExecResult } from "./types.js";
+import type { ProjectTrustOption } from "./trust.js";
+import type { CustomToolLogger, ExecOptions, ExecResult } from "./contract.js";
 
 export type { ProjectTrustOption };
 
-/** Provider ids of SPEC §2, in discovery order. */
+/** Provider ids, in discovery order (docs/library-api.md). */
 export const PROVIDER_IDS = ["native", "claude", "codex", "claude-plugins", "xcsh-plugins", "npm", "config"] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 

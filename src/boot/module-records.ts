@@ -1,0 +1,100 @@
+/**
+ * Module records: what importing one tool entry and calling its factory produced, captured in
+ * the validation child. `prepareModules` pairs a view's entries with their records while the
+ * entry's bytes are unchanged; `validateMissing` validates the others out of process and keeps
+ * their records.
+ */
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import type { ModuleOutcome } from "../validate/module-check.js";
+import { captureFingerprints, currentSignature } from "./fingerprint.js";
+import type { BootIndex, BootView, ModuleRecord } from "./format.js";
+import type { PreparedModule } from "./simulate.js";
+import { runtimeName, type World } from "./world.js";
+
+const prevalidated = () => import("./prevalidated.js");
+
+/** The real path the loader keys a module by (one realpath(3), synchronous as in the loader). */
+function realOrResolved(file: string): string {
+  try {
+    return realpathSync.native(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
+/** The view's entries as the loader would take them, each with its record when still valid. */
+export async function prepareModules(view: Pick<BootView, "paths">, index: BootIndex): Promise<PreparedModule[]> {
+  return Promise.all(
+    view.paths.map(async (entry) => {
+      const file = path.resolve(entry.path);
+      const key = realOrResolved(file);
+      const record = index.modules[key];
+      let valid: ModuleRecord | undefined;
+      if (record && record.file === file && record.runtime === runtimeName()) {
+        const current = currentSignature(file);
+        if (current === record.sig) valid = record;
+        else if (current !== "missing" && record.sha !== undefined) {
+          const [fingerprint] = await captureFingerprints([{ path: file, hash: true }]);
+          if (fingerprint?.sha === record.sha) valid = { ...record, sig: fingerprint.sig };
+        }
+      }
+      return { entry, file, key, record: valid };
+    }),
+  );
+}
+
+/**
+ * Validate `modules` that have no record, in the validation child, and store their records.
+ * Fingerprints are taken before the child imports anything. Returns how many were validated.
+ */
+export async function validateMissing(world: World, cwd: string, modules: PreparedModule[], index: BootIndex, piModule?: string): Promise<number> {
+  const missing = new Map<string, PreparedModule>();
+  for (const module of modules) if (!module.record && !missing.has(module.key)) missing.set(module.key, module);
+  if (missing.size === 0) return 0;
+  const list = [...missing.values()];
+  const fingerprints = await captureFingerprints(list.map((m) => ({ path: m.file, hash: true })));
+  const shaOf = (file: string) => fingerprints.find((f) => f.path === file)?.sha;
+  // Bytes this process validated moments ago in an install's staging copy need no second child.
+  const { recallValidated } = await prevalidated();
+  const known = list.map((m) => recallValidated(m.file, shaOf(m.file)));
+  const toCheck = list.filter((_, i) => known[i] === undefined);
+  let checked: ModuleOutcome[] = [];
+  if (toCheck.length > 0) {
+    const { checkModules } = await import("../validate/module-check.js");
+    checked = await checkModules(
+      toCheck.map((m) => m.file),
+      { cwd, ...world.roots, cacheDir: world.paths.transpileCache, ...(piModule !== undefined ? { piModule } : {}) },
+    );
+  }
+  const outcomes = known.map((outcome) => outcome ?? checked.shift()!);
+  const runtime = runtimeName();
+  outcomes.forEach((outcome, i) => {
+    const module = list[i]!;
+    const fingerprint = fingerprints.find((f) => f.path === module.file);
+    if (!fingerprint || fingerprint.sig === "missing") return;
+    // A checker that could not run says nothing about the module: no record, try again later.
+    if (outcome.failure && (outcome.failure.code === "ECHILD" || outcome.failure.code === "EVALIDATE_TIMEOUT")) return;
+    const record: ModuleRecord = {
+      file: module.file,
+      sig: fingerprint.sig,
+      ...(fingerprint.sha ? { sha: fingerprint.sha } : {}),
+      runtime,
+      tools: outcome.tools.map((tool) => ({
+        ...(tool.index !== undefined ? { index: tool.index } : {}),
+        ...(tool.name !== undefined ? { name: tool.name } : {}),
+        ...(tool.label !== undefined ? { label: tool.label } : {}),
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
+        problems: tool.problems,
+      })),
+      ...(outcome.failure ? { failure: { code: outcome.failure.code, message: outcome.failure.message } } : {}),
+    };
+    // Records made with a stand-in for the host's exports (`--pi`), or that failed for want of
+    // any (`EHOST_EXPORTS`: the host package may be installed later), answer this call only.
+    if (piModule === undefined && outcome.failure?.code !== "EHOST_EXPORTS") index.modules[module.key] = record;
+    module.record = record;
+  });
+  return list.length;
+}
+

@@ -1,0 +1,74 @@
+/**
+ * `refreshBootIndex`: after every committed mutation, each kept view is scanned again and the
+ * tool entries whose bytes are new are validated in the child (compiling their TypeScript into
+ * the transpile cache), so the next boot and `tools` find a fresh index.
+ */
+import { sameKey, type BootIndex, type BootView, type ViewKey } from "./format.js";
+import { prepareModules, validateMissing } from "./module-records.js";
+import type { PreparedModule } from "./simulate.js";
+import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, writeIndex } from "./store.js";
+import { discovery, inputsModule, scanView } from "./views.js";
+import { decideTrust, keyOf, userTrusts, worldOf, type BootIndexOptions } from "./world.js";
+
+const atomicFs = () => import("../core/atomic-fs.js");
+const prevalidated = () => import("./prevalidated.js");
+
+/**
+ * Load the modules a refresh uses, running nothing: for a process that refreshes soon and waits
+ * meanwhile (an install, while its validation child imports the plugins).
+ */
+export function preloadRefresh(): void {
+  const providers = () => import("../discovery/providers/index.js");
+  for (const load of [discovery, providers, inputsModule, atomicFs, prevalidated, fsPromises]) void load().catch(() => undefined);
+}
+
+/** What `refreshBootIndex` did. */
+export interface BootRefreshReport {
+  file: string;
+  views: number;
+  /** Tool entries imported in the validation child (new or changed bytes). */
+  validated: number;
+  written: boolean;
+}
+
+/**
+ * Rebuild the index after a mutation: scan every kept view again (and the view of `cwd`, or of
+ * the home folder when the index is empty), validate entries whose bytes are new in the child
+ * (compiling their TypeScript into the transpile cache), drop records nobody references, write.
+ * Throws on a write failure (the mutation reports it as a warning).
+ */
+export async function refreshBootIndex(options: BootIndexOptions & { validate?: boolean } = {}): Promise<BootRefreshReport> {
+  const world = worldOf(options);
+  const { index } = await loadIndex(world, true);
+  const keys: ViewKey[] = [];
+  if (options.cwd !== undefined) keys.push(keyOf(world, options.configuredPaths ?? [], options.cwd, options, await decideTrust(world, options.cwd, options.projectTrust)));
+  const { stat } = await fsPromises();
+  for (const view of index.views) {
+    if (keys.some((k) => sameKey(k, view.key))) continue;
+    if (!(await stat(view.key.cwd).then((s) => s.isDirectory(), () => false))) continue;
+    // Rebuilding validates (imports) the view's tools: a project's only while the user trusts it.
+    if (view.key.trusted && !userTrusts(world, view.key.cwd)) continue;
+    keys.push(view.key);
+  }
+  if (keys.length === 0) keys.push(keyOf(world, [], world.roots.home, options, userTrusts(world, world.roots.home)));
+
+  const fresh: BootIndex = { ...emptyIndex(), modules: {} };
+  const views: BootView[] = [];
+  for (const key of keys.slice(0, MAX_BOOT_VIEWS)) {
+    let scanned = await scanView(world, key);
+    // Something changed while scanning: once more, then keep what the second attempt saw.
+    if (!scanned.consistent) scanned = await scanView(world, key);
+    if (scanned.consistent) views.push(scanned.view);
+  }
+  fresh.views = views;
+  const prepared: PreparedModule[] = [];
+  for (const view of views) prepared.push(...(await prepareModules(view, index)));
+  for (const module of prepared) if (module.record) fresh.modules[module.key] = module.record;
+  const validated = options.validate === false ? 0 : await validateMissing(world, keys[0]!.cwd, prepared, fresh);
+  // Nothing new (a mutation that changed no input, a second refresh): leave the file alone, so a
+  // command that changed nothing changes no byte, the index included.
+  if (sameAnswers(fresh, index)) return { file: world.file, views: views.length, validated, written: false };
+  await writeIndex(world, fresh, true);
+  return { file: world.file, views: views.length, validated, written: true };
+}
+

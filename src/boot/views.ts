@@ -1,0 +1,76 @@
+/**
+ * One view: building it (scan, fingerprint what the scan read, scan again) and checking it
+ * (every input unchanged, every path inside a folder discovery reads). Discovery and the input
+ * rules load only when a question must be scanned: a fresh boot only stats.
+ */
+import path from "node:path";
+import { insideAnyOf, isRealPathInside } from "../core/contain.js";
+import { projectPaths, resolveUserPath } from "../core/paths.js";
+import type { ProviderId } from "../core/host-options.js";
+import type { ToolLoadError, UntrustedProjectReport } from "../core/contract.js";
+import { captureFingerprints, firstChange } from "./fingerprint.js";
+import type { BootView, ViewKey } from "./format.js";
+import type { World } from "./world.js";
+
+/** Discovery (its providers and their validators), when a question must be scanned. */
+export const discovery = () => import("../discovery/index.js");
+/** What a scan read. */
+export const inputsModule = () => import("./inputs.js");
+
+/** Why `view` is stale, or undefined when every input is unchanged. */
+export async function viewChange(view: BootView): Promise<string | undefined> {
+  return firstChange(view.inputs);
+}
+
+/**
+ * Why a view names a tool path no scan could have produced, or undefined. The host imports a
+ * fresh view's paths as they are, and the index is a file in the user's folder that anything may
+ * have edited: a path outside every folder discovery reads (the xcsh root, the Claude Code and
+ * Codex tools and plugin folders, the project's tools folders, the configured paths) makes the
+ * view stale, so the answer comes from a scan instead. Lexical first (no file system call at a
+ * fresh boot); real paths only for a path that fails it.
+ */
+export function viewPathOutside(world: World, key: ViewKey, view: BootView): string | undefined {
+  const project = projectPaths(key.cwd);
+  const roots = [
+    world.paths.root,
+    // Outside the root when the host's folders are moved (XDG data folder, PI_CODING_AGENT_DIR).
+    world.paths.plugins,
+    world.paths.userTools,
+    path.join(world.paths.claudeRoot, "tools"),
+    path.join(world.paths.claudeRoot, "plugins"),
+    path.join(world.paths.codexRoot, "tools"),
+    project.tools,
+    project.claudeTools,
+    project.codexTools,
+    ...key.configuredPaths.map((p) => resolveUserPath(p, key.cwd, world.roots.home)),
+  ];
+  const lexicallyInside = insideAnyOf(roots);
+  for (const found of view.paths) {
+    if (typeof found?.path !== "string" || !path.isAbsolute(found.path)) return "the boot index names a tool path that is not absolute";
+    if (lexicallyInside(found.path)) continue;
+    if (roots.some((root) => isRealPathInside(found.path, root))) continue;
+    return `the boot index names ${found.path}, outside every folder discovery reads`;
+  }
+  return undefined;
+}
+
+export function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadError[]; untrusted?: UntrustedProjectReport }): string {
+  return JSON.stringify({ paths: result.paths, errors: result.errors, untrusted: result.untrusted });
+}
+
+/**
+ * Scan for `key`, fingerprint what the scan read, scan again. The first scan is the answer; the
+ * view is only `consistent` (safe to store) when the second scan, made after the fingerprints
+ * were taken, gives the same answer.
+ */
+export async function scanView(world: World, key: ViewKey): Promise<{ view: BootView; consistent: boolean }> {
+  const discoverOptions = { ...world.roots, env: {}, providers: key.providers as ProviderId[], projectTrust: key.trusted };
+  const first = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
+  const requests = await (await inputsModule()).collectInputs({ cwd: key.cwd, home: world.roots.home, paths: world.paths, configuredPaths: key.configuredPaths, trusted: key.trusted }, first);
+  const inputs = await captureFingerprints(requests);
+  const second = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
+  const view: BootView = { key, builtAt: new Date().toISOString(), inputs, paths: first.paths, errors: first.errors, ...(first.untrusted ? { untrusted: first.untrusted } : {}) };
+  return { view, consistent: answerOf(first) === answerOf(second) };
+}
+

@@ -1,0 +1,81 @@
+/**
+ * `marketplace add`: fetch first (marketplace-cache.ts), then take the mutation (lock, recovery,
+ * transaction), re-read the registry and re-check the name under the lock, and stage the new
+ * cache folder and registry entry.
+ */
+import path from "node:path";
+import { XcshToolsError } from "../core/errors.js";
+import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
+import { nameSegmentProblem, suggestNameSegment } from "../manifest/names.js";
+import { recoverBeforeRead } from "../plugins/mutation.js";
+import { nowIso, scopePaths, assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
+import { mutate } from "./state.js";
+import { readMarketplacesDoc, type MarketplacesDoc } from "./registry.js";
+import { parseCatalogSource, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
+import { stageFolderRecords } from "./local-folders.js";
+import { makeScratch } from "./tree.js";
+import { buildCacheDir, commitOf, fetchSource, fetchedReport, scratchNear, stageMarketplace, type MarketplaceChangeReport } from "./marketplace-cache.js";
+
+/** Add a marketplace from `source` (folder, git URL, owner/repo, catalog URL). */
+export async function addMarketplace(
+  ctx: MarketplaceContext,
+  source: string,
+  options: { name?: string; scope?: Scope; dryRun?: boolean } = {},
+): Promise<MarketplaceChangeReport> {
+  const spec = parseCatalogSource(source, ctx);
+  return addFetched(ctx, source, spec, (scratch) => fetchSource(ctx, spec, scratch), options);
+}
+
+/** `addMarketplace` of `spec`, with `fetch` producing its catalog (the network, or a copy on disk). */
+export async function addFetched(
+  ctx: MarketplaceContext,
+  source: string,
+  spec: CatalogSourceSpec,
+  fetch: (scratch: string) => Promise<FetchedCatalog>,
+  options: { name?: string; scope?: Scope; dryRun?: boolean },
+): Promise<MarketplaceChangeReport> {
+  const scope = options.scope ?? "user";
+  assertScopeUsable(ctx, scope, "add a marketplace to the project (--scope project)");
+  const scratch = await makeScratch("add", scratchNear(ctx));
+  try {
+    const fetched = await fetch(scratch.dir);
+    const name = validName(options.name ?? fetched.loaded.catalog.name, source);
+    const paths = scopePaths(ctx, scope);
+    const now = nowIso(ctx);
+    const entry: MarketplaceEntry = { name, sourceType: spec.kind, sourceUri: spec.uri, catalogPath: path.join(paths.marketplaceCache, name, "marketplace.json"), addedAt: now, updatedAt: now, ...commitOf(fetched) };
+    const report = await fetchedReport(fetched, spec, { op: "ADD", name, scope, dryRun: Boolean(options.dryRun), entry });
+    if (options.dryRun) {
+      await recoverBeforeRead(ctx);
+      assertNameFree(await readMarketplacesDoc(paths.marketplacesRegistry), name, spec);
+      return report;
+    }
+    const built = await buildCacheDir(fetched, scratch.dir);
+    await mutate(ctx, `marketplace add ${name}`, async (m) => {
+      const doc = await readMarketplacesDoc(paths.marketplacesRegistry);
+      assertNameFree(doc, name, spec);
+      await m.step("marketplace:fetched");
+      await stageMarketplace(ctx, scope, { ...doc, marketplaces: [...doc.marketplaces, entry] }, built, entry, m.tx, m.step);
+      await stageFolderRecords(m.tx, ctx, scope, paths.marketplacesRegistry, [...doc.marketplaces, entry], name);
+    });
+    return report;
+  } finally {
+    await scratch.dispose();
+  }
+}
+
+function validName(name: string, source: string): string {
+  const problem = nameSegmentProblem(name);
+  if (problem) {
+    throw new XcshToolsError("EMARKETPLACE_NAME", `Marketplace name "${name}" (from ${source}) is invalid: ${problem}`, { hint: `Pass --name ${suggestNameSegment(name) || "my-marketplace"}.`, exitCode: 2 });
+  }
+  return name;
+}
+
+/** `EMARKETPLACE_EXISTS` when the registry already has a marketplace called `name`. */
+function assertNameFree(doc: MarketplacesDoc, name: string, spec: CatalogSourceSpec): void {
+  const other = doc.marketplaces.find((m) => m.name === name);
+  if (!other) return;
+  throw new XcshToolsError("EMARKETPLACE_EXISTS", `Marketplace "${name}" is already registered (${other.sourceType} ${other.sourceUri})`, {
+    hint: other.sourceUri === spec.uri ? `Run \`xcsh-tools marketplace update ${name}\` to refresh it.` : `Pass --name <other-name> to add this one beside it, or remove the existing one first.`,
+  });
+}
