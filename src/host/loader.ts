@@ -24,7 +24,7 @@ import { errorMessage, isXcshToolsError } from "../core/errors.js";
 import { resolveRoots, resolveUserPath } from "../core/paths.js";
 import { execCommand } from "./exec.js";
 import { isBun } from "./import/strategy.js";
-import { resolveTypeBox } from "./import/module-map.js";
+import { registerModules, resolveTypeBox } from "./import/module-map.js";
 import { importToolModule, type ImportedToolModule, type ImportToolModuleOptions } from "./module-import.js";
 import type { LoadCustomToolsOptions } from "../core/host-options.js";
 import { emptyHostExports, hostExportReadCount, hostExportsFailure } from "./host-exports.js";
@@ -146,7 +146,6 @@ export class CustomToolLoader {
       cwd,
       exec: (command: string, args: string[], execOptions?: Parameters<CustomToolAPI["exec"]>[2]) => exec(command, args, { ...execOptions, cwd: execOptions?.cwd ?? cwd }),
       logger: options.logger ?? silentLogger,
-      typebox: resolveTypeBox(options.modules),
       // Without the host's exports, an empty `api.pi` that notes what a factory reads from it.
       pi: pi ?? options.pi ?? emptyHostExports(),
       pushPendingAction: (action: CustomToolPendingAction) => {
@@ -158,12 +157,15 @@ export class CustomToolLoader {
           reject: action.reject,
         });
       },
-    } as Omit<CustomToolAPI, "ui" | "hasUI"> as CustomToolAPI;
+    } as Omit<CustomToolAPI, "ui" | "hasUI" | "typebox"> as CustomToolAPI;
     // One shared API, frozen: a factory that reassigns `api.exec`, deletes `api.typebox` or
     // replaces `api.ui` cannot change what the next tool receives (in a module that is strict
     // code, the attempt throws and is reported as EFACTORY_THROW). `ui` and `hasUI` are read
     // through getters, so `setUIContext` still reaches every captured reference.
     Object.defineProperty(api, "ui", { get: () => this.#ui, enumerable: true });
+    // Read when a factory asks, after its module's import registered the process's TypeBox
+    // (module-map.ts `defaultTypeBox`), so `api.typebox` is the instance the tool's bare import got.
+    Object.defineProperty(api, "typebox", { get: () => resolveTypeBox(options.modules), enumerable: true });
     Object.defineProperty(api, "hasUI", { get: () => this.#hasUI, enumerable: true });
     this.#api = Object.freeze(api);
   }
@@ -246,6 +248,8 @@ export class CustomToolLoader {
    */
   async loadFactory(factory: unknown, entry: ToolPathWithSource): Promise<void> {
     try {
+      // No import registers the module map here: do it, so the factory's `api.typebox` is the one a module of this loader gets.
+      await registerModules(this.#options.modules);
       await this.#instantiate(entry, String(entry.path), { default: factory });
     } catch (error) {
       this.#fail(entry, "EFACTORY_THROW", `Failed to load tool: ${errorMessage(error)}`);

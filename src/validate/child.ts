@@ -12,7 +12,7 @@ import { hostExportReadCount, hostExportsFailure, loadHostExports } from "../hos
 import { importToolModule, prepareToolImports, type ImportToolModuleOptions } from "../host/module-import.js";
 import { raceTimeout } from "../host/timeout.js";
 import { checkTool, readField, readToolName } from "../host/tool-shape.js";
-import { provideOwnApi } from "../host/import/module-map.js";
+import { bundledTypeBox, provideOwnApi } from "../host/import/module-map.js";
 import { importRootsOf, type CheckRequest, type ChildMessage, type ImportRoots, type ModuleFailure, type PrepareRequest, type ToolDescriptor } from "./protocol.js";
 
 // Tools that import `xcsh-tools` get the package's API, as in a host (host/import/module-map.ts).
@@ -121,7 +121,7 @@ async function run(request: CheckRequest): Promise<void> {
   const loader = new CustomToolLoader(pi, request.cwd, [], undefined, {});
   // One options object for every module, as the loader does: the module map, the transpile
   // cache's folder and the shims are set up once per run (or were, ahead, for these roots).
-  const importOptions: ImportToolModuleOptions = prepared && sameRoots(prepared, request) ? prepared : importRootsOf(request);
+  const importOptions: ImportToolModuleOptions = prepared && sameRoots(prepared, request) ? prepared : childImportOptions(request);
   importOptions.importTimeoutMs = request.importTimeoutMs;
   for (let index = 0; index < request.modules.length; index++) {
     await send({ type: "start", index });
@@ -146,11 +146,21 @@ function preparationFromArgv(): Omit<PrepareRequest, "type"> | undefined {
   }
 }
 
+/**
+ * The import options of one set of roots. Tools get the TypeBox the package bundles, passed as a
+ * host passes its own: this child is ours, not a host, and which copy a tool gets does not change
+ * whether it loads, while looking for another (module-map.ts `defaultTypeBox`) would load a
+ * second TypeBox in a process every install starts.
+ */
+function childImportOptions(roots: ImportRoots): ImportToolModuleOptions {
+  return { ...importRootsOf(roots), modules: { "@sinclair/typebox": bundledTypeBox } };
+}
+
 let prepared: ImportToolModuleOptions | undefined;
 let preparing: Promise<void> | undefined;
 /** Best effort: whatever fails here fails again, with its module's name, at the first import. */
 function prepareFor({ roots }: Omit<PrepareRequest, "type">): Promise<void> {
-  prepared = importRootsOf(roots);
+  prepared = childImportOptions(roots);
   preparing = prepareToolImports(prepared).catch(() => undefined);
   return preparing;
 }

@@ -6,9 +6,15 @@
  * and its own files, and the packed tarball, installed into a temp prefix offline with no
  * node_modules of ours anywhere above it, runs the CLI (an install of a plugin folder, `list`,
  * `tools`) and serves the package's two entries, under every runtime the package supports.
+ *
+ * TypeBox, bundled too, is the one library a host shares with its tools: without `modules`, tools
+ * get the host's own copy when one resolves from the installed package (the optional peer
+ * dependency), else the bundled one; `modules` wins over both (host/import/module-map.ts
+ * `defaultTypeBox`). Checked per runtime with a host that has no TypeBox, one that has its own,
+ * and one that passes `modules`.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -25,6 +31,43 @@ let w: TmpWorld;
 /** The installed package folder inside the temp prefix. */
 let installed: string;
 let bin: string;
+/** A host project with its own TypeBox beside a copy of the installed package in its node_modules. */
+let hostApp: string;
+/** A tool that imports TypeBox by bare name and records what it got, and what `api.typebox` is. */
+let probeTool: string;
+
+const PROBE_TOOL = `import * as bare from "@sinclair/typebox";
+export default (api) => {
+  globalThis.__typeboxSeen = { api: api.typebox, bare };
+  return { name: "typebox_probe", label: "probe", description: "records its TypeBox", parameters: api.typebox.Type.Object({}), async execute() { return { content: [] }; } };
+};
+`;
+
+/**
+ * A host (run as \`host.mjs <tool> none|own|modules\`): no TypeBox of its own, its own (with a
+ * format registered in it), or its own passed as \`modules\` (a copy of the namespace, marked).
+ */
+const TYPEBOX_HOST = `const [tool, mode] = process.argv.slice(2);
+const lib = await import("xcsh-tools");
+const own = mode === "none" ? undefined : await import("@sinclair/typebox");
+// Asked before loading: the loader's module map then answers the bare name in this process too.
+let hostResolvesNone = false;
+if (!own) await import("@sinclair/typebox").catch(() => { hostResolvesNone = true; });
+own?.FormatRegistry.Set("host-format", () => true);
+const modules = mode === "modules" ? { "@sinclair/typebox": { ...own, passedAs: "modules" } } : undefined;
+const result = await lib.loadCustomTools([{ path: tool }], process.cwd(), [], undefined, modules ? { modules } : {});
+const seen = globalThis.__typeboxSeen;
+console.log(JSON.stringify({
+  errors: result.errors.map((e) => e.error),
+  tools: result.tools.length,
+  oneInstance: seen.api.Type === seen.bare.Type && seen.api.FormatRegistry === seen.bare.FormatRegistry,
+  apiIsHosts: own ? seen.api.FormatRegistry === own.FormatRegistry && seen.api.FormatRegistry.Has("host-format") : null,
+  bareIsHosts: own ? seen.bare.FormatRegistry === own.FormatRegistry : null,
+  apiIsModules: modules ? seen.api === modules["@sinclair/typebox"] : null,
+  bareIsModules: modules ? seen.bare.passedAs === "modules" : null,
+  hostResolvesNone,
+}));
+`;
 
 beforeAll(async () => {
   await buildDist();
@@ -40,12 +83,24 @@ beforeAll(async () => {
   execFileSync("npm", ["install", "--global", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", prefix, "--cache", path.join(w.root, "empty-cache"), path.join(packs, tarball)], { cwd: w.root, encoding: "utf8", stdio: "pipe" });
   installed = path.join(prefix, "lib", "node_modules", "xcsh-tools");
   bin = path.join(prefix, "bin", "xcsh-tools");
+  // The host project: the package as the host's npm would install it, and the host's TypeBox.
+  hostApp = path.join(w.root, "host-app");
+  cpSync(installed, path.join(hostApp, "node_modules", "xcsh-tools"), { recursive: true });
+  await mkdir(path.join(hostApp, "node_modules", "@sinclair"), { recursive: true });
+  symlinkSync(path.join(REPO, "node_modules", "@sinclair", "typebox"), path.join(hostApp, "node_modules", "@sinclair", "typebox"), "dir");
+  await writeFile(path.join(hostApp, "host.mjs"), TYPEBOX_HOST);
+  await mkdir(path.join(w.root, "tools"), { recursive: true });
+  probeTool = path.join(w.root, "tools", "probe.mjs");
+  await writeFile(probeTool, PROBE_TOOL);
 }, 240_000);
 afterAll(async () => w?.cleanup());
 
 describe("the packaging model: one bundle, no runtime dependencies", () => {
   it("package.json declares no dependency a user's install would fetch", () => {
-    for (const field of ["dependencies", "optionalDependencies", "peerDependencies", "bundleDependencies", "bundledDependencies"]) expect(pkg[field], field).toBeUndefined();
+    for (const field of ["dependencies", "optionalDependencies", "bundleDependencies", "bundledDependencies"]) expect(pkg[field], field).toBeUndefined();
+    // TypeBox only as an optional peer: the host's copy when it has one (npm never installs it for us).
+    expect(pkg.peerDependencies).toEqual({ "@sinclair/typebox": "^0.34" });
+    expect(pkg.peerDependenciesMeta).toEqual({ "@sinclair/typebox": { optional: true } });
     const ls = JSON.parse(execFileSync("npm", ["ls", "--omit=dev", "--json"], { cwd: REPO, encoding: "utf8" })) as { dependencies?: object };
     expect(ls.dependencies ?? {}).toEqual({});
   });
@@ -133,6 +188,21 @@ describe("the packaging model: one bundle, no runtime dependencies", () => {
           const imported = await runProcess(command, [host], { cwd: world.cwd, env, timeoutMs: 60_000 });
           expect(imported.code, imported.stderr).toBe(0);
           expect(JSON.parse(imported.stdout)).toEqual({ lib: "function", testing: "function" });
+
+          // TypeBox: no copy beside the package (the prefix) -> the bundled one, one instance for the tool.
+          await writeFile(path.join(path.dirname(host), "typebox-host.mjs"), TYPEBOX_HOST);
+          const typebox = async (script: string, mode: string) => {
+            const r = await runProcess(command, [script, probeTool, mode], { cwd: path.dirname(script), env, timeoutMs: 60_000 });
+            expect(r.code, r.stderr).toBe(0);
+            return JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, unknown>;
+          };
+          const base = { errors: [], tools: 1, oneInstance: true };
+          expect(await typebox(path.join(path.dirname(host), "typebox-host.mjs"), "none")).toEqual({ ...base, apiIsHosts: null, bareIsHosts: null, apiIsModules: null, bareIsModules: null, hostResolvesNone: true });
+          // The host's own copy beside the package -> that instance, in api.typebox and in the bare import.
+          const hostScript = path.join(hostApp, "host.mjs");
+          expect(await typebox(hostScript, "own")).toEqual({ ...base, apiIsHosts: true, bareIsHosts: true, apiIsModules: null, bareIsModules: null, hostResolvesNone: false });
+          // modules wins over the host's copy.
+          expect(await typebox(hostScript, "modules")).toMatchObject({ ...base, apiIsModules: true, bareIsModules: true });
         } finally {
           await world.cleanup();
         }

@@ -2,9 +2,9 @@
  * The real runtimes, in child processes: vitest's own module runner intercepts `import()`, so the
  * strategies (native import + resolve hooks, jiti, Bun plugins) are exercised against a fresh
  * build of src in a temp folder, the package's own (scripts/build.mjs: the bundle, TypeBox and
- * jiti inside it). The probe plays a host with its own TypeBox, which it hands over as the
- * documented `modules` option: tools must see that instance. Node 22 and Bun are found by
- * test/helpers/runtimes.ts.
+ * jiti inside it). The probe plays a host with its own TypeBox beside the package, which it does
+ * not pass as `modules`: tools must see that instance (host/import/module-map.ts
+ * `defaultTypeBox`). Node 22 and Bun are found by test/helpers/runtimes.ts.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -21,12 +21,11 @@ let pkg: string;
 let toolsDir: string;
 
 const PROBE = `
-import * as TypeBox from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import * as ours from "./dist/index.js";
-const { Type } = TypeBox;
 const [toolsDir, cacheDir] = process.argv.slice(2);
 const files = ["strip.ts", "needs-jiti.ts", "enum.ts", "plain.mjs"];
-const result = await ours.loadCustomTools(files.map((f) => ({ path: toolsDir + "/" + f })), toolsDir, [], undefined, { cacheDir, modules: { "@sinclair/typebox": TypeBox } });
+const result = await ours.loadCustomTools(files.map((f) => ({ path: toolsDir + "/" + f })), toolsDir, [], undefined, { cacheDir });
 const out = { errors: result.errors, tools: {}, strategies: {} };
 for (const t of result.tools) {
   const m = t.tool.meta;
@@ -62,7 +61,7 @@ beforeAll(async () => {
   pkg = path.join(world.root, "pkg");
   execFileSync(process.execPath, [path.join(REPO_ROOT, "scripts", "build.mjs"), "--out", path.join(pkg, "dist"), "--no-types"], { stdio: "pipe" });
   writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "xcsh-tools-under-test", type: "module" }));
-  // The probe's own TypeBox (the host's); the bundle needs none.
+  // The probe's own TypeBox (the host's, which the package finds beside it); the bundle needs none.
   symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(pkg, "node_modules"));
   writeFileSync(path.join(pkg, "probe.mjs"), PROBE);
   writeFileSync(path.join(pkg, "odd-probe.mjs"), ODD_PROBE);

@@ -14,7 +14,7 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import * as TypeBox from "@sinclair/typebox";
+import * as BundledTypeBox from "@sinclair/typebox";
 
 /** The symbol under which the registry (`Map<name, namespace>`) lives on `globalThis`. */
 export const MODULE_REGISTRY_SYMBOL: unique symbol = Symbol.for("xcsh-tools.modules") as never;
@@ -70,17 +70,52 @@ export async function registerModules(modules: Record<string, object> = {}): Pro
   for (const [name, namespace] of Object.entries(modules)) {
     if (namespace && (typeof namespace === "object" || typeof namespace === "function")) put(name, namespace);
   }
-  put("@sinclair/typebox", TypeBox);
+  if (!registry.has(TYPEBOX)) put(TYPEBOX, await defaultTypeBox());
   const own = registry.has("xcsh-tools") ? undefined : importOwnApi();
   if (own) put("xcsh-tools", await own);
   return added;
 }
 
-/** The TypeBox instance tools see: the host's when it passed one, else ours. */
-export function resolveTypeBox(modules: Record<string, object> = {}): typeof TypeBox {
-  const fromHost = modules["@sinclair/typebox"];
-  const registered = getModuleRegistry().get("@sinclair/typebox");
-  return (fromHost ?? registered ?? TypeBox) as typeof TypeBox;
+const TYPEBOX = "@sinclair/typebox";
+
+/** The TypeBox the package bundles (scripts/build.mjs); see `defaultTypeBox` for when tools get it. */
+export const bundledTypeBox: typeof BundledTypeBox = BundledTypeBox;
+
+let hostOrBundled: Promise<object> | undefined;
+
+/**
+ * The one place that picks the TypeBox tools get, as `api.typebox` and as a bare
+ * `import "@sinclair/typebox"` alike (both read the registry: one TypeBox per load), when the
+ * host passes none in `modules` (which always wins): the host's own copy if one resolves from
+ * our package's folder, else the bundled one.
+ *
+ * Why not always the bundled copy: the package has no runtime dependencies, so TypeBox is inside
+ * it, and a host that installed @sinclair/typebox (package.json declares it as an optional peer,
+ * so `npm ls` shows the relation and pnpm links the host's copy beside us) builds its schemas
+ * with that copy. TypeBox 0.34 marks schemas with `Symbol.for` keys, so schemas work across
+ * copies, but TypeRegistry and FormatRegistry are per copy: a format or kind the host registered
+ * would be unknown to a tool checking values with another copy. The specifier is a variable so
+ * the bundler leaves the import to the runtime, which resolves it from the file it is in (inside
+ * our package), as the host's own imports resolve beside it. A copy that does not resolve, fails
+ * to load or is no TypeBox leaves the bundled one: a boot does not fail over an optional peer.
+ */
+export function defaultTypeBox(): Promise<object> {
+  const specifier: string = TYPEBOX;
+  hostOrBundled ??= import(specifier).then(
+    (namespace: Record<string, unknown>) => (namespace.Type && namespace.Kind ? namespace : BundledTypeBox),
+    () => BundledTypeBox,
+  );
+  return hostOrBundled;
+}
+
+/**
+ * The TypeBox instance tools see: the host's `modules` entry, else the one registered for the
+ * process (`defaultTypeBox`'s choice, once a tool was imported), else the bundled one.
+ */
+export function resolveTypeBox(modules: Record<string, object> = {}): typeof BundledTypeBox {
+  const fromHost = modules[TYPEBOX];
+  const registered = getModuleRegistry().get(TYPEBOX);
+  return (fromHost ?? registered ?? BundledTypeBox) as typeof BundledTypeBox;
 }
 
 const RESERVED = new Set(
