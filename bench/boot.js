@@ -12,6 +12,9 @@
  * 2. scale  the same at 0, 10, 200 and 1000 tools: ms per tool and the marginal cost per tool
  *           between sizes (linear growth keeps it flat).
  * 3. query  `xcsh-tools tools --json` against `node -e 0` (whole processes), 200 tools installed.
+ * 4. start  what every CLI process pays (the test suite spawns thousands): `xcsh-tools --version`
+ *           and `list --json` (40 plugins installed) against `-e 0`, CPU per process, each sample
+ *           a batch of START_BATCH processes (kernel ticks are 10 ms; a batch divides them).
  *
  * Times are in-process (from the child's first line to its last tool) for boots, and whole-process
  * wall time for the query. The sources are built as `npm run build` builds them, into
@@ -32,11 +35,12 @@ import path from "node:path";
 import { buildAll, repo } from "./lib/build.js";
 import { writeBenchFixture } from "./lib/fixtures.js";
 import { findRuntimes } from "./lib/runtimes.js";
-import { timeProcessClocks } from "./lib/time.js";
+import { childrenCpuMs, timeProcessClocks } from "./lib/time.js";
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const SCALE = (process.env.SCALE ?? "10,200,1000").split(",").map(Number);
-const ONLY = new Set((process.env.BENCH_ONLY ?? "boot,scale,query").split(","));
+const ONLY = new Set((process.env.BENCH_ONLY ?? "boot,scale,query,start").split(","));
+const START_BATCH = Number(process.env.START_BATCH ?? 10);
 const TOOLS_PER_PLUGIN = 5;
 const CHILD = path.join(repo, "bench", "lib", "boot-child.js");
 
@@ -217,6 +221,34 @@ try {
           return `${ms(x.wall)}${cpu(x)} (${ratios}${x.wall / m.empty.wall <= target ? "" : " over"})`;
         };
         console.log(`      ${b.label.padEnd(22)} tools --json after install ${cell(`first${i}`)}   again ${cell(`warm${i}`)}`);
+      });
+    }
+  }
+  if (ONLY.has("start") && childrenCpuMs() !== undefined) {
+    console.log(`\n4. start: CPU per CLI process (user + system), median of ${RUNS} batches of ${START_BATCH}, ${fx200.tsFiles.length / TOOLS_PER_PLUGIN} plugins installed; builds interleaved`);
+    const batchCpu = (command, args, env) => {
+      const before = childrenCpuMs();
+      for (let i = 0; i < START_BATCH; i++) {
+        const r = spawnSync(command, args, { cwd: fx200.cwd, env: { ...childEnv(fx200), ...env }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+        if (r.status !== 0) throw new Error(`bench: ${args.join(" ")} failed (${r.status}):\n${r.stdout}${r.stderr}`);
+      }
+      return (childrenCpuMs() - before) / START_BATCH;
+    };
+    const commands = { "--version": ["--version"], "list --json": ["list", "--json"] };
+    for (const runtime of runtimes) {
+      const samples = { empty: [] };
+      for (let run = 0; run < RUNS; run++) {
+        builds.forEach((b, i) => {
+          for (const [name, args] of Object.entries(commands)) (samples[`${name}${i}`] ??= []).push(batchCpu(runtime.command, [b.bin, ...args], b.env));
+        });
+        samples.empty.push(batchCpu(runtime.command, ["-e", "0"]));
+      }
+      const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+      results.start ??= {};
+      results.start[runtime.id] = m;
+      console.log(`  ${runtime.label.padEnd(14)} -e 0 ${ms(m.empty)}`);
+      builds.forEach((b, i) => {
+        console.log(`      ${b.label.padEnd(22)} ${Object.keys(commands).map((name) => `${name} ${ms(m[`${name}${i}`]).padStart(7)} (${ratio(m[`${name}${i}`], m.empty)}, +${ms(m[`${name}${i}`] - m.empty)})`).join("   ")}`);
       });
     }
   }
