@@ -126,9 +126,13 @@ type ToolsReport = ReturnType<typeof toolsReport>;
  * plugin root holding a loaded tool's file brought a tool).
  */
 async function pluginsWithoutTools(context: CommandContext, tools: ToolsReport["tools"]) {
-  const [{ installedComponents }, { summarizeComponents }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
   const toolFiles = tools.map((t) => t.file);
   const broughtTools = (root: string) => toolFiles.some((file) => isPathBelow(file, root));
+  // The state files say whether such a plugin exists; the component readers load only if one does.
+  const { installedPluginRoots } = await import("../../components/installed-roots.js");
+  const installed = installedPluginRoots({ roots: context.roots, cwd: context.cwd, projectTrusted: await context.projectTrusted() });
+  if (installed.every(broughtTools)) return [];
+  const [{ installedComponents }, { summarizeComponents }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
   return (await installedComponents(context, { namedTools: false, skipRoot: broughtTools }))
     .filter((p) => !p.problem && p.components.length > 0 && !p.components.some((c) => c.kind === "tool"))
     .map((p) => ({ plugin: p.id, rootKind: p.rootKind, summary: summarizeComponents(p.components) }));
