@@ -85,24 +85,25 @@ async function checkFlags(options: ToolsFlags, context: CommandContext): Promise
   if (options.pi !== undefined) (await import("../../host/host-exports.js")).assertHostExportsModule(options.pi, context.cwd);
 }
 
+/** Where a tool, an error or a skipped entry comes from, as `--json` reports it. */
+function origin(source: { provider?: string; level?: string; plugin?: string } | undefined) {
+  return { provider: source?.provider, level: source?.level, ...(source?.plugin ? { plugin: source.plugin } : {}) };
+}
+
 /** The tools, errors and untrusted project's entries, as `--json` reports them. */
 function toolsReport(result: Awaited<ReturnType<typeof listInstalledTools>>) {
   const tools = result.tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
     file: tool.file,
-    provider: tool.source?.provider,
+    ...origin(tool.source),
     source: tool.source?.providerName,
-    level: tool.source?.level,
-    ...(tool.source?.plugin ? { plugin: tool.source.plugin } : {}),
   }));
   const errors = result.errors.map((error) => ({
     code: error.code,
     path: error.path,
     message: error.error,
-    provider: error.source?.provider,
-    level: error.source?.level,
-    ...(error.source?.plugin ? { plugin: error.source.plugin } : {}),
+    ...origin(error.source),
   }));
   const untrusted = result.untrusted && {
     project: result.untrusted.project,
@@ -111,9 +112,7 @@ function toolsReport(result: Awaited<ReturnType<typeof listInstalledTools>>) {
     notLoaded: result.untrusted.skipped.map((skipped) => ({
       path: skipped.path,
       kind: skipped.kind,
-      provider: skipped.source.provider,
-      level: skipped.source.level,
-      ...(skipped.source.plugin ? { plugin: skipped.source.plugin } : {}),
+      ...origin(skipped.source),
     })),
   };
   return { tools, errors, untrusted };
