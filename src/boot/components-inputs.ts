@@ -24,6 +24,7 @@ import path from "node:path";
 import { isPathInside } from "../core/contain.js";
 import { projectPaths, type XcshPaths } from "../core/paths.js";
 import type { InstalledPluginComponents } from "../components/installed.js";
+import { pathTailAt } from "../components/root-refs.js";
 import type { InputRequest } from "./fingerprint.js";
 
 /** Entries (files and folders) walked per plugin root before giving up on indexing it. */
@@ -118,7 +119,7 @@ function namedUnder(root: string, text: string): string[] {
   const prefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
   const out: string[] = [];
   for (let at = text.indexOf(prefix); at !== -1; at = text.indexOf(prefix, at + prefix.length)) {
-    const tail = /^[^\s"'`;|&<>()]*/.exec(text.slice(at + prefix.length))?.[0] ?? "";
+    const tail = pathTailAt(text, at + prefix.length);
     // Only files inside the plugin are inputs: a command naming `../x` is an EENTRY_ESCAPE error
     // of the scan, and the index never stats or hashes a file outside the folder it belongs to.
     const named = tail ? path.resolve(root, tail) : undefined;

@@ -16,8 +16,9 @@
  * roots found before, and when the answer names a path the walk did not cover, a second scan
  * must agree. Otherwise the answer stands and nothing is written; the next call scans again.
  *
- * The file is read by no boot and no `tools` query, and nothing writes it on a mutation: the
- * first `list`, `show` or library call after a change scans once and writes it.
+ * No boot reads the file, `tools` only when an installed plugin brought no tool, and nothing
+ * writes it on a mutation: the first `list`, `show` or library call after a change scans once
+ * and writes it.
  */
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
@@ -147,6 +148,18 @@ async function scanView(options: ComponentIndexOptions, key: ComponentViewKey): 
 }
 
 /**
+ * The part of a view a caller with `skipRoot` asks for: its plugins and the inputs outside the
+ * skipped roots (state files, the wanted plugins' trees), so a skipped plugin's files are not
+ * checked. A plugin installed or removed since changes the state files, which stay checked.
+ */
+function wanted(view: ComponentView, skipRoot: (root: string) => boolean): Pick<ComponentView, "plugins" | "inputs"> {
+  const skipped = view.plugins.filter((p) => skipRoot(p.root));
+  if (skipped.length === 0) return view;
+  const inSkipped = insideAnyOf(skipped.map((p) => p.root));
+  return { plugins: view.plugins.filter((p) => !skipped.includes(p)), inputs: view.inputs.filter((input) => !inSkipped(input.path)) };
+}
+
+/**
  * Installed plugins' components for (`cwd`, trust): from a fresh view of the index, else from a
  * scan that rewrites the view (unless `write: false` or `skipRoot`). Tools are by file: name
  * and price them with the module records (components/installed.ts `withKnownTools`).
@@ -158,11 +171,9 @@ export async function installedComponentsIndexed(options: ComponentIndexOptions)
   const found = loaded.index.views.find((v) => sameComponentKey(v.key, key));
   let reason = loaded.reason ?? "no entry for this project folder";
   if (found) {
-    const change = (await firstChange(found.inputs)) ?? viewPathOutside(options.roots, found);
-    if (change === undefined) {
-      const plugins = options.skipRoot ? found.plugins.filter((p) => !options.skipRoot!(p.root)) : found.plugins;
-      return { plugins, index: { fresh: true, reason: "fresh", written: false } };
-    }
+    const { plugins, inputs } = options.skipRoot ? wanted(found, options.skipRoot) : found;
+    const change = (await firstChange(inputs)) ?? viewPathOutside(options.roots, found);
+    if (change === undefined) return { plugins, index: { fresh: true, reason: "fresh", written: false } };
     reason = change;
   }
   if (options.skipRoot) {

@@ -9,24 +9,13 @@ import path from "node:path";
 import { projectFolder, resolveRoots, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
 import { decideProjectTrustOf, trustWorldOf, type ProjectTrustOption } from "../core/trust.js";
 import { selectProviders } from "../discovery/select.js";
-import type { ProviderId } from "../core/host-options.js";
+import type { DiscoverCustomToolsOptions } from "../core/host-options.js";
 import type { ViewKey } from "./format.js";
 
-/** Where to look: the roots, and the question (cwd, configured paths, providers). */
-export interface BootIndexOptions {
-  home?: string;
-  xcshHome?: string;
-  /** With `xcshHome`: the host's folders as resolved (core/paths.ts `XcshRoots`). */
-  configDirName?: string;
-  pluginsDir?: string;
-  agentDir?: string;
-  env?: NodeJS.ProcessEnv;
+/** Where to look: the roots (as a host passes them to discovery), and the question (cwd, configured paths, providers). */
+export interface BootIndexOptions extends Pick<DiscoverCustomToolsOptions, "home" | "xcshHome" | "configDirName" | "pluginsDir" | "agentDir" | "env" | "providers" | "disabledProviders" | "projectTrust"> {
   cwd?: string;
   configuredPaths?: readonly string[];
-  providers?: ProviderId[];
-  disabledProviders?: ProviderId[];
-  /** Whether the project may bring code; default the user's record (see `DiscoverCustomToolsOptions`). */
-  projectTrust?: ProjectTrustOption;
 }
 
 let generatorCache: string | undefined;

@@ -12,13 +12,14 @@
  * Tool names, descriptions and parameter schemas are only known once a module was imported; the
  * caller may pass the tools the boot index knows (`tools`) to name them and price them.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { isPathInside, realPathOrNearest } from "../core/contain.js";
 import { errorMessage } from "../core/errors.js";
-import { xcshPaths, projectPaths, type XcshRoots } from "../core/paths.js";
-import { confineStatePath, placeOf, type StatePathKind } from "../core/state-places.js";
+import type { XcshRoots } from "../core/paths.js";
+import { confineStatePath, type StatePathKind } from "../core/state-places.js";
 import { isRecord } from "../manifest/result.js";
+import { installedPluginRows, readJson, type RegistryRow } from "./installed-roots.js";
 import { toolCost, totalCost } from "./cost.js";
 import type { scanPluginComponents } from "./scan.js";
 import type { Component, ComponentIssue, PluginRootKind } from "./types.js";
@@ -58,43 +59,6 @@ export interface CollectOptions {
   tools?: readonly KnownTool[];
   /** Plugin roots to leave out before anything of them is read (a caller that needs only some). */
   skipRoot?: (root: string) => boolean;
-}
-
-function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, "utf8")) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-interface RegistryRow {
-  id: string;
-  scope: "user" | "project";
-  installPath: string;
-  version?: string;
-  enabled: boolean;
-  file: string;
-  field: string;
-}
-
-/** The entries of an installed_plugins.json (v2), leniently: a bad entry is skipped. */
-function registryRows(file: string, scopeOf: (entry: Record<string, unknown>) => "user" | "project" | undefined): RegistryRow[] {
-  const doc = readJson(file);
-  if (!isRecord(doc) || !isRecord(doc.plugins)) return [];
-  const rows: RegistryRow[] = [];
-  for (const [id, entries] of Object.entries(doc.plugins)) {
-    if (!Array.isArray(entries) || !/^[^@]+@[^@]+$/.test(id)) continue;
-    const seen = new Set<string>();
-    entries.forEach((entry, i) => {
-      if (!isRecord(entry) || typeof entry.installPath !== "string") return;
-      const scope = scopeOf(entry);
-      if (!scope || seen.has(entry.installPath)) return;
-      seen.add(entry.installPath);
-      rows.push({ id, scope, installPath: entry.installPath, ...(typeof entry.version === "string" ? { version: entry.version } : {}), enabled: entry.enabled !== false, file, field: `/plugins/${id}/${i}/installPath` });
-    });
-  }
-  return rows;
 }
 
 function emptyCost(): InstalledPluginComponents["cost"] {
@@ -182,31 +146,11 @@ async function marketplaceRows(options: CollectOptions, kind: StatePathKind, row
 
 /** Every installed plugin's components, project installs first (they shadow the user's). */
 export async function collectInstalledComponents(options: CollectOptions): Promise<InstalledPluginComponents[]> {
-  const paths = xcshPaths(options.roots);
+  const rows = installedPluginRows(options);
   const out: InstalledPluginComponents[] = [];
-  // xcsh marketplace: the project's registry (trusted only) shadows the user's entries of an id.
-  const projectFile = projectPaths(options.cwd).installedPlugins;
-  const projectRows = options.projectTrusted && path.resolve(projectFile) !== path.resolve(paths.installedPlugins) ? registryRows(projectFile, () => "project") : [];
-  const shadowed = new Set(projectRows.map((r) => r.id));
-  const userRows = registryRows(paths.installedPlugins, () => "user").filter((r) => !shadowed.has(r.id));
-  out.push(...(await marketplaceRows(options, "xcsh-install", [...projectRows, ...userRows], "xcsh-marketplace")));
-  // Claude Code's cache: project/local entries apply inside their projectPath (trusted only).
-  const cwdReal = realPathOrNearest(options.cwd);
-  const claudeRows = registryRows(paths.claudeInstalledPlugins, (entry) => {
-    const scope = typeof entry.scope === "string" ? entry.scope : "user";
-    if (scope === "user" || scope === "managed") return "user";
-    if (!options.projectTrusted || typeof entry.projectPath !== "string") return undefined;
-    return isPathInside(cwdReal, realPathOrNearest(entry.projectPath)) ? "project" : undefined;
-  });
-  const claudeProject = new Set(claudeRows.filter((r) => r.scope === "project").map((r) => r.id));
-  out.push(...(await marketplaceRows(options, "claude-install", claudeRows.filter((r) => r.scope === "project" || !claudeProject.has(r.id)), "claude-cache")));
-  // npm plugins.
-  const pkg = readJson(paths.pluginsPackageJson);
-  const deps = isRecord(pkg) && isRecord(pkg.dependencies) ? Object.keys(pkg.dependencies) : [];
-  const place = placeOf("npm-plugin", { roots: options.roots });
-  for (const name of deps) {
-    const dir = path.join(paths.pluginsNodeModules, name);
-    if (!/^(?:@[^/@\s]+\/)?[^/@\s.][^/\s]*$/.test(name) || !isPathInside(path.resolve(dir), place)) continue;
+  out.push(...(await marketplaceRows(options, "xcsh-install", rows.xcsh, "xcsh-marketplace")));
+  out.push(...(await marketplaceRows(options, "claude-install", rows.claude, "claude-cache")));
+  for (const { name, dir } of rows.npm) {
     // After the name check: `skipRoot` sees exactly the roots a full read lists (the boot index compares them).
     if (options.skipRoot?.(dir)) continue;
     const pj = readJson(path.join(dir, "package.json"));

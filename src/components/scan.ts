@@ -31,6 +31,7 @@ import type { PluginManifest } from "../manifest/plugin-manifest.js";
 import { isRecord, pointer, type ValidationIssue } from "../manifest/result.js";
 import { NO_COST, listingCost } from "./cost.js";
 import { readFrontmatter } from "./frontmatter.js";
+import { ROOT_VARS, pathTailAt, substituteRoot } from "./root-refs.js";
 import {
   AgentFrontmatterSchema,
   CommandFrontmatterSchema,
@@ -65,15 +66,7 @@ export interface ScanOptions {
 }
 
 const TOOL_EXTENSIONS = new Set([".ts", ".js", ".mjs", ".mts", ".cts", ".cjs"]);
-const ROOT_VARS = ["${CLAUDE_PLUGIN_ROOT}", "${XCSH_PLUGIN_ROOT}"];
 const MAX_FILE_BYTES = 1024 * 1024;
-
-/** Replace the plugin-root variables in `value` by `root`. */
-export function substituteRoot(value: string, root: string): string {
-  let out = value;
-  for (const v of ROOT_VARS) out = out.split(v).join(root);
-  return out;
-}
 
 class Scan {
   readonly components: Component[] = [];
@@ -175,7 +168,7 @@ class Scan {
     for (const v of ROOT_VARS) {
       let index = text.indexOf(v);
       while (index !== -1) {
-        const tail = /^[^\s"'`;|&<>()]*/.exec(text.slice(index + v.length))?.[0] ?? "";
+        const tail = pathTailAt(text, index + v.length);
         index = text.indexOf(v, index + v.length);
         if (!tail.startsWith("/") || tail.length < 2) continue;
         const target = path.resolve(this.root, `.${tail}`);

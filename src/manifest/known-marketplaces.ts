@@ -77,8 +77,3 @@ export function validateKnownMarketplaces(value: unknown): ValidationResult<Know
   }
   return out.result(shape.value);
 }
-
-/** True when `value` looks like a known_marketplaces.json (for target detection). */
-export function looksLikeKnownMarketplaces(value: unknown): boolean {
-  return isRecord(value) && Object.values(value).length > 0 && Object.values(value).every((v) => isRecord(v) && "installLocation" in v);
-}

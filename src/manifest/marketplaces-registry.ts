@@ -33,8 +33,6 @@ export const MarketplacesRegistrySchema = Type.Object({
 export type MarketplacesRegistry = Static<typeof MarketplacesRegistrySchema>;
 
 /** An empty registry, as the host starts. */
-export const EMPTY_MARKETPLACES_REGISTRY: MarketplacesRegistry = { version: 1, marketplaces: [] };
-
 const ENTRY_KEYS = ["name", "sourceType", "sourceUri", "catalogPath", "addedAt", "updatedAt", "commitSha"];
 
 /**

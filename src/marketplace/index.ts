@@ -28,11 +28,10 @@ export { removeMarketplace } from "./marketplace-remove.js";
 export { updateMarketplaces, type MarketplaceUpdateReport } from "./marketplace-update.js";
 export { type MarketplaceChangeReport, type CatalogChanges } from "./marketplace-cache.js";
 export { listMarketplaces, discoverPlugins, searchPlugins, type MarketplaceRow, type OfferedPlugin } from "./browse.js";
-export { listClaudeMarketplaces, importClaudeMarketplaces, claudeSourceToInput, type ClaudeMarketplaceRow, type ClaudeImportRow } from "./claude-marketplaces.js";
+export { listClaudeMarketplaces, importClaudeMarketplaces, type ClaudeMarketplaceRow, type ClaudeImportRow } from "./claude-marketplaces.js";
 export {
   isMarketplaceTarget,
   loadMarketplaceTargets,
-  parseMarketplaceSpec,
   installFromMarketplace,
   uninstallMarketplacePlugin,
   setMarketplacePluginEnabled,

@@ -65,11 +65,6 @@ export interface Plan {
   actions: PlanAction[];
 }
 
-/** True when applying the plan changes anything at all. */
-export function planChanges(plan: Plan): boolean {
-  return plan.actions.some((a) => a.type !== "NOOP");
-}
-
 /** True when the plan needs npm's installer (anything but runtime-only changes). */
 export function planNeedsInstall(plan: Plan): boolean {
   return plan.actions.some((a) => a.apply.kind !== "none" && a.apply.kind !== "runtime" && a.apply.kind !== "state");

@@ -39,7 +39,7 @@ import { npa } from "../core/npm-spec.js";
 import { xcshPaths, type XcshRoots } from "../core/paths.js";
 import { isLocalGitUrl, npmGitSpecProblem, sourceArgHint } from "../core/source-args.js";
 import { parseJsonText } from "../manifest/json-file.js";
-import { EMPTY_PLUGINS_PACKAGE_JSON, validatePluginsPackageJson, type PluginsPackageJson } from "../manifest/plugins-package.js";
+import { validatePluginsPackageJson, type PluginsPackageJson } from "../manifest/plugins-package.js";
 import { isRecord, type ValidationIssue, type ValidationResult } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
 import { validateRuntimeLock, type RuntimeLock, type RuntimePluginState } from "../manifest/runtime-lock.js";
@@ -259,20 +259,6 @@ export function stateFiles(state: PluginsState): StateFiles {
 /** The dependencies of a package.json (empty when there is none). */
 export function dependenciesOf(pkg: PluginsPackageJson | undefined): Record<string, string> {
   return { ...(pkg?.dependencies ?? {}) };
-}
-
-/** package.json with `name` set to `spec` (created as the host creates it when missing). */
-export function withDependency(pkg: PluginsPackageFile | undefined, name: string, spec: string): PluginsPackageFile {
-  const base = pkg ?? structuredClone(EMPTY_PLUGINS_PACKAGE_JSON);
-  return { ...base, dependencies: { ...(base.dependencies ?? {}), [name]: spec } };
-}
-
-/** package.json without `name`. */
-export function withoutDependency(pkg: PluginsPackageFile | undefined, name: string): PluginsPackageFile | undefined {
-  if (!pkg?.dependencies || !Object.hasOwn(pkg.dependencies, name)) return pkg;
-  const dependencies = { ...pkg.dependencies };
-  delete dependencies[name];
-  return { ...pkg, dependencies };
 }
 
 /** The runtime entry of a plugin, if any. */

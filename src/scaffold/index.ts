@@ -15,7 +15,7 @@ import { renderTemplate, type RenderedFile } from "./render.js";
 import { DEFAULT_TEMPLATE, TEMPLATES, dependencyRanges, findTemplate, templateDir, type TemplateInfo } from "./templates.js";
 
 export { DEFAULT_TEMPLATE, TEMPLATES, findTemplate, type TemplateInfo } from "./templates.js";
-export { checkProjectName, suggestProjectName, toToolName, type ScaffoldNames } from "./names.js";
+export { checkProjectName, type ScaffoldNames } from "./names.js";
 
 /** What the user asked for. */
 export interface NewProjectRequest {

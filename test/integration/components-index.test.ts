@@ -10,6 +10,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { listInstalledComponents } from "../../src/index.js";
+import { installedComponentsIndexed } from "../../src/boot/components.js";
 import { BOOT_INDEX_VERSION } from "../../src/boot/format.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { REPO, buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
@@ -137,6 +138,37 @@ describe("listInstalledComponents from the boot index", () => {
     const view = doc.views.find((v: { key: { trusted: boolean } }) => !v.key.trusted);
     expect(view.inputs.map((i: { path: string }) => i.path)).not.toContain(path.join(w.cwd, ".xcsh", "plugins", "installed_plugins.json"));
     expect((await list({ projectTrust: true })).plugins.map((p) => p.id)).toEqual(["proj@mkt"]);
+  });
+
+  it("asked with skipRoot, checks only the wanted plugins' files and the state files", async () => {
+    const skippedRoot = install("user", "kitchen-sink");
+    const wantedRoot = path.join(w.xcshHome, "plugins", "cache", "plugins", "mkt___second___1.0.0");
+    writeFullPlugin(wantedRoot, "second");
+    const registry = path.join(w.xcshHome, "plugins", "installed_plugins.json");
+    const doc = JSON.parse(readFileSync(registry, "utf8"));
+    doc.plugins["second@mkt"] = [{ scope: "user", installPath: wantedRoot, version: "1.0.0" }];
+    writeFileSync(registry, JSON.stringify(doc));
+    expect((await list()).plugins.map((p) => p.id).sort()).toEqual(["kitchen-sink@mkt", "second@mkt"]);
+    const ask = () => installedComponentsIndexed({ roots: { home: w.home, xcshHome: w.xcshHome }, cwd: w.cwd, projectTrusted: true, skipRoot: (root) => root === skippedRoot });
+    const fresh = await ask();
+    expect(fresh.index.fresh).toBe(true);
+    expect(fresh.plugins.map((p) => p.id)).toEqual(["second@mkt"]);
+
+    // An edit in the skipped plugin does not concern this question...
+    writeFileSync(path.join(skippedRoot, "skills", "review", "SKILL.md"), "---\nname: review\ndescription: edited\n---\nbody\n");
+    expect((await ask()).index.fresh).toBe(true);
+    expect((await list()).index.fresh).toBe(false);
+    // ...one in a wanted plugin does, and so does a registry change.
+    writeFileSync(path.join(wantedRoot, "skills", "review", "SKILL.md"), "---\nname: review\ndescription: edited too\n---\nbody\n");
+    const edited = await ask();
+    expect(edited.index.fresh).toBe(false);
+    expect(edited.plugins.flatMap((p) => p.components.filter((c) => c.kind === "skill").map((c) => c.description))).toContain("edited too");
+    await list();
+    delete doc.plugins["second@mkt"];
+    writeFileSync(registry, JSON.stringify(doc));
+    const removed = await ask();
+    expect(removed.index.fresh).toBe(false);
+    expect(removed.plugins).toEqual([]);
   });
 
   it("with write: false, a rebuilt inventory is not written", async () => {

@@ -85,24 +85,25 @@ async function checkFlags(options: ToolsFlags, context: CommandContext): Promise
   if (options.pi !== undefined) (await import("../../host/host-exports.js")).assertHostExportsModule(options.pi, context.cwd);
 }
 
+/** Where a tool, an error or a skipped entry comes from, as `--json` reports it. */
+function origin(source: { provider?: string; level?: string; plugin?: string } | undefined) {
+  return { provider: source?.provider, level: source?.level, ...(source?.plugin ? { plugin: source.plugin } : {}) };
+}
+
 /** The tools, errors and untrusted project's entries, as `--json` reports them. */
 function toolsReport(result: Awaited<ReturnType<typeof listInstalledTools>>) {
   const tools = result.tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
     file: tool.file,
-    provider: tool.source?.provider,
+    ...origin(tool.source),
     source: tool.source?.providerName,
-    level: tool.source?.level,
-    ...(tool.source?.plugin ? { plugin: tool.source.plugin } : {}),
   }));
   const errors = result.errors.map((error) => ({
     code: error.code,
     path: error.path,
     message: error.error,
-    provider: error.source?.provider,
-    level: error.source?.level,
-    ...(error.source?.plugin ? { plugin: error.source.plugin } : {}),
+    ...origin(error.source),
   }));
   const untrusted = result.untrusted && {
     project: result.untrusted.project,
@@ -111,9 +112,7 @@ function toolsReport(result: Awaited<ReturnType<typeof listInstalledTools>>) {
     notLoaded: result.untrusted.skipped.map((skipped) => ({
       path: skipped.path,
       kind: skipped.kind,
-      provider: skipped.source.provider,
-      level: skipped.source.level,
-      ...(skipped.source.plugin ? { plugin: skipped.source.plugin } : {}),
+      ...origin(skipped.source),
     })),
   };
   return { tools, errors, untrusted };
@@ -126,9 +125,13 @@ type ToolsReport = ReturnType<typeof toolsReport>;
  * plugin root holding a loaded tool's file brought a tool).
  */
 async function pluginsWithoutTools(context: CommandContext, tools: ToolsReport["tools"]) {
-  const [{ installedComponents }, { summarizeComponents }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
   const toolFiles = tools.map((t) => t.file);
   const broughtTools = (root: string) => toolFiles.some((file) => isPathBelow(file, root));
+  // The state files say whether such a plugin exists; the component readers load only if one does.
+  const { installedPluginRoots } = await import("../../components/installed-roots.js");
+  const installed = installedPluginRoots({ roots: context.roots, cwd: context.cwd, projectTrusted: await context.projectTrusted() });
+  if (installed.every(broughtTools)) return [];
+  const [{ installedComponents }, { summarizeComponents }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
   return (await installedComponents(context, { namedTools: false, skipRoot: broughtTools }))
     .filter((p) => !p.problem && p.components.length > 0 && !p.components.some((c) => c.kind === "tool"))
     .map((p) => ({ plugin: p.id, rootKind: p.rootKind, summary: summarizeComponents(p.components) }));
