@@ -28,7 +28,10 @@
  *   output is read): kept out of the chunks, copied to dist/vendor/ and required from there.
  * - @npmcli/run-script's node-gyp shim folder (put on PATH for lifecycle scripts): copied beside
  *   the chunks where its `__dirname`-relative path points.
- * Node built-ins stay imports; the result is checked to import nothing else.
+ * Node built-ins stay imports; the result is checked to import nothing else, but for one import
+ * of a name held in a variable, which the bundler leaves to the runtime on purpose: the host's own
+ * TypeBox, when one resolves beside the installed package (src/host/import/module-map.ts
+ * `defaultTypeBox`; package.json declares it as an optional peer).
  *
  *   node scripts/build.mjs [--out <folder>] [--no-types]
  * (--out: another dist folder, e.g. the benchmarks' builds; --no-types: the bundle alone)
