@@ -14,7 +14,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { isPathBelow } from "../../core/contain.js";
+import { insideAnyOf } from "../../core/contain.js";
 import { XcshToolsError } from "../../core/errors.js";
 import { resolveUserPath } from "../../core/paths.js";
 import type { listInstalledTools } from "../../boot/index.js";
@@ -126,7 +126,11 @@ type ToolsReport = ReturnType<typeof toolsReport>;
  */
 async function pluginsWithoutTools(context: CommandContext, tools: ToolsReport["tools"]) {
   const toolFiles = tools.map((t) => t.file);
-  const broughtTools = (root: string) => toolFiles.some((file) => isPathBelow(file, root));
+  // One prefix check per tool file and root (every root against every file: keep it cheap).
+  const broughtTools = (root: string) => {
+    const inRoot = insideAnyOf([root]);
+    return toolFiles.some((file) => inRoot(file) && file !== root);
+  };
   // The state files say whether such a plugin exists; the component readers load only if one does.
   const { installedPluginRoots } = await import("../../components/installed-roots.js");
   const installed = installedPluginRoots({ roots: context.roots, cwd: context.cwd, projectTrusted: await context.projectTrusted() });
