@@ -14,7 +14,7 @@
  */
 import { statSync } from "node:fs";
 import path from "node:path";
-import { isPathInside, realPathOrNearest } from "../core/contain.js";
+import { insideAnyOf, realPathOrNearest } from "../core/contain.js";
 import { errorMessage } from "../core/errors.js";
 import type { XcshRoots } from "../core/paths.js";
 import { confineStatePath, type StatePathKind } from "../core/state-places.js";
@@ -71,20 +71,23 @@ function costOf(components: readonly Component[]): InstalledPluginComponents["co
   return { alwaysOn: all.alwaysOn, alwaysOnForXcsh: forXcsh.alwaysOn, onInvoke: all.onInvoke, unknown: all.unknown };
 }
 
+/** Known tools with their real paths, resolved once for every plugin they are matched against. */
+type RealTools = { tool: KnownTool; real: string }[];
+function realTools(tools: readonly KnownTool[] | undefined): RealTools {
+  return (tools ?? []).map((tool) => ({ tool, real: realPathOrNearest(tool.file) }));
+}
+
 /** Replace file-level tool components by the named tools the boot index knows of those files. */
-function nameTools(components: Component[], tools: readonly KnownTool[] | undefined): Component[] {
-  if (!tools || tools.length === 0) return components;
+function nameTools(components: Component[], tools: RealTools): Component[] {
+  if (tools.length === 0) return components;
   const out: Component[] = [];
   for (const c of components) {
     if (c.kind !== "tool") {
       out.push(c);
       continue;
     }
-    const real = realPathOrNearest(c.file);
-    const known = tools.filter((t) => {
-      const file = realPathOrNearest(t.file);
-      return file === real || isPathInside(file, real);
-    });
+    const inComponent = insideAnyOf([realPathOrNearest(c.file)]);
+    const known = tools.filter(({ real }) => inComponent(real)).map(({ tool }) => tool);
     if (known.length === 0) {
       out.push(c);
       continue;
@@ -102,9 +105,10 @@ function nameTools(components: Component[], tools: readonly KnownTool[] | undefi
  */
 export function withKnownTools(plugins: readonly InstalledPluginComponents[], tools: readonly KnownTool[] | undefined): InstalledPluginComponents[] {
   if (!tools || tools.length === 0) return [...plugins];
+  const real = realTools(tools);
   return plugins.map((p) => {
     if (!p.components.some((c) => c.kind === "tool")) return p;
-    const components = nameTools(p.components, tools);
+    const components = nameTools(p.components, real);
     return { ...p, components, cost: costOf(components) };
   });
 }
@@ -119,7 +123,7 @@ function readers() {
 }
 
 function fromRoot(row: { id: string; name: string; rootKind: InstalledPluginComponents["rootKind"]; scope: "user" | "project"; version?: string; enabled: boolean; root: string }, scanned: ReturnType<typeof scanPluginComponents>, tools: readonly KnownTool[] | undefined): InstalledPluginComponents {
-  const components = nameTools(scanned.components, tools);
+  const components = nameTools(scanned.components, realTools(tools));
   return { ...row, components, errors: scanned.errors, warnings: scanned.warnings, cost: costOf(components) };
 }
 
