@@ -3,19 +3,20 @@
  * Component benchmarks (issue 31): `xcsh-tools list --json` and `xcsh-tools show <plugin> --json`
  * with 100 installed marketplace plugins of mixed components (skills, commands, agents,
  * hooks.json, .mcp.json, .lsp.json, bin/), and `tools --json` (the boot-index query) beside them,
- * against `node -e 0` (whole processes, median of RUNS, interleaved).
- * Runs the built CLI (bin/xcsh-tools.js → dist/): run `npm run build` first.
+ * against `<runtime> -e 0` (whole processes, wall and CPU, median of RUNS, interleaved), under
+ * every runtime bench/lib/runtimes.js finds, for the work tree's build and any BENCH_SOURCE
+ * revision (bench/lib/build.js), each build in a world of its own.
  *
  *   node bench/components.js
- *   RUNS=9 PLUGINS=300 node bench/components.js
+ *   RUNS=9 PLUGINS=300 BENCH_RUNTIMES=node22 BENCH_SOURCE=HEAD~3 node bench/components.js
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { buildAll } from "./lib/build.js";
+import { findRuntimes } from "./lib/runtimes.js";
+import { timeProcessClocks } from "./lib/time.js";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = Number(process.env.RUNS ?? 5);
 const PLUGINS = Number(process.env.PLUGINS ?? 100);
 const R = "$" + "{CLAUDE_PLUGIN_ROOT}";
@@ -42,25 +43,8 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/**
- * Time each of `commands` RUNS times, interleaved (one of each per round), so that a busy machine
- * slows them alike; returns the median per command.
- */
-function timeInterleaved(commands, env, cwd) {
-  const runs = commands.map(() => []);
-  for (let r = 0; r < RUNS; r++) {
-    commands.forEach((args, i) => {
-      const start = process.hrtime.bigint();
-      const out = spawnSync(process.execPath, args, { env, cwd, encoding: "utf8" });
-      runs[i].push(Number(process.hrtime.bigint() - start) / 1e6);
-      if (out.status !== 0) throw new Error(`${args.join(" ")} failed: ${out.stderr}`);
-    });
-  }
-  return runs.map(median);
-}
-
-const root = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-components-"));
-try {
+/** A world with PLUGINS marketplace plugins installed for the user. */
+function writeWorld(root) {
   const home = path.join(root, "home");
   const xcshHome = path.join(home, ".xcsh");
   const cwd = path.join(root, "project");
@@ -73,16 +57,38 @@ try {
     plugins[`${name}@bench`] = [{ scope: "user", installPath: dir, version: "1.0.0" }];
   }
   put(path.join(xcshHome, "plugins", "installed_plugins.json"), { version: 2, plugins });
-  const env = { PATH: process.env.PATH, HOME: home, XCSH_HOME: xcshHome, NO_COLOR: "1" };
-  const cli = path.join(repo, "bin", "xcsh-tools.js");
-  // `tools --json` is the query a host's start-up answers from the boot index: the plugins'
-  // other components must not slow it.
-  const [floor, list, show, tools] = timeInterleaved([["-e", "0"], [cli, "list", "--json"], [cli, "show", "plugin-42@bench", "--json"], [cli, "tools", "--json"]], env, cwd);
-  console.log(`components: ${PLUGINS} marketplace plugins of mixed components, median of ${RUNS} (interleaved)`);
-  console.log(`  node -e 0          ${floor.toFixed(0)} ms`);
-  console.log(`  list --json        ${list.toFixed(0)} ms  (${(list / floor).toFixed(1)}x node -e 0)`);
-  console.log(`  show <one> --json  ${show.toFixed(0)} ms  (${(show / floor).toFixed(1)}x node -e 0)`);
-  console.log(`  tools --json       ${tools.toFixed(0)} ms  (${(tools / floor).toFixed(1)}x node -e 0)`);
+  return { cwd, env: { PATH: process.env.PATH, HOME: home, XCSH_HOME: xcshHome, NO_COLOR: "1" } };
+}
+
+// `tools --json` is the query a host's start-up answers from the boot index: the plugins'
+// other components must not slow it.
+const COMMANDS = { "list --json": ["list", "--json"], "show <one> --json": ["show", "plugin-42@bench", "--json"], "tools --json": ["tools", "--json"] };
+
+const builds = buildAll("xcsh-tools-bench-components");
+const root = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-components-"));
+try {
+  const worlds = builds.map((_, i) => writeWorld(path.join(root, `build-${i}`)));
+  console.log(`components: ${PLUGINS} marketplace plugins of mixed components, median of ${RUNS} (interleaved), wall / cpu`);
+  for (const runtime of findRuntimes()) {
+    const samples = {};
+    const add = (key, r) => (samples[key] ??= { wall: [], cpu: [] }) && (samples[key].wall.push(r.wall), samples[key].cpu.push(r.cpu ?? NaN));
+    for (let run = 0; run < RUNS; run++) {
+      add("empty", timeProcessClocks(runtime.command, ["-e", "0"], { cwd: worlds[0].cwd, env: worlds[0].env }));
+      builds.forEach((b, i) => {
+        for (const [name, args] of Object.entries(COMMANDS)) add(`${name}${i}`, timeProcessClocks(runtime.command, [b.bin, ...args], { cwd: worlds[i].cwd, env: worlds[i].env }));
+      });
+    }
+    const m = (key) => ({ wall: median(samples[key].wall), cpu: median(samples[key].cpu) });
+    const empty = m("empty");
+    console.log(`  ${runtime.label.padEnd(14)} -e 0 ${empty.wall.toFixed(0)} / ${empty.cpu.toFixed(0)} ms`);
+    builds.forEach((b, i) => {
+      const cells = Object.keys(COMMANDS).map((name) => {
+        const c = m(`${name}${i}`);
+        return `${name} ${c.wall.toFixed(0)} / ${c.cpu.toFixed(0)} ms (${(c.wall / empty.wall).toFixed(1)}x / ${(c.cpu / empty.cpu).toFixed(1)}x)`;
+      });
+      console.log(`      ${b.label.padEnd(22)} ${cells.join("   ")}`);
+    });
+  }
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
