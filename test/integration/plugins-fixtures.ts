@@ -4,7 +4,7 @@
  * `registry=` in the temp userconfig, so nothing can fall back to registry.npmjs.org).
  */
 import { spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { cp, lstat, readdir, readFile, readlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
@@ -192,7 +192,6 @@ const PATH_BOUND = new Set(["trusted-projects.json", "boot-index.json", "boot-mo
 const BOOT_INDEX_FILES = ["boot-index.json", "boot-modules.json", "boot-components.json"];
 
 export async function preparePluginWorld(reg: RegistryHandle, prepare: (w: PluginWorld) => Promise<void>, npmrcExtra = ""): Promise<PluginWorldTemplate> {
-  const { cp, readdir, lstat } = await import("node:fs/promises");
   const source = await makePluginWorld(reg, npmrcExtra);
   await prepare(source);
   const ours = (w: TmpWorld) => path.join(w.xcshHome, "plugins", ".xcsh-tools");
@@ -214,8 +213,8 @@ export async function preparePluginWorld(reg: RegistryHandle, prepare: (w: Plugi
   for (const rel of files) {
     const abs = path.join(source.xcshHome, rel);
     const info = await lstat(abs);
-    const text = info.isSymbolicLink() ? (await import("node:fs/promises")).readlink(abs) : info.isFile() ? readFile(abs, "utf8") : Promise.resolve("");
-    if ((await text).includes(source.root)) throw new Error(`preparePluginWorld: ${rel} names the prepared world's paths (${source.root}); build this state in each world instead`);
+    const text = info.isSymbolicLink() ? await readlink(abs) : info.isFile() ? await readFile(abs, "utf8") : "";
+    if (text.includes(source.root)) throw new Error(`preparePluginWorld: ${rel} names the prepared world's paths (${source.root}); build this state in each world instead`);
   }
   const withIndex = await listing(source.xcshHome, "");
   return {
