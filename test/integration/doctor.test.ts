@@ -12,19 +12,26 @@ import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
-import { makePluginWorld, publishFixtures, toolName, toolSource, type FixtureNames, type PluginWorld } from "./plugins-fixtures.js";
+import { makePluginWorld, preparePluginWorld, publishFixtures, toolName, toolSource, type FixtureNames, type PluginWorld, type PluginWorldTemplate } from "./plugins-fixtures.js";
 import { BOOT_INDEX_VERSION } from "../../src/boot/format.js";
 
 let reg: RegistryHandle & { dispose(): Promise<void> };
 let n: FixtureNames;
 let w: PluginWorld;
+/** What `install <basic>` leaves: installed once, copied into the tests that break it by hand. */
+let basicInstalled: PluginWorldTemplate;
 
 beforeAll(async () => {
   reg = await useGlobalRegistry();
   await buildDist();
   n = await publishFixtures(reg, `dr${Date.now().toString(36)}`);
+  basicInstalled = await preparePluginWorld(reg, async (x) => {
+    const r = await x.cli(["install", n.basic]);
+    expect(r.code, r.stderr).toBe(0);
+  });
 }, 180_000);
 afterAll(async () => {
+  await basicInstalled?.cleanup();
   await reg?.dispose();
 });
 beforeEach(async () => {
@@ -155,7 +162,7 @@ describe("the plugins folder, broken by hand", () => {
   });
 
   it("a malformed state file is an error naming it, never read as empty, never rewritten by --fix", async () => {
-    await install(n.basic);
+    await basicInstalled.restore(w); // install <basic>
     const pkgFile = path.join(w.plugins, "package.json");
     const good = await readFile(pkgFile, "utf8");
     await writeFile(pkgFile, "{ oops");
@@ -182,7 +189,7 @@ describe("the plugins folder, broken by hand", () => {
   });
 
   it("a version or tarball that differs from package-lock.json is an error; --fix reinstalls from the lockfile", async () => {
-    await install(n.basic);
+    await basicInstalled.restore(w); // install <basic>
     const depPkg = path.join(w.plugins, "node_modules", n.dep, "package.json");
     const pkg = JSON.parse(await readFile(depPkg, "utf8"));
     await writeFile(depPkg, JSON.stringify({ ...pkg, version: "1.0.9" }));
@@ -205,7 +212,7 @@ describe("the plugins folder, broken by hand", () => {
   });
 
   it("a fix that fails leaves the old state byte for byte and says why", async () => {
-    await install(n.basic);
+    await basicInstalled.restore(w); // install <basic>
     await rm(path.join(w.plugins, "node_modules", n.basic), { recursive: true });
     const before = await snapshotAll();
     for (const step of ["doctor:copied", "doctor:reified", "doctor:staged", "commit:synced"]) {

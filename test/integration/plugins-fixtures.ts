@@ -4,7 +4,7 @@
  * `registry=` in the temp userconfig, so nothing can fall back to registry.npmjs.org).
  */
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { cp, lstat, readdir, readFile, readlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
@@ -164,4 +164,83 @@ export async function publishStateFixtures(reg: RegistryHandle, prefix: string):
   }
   await reg.publish({ name: plain, version: "1.0.0", packageJson: { type: "module", xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(plain)) } });
   return { state, plain, tools, plainTool: toolName(plain) };
+}
+
+/**
+ * A state of a plugin world made ONCE by real CLI commands (e.g. an npm install), to be copied
+ * into the fresh world of each test that starts from it, instead of running the same install
+ * again in every test: `prepare` runs in a world of its own, then `restore(w)` gives `w` exactly
+ * that state.
+ *
+ * What is copied: the xcsh root and npm's cache of the prepared world, except the project's trust
+ * record (`w` has its own, naming its own project). The boot index's files record the world's
+ * absolute paths and each file's inode: they are copied with the prepared world's root replaced
+ * by `w`'s, then re-recorded by the same `refreshBootIndex` every mutation ends with (the copies
+ * have new inodes; their bytes are the same, so no module is validated again), so `w` starts with
+ * a fresh index as the prepared world did. `prepare` must leave no other file naming the prepared
+ * world's paths (a marketplace registry does: build such states in each world): it is refused, so
+ * a copied state can never point into another world. The restored world must hold exactly the
+ * files the prepared one does (checked too).
+ */
+export interface PluginWorldTemplate {
+  restore(w: PluginWorld): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+/** Files of `<plugins>/.xcsh-tools` that name the world's own paths. */
+const PATH_BOUND = new Set(["trusted-projects.json", "boot-index.json", "boot-modules.json", "boot-components.json"]);
+const BOOT_INDEX_FILES = ["boot-index.json", "boot-modules.json", "boot-components.json"];
+
+export async function preparePluginWorld(reg: RegistryHandle, prepare: (w: PluginWorld) => Promise<void>, npmrcExtra = ""): Promise<PluginWorldTemplate> {
+  const source = await makePluginWorld(reg, npmrcExtra);
+  await prepare(source);
+  const ours = (w: TmpWorld) => path.join(w.xcshHome, "plugins", ".xcsh-tools");
+  /** Every path under `dir` (relative), the path-bound files of ours left out. */
+  async function listing(dir: string, oursDir: string): Promise<string[]> {
+    const out: string[] = [];
+    async function walk(abs: string, rel: string): Promise<void> {
+      for (const name of (await readdir(abs)).sort()) {
+        const childAbs = path.join(abs, name);
+        if (abs === oursDir && PATH_BOUND.has(name)) continue;
+        out.push(rel ? `${rel}/${name}` : name);
+        if ((await lstat(childAbs)).isDirectory()) await walk(childAbs, rel ? `${rel}/${name}` : name);
+      }
+    }
+    await walk(dir, "");
+    return out;
+  }
+  const files = await listing(source.xcshHome, ours(source));
+  for (const rel of files) {
+    const abs = path.join(source.xcshHome, rel);
+    const info = await lstat(abs);
+    const text = info.isSymbolicLink() ? await readlink(abs) : info.isFile() ? await readFile(abs, "utf8") : "";
+    if (text.includes(source.root)) throw new Error(`preparePluginWorld: ${rel} names the prepared world's paths (${source.root}); build this state in each world instead`);
+  }
+  const withIndex = await listing(source.xcshHome, "");
+  return {
+    async restore(w) {
+      const { refreshBootIndex } = await import("../../src/boot/index.js");
+      await cp(source.xcshHome, w.xcshHome, {
+        recursive: true,
+        force: true,
+        verbatimSymlinks: true,
+        preserveTimestamps: true,
+        filter: (from) => !(path.dirname(from) === ours(source) && PATH_BOUND.has(path.basename(from))),
+      });
+      for (const name of BOOT_INDEX_FILES) {
+        const text = await readFile(path.join(ours(source), name), "utf8").catch((error: NodeJS.ErrnoException) => {
+          if (error.code === "ENOENT") return undefined;
+          throw error;
+        });
+        if (text !== undefined) await writeFile(path.join(ours(w), name), text.split(source.root).join(w.root));
+      }
+      await cp(path.join(source.home, ".npm"), path.join(w.home, ".npm"), { recursive: true, force: true, verbatimSymlinks: true, preserveTimestamps: true }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+      });
+      await refreshBootIndex({ home: w.home, xcshHome: w.xcshHome, env: hermeticEnv(w.home, w.env), cwd: w.cwd });
+      const got = await listing(w.xcshHome, "");
+      if (JSON.stringify(got) !== JSON.stringify(withIndex)) throw new Error(`preparePluginWorld: the restored world holds ${JSON.stringify(got)}, the prepared one ${JSON.stringify(withIndex)}`);
+    },
+    cleanup: () => source.cleanup(),
+  };
 }

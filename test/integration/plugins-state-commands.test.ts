@@ -18,12 +18,14 @@ import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtur
 import type { RegistryHandle } from "../helpers/registry.js";
 import { REPO_ROOT } from "../helpers/runtimes.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
-import { makePluginWorld, publishStateFixtures, type PluginWorld, type StateFixtureNames } from "./plugins-fixtures.js";
+import { makePluginWorld, preparePluginWorld, publishStateFixtures, type PluginWorld, type PluginWorldTemplate, type StateFixtureNames } from "./plugins-fixtures.js";
 
 let reg: RegistryHandle & { dispose(): Promise<void> };
 let n: StateFixtureNames;
 let w: PluginWorld;
 let cacheDir: string;
+/** Both fixtures installed (`install <state>@1.0.0 <plain>`), the world most tests start from. */
+let both: PluginWorldTemplate;
 
 const SECRET = "sk-live-DO-NOT-PRINT-4242";
 
@@ -35,8 +37,13 @@ beforeAll(async () => {
   await buildDist();
   n = await publishStateFixtures(reg, `ps${Date.now().toString(36)}`);
   cacheDir = await mkdtemp(path.join(os.tmpdir(), "xcsh-tools-state-cache-"));
+  both = await preparePluginWorld(reg, async (x) => {
+    const r = await x.cli(["install", `${n.state}@1.0.0`, n.plain]);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+  });
 }, 180_000);
 afterAll(async () => {
+  await both?.cleanup();
   await reg?.dispose();
   await rm(cacheDir, { recursive: true, force: true });
 });
@@ -69,8 +76,9 @@ async function ok(args: string[], env: NodeJS.ProcessEnv = {}) {
   return r;
 }
 
+/** The state `install <state>@1.0.0 <plain>` leaves, installed once in beforeAll and copied here. */
 async function installBoth(): Promise<void> {
-  await ok(["install", `${n.state}@1.0.0`, n.plain]);
+  await both.restore(w);
 }
 
 describe("enable / disable", () => {

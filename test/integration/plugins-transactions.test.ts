@@ -12,20 +12,35 @@ import { buildDist } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { startRegistryProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
-import { makePluginWorld, publishFixtures, toolSource, type FixtureNames, type PluginWorld } from "./plugins-fixtures.js";
+import { makePluginWorld, preparePluginWorld, publishFixtures, toolSource, type FixtureNames, type PluginWorld, type PluginWorldTemplate } from "./plugins-fixtures.js";
 
 let reg: RegistryHandle & { dispose(): Promise<void> };
 let n: FixtureNames;
 let w: PluginWorld;
 let prefix: string;
+/** The states the rollback and kill tests start from, each installed once and copied per test. */
+let basicNoFeatures: PluginWorldTemplate;
+let extraOne: PluginWorldTemplate;
+
+/** A template whose state is what `install <args>` leaves. */
+function installed(args: string[]): Promise<PluginWorldTemplate> {
+  return preparePluginWorld(reg, async (x) => {
+    const r = await x.cli(["install", ...args]);
+    expect(r.code, `${r.stdout}${r.stderr}`).toBe(0);
+  });
+}
 
 beforeAll(async () => {
   reg = await useGlobalRegistry();
   await buildDist();
   prefix = `pt${Date.now().toString(36)}`;
   n = await publishFixtures(reg, prefix);
+  basicNoFeatures = await installed([`${n.basic}@1.0.0[]`]);
+  extraOne = await installed([n.extra[0]!]);
 }, 180_000);
 afterAll(async () => {
+  await basicNoFeatures?.cleanup();
+  await extraOne?.cleanup();
   await reg?.dispose();
 });
 beforeEach(async () => {
@@ -67,7 +82,7 @@ describe("--dry-run", () => {
 describe("rollback after an injected failure", () => {
   const steps = ["state:loaded", "begin:created", "apply:planned", "apply:copied", "apply:packed", "reify:start", "reify:done", "VALIDATE", "stage:0:recorded", "stage:2:recorded", "apply:staged", "commit:synced"];
   it.each(steps)("at %s the tree is byte-identical", async (step) => {
-    expect((await w.cli(["install", `${n.basic}@1.0.0[]`])).code).toBe(0);
+    await basicNoFeatures.restore(w); // install <basic>@1.0.0[]
     const before = await w.snapshot();
     const fault = step === "VALIDATE" ? `validate:${n.features}` : step;
     const r = await w.cli(["install", n.features, `${n.basic}@2.0.0`, "--json"], { XCSH_TOOLS_TEST_FAULT: fault });
@@ -82,7 +97,7 @@ describe("rollback after an injected failure", () => {
   });
 
   it("a failure after the commit record is completed by the next command", async () => {
-    expect((await w.cli(["install", n.extra[0]!])).code).toBe(0);
+    await extraOne.restore(w); // install <extra0>
     const r = await w.cli(["install", n.extra[1]!], { XCSH_TOOLS_TEST_FAULT: "commit:swap:1:done" });
     expect(r.code).toBe(1);
     const list = await w.cli(["list", "--json"]);
@@ -111,7 +126,7 @@ describe("kill -9 mid-install", () => {
   }
 
   it.each(["apply:copied", "reify:done", "apply:staged", "commit:synced"])("before the commit record (%s): the next command restores exactly the old state", async (step) => {
-    expect((await w.cli(["install", n.extra[0]!])).code).toBe(0);
+    await extraOne.restore(w); // install <extra0>
     const before = await w.snapshot();
     await killAt(step, ["install", n.extra[1]!]);
     expect(await w.snapshot()).not.toEqual(before); // a journal was left behind
@@ -126,7 +141,7 @@ describe("kill -9 mid-install", () => {
   });
 
   it.each(["commit:marked", "commit:swap:0:done", "commit:swap:2:old-moved", "finish:renamed"])("after the commit record (%s): the next command completes the new state", async (step) => {
-    expect((await w.cli(["install", n.extra[0]!])).code).toBe(0);
+    await extraOne.restore(w); // install <extra0>
     await killAt(step, ["install", n.extra[1]!]);
     const r = await w.cli(["uninstall", n.extra[0]!]); // any command, a mutation this time
     expect(r.code, r.stderr).toBe(0);

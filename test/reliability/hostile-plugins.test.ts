@@ -146,8 +146,11 @@ describe("hostile plugins at boot (in-process loader, in a stand-in host process
 });
 
 describe("xcsh-tools validate isolates what the loader cannot (child process, kill timer, memory cap)", () => {
-  // Timeouts are generous (the loader's own import/factory timeouts are derived from them, and a
-  // loaded CI machine is slow to start a child); a blocked loop is still stopped by the kill.
+  // The module timer starts when the child has started and is about to import the module (its
+  // `start` message), so a slow child start on a loaded machine is not inside it; the child's
+  // import and factory timeouts are 0.6 and 0.3 of it, ample for these one-line modules. The cases
+  // that end by a timeout wait it out in full (the loops keep a core busy), so it is no longer
+  // than the codes need; a blocked loop is still stopped by the kill.
   const VALIDATE_CASES: Array<[string, string, string, number?]> = [
     ["a synchronous infinite loop in the factory", `export default () => { for (;;) {} };\n`, "EMODULE_TIMEOUT"],
     ["a synchronous infinite loop at import", `for (;;) {}\nexport default () => ({});\n`, "EMODULE_TIMEOUT"],
@@ -158,7 +161,7 @@ describe("xcsh-tools validate isolates what the loader cannot (child process, ki
     ["a factory that never settles", `export default () => new Promise(() => {});\n`, "EFACTORY_TIMEOUT"],
     ["getters that throw", `export default () => ({ get name() { throw new Error("x"); }, get execute() { throw new Error("y"); } });\n`, "ETOOL_SHAPE"],
   ];
-  for (const [title, source, code, timeoutMs = 8000] of VALIDATE_CASES) {
+  for (const [title, source, code, timeoutMs = 4000] of VALIDATE_CASES) {
     it(`validate reports ${title} as ${code}`, async () => {
       const w = await makeTmpWorld("xcsh-tools-hostile-validate-");
       try {

@@ -11,19 +11,21 @@
  * never reaches git at all.
  */
 import { execFileSync } from "node:child_process";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cloneAt, remoteHead } from "../../src/core/git.js";
 import type { MarketplaceEntry } from "../../src/manifest/marketplaces-registry.js";
 import { pluginSourceOf } from "../../src/marketplace/plugin-sources/index.js";
+import { refreshBootIndex } from "../../src/boot/index.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { isolatedGitEnv, makeGitRemote } from "../helpers/git-remote.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/http-server.js";
 import { catalog, pluginFiles } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { runCli, type ProcessResult } from "../helpers/run-cli.js";
+import { hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
 import { writeUserNpmrc } from "../helpers/tmp-home.js";
 import { makeHostileWorld, type HostileWorld } from "./hostile-world.js";
 
@@ -185,6 +187,33 @@ async function installedGitPlugin(): Promise<string> {
   return JSON.stringify(list).match(/"catalogPath":"([^"]+)"/)![1]!;
 }
 
+/**
+ * `installedGitPlugin()` for the tests that tamper with its result: made once by the CLI in the
+ * first test's world, saved whole, and restored at the same paths (its state names them) for each
+ * later test, whose own fresh world is then not used. The copy's files have new inodes, so the
+ * boot index is re-recorded, as every mutation ends (crash-helpers.ts restores so too).
+ */
+let gitPluginTemplate: { world: HostileWorld; file: string; copy: string } | undefined;
+afterAll(async () => {
+  if (gitPluginTemplate) await rm(gitPluginTemplate.copy, { recursive: true, force: true });
+});
+async function restoredGitPlugin(): Promise<string> {
+  const options = { recursive: true, verbatimSymlinks: true, preserveTimestamps: true } as const;
+  if (!gitPluginTemplate) {
+    const file = await installedGitPlugin();
+    const copy = await mkdtemp(path.join(os.tmpdir(), "xcsh-tools-git-plugin-template-"));
+    await cp(world.root, copy, options);
+    gitPluginTemplate = { world, file, copy };
+    return file;
+  }
+  await world.cleanup();
+  world = gitPluginTemplate.world;
+  await rm(world.root, { recursive: true, force: true });
+  await cp(gitPluginTemplate.copy, world.root, options);
+  await refreshBootIndex({ home: world.home, xcshHome: world.xcshHome, env: hermeticEnv(world.home, GIT_ISOLATION), cwd: world.cwd });
+  return gitPluginTemplate.file;
+}
+
 /** Rewrite the cached catalog's entry `good` (a state file edited behind our back). */
 async function tamperCachedEntry(file: string, source: unknown): Promise<void> {
   const doc = JSON.parse(await readFile(file, "utf8"));
@@ -194,7 +223,7 @@ async function tamperCachedEntry(file: string, source: unknown): Promise<void> {
 
 describe("update, outdated, doctor on a tampered cached catalog", () => {
   it("update refuses the hostile url with EGIT_URL", async () => {
-    const file = await installedGitPlugin();
+    const file = await restoredGitPlugin();
     await tamperCachedEntry(file, { source: "url", url: hostile().uploadPack });
     const r = await cli(["update", "good@gm", "--json"]);
     expect(r.code).toBe(1);
@@ -203,7 +232,7 @@ describe("update, outdated, doctor on a tampered cached catalog", () => {
   });
 
   it("outdated refuses a hostile ref with EGIT_REF", async () => {
-    const file = await installedGitPlugin();
+    const file = await restoredGitPlugin();
     // Before: `git ls-remote <url> --upload-pack=<canary>` (git parses options after operands).
     const pluginUrl = JSON.parse(await readFile(file, "utf8")).plugins[0].source.url as string;
     await tamperCachedEntry(file, { source: "url", url: pluginUrl, ref: hostile().uploadPack });
@@ -214,7 +243,7 @@ describe("update, outdated, doctor on a tampered cached catalog", () => {
   });
 
   it("doctor reports the hostile entry with its code", async () => {
-    const file = await installedGitPlugin();
+    const file = await restoredGitPlugin();
     await tamperCachedEntry(file, { source: "url", url: hostile().ext });
     const r = await cli(["doctor", "--json"]);
     expect(r.stdout).toContain("EGIT_URL");
@@ -223,7 +252,7 @@ describe("update, outdated, doctor on a tampered cached catalog", () => {
   });
 
   it("marketplace update refuses a registry whose sourceUri is a remote helper", async () => {
-    await installedGitPlugin();
+    await restoredGitPlugin();
     const registry = path.join(world.xcshHome, "marketplaces.json");
     const doc = JSON.parse(await readFile(registry, "utf8"));
     doc.marketplaces[0].sourceUri = hostile().extNoSpace;

@@ -10,7 +10,7 @@
  */
 import { chmod } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
 import { catalog, catalogPath, pluginFiles, writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import { runCli, type ProcessResult } from "../helpers/run-cli.js";
@@ -270,20 +270,36 @@ describe("--scope project mutations in an untrusted project are EUNTRUSTED_PROJE
     ["marketplace update", ["marketplace", "update", "--scope", "project"]],
     ["marketplace import-claude", ["marketplace", "import-claude", "--scope", "project"]],
   ];
-  it.each(mutations)("%s --scope project", async (_label, args) => {
-    const w = await world();
+  // Each case must change nothing anywhere in its world (checked: the whole temp tree, a
+  // stricter check than the project and xcsh root alone), so they share one world, set up once.
+  let shared: { w: HostileWorld; market: string } | undefined;
+  afterAll(async () => {
+    await shared?.w.cleanup();
+  });
+  async function untrustedWorld(): Promise<{ w: HostileWorld; market: string }> {
+    if (shared) return shared;
+    const w = await makeHostileWorld();
+    shared = { w, market: "" };
     await installSecretPlugin(w);
     const market = await folderMarketplace(w, "acme");
     expect((await cli(w, ["marketplace", "add", market])).code).toBe(0);
     await overrides(w, { settings: { "secret-plugin": { limit: 1 } } });
     await projectMarketplaceState(w);
+    shared.market = market;
+    return shared;
+  }
+
+  it.each(mutations)("%s --scope project", async (_label, args) => {
+    const { w, market } = await untrustedWorld();
     const project = await snapshotTree(w.cwd);
     const home = await snapshotTree(w.xcshHome);
+    const all = await snapshotTree(w.root);
     const r = await cli(w, [...args.map((a) => (a === "MARKET" ? market : a)), "--json"]);
     expect(r.code, describeRun(r)).toBe(1);
     expect(r.json().error).toMatchObject({ code: "EUNTRUSTED_PROJECT", message: expect.stringContaining(w.cwd), hint: expect.stringContaining(`xcsh-tools trust ${w.cwd}`) });
     expect(await snapshotTree(w.cwd)).toEqual(project);
     expect(await snapshotTree(w.xcshHome)).toEqual(home);
+    expect(await snapshotTree(w.root)).toEqual(all);
     await w.assertUntouched();
   });
 
