@@ -37,12 +37,11 @@ export {
   setMarketplacePluginEnabled,
   updateMarketplacePlugins,
   outdatedMarketplacePlugins,
-  listMarketplacePlugins,
   type MarketplaceTargets,
   type PluginChangeReport,
   type OutdatedRow,
-  type InstalledRow,
 } from "./plugins.js";
+export { listMarketplacePlugins, type InstalledRow } from "./installed-list.js";
 export { parseCatalogSource } from "./sources/index.js";
 export { projectFilesNotLoaded } from "./state.js";
 export type { PlanItem } from "./plan.js";

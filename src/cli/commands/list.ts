@@ -33,7 +33,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
         const cost = p.cost.alwaysOn + p.cost.unknown > 0 ? ` · ${formatTokens(p.cost.alwaysOn)} tokens every session${p.cost.unknown ? ` (+${p.cost.unknown} unknown)` : ""}` : "";
         return { line: style(ctx.output, "dim", `components: ${summary}${cost}`), json: componentSummaryJson(p, summary, countByKind(p.components)) };
       };
-      const mkt = await (await import("./marketplace.js")).listSection(ctx, flags, async (row) => describe((await components()).find((p) => p.root === row.installPath)));
+      const mkt = await (await import("../marketplace-list.js")).listSection(ctx, flags, async (row) => describe((await components()).find((p) => p.root === row.installPath)));
       const { enabledState, loadStateView } = await import("../../plugins/state-change.js");
       // The project's overrides count as the host counts them: a plugin this project disables is
       // disabled here, whatever the user-level state says.

@@ -8,7 +8,6 @@
  */
 import type { Command } from "commander";
 import { XcshToolsError, errorSummary } from "../../core/errors.js";
-import { projectFolder } from "../../core/paths.js";
 import { npa, semver } from "../../core/npm-spec.js";
 import { MAX_SPEC_LENGTH } from "../../plugins/spec.js";
 import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
@@ -16,43 +15,12 @@ import type { ClaudeMarketplaceRow, MarketplaceContext, MarketplaceUpdateReport,
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { npmClient } from "../plugin-command.js";
-import { mutationWorld } from "../plugin-world.js";
 import { ReportedFailure, usageError } from "../command-errors.js";
+import { listContext, parseScope } from "../marketplace-list.js";
 import { assertScopeAllowed, notLoadedLine, projectNotLoaded, type ProjectNotLoaded } from "../project-scope.js";
 import type { CommandModule } from "../context.js";
 
-/** The marketplace engine's world for this command. */
-export async function marketplaceContext(ctx: CommandContext, consent?: { yes?: boolean }): Promise<MarketplaceContext> {
-  const world = await mutationWorld(ctx);
-  const settings = (await ctx.settings()).settings;
-  const { npmOptions } = await import("../../plugins/npm-client.js");
-  let npm: Record<string, unknown> | undefined;
-  try {
-    npm = npmOptions(await npmClient(ctx));
-  } catch (error) {
-    // A broken .npmrc only matters to npm sources: report it there, not for git or folder catalogs.
-    npm = undefined;
-    ctx.output.note(`warning: npm configuration not loaded (${(error as Error).message}); npm plugin sources will use the default registry`);
-  }
-  return {
-    ...world,
-    // Project marketplace state lives at the project root found from cwd, as the host's CLI
-    // keeps it (helpers.ts:725-733 `resolveOrDefaultProjectRegistryPath`; core/paths.ts).
-    cwd: projectFolder(ctx.cwd, ctx.roots),
-    projectTrusted: await ctx.projectTrusted(),
-    gitTimeoutMs: settings.timeouts.gitMs,
-    fetchTimeoutMs: settings.timeouts.fetchMs,
-    ...(npm ? { npmOptions: npm } : {}),
-    ...(consent ? { approveExecutables: (await import("../consent.js")).executableApprover(ctx, consent) } : {}),
-  };
-}
 
-/** `--scope` value, checked. */
-export function parseScope(value: string | undefined): Scope | undefined {
-  if (value === undefined) return undefined;
-  if (value === "user" || value === "project") return value;
-  throw usageError(`--scope must be user or project, not "${value}"`);
-}
 
 const MARK: Record<string, string> = { ADD: "+", CHANGE: "~", REMOVE: "-", NOOP: "=", FAILED: "!" };
 
@@ -301,100 +269,6 @@ export async function outdatedSection(ctx: CommandContext, names: string[]): Pro
   return { handled: names.length > 0, json, lines };
 }
 
-/** Shared `list`: the marketplace plugins, as JSON to merge and lines to print after the npm ones. */
-export async function listSection(
-  ctx: CommandContext,
-  flags: { scope?: string } = {},
-  /** A line (and JSON) about each row's components, from `list`. */
-  componentsOf?: (row: { id: string; installPath: string }) => Promise<{ line: string; json: unknown } | undefined>,
-): Promise<{ json: { marketplacePlugins?: unknown[] }; lines: string[]; notLoaded: string[] }> {
-  const mctx = await marketplaceContext(ctx);
-  const { listMarketplacePlugins, projectFilesNotLoaded } = await import("../../marketplace/index.js");
-  const scope = parseScope(flags.scope);
-  const listed = await listMarketplacePlugins(mctx, scope ? { scope } : {});
-  const described = await Promise.all(listed.map(async (row) => ({ row, components: await componentsOf?.(row) })));
-  const rows = described.map(({ row, components }) => (components ? { ...row, components: components.json } : row));
-  const lines: string[] = [];
-  if (rows.length > 0) {
-    lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
-    for (const { row } of described) {
-      const bits = [
-        row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", "disabled"),
-        row.scope,
-        ...(row.gitCommitSha ? [`commit ${row.gitCommitSha.slice(0, 12)}`] : []),
-        ...(row.shadowedBy ? [style(ctx.output, "dim", "shadowed by the project install")] : []),
-        ...(row.missing ? [style(ctx.output, "red", `missing: ${row.installPath}`)] : []),
-        ...(row.problem ? [style(ctx.output, "red", `${row.problem.code}: ${row.problem.message}`)] : []),
-      ];
-      lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${bits.join("  ")}`);
-      const components = described.find((d) => d.row === row)?.components;
-      if (components) lines.push(`  ${components.line}`);
-    }
-  }
-  const claude = await claudePluginRows(ctx, mctx);
-  if (claude.rows.length > 0) {
-    lines.push(style(ctx.output, "bold", "Claude Code plugins (installed and switched by Claude Code; read only):"));
-    for (const row of claude.rows) {
-      const state = row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", `disabled (${row.decidedBy})`);
-      lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${state}  ${row.scope}`);
-    }
-  }
-  for (const problem of claude.problems) ctx.output.note(`warning: ${problem}`);
-  return {
-    json: { ...(rows.length > 0 ? { marketplacePlugins: rows } : {}), ...(claude.rows.length > 0 ? { claudePlugins: claude.rows } : {}) },
-    lines,
-    notLoaded: [...(scope === "user" ? [] : projectFilesNotLoaded(mctx)), ...claude.notLoaded],
-  };
-}
-
-/** A plugin of Claude Code's cache as `list` shows it. */
-interface ClaudePluginRow {
-  id: string;
-  version: string;
-  scope: string;
-  /** Whether Claude Code's settings let it load here (`enabledPlugins`, nearest layer wins). */
-  enabled: boolean;
-  /** The settings file that switched it off. */
-  decidedBy?: string;
-  installPath: string;
-}
-
-/**
- * Claude Code's installs that apply at `cwd` (user scope, or a project/local install for this
- * folder), with what its `enabledPlugins` say: the same reading discovery does
- * (providers/claude-plugins.ts), so `list` and `tools` agree.
- */
-async function claudePluginRows(ctx: CommandContext, mctx: MarketplaceContext): Promise<{ rows: ClaudePluginRow[]; problems: string[]; notLoaded: string[] }> {
-  const { pathsOf } = await import("../../marketplace/context.js");
-  const { readJsonFile } = await import("../../manifest/json-file.js");
-  const raw = (await readJsonFile(pathsOf(mctx).claudeInstalledPlugins).catch(() => undefined)) as { plugins?: Record<string, unknown> } | undefined;
-  const plugins = raw && typeof raw.plugins === "object" && raw.plugins !== null && !Array.isArray(raw.plugins) ? raw.plugins : {};
-  if (Object.keys(plugins).length === 0) return { rows: [], problems: [], notLoaded: [] };
-  const { readClaudeEnablement } = await import("../../discovery/providers/claude-plugins.js");
-  const { isPathInside } = await import("../../core/contain.js");
-  const problems: string[] = [];
-  const notLoaded: string[] = [];
-  const enablement = await readClaudeEnablement({ home: mctx.roots.home, cwd: ctx.cwd, projectTrusted: mctx.projectTrusted === true }, {
-    addError: (e) => problems.push(`${e.code}: ${e.error}`),
-    addSkipped: (s) => notLoaded.push(s.path),
-    addPath: () => undefined,
-    addMetadata: () => undefined,
-    addIgnored: () => undefined,
-  });
-  const rows: ClaudePluginRow[] = [];
-  for (const [id, entries] of Object.entries(plugins)) {
-    if (!Array.isArray(entries)) continue;
-    for (const entry of entries as Record<string, unknown>[]) {
-      if (typeof entry?.installPath !== "string") continue;
-      const scope = typeof entry.scope === "string" ? entry.scope : "user";
-      if (scope !== "user" && !(typeof entry.projectPath === "string" && isPathInside(ctx.cwd, entry.projectPath))) continue;
-      const decided = enablement.get(id);
-      rows.push({ id, version: typeof entry.version === "string" ? entry.version : "?", scope, enabled: decided?.enabled !== false, ...(decided?.enabled === false ? { decidedBy: decided.file } : {}), installPath: entry.installPath });
-    }
-  }
-  return { rows, problems, notLoaded };
-}
-
 /** The project's marketplace files left unread (untrusted project), for the report. */
 async function marketplaceNotLoaded(ctx: CommandContext, mctx: MarketplaceContext): Promise<ProjectNotLoaded | undefined> {
   const { projectFilesNotLoaded } = await import("../../marketplace/index.js");
@@ -412,6 +286,25 @@ export const register: CommandModule["register"] = (program, getContext) => {
   registerDiscoverAndSearch(mkt, getContext);
   registerImportClaude(mkt, getContext);
 };
+
+/** The marketplace engine's world for this command: the listing's, with npm's options and the consent prompt. */
+export async function marketplaceContext(ctx: CommandContext, consent?: { yes?: boolean }): Promise<MarketplaceContext> {
+  const base = await listContext(ctx);
+  const { npmOptions } = await import("../../plugins/npm-client.js");
+  let npm: Record<string, unknown> | undefined;
+  try {
+    npm = npmOptions(await npmClient(ctx));
+  } catch (error) {
+    // A broken .npmrc only matters to npm sources: report it there, not for git or folder catalogs.
+    npm = undefined;
+    ctx.output.note(`warning: npm configuration not loaded (${(error as Error).message}); npm plugin sources will use the default registry`);
+  }
+  return {
+    ...base,
+    ...(npm ? { npmOptions: npm } : {}),
+    ...(consent ? { approveExecutables: (await import("../consent.js")).executableApprover(ctx, consent) } : {}),
+  };
+}
 
 /** The command's context and its `--scope`, refused early when it names a project that is not trusted. */
 async function scopedContext(getContext: GetContext, command: Command, scopeFlag: string | undefined, doing: string): Promise<{ ctx: CommandContext; scope: Scope | undefined }> {

@@ -1,0 +1,127 @@
+/**
+ * The marketplace part of `list`: installed marketplace plugins and Claude Code's installs that
+ * apply here. Kept apart from commands/marketplace.ts so that `list`, the command run most,
+ * loads the registries' readers only, not what adding, installing and updating need (sources,
+ * npm's options, validation, the component readers).
+ */
+import { projectFolder } from "../core/paths.js";
+import type { MarketplaceContext, Scope } from "../marketplace/context.js";
+import { usageError } from "./command-errors.js";
+import type { CommandContext } from "./context.js";
+import { style } from "./output.js";
+import { mutationWorld } from "./plugin-world.js";
+
+/** The marketplace engine's world for reading: no npm options, nobody to ask for consent. */
+export async function listContext(ctx: CommandContext): Promise<MarketplaceContext> {
+  const world = await mutationWorld(ctx);
+  const settings = (await ctx.settings()).settings;
+  return {
+    ...world,
+    // Project marketplace state lives at the project root found from cwd, as the host's CLI keeps it (core/paths.ts).
+    cwd: projectFolder(ctx.cwd, ctx.roots),
+    projectTrusted: await ctx.projectTrusted(),
+    gitTimeoutMs: settings.timeouts.gitMs,
+    fetchTimeoutMs: settings.timeouts.fetchMs,
+  };
+}
+
+/** `--scope` value, checked. */
+export function parseScope(value: string | undefined): Scope | undefined {
+  if (value === undefined) return undefined;
+  if (value === "user" || value === "project") return value;
+  throw usageError(`--scope must be user or project, not "${value}"`);
+}
+
+/** Shared `list`: the marketplace plugins, as JSON to merge and lines to print after the npm ones. */
+export async function listSection(
+  ctx: CommandContext,
+  flags: { scope?: string } = {},
+  /** A line (and JSON) about each row's components, from `list`. */
+  componentsOf?: (row: { id: string; installPath: string }) => Promise<{ line: string; json: unknown } | undefined>,
+): Promise<{ json: { marketplacePlugins?: unknown[] }; lines: string[]; notLoaded: string[] }> {
+  const mctx = await listContext(ctx);
+  const [{ listMarketplacePlugins }, { projectFilesNotLoaded }] = await Promise.all([import("../marketplace/installed-list.js"), import("../marketplace/state.js")]);
+  const scope = parseScope(flags.scope);
+  const listed = await listMarketplacePlugins(mctx, scope ? { scope } : {});
+  const described = await Promise.all(listed.map(async (row) => ({ row, components: await componentsOf?.(row) })));
+  const rows = described.map(({ row, components }) => (components ? { ...row, components: components.json } : row));
+  const lines: string[] = [];
+  if (rows.length > 0) {
+    lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
+    for (const { row } of described) {
+      const bits = [
+        row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", "disabled"),
+        row.scope,
+        ...(row.gitCommitSha ? [`commit ${row.gitCommitSha.slice(0, 12)}`] : []),
+        ...(row.shadowedBy ? [style(ctx.output, "dim", "shadowed by the project install")] : []),
+        ...(row.missing ? [style(ctx.output, "red", `missing: ${row.installPath}`)] : []),
+        ...(row.problem ? [style(ctx.output, "red", `${row.problem.code}: ${row.problem.message}`)] : []),
+      ];
+      lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${bits.join("  ")}`);
+      const components = described.find((d) => d.row === row)?.components;
+      if (components) lines.push(`  ${components.line}`);
+    }
+  }
+  const claude = await claudePluginRows(ctx, mctx);
+  if (claude.rows.length > 0) {
+    lines.push(style(ctx.output, "bold", "Claude Code plugins (installed and switched by Claude Code; read only):"));
+    for (const row of claude.rows) {
+      const state = row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", `disabled (${row.decidedBy})`);
+      lines.push(`${style(ctx.output, "bold", row.id)} ${row.version}  ${state}  ${row.scope}`);
+    }
+  }
+  for (const problem of claude.problems) ctx.output.note(`warning: ${problem}`);
+  return {
+    json: { ...(rows.length > 0 ? { marketplacePlugins: rows } : {}), ...(claude.rows.length > 0 ? { claudePlugins: claude.rows } : {}) },
+    lines,
+    notLoaded: [...(scope === "user" ? [] : projectFilesNotLoaded(mctx)), ...claude.notLoaded],
+  };
+}
+
+/** A plugin of Claude Code's cache as `list` shows it. */
+interface ClaudePluginRow {
+  id: string;
+  version: string;
+  scope: string;
+  /** Whether Claude Code's settings let it load here (`enabledPlugins`, nearest layer wins). */
+  enabled: boolean;
+  /** The settings file that switched it off. */
+  decidedBy?: string;
+  installPath: string;
+}
+
+/**
+ * Claude Code's installs that apply at `cwd` (user scope, or a project/local install for this
+ * folder), with what its `enabledPlugins` say: the same reading discovery does
+ * (providers/claude-plugins.ts), so `list` and `tools` agree.
+ */
+async function claudePluginRows(ctx: CommandContext, mctx: MarketplaceContext): Promise<{ rows: ClaudePluginRow[]; problems: string[]; notLoaded: string[] }> {
+  const { pathsOf } = await import("../marketplace/context.js");
+  const { readJsonFile } = await import("../manifest/json-file.js");
+  const raw = (await readJsonFile(pathsOf(mctx).claudeInstalledPlugins).catch(() => undefined)) as { plugins?: Record<string, unknown> } | undefined;
+  const plugins = raw && typeof raw.plugins === "object" && raw.plugins !== null && !Array.isArray(raw.plugins) ? raw.plugins : {};
+  if (Object.keys(plugins).length === 0) return { rows: [], problems: [], notLoaded: [] };
+  const { readClaudeEnablement } = await import("../discovery/providers/claude-plugins.js");
+  const { isPathInside } = await import("../core/contain.js");
+  const problems: string[] = [];
+  const notLoaded: string[] = [];
+  const enablement = await readClaudeEnablement({ home: mctx.roots.home, cwd: ctx.cwd, projectTrusted: mctx.projectTrusted === true }, {
+    addError: (e) => problems.push(`${e.code}: ${e.error}`),
+    addSkipped: (s) => notLoaded.push(s.path),
+    addPath: () => undefined,
+    addMetadata: () => undefined,
+    addIgnored: () => undefined,
+  });
+  const rows: ClaudePluginRow[] = [];
+  for (const [id, entries] of Object.entries(plugins)) {
+    if (!Array.isArray(entries)) continue;
+    for (const entry of entries as Record<string, unknown>[]) {
+      if (typeof entry?.installPath !== "string") continue;
+      const scope = typeof entry.scope === "string" ? entry.scope : "user";
+      if (scope !== "user" && !(typeof entry.projectPath === "string" && isPathInside(ctx.cwd, entry.projectPath))) continue;
+      const decided = enablement.get(id);
+      rows.push({ id, version: typeof entry.version === "string" ? entry.version : "?", scope, enabled: decided?.enabled !== false, ...(decided?.enabled === false ? { decidedBy: decided.file } : {}), installPath: entry.installPath });
+    }
+  }
+  return { rows, problems, notLoaded };
+}
