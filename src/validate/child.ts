@@ -12,7 +12,8 @@ import { hostExportReadCount, hostExportsFailure, loadHostExports } from "../hos
 import { importToolModule, prepareToolImports, type ImportToolModuleOptions } from "../host/module-import.js";
 import { raceTimeout } from "../host/timeout.js";
 import { checkTool, readField, readToolName } from "../host/tool-shape.js";
-import { bundledTypeBox, provideOwnApi } from "../host/import/module-map.js";
+import * as bundledTypeBox from "@sinclair/typebox";
+import { provideOwnApi } from "../host/import/module-map.js";
 import { importRootsOf, type CheckRequest, type ChildMessage, type ImportRoots, type ModuleFailure, type PrepareRequest, type ToolDescriptor } from "./protocol.js";
 
 // Tools that import `xcsh-tools` get the package's API, as in a host (host/import/module-map.ts).

@@ -14,7 +14,7 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import * as BundledTypeBox from "@sinclair/typebox";
+import type * as TypeBox from "@sinclair/typebox";
 
 /** The symbol under which the registry (`Map<name, namespace>`) lives on `globalThis`. */
 export const MODULE_REGISTRY_SYMBOL: unique symbol = Symbol.for("xcsh-tools.modules") as never;
@@ -78,8 +78,14 @@ export async function registerModules(modules: Record<string, object> = {}): Pro
 
 const TYPEBOX = "@sinclair/typebox";
 
-/** The TypeBox the package bundles (scripts/build.mjs); see `defaultTypeBox` for when tools get it. */
-export const bundledTypeBox: typeof BundledTypeBox = BundledTypeBox;
+/**
+ * The TypeBox the package bundles (scripts/build.mjs), imported on first need: a host whose own
+ * copy resolves never loads ours (see `defaultTypeBox`).
+ */
+let bundled: typeof TypeBox | undefined;
+function loadBundledTypeBox(): Promise<typeof TypeBox> {
+  return import("@sinclair/typebox").then((namespace) => (bundled = namespace));
+}
 
 let hostOrBundled: Promise<object> | undefined;
 
@@ -102,20 +108,20 @@ let hostOrBundled: Promise<object> | undefined;
 export function defaultTypeBox(): Promise<object> {
   const specifier: string = TYPEBOX;
   hostOrBundled ??= import(specifier).then(
-    (namespace: Record<string, unknown>) => (namespace.Type && namespace.Kind ? namespace : BundledTypeBox),
-    () => BundledTypeBox,
+    (namespace: Record<string, unknown>) => (namespace.Type && namespace.Kind ? namespace : loadBundledTypeBox()),
+    () => loadBundledTypeBox(),
   );
   return hostOrBundled;
 }
 
 /**
  * The TypeBox instance tools see: the host's `modules` entry, else the one registered for the
- * process (`defaultTypeBox`'s choice, once a tool was imported), else the bundled one.
+ * process (`registerModules` runs before any tool is imported, so a factory always finds one).
  */
-export function resolveTypeBox(modules: Record<string, object> = {}): typeof BundledTypeBox {
-  const fromHost = modules[TYPEBOX];
-  const registered = getModuleRegistry().get(TYPEBOX);
-  return (fromHost ?? registered ?? BundledTypeBox) as typeof BundledTypeBox;
+export function resolveTypeBox(modules: Record<string, object> = {}): typeof TypeBox {
+  const chosen = modules[TYPEBOX] ?? getModuleRegistry().get(TYPEBOX) ?? bundled;
+  if (!chosen) throw new Error("xcsh-tools: api.typebox was read before the module map was registered (registerModules)");
+  return chosen as typeof TypeBox;
 }
 
 const RESERVED = new Set(
