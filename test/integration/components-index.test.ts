@@ -27,6 +27,17 @@ afterEach(async () => {
 });
 
 const install = (scope: "user" | "project", name: string) => installFullPlugin(w, scope, name);
+const userRegistry = () => path.join(w.xcshHome, "plugins", "installed_plugins.json");
+
+/** A second user plugin `second@mkt` beside the installed ones; returns its root. */
+function addSecondPlugin(): string {
+  const root = path.join(w.xcshHome, "plugins", "cache", "plugins", "mkt___second___1.0.0");
+  writeFullPlugin(root, "second");
+  const doc = JSON.parse(readFileSync(userRegistry(), "utf8"));
+  doc.plugins["second@mkt"] = [{ scope: "user", installPath: root, version: "1.0.0" }];
+  writeFileSync(userRegistry(), JSON.stringify(doc));
+  return root;
+}
 
 const list = (extra: object = {}) => listInstalledComponents({ cwd: w.cwd, home: w.home, xcshHome: w.xcshHome, env: {}, ...extra });
 const indexFile = () => xcshPaths({ home: w.home, xcshHome: w.xcshHome }).bootComponents;
@@ -81,12 +92,7 @@ describe("listInstalledComponents from the boot index", () => {
   it("is stale when a plugin is installed or a registry changes", async () => {
     install("user", "kitchen-sink");
     await list();
-    const other = path.join(w.xcshHome, "plugins", "cache", "plugins", "mkt___second___1.0.0");
-    writeFullPlugin(other, "second");
-    const registry = path.join(w.xcshHome, "plugins", "installed_plugins.json");
-    const doc = JSON.parse(readFileSync(registry, "utf8"));
-    doc.plugins["second@mkt"] = [{ scope: "user", installPath: other, version: "1.0.0" }];
-    writeFileSync(registry, JSON.stringify(doc));
+    addSecondPlugin();
     const after = await list();
     expect(after.index.fresh).toBe(false);
     expect(after.plugins.map((p) => p.id).sort()).toEqual(["kitchen-sink@mkt", "second@mkt"]);
@@ -142,12 +148,7 @@ describe("listInstalledComponents from the boot index", () => {
 
   it("asked with skipRoot, checks only the wanted plugins' files and the state files", async () => {
     const skippedRoot = install("user", "kitchen-sink");
-    const wantedRoot = path.join(w.xcshHome, "plugins", "cache", "plugins", "mkt___second___1.0.0");
-    writeFullPlugin(wantedRoot, "second");
-    const registry = path.join(w.xcshHome, "plugins", "installed_plugins.json");
-    const doc = JSON.parse(readFileSync(registry, "utf8"));
-    doc.plugins["second@mkt"] = [{ scope: "user", installPath: wantedRoot, version: "1.0.0" }];
-    writeFileSync(registry, JSON.stringify(doc));
+    const wantedRoot = addSecondPlugin();
     expect((await list()).plugins.map((p) => p.id).sort()).toEqual(["kitchen-sink@mkt", "second@mkt"]);
     const ask = () => installedComponentsIndexed({ roots: { home: w.home, xcshHome: w.xcshHome }, cwd: w.cwd, projectTrusted: true, skipRoot: (root) => root === skippedRoot });
     const fresh = await ask();
@@ -164,8 +165,9 @@ describe("listInstalledComponents from the boot index", () => {
     expect(edited.index.fresh).toBe(false);
     expect(edited.plugins.flatMap((p) => p.components.filter((c) => c.kind === "skill").map((c) => c.description))).toContain("edited too");
     await list();
+    const doc = JSON.parse(readFileSync(userRegistry(), "utf8"));
     delete doc.plugins["second@mkt"];
-    writeFileSync(registry, JSON.stringify(doc));
+    writeFileSync(userRegistry(), JSON.stringify(doc));
     const removed = await ask();
     expect(removed.index.fresh).toBe(false);
     expect(removed.plugins).toEqual([]);
