@@ -33,12 +33,20 @@
  * TypeBox, when one resolves beside the installed package (src/host/import/module-map.ts
  * `defaultTypeBox`; package.json declares it as an optional peer).
  *
- *   node scripts/build.mjs [--out <folder>] [--no-types]
- * (--out: another dist folder, e.g. the benchmarks' builds; --no-types: the bundle alone)
+ * A build of the very inputs dist/ was last built from is skipped: dist/.build-id holds a hash of
+ * them (src/, scripts/, package.json, the lockfile, the tsconfigs). npm runs `prepare` on every
+ * `npm install` in the clone and, where its script policy allows, when the clone is installed as
+ * a `file:` link (a plugin scaffolded from a clone depends on it so); a rebuild of unchanged
+ * sources would only remove dist/ under anything running from it.
+ *
+ *   node scripts/build.mjs [--out <folder>] [--no-types] [--force]
+ * (--out: another dist folder, e.g. the benchmarks' builds; --no-types: the bundle alone;
+ * --force: build even when dist/ was built from the same inputs)
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { bundle, isBuiltin, JITI_BABEL, repo } from "./lib/bundle.mjs";
 
@@ -56,6 +64,37 @@ const ENTRIES = {
 };
 /** Re-exports at the paths the package's exports name (and hosts import by path). */
 const FACADES = { "index.js": "./lib/index.js", "testing.js": "./lib/testing.js" };
+
+/** A hash of every input of the build (and of the kind of build asked for). */
+function buildId() {
+  const hash = createHash("sha256").update(JSON.stringify({ withTypes }));
+  const files = ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"];
+  for (const folder of ["src", "scripts"]) for (const file of readdirSync(path.join(repo, folder), { recursive: true })) files.push(path.join(folder, String(file)));
+  for (const file of files.sort()) {
+    let text;
+    try {
+      text = readFileSync(path.join(repo, file));
+    } catch {
+      continue; // a folder
+    }
+    hash.update(file).update("\0").update(text).update("\0");
+  }
+  return hash.digest("hex");
+}
+
+const idFile = path.join(dist, ".build-id");
+const id = buildId();
+const readId = () => {
+  try {
+    return readFileSync(idFile, "utf8");
+  } catch {
+    return undefined;
+  }
+};
+if (!args.includes("--force") && readId() === id && existsSync(path.join(dist, "cli", "main.js"))) {
+  console.error(`build: ${path.relative(repo, dist) || dist} is up to date (the same inputs; --force to build anyway)`);
+  process.exit(0);
+}
 
 const started = Date.now();
 rmSync(dist, { recursive: true, force: true });
@@ -99,4 +138,5 @@ if (typesFailed) {
   console.error("build: tsc reported errors (above); the bundle was written");
   process.exit(1);
 }
+writeFileSync(idFile, id);
 console.error(`build: dist/ in ${Date.now() - started} ms`);

@@ -1,46 +1,17 @@
 /**
  * Build `dist/` once for tests that spawn built code (validate's module checker, the CLI): the
- * package's own build (scripts/build.mjs: the declarations and the bundle). Test files run in
- * parallel forks, so the build takes a lock folder, and it is skipped when dist/ was built from
- * the very inputs the tree holds now (a hash of src/, the build script, the lockfile and the
- * tsconfigs, written beside the build): two concurrent builds writing one dist/ would race, and a
- * rebuild under a running test would pull its chunks away.
+ * package's own build (scripts/build.mjs: the declarations and the bundle), which skips itself
+ * when dist/ was built from the very inputs the tree holds now. Test files run in parallel forks,
+ * so the build takes a lock folder: two concurrent builds writing one dist/ would race.
  */
-import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const LOCK = path.join(os.tmpdir(), `xcsh-tools-build-${Buffer.from(REPO).toString("hex").slice(-24)}.lock`);
-const BUILD_ID = path.join(REPO, "dist", ".test-build-id");
-const INPUTS = ["scripts/build.mjs", "scripts/lib/bundle.mjs", "package-lock.json", "tsconfig.json", "tsconfig.build.json"];
-
-/** A hash of every input of the build. */
-function inputsHash(): string {
-  const hash = createHash("sha256");
-  const files = [...INPUTS, ...readdirSync(path.join(REPO, "src"), { recursive: true }).map((f) => path.join("src", String(f)))].sort();
-  for (const file of files) {
-    let text: Buffer;
-    try {
-      text = readFileSync(path.join(REPO, file));
-    } catch {
-      continue; // a folder, or a file removed meanwhile
-    }
-    hash.update(file).update("\0").update(text).update("\0");
-  }
-  return hash.digest("hex");
-}
-
-function builtFrom(id: string): boolean {
-  try {
-    return readFileSync(BUILD_ID, "utf8") === id && existsSync(path.join(REPO, "dist", "cli", "main.js"));
-  } catch {
-    return false;
-  }
-}
 
 /** Make sure dist/ holds a build of the current sources. */
 export async function buildDist(): Promise<void> {
@@ -56,8 +27,6 @@ export async function buildDist(): Promise<void> {
     }
   }
   try {
-    const id = inputsHash();
-    if (builtFrom(id)) return;
     try {
       execFileSync(process.execPath, [path.join(REPO, "scripts", "build.mjs")], { cwd: REPO, stdio: "pipe" });
     } catch (error) {
@@ -65,7 +34,6 @@ export async function buildDist(): Promise<void> {
       // not the bundle: the tests then fail on behaviour. A bundle that did not build is fatal.
       if (!existsSync(path.join(REPO, "dist", "cli", "main.js"))) throw error;
     }
-    writeFileSync(BUILD_ID, id);
   } finally {
     rmdirSync(LOCK);
   }
