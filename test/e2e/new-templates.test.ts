@@ -118,7 +118,7 @@ describe("xcsh-tools new: every template renders, installs offline, passes its o
     expect(out).toEqual({
       created: dir,
       template: "plugin",
-      files: [".gitignore", "README.md", "features/acme_notes_count.ts", "package.json", "test/acme_notes.test.ts", "tools/acme_notes.ts", "tsconfig.json"],
+      files: [".gitignore", "README.md", "features/acme_notes_count.ts", "package.json", "test/acme_notes.test.ts", "tools/acme_notes.ts", "tsconfig.json", "vitest.config.ts"],
       nextSteps: ["cd acme-notes", "npm install", "npm test", "xcsh-tools link ."],
     });
     const pkg = JSON.parse(await readFile(path.join(dir, "package.json"), "utf8"));
@@ -145,7 +145,7 @@ describe("xcsh-tools new: every template renders, installs offline, passes its o
       const out = await newProject(w, [`@acme/${template}-kit`, "-t", template]);
       const dir = path.join(w.cwd, `${template}-kit`);
       expect(out.created).toBe(dir);
-      expect(out.files).toEqual([".gitignore", "README.md", "package.json", `test/${template}_kit.test.ts`, `tools/${template}_kit.ts`, "tsconfig.json"]);
+      expect(out.files).toEqual([".gitignore", "README.md", "package.json", `test/${template}_kit.test.ts`, `tools/${template}_kit.ts`, "tsconfig.json", "vitest.config.ts"]);
       await passesItsOwnChecks(w, dir, [`${template}_kit`]);
       await linkPlugin(w, `@acme/${template}-kit`, dir);
       expect(await loadedToolNames(w)).toEqual([{ name: `${template}_kit`, provider: "npm" }]);
@@ -168,6 +168,7 @@ describe("xcsh-tools new: every template renders, installs offline, passes its o
       "plugins/acme-market-plugin/tools/acme_market.ts",
       "test/acme_market.test.ts",
       "tsconfig.json",
+      "vitest.config.ts",
     ]);
     expect(out.nextSteps.slice(-2)).toEqual(["xcsh-tools marketplace add .", "xcsh-tools install acme-market-plugin@acme-market"]);
     await passesItsOwnChecks(w, dir, ["acme_market"]);
@@ -232,14 +233,14 @@ describe("xcsh-tools new: the command's contract", () => {
     const forced = await runCli(["new", "kit", "--force"], { cwd: w.cwd, home: w.home });
     expect(forced.code).toBe(0);
     expect(await readFile(path.join(w.cwd, "kit", "notes.txt"), "utf8")).toBe("mine");
-    expect((await readdir(path.join(w.cwd, "kit"))).sort()).toEqual([".gitignore", "README.md", "features", "notes.txt", "package.json", "test", "tools", "tsconfig.json"]);
+    expect((await readdir(path.join(w.cwd, "kit"))).sort()).toEqual([".gitignore", "README.md", "features", "notes.txt", "package.json", "test", "tools", "tsconfig.json", "vitest.config.ts"]);
   });
 
   it("--dry-run lists the files and next steps and writes nothing", async () => {
     const w = await world();
     const result = await runCli(["new", "dry-kit", "--dry-run"], { cwd: w.cwd, home: w.home });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("Would create dry-kit from the plugin template in dry-kit (7 files), nothing written (--dry-run):");
+    expect(result.stdout).toContain("Would create dry-kit from the plugin template in dry-kit (8 files), nothing written (--dry-run):");
     expect(result.stdout).toContain("  tools/dry_kit.ts");
     expect(result.stdout).toContain("Next steps:\n  cd dry-kit\n  npm install\n  npm test\n  xcsh-tools link .");
     const json = await runCli(["new", "dry-kit", "--dry-run", "--json"], { cwd: w.cwd, home: w.home });
