@@ -150,7 +150,8 @@ describe("symlinks and hostile modules", () => {
     await world.write("hostile/c_loop.mjs", "export default function () { for (;;) {} }\n");
     await world.write("hostile/d_ok.mjs", good.replace('"good_tool"', '"after_loop"'));
     await writeFile(path.join(dir, "e_throw.mjs"), "throw new Error('top-level boom');\n");
-    const report = await validatePath(dir, { cwd: REPO, home: world.home, xcshHome: world.xcshHome, moduleTimeoutMs: 1500 });
+    // c_loop waits the timeout out; 3 s leaves the others room on a loaded 2-core machine (1.5 s did not).
+    const report = await validatePath(dir, { cwd: REPO, home: world.home, xcshHome: world.xcshHome, moduleTimeoutMs: 3000 });
     const codes = Object.fromEntries(report.errors.map((e) => [path.basename(e.file), e.code]));
     expect(codes, summary(report)).toEqual({ "a_exit.mjs": "EMODULE_EXIT", "c_loop.mjs": "EMODULE_TIMEOUT", "e_throw.mjs": "EIMPORT" });
     expect(report.tools.map((t) => t.name)).toEqual(["after_exit", "after_loop"]);
