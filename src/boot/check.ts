@@ -14,6 +14,7 @@ export interface BootIndexCheck {
   fresh: boolean;
   reason: string;
   views: number;
+  /** Module records, one per tool entry and runtime that validated it. */
   modules: number;
   /** Tool entries of the checked views without a module record (`tools` would validate them). */
   unvalidated: number;
@@ -31,7 +32,7 @@ export async function checkBootIndex(options: BootIndexOptions = {}): Promise<Bo
   const base = {
     file: world.file,
     views: loaded.index.views.length,
-    modules: Object.keys(loaded.index.modules).length,
+    modules: Object.values(loaded.index.modules).reduce((sum, records) => sum + Object.keys(records).length, 0),
     ...(loaded.modulesProblem ? { modulesProblem: loaded.modulesProblem } : {}),
   };
   if (loaded.status !== "ok") {

@@ -74,7 +74,7 @@ describe("readBootIndex: the hand-written shape check names the first wrong plac
   const record = { file: "/a/t.ts", sig: "1:2", runtime: "node", tools: [{ name: "t", problems: [] }] };
   const header = { version: BOOT_INDEX_VERSION, generator, writtenAt: "w" };
   const viewsText = (patch: Record<string, unknown>) => JSON.stringify({ ...header, views: [view], ...patch });
-  const modulesText = (patch: Record<string, unknown>) => JSON.stringify({ ...header, modules: { "/a/t.ts": record }, ...patch });
+  const modulesText = (patch: Record<string, unknown>) => JSON.stringify({ ...header, modules: { "/a/t.ts": { node: record } }, ...patch });
   const files = () => ({ views: path.join(w.root, "boot-index.json"), modules: path.join(w.root, "boot-modules.json") });
 
   it.each([
@@ -90,12 +90,14 @@ describe("readBootIndex: the hand-written shape check names the first wrong plac
     const read = await readBootIndex(files(), generator, true);
     expect(read.status).toBe(status);
     if (where !== undefined) expect(read.status === "ok" ? "" : read.reason).toBe(`${files().views} has the wrong shape at ${where}`);
-    if (read.status === "ok") expect(read.index.modules).toEqual({ "/a/t.ts": record });
+    if (read.status === "ok") expect(read.index.modules).toEqual({ "/a/t.ts": { node: record } });
   });
 
   it.each([
-    [modulesText({ modules: { "/a/t.ts": { ...record, sha: 1 } } }), "/modules//a/t.ts/sha: expected string"],
-    [modulesText({ modules: { "/a/t.ts": { ...record, tools: [{ name: "t" }] } } }), "/modules//a/t.ts/tools/0/problems: required"],
+    [modulesText({ modules: { "/a/t.ts": { node: { ...record, sha: 1 } } } }), "/modules//a/t.ts/node/sha: expected string"],
+    [modulesText({ modules: { "/a/t.ts": { node: { ...record, tools: [{ name: "t" }] } } } }), "/modules//a/t.ts/node/tools/0/problems: required"],
+    // Version 4's shape (one record per file) under today's version number.
+    [modulesText({ modules: { "/a/t.ts": record } }), "/modules//a/t.ts/file: expected object"],
   ])("records %#: a wrong records file reads as no records, and says why", async (content, where) => {
     await writeFile(files().views, viewsText({}));
     await writeFile(files().modules, content);
