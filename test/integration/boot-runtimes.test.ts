@@ -6,6 +6,7 @@
  * (records say "node"); the Bun side runs the built library under `$XCSH_TOOLS_TEST_BUN`
  * (test/helpers/runtimes.ts), and the cases that need no Bun stand a Bun record in by hand.
  */
+import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -15,7 +16,7 @@ import { readBootIndex } from "../../src/boot/format.js";
 import { bootIndexGenerator } from "../../src/boot/world.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist } from "../helpers/build-dist.js";
-import { runProcess } from "../helpers/run-cli.js";
+import { CLI_BIN, hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -181,5 +182,48 @@ describe(`module records per runtime under Bun${skipNote(BUN)}`, () => {
     expect(await storedRecords()).toEqual({ "plain.mjs": { node: "ok" }, "bun-only.mjs": { node: "EFACTORY_THROW", bun: "ok" } });
     expect(await underBun("list")).toEqual({ validated: 0, tools: ["bun_only", "plain"], errors: [] });
     expect(await imports()).toEqual([]);
+  });
+});
+
+/**
+ * A preload for Bun that logs every read of `process.stdout`, `stderr` or `stdin`: under Bun the
+ * first read loads node:stream (cli/main.ts writes to pipes and files directly instead).
+ */
+const STREAM_TRAP = `const fs = require("node:fs");
+for (const name of ["stdout", "stderr", "stdin"]) {
+  const own = Object.getOwnPropertyDescriptor(process, name);
+  Object.defineProperty(process, name, { configurable: true, enumerable: true, get() { fs.appendFileSync(process.env.TRAP_LOG, name + "\\n"); return own.get ? own.get.call(process) : own.value; } });
+}
+`;
+
+describe(`the CLI's output under Bun${skipNote(BUN)}`, () => {
+  runtimeIt(BUN)("tools --json to a pipe answers without building a process stream; errors and a closed pipe behave as under Node", { timeout: 120_000 }, async () => {
+    await writeTools();
+    await refreshBootIndex(opts());
+    const trap = path.join(w.root, "trap.js");
+    const log = path.join(w.root, "trap.log");
+    await writeFile(trap, STREAM_TRAP);
+    await writeFile(log, "");
+    const env = hermeticEnv(w.home, { TRAP_LOG: log, NO_COLOR: "1" }, w.xcshHome);
+    const bun = requireRuntime(BUN);
+    const json = await runProcess(bun, ["--preload", trap, CLI_BIN, "tools", "--json"], { cwd: w.cwd, env });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).tools.map((t: { name: string }) => t.name)).toEqual(["bun_only", "plain"]);
+    expect(await readFile(log, "utf8")).toBe("");
+
+    const human = await runProcess(bun, [CLI_BIN, "tools"], { cwd: w.cwd, env });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^bun_only {2}.*\n {2}Bun 1\n/);
+    const usage = await runProcess(bun, [CLI_BIN, "no-such-command"], { cwd: w.cwd, env });
+    expect(usage).toMatchObject({ code: 2, stdout: "" });
+    expect(usage.stderr).toMatch(/unknown command 'no-such-command'[\s\S]*Code: EUSAGE/);
+
+    // Closed before the CLI prints anything: every write meets EPIPE, and the command still ends well.
+    const child = spawn(bun, [CLI_BIN, "tools", "--json"], { cwd: w.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
   });
 });
