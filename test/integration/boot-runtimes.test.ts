@@ -227,3 +227,27 @@ describe(`the CLI's output under Bun${skipNote(BUN)}`, () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
   });
 });
+
+describe("the real path a record is keyed by", () => {
+  it("is the loader's through symbolic links to a folder and to a file, so aliases dedupe as at boot", async () => {
+    const { mkdir, symlink } = await import("node:fs/promises");
+    const { realpathSync } = await import("node:fs");
+    const { discoverAndLoadCustomTools } = await import("../../src/index.js");
+    await writeTools();
+    const real = path.join(w.root, "elsewhere", "real-tools");
+    await mkdir(real, { recursive: true });
+    await w.write("elsewhere/real-tools/far.mjs", `export default () => ({ name: "far", description: "far", parameters: { type: "object", properties: {} }, async execute() { return { content: [] }; } });\n`);
+    // The folder through a link, and the file through a link from the user's tools folder.
+    await symlink(path.join(w.root, "elsewhere"), path.join(w.root, "linked"), "dir");
+    await symlink(path.join(real, "far.mjs"), path.join(w.xcshHome, "agent", "tools", "far-link.mjs"));
+    const configuredPaths = [path.join(w.root, "linked", "real-tools", "far.mjs"), path.join(real, "far.mjs")];
+    const list = await listInstalledTools({ ...opts(), configuredPaths, builtInToolNames: [] });
+    const boot = await discoverAndLoadCustomTools(configuredPaths, w.cwd, [], undefined, { home: w.home, xcshHome: w.xcshHome, env: {} });
+    expect(list.tools.map((t) => [t.name, t.path])).toEqual(boot.tools.map((t) => [t.tool.name, t.path]));
+    expect(list.tools.filter((t) => t.name === "far")).toHaveLength(1);
+    const doc = JSON.parse(await readFile(modulesFile(), "utf8")) as { modules: Stored };
+    const farKeys = Object.keys(doc.modules).filter((key) => key.endsWith("far.mjs"));
+    expect(farKeys).toEqual([realpathSync.native(path.join(real, "far.mjs"))]);
+    expect(list.errors.map((e) => e.code)).toEqual(boot.errors.map((e) => e.code));
+  });
+});
