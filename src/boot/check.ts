@@ -48,7 +48,7 @@ export async function checkBootIndex(options: BootIndexOptions = {}): Promise<Bo
   for (const view of views) {
     const change = (await viewChange(view)) ?? viewPathOutside(world, view.key, view);
     if (change !== undefined) return { ...base, state: "stale", fresh: false, reason: change, unvalidated: 0 };
-    for (const module of await prepareModules(view, loaded.index)) if (!module.record) unvalidated += 1;
+    for (const module of await prepareModules(view, loaded.index, true)) if (!module.record) unvalidated += 1;
   }
   return { ...base, state: "fresh", fresh: true, reason: "fresh", unvalidated };
 }

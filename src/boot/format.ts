@@ -149,12 +149,25 @@ export function describeProblem(problem: Problem): string {
   return `${problem.keys.length ? problem.keys.map((key) => `/${key}`).join("") : "/"}: ${problem.expected}`;
 }
 
+/**
+ * `shape`, decided first by `accepts`, one plain test of a whole value: for the values that come
+ * by the hundred (inputs, paths, records), where walking the combinators for each field is most
+ * of the check, and runs cold, once per process. The combinators run only for a value `accepts`
+ * refuses, to name its wrong place.
+ */
+function tested(accepts: (value: Record<string, unknown>) => boolean, shape: Shape): Shape {
+  return (value) => (isObject(value) && accepts(value) ? undefined : checkValue(shape, value));
+}
+const isString = (value: unknown) => typeof value === "string";
+const isOptionalString = (value: unknown) => value === undefined || typeof value === "string";
+
 const source = object({ provider: "string", providerName: "string", level: oneOf("user", "project") }, { plugin: "string" });
+const isSource = (v: unknown) => isObject(v) && isString(v.provider) && isString(v.providerName) && (v.level === "user" || v.level === "project") && isOptionalString(v.plugin);
 const view = object({
   key: object({ home: "string", cwd: "string", configuredPaths: arrayOf("string"), providers: arrayOf("string"), trusted: "boolean" }),
   builtAt: "string",
-  inputs: arrayOf(object({ path: "string", kind: oneOf("stat", "lstat"), sig: "string" }, { sha: "string" })),
-  paths: arrayOf(object({ path: "string", source })),
+  inputs: arrayOf(tested((v) => isString(v.path) && (v.kind === "stat" || v.kind === "lstat") && isString(v.sig) && isOptionalString(v.sha), object({ path: "string", kind: oneOf("stat", "lstat"), sig: "string" }, { sha: "string" }))),
+  paths: arrayOf(tested((v) => isString(v.path) && isSource(v.source), object({ path: "string", source }))),
   errors: arrayOf(object({ path: "string", error: "string", code: "string" })),
 }, {
   untrusted: object({
@@ -163,11 +176,28 @@ const view = object({
     skipped: arrayOf(object({ path: "string", source, kind: oneOf("tools-dir", "installed-plugins", "plugin-overrides", "claude-project-plugin", "claude-settings") })),
   }),
 });
+const problemRecord = object({ code: "string", field: "string", message: "string" });
 const toolRecord = object(
-  { problems: arrayOf(object({ code: "string", field: "string", message: "string" })) },
+  { problems: arrayOf(problemRecord) },
   { index: "number", name: "string", label: "unknown", description: "unknown", parameters: "unknown" },
 );
-const moduleRecord = object({ file: "string", sig: "string", runtime: "string", tools: arrayOf(toolRecord) }, { sha: "string", failure: object({ code: "string", message: "string" }) });
+const isToolRecord = (v: unknown) =>
+  isObject(v) &&
+  Array.isArray(v.problems) &&
+  v.problems.every((p: unknown) => isObject(p) && isString(p.code) && isString(p.field) && isString(p.message)) &&
+  (v.index === undefined || typeof v.index === "number") &&
+  isOptionalString(v.name);
+const moduleRecord = tested(
+  (v) =>
+    isString(v.file) &&
+    isString(v.sig) &&
+    isString(v.runtime) &&
+    Array.isArray(v.tools) &&
+    v.tools.every(isToolRecord) &&
+    isOptionalString(v.sha) &&
+    (v.failure === undefined || (isObject(v.failure) && isString(v.failure.code) && isString(v.failure.message))),
+  object({ file: "string", sig: "string", runtime: "string", tools: arrayOf(toolRecord) }, { sha: "string", failure: object({ code: "string", message: "string" }) }),
+);
 const viewsFileShape = object({ version: "number", generator: "string", writtenAt: "string", views: arrayOf(view) });
 const modulesFileShape = object({ version: "number", generator: "string", writtenAt: "string", modules: recordOf(recordOf(moduleRecord)) });
 

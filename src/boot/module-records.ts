@@ -61,10 +61,10 @@ export interface PreparedEntry extends PreparedModule {
 }
 
 /** The records of `stored` made from the bytes `file` holds now (a record whose sig moved but whose sha matches is re-signed). */
-async function validRecords(file: string, stored: ModuleRecords | undefined): Promise<ModuleRecords> {
+async function validRecords(file: string, stored: ModuleRecords | undefined, known: string | undefined): Promise<ModuleRecords> {
   const valid: ModuleRecords = {};
   if (!stored) return valid;
-  let current: string | undefined;
+  let current = known;
   let fingerprint: { sig: string; sha?: string } | undefined;
   for (const runtime in stored) {
     const record = stored[runtime]!;
@@ -87,14 +87,20 @@ function answeringRecord(records: ModuleRecords): ModuleRecord | undefined {
   return undefined;
 }
 
-/** The view's entries as the loader would take them, each with the record that answers for it, if any. */
-export async function prepareModules(view: Pick<BootView, "paths">, index: BootIndex): Promise<PreparedEntry[]> {
+/**
+ * The view's entries as the loader would take them, each with the record that answers for it, if
+ * any. `unchanged`: the view's inputs were found unchanged (or taken) just now, so the entries'
+ * signatures among them need no second stat.
+ */
+export async function prepareModules(view: Pick<BootView, "paths" | "inputs">, index: BootIndex, unchanged = false): Promise<PreparedEntry[]> {
   const folders = new Map<string, string>();
+  const signatures = new Map<string, string>();
+  if (unchanged) for (const input of view.inputs) if (input.kind === "stat") signatures.set(input.path, input.sig);
   return Promise.all(
     view.paths.map(async (entry) => {
       const file = path.resolve(entry.path);
       const key = realOrResolved(file, folders);
-      const records = await validRecords(file, index.modules[key]);
+      const records = await validRecords(file, index.modules[key], signatures.get(file));
       return { entry, file, key, record: answeringRecord(records), records };
     }),
   );

@@ -61,7 +61,7 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   }
   fresh.views = views;
   const prepared: PreparedEntry[] = [];
-  for (const view of views) prepared.push(...(await prepareModules(view, index)));
+  for (const view of views) prepared.push(...(await prepareModules(view, index, true)));
   // Every runtime's records of unchanged bytes stay: a refresh under Node keeps what Bun found.
   for (const module of prepared) if (Object.keys(module.records).length > 0) fresh.modules[module.key] = { ...fresh.modules[module.key], ...module.records };
   const validated = options.validate === false ? 0 : await validateMissing(world, keys[0]!.cwd, prepared, fresh);

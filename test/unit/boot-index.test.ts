@@ -84,6 +84,10 @@ describe("readBootIndex: the hand-written shape check names the first wrong plac
     [viewsText({ views: [{ ...view, inputs: [{ path: "/a", kind: "open", sig: "1" }] }] }), "corrupt", "/views/0/inputs/0/kind: expected one of stat, lstat"],
     [viewsText({ views: [{ ...view, paths: [{ path: "/a/t.ts", source: { provider: "native", providerName: "Native", level: "team" } }] }] }), "corrupt", "/views/0/paths/0/source/level: expected one of user, project"],
     [viewsText({ views: [null] }), "corrupt", "/views/0: expected object"],
+    [viewsText({ views: [{ ...view, inputs: [{ path: "/a", kind: "stat", sig: "1", sha: 5 }] }] }), "corrupt", "/views/0/inputs/0/sha: expected string"],
+    [viewsText({ views: [{ ...view, inputs: [{ path: "/a", kind: "stat" }] }] }), "corrupt", "/views/0/inputs/0/sig: required"],
+    [viewsText({ views: [{ ...view, paths: [{ path: "/a/t.ts", source: { ...view.paths[0]!.source, plugin: 3 } }] }] }), "corrupt", "/views/0/paths/0/source/plugin: expected string"],
+    [viewsText({ views: [{ ...view, paths: [{ path: "/a/t.ts" }] }] }), "corrupt", "/views/0/paths/0/source: required"],
   ])("views %#: %s", async (content, status, where) => {
     await writeFile(files().views, content);
     await writeFile(files().modules, modulesText({}));
@@ -96,6 +100,9 @@ describe("readBootIndex: the hand-written shape check names the first wrong plac
   it.each([
     [modulesText({ modules: { "/a/t.ts": { node: { ...record, sha: 1 } } } }), "/modules//a/t.ts/node/sha: expected string"],
     [modulesText({ modules: { "/a/t.ts": { node: { ...record, tools: [{ name: "t" }] } } } }), "/modules//a/t.ts/node/tools/0/problems: required"],
+    [modulesText({ modules: { "/a/t.ts": { node: { ...record, tools: [{ name: "t", index: "0", problems: [] }] } } } }), "/modules//a/t.ts/node/tools/0/index: expected number"],
+    [modulesText({ modules: { "/a/t.ts": { node: { ...record, tools: [{ name: "t", problems: [{ code: "E", field: "f" }] }] } } } }), "/modules//a/t.ts/node/tools/0/problems/0/message: required"],
+    [modulesText({ modules: { "/a/t.ts": { node: { ...record, failure: { code: 1, message: "m" } } } } }), "/modules//a/t.ts/node/failure/code: expected string"],
     // Version 4's shape (one record per file) under today's version number.
     [modulesText({ modules: { "/a/t.ts": record } }), "/modules//a/t.ts/file: expected object"],
   ])("records %#: a wrong records file reads as no records, and says why", async (content, where) => {
