@@ -14,6 +14,7 @@ export interface BootIndexCheck {
   fresh: boolean;
   reason: string;
   views: number;
+  /** Module records, one per tool entry and runtime that validated it. */
   modules: number;
   /** Tool entries of the checked views without a module record (`tools` would validate them). */
   unvalidated: number;
@@ -31,7 +32,7 @@ export async function checkBootIndex(options: BootIndexOptions = {}): Promise<Bo
   const base = {
     file: world.file,
     views: loaded.index.views.length,
-    modules: Object.keys(loaded.index.modules).length,
+    modules: Object.values(loaded.index.modules).reduce((sum, records) => sum + Object.keys(records).length, 0),
     ...(loaded.modulesProblem ? { modulesProblem: loaded.modulesProblem } : {}),
   };
   if (loaded.status !== "ok") {
@@ -47,7 +48,7 @@ export async function checkBootIndex(options: BootIndexOptions = {}): Promise<Bo
   for (const view of views) {
     const change = (await viewChange(view)) ?? viewPathOutside(world, view.key, view);
     if (change !== undefined) return { ...base, state: "stale", fresh: false, reason: change, unvalidated: 0 };
-    for (const module of await prepareModules(view, loaded.index)) if (!module.record) unvalidated += 1;
+    for (const module of await prepareModules(view, loaded.index, true)) if (!module.record) unvalidated += 1;
   }
   return { ...base, state: "fresh", fresh: true, reason: "fresh", unvalidated };
 }

@@ -4,11 +4,11 @@
  * or unknown-version file reads as "no index" with a reason (`readBootIndex`), and the caller
  * scans instead and writes a new one.
  *
- *     boot-index.json       {version: 4, generator: "xcsh-tools@x.y.z", writtenAt,
+ *     boot-index.json       {version: 5, generator: "xcsh-tools@x.y.z", writtenAt,
  *                            views: [{key: {home, cwd, configuredPaths, providers, trusted}, builtAt, inputs, paths, errors, untrusted?}]}
- *     boot-modules.json     {version: 4, generator, writtenAt,
- *                            modules: {<real path of a tool entry>: {file, sig, sha, runtime, failure? | tools}}}
- *     boot-components.json  {version: 4, generator, writtenAt,
+ *     boot-modules.json     {version: 5, generator, writtenAt,
+ *                            modules: {<real path of a tool entry>: {<runtime>: {file, sig, sha, runtime, failure? | tools}}}}
+ *     boot-components.json  {version: 5, generator, writtenAt,
  *                            views: [{key: {home, cwd, trusted}, builtAt, inputs, plugins}]}   (components-format.ts)
  *
  * A view is one discovery result (the paths handed to the loader and the discovery errors) with
@@ -16,7 +16,9 @@
  * the question (`key.trusted`): a trusted answer is never served to an untrusted question, nor
  * the other way round; an untrusted view also carries what the project had that was left out. A module record is what importing one tool
  * entry and calling its factory produced, captured in the validation child: its tools' names,
- * labels, descriptions and parameter schemas, or the failure.
+ * labels, descriptions and parameter schemas, or the failure. Records are kept per runtime ("node",
+ * "bun"), so a query under one never overwrites what the other found (module-records.ts says
+ * when one runtime's record answers the other).
  *
  * Two files because a boot needs only the views: the records (parameter schemas, half the bytes)
  * are for `xcsh-tools tools` and `doctor`, and reading, parsing and checking them cost a boot
@@ -26,13 +28,14 @@
  * inventory is a third file for the same reason: no boot and no `tools` query reads it.
  *
  * One version for the three files: an index written by an older layout (version 3 had no
- * component file) reads as "unknown-version" and is rebuilt, never read with today's meaning.
+ * component file; version 4 held one record per file, of whichever runtime validated it last)
+ * reads as "unknown-version" and is rebuilt, never read with today's meaning.
  */
 import { readFileSync } from "node:fs";
 import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../core/contract.js";
 import type { InputFingerprint } from "./fingerprint.js";
 
-export const BOOT_INDEX_VERSION = 4;
+export const BOOT_INDEX_VERSION = 5;
 
 /** What makes two discovery runs the same question. */
 export interface ViewKey {
@@ -54,7 +57,7 @@ export interface ToolRecord {
   problems: { code: string; field: string; message: string }[];
 }
 
-/** What one tool entry produced when it was validated. */
+/** What one tool entry produced when it was validated (under `runtime`). */
 export interface ModuleRecord {
   file: string;
   sig: string;
@@ -63,6 +66,9 @@ export interface ModuleRecord {
   failure?: { code: string; message: string };
   tools: ToolRecord[];
 }
+
+/** One tool entry's records, by the runtime each was made under. */
+export type ModuleRecords = Record<string, ModuleRecord>;
 
 /*
  * The shape check is written by hand, not with TypeBox like the shared formats: this file is read
@@ -143,12 +149,25 @@ export function describeProblem(problem: Problem): string {
   return `${problem.keys.length ? problem.keys.map((key) => `/${key}`).join("") : "/"}: ${problem.expected}`;
 }
 
+/**
+ * `shape`, decided first by `accepts`, one plain test of a whole value: for the values that come
+ * by the hundred (inputs, paths, records), where walking the combinators for each field is most
+ * of the check, and runs cold, once per process. The combinators run only for a value `accepts`
+ * refuses, to name its wrong place.
+ */
+function tested(accepts: (value: Record<string, unknown>) => boolean, shape: Shape): Shape {
+  return (value) => (isObject(value) && accepts(value) ? undefined : checkValue(shape, value));
+}
+const isString = (value: unknown) => typeof value === "string";
+const isOptionalString = (value: unknown) => value === undefined || typeof value === "string";
+
 const source = object({ provider: "string", providerName: "string", level: oneOf("user", "project") }, { plugin: "string" });
+const isSource = (v: unknown) => isObject(v) && isString(v.provider) && isString(v.providerName) && (v.level === "user" || v.level === "project") && isOptionalString(v.plugin);
 const view = object({
   key: object({ home: "string", cwd: "string", configuredPaths: arrayOf("string"), providers: arrayOf("string"), trusted: "boolean" }),
   builtAt: "string",
-  inputs: arrayOf(object({ path: "string", kind: oneOf("stat", "lstat"), sig: "string" }, { sha: "string" })),
-  paths: arrayOf(object({ path: "string", source })),
+  inputs: arrayOf(tested((v) => isString(v.path) && (v.kind === "stat" || v.kind === "lstat") && isString(v.sig) && isOptionalString(v.sha), object({ path: "string", kind: oneOf("stat", "lstat"), sig: "string" }, { sha: "string" }))),
+  paths: arrayOf(tested((v) => isString(v.path) && isSource(v.source), object({ path: "string", source }))),
   errors: arrayOf(object({ path: "string", error: "string", code: "string" })),
 }, {
   untrusted: object({
@@ -157,13 +176,30 @@ const view = object({
     skipped: arrayOf(object({ path: "string", source, kind: oneOf("tools-dir", "installed-plugins", "plugin-overrides", "claude-project-plugin", "claude-settings") })),
   }),
 });
+const problemRecord = object({ code: "string", field: "string", message: "string" });
 const toolRecord = object(
-  { problems: arrayOf(object({ code: "string", field: "string", message: "string" })) },
+  { problems: arrayOf(problemRecord) },
   { index: "number", name: "string", label: "unknown", description: "unknown", parameters: "unknown" },
 );
-const moduleRecord = object({ file: "string", sig: "string", runtime: "string", tools: arrayOf(toolRecord) }, { sha: "string", failure: object({ code: "string", message: "string" }) });
+const isToolRecord = (v: unknown) =>
+  isObject(v) &&
+  Array.isArray(v.problems) &&
+  v.problems.every((p: unknown) => isObject(p) && isString(p.code) && isString(p.field) && isString(p.message)) &&
+  (v.index === undefined || typeof v.index === "number") &&
+  isOptionalString(v.name);
+const moduleRecord = tested(
+  (v) =>
+    isString(v.file) &&
+    isString(v.sig) &&
+    isString(v.runtime) &&
+    Array.isArray(v.tools) &&
+    v.tools.every(isToolRecord) &&
+    isOptionalString(v.sha) &&
+    (v.failure === undefined || (isObject(v.failure) && isString(v.failure.code) && isString(v.failure.message))),
+  object({ file: "string", sig: "string", runtime: "string", tools: arrayOf(toolRecord) }, { sha: "string", failure: object({ code: "string", message: "string" }) }),
+);
 const viewsFileShape = object({ version: "number", generator: "string", writtenAt: "string", views: arrayOf(view) });
-const modulesFileShape = object({ version: "number", generator: "string", writtenAt: "string", modules: recordOf(moduleRecord) });
+const modulesFileShape = object({ version: "number", generator: "string", writtenAt: "string", modules: recordOf(recordOf(moduleRecord)) });
 
 /** One discovery result with its inputs. */
 export interface BootView {
@@ -182,7 +218,8 @@ export interface BootIndex {
   generator: string;
   writtenAt: string;
   views: BootView[];
-  modules: Record<string, ModuleRecord>;
+  /** By the real path of a tool entry. */
+  modules: Record<string, ModuleRecords>;
 }
 
 /** Result of reading the file: an index, or why there is none. */

@@ -58,7 +58,7 @@
  * - installed-tools.ts, check.ts, refresh.ts: `listInstalledTools`, `checkBootIndex`, `refreshBootIndex`;
  * - components.ts: the component inventory of installed plugins (`listInstalledComponents`).
  */
-export type { BootIndex, BootView, ModuleRecord, ViewKey } from "./format.js";
+export type { BootIndex, BootView, ModuleRecord, ModuleRecords, ViewKey } from "./format.js";
 export { BOOT_INDEX_VERSION } from "./format.js";
 export { bootIndexGenerator, type BootIndexOptions } from "./world.js";
 export { MAX_BOOT_VIEWS } from "./store.js";

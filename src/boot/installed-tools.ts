@@ -74,15 +74,17 @@ export async function listInstalledTools(options: ListInstalledToolsOptions = {}
   let view = findView(index, key);
   let reason = view ? ((await viewChange(view)) ?? viewPathOutside(world, key, view) ?? "fresh") : (loaded.reason ?? "no entry for this project folder and configured paths");
   let dirty = false;
+  let unchanged = reason === "fresh";
   if (reason !== "fresh" || !view) {
     const scanned = await scanView(world, key);
     view = scanned.view;
+    unchanged = scanned.consistent;
     if (scanned.consistent) {
       upsertView(index, view);
       dirty = true;
     }
   }
-  const modules = await prepareModules(view, index);
+  const modules = await prepareModules(view, index, unchanged);
   if (options.piModule !== undefined) for (const module of modules) delete module.record;
   const unvalidated = modules.filter((m) => !m.record).length;
   if (reason === "fresh" && unvalidated > 0) reason = `${unvalidated} tool entr${unvalidated === 1 ? "y was" : "ies were"} never validated`;

@@ -3,19 +3,50 @@
  * the validation child. `prepareModules` pairs a view's entries with their records while the
  * entry's bytes are unchanged; `validateMissing` validates the others out of process and keeps
  * their records.
+ *
+ * Records are kept per runtime, and a query takes its own runtime's record, else another
+ * runtime's success: a success is a property of the bytes (the tools' names, descriptions and
+ * schemas come from them), so a Bun query after a Node-run install need not import every tool
+ * again; a failure may be the runtime's (a tool using `Bun.*` fails under Node), so it is checked
+ * again under this one, and its record is kept beside the other's rather than replacing it.
  */
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync, type Stats } from "node:fs";
 import path from "node:path";
 import type { ModuleOutcome } from "../validate/module-check.js";
 import { captureFingerprints, currentSignature } from "./fingerprint.js";
-import type { BootIndex, BootView, ModuleRecord } from "./format.js";
+import type { BootIndex, BootView, ModuleRecord, ModuleRecords } from "./format.js";
 import type { PreparedModule } from "./simulate.js";
 import { runtimeName, type World } from "./world.js";
 
 const prevalidated = () => import("./prevalidated.js");
 
-/** The real path the loader keys a module by (one realpath(3), synchronous as in the loader). */
-function realOrResolved(file: string): string {
+// Where names are compared without case (macOS, Windows), realpath(3) also gives each name its
+// case on disk, which only a realpath of the file itself tells.
+const CASE_EXACT = process.platform !== "darwin" && process.platform !== "win32";
+
+/**
+ * The real path the loader keys a module by: realpath(3) of the file. A path that is no symbolic
+ * link is its folder's real path plus its own name, so on a case-exact file system one lstat per
+ * entry and per folder met (`folders`, for one view: its entries share a few plugin folders)
+ * gives the loader's answer; a realpath per entry costs several times as much, and was most of
+ * what pairing a view with its records cost.
+ */
+function realOrResolved(file: string, folders: Map<string, string>): string {
+  if (CASE_EXACT) {
+    let info: Stats | undefined;
+    try {
+      info = lstatSync(file, { throwIfNoEntry: false });
+    } catch {
+      info = undefined;
+    }
+    if (info && !info.isSymbolicLink()) {
+      const folder = path.dirname(file);
+      if (folder === file) return file;
+      let real = folders.get(folder);
+      if (real === undefined) folders.set(folder, (real = realOrResolved(folder, folders)));
+      return real === folder ? file : path.join(real, path.basename(file));
+    }
+  }
   try {
     return realpathSync.native(file);
   } catch {
@@ -23,23 +54,54 @@ function realOrResolved(file: string): string {
   }
 }
 
-/** The view's entries as the loader would take them, each with its record when still valid. */
-export async function prepareModules(view: Pick<BootView, "paths">, index: BootIndex): Promise<PreparedModule[]> {
+/** A view's entry with its records: `record` answers for this runtime, `records` are all still valid. */
+export interface PreparedEntry extends PreparedModule {
+  /** Every record of the entry still valid for its bytes, by runtime (a refresh keeps them all). */
+  records: ModuleRecords;
+}
+
+/** The records of `stored` made from the bytes `file` holds now (a record whose sig moved but whose sha matches is re-signed). */
+async function validRecords(file: string, stored: ModuleRecords | undefined, known: string | undefined): Promise<ModuleRecords> {
+  const valid: ModuleRecords = {};
+  if (!stored) return valid;
+  let current = known;
+  let fingerprint: { sig: string; sha?: string } | undefined;
+  for (const runtime in stored) {
+    const record = stored[runtime]!;
+    if (record.file !== file || record.runtime !== runtime) continue;
+    current ??= currentSignature(file);
+    if (current === record.sig) valid[runtime] = record;
+    else if (current !== "missing" && record.sha !== undefined) {
+      fingerprint ??= (await captureFingerprints([{ path: file, hash: true }]))[0];
+      if (fingerprint?.sha === record.sha) valid[runtime] = { ...record, sig: fingerprint.sig };
+    }
+  }
+  return valid;
+}
+
+/** The record that answers under this runtime: its own, else another runtime's success. */
+function answeringRecord(records: ModuleRecords): ModuleRecord | undefined {
+  const own = records[runtimeName()];
+  if (own) return own;
+  for (const runtime in records) if (!records[runtime]!.failure) return records[runtime];
+  return undefined;
+}
+
+/**
+ * The view's entries as the loader would take them, each with the record that answers for it, if
+ * any. `unchanged`: the view's inputs were found unchanged (or taken) just now, so the entries'
+ * signatures among them need no second stat.
+ */
+export async function prepareModules(view: Pick<BootView, "paths" | "inputs">, index: BootIndex, unchanged = false): Promise<PreparedEntry[]> {
+  const folders = new Map<string, string>();
+  const signatures = new Map<string, string>();
+  if (unchanged) for (const input of view.inputs) if (input.kind === "stat") signatures.set(input.path, input.sig);
   return Promise.all(
     view.paths.map(async (entry) => {
       const file = path.resolve(entry.path);
-      const key = realOrResolved(file);
-      const record = index.modules[key];
-      let valid: ModuleRecord | undefined;
-      if (record && record.file === file && record.runtime === runtimeName()) {
-        const current = currentSignature(file);
-        if (current === record.sig) valid = record;
-        else if (current !== "missing" && record.sha !== undefined) {
-          const [fingerprint] = await captureFingerprints([{ path: file, hash: true }]);
-          if (fingerprint?.sha === record.sha) valid = { ...record, sig: fingerprint.sig };
-        }
-      }
-      return { entry, file, key, record: valid };
+      const key = realOrResolved(file, folders);
+      const records = await validRecords(file, index.modules[key], signatures.get(file));
+      return { entry, file, key, record: answeringRecord(records), records };
     }),
   );
 }
@@ -92,9 +154,19 @@ export async function validateMissing(world: World, cwd: string, modules: Prepar
     };
     // Records made with a stand-in for the host's exports (`--pi`), or that failed for want of
     // any (`EHOST_EXPORTS`: the host package may be installed later), answer this call only.
-    if (piModule === undefined && outcome.failure?.code !== "EHOST_EXPORTS") index.modules[module.key] = record;
+    if (piModule === undefined && outcome.failure?.code !== "EHOST_EXPORTS") keepRecord(index, module.key, record);
     module.record = record;
   });
   return list.length;
+}
+
+/** Store `record` beside the other runtimes' records of the same bytes; records of other bytes go. */
+function keepRecord(index: BootIndex, key: string, record: ModuleRecord): void {
+  const records: ModuleRecords = {};
+  for (const [runtime, other] of Object.entries(index.modules[key] ?? {})) {
+    if (runtime !== record.runtime && other.file === record.file && other.sha !== undefined && other.sha === record.sha) records[runtime] = other;
+  }
+  records[record.runtime] = record;
+  index.modules[key] = records;
 }
 

@@ -4,8 +4,7 @@
  * the transpile cache), so the next boot and `tools` find a fresh index.
  */
 import { sameKey, type BootIndex, type BootView, type ViewKey } from "./format.js";
-import { prepareModules, validateMissing } from "./module-records.js";
-import type { PreparedModule } from "./simulate.js";
+import { prepareModules, validateMissing, type PreparedEntry } from "./module-records.js";
 import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, writeIndex } from "./store.js";
 import { discovery, inputsModule, scanView } from "./views.js";
 import { decideTrust, keyOf, userTrusts, worldOf, type BootIndexOptions } from "./world.js";
@@ -61,9 +60,10 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
     if (scanned.consistent) views.push(scanned.view);
   }
   fresh.views = views;
-  const prepared: PreparedModule[] = [];
-  for (const view of views) prepared.push(...(await prepareModules(view, index)));
-  for (const module of prepared) if (module.record) fresh.modules[module.key] = module.record;
+  const prepared: PreparedEntry[] = [];
+  for (const view of views) prepared.push(...(await prepareModules(view, index, true)));
+  // Every runtime's records of unchanged bytes stay: a refresh under Node keeps what Bun found.
+  for (const module of prepared) if (Object.keys(module.records).length > 0) fresh.modules[module.key] = { ...fresh.modules[module.key], ...module.records };
   const validated = options.validate === false ? 0 : await validateMissing(world, keys[0]!.cwd, prepared, fresh);
   // Nothing new (a mutation that changed no input, a second refresh): leave the file alone, so a
   // command that changed nothing changes no byte, the index included.

@@ -62,7 +62,10 @@ export function sameAnswers(a: BootIndex, b: BootIndex): boolean {
       views: index.views.map(({ builtAt: _builtAt, ...view }) => view),
       modules: Object.keys(index.modules)
         .sort()
-        .map((key) => [key, index.modules[key]]),
+        .map((key) => {
+          const records = index.modules[key]!;
+          return [key, Object.keys(records).sort().map((runtime) => records[runtime])];
+        }),
     });
   return b.generator === bootIndexGenerator() && canonical({ ...a, generator: b.generator }) === canonical(b);
 }

@@ -32,7 +32,7 @@ export function bootIndexGenerator(): string {
   return generatorCache;
 }
 
-/** The runtime a module record was made under (a record is reused only under the same one). */
+/** The runtime a module record was made under (module-records.ts: when it answers another). */
 export function runtimeName(): string {
   return process.versions.bun ? "bun" : "node";
 }

@@ -40,7 +40,7 @@ export interface TrustAskingContext {
 }
 
 /** Decide trust for the command's project; memoised by the context. */
-export async function decideCommandTrust(ctx: TrustAskingContext, io: TrustPromptStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<boolean> {
+export async function decideCommandTrust(ctx: TrustAskingContext, given?: TrustPromptStreams): Promise<boolean> {
   const paths = xcshPaths(ctx.roots);
   const world = trustWorldOf(ctx.roots);
   // About the project root found from cwd (core/paths.ts `projectFolder`), as discovery decides it.
@@ -48,7 +48,10 @@ export async function decideCommandTrust(ctx: TrustAskingContext, io: TrustPromp
   if (decideProjectTrustOf(ctx.cwd, project, undefined, world) === true) return true;
   const found = projectStateFound(ctx.cwd, ctx.roots);
   if (found.length === 0) return false;
-  if (ctx.output.json || !io.stdin.isTTY || !io.stdout.isTTY) return false;
+  if (ctx.output.json) return false;
+  // The process streams only now: under Bun the first touch of one loads node:stream (cli/main.ts).
+  const io = given ?? { stdin: process.stdin, stdout: process.stdout };
+  if (!io.stdin.isTTY || !io.stdout.isTTY) return false;
   // The prompter (node:readline) loads only when a question is asked: `tools` runs this at every call.
   const { createPrompter } = await import("./prompt.js");
   const prompter = createPrompter(io.stdin, io.stdout);

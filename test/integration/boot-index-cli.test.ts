@@ -85,7 +85,7 @@ describe("boot index through the CLI", () => {
     const index = JSON.parse(await readFile(paths.bootIndex, "utf8"));
     expect(index.version).toBe(BOOT_INDEX_VERSION);
     expect(index.modules).toBeUndefined();
-    const records = Object.values(JSON.parse(await readFile(paths.bootModules, "utf8")).modules) as { tools: { name: string; description: string }[] }[];
+    const records = Object.values(JSON.parse(await readFile(paths.bootModules, "utf8")).modules as Record<string, Record<string, { tools: { name: string; description: string }[] }>>).flatMap((byRuntime) => Object.values(byRuntime));
     expect(records.flatMap((r) => r.tools.map((t) => `${t.name}: ${t.description}`))).toEqual(["hello_tool: says hello"]);
     // TypeScript compiled ahead into the transpile cache the host uses.
     expect((await readdir(paths.transpileCache)).some((name) => name.includes("hello"))).toBe(true);
@@ -142,8 +142,8 @@ describe("boot index through the CLI", () => {
     await writeFile(paths.bootIndex, "{}");
     await writeFile(paths.bootModules, "{}");
     expect((await cli(["tools", "--json"])).json().tools.map((t: { name: string }) => t.name)).toEqual(["js_tool", "ts_tool"]);
-    const rebuilt = JSON.parse(await readFile(paths.bootModules, "utf8")).modules as Record<string, { tools: unknown; failure?: unknown }>;
-    const toolsOf = (modules: Record<string, any>) => Object.fromEntries(Object.entries(modules).map(([file, r]) => [file, { tools: r.tools, failure: r.failure }]));
+    const rebuilt = JSON.parse(await readFile(paths.bootModules, "utf8")).modules as Record<string, Record<string, { tools: unknown; failure?: unknown }>>;
+    const toolsOf = (modules: Record<string, any>) => Object.fromEntries(Object.entries(modules).map(([file, byRuntime]) => [file, Object.fromEntries(Object.entries(byRuntime as Record<string, any>).map(([runtime, r]) => [runtime, { tools: r.tools, failure: r.failure }]))]));
     expect(toolsOf(rebuilt)).toEqual(toolsOf(records));
   });
 

@@ -74,7 +74,7 @@ describe("readBootIndex: the hand-written shape check names the first wrong plac
   const record = { file: "/a/t.ts", sig: "1:2", runtime: "node", tools: [{ name: "t", problems: [] }] };
   const header = { version: BOOT_INDEX_VERSION, generator, writtenAt: "w" };
   const viewsText = (patch: Record<string, unknown>) => JSON.stringify({ ...header, views: [view], ...patch });
-  const modulesText = (patch: Record<string, unknown>) => JSON.stringify({ ...header, modules: { "/a/t.ts": record }, ...patch });
+  const modulesText = (patch: Record<string, unknown>) => JSON.stringify({ ...header, modules: { "/a/t.ts": { node: record } }, ...patch });
   const files = () => ({ views: path.join(w.root, "boot-index.json"), modules: path.join(w.root, "boot-modules.json") });
 
   it.each([
@@ -84,18 +84,27 @@ describe("readBootIndex: the hand-written shape check names the first wrong plac
     [viewsText({ views: [{ ...view, inputs: [{ path: "/a", kind: "open", sig: "1" }] }] }), "corrupt", "/views/0/inputs/0/kind: expected one of stat, lstat"],
     [viewsText({ views: [{ ...view, paths: [{ path: "/a/t.ts", source: { provider: "native", providerName: "Native", level: "team" } }] }] }), "corrupt", "/views/0/paths/0/source/level: expected one of user, project"],
     [viewsText({ views: [null] }), "corrupt", "/views/0: expected object"],
+    [viewsText({ views: [{ ...view, inputs: [{ path: "/a", kind: "stat", sig: "1", sha: 5 }] }] }), "corrupt", "/views/0/inputs/0/sha: expected string"],
+    [viewsText({ views: [{ ...view, inputs: [{ path: "/a", kind: "stat" }] }] }), "corrupt", "/views/0/inputs/0/sig: required"],
+    [viewsText({ views: [{ ...view, paths: [{ path: "/a/t.ts", source: { ...view.paths[0]!.source, plugin: 3 } }] }] }), "corrupt", "/views/0/paths/0/source/plugin: expected string"],
+    [viewsText({ views: [{ ...view, paths: [{ path: "/a/t.ts" }] }] }), "corrupt", "/views/0/paths/0/source: required"],
   ])("views %#: %s", async (content, status, where) => {
     await writeFile(files().views, content);
     await writeFile(files().modules, modulesText({}));
     const read = await readBootIndex(files(), generator, true);
     expect(read.status).toBe(status);
     if (where !== undefined) expect(read.status === "ok" ? "" : read.reason).toBe(`${files().views} has the wrong shape at ${where}`);
-    if (read.status === "ok") expect(read.index.modules).toEqual({ "/a/t.ts": record });
+    if (read.status === "ok") expect(read.index.modules).toEqual({ "/a/t.ts": { node: record } });
   });
 
   it.each([
-    [modulesText({ modules: { "/a/t.ts": { ...record, sha: 1 } } }), "/modules//a/t.ts/sha: expected string"],
-    [modulesText({ modules: { "/a/t.ts": { ...record, tools: [{ name: "t" }] } } }), "/modules//a/t.ts/tools/0/problems: required"],
+    [modulesText({ modules: { "/a/t.ts": { node: { ...record, sha: 1 } } } }), "/modules//a/t.ts/node/sha: expected string"],
+    [modulesText({ modules: { "/a/t.ts": { node: { ...record, tools: [{ name: "t" }] } } } }), "/modules//a/t.ts/node/tools/0/problems: required"],
+    [modulesText({ modules: { "/a/t.ts": { node: { ...record, tools: [{ name: "t", index: "0", problems: [] }] } } } }), "/modules//a/t.ts/node/tools/0/index: expected number"],
+    [modulesText({ modules: { "/a/t.ts": { node: { ...record, tools: [{ name: "t", problems: [{ code: "E", field: "f" }] }] } } } }), "/modules//a/t.ts/node/tools/0/problems/0/message: required"],
+    [modulesText({ modules: { "/a/t.ts": { node: { ...record, failure: { code: 1, message: "m" } } } } }), "/modules//a/t.ts/node/failure/code: expected string"],
+    // Version 4's shape (one record per file) under today's version number.
+    [modulesText({ modules: { "/a/t.ts": record } }), "/modules//a/t.ts/file: expected object"],
   ])("records %#: a wrong records file reads as no records, and says why", async (content, where) => {
     await writeFile(files().views, viewsText({}));
     await writeFile(files().modules, content);
