@@ -4,7 +4,7 @@
  * non-zero); a second one exits at once, and the next command's journal recovery finishes the
  * rollback.
  */
-import { writeSync } from "node:fs";
+import { fstatSync, writeSync } from "node:fs";
 
 const interrupt = new AbortController();
 function onSignal(signal: NodeJS.Signals): void {
@@ -66,10 +66,14 @@ function sinkOf(fd: 1 | 2, stream: () => NodeJS.WriteStream): Sink {
   };
 }
 
-/** Whether `fd` is a terminal, asked without node:tty (which loads node:stream too); unsure means yes. */
+/**
+ * Whether `fd` may be a terminal, asked without node:tty (which loads node:stream too): a terminal
+ * is a character device, pipes and files are not (/dev/null is one too and gets the stream, which
+ * is only slower). Unsure means yes.
+ */
 function isTerminal(fd: number): boolean {
   try {
-    return (process as unknown as { binding(name: "tty_wrap"): { isTTY(fd: number): boolean } }).binding("tty_wrap").isTTY(fd);
+    return fstatSync(fd).isCharacterDevice();
   } catch {
     return true;
   }
