@@ -8,11 +8,11 @@
  * here, the component readers (installed.ts and what it loads) stay unloaded in the usual case.
  * Install paths are as the state files give them; installed.ts confines them before reading.
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { isPathInside, realPathOrNearest } from "../core/contain.js";
 import { projectPaths, xcshPaths, type XcshRoots } from "../core/paths.js";
 import { placeOf } from "../core/state-places.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 
 /** One entry of an installed_plugins.json (v2). */
@@ -40,17 +40,9 @@ export interface InstalledRowsOptions {
   projectTrusted: boolean;
 }
 
-export function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, "utf8")) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The entries of an installed_plugins.json (v2), leniently: a bad entry is skipped. */
 function registryRows(file: string, scopeOf: (entry: Record<string, unknown>) => "user" | "project" | undefined): RegistryRow[] {
-  const doc = readJson(file);
+  const doc = readJsonOrUndefined(file);
   if (!isRecord(doc) || !isRecord(doc.plugins)) return [];
   const rows: RegistryRow[] = [];
   for (const [id, entries] of Object.entries(doc.plugins)) {
@@ -84,7 +76,7 @@ export function installedPluginRows(options: InstalledRowsOptions): InstalledPlu
   const claudeProject = new Set(claudeRows.filter((r) => r.scope === "project").map((r) => r.id));
   const claude = claudeRows.filter((r) => r.scope === "project" || !claudeProject.has(r.id));
 
-  const pkg = readJson(paths.pluginsPackageJson);
+  const pkg = readJsonOrUndefined(paths.pluginsPackageJson);
   const deps = isRecord(pkg) && isRecord(pkg.dependencies) ? Object.keys(pkg.dependencies) : [];
   const place = placeOf("npm-plugin", { roots: options.roots });
   const npm = deps

@@ -95,6 +95,18 @@ export async function readJsonFile(file: string): Promise<unknown | undefined> {
 }
 
 /**
+ * A JSON file read for a best guess: `undefined` when it is missing, unreadable, too large or not
+ * JSON. Only for callers that fall back quietly; state files are read with `readJsonFile`.
+ */
+export function readJsonOrUndefined(file: string): unknown {
+  try {
+    return parseJsonText(readFileSync(file, "utf8"), file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Read `file` and check it with a pure validator; `undefined` when missing. A failed check
  * throws the first issue's code naming the file and JSON path (exit 2: the file is invalid),
  * with the number of further issues; warnings are returned for the caller to show.

@@ -13,9 +13,10 @@
  *
  * A name the catalog `renames` is followed to its current name (`renamedFrom` says so).
  */
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplacePluginEntry } from "../manifest/marketplace-catalog.js";
 import { validatePath } from "../validate/index.js";
@@ -115,12 +116,8 @@ export function catalogEntry(loaded: LoadedCatalog, plugin: string, marketplace:
 }
 
 async function fieldIn(file: string, field: "version" | "defaultEnabled"): Promise<unknown> {
-  try {
-    const value = JSON.parse(await readFile(file, "utf8")) as unknown;
-    return isRecord(value) ? value[field] : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = readJsonOrUndefined(file);
+  return isRecord(value) ? value[field] : undefined;
 }
 
 async function versionIn(file: string): Promise<string | undefined> {

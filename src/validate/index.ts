@@ -5,10 +5,10 @@
  * and every returned tool is checked (tool-checks.ts). Engines report, never print: the CLI
  * renders the report.
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { xcshPaths } from "../core/paths.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
 import { detectTarget } from "./detect.js";
 import { checkModules, type CheckModulesOptions } from "./module-check.js";
@@ -126,7 +126,7 @@ async function checkStatically(run: ValidateRun, detected: { kind: TargetKind; p
 /** A plugin package, or the plugins folder's own package.json (`xcsh-plugins`, no manifest). */
 async function checkPackage(run: ValidateRun, dir: string): Promise<void> {
   const file = path.join(dir, "package.json");
-  const pkg = await readFile(file, "utf8").then((t) => JSON.parse(t) as unknown).catch(() => undefined);
+  const pkg = readJsonOrUndefined(file);
   if (pkg && typeof pkg === "object" && (pkg as { name?: unknown }).name === "xcsh-plugins" && !("xcsh" in pkg) && !("pi" in pkg)) {
     const read = await readJson(file, run);
     if (read) await checkPluginsPackageJson(run, file, read.value);

@@ -13,7 +13,7 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
-import { checkJsonDepth, checkJsonSize } from "../manifest/json-file.js";
+import { checkJsonDepth, checkJsonSize, readJsonOrUndefined } from "../manifest/json-file.js";
 import { isPathInside } from "../core/contain.js";
 import { resolveToolEntry, scanToolsDir } from "../discovery/tools-dir.js";
 import type { DiscoverySink } from "../discovery/types.js";
@@ -27,7 +27,7 @@ import { listPluginJsonPaths, validatePluginJson, type PluginJson } from "../man
 import { entryPathProblem, listManifestEntries, validatePluginPackageJson } from "../manifest/plugin-manifest.js";
 import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
 import { validatePluginsPackageJson } from "../manifest/plugins-package.js";
-import { pointer, type ValidationResult } from "../manifest/result.js";
+import { isRecord, pointer, type ValidationResult } from "../manifest/result.js";
 import { validateRuntimeLock } from "../manifest/runtime-lock.js";
 import { prepareSettingsCheck, validateSettingsFile } from "../core/settings-check.js";
 import type { ValidateRun } from "./run.js";
@@ -284,13 +284,8 @@ export async function checkMarketplace(run: ValidateRun, dir: string): Promise<v
       if (checkedDirs.has(key)) continue;
       checkedDirs.add(key);
       if (statOrUndefined(path.join(target, "package.json"))) {
-        let pkg: Record<string, unknown> | undefined;
-        try {
-          pkg = JSON.parse(readFileSync(path.join(target, "package.json"), "utf8")) as Record<string, unknown>;
-        } catch {
-          pkg = undefined;
-        }
-        if (pkg && (pkg.xcsh || pkg.pi)) {
+        const pkg = readJsonOrUndefined(path.join(target, "package.json"));
+        if (isRecord(pkg) && (pkg.xcsh || pkg.pi)) {
           await checkPluginPackage(run, target);
           continue;
         }
