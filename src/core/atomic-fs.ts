@@ -143,9 +143,14 @@ export async function writeFileAtomic(
   await fsyncDir(dir);
 }
 
-/** Write `value` as 2-space JSON with a trailing newline, atomically. */
+/** How every JSON file of ours is written: 2-space JSON and a final newline, as npm and the host write. */
+export function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** Write `value` as `jsonText`, atomically. */
 export async function writeJsonAtomic(file: string, value: unknown, options: AtomicWriteOptions = {}): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, options);
+  await writeFileAtomic(file, jsonText(value), options);
 }
 
 /** Create a folder (and parents) and fsync its parent so the creation is durable. */

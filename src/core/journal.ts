@@ -63,6 +63,7 @@ import {
   fsyncDir,
   fsyncFile,
   fsyncTree,
+  jsonText,
   lstatOrUndefined,
   movePath,
   pathExists,
@@ -367,6 +368,11 @@ export class Transaction {
       await this.#step(`stage:${index}:recorded`);
       return path.join(this.dir, "s", String(index));
     });
+  }
+
+  /** `stage` a JSON file and write its new content (`jsonText`) into the slot. */
+  async stageJson(target: string, value: unknown, mode = 0o644): Promise<void> {
+    await writeFile(await this.stage(target), jsonText(value), { mode });
   }
 
   /**

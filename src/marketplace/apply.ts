@@ -8,7 +8,7 @@
 import { pathExists, movePath } from "../core/atomic-fs.js";
 import type { Mutation } from "../plugins/mutation.js";
 import type { PluginPlan } from "./plan.js";
-import { stageJson, stageProjectList } from "./registry.js";
+import { stageProjectList } from "./registry.js";
 import { pathsOf, type MarketplaceContext } from "./context.js";
 import { hashTree } from "./tree.js";
 
@@ -44,7 +44,7 @@ export async function applyPluginPlan(
     await m.tx.stageRemoval(dir, pathsOf(ctx).pluginCache, { what: "cached plugin folder" });
   }
   await m.step("marketplace:staged-removals");
-  for (const write of plan.writes) await stageJson(m.tx, write.file, write.value);
+  for (const write of plan.writes) await m.tx.stageJson(write.file, write.value);
   if (projectList) await stageProjectList(m.tx, ctx, projectList);
   await m.step("marketplace:staged-registries");
 }

@@ -12,7 +12,6 @@
  * naming the file and the first problem, and nothing is written. Unknown keys are kept: the
  * documents are read as the file's own objects and only the fields we change are replaced.
  */
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, errorMessage, isXcshToolsError } from "../core/errors.js";
 import type { Transaction } from "../core/journal.js";
@@ -69,17 +68,6 @@ export async function readInstalledDoc(file: string, warnings?: ValidationIssue[
   return (raw as InstalledDoc | undefined) ?? { version: 2, plugins: {} };
 }
 
-/** The same document's text, as written: 2-space JSON and a newline (the host's format). */
-export function serializeDoc(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
-
-/** Stage the new content of a JSON file in `tx` (swapped in at commit). */
-export async function stageJson(tx: Transaction, file: string, value: unknown): Promise<void> {
-  const slot = await tx.stage(file);
-  await writeFile(slot, serializeDoc(value), { mode: 0o644 });
-}
-
 /** A registry with `id`'s entries replaced (removed when empty), other ids in their order. */
 export function withEntries(doc: InstalledDoc, id: string, entries: InstalledPluginEntry[]): InstalledDoc {
   const plugins = { ...doc.plugins };
@@ -122,5 +110,5 @@ export function withProject(list: string[], registry: string): string[] | undefi
 
 /** Stage the project list. */
 export function stageProjectList(tx: Transaction, ctx: Pick<MarketplaceContext, "roots">, list: string[]): Promise<void> {
-  return stageJson(tx, projectListFile(ctx), { version: 1, registries: list });
+  return tx.stageJson(projectListFile(ctx), { version: 1, registries: list });
 }

@@ -37,6 +37,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ExecutableRequest } from "../components/consent.js";
+import { jsonText } from "../core/atomic-fs.js";
 import { XcshToolsError } from "../core/errors.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
@@ -263,7 +264,7 @@ async function reifyCopy(m: Mutation, plan: Plan, copy: WorkCopy, request: Arbor
   if (!isRecord(workPkg.dependencies)) {
     // Arborist drops an empty `dependencies`; the host's file always has one.
     workPkg.dependencies = {};
-    await writeFile(copy.packageJson, `${JSON.stringify(workPkg, null, 2)}\n`);
+    await writeFile(copy.packageJson, jsonText(workPkg));
   }
   return { savedDeps: workPkg.dependencies as Record<string, string> };
 }
@@ -442,7 +443,7 @@ async function setDependencies(work: string, values: Map<string, string>): Promi
   const deps = isRecord(pkg.dependencies) ? pkg.dependencies : {};
   for (const [name, spec] of values) deps[name] = spec;
   pkg.dependencies = deps;
-  await writeFile(pkgFile, `${JSON.stringify(pkg, null, 2)}\n`);
+  await writeFile(pkgFile, jsonText(pkg));
   const lockFile = path.join(work, "package-lock.json");
   const lock = readJson(lockFile);
   const root = lock && isRecord(lock.packages) && isRecord(lock.packages[""]) ? lock.packages[""] : undefined;
@@ -450,7 +451,7 @@ async function setDependencies(work: string, values: Map<string, string>): Promi
     const rootDeps = isRecord(root.dependencies) ? root.dependencies : {};
     for (const [name, spec] of values) rootDeps[name] = spec;
     root.dependencies = rootDeps;
-    await writeFile(lockFile, `${JSON.stringify(lock, null, 2)}\n`);
+    await writeFile(lockFile, jsonText(lock));
   }
 }
 
