@@ -9,12 +9,11 @@
  * hash, validate), plan (plan.ts, pure), stage (apply.ts), commit. Updates prepare each plugin
  * on its own so one broken plugin does not block the others; it is reported as failed.
  */
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { semver } from "../core/npm-spec.js";
-import { XcshToolsError, errorSummary, isXcshToolsError } from "../core/errors.js";
+import { XcshToolsError, errorSummary } from "../core/errors.js";
 import { confineStatePath } from "../core/state-places.js";
-import { pointerSegment } from "../manifest/result.js";
 import { mayNameMarketplacePlugin, splitPluginId } from "../manifest/installed-plugins.js";
 import { nameSegmentProblem, pluginIdProblem } from "../manifest/names.js";
 import { recoverBeforeRead, type Mutation } from "../plugins/mutation.js";

@@ -226,9 +226,9 @@ export async function checkModules(modules: readonly string[], options: CheckMod
     if (Date.now() >= deadline) break;
     const batch = modules.slice(next);
     const offset = next;
-    const stop = await runChild(script, batch, {
+    const stop = await runChild(script, {
       type: "check",
-      modules: [...batch],
+      modules: batch,
       cwd: options.cwd,
       importTimeoutMs,
       factoryTimeoutMs,
@@ -294,7 +294,7 @@ interface ChildWatch {
   finish(stop: Stop): void;
 }
 
-function runChild(script: string, batch: readonly string[], request: CheckRequest, control: ChildControl): Promise<Stop> {
+function runChild(script: string, request: CheckRequest, control: ChildControl): Promise<Stop> {
   return new Promise<Stop>((resolve) => {
     const warmed = takeWarmChecker(checkerKey(script, control.execPath, request.cwd), importRootsOf(request));
     let child: ChildProcess;
