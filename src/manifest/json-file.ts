@@ -105,26 +105,3 @@ export function readJsonOrUndefined(file: string): unknown {
     return undefined;
   }
 }
-
-/**
- * Read `file` and check it with a pure validator; `undefined` when missing. A failed check
- * throws the first issue's code naming the file and JSON path (exit 2: the file is invalid),
- * with the number of further issues; warnings are returned for the caller to show.
- */
-export async function readValidatedJson<T>(
-  file: string,
-  validate: (value: unknown) => import("./result.js").ValidationResult<T>,
-): Promise<{ value: T; warnings: import("./result.js").ValidationIssue[] } | undefined> {
-  const raw = await readJsonFile(file);
-  if (raw === undefined) return undefined;
-  const result = validate(raw);
-  if (result.ok) return { value: result.value, warnings: result.warnings };
-  const first = result.issues[0]!;
-  const more = result.issues.length > 1 ? ` (and ${result.issues.length - 1} more problem${result.issues.length > 2 ? "s" : ""})` : "";
-  throw new XcshToolsError(first.code, `${file}: ${first.message}${more}`, {
-    file,
-    path: first.path,
-    hint: first.hint ?? `Fix ${first.path || "the file"} in ${file}, or run \`xcsh-tools validate ${file}\` to see every problem.`,
-    exitCode: 2,
-  });
-}

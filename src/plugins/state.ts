@@ -29,16 +29,15 @@
  * slot; commit swaps them in together. A real mutation creates package.json when missing; a
  * dry run never calls it. The runtime lock may hold secret settings, so it is written 0600.
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { Type, type Static } from "../manifest/typebox.js";
-import { writeFile } from "node:fs/promises";
-import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { jsonText } from "../core/atomic-fs.js";
+import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
 import type { Transaction } from "../core/journal.js";
 import { npa } from "../core/npm-spec.js";
 import { xcshPaths, type XcshRoots } from "../core/paths.js";
 import { isLocalGitUrl, npmGitSpecProblem, sourceArgHint } from "../core/source-args.js";
-import { parseJsonText } from "../manifest/json-file.js";
+import { readJsonFile } from "../manifest/json-file.js";
 import { validatePluginsPackageJson, type PluginsPackageJson } from "../manifest/plugins-package.js";
 import { isRecord, type ValidationIssue, type ValidationResult } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
@@ -133,13 +132,13 @@ export interface StateFiles {
   record: InstallRecord;
 }
 
-async function readText(file: string): Promise<string | undefined> {
+/** A state file's JSON, `undefined` when missing; one that does not parse is `ESTATE_FILE` with `hint` (`EREAD` stays itself). */
+async function readStateJson(file: string, hint: string): Promise<unknown> {
   try {
-    return await readFile(file, "utf8");
+    return await readJsonFile(file);
   } catch (error) {
-    const code = nodeErrorCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new XcshToolsError("EREAD", `Cannot read ${file}: ${errorMessage(error)}`, { file, hint: "Check the file's permissions.", cause: error });
+    if (!isXcshToolsError(error) || error.code === "EREAD") throw error;
+    throw new XcshToolsError("ESTATE_FILE", error.message, { file, hint, cause: error });
   }
 }
 
@@ -152,30 +151,23 @@ function stateFileError(file: string, issue: ValidationIssue, more: number, hint
   });
 }
 
-async function readChecked<T>(
+/**
+ * Read a state file strictly: `undefined` when missing, `ESTATE_FILE` naming the file, the field
+ * and the first problem when it does not parse or validate; the check's warnings go to `warnings`.
+ */
+export async function readCheckedState<T>(
   file: string,
   validate: (value: unknown) => ValidationResult<T>,
   hint: string,
-  warnings: ValidationIssue[],
+  warnings: ValidationIssue[] = [],
 ): Promise<(T & Record<string, unknown>) | undefined> {
-  const text = await readText(file);
-  if (text === undefined) return undefined;
-  let raw: unknown;
-  try {
-    raw = parseJsonText(text, file);
-  } catch (error) {
-    const coded = error as XcshToolsError;
-    throw new XcshToolsError("ESTATE_FILE", coded.message, { file, hint, cause: error });
-  }
+  const raw = await readStateJson(file, hint);
+  if (raw === undefined) return undefined;
   const result = validate(raw);
   if (!result.ok) throw stateFileError(file, result.issues[0]!, result.issues.length - 1, hint);
   warnings.push(...result.warnings.map((w) => ({ ...w, message: `${file}: ${w.message}` })));
   // Keep the file's own object (unknown keys and key order) rather than the validator's copy.
   return raw as T & Record<string, unknown>;
-}
-
-function validateRecord(value: unknown): ValidationResult<InstallRecord> {
-  return checkSchema(InstallRecordSchema, value);
 }
 
 /**
@@ -228,20 +220,13 @@ export async function loadPluginsState(roots: XcshRoots): Promise<PluginsState> 
   const warnings: ValidationIssue[] = [];
   const repair = "Fix or move the file away, then run `xcsh-tools doctor`; nothing was changed.";
   // Our record first: it says which git dependencies the user typed as local repositories.
-  const record = (await readChecked(paths.record, validateRecord, "This file is xcsh-tools' own record; move it away to rebuild it with `xcsh-tools doctor --fix`.", warnings)) ?? EMPTY_INSTALL_RECORD;
+  const record = (await readCheckedState(paths.record, (v) => checkSchema(InstallRecordSchema, v), "This file is xcsh-tools' own record; move it away to rebuild it with `xcsh-tools doctor --fix`.", warnings)) ?? EMPTY_INSTALL_RECORD;
   const localGit = (name: string) => isTypedLocalGit(record as InstallRecord, name);
-  const packageJson = await readChecked(paths.packageJson, (value) => validatePluginsPackageJson(value, { localGit }), repair, warnings);
-  const runtimeLock = await readChecked(paths.runtimeLock, validateRuntimeLock, repair, warnings);
-  const lockText = await readText(paths.packageLock);
+  const packageJson = await readCheckedState(paths.packageJson, (value) => validatePluginsPackageJson(value, { localGit }), repair, warnings);
+  const runtimeLock = await readCheckedState(paths.runtimeLock, validateRuntimeLock, repair, warnings);
+  const parsed = await readStateJson(paths.packageLock, "Delete package-lock.json and reinstall your plugins (`xcsh-tools update`) to regenerate it.");
   let packageLock: Record<string, unknown> | undefined;
-  if (lockText !== undefined) {
-    const parsed = (() => {
-      try {
-        return parseJsonText(lockText, paths.packageLock);
-      } catch (error) {
-        throw new XcshToolsError("ESTATE_FILE", (error as Error).message, { file: paths.packageLock, hint: "Delete package-lock.json and reinstall your plugins (`xcsh-tools update`) to regenerate it.", cause: error });
-      }
-    })();
+  if (parsed !== undefined) {
     if (!isRecord(parsed)) throw new XcshToolsError("ESTATE_FILE", `${paths.packageLock} is not an npm lockfile (not an object)`, { file: paths.packageLock, hint: "Delete it and run `xcsh-tools update` to regenerate it." });
     checkLockGitSources(parsed, paths.packageLock, localGit);
     packageLock = parsed;
@@ -314,15 +299,10 @@ export function withRecordEntry(record: InstallRecord, name: string, entry: Inst
 
 // ---- writing ---------------------------------------------------------------------------------
 
-/** How each state file is serialised: 2-space JSON and a final newline, as npm writes. */
-export function serializeState(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
-
 /** What `stageStateWrites` would change, by file (for plans and tests). */
 export function changedStateFiles(before: StateFiles, after: StateFiles, paths: PluginsPaths): string[] {
   const changed: string[] = [];
-  const same = (a: unknown, b: unknown) => (a === undefined ? b === undefined : b !== undefined && serializeState(a) === serializeState(b));
+  const same = (a: unknown, b: unknown) => (a === undefined ? b === undefined : b !== undefined && jsonText(a) === jsonText(b));
   if (!same(before.packageJson, after.packageJson)) changed.push(paths.packageJson);
   if (!same(before.runtimeLock, after.runtimeLock)) changed.push(paths.runtimeLock);
   const emptyRecord = (r: InstallRecord) => Object.keys(r.plugins).length === 0;
@@ -348,8 +328,7 @@ export async function stageStateWrites(tx: Transaction, paths: PluginsPaths, bef
       await tx.stageRemoval(file, paths.plugins);
       continue;
     }
-    const slot = await tx.stage(file);
-    await writeFile(slot, serializeState(value), { mode: file === paths.runtimeLock ? 0o600 : 0o644 });
+    await tx.stageJson(file, value, file === paths.runtimeLock ? 0o600 : 0o644);
   }
   return changed;
 }

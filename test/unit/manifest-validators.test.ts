@@ -259,17 +259,17 @@ describe("catalogs and plugin.json", () => {
   });
 });
 
-describe("readValidatedJson", () => {
-  it("throws the first issue as a coded error naming file and path; missing is undefined", async () => {
+describe("readCheckedState", () => {
+  it("throws the first issue as ESTATE_FILE naming file and path; missing is undefined", async () => {
     const { makeTmpWorld } = await import("../helpers/tmp-home.js");
-    const { readValidatedJson } = await import("../../src/manifest/json-file.js");
+    const { readCheckedState } = await import("../../src/plugins/state.js");
     const world = await makeTmpWorld();
     try {
       const file = await world.write("marketplaces.json", { version: 1, marketplaces: [{ name: "Bad" }] });
-      await expect(readValidatedJson(file, validateMarketplacesRegistry)).rejects.toMatchObject({ code: "EREQUIRED", file, path: "/marketplaces/0/sourceType", exitCode: 2 });
-      expect(await readValidatedJson(`${file}.missing`, validateMarketplacesRegistry)).toBeUndefined();
+      await expect(readCheckedState(file, validateMarketplacesRegistry, "hint")).rejects.toMatchObject({ code: "ESTATE_FILE", file, path: "/marketplaces/0/sourceType", message: expect.stringContaining(`${file}: /marketplaces/0`) });
+      expect(await readCheckedState(`${file}.missing`, validateMarketplacesRegistry, "hint")).toBeUndefined();
       const good = await world.write("ok.json", { version: 1, marketplaces: [] });
-      expect(await readValidatedJson(good, validateMarketplacesRegistry)).toEqual({ value: { version: 1, marketplaces: [] }, warnings: [] });
+      expect(await readCheckedState(good, validateMarketplacesRegistry, "hint")).toEqual({ version: 1, marketplaces: [] });
     } finally {
       await world.cleanup();
     }
