@@ -5,6 +5,7 @@
  * npm's options, validation, the component readers).
  */
 import { projectFolder } from "../core/paths.js";
+import { isRecord } from "../manifest/result.js";
 import type { MarketplaceContext, Scope } from "../marketplace/context.js";
 import { usageError } from "./command-errors.js";
 import type { CommandContext } from "./context.js";
@@ -78,6 +79,13 @@ export async function listSection(
   };
 }
 
+/** The `plugins` of Claude Code's `installed_plugins.json`, read loosely (its file, only read): empty when absent or unreadable. */
+export async function claudeInstalledPlugins(mctx: MarketplaceContext): Promise<Record<string, unknown>> {
+  const [{ pathsOf }, { readJsonOrUndefined }] = await Promise.all([import("../marketplace/context.js"), import("../manifest/json-file.js")]);
+  const raw = readJsonOrUndefined(pathsOf(mctx).claudeInstalledPlugins);
+  return isRecord(raw) && isRecord(raw.plugins) ? raw.plugins : {};
+}
+
 /** A plugin of Claude Code's cache as `list` shows it. */
 interface ClaudePluginRow {
   id: string;
@@ -96,10 +104,7 @@ interface ClaudePluginRow {
  * (providers/claude-plugins.ts), so `list` and `tools` agree.
  */
 async function claudePluginRows(ctx: CommandContext, mctx: MarketplaceContext): Promise<{ rows: ClaudePluginRow[]; problems: string[]; notLoaded: string[] }> {
-  const { pathsOf } = await import("../marketplace/context.js");
-  const { readJsonFile } = await import("../manifest/json-file.js");
-  const raw = (await readJsonFile(pathsOf(mctx).claudeInstalledPlugins).catch(() => undefined)) as { plugins?: Record<string, unknown> } | undefined;
-  const plugins = raw && typeof raw.plugins === "object" && raw.plugins !== null && !Array.isArray(raw.plugins) ? raw.plugins : {};
+  const plugins = await claudeInstalledPlugins(mctx);
   if (Object.keys(plugins).length === 0) return { rows: [], problems: [], notLoaded: [] };
   const { readClaudeEnablement } = await import("../discovery/providers/claude-plugins.js");
   const { isPathInside } = await import("../core/contain.js");

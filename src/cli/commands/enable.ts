@@ -29,7 +29,7 @@ async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean
     const targets = await loadMarketplaceTargets(mctx);
     await market.refuseClaudeOnly(mctx, names, enabled ? "enable" : "disable", targets.installedIds);
     if (names.some((name) => isMarketplaceTarget(name, targets))) {
-      await market.dispatchSetEnabled(ctx, names, enabled, flags);
+      await market.dispatchChange(ctx, enabled ? "enable" : "disable", names, flags);
       return;
     }
   }
