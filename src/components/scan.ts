@@ -27,6 +27,7 @@ import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from "no
 import path from "node:path";
 import { confinePath, isPathInside, realPathOrNearest } from "../core/contain.js";
 import { errorMessage } from "../core/errors.js";
+import { statOrUndefined } from "../core/paths.js";
 import type { PluginManifest } from "../manifest/plugin-manifest.js";
 import { isRecord, pointer, type ValidationIssue } from "../manifest/result.js";
 import { NO_COST, listingCost } from "./cost.js";
@@ -196,21 +197,8 @@ function listDir(dir: string): Dirent[] {
   }
 }
 
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
+const isDirectory = (p: string) => statOrUndefined(p)?.isDirectory() === true;
+const isFile = (p: string) => statOrUndefined(p)?.isFile() === true;
 
 /** The plugin.json of a marketplace root (`.xcsh-plugin/` first), read leniently. */
 function readPluginJson(scan: Scan): { file: string; json: Record<string, unknown> } | undefined {
