@@ -26,7 +26,7 @@ import { placeOf } from "../../core/state-places.js";
 import type { ToolSource } from "../../core/contract.js";
 import { isPathInside } from "../../core/contain.js";
 import type { DiscoveryContext, DiscoverySink, ToolProvider } from "../types.js";
-import { readInstalledRegistry, scanPluginRoot, type RegistryEntry } from "./marketplace-registry.js";
+import { readInstalledRegistry, scanPluginRoot, uniqueByInstallPath, type RegistryEntry } from "./marketplace-registry.js";
 import { ClaudeSettingsSchema, claudeSettingsFiles, mergeEnabledPlugins, type ClaudeEnablement } from "../../manifest/claude-settings.js";
 import { readStateFile } from "../state-file.js";
 import { reportSkipped } from "../untrusted.js";
@@ -73,16 +73,6 @@ export const claudePluginsProvider: ToolProvider = {
     }
   },
 };
-
-function uniqueByInstallPath(items: RegistryEntry[]): RegistryEntry[] {
-  const seen = new Set<string>();
-  return items.filter((item) => {
-    const key = path.resolve(item.entry.installPath);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
 
 /** `enabledPlugins` of Claude Code's settings layers, merged (project layers only when trusted). */
 export async function readClaudeEnablement(ctx: Pick<DiscoveryContext, "home" | "cwd" | "projectTrusted">, sink: DiscoverySink): Promise<Map<string, ClaudeEnablement>> {
