@@ -14,19 +14,11 @@ import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
 import type { ClaudeMarketplaceRow, MarketplaceContext, MarketplaceUpdateReport, OfferedPlugin, PlanItem, PluginChangeReport, Scope } from "../../marketplace/index.js";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
-import { npmClient } from "../plugin-command.js";
+import { npmClient, planLine } from "../plugin-command.js";
 import { ReportedFailure, usageError } from "../command-errors.js";
 import { claudeInstalledPlugins, listContext, parseScope } from "../marketplace-list.js";
 import { assertScopeAllowed, notLoadedLine, projectNotLoaded, type ProjectNotLoaded } from "../project-scope.js";
 import type { CommandModule } from "../context.js";
-
-const MARK: Record<string, string> = { ADD: "+", CHANGE: "~", REMOVE: "-", NOOP: "=", FAILED: "!" };
-
-/** One line of a plan; `width` pads `what` so that the reasons of a list start in one column. */
-function planLine(ctx: CommandContext, op: string, what: string, reason: string, width = 0): string {
-  const color = op === "ADD" ? "green" : op === "REMOVE" || op === "FAILED" ? "red" : op === "CHANGE" ? "yellow" : "dim";
-  return `${style(ctx.output, color, `${MARK[op] ?? " "} ${op.padEnd(6)}`)} ${what.padEnd(width)}  ${style(ctx.output, "dim", reason)}`;
-}
 
 /** The lines of a list of plan items and failures, their reasons aligned. */
 function itemLines(ctx: CommandContext, items: readonly PlanItem[], failed: PluginChangeReport["failed"], withHints: boolean): string[] {
@@ -96,8 +88,7 @@ function unknownMarketplace(spec: string, marketplaces: ReadonlySet<string>): Xc
  * it is Claude Code's business (its own settings switch it; xcsh-tools never writes ~/.claude),
  * and the message says so instead of "not installed" or "unknown marketplace".
  */
-export async function refuseClaudeOnly(mctx: MarketplaceContext, ids: readonly string[], verb: string, installed?: ReadonlySet<string>): Promise<void> {
-  const ours = installed ?? (await (await import("../../marketplace/index.js")).loadMarketplaceTargets(mctx)).installedIds;
+async function refuseClaudeOnly(mctx: MarketplaceContext, ids: readonly string[], verb: string, ours: ReadonlySet<string>): Promise<void> {
   const claude = await claudeInstalledPlugins(mctx);
   const id = ids.find((i) => Object.hasOwn(claude, i) && !ours.has(i));
   if (id === undefined) return;
@@ -157,7 +148,8 @@ async function marketplaceSpecs(mctx: MarketplaceContext, specs: string[], scope
     }
   }
   if (ours.length === 0) {
-    if (scope !== undefined) throw usageError(`--scope applies to marketplace plugins (name@marketplace); ${specs.join(", ")} ${specs.length === 1 ? "is an npm plugin" : "are npm plugins"}`, "npm plugins are installed for the user; drop --scope.");
+    // npm plugins take --scope for enable and disable too (the project's overrides file).
+    if (scope !== undefined && verb !== "enable" && verb !== "disable") throw usageError(`--scope applies to marketplace plugins (name@marketplace); ${specs.join(", ")} ${specs.length === 1 ? "is an npm plugin" : "are npm plugins"}`, "npm plugins are installed for the user; drop --scope.");
     return false;
   }
   if (ours.length !== specs.length) {
