@@ -4,7 +4,7 @@
  * loads the registries' readers only, not what adding, installing and updating need (sources,
  * npm's options, validation, the component readers).
  */
-import { projectFolder } from "../core/paths.js";
+import { projectFolder, xcshPaths } from "../core/paths.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplaceContext, Scope } from "../marketplace/context.js";
 import { usageError } from "./command-errors.js";
@@ -81,8 +81,8 @@ export async function listSection(
 
 /** The `plugins` of Claude Code's `installed_plugins.json`, read loosely (its file, only read): empty when absent or unreadable. */
 export async function claudeInstalledPlugins(mctx: MarketplaceContext): Promise<Record<string, unknown>> {
-  const [{ pathsOf }, { readJsonOrUndefined }] = await Promise.all([import("../marketplace/context.js"), import("../manifest/json-file.js")]);
-  const raw = readJsonOrUndefined(pathsOf(mctx).claudeInstalledPlugins);
+  const { readJsonOrUndefined } = await import("../manifest/json-file.js");
+  const raw = readJsonOrUndefined(xcshPaths(mctx.roots).claudeInstalledPlugins);
   return isRecord(raw) && isRecord(raw.plugins) ? raw.plugins : {};
 }
 

@@ -11,7 +11,7 @@ import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { untrustedProjectError } from "../core/trust.js";
 import { placeOf } from "../core/state-places.js";
-import { projectPaths, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
+import { projectPaths, xcshPaths, type XcshRoots } from "../core/paths.js";
 import type { MutationWorld } from "../plugins/mutation.js";
 import type { ValidateReport } from "../validate/index.js";
 import type { ExecutableRequest } from "../components/consent.js";
@@ -105,11 +105,6 @@ export function assertProjectTrusted(ctx: Pick<MarketplaceContext, "roots" | "cw
 /** `assertProjectTrusted` when `scope` is project. */
 export function assertScopeUsable(ctx: Pick<MarketplaceContext, "roots" | "cwd" | "projectTrusted">, scope: Scope | undefined, doing: string): void {
   if (scope === "project") assertProjectTrusted(ctx, doing);
-}
-
-/** The well-known paths. */
-export function pathsOf(ctx: Pick<MarketplaceContext, "roots">): XcshPaths {
-  return xcshPaths(ctx.roots);
 }
 
 /** Our list of project registries we have written (for cache reference checks across projects). */

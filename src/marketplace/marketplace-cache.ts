@@ -15,7 +15,8 @@ import { isPathInside } from "../core/contain.js";
 import type { Transaction } from "../core/journal.js";
 import { relativeSourceDir } from "../manifest/marketplace-catalog.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
-import { pathsOf, scopePaths, type MarketplaceContext, type Scope } from "./context.js";
+import { xcshPaths } from "../core/paths.js";
+import { scopePaths, type MarketplaceContext, type Scope } from "./context.js";
 import type { MarketplacesDoc } from "./registry.js";
 import { catalogSourceOf, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
 import { catalogPathOf } from "./state.js";
@@ -53,7 +54,7 @@ export async function fetchSource(ctx: MarketplaceContext, spec: CatalogSourceSp
 
 /** Where a fetch's scratch goes: beside our journal, where the new cache is staged (see makeScratch). */
 export function scratchNear(ctx: MarketplaceContext): string {
-  return path.join(pathsOf(ctx).ours, "tmp");
+  return path.join(xcshPaths(ctx.roots).ours, "tmp");
 }
 
 /**

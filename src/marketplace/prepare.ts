@@ -21,7 +21,8 @@ import { isRecord } from "../manifest/result.js";
 import type { MarketplacePluginEntry } from "../manifest/marketplace-catalog.js";
 import { validatePath } from "../validate/index.js";
 import { catalogOriginOf, readCachedCatalog, readCatalogIn, type LoadedCatalog } from "./catalog.js";
-import { pathsOf, type MarketplaceContext, type PluginValidator } from "./context.js";
+import { xcshPaths } from "../core/paths.js";
+import { type MarketplaceContext, type PluginValidator } from "./context.js";
 import { checkedLocalFolder } from "./local-folders.js";
 import { pluginSourceOf, type FetchedPlugin } from "./plugin-sources/index.js";
 import { catalogDirOf, catalogPathOf, type FoundMarketplace } from "./state.js";
@@ -158,7 +159,7 @@ export function cacheVersion(version: string): string {
 
 /** The content-keyed cache folder of a plugin. */
 export function cacheDirOf(ctx: Pick<MarketplaceContext, "roots">, marketplace: string, plugin: string, version: string, hash: string): string {
-  return path.join(pathsOf(ctx).pluginCache, `${marketplace}___${plugin}___${cacheVersion(version)}-${hash.slice(0, 12)}`);
+  return path.join(xcshPaths(ctx.roots).pluginCache, `${marketplace}___${plugin}___${cacheVersion(version)}-${hash.slice(0, 12)}`);
 }
 
 /** The content hash prefix a cache folder name carries (undefined for folders the host made). */
