@@ -192,17 +192,6 @@ export async function copyTree(src: string, dest: string, options: { sync?: bool
   });
 }
 
-/** Fsync every file and folder of a tree (symlinks are skipped: their folder's fsync covers them). */
-export async function fsyncTree(target: string): Promise<void> {
-  const info = await lstatOrUndefined(target);
-  if (!info || info.isSymbolicLink()) return;
-  if (info.isDirectory()) {
-    for (const name of await readdir(target)) await fsyncTree(path.join(target, name));
-    await fsyncDir(target);
-  } else if (info.isFile()) {
-    await fsyncFile(target);
-  }
-}
 
 /**
  * Remove a file, symlink or folder tree; nothing there is fine. Refuses the file-system root

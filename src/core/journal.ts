@@ -62,7 +62,6 @@ import {
   copyTree,
   fsyncDir,
   fsyncFile,
-  fsyncTree,
   jsonText,
   lstatOrUndefined,
   movePath,
@@ -103,12 +102,6 @@ export interface JournalOptions {
   label?: string;
   /** Called at each named step (tests inject crashes and failures here). */
   onStep?: (step: string) => void | Promise<void>;
-  /**
-   * Fsync every file of tracked and staged folders at commit (power-loss safety for large trees).
-   * Default false: files, and the folders holding each entry, are fsynced; a process crash never
-   * loses written data, only a power cut can.
-   */
-  syncTrees?: boolean;
 }
 
 /** What `recoverPending` did with one interrupted transaction. */
@@ -276,7 +269,6 @@ export class Transaction {
   readonly dir: string;
   #intent: Intent;
   #step: Step;
-  #syncTrees: boolean;
   #phase: "active" | "committing" | "committed" | "rolled-back" = "active";
   /** Serialises track/stage calls: each rewrites intent.json. */
   #queue: Promise<unknown> = Promise.resolve();
@@ -287,7 +279,6 @@ export class Transaction {
     this.dir = dir;
     this.#intent = intent;
     this.#step = stepper(options.onStep);
-    this.#syncTrees = options.syncTrees ?? false;
   }
 
   /** `active` until `commit`/`rollback`; then `committed` or `rolled-back`. */
@@ -431,14 +422,14 @@ export class Transaction {
     this.#phase = "committed";
   }
 
+  /**
+   * Files, and the folders holding each entry, are fsynced (not every file of a staged tree): a
+   * process crash never loses written data, only a power cut can.
+   */
   async #sync(target: string): Promise<void> {
     const info = await lstatOrUndefined(target);
-    if (!info) return;
-    if (info.isFile()) await fsyncFile(target);
-    else if (info.isDirectory()) {
-      if (this.#syncTrees) await fsyncTree(target);
-      else await fsyncDir(target);
-    }
+    if (info?.isFile()) await fsyncFile(target);
+    else if (info?.isDirectory()) await fsyncDir(target);
   }
 
   /** Put every tracked path back exactly as it was and discard staged content. */
