@@ -99,15 +99,14 @@ interface ClaudePluginRow {
 }
 
 /**
- * Claude Code's installs that apply at `cwd` (user scope, or a project/local install for this
- * folder), with what its `enabledPlugins` say: the same reading discovery does
- * (providers/claude-plugins.ts), so `list` and `tools` agree.
+ * Claude Code's installs that apply at `cwd` (components/installed-roots.ts, the reading `tools`
+ * does), with what its `enabledPlugins` say (the reading discovery does), so `list` and `tools` agree.
  */
 async function claudePluginRows(ctx: CommandContext, mctx: MarketplaceContext): Promise<{ rows: ClaudePluginRow[]; problems: string[]; notLoaded: string[] }> {
-  const plugins = await claudeInstalledPlugins(mctx);
-  if (Object.keys(plugins).length === 0) return { rows: [], problems: [], notLoaded: [] };
+  const { claudeRegistryRows } = await import("../components/installed-roots.js");
+  const installed = claudeRegistryRows({ roots: mctx.roots, cwd: ctx.cwd, projectTrusted: mctx.projectTrusted === true });
+  if (installed.length === 0) return { rows: [], problems: [], notLoaded: [] };
   const { readClaudeEnablement } = await import("../discovery/providers/claude-plugins.js");
-  const { isPathInside } = await import("../core/contain.js");
   const problems: string[] = [];
   const notLoaded: string[] = [];
   const enablement = await readClaudeEnablement({ home: mctx.roots.home, cwd: ctx.cwd, projectTrusted: mctx.projectTrusted === true }, {
@@ -117,16 +116,9 @@ async function claudePluginRows(ctx: CommandContext, mctx: MarketplaceContext): 
     addMetadata: () => undefined,
     addIgnored: () => undefined,
   });
-  const rows: ClaudePluginRow[] = [];
-  for (const [id, entries] of Object.entries(plugins)) {
-    if (!Array.isArray(entries)) continue;
-    for (const entry of entries as Record<string, unknown>[]) {
-      if (typeof entry?.installPath !== "string") continue;
-      const scope = typeof entry.scope === "string" ? entry.scope : "user";
-      if (scope !== "user" && !(typeof entry.projectPath === "string" && isPathInside(ctx.cwd, entry.projectPath))) continue;
-      const decided = enablement.get(id);
-      rows.push({ id, version: typeof entry.version === "string" ? entry.version : "?", scope, enabled: decided?.enabled !== false, ...(decided?.enabled === false ? { decidedBy: decided.file } : {}), installPath: entry.installPath });
-    }
-  }
+  const rows = installed.map(({ id, version, scope, installPath }): ClaudePluginRow => {
+    const decided = enablement.get(id);
+    return { id, version: version ?? "?", scope, enabled: decided?.enabled !== false, ...(decided?.enabled === false ? { decidedBy: decided.file } : {}), installPath };
+  });
   return { rows, problems, notLoaded };
 }

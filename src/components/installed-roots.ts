@@ -66,16 +66,7 @@ export function installedPluginRows(options: InstalledRowsOptions): InstalledPlu
   const shadowed = new Set(projectRows.map((r) => r.id));
   const xcsh = [...projectRows, ...registryRows(paths.installedPlugins, () => "user").filter((r) => !shadowed.has(r.id))];
 
-  const cwdReal = realPathOrNearest(options.cwd);
-  const claudeRows = registryRows(paths.claudeInstalledPlugins, (entry) => {
-    const scope = typeof entry.scope === "string" ? entry.scope : "user";
-    if (scope === "user" || scope === "managed") return "user";
-    if (!options.projectTrusted || typeof entry.projectPath !== "string") return undefined;
-    return isPathInside(cwdReal, realPathOrNearest(entry.projectPath)) ? "project" : undefined;
-  });
-  const claudeProject = new Set(claudeRows.filter((r) => r.scope === "project").map((r) => r.id));
-  const claude = claudeRows.filter((r) => r.scope === "project" || !claudeProject.has(r.id));
-
+  const claude = claudeRegistryRows(options);
   const pkg = readJsonOrUndefined(paths.pluginsPackageJson);
   const deps = isRecord(pkg) && isRecord(pkg.dependencies) ? Object.keys(pkg.dependencies) : [];
   const place = placeOf("npm-plugin", { roots: options.roots });
@@ -83,6 +74,23 @@ export function installedPluginRows(options: InstalledRowsOptions): InstalledPlu
     .map((name) => ({ name, dir: path.join(paths.pluginsNodeModules, name) }))
     .filter(({ name, dir }) => /^(?:@[^/@\s]+\/)?[^/@\s.][^/\s]*$/.test(name) && isPathInside(path.resolve(dir), place));
   return { xcsh, claude, npm };
+}
+
+/**
+ * Claude Code's installs that apply at `cwd`: its user (and managed) entries, and in a trusted
+ * project the project and local entries whose `projectPath` holds `cwd`, which shadow the user's
+ * entries of their id.
+ */
+export function claudeRegistryRows(options: InstalledRowsOptions): RegistryRow[] {
+  const cwdReal = realPathOrNearest(options.cwd);
+  const rows = registryRows(xcshPaths(options.roots).claudeInstalledPlugins, (entry) => {
+    const scope = typeof entry.scope === "string" ? entry.scope : "user";
+    if (scope === "user" || scope === "managed") return "user";
+    if (!options.projectTrusted || typeof entry.projectPath !== "string") return undefined;
+    return isPathInside(cwdReal, realPathOrNearest(entry.projectPath)) ? "project" : undefined;
+  });
+  const project = new Set(rows.filter((r) => r.scope === "project").map((r) => r.id));
+  return rows.filter((r) => r.scope === "project" || !project.has(r.id));
 }
 
 /** Every installed plugin's root, as the state files name it. */
