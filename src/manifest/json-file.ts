@@ -5,6 +5,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import type { ValidationIssue, ValidationResult } from "./result.js";
 
 /**
  * Limits of every JSON file we read (state files, catalogs, manifests, settings). The largest
@@ -104,4 +105,35 @@ export function readJsonOrUndefined(file: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Read a file of state strictly: `undefined` when it is missing; `code` naming the file when it
+ * does not parse or is too large or deep (a failed read stays `EREAD`), `hint` saying what to do.
+ */
+export async function readStrictJson(file: string, code: string, hint: string): Promise<unknown> {
+  try {
+    return await readJsonFile(file);
+  } catch (error) {
+    if (!(error instanceof XcshToolsError) || error.code === "EREAD") throw error;
+    throw new XcshToolsError(code, error.message, { file, hint, cause: error });
+  }
+}
+
+/**
+ * `readStrictJson` checked with a pure validator: `code` naming the file, the field and the first
+ * problem when it does not validate; the check's warnings go to `warnings`. The file's own object
+ * is returned (unknown keys and key order kept), not the validator's copy.
+ */
+export async function readCheckedJson<T>(file: string, validate: (value: unknown) => ValidationResult<T>, how: { code: string; hint: string; warnings?: ValidationIssue[] }): Promise<(T & Record<string, unknown>) | undefined> {
+  const raw = await readStrictJson(file, how.code, how.hint);
+  if (raw === undefined) return undefined;
+  const result = validate(raw);
+  if (!result.ok) {
+    const first = result.issues[0]!;
+    const more = result.issues.length - 1;
+    throw new XcshToolsError(how.code, `${file}: ${first.message}${more > 0 ? ` (and ${more} more problem${more > 1 ? "s" : ""})` : ""}`, { file, path: first.path, hint: first.hint ? `${first.hint} ${how.hint}` : how.hint });
+  }
+  how.warnings?.push(...result.warnings.map((w) => ({ ...w, message: `${file}: ${w.message}` })));
+  return raw as T & Record<string, unknown>;
 }

@@ -21,8 +21,8 @@ import { jsonText, lstatOrUndefined } from "../core/atomic-fs.js";
 import { untrustedProjectError } from "../core/trust.js";
 import type { Transaction } from "../core/journal.js";
 import { effectiveOverridesFile, projectPaths } from "../core/paths.js";
+import { readCheckedJson } from "../manifest/json-file.js";
 import { validatePluginOverrides, type PluginOverrides } from "../manifest/plugin-overrides.js";
-import { readCheckedState } from "./state.js";
 
 /** The overrides as we hold them: the host's shape plus whatever else is in the file. */
 export type OverridesFile = PluginOverrides & Record<string, unknown>;
@@ -50,7 +50,7 @@ export async function readProjectOverrides(cwd: string, options: { trusted: bool
   const file = projectPaths(cwd).pluginOverrides;
   const from = effectiveOverridesFile(cwd);
   if (!options.trusted) return { file, value: undefined, untrusted: { present: [file, ...projectPaths(cwd).otherPluginOverrides].some((f) => existsSync(f)) } };
-  const value = await readCheckedState(from, validatePluginOverrides, "Fix or move the file away; nothing was changed.");
+  const value = await readCheckedJson(from, validatePluginOverrides, { code: "ESTATE_FILE", hint: "Fix or move the file away; nothing was changed." });
   return { file, ...(from !== file ? { readFrom: from } : {}), value };
 }
 

@@ -32,14 +32,14 @@
 import path from "node:path";
 import { Type, type Static } from "../manifest/typebox.js";
 import { jsonText } from "../core/atomic-fs.js";
-import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
+import { XcshToolsError } from "../core/errors.js";
 import type { Transaction } from "../core/journal.js";
 import { npa } from "../core/npm-spec.js";
 import { xcshPaths, type XcshRoots } from "../core/paths.js";
 import { isLocalGitUrl, npmGitSpecProblem, sourceArgHint } from "../core/source-args.js";
-import { readJsonFile } from "../manifest/json-file.js";
+import { readCheckedJson, readStrictJson } from "../manifest/json-file.js";
 import { validatePluginsPackageJson, type PluginsPackageJson } from "../manifest/plugins-package.js";
-import { isRecord, type ValidationIssue, type ValidationResult } from "../manifest/result.js";
+import { isRecord, type ValidationIssue } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
 import { validateRuntimeLock, type RuntimeLock, type RuntimePluginState } from "../manifest/runtime-lock.js";
 
@@ -132,44 +132,6 @@ export interface StateFiles {
   record: InstallRecord;
 }
 
-/** A state file's JSON, `undefined` when missing; one that does not parse is `ESTATE_FILE` with `hint` (`EREAD` stays itself). */
-async function readStateJson(file: string, hint: string): Promise<unknown> {
-  try {
-    return await readJsonFile(file);
-  } catch (error) {
-    if (!isXcshToolsError(error) || error.code === "EREAD") throw error;
-    throw new XcshToolsError("ESTATE_FILE", error.message, { file, hint, cause: error });
-  }
-}
-
-function stateFileError(file: string, issue: ValidationIssue, more: number, hint: string): XcshToolsError {
-  const extra = more > 0 ? ` (and ${more} more problem${more > 1 ? "s" : ""})` : "";
-  return new XcshToolsError("ESTATE_FILE", `${file}: ${issue.message}${extra}`, {
-    file,
-    path: issue.path,
-    hint: issue.hint ? `${issue.hint} ${hint}` : hint,
-  });
-}
-
-/**
- * Read a state file strictly: `undefined` when missing, `ESTATE_FILE` naming the file, the field
- * and the first problem when it does not parse or validate; the check's warnings go to `warnings`.
- */
-export async function readCheckedState<T>(
-  file: string,
-  validate: (value: unknown) => ValidationResult<T>,
-  hint: string,
-  warnings: ValidationIssue[] = [],
-): Promise<(T & Record<string, unknown>) | undefined> {
-  const raw = await readStateJson(file, hint);
-  if (raw === undefined) return undefined;
-  const result = validate(raw);
-  if (!result.ok) throw stateFileError(file, result.issues[0]!, result.issues.length - 1, hint);
-  warnings.push(...result.warnings.map((w) => ({ ...w, message: `${file}: ${w.message}` })));
-  // Keep the file's own object (unknown keys and key order) rather than the validator's copy.
-  return raw as T & Record<string, unknown>;
-}
-
 /**
  * True when our record says the user installed `name` from a local repository (`git+file://…`):
  * only then may its spec, read back from package.json or the lockfile, reach the local disk.
@@ -220,11 +182,11 @@ export async function loadPluginsState(roots: XcshRoots): Promise<PluginsState> 
   const warnings: ValidationIssue[] = [];
   const repair = "Fix or move the file away, then run `xcsh-tools doctor`; nothing was changed.";
   // Our record first: it says which git dependencies the user typed as local repositories.
-  const record = (await readCheckedState(paths.record, (v) => checkSchema(InstallRecordSchema, v), "This file is xcsh-tools' own record; move it away to rebuild it with `xcsh-tools doctor --fix`.", warnings)) ?? EMPTY_INSTALL_RECORD;
+  const record = (await readCheckedJson(paths.record, (v) => checkSchema(InstallRecordSchema, v), { code: "ESTATE_FILE", hint: "This file is xcsh-tools' own record; move it away to rebuild it with `xcsh-tools doctor --fix`.", warnings })) ?? EMPTY_INSTALL_RECORD;
   const localGit = (name: string) => isTypedLocalGit(record as InstallRecord, name);
-  const packageJson = await readCheckedState(paths.packageJson, (value) => validatePluginsPackageJson(value, { localGit }), repair, warnings);
-  const runtimeLock = await readCheckedState(paths.runtimeLock, validateRuntimeLock, repair, warnings);
-  const parsed = await readStateJson(paths.packageLock, "Delete package-lock.json and reinstall your plugins (`xcsh-tools update`) to regenerate it.");
+  const packageJson = await readCheckedJson(paths.packageJson, (value) => validatePluginsPackageJson(value, { localGit }), { code: "ESTATE_FILE", hint: repair, warnings });
+  const runtimeLock = await readCheckedJson(paths.runtimeLock, validateRuntimeLock, { code: "ESTATE_FILE", hint: repair, warnings });
+  const parsed = await readStrictJson(paths.packageLock, "ESTATE_FILE", "Delete package-lock.json and reinstall your plugins (`xcsh-tools update`) to regenerate it.");
   let packageLock: Record<string, unknown> | undefined;
   if (parsed !== undefined) {
     if (!isRecord(parsed)) throw new XcshToolsError("ESTATE_FILE", `${paths.packageLock} is not an npm lockfile (not an object)`, { file: paths.packageLock, hint: "Delete it and run `xcsh-tools update` to regenerate it." });
