@@ -90,6 +90,6 @@ const code = await runCli(argv, {
 });
 process.exitCode = code;
 // Once the event loop has nothing left (every write flushed, every child reaped), end the process
-// without Node's teardown of the environment: freeing an install's heap took 10-20 ms after its
-// last line. 'beforeExit' is emitted only then, so nothing pending is cut short.
+// without Node's teardown of the environment, which frees an install's whole heap after its last
+// line for nothing. 'beforeExit' is emitted only then, so nothing pending is cut short.
 process.once("beforeExit", () => process.exit());

@@ -4,7 +4,8 @@
  * loads the registries' readers only, not what adding, installing and updating need (sources,
  * npm's options, validation, the component readers).
  */
-import { projectFolder } from "../core/paths.js";
+import { projectFolder, xcshPaths } from "../core/paths.js";
+import { isRecord } from "../manifest/result.js";
 import type { MarketplaceContext, Scope } from "../marketplace/context.js";
 import { usageError } from "./command-errors.js";
 import type { CommandContext } from "./context.js";
@@ -78,6 +79,13 @@ export async function listSection(
   };
 }
 
+/** The `plugins` of Claude Code's `installed_plugins.json`, read loosely (its file, only read): empty when absent or unreadable. */
+export async function claudeInstalledPlugins(mctx: MarketplaceContext): Promise<Record<string, unknown>> {
+  const { readJsonOrUndefined } = await import("../manifest/json-file.js");
+  const raw = readJsonOrUndefined(xcshPaths(mctx.roots).claudeInstalledPlugins);
+  return isRecord(raw) && isRecord(raw.plugins) ? raw.plugins : {};
+}
+
 /** A plugin of Claude Code's cache as `list` shows it. */
 interface ClaudePluginRow {
   id: string;
@@ -91,18 +99,14 @@ interface ClaudePluginRow {
 }
 
 /**
- * Claude Code's installs that apply at `cwd` (user scope, or a project/local install for this
- * folder), with what its `enabledPlugins` say: the same reading discovery does
- * (providers/claude-plugins.ts), so `list` and `tools` agree.
+ * Claude Code's installs that apply at `cwd` (components/installed-roots.ts, the reading `tools`
+ * does), with what its `enabledPlugins` say (the reading discovery does), so `list` and `tools` agree.
  */
 async function claudePluginRows(ctx: CommandContext, mctx: MarketplaceContext): Promise<{ rows: ClaudePluginRow[]; problems: string[]; notLoaded: string[] }> {
-  const { pathsOf } = await import("../marketplace/context.js");
-  const { readJsonFile } = await import("../manifest/json-file.js");
-  const raw = (await readJsonFile(pathsOf(mctx).claudeInstalledPlugins).catch(() => undefined)) as { plugins?: Record<string, unknown> } | undefined;
-  const plugins = raw && typeof raw.plugins === "object" && raw.plugins !== null && !Array.isArray(raw.plugins) ? raw.plugins : {};
-  if (Object.keys(plugins).length === 0) return { rows: [], problems: [], notLoaded: [] };
+  const { claudeRegistryRows } = await import("../components/installed-roots.js");
+  const installed = claudeRegistryRows({ roots: mctx.roots, cwd: ctx.cwd, projectTrusted: mctx.projectTrusted === true });
+  if (installed.length === 0) return { rows: [], problems: [], notLoaded: [] };
   const { readClaudeEnablement } = await import("../discovery/providers/claude-plugins.js");
-  const { isPathInside } = await import("../core/contain.js");
   const problems: string[] = [];
   const notLoaded: string[] = [];
   const enablement = await readClaudeEnablement({ home: mctx.roots.home, cwd: ctx.cwd, projectTrusted: mctx.projectTrusted === true }, {
@@ -112,16 +116,9 @@ async function claudePluginRows(ctx: CommandContext, mctx: MarketplaceContext): 
     addMetadata: () => undefined,
     addIgnored: () => undefined,
   });
-  const rows: ClaudePluginRow[] = [];
-  for (const [id, entries] of Object.entries(plugins)) {
-    if (!Array.isArray(entries)) continue;
-    for (const entry of entries as Record<string, unknown>[]) {
-      if (typeof entry?.installPath !== "string") continue;
-      const scope = typeof entry.scope === "string" ? entry.scope : "user";
-      if (scope !== "user" && !(typeof entry.projectPath === "string" && isPathInside(ctx.cwd, entry.projectPath))) continue;
-      const decided = enablement.get(id);
-      rows.push({ id, version: typeof entry.version === "string" ? entry.version : "?", scope, enabled: decided?.enabled !== false, ...(decided?.enabled === false ? { decidedBy: decided.file } : {}), installPath: entry.installPath });
-    }
-  }
+  const rows = installed.map(({ id, version, scope, installPath }): ClaudePluginRow => {
+    const decided = enablement.get(id);
+    return { id, version: version ?? "?", scope, enabled: decided?.enabled !== false, ...(decided?.enabled === false ? { decidedBy: decided.file } : {}), installPath };
+  });
   return { rows, problems, notLoaded };
 }

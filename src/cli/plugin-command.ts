@@ -100,7 +100,13 @@ export async function withProgress<T>(ctx: CommandContext, title: string, fn: (u
   return await work!;
 }
 
-const MARK: Record<string, string> = { ADD: "+", CHANGE: "~", REMOVE: "-", NOOP: "=" };
+const MARK: Record<string, string> = { ADD: "+", CHANGE: "~", REMOVE: "-", NOOP: "=", FAILED: "!" };
+
+/** One line of a plan (npm or marketplace); `width` pads `what` so that the reasons of a list start in one column. */
+export function planLine(ctx: CommandContext, op: string, what: string, reason: string, width = 0): string {
+  const color = op === "ADD" ? "green" : op === "REMOVE" || op === "FAILED" ? "red" : op === "CHANGE" ? "yellow" : "dim";
+  return `${style(ctx.output, color, `${MARK[op] ?? " "} ${op.padEnd(6)}`)} ${what.padEnd(width)}  ${style(ctx.output, "dim", reason)}`;
+}
 
 /** The human lines of a plan. */
 export function renderPlan(ctx: CommandContext, plan: Plan, options: { dryRun: boolean }): string[] {
@@ -108,10 +114,7 @@ export function renderPlan(ctx: CommandContext, plan: Plan, options: { dryRun: b
   if (options.dryRun) lines.push(style(ctx.output, "bold", `Plan (dry run: nothing was written)`));
   // The reasons start in one column, whatever the names' lengths.
   const width = Math.max(0, ...plan.actions.map((action) => action.name.length));
-  for (const action of plan.actions) {
-    const color = action.type === "ADD" ? "green" : action.type === "REMOVE" ? "red" : action.type === "CHANGE" ? "yellow" : "dim";
-    lines.push(`${style(ctx.output, color, `${MARK[action.type]} ${action.type.padEnd(6)}`)} ${action.name.padEnd(width)}  ${style(ctx.output, "dim", action.reason)}`);
-  }
+  for (const action of plan.actions) lines.push(planLine(ctx, action.type, action.name, action.reason, width));
   return lines;
 }
 

@@ -47,17 +47,10 @@ export function testFaultHook(env: NodeJS.ProcessEnv): ((step: string) => Promis
   };
 }
 
-/** The engine's world for this command. `onStep` adds to the test hook (e.g. progress). */
-export async function mutationWorld(ctx: CommandContext, extra: { onStep?: (step: string) => void } = {}): Promise<MutationWorld> {
+/** The engine's world for this command. */
+export async function mutationWorld(ctx: CommandContext): Promise<MutationWorld> {
   const loaded = await ctx.settings();
-  const fault = testFaultHook(ctx.env);
-  const onStep =
-    fault || extra.onStep
-      ? async (step: string) => {
-          extra.onStep?.(step);
-          if (fault) await fault(step);
-        }
-      : undefined;
+  const onStep = testFaultHook(ctx.env);
   return {
     roots: ctx.roots,
     env: ctx.env,

@@ -13,10 +13,9 @@
 import path from "node:path";
 import { isPathBelow } from "../core/contain.js";
 import { projectFolder } from "../core/paths.js";
-import { untrustedProjectError } from "../core/trust.js";
+import { trustCommand, untrustedProjectError } from "../core/trust.js";
 import type { CommandContext } from "./context.js";
 import { style } from "./output.js";
-import { trustCommand } from "./project-trust.js";
 
 /** The reason every report gives for project entries left out. */
 export const NOT_LOADED_REASON = "not loaded: project not trusted";

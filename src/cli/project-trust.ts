@@ -23,9 +23,6 @@ export function projectStateFound(cwd: string, roots?: XcshRoots): string[] {
   return [...new Set(files)].filter((f) => existsSync(f));
 }
 
-/** The command line to trust a folder, for messages (core/trust.ts: hosts show it too). */
-export { trustCommand } from "../core/trust.js";
-
 /** The terminal a trust question is asked on: both ends, so tests can drive it with fake TTYs. */
 export interface TrustPromptStreams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };

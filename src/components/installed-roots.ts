@@ -8,11 +8,11 @@
  * here, the component readers (installed.ts and what it loads) stay unloaded in the usual case.
  * Install paths are as the state files give them; installed.ts confines them before reading.
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { isPathInside, realPathOrNearest } from "../core/contain.js";
 import { projectPaths, xcshPaths, type XcshRoots } from "../core/paths.js";
 import { placeOf } from "../core/state-places.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 
 /** One entry of an installed_plugins.json (v2). */
@@ -40,17 +40,9 @@ export interface InstalledRowsOptions {
   projectTrusted: boolean;
 }
 
-export function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, "utf8")) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The entries of an installed_plugins.json (v2), leniently: a bad entry is skipped. */
 function registryRows(file: string, scopeOf: (entry: Record<string, unknown>) => "user" | "project" | undefined): RegistryRow[] {
-  const doc = readJson(file);
+  const doc = readJsonOrUndefined(file);
   if (!isRecord(doc) || !isRecord(doc.plugins)) return [];
   const rows: RegistryRow[] = [];
   for (const [id, entries] of Object.entries(doc.plugins)) {
@@ -74,23 +66,31 @@ export function installedPluginRows(options: InstalledRowsOptions): InstalledPlu
   const shadowed = new Set(projectRows.map((r) => r.id));
   const xcsh = [...projectRows, ...registryRows(paths.installedPlugins, () => "user").filter((r) => !shadowed.has(r.id))];
 
-  const cwdReal = realPathOrNearest(options.cwd);
-  const claudeRows = registryRows(paths.claudeInstalledPlugins, (entry) => {
-    const scope = typeof entry.scope === "string" ? entry.scope : "user";
-    if (scope === "user" || scope === "managed") return "user";
-    if (!options.projectTrusted || typeof entry.projectPath !== "string") return undefined;
-    return isPathInside(cwdReal, realPathOrNearest(entry.projectPath)) ? "project" : undefined;
-  });
-  const claudeProject = new Set(claudeRows.filter((r) => r.scope === "project").map((r) => r.id));
-  const claude = claudeRows.filter((r) => r.scope === "project" || !claudeProject.has(r.id));
-
-  const pkg = readJson(paths.pluginsPackageJson);
+  const claude = claudeRegistryRows(options);
+  const pkg = readJsonOrUndefined(paths.pluginsPackageJson);
   const deps = isRecord(pkg) && isRecord(pkg.dependencies) ? Object.keys(pkg.dependencies) : [];
   const place = placeOf("npm-plugin", { roots: options.roots });
   const npm = deps
     .map((name) => ({ name, dir: path.join(paths.pluginsNodeModules, name) }))
     .filter(({ name, dir }) => /^(?:@[^/@\s]+\/)?[^/@\s.][^/\s]*$/.test(name) && isPathInside(path.resolve(dir), place));
   return { xcsh, claude, npm };
+}
+
+/**
+ * Claude Code's installs that apply at `cwd`: its user (and managed) entries, and in a trusted
+ * project the project and local entries whose `projectPath` holds `cwd`, which shadow the user's
+ * entries of their id.
+ */
+export function claudeRegistryRows(options: InstalledRowsOptions): RegistryRow[] {
+  const cwdReal = realPathOrNearest(options.cwd);
+  const rows = registryRows(xcshPaths(options.roots).claudeInstalledPlugins, (entry) => {
+    const scope = typeof entry.scope === "string" ? entry.scope : "user";
+    if (scope === "user" || scope === "managed") return "user";
+    if (!options.projectTrusted || typeof entry.projectPath !== "string") return undefined;
+    return isPathInside(cwdReal, realPathOrNearest(entry.projectPath)) ? "project" : undefined;
+  });
+  const project = new Set(rows.filter((r) => r.scope === "project").map((r) => r.id));
+  return rows.filter((r) => r.scope === "project" || !project.has(r.id));
 }
 
 /** Every installed plugin's root, as the state files name it. */

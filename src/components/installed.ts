@@ -18,8 +18,9 @@ import { insideAnyOf, realPathOrNearest } from "../core/contain.js";
 import { errorMessage } from "../core/errors.js";
 import type { XcshRoots } from "../core/paths.js";
 import { confineStatePath, type StatePathKind } from "../core/state-places.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
-import { installedPluginRows, readJson, type RegistryRow } from "./installed-roots.js";
+import { installedPluginRows, type RegistryRow } from "./installed-roots.js";
 import { toolCost, totalCost } from "./cost.js";
 import type { scanPluginComponents } from "./scan.js";
 import type { Component, ComponentIssue, PluginRootKind } from "./types.js";
@@ -157,7 +158,7 @@ export async function collectInstalledComponents(options: CollectOptions): Promi
   for (const { name, dir } of rows.npm) {
     // After the name check: `skipRoot` sees exactly the roots a full read lists (the boot index compares them).
     if (options.skipRoot?.(dir)) continue;
-    const pj = readJson(path.join(dir, "package.json"));
+    const pj = readJsonOrUndefined(path.join(dir, "package.json"));
     const { scan, manifest, schema } = await readers();
     const picked = isRecord(pj) ? manifest.pickManifest(pj) : undefined;
     const base = { id: name, name, rootKind: "npm" as const, scope: "user" as const, ...(isRecord(pj) && typeof pj.version === "string" ? { version: pj.version } : {}), enabled: true, root: dir };

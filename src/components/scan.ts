@@ -27,7 +27,8 @@ import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from "no
 import path from "node:path";
 import { confinePath, isPathInside, realPathOrNearest } from "../core/contain.js";
 import { errorMessage } from "../core/errors.js";
-import type { PluginManifest } from "../manifest/plugin-manifest.js";
+import { statOrUndefined } from "../core/paths.js";
+import { entriesOf, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { isRecord, pointer, type ValidationIssue } from "../manifest/result.js";
 import { NO_COST, listingCost } from "./cost.js";
 import { readFrontmatter } from "./frontmatter.js";
@@ -196,21 +197,8 @@ function listDir(dir: string): Dirent[] {
   }
 }
 
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
+const isDirectory = (p: string) => statOrUndefined(p)?.isDirectory() === true;
+const isFile = (p: string) => statOrUndefined(p)?.isFile() === true;
 
 /** The plugin.json of a marketplace root (`.xcsh-plugin/` first), read leniently. */
 function readPluginJson(scan: Scan): { file: string; json: Record<string, unknown> } | undefined {
@@ -562,16 +550,15 @@ function scanTools(scan: Scan): void {
 /** An npm plugin: the entries its manifest names (top level and every feature's). */
 function scanNpm(scan: Scan, manifest: PluginManifest, key: string): void {
   const lists: { kind: ComponentKind; entries: string[]; at: string; single: boolean; feature?: string }[] = [];
-  const asList = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
   const kinds = [
     ["tools", "tool"],
     ["hooks", "hook"],
     ["extensions", "extension"],
     ["commands", "command"],
   ] as const;
-  for (const [field, kind] of kinds) lists.push({ kind, entries: asList(manifest[field]), at: pointer(`/${key}`, field), single: typeof manifest[field] === "string" });
+  for (const [field, kind] of kinds) lists.push({ kind, entries: entriesOf(manifest[field]), at: pointer(`/${key}`, field), single: typeof manifest[field] === "string" });
   for (const [feature, def] of Object.entries(manifest.features ?? {})) {
-    for (const [field, kind] of kinds) lists.push({ kind, entries: asList(def[field]), at: pointer(`/${key}`, "features", feature, field), single: false, feature });
+    for (const [field, kind] of kinds) lists.push({ kind, entries: entriesOf(def[field]), at: pointer(`/${key}`, "features", feature, field), single: false, feature });
   }
   const pkgFile = path.join(scan.root, "package.json");
   for (const { kind, entries, at, single, feature } of lists) {

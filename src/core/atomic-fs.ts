@@ -143,9 +143,14 @@ export async function writeFileAtomic(
   await fsyncDir(dir);
 }
 
-/** Write `value` as 2-space JSON with a trailing newline, atomically. */
+/** How every JSON file of ours is written: 2-space JSON and a final newline, as npm and the host write. */
+export function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** Write `value` as `jsonText`, atomically. */
 export async function writeJsonAtomic(file: string, value: unknown, options: AtomicWriteOptions = {}): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, options);
+  await writeFileAtomic(file, jsonText(value), options);
 }
 
 /** Create a folder (and parents) and fsync its parent so the creation is durable. */
@@ -187,17 +192,6 @@ export async function copyTree(src: string, dest: string, options: { sync?: bool
   });
 }
 
-/** Fsync every file and folder of a tree (symlinks are skipped: their folder's fsync covers them). */
-export async function fsyncTree(target: string): Promise<void> {
-  const info = await lstatOrUndefined(target);
-  if (!info || info.isSymbolicLink()) return;
-  if (info.isDirectory()) {
-    for (const name of await readdir(target)) await fsyncTree(path.join(target, name));
-    await fsyncDir(target);
-  } else if (info.isFile()) {
-    await fsyncFile(target);
-  }
-}
 
 /**
  * Remove a file, symlink or folder tree; nothing there is fine. Refuses the file-system root

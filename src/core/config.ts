@@ -51,8 +51,6 @@ export interface LoadedSettings {
   values: Record<SettingKey, SettingValue>;
   files: { project?: string; user?: string };
   warnings: ConfigWarning[];
-  /** Project settings files left out because their folder is not trusted (never read). */
-  ignoredProjectFiles?: string[];
 }
 
 /** One checked layer, highest first in `loadSettings`. */
@@ -124,17 +122,17 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     files.user = user.file;
   }
   const { settings, values } = mergeLayers(layers);
-  return { settings, values, files, warnings, ...(project.ignored.length > 0 ? { ignoredProjectFiles: project.ignored } : {}) };
+  return { settings, values, files, warnings };
 }
 
-/** The project file's layer, without its secret keys, and the untrusted files passed over. */
-async function projectLayer(options: LoadSettingsOptions, warnings: ConfigWarning[]): Promise<{ layer?: Layer; file?: string; ignored: string[] }> {
+/** The project file's layer, without its secret keys; the untrusted files passed over are warnings. */
+async function projectLayer(options: LoadSettingsOptions, warnings: ConfigWarning[]): Promise<{ layer?: Layer; file?: string }> {
   const project = await findProjectSettings(options.cwd, options.stopDir, {
     ...(options.projectTrusted !== undefined ? { cwd: options.projectTrusted } : {}),
     world: { xcshHome: options.xcshHome, ...(options.home !== undefined ? { home: options.home } : {}) },
   });
   for (const file of project.ignored) warnings.push(untrustedProjectFileWarning(file));
-  if (project.file === undefined) return { ignored: project.ignored };
+  if (project.file === undefined) return {};
   const doc = await checkLayer(project.config, fileSource(project.file), warnings);
   for (const key of PROJECT_SECRET_KEYS) {
     if (getLeaf(doc, key) === undefined) continue;
@@ -142,7 +140,7 @@ async function projectLayer(options: LoadSettingsOptions, warnings: ConfigWarnin
     warnings.push(projectSecretWarning(project.file, key));
   }
   for (const other of project.shadowed) warnings.push(shadowedFileWarning(other, project.file));
-  return { layer: { doc, origin: `project:${project.file}` }, file: project.file, ignored: project.ignored };
+  return { layer: { doc, origin: `project:${project.file}` }, file: project.file };
 }
 
 /** Each leaf from the highest layer that sets it, else its default. */

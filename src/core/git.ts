@@ -44,11 +44,10 @@ export interface GitOptions {
   allowLocal?: boolean;
 }
 
-/** A failed git command: stderr and whether it timed out. */
-export interface GitFailure {
+/** A failed git command: its exit code and stderr. */
+interface GitFailure {
   code: number | null;
   stderr: string;
-  timedOut: boolean;
 }
 
 /** The environment of a git that must not prompt; the user's own choices are kept. */
@@ -120,7 +119,7 @@ async function runGit(args: string[], options: GitOptions, call: GitCall): Promi
       hint: "Raise timeouts.gitMs (or XCSH_TOOLS_GIT_TIMEOUT_MS) for slow networks or big repositories.",
     });
   }
-  throw gitError(command, { code: result.code, stderr: redactUrl(result.stderr.trim()), timedOut: false });
+  throw gitError(command, { code: result.code, stderr: redactUrl(result.stderr.trim()) });
 }
 
 function missingGit(error: unknown): XcshToolsError {

@@ -62,7 +62,7 @@ import {
   copyTree,
   fsyncDir,
   fsyncFile,
-  fsyncTree,
+  jsonText,
   lstatOrUndefined,
   movePath,
   pathExists,
@@ -102,12 +102,6 @@ export interface JournalOptions {
   label?: string;
   /** Called at each named step (tests inject crashes and failures here). */
   onStep?: (step: string) => void | Promise<void>;
-  /**
-   * Fsync every file of tracked and staged folders at commit (power-loss safety for large trees).
-   * Default false: files, and the folders holding each entry, are fsynced; a process crash never
-   * loses written data, only a power cut can.
-   */
-  syncTrees?: boolean;
 }
 
 /** What `recoverPending` did with one interrupted transaction. */
@@ -275,7 +269,6 @@ export class Transaction {
   readonly dir: string;
   #intent: Intent;
   #step: Step;
-  #syncTrees: boolean;
   #phase: "active" | "committing" | "committed" | "rolled-back" = "active";
   /** Serialises track/stage calls: each rewrites intent.json. */
   #queue: Promise<unknown> = Promise.resolve();
@@ -286,7 +279,6 @@ export class Transaction {
     this.dir = dir;
     this.#intent = intent;
     this.#step = stepper(options.onStep);
-    this.#syncTrees = options.syncTrees ?? false;
   }
 
   /** `active` until `commit`/`rollback`; then `committed` or `rolled-back`. */
@@ -369,6 +361,11 @@ export class Transaction {
     });
   }
 
+  /** `stage` a JSON file and write its new content (`jsonText`) into the slot. */
+  async stageJson(target: string, value: unknown, mode = 0o644): Promise<void> {
+    await writeFile(await this.stage(target), jsonText(value), { mode });
+  }
+
   /**
    * Remove `target` at commit (kept as-is if the transaction rolls back). `within` is the folder
    * it must be strictly below once symlinks are resolved (`EPATH_OUTSIDE` otherwise, before
@@ -425,14 +422,14 @@ export class Transaction {
     this.#phase = "committed";
   }
 
+  /**
+   * Files, and the folders holding each entry, are fsynced (not every file of a staged tree): a
+   * process crash never loses written data, only a power cut can.
+   */
   async #sync(target: string): Promise<void> {
     const info = await lstatOrUndefined(target);
-    if (!info) return;
-    if (info.isFile()) await fsyncFile(target);
-    else if (info.isDirectory()) {
-      if (this.#syncTrees) await fsyncTree(target);
-      else await fsyncDir(target);
-    }
+    if (info?.isFile()) await fsyncFile(target);
+    else if (info?.isDirectory()) await fsyncDir(target);
   }
 
   /** Put every tracked path back exactly as it was and discard staged content. */

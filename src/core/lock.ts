@@ -31,9 +31,6 @@
  *
  * Within one process every caller waits for the file like any other, nested calls included (one
  * at `waitMs: 0` gets ELOCKED rather than a deadlock): code that holds the lock never takes it again.
- * The lock was once re-entrant along an async call chain through AsyncLocalStorage, which nothing
- * needed; on Node < 24 it turns on promise hooks for the whole process, and every promise of an
- * install paid for them.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";

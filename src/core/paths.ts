@@ -3,7 +3,7 @@
  * `xcshHome` (the xcsh root: `--home`, else `$XCSH_HOME`, else `<home>/.xcsh`), never from
  * `os.homedir()` deep inside an engine, so tests and hosts can point us anywhere.
  */
-import { lstatSync, statSync } from "node:fs";
+import { lstatSync, statSync, type Stats } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,13 +68,16 @@ function absoluteDirFrom(variable: string, value: string, home: string, hostDoes
   return path.resolve(expanded);
 }
 
-function isDirectory(p: string): boolean {
+/** `p`'s stats, symlinks followed; `undefined` when it is missing or cannot be read. */
+export function statOrUndefined(p: string): Stats | undefined {
   try {
-    return statSync(p).isDirectory();
+    return statSync(p);
   } catch {
-    return false;
+    return undefined;
   }
 }
+
+const isDirectory = (p: string) => statOrUndefined(p)?.isDirectory() === true;
 
 /**
  * Resolve the roots from explicit options, then the environment, then the OS, as the host does

@@ -43,9 +43,6 @@ for (const key of SETTING_KEYS) {
   if (tail !== undefined) (NESTED_KEYS[head] ??= []).push(tail);
 }
 
-/** The known key closest to `key`, if it is close enough to be a typo. */
-export const suggestKey = closestKey;
-
 /*
  * The schema check of a settings layer is loaded on first need: most commands run with no
  * settings file, no XCSH_TOOLS_* variable and no setting flag, and loading TypeBox for nothing
@@ -107,7 +104,7 @@ export function validateSettingsLayer(
 function unknownKeyWarnings(doc: Record<string, unknown>, source: LayerSource): ConfigWarning[] {
   const warnings: ConfigWarning[] = [];
   const unknown = (dotted: string, key: string, known: readonly string[]) => {
-    const suggestion = suggestKey(key, known);
+    const suggestion = closestKey(key, known);
     warnings.push({
       code: "ECONFIG_UNKNOWN_KEY",
       source: source.id,

@@ -20,6 +20,11 @@ export function formatIssues(issues: readonly ValidationIssue[]): string {
   return shown.join("; ") + more;
 }
 
+/** Where in `file` the first few issues of the entry at `pointer` are, and what was expected there. */
+export function describeIssues(file: string, pointer: string, issues: readonly ValidationIssue[]): string {
+  return `${file} ${issues.slice(0, 3).map((issue) => `${pointer}${issue.path}: ${issue.expected}, found ${issue.found}`).join("; ")}`;
+}
+
 /** Result of reading a state file: missing is a normal state, bad has been recorded. */
 export type StateFileRead<T> = { status: "missing" } | { status: "bad" } | { status: "ok"; value: T };
 

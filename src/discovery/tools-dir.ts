@@ -22,9 +22,10 @@
  * readdir calls per entry, one after another, and each fs/promises call is a thread-pool round
  * trip costing more than the call itself (`npm run bench` measures the scan).
  */
-import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
+import { readdirSync, realpathSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { isPathInside } from "../core/contain.js";
+import { statOrUndefined } from "../core/paths.js";
 import { errorMessage, nodeErrorCode } from "../core/errors.js";
 import type { ToolSource } from "../core/contract.js";
 import { discoveryError } from "./records.js";
@@ -52,19 +53,11 @@ function metadataKind(name: string): "md" | "json" | undefined {
   return undefined;
 }
 
-async function statOrUndefined(file: string): Promise<Stats | undefined> {
-  try {
-    return statSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The index module of a tool folder, if it has one. */
 async function findIndex(dir: string): Promise<string | undefined> {
   for (const name of INDEX_FILES) {
     const candidate = path.join(dir, name);
-    if ((await statOrUndefined(candidate))?.isFile()) return candidate;
+    if ((statOrUndefined(candidate))?.isFile()) return candidate;
   }
   return undefined;
 }
@@ -117,7 +110,7 @@ export async function scanToolsDir(
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const name of names) {
     const full = path.join(dir, name);
-    const info = await statOrUndefined(full);
+    const info = statOrUndefined(full);
     if (!info) {
       sink.addError(
         discoveryError("EENTRY_NOT_FOUND", full, `${full} is a symbolic link to something that does not exist.`, source),
@@ -157,7 +150,7 @@ export async function resolveToolEntry(
   } = {},
 ): Promise<void> {
   const what = options.what ?? `tool path ${target}`;
-  const info = await statOrUndefined(target);
+  const info = statOrUndefined(target);
   if (!info) {
     sink.addError(discoveryError("EENTRY_NOT_FOUND", target, `The ${what} does not exist.`, source));
     return;

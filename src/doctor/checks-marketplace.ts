@@ -23,7 +23,6 @@ import { projectFolder, projectPaths, xcshPaths } from "../core/paths.js";
 import { confineCatalogPath, confineStatePath } from "../core/state-places.js";
 import { trustCommand } from "../core/trust.js";
 import { pointerSegment } from "../manifest/result.js";
-import { readJsonFile } from "../manifest/json-file.js";
 import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
 import { assertProjectScope, scopePaths, type Scope, type ScopePaths } from "../marketplace/context.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
@@ -33,7 +32,7 @@ import { readInstalledDoc, readMarketplacesDoc, readProjectList, referencedPaths
 import type { InstalledPlugin } from "../plugins/inventory.js";
 import { secretInProject } from "../plugins/plugin-settings.js";
 import { failedCheck } from "./checks-state.js";
-import { AreaFindings, type DoctorWorld } from "./world.js";
+import { AreaFindings, readDoc, type DoctorWorld } from "./world.js";
 
 const KEEP = "doctor never rewrites a registry it cannot read; fix it by hand or move it away";
 
@@ -222,22 +221,10 @@ export async function checkOverrides(world: DoctorWorld, inventory: readonly Ins
     } else area.ok("overrides", `no ${file}`);
     return area;
   }
-  let raw: unknown;
-  try {
-    raw = await readJsonFile(file);
-  } catch (error) {
-    if (!isXcshToolsError(error)) throw error;
-    area.problem("overrides", "error", `${error.message}; the host loads no npm plugin tool while it is unusable`, { hint: error.hint ?? `Fix ${file}.`, manual });
-    return area;
-  }
-  if (raw === undefined) {
-    area.ok("overrides", `no ${file}`);
-    return area;
-  }
-  const checked = validatePluginOverrides(raw);
-  if (!checked.ok) {
-    const first = checked.issues[0]!;
-    area.problem("overrides", "error", `${file}: ${first.message}${checked.issues.length > 1 ? ` (and ${checked.issues.length - 1} more)` : ""}; the host loads no npm plugin tool while it is invalid`, { hint: first.hint ?? `Fix ${first.path} in ${file}.`, manual });
+  const checked = await readDoc(file, validatePluginOverrides);
+  if (checked.status !== "ok") {
+    if (checked.status === "missing") area.ok("overrides", `no ${file}`);
+    else area.problem("overrides", "error", `${checked.message}; the host loads no npm plugin tool while it is unusable`, { hint: checked.hint, manual });
     return area;
   }
   for (const [i, w] of checked.warnings.entries()) area.problem(`overrides:warning:${i}`, "warn", `${file}: ${w.message}`, { hint: w.hint ?? "Fix the key named.", manual });

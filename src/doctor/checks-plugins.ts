@@ -18,11 +18,10 @@
 import { lstat, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
 import { Type } from "../manifest/typebox.js";
-import { isXcshToolsError } from "../core/errors.js";
 import type { XcshRoots } from "../core/paths.js";
 import { readJsonFile } from "../manifest/json-file.js";
 import { validatePluginsPackageJson } from "../manifest/plugins-package.js";
-import { isRecord, type ValidationResult } from "../manifest/result.js";
+import { isRecord } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
 import { runtimeEnabled, validateRuntimeLock } from "../manifest/runtime-lock.js";
 import { dependencyNames, loadInventory, type InstalledPlugin } from "../plugins/inventory.js";
@@ -30,27 +29,7 @@ import { EMPTY_INSTALL_RECORD, InstallRecordSchema, dependenciesOf, isTypedLocal
 import { ValidateRun } from "../validate/run.js";
 import { checkPluginPackage } from "../validate/static-checks.js";
 import { repairRuntimeState } from "./runtime-repair.js";
-import { AreaFindings } from "./world.js";
-
-type Read<T> = { status: "missing" } | { status: "bad"; message: string; hint: string } | { status: "ok"; value: T & Record<string, unknown>; warnings: string[] };
-
-async function readDoc<T>(file: string, validate: (v: unknown) => ValidationResult<T>): Promise<Read<T>> {
-  let raw: unknown;
-  try {
-    raw = await readJsonFile(file);
-  } catch (error) {
-    if (!isXcshToolsError(error)) throw error;
-    return { status: "bad", message: error.message, hint: error.hint ?? `Fix ${file}.` };
-  }
-  if (raw === undefined) return { status: "missing" };
-  const result = validate(raw);
-  if (!result.ok) {
-    const first = result.issues[0]!;
-    const more = result.issues.length > 1 ? ` (and ${result.issues.length - 1} more)` : "";
-    return { status: "bad", message: `${file}: ${first.message}${more}`, hint: first.hint ?? `Fix ${first.path || "the file"} in ${file}.` };
-  }
-  return { status: "ok", value: raw as T & Record<string, unknown>, warnings: result.warnings.map((w) => w.message) };
-}
+import { AreaFindings, readDoc, type Read } from "./world.js";
 
 /** What the plugins checks found, for the areas after them and for `--fix`. */
 export interface PluginsDiagnosis {
@@ -117,7 +96,7 @@ async function readPluginsState(paths: PluginsState["paths"], folder: AreaFindin
     else if (read.status === "missing") missing();
     else {
       folder.ok(id, `${file} is valid`);
-      for (const [i, w] of read.warnings.entries()) folder.problem(`${id}:warning:${i}`, "warn", `${file}: ${w}`, { hint: "Fix the key named.", manual: "a typo in a file other programs write is left to you" });
+      for (const [i, w] of read.warnings.entries()) folder.problem(`${id}:warning:${i}`, "warn", `${file}: ${w.message}`, { hint: w.hint ?? "Fix the key named.", manual: "a typo in a file other programs write is left to you" });
     }
   };
   report("plugins:package-json", paths.packageJson, pkg, () => folder.ok("plugins:package-json", `${paths.packageJson} does not exist yet (no npm plugin installed)`));

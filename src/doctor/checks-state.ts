@@ -6,7 +6,7 @@
  * These run first and read without the lock: doctor without `--fix` writes nothing, not even
  * the recovery every other command runs before reading.
  */
-import { readFile, readdir, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { loadSettings, type LoadedSettings } from "../core/config.js";
@@ -15,6 +15,7 @@ import { errorMessage, isXcshToolsError, nodeErrorCode } from "../core/errors.js
 import { journalRoot } from "../core/journal.js";
 import { isPidAlive, lockFilePath, readLockOwner, type LockOwner } from "../core/lock.js";
 import { xcshPaths } from "../core/paths.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import type { SettingRow } from "./types.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
@@ -124,16 +125,13 @@ async function readPending(oursDir: string): Promise<PendingEntry[]> {
       continue;
     }
     const entry: PendingEntry = { name, leftover: false };
-    try {
-      const intent = JSON.parse(await readFile(path.join(journalRoot(oursDir), name, "intent.json"), "utf8")) as unknown;
-      if (isRecord(intent)) {
-        if (typeof intent.label === "string") entry.label = intent.label;
-        if (typeof intent.state === "string") entry.state = intent.state;
-        if (typeof intent.pid === "number") entry.pid = intent.pid;
-        if (typeof intent.createdAt === "string") entry.createdAt = intent.createdAt;
-      }
-    } catch {
-      // recovery itself reports an unreadable intent (EJOURNAL); here it is just "unknown"
+    // Recovery itself reports an unreadable intent (EJOURNAL); here it is just "unknown".
+    const intent = readJsonOrUndefined(path.join(journalRoot(oursDir), name, "intent.json"));
+    if (isRecord(intent)) {
+      if (typeof intent.label === "string") entry.label = intent.label;
+      if (typeof intent.state === "string") entry.state = intent.state;
+      if (typeof intent.pid === "number") entry.pid = intent.pid;
+      if (typeof intent.createdAt === "string") entry.createdAt = intent.createdAt;
     }
     out.push(entry);
   }

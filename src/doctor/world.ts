@@ -2,7 +2,10 @@
  * The world `doctor` looks at, injected whole (roots, project folder, environment, the settings
  * flags of the command line), and the small helpers every area's checks share.
  */
+import { isXcshToolsError } from "../core/errors.js";
 import type { XcshRoots } from "../core/paths.js";
+import { readJsonFile } from "../manifest/json-file.js";
+import type { ValidationIssue, ValidationResult } from "../manifest/result.js";
 import type { XcshToolsSettingsFile } from "../manifest/xcsh-tools-settings.js";
 import type { DoctorArea, Finding } from "./types.js";
 
@@ -42,4 +45,26 @@ export class AreaFindings {
   get healthy(): boolean {
     return this.findings.every((f) => f.status === "ok");
   }
+}
+
+/** A file as a check reads it: missing, unusable (why, and how to fix it), or valid with the check's warnings. */
+export type Read<T> = { status: "missing" } | { status: "bad"; message: string; hint: string } | { status: "ok"; value: T & Record<string, unknown>; warnings: ValidationIssue[] };
+
+/** Read `file` and check it with `validate`, never throwing for what the file holds. */
+export async function readDoc<T>(file: string, validate: (v: unknown) => ValidationResult<T>): Promise<Read<T>> {
+  let raw: unknown;
+  try {
+    raw = await readJsonFile(file);
+  } catch (error) {
+    if (!isXcshToolsError(error)) throw error;
+    return { status: "bad", message: error.message, hint: error.hint ?? `Fix ${file}.` };
+  }
+  if (raw === undefined) return { status: "missing" };
+  const result = validate(raw);
+  if (!result.ok) {
+    const first = result.issues[0]!;
+    const more = result.issues.length > 1 ? ` (and ${result.issues.length - 1} more)` : "";
+    return { status: "bad", message: `${file}: ${first.message}${more}`, hint: first.hint ?? `Fix ${first.path || "the file"} in ${file}.` };
+  }
+  return { status: "ok", value: raw as T & Record<string, unknown>, warnings: result.warnings };
 }

@@ -5,6 +5,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import type { ValidationIssue, ValidationResult } from "./result.js";
 
 /**
  * Limits of every JSON file we read (state files, catalogs, manifests, settings). The largest
@@ -95,24 +96,44 @@ export async function readJsonFile(file: string): Promise<unknown | undefined> {
 }
 
 /**
- * Read `file` and check it with a pure validator; `undefined` when missing. A failed check
- * throws the first issue's code naming the file and JSON path (exit 2: the file is invalid),
- * with the number of further issues; warnings are returned for the caller to show.
+ * A JSON file read for a best guess: `undefined` when it is missing, unreadable, too large or not
+ * JSON. Only for callers that fall back quietly; state files are read with `readJsonFile`.
  */
-export async function readValidatedJson<T>(
-  file: string,
-  validate: (value: unknown) => import("./result.js").ValidationResult<T>,
-): Promise<{ value: T; warnings: import("./result.js").ValidationIssue[] } | undefined> {
-  const raw = await readJsonFile(file);
+export function readJsonOrUndefined(file: string): unknown {
+  try {
+    return parseJsonText(readFileSync(file, "utf8"), file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Read a file of state strictly: `undefined` when it is missing; `code` naming the file when it
+ * does not parse or is too large or deep (a failed read stays `EREAD`), `hint` saying what to do.
+ */
+export async function readStrictJson(file: string, code: string, hint: string): Promise<unknown> {
+  try {
+    return await readJsonFile(file);
+  } catch (error) {
+    if (!(error instanceof XcshToolsError) || error.code === "EREAD") throw error;
+    throw new XcshToolsError(code, error.message, { file, hint, cause: error });
+  }
+}
+
+/**
+ * `readStrictJson` checked with a pure validator: `code` naming the file, the field and the first
+ * problem when it does not validate; the check's warnings go to `warnings`. The file's own object
+ * is returned (unknown keys and key order kept), not the validator's copy.
+ */
+export async function readCheckedJson<T>(file: string, validate: (value: unknown) => ValidationResult<T>, how: { code: string; hint: string; warnings?: ValidationIssue[] }): Promise<(T & Record<string, unknown>) | undefined> {
+  const raw = await readStrictJson(file, how.code, how.hint);
   if (raw === undefined) return undefined;
   const result = validate(raw);
-  if (result.ok) return { value: result.value, warnings: result.warnings };
-  const first = result.issues[0]!;
-  const more = result.issues.length > 1 ? ` (and ${result.issues.length - 1} more problem${result.issues.length > 2 ? "s" : ""})` : "";
-  throw new XcshToolsError(first.code, `${file}: ${first.message}${more}`, {
-    file,
-    path: first.path,
-    hint: first.hint ?? `Fix ${first.path || "the file"} in ${file}, or run \`xcsh-tools validate ${file}\` to see every problem.`,
-    exitCode: 2,
-  });
+  if (!result.ok) {
+    const first = result.issues[0]!;
+    const more = result.issues.length - 1;
+    throw new XcshToolsError(how.code, `${file}: ${first.message}${more > 0 ? ` (and ${more} more problem${more > 1 ? "s" : ""})` : ""}`, { file, path: first.path, hint: first.hint ? `${first.hint} ${how.hint}` : how.hint });
+  }
+  how.warnings?.push(...result.warnings.map((w) => ({ ...w, message: `${file}: ${w.message}` })));
+  return raw as T & Record<string, unknown>;
 }

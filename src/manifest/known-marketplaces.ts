@@ -6,7 +6,7 @@
  */
 import { gitRefProblem, githubRepoProblem, gitUrlProblem, sourceArgHint, type SourceArgProblem } from "../core/source-args.js";
 import { Type, type Static } from "./typebox.js";
-import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
+import { IssueCollector, describeValue, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
 

@@ -112,12 +112,14 @@ export function selectEntries(
 ): string[] {
   const entries = [...entriesOf(manifest[kind])];
   const features = manifest.features ?? {};
-  const chosen =
-    enabledFeatures === null
-      ? Object.keys(features).filter((name) => features[name]?.default === true)
-      : enabledFeatures;
-  for (const name of chosen) entries.push(...(features[name]?.[kind] ?? []));
+  for (const name of enabledFeatures ?? defaultFeatures(manifest)) entries.push(...(features[name]?.[kind] ?? []));
   return entries;
+}
+
+/** The features a manifest turns on by default, in manifest order. */
+export function defaultFeatures(manifest: PluginManifest): string[] {
+  const features = manifest.features ?? {};
+  return Object.keys(features).filter((name) => features[name]?.default === true);
 }
 
 /** The entry kinds of a manifest. */

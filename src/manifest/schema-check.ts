@@ -4,7 +4,7 @@
  * which the CLI's start and the boot path do not need.
  */
 import { Value, ValueErrorType, type Static, type TSchema, type ValueError } from "./typebox.js";
-import { describeValue, pointerSegment, type ValidationIssue, type ValidationResult } from "./result.js";
+import { describeValue, type ValidationIssue, type ValidationResult } from "./result.js";
 
 function expectedOf(schema: TSchema): string {
   const s = schema as Record<string, unknown> & { type?: unknown; anyOf?: TSchema[]; const?: unknown };

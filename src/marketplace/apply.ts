@@ -8,8 +8,9 @@
 import { pathExists, movePath } from "../core/atomic-fs.js";
 import type { Mutation } from "../plugins/mutation.js";
 import type { PluginPlan } from "./plan.js";
-import { stageJson, stageProjectList } from "./registry.js";
-import { pathsOf, type MarketplaceContext } from "./context.js";
+import { stageProjectList } from "./registry.js";
+import { xcshPaths } from "../core/paths.js";
+import type { MarketplaceContext } from "./context.js";
 import { hashTree } from "./tree.js";
 
 /** A cache folder the plan needs, built in scratch. */
@@ -41,10 +42,10 @@ export async function applyPluginPlan(
   }
   for (const dir of plan.cacheRemovals) {
     if (seen.has(dir)) continue;
-    await m.tx.stageRemoval(dir, pathsOf(ctx).pluginCache, { what: "cached plugin folder" });
+    await m.tx.stageRemoval(dir, xcshPaths(ctx.roots).pluginCache, { what: "cached plugin folder" });
   }
   await m.step("marketplace:staged-removals");
-  for (const write of plan.writes) await stageJson(m.tx, write.file, write.value);
+  for (const write of plan.writes) await m.tx.stageJson(write.file, write.value);
   if (projectList) await stageProjectList(m.tx, ctx, projectList);
   await m.step("marketplace:staged-registries");
 }

@@ -3,7 +3,6 @@
  * (`discover`, `search`).
  */
 import { errorMessage } from "../core/errors.js";
-import type { MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import { isRecord } from "../manifest/result.js";
 import { recoverBeforeRead } from "../plugins/mutation.js";
@@ -76,17 +75,22 @@ function sourceLabel(source: unknown): string {
 
 /** The plugins of one marketplace, or of all of them (shadowed user marketplaces skipped). */
 export async function discoverPlugins(ctx: MarketplaceContext, name?: string): Promise<OfferedPlugin[]> {
+  return (await offeredPlugins(ctx, name)).map(({ plugin }) => plugin);
+}
+
+/** `discoverPlugins` with each catalog entry's `tags`, which search also matches. */
+async function offeredPlugins(ctx: MarketplaceContext, name?: string): Promise<{ plugin: OfferedPlugin; tags: readonly string[] }[]> {
   await recoverBeforeRead(ctx);
   const state = await loadEngineState(ctx);
   const seen = new Set<string>();
   const markets = name ? [requireMarketplace(state, name)] : allMarketplaces(state).filter((m) => (seen.has(m.entry.name) ? false : (seen.add(m.entry.name), true)));
-  const out: OfferedPlugin[] = [];
+  const out: { plugin: OfferedPlugin; tags: readonly string[] }[] = [];
   for (const found of markets) {
     const catalog = await readCachedCatalog(catalogPathOf(found), found.entry.name, catalogOriginOf(found.entry));
     for (const p of catalog.catalog.plugins) {
       const id = `${p.name}@${found.entry.name}`;
       const installed = ([["project", state.project], ["user", state.user]] as const).filter(([, s]) => s && Object.hasOwn(s.installed.plugins, id)).map(([scope]) => scope);
-      out.push({
+      const plugin: OfferedPlugin = {
         id,
         name: p.name,
         marketplace: found.entry.name,
@@ -97,7 +101,8 @@ export async function discoverPlugins(ctx: MarketplaceContext, name?: string): P
         ...(p.category ? { category: p.category } : {}),
         source: sourceLabel(p.source),
         installed,
-      });
+      };
+      out.push({ plugin, tags: p.tags ?? [] });
     }
   }
   return out;
@@ -106,17 +111,10 @@ export async function discoverPlugins(ctx: MarketplaceContext, name?: string): P
 /** Plugins whose name, description, keywords, tags or category contain every word of `query`. */
 export async function searchPlugins(ctx: MarketplaceContext, query: string): Promise<OfferedPlugin[]> {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  const state = await loadEngineState(ctx);
-  const catalogs = new Map<string, MarketplaceCatalog>();
-  for (const found of allMarketplaces(state)) {
-    const c = await readCachedCatalog(catalogPathOf(found), found.entry.name, catalogOriginOf(found.entry)).catch(() => undefined);
-    if (c && !catalogs.has(found.entry.name)) catalogs.set(found.entry.name, c.catalog);
-  }
-  const all = await discoverPlugins(ctx);
-  return all.filter((p) => {
-    const tags = catalogs.get(p.marketplace)?.plugins.find((e) => e.name === p.name)?.tags ?? [];
+  const matching = (await offeredPlugins(ctx)).filter(({ plugin: p, tags }) => {
     const text = [p.name, p.description ?? "", ...(p.keywords ?? []), ...tags, p.category ?? ""].join("\n").toLowerCase();
     return words.every((w) => text.includes(w));
   });
+  return matching.map(({ plugin }) => plugin);
 }
 

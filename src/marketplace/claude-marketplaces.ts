@@ -12,7 +12,8 @@ import { claudeSourceProblem, validateKnownMarketplaces, type KnownMarketplace }
 import { readJsonFile } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import { catalogOriginOf, findCatalogFile, readCatalogIn } from "./catalog.js";
-import { pathsOf, assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
+import { xcshPaths } from "../core/paths.js";
+import { assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
 import { parseCatalogSource, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
 import { allMarketplaces, loadEngineState } from "./state.js";
 import { addFetched, addMarketplace } from "./marketplace-add.js";
@@ -34,7 +35,7 @@ export interface ClaudeMarketplaceRow {
 
 /** Claude Code's `~/.claude/plugins/known_marketplaces.json`, read only. */
 export async function listClaudeMarketplaces(ctx: MarketplaceContext): Promise<ClaudeMarketplaceRow[]> {
-  const file = pathsOf(ctx).claudeKnownMarketplaces;
+  const file = xcshPaths(ctx.roots).claudeKnownMarketplaces;
   const raw = await readJsonFile(file).catch((error: unknown) => {
     throw new XcshToolsError("EREGISTRY_FILE", `${file}: ${errorMessage(error)}`, { file, hint: "This file belongs to Claude Code; xcsh-tools only reads it. Fix it in Claude Code (claude plugin marketplace list)." });
   });

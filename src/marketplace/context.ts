@@ -11,16 +11,12 @@ import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { untrustedProjectError } from "../core/trust.js";
 import { placeOf } from "../core/state-places.js";
-import { projectPaths, xcshPaths, type XcshPaths, type XcshRoots } from "../core/paths.js";
+import { projectPaths, xcshPaths, type XcshRoots } from "../core/paths.js";
 import type { MutationWorld } from "../plugins/mutation.js";
-import type { ValidateReport } from "../validate/index.js";
 import type { ExecutableRequest } from "../components/consent.js";
 
 /** Where an install or a marketplace lives. */
 export type Scope = "user" | "project";
-
-/** Validates a fetched plugin folder before it may count as installed. */
-export type PluginValidator = (dir: string) => Promise<Pick<ValidateReport, "ok" | "errors" | "warnings" | "tools">>;
 
 /** Everything the engine needs from outside. */
 export interface MarketplaceContext extends MutationWorld {
@@ -41,8 +37,6 @@ export interface MarketplaceContext extends MutationWorld {
   npmOptions?: Record<string, unknown>;
   /** Clock (tests pin it). */
   now?: () => Date;
-  /** Checks a plugin folder the way the host loads it; default: `validatePath` as a plugin folder. */
-  validatePlugin?: PluginValidator;
   /**
    * Called, before anything is committed, when an install or update changes what a plugin runs
    * (hooks, MCP/LSP servers, monitors, bin/); when it adds or changes some (`needsConsent`) it
@@ -105,11 +99,6 @@ export function assertProjectTrusted(ctx: Pick<MarketplaceContext, "roots" | "cw
 /** `assertProjectTrusted` when `scope` is project. */
 export function assertScopeUsable(ctx: Pick<MarketplaceContext, "roots" | "cwd" | "projectTrusted">, scope: Scope | undefined, doing: string): void {
   if (scope === "project") assertProjectTrusted(ctx, doing);
-}
-
-/** The well-known paths. */
-export function pathsOf(ctx: Pick<MarketplaceContext, "roots">): XcshPaths {
-  return xcshPaths(ctx.roots);
 }
 
 /** Our list of project registries we have written (for cache reference checks across projects). */

@@ -22,7 +22,7 @@
  * `EENTRY_ESCAPE`, `EGIT`, `EGIT_TIMEOUT`, `EGIT_MISSING`, `ESHA_NOT_FOUND`, `EFETCH`,
  * `EFETCH_TIMEOUT`, `ENPM_FETCH`, `EUNTRUSTED_PROJECT` (project scope of a project the user does not trust).
  */
-export { type MarketplaceContext, type Scope, type PluginValidator, type ExecutableRequest } from "./context.js";
+export { type MarketplaceContext, type Scope, type ExecutableRequest } from "./context.js";
 export { addMarketplace } from "./marketplace-add.js";
 export { removeMarketplace } from "./marketplace-remove.js";
 export { updateMarketplaces, type MarketplaceUpdateReport } from "./marketplace-update.js";

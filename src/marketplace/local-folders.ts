@@ -36,7 +36,6 @@ import { xcshPaths } from "../core/paths.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplaceContext, Scope } from "./context.js";
-import { stageJson } from "./registry.js";
 
 /** A folder as it was when recorded: its real path. */
 export interface FolderIdentity {
@@ -196,5 +195,5 @@ export async function stageFolderRecords(
   }
   if (before !== undefined && JSON.stringify(before) === JSON.stringify(next)) return;
   if (before === undefined && Object.keys(next).length === 0 && !adopt) return;
-  await stageJson(tx, folderRecordsFile(ctx), { version: 1, registries: { ...records.registries, [key]: next } } satisfies FolderRecords);
+  await tx.stageJson(folderRecordsFile(ctx), { version: 1, registries: { ...records.registries, [key]: next } } satisfies FolderRecords);
 }

@@ -10,13 +10,14 @@
  */
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { lstatOrUndefined, movePath, removeTree } from "../core/atomic-fs.js";
+import { jsonText, lstatOrUndefined, movePath, removeTree } from "../core/atomic-fs.js";
 import { isPathInside } from "../core/contain.js";
 import type { Transaction } from "../core/journal.js";
 import { relativeSourceDir } from "../manifest/marketplace-catalog.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
-import { pathsOf, scopePaths, type MarketplaceContext, type Scope } from "./context.js";
-import { serializeDoc, stageJson, type MarketplacesDoc } from "./registry.js";
+import { xcshPaths } from "../core/paths.js";
+import { scopePaths, type MarketplaceContext, type Scope } from "./context.js";
+import type { MarketplacesDoc } from "./registry.js";
 import { catalogSourceOf, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
 import { catalogPathOf } from "./state.js";
 import { copyPluginTree } from "./tree.js";
@@ -53,7 +54,7 @@ export async function fetchSource(ctx: MarketplaceContext, spec: CatalogSourceSp
 
 /** Where a fetch's scratch goes: beside our journal, where the new cache is staged (see makeScratch). */
 export function scratchNear(ctx: MarketplaceContext): string {
-  return path.join(pathsOf(ctx).ours, "tmp");
+  return path.join(xcshPaths(ctx.roots).ours, "tmp");
 }
 
 /**
@@ -72,7 +73,7 @@ export async function buildCacheDir(fetched: FetchedCatalog, scratch: string): P
     await rm(path.join(dir, "marketplace.json"), { force: true, recursive: true });
   } else if (fetched.contentDir) await copyPluginTree(fetched.contentDir, dir);
   else await mkdir(dir);
-  await writeFile(path.join(dir, "marketplace.json"), serializeDoc(fetched.loaded.catalog), { flag: "wx" });
+  await writeFile(path.join(dir, "marketplace.json"), jsonText(fetched.loaded.catalog), { flag: "wx" });
   return dir;
 }
 
@@ -119,6 +120,6 @@ export async function stageMarketplace(ctx: MarketplaceContext, scope: Scope, do
   const slot = await tx.stage(cacheDir);
   await movePath(cacheBuilt, slot);
   await step("marketplace:staged-catalog");
-  await stageJson(tx, paths.marketplacesRegistry, doc);
+  await tx.stageJson(paths.marketplacesRegistry, doc);
   await step("marketplace:staged-registry");
 }

@@ -6,7 +6,6 @@ import path from "node:path";
 import { recoverBeforeRead, type Mutation } from "../plugins/mutation.js";
 import { catalogOriginOf, readCachedCatalog } from "./catalog.js";
 import { assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
-import { stageJson } from "./registry.js";
 import { catalogDirOf, loadEngineState, requireMarketplace, type EngineState, mutate } from "./state.js";
 import { stageFolderRecords } from "./local-folders.js";
 import { applyPluginPlan } from "./apply.js";
@@ -42,7 +41,7 @@ async function planOrStageRemoval(ctx: MarketplaceContext, state: EngineState, n
     if (uninstalled.length > 0 || removal.plan.cacheRemovals.length > 0) await applyPluginPlan(ctx, m, removal.plan, [], removal.projectList);
     await m.tx.stageRemoval(catalogDir, found.paths.marketplaceCache);
     const left = doc.marketplaces.filter((e) => e.name !== name);
-    await stageJson(m.tx, found.paths.marketplacesRegistry, { ...doc, marketplaces: left });
+    await m.tx.stageJson(found.paths.marketplacesRegistry, { ...doc, marketplaces: left });
     await stageFolderRecords(m.tx, ctx, found.scope, found.paths.marketplacesRegistry, left);
     await m.step("marketplace:staged-registry");
   }

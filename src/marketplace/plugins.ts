@@ -9,17 +9,17 @@
  * hash, validate), plan (plan.ts, pure), stage (apply.ts), commit. Updates prepare each plugin
  * on its own so one broken plugin does not block the others; it is reported as failed.
  */
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { semver } from "../core/npm-spec.js";
-import { XcshToolsError, errorSummary, isXcshToolsError } from "../core/errors.js";
+import { XcshToolsError, errorSummary } from "../core/errors.js";
 import { confineStatePath } from "../core/state-places.js";
-import { pointerSegment } from "../manifest/result.js";
 import { mayNameMarketplacePlugin, splitPluginId } from "../manifest/installed-plugins.js";
 import { nameSegmentProblem, pluginIdProblem } from "../manifest/names.js";
 import { recoverBeforeRead, type Mutation } from "../plugins/mutation.js";
 import { applyPluginPlan, type CacheAdd } from "./apply.js";
-import { assertScopeUsable, nowIso, pathsOf, type MarketplaceContext, type Scope } from "./context.js";
+import { xcshPaths } from "../core/paths.js";
+import { assertScopeUsable, nowIso, type MarketplaceContext, type Scope } from "./context.js";
 import { entriesOf, finishPlan, planInstall, planRemove, planSetEnabled, startPlan, type PlanItem, type PluginPlan, type WorkingSet } from "./plan.js";
 import { pluginSourceOf, type Revision } from "./plugin-sources/index.js";
 import { catalogEntry, catalogOf, hashOfCacheDir, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
@@ -104,7 +104,7 @@ function workingSet(ctx: MarketplaceContext, state: EngineState): WorkingSet {
   return startPlan(
     { user: state.user.installed, ...(state.project ? { project: state.project.installed } : {}) },
     { user: state.user.paths.installedPlugins, ...(state.project ? { project: state.project.paths.installedPlugins } : {}) },
-    pathsOf(ctx).pluginCache,
+    xcshPaths(ctx.roots).pluginCache,
   );
 }
 
@@ -157,7 +157,7 @@ async function runPluginChange(
 
 async function finish(ctx: MarketplaceContext, state: EngineState, ws: WorkingSet, warnings: string[]): Promise<{ plan: PluginPlan; projectList: string[] | undefined }> {
   const others = await otherProjectReferences(ctx, state, (w) => warnings.push(w));
-  const plan = finishPlan(ws, { pluginCache: pathsOf(ctx).pluginCache, otherReferences: others.refs });
+  const plan = finishPlan(ws, { pluginCache: xcshPaths(ctx.roots).pluginCache, otherReferences: others.refs });
   let projectList: string[] | undefined;
   if (state.project && ws.changed.has("project") && others.refs !== undefined) projectList = withProject(others.list, state.project.paths.installedPlugins);
   return { plan, projectList };
@@ -273,7 +273,7 @@ export async function setMarketplacePluginEnabled(ctx: MarketplaceContext, ids: 
   return runPluginChange(ctx, `${enabled ? "enable" : "disable"} ${ids.join(" ")}`, Boolean(options.dryRun), async (state) => {
     const ws = workingSet(ctx, state);
     for (const id of ids) planSetEnabled(ws, resolveScope(state, ws, id, options.scope, enabled ? "enable" : "disable"), id, enabled);
-    const plan = finishPlan(ws, { pluginCache: pathsOf(ctx).pluginCache, otherReferences: new Set() });
+    const plan = finishPlan(ws, { pluginCache: xcshPaths(ctx.roots).pluginCache, otherReferences: new Set() });
     return { plan, adds: [], projectList: undefined, failed: [], warnings: [] };
   });
 }

@@ -13,14 +13,16 @@
  *
  * A name the catalog `renames` is followed to its current name (`renamedFrom` says so).
  */
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplacePluginEntry } from "../manifest/marketplace-catalog.js";
 import { validatePath } from "../validate/index.js";
 import { catalogOriginOf, readCachedCatalog, readCatalogIn, type LoadedCatalog } from "./catalog.js";
-import { pathsOf, type MarketplaceContext, type PluginValidator } from "./context.js";
+import { xcshPaths } from "../core/paths.js";
+import type { MarketplaceContext } from "./context.js";
 import { checkedLocalFolder } from "./local-folders.js";
 import { pluginSourceOf, type FetchedPlugin } from "./plugin-sources/index.js";
 import { catalogDirOf, catalogPathOf, type FoundMarketplace } from "./state.js";
@@ -115,12 +117,8 @@ export function catalogEntry(loaded: LoadedCatalog, plugin: string, marketplace:
 }
 
 async function fieldIn(file: string, field: "version" | "defaultEnabled"): Promise<unknown> {
-  try {
-    const value = JSON.parse(await readFile(file, "utf8")) as unknown;
-    return isRecord(value) ? value[field] : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = readJsonOrUndefined(file);
+  return isRecord(value) ? value[field] : undefined;
 }
 
 async function versionIn(file: string): Promise<string | undefined> {
@@ -161,20 +159,12 @@ export function cacheVersion(version: string): string {
 
 /** The content-keyed cache folder of a plugin. */
 export function cacheDirOf(ctx: Pick<MarketplaceContext, "roots">, marketplace: string, plugin: string, version: string, hash: string): string {
-  return path.join(pathsOf(ctx).pluginCache, `${marketplace}___${plugin}___${cacheVersion(version)}-${hash.slice(0, 12)}`);
+  return path.join(xcshPaths(ctx.roots).pluginCache, `${marketplace}___${plugin}___${cacheVersion(version)}-${hash.slice(0, 12)}`);
 }
 
 /** The content hash prefix a cache folder name carries (undefined for folders the host made). */
 export function hashOfCacheDir(installPath: string): string | undefined {
   return /-([0-9a-f]{12})$/.exec(path.basename(installPath))?.[1];
-}
-
-/**
- * The default validator: the plugin folder checked as discovery loads it. Its module shims and
- * transpile cache go to a scratch root next to the copy, so a dry run writes nothing of ours.
- */
-export function defaultValidator(ctx: MarketplaceContext): PluginValidator {
-  return (dir) => validatePath(dir, { cwd: ctx.cwd, home: ctx.roots.home, xcshHome: path.join(path.dirname(dir), "validate-root"), as: "plugin-folder", componentProblems: "warning" });
 }
 
 /** Fetch, copy, hash and validate `plugin@marketplace` into `scratch`. */
@@ -192,8 +182,9 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
   const hash = await hashTree(copy);
   const version = await settleVersion(copy, entry, fetched);
   const defaultEnabled = await defaultEnabledOf(copy, entry);
-  const validate = ctx.validatePlugin ?? defaultValidator(ctx);
-  const report = await validate(copy);
+  // The plugin folder checked as discovery loads it; its module shims and transpile cache go to a
+  // scratch root next to the copy, so a dry run writes nothing of ours.
+  const report = await validatePath(copy, { cwd: ctx.cwd, home: ctx.roots.home, xcshHome: path.join(scratch, "validate-root"), as: "plugin-folder", componentProblems: "warning" });
   if (!report.ok) {
     const first = report.errors.slice(0, 3).map((e) => `${path.relative(copy, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.code} ${e.message}`);
     throw new XcshToolsError("EPLUGIN_INVALID", `Plugin ${plugin}@${marketplace} ${version} does not load as the host would load it: ${first.join("; ")}${report.errors.length > 3 ? ` (and ${report.errors.length - 3} more)` : ""}`, {

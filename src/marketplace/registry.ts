@@ -12,14 +12,13 @@
  * naming the file and the first problem, and nothing is written. Unknown keys are kept: the
  * documents are read as the file's own objects and only the fields we change are replaced.
  */
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { XcshToolsError, errorMessage, isXcshToolsError } from "../core/errors.js";
+import { XcshToolsError, errorMessage } from "../core/errors.js";
 import type { Transaction } from "../core/journal.js";
 import { validateInstalledPlugins, type InstalledPluginEntry } from "../manifest/installed-plugins.js";
-import { readJsonFile } from "../manifest/json-file.js";
+import { readCheckedJson, readJsonFile } from "../manifest/json-file.js";
 import { validateMarketplacesRegistry, type MarketplaceEntry } from "../manifest/marketplaces-registry.js";
-import { isRecord, type ValidationIssue, type ValidationResult } from "../manifest/result.js";
+import { isRecord, type ValidationIssue } from "../manifest/result.js";
 import { projectListFile, type MarketplaceContext } from "./context.js";
 
 /** `marketplaces.json` as held in memory (unknown keys of the file kept). */
@@ -38,46 +37,16 @@ function registryError(file: string, message: string, hint: string, cause?: unkn
 
 const KEEP_HINT = "xcsh-tools never replaces a registry it cannot read: fix the file (or move it away to start empty), then retry; nothing was changed.";
 
-async function readChecked<T>(file: string, validate: (v: unknown) => ValidationResult<T>, warnings?: ValidationIssue[]): Promise<unknown | undefined> {
-  let raw: unknown;
-  try {
-    raw = await readJsonFile(file);
-  } catch (error) {
-    if (isXcshToolsError(error)) throw registryError(file, error.message, KEEP_HINT, error);
-    throw error;
-  }
-  if (raw === undefined) return undefined;
-  const result = validate(raw);
-  if (!result.ok) {
-    const first = result.issues[0]!;
-    const more = result.issues.length > 1 ? ` (and ${result.issues.length - 1} more)` : "";
-    throw registryError(file, `${file} is not a valid registry: ${first.message}${more}`, `${first.hint ? `${first.hint} ` : ""}${KEEP_HINT}`, undefined, first.path);
-  }
-  warnings?.push(...result.warnings.map((w) => ({ ...w, message: `${file}: ${w.message}` })));
-  return raw;
-}
-
 /** Read a `marketplaces.json`; a missing file is an empty registry. */
 export async function readMarketplacesDoc(file: string, warnings?: ValidationIssue[]): Promise<MarketplacesDoc> {
-  const raw = await readChecked(file, validateMarketplacesRegistry, warnings);
+  const raw = await readCheckedJson(file, validateMarketplacesRegistry, { code: "EREGISTRY_FILE", hint: KEEP_HINT, ...(warnings ? { warnings } : {}) });
   return (raw as MarketplacesDoc | undefined) ?? { version: 1, marketplaces: [] };
 }
 
 /** Read an `installed_plugins.json`; a missing file is an empty registry. */
 export async function readInstalledDoc(file: string, warnings?: ValidationIssue[]): Promise<InstalledDoc> {
-  const raw = await readChecked(file, (v) => validateInstalledPlugins(v), warnings);
+  const raw = await readCheckedJson(file, (v) => validateInstalledPlugins(v), { code: "EREGISTRY_FILE", hint: KEEP_HINT, ...(warnings ? { warnings } : {}) });
   return (raw as InstalledDoc | undefined) ?? { version: 2, plugins: {} };
-}
-
-/** The same document's text, as written: 2-space JSON and a newline (the host's format). */
-export function serializeDoc(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
-
-/** Stage the new content of a JSON file in `tx` (swapped in at commit). */
-export async function stageJson(tx: Transaction, file: string, value: unknown): Promise<void> {
-  const slot = await tx.stage(file);
-  await writeFile(slot, serializeDoc(value), { mode: 0o644 });
 }
 
 /** A registry with `id`'s entries replaced (removed when empty), other ids in their order. */
@@ -122,5 +91,5 @@ export function withProject(list: string[], registry: string): string[] | undefi
 
 /** Stage the project list. */
 export function stageProjectList(tx: Transaction, ctx: Pick<MarketplaceContext, "roots">, list: string[]): Promise<void> {
-  return stageJson(tx, projectListFile(ctx), { version: 1, registries: list });
+  return tx.stageJson(projectListFile(ctx), { version: 1, registries: list });
 }

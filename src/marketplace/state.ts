@@ -82,12 +82,7 @@ export function scopeState(ctx: MarketplaceContext, state: EngineState, scope: S
 
 /** The marketplace `name`: in `scope`, or project first then user. */
 export function findMarketplace(state: EngineState, name: string, scope?: Scope): FoundMarketplace | undefined {
-  const order: ScopeState[] = scope === "user" ? [state.user] : scope === "project" ? (state.project ? [state.project] : []) : [...(state.project ? [state.project] : []), state.user];
-  for (const s of order) {
-    const index = s.marketplaces.marketplaces.findIndex((m) => m.name === name);
-    if (index >= 0) return { scope: s.paths.scope, entry: s.marketplaces.marketplaces[index]!, paths: s.paths, index };
-  }
-  return undefined;
+  return allMarketplaces(state).find((m) => m.entry.name === name && (scope === undefined || m.scope === scope));
 }
 
 /** `findMarketplace`, or `EMARKETPLACE_NOT_FOUND` listing what is registered. */

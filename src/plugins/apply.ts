@@ -37,7 +37,9 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ExecutableRequest } from "../components/consent.js";
+import { jsonText } from "../core/atomic-fs.js";
 import { XcshToolsError } from "../core/errors.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import type { PluginManifest } from "../manifest/plugin-manifest.js";
 import { runtimeEnabled } from "../manifest/runtime-lock.js";
@@ -101,13 +103,9 @@ function packedFileName(name: string, version: string, integrity: string): strin
   return `${name.replace(/^@/, "").replace(/\//g, "-")}-${version}-${hash}.tgz`;
 }
 
-async function readJson(file: string): Promise<Record<string, unknown> | undefined> {
-  try {
-    const value = JSON.parse(await readFile(file, "utf8")) as unknown;
-    return isRecord(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
+function readJson(file: string): Record<string, unknown> | undefined {
+  const value = readJsonOrUndefined(file);
+  return isRecord(value) ? value : undefined;
 }
 
 /** Apply `plan` (made again under the lock) as one transaction. */
@@ -262,11 +260,11 @@ async function reifyCopy(m: Mutation, plan: Plan, copy: WorkCopy, request: Arbor
   if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; the change was rolled back", { hint: "Nothing was changed." });
   await m.step("reify:done");
   if (request.fixDependency.size > 0) await setDependencies(copy.dir, request.fixDependency);
-  const workPkg = (await readJson(copy.packageJson)) ?? {};
+  const workPkg = (readJson(copy.packageJson)) ?? {};
   if (!isRecord(workPkg.dependencies)) {
     // Arborist drops an empty `dependencies`; the host's file always has one.
     workPkg.dependencies = {};
-    await writeFile(copy.packageJson, `${JSON.stringify(workPkg, null, 2)}\n`);
+    await writeFile(copy.packageJson, jsonText(workPkg));
   }
   return { savedDeps: workPkg.dependencies as Record<string, string> };
 }
@@ -441,19 +439,19 @@ async function packLocal(source: string, name: string, version: string, kind: "d
 /** Set package.json (and the lockfile's root) dependency values arborist would save otherwise. */
 async function setDependencies(work: string, values: Map<string, string>): Promise<void> {
   const pkgFile = path.join(work, "package.json");
-  const pkg = (await readJson(pkgFile)) ?? {};
+  const pkg = (readJson(pkgFile)) ?? {};
   const deps = isRecord(pkg.dependencies) ? pkg.dependencies : {};
   for (const [name, spec] of values) deps[name] = spec;
   pkg.dependencies = deps;
-  await writeFile(pkgFile, `${JSON.stringify(pkg, null, 2)}\n`);
+  await writeFile(pkgFile, jsonText(pkg));
   const lockFile = path.join(work, "package-lock.json");
-  const lock = await readJson(lockFile);
+  const lock = readJson(lockFile);
   const root = lock && isRecord(lock.packages) && isRecord(lock.packages[""]) ? lock.packages[""] : undefined;
   if (lock && root) {
     const rootDeps = isRecord(root.dependencies) ? root.dependencies : {};
     for (const [name, spec] of values) rootDeps[name] = spec;
     root.dependencies = rootDeps;
-    await writeFile(lockFile, `${JSON.stringify(lock, null, 2)}\n`);
+    await writeFile(lockFile, jsonText(lock));
   }
 }
 
@@ -465,7 +463,7 @@ async function collectPacked(work: string, packedDir: string, record: InstallRec
   } catch {
     return;
   }
-  const pkg = (await readJson(path.join(work, "package.json"))) ?? {};
+  const pkg = (readJson(path.join(work, "package.json"))) ?? {};
   const refs = new Set<string>();
   const note = (spec: unknown) => {
     if (typeof spec === "string" && spec.startsWith(`file:${PACKED_REL}/`)) refs.add(spec.slice(`file:${PACKED_REL}/`.length));

@@ -17,7 +17,7 @@
  * ones — also when the manifest declares no features at all, which the host accepts silently.
  */
 import { XcshToolsError } from "../core/errors.js";
-import type { PluginManifest } from "../manifest/plugin-manifest.js";
+import { defaultFeatures, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { closestKey } from "../manifest/unknown-keys.js";
 
 /** How the stored selection reads. */
@@ -46,12 +46,6 @@ export interface FeatureReport {
 /** Declared feature names, in manifest order. */
 export function declaredFeatures(manifest: PluginManifest): string[] {
   return Object.keys(manifest.features ?? {});
-}
-
-/** The default features of a manifest. */
-export function defaultFeatures(manifest: PluginManifest): string[] {
-  const features = manifest.features ?? {};
-  return Object.keys(features).filter((name) => features[name]?.default === true);
 }
 
 /** The features that are on for a stored selection (`"*"` = all), in manifest order. */

@@ -34,7 +34,7 @@ import path from "node:path";
 import { fsyncDir, pathExists } from "../core/atomic-fs.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { journalRoot, recoverPending, withTransaction, type RecoveryReport, type Transaction } from "../core/journal.js";
-import { withLock, type LockOwner } from "../core/lock.js";
+import { withLock, type LockOptions, type LockOwner } from "../core/lock.js";
 import type { XcshRoots } from "../core/paths.js";
 import { loadPluginsState, pluginsPaths, type PluginsPaths, type PluginsState } from "./state.js";
 
@@ -82,28 +82,31 @@ export async function runMutation<T>(world: MutationWorld, label: string, fn: (m
     if (world.onStep) await world.onStep(name);
   };
   // The folders the lock and the journal are about to create, so that a first-ever command that
-  // fails leaves the disk as it found it (see `removeIfEmpty`).
+  // fails leaves the disk as it found it: each is removed when empty; anything else stays (a
+  // journal a rollback could not finish, another command's lock file). A command that creates
+  // one again meanwhile is safe: the lock makes its folder again when it finds it gone (lock.ts).
   const bookkeeping = [journalRoot(paths.ours), paths.ours, paths.plugins, world.roots.xcshHome];
   const created = (await Promise.all(bookkeeping.map(async (dir) => ((await pathExists(dir)) ? undefined : dir)))).filter((dir) => dir !== undefined);
   try {
     return await lockedMutation(world, label, fn, paths, step);
   } catch (error) {
-    for (const dir of created) await removeIfEmpty(dir);
+    for (const dir of created) await rmdir(dir).catch(() => undefined);
     throw error;
   }
 }
 
-/**
- * Remove `dir` when it is an empty folder; anything else stays (a journal a rollback could not
- * finish, another command's lock file). A command that creates it again meanwhile is safe: the
- * lock makes its folder again when it finds it gone (lock.ts).
- */
-async function removeIfEmpty(dir: string): Promise<void> {
-  await rmdir(dir).catch(() => undefined);
+/** The lock as every mutation and recovery takes it: the settings' wait, the command's signal, a line while waiting. */
+function lockOptions(world: MutationWorld, label: string): LockOptions {
+  return {
+    label,
+    ...(world.lockWaitMs !== undefined ? { waitMs: world.lockWaitMs } : {}),
+    ...(world.signal ? { signal: world.signal } : {}),
+    onWait: (holder) => world.onWait?.(`Waiting for ${describeHolder(holder)} to finish…`),
+  };
 }
 
 async function lockedMutation<T>(world: MutationWorld, label: string, fn: (m: Mutation) => Promise<T>, paths: PluginsPaths, step: (name: string) => Promise<void>): Promise<T> {
-  const result = await withLock(
+  return withLock(
     paths.ours,
     async (lock) => {
       const reports = await recoverPending(paths.ours);
@@ -127,14 +130,8 @@ async function lockedMutation<T>(world: MutationWorld, label: string, fn: (m: Mu
       await refreshBootAndClear(world);
       return value;
     },
-    {
-      label,
-      ...(world.lockWaitMs !== undefined ? { waitMs: world.lockWaitMs } : {}),
-      ...(world.signal ? { signal: world.signal } : {}),
-      onWait: (holder) => world.onWait?.(`Waiting for ${describeHolder(holder)} to finish…`),
-    },
+    lockOptions(world, label),
   );
-  return result;
 }
 
 function abortedError(signal: AbortSignal): XcshToolsError {
@@ -191,12 +188,7 @@ export async function recoverBeforeRead(world: MutationWorld): Promise<RecoveryR
     const done = await recoverPending(paths.ours);
     if (await pathExists(bootPendingFile(paths.ours))) await refreshBootAndClear(world);
     return done;
-  }, {
-    label: "recover",
-    ...(world.lockWaitMs !== undefined ? { waitMs: world.lockWaitMs } : {}),
-    ...(world.signal ? { signal: world.signal } : {}),
-    onWait: (holder) => world.onWait?.(`Waiting for ${describeHolder(holder)} to finish…`),
-  });
+  }, lockOptions(world, "recover"));
   if (reports.length > 0) world.onRecovered?.(reports);
   return reports;
 }

@@ -21,8 +21,8 @@
  * is base64, as in npm. `always-auth` is accepted and ignored: npm-registry-fetch sends the
  * credentials of the registry a URL belongs to, always. `cafile` is read into `ca`.
  *
- * Secrets never leave this module in text form: `describeNpmConfig` reports which registries
- * have credentials, not the credentials.
+ * Secrets never leave this module in text form: `secretsOf` lists them so that messages which
+ * might echo one are redacted (npm-client.ts).
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -244,19 +244,6 @@ export function registryFor(name: string | undefined, options: RegistryOptions):
     if (typeof scoped === "string") return scoped;
   }
   return options.registry;
-}
-
-/** A description without secrets: registries and which of them have credentials. */
-export function describeNpmConfig(options: RegistryOptions): { registry: string; scopes: Record<string, string>; authenticated: string[] } {
-  const scopes: Record<string, string> = {};
-  const authenticated = new Set<string>();
-  for (const [key, value] of Object.entries(options)) {
-    const scope = /^(@[^:]+):registry$/.exec(key);
-    if (scope && typeof value === "string") scopes[scope[1]!] = value;
-    const auth = /^(\/\/.*):(_authToken|_auth|_password|certfile)$/.exec(key);
-    if (auth) authenticated.add(auth[1]!);
-  }
-  return { registry: options.registry, scopes, authenticated: [...authenticated].sort() };
 }
 
 /** Every secret value in the options, for redaction of messages that might echo one. */

@@ -171,11 +171,6 @@ export function parseSettingInput(raw: string, schema: PluginSettingSchema, ref:
   return value;
 }
 
-/** The declared settings of a manifest, in declaration order. */
-export function declaredSettings(manifest: PluginManifest): [string, PluginSettingSchema][] {
-  return Object.entries(manifest.settings ?? {});
-}
-
 /**
  * The schema of `key`, or `EUNKNOWN_SETTING` (exit 2) with a did-you-mean and the declared keys.
  */
@@ -213,7 +208,7 @@ function own(record: Record<string, unknown> | undefined, key: string): boolean 
 
 /** Every declared setting with its effective value and origin (secrets masked). */
 export function effectiveSettings(manifest: PluginManifest, stored: StoredSettings, env: NodeJS.ProcessEnv): EffectiveSetting[] {
-  return declaredSettings(manifest).map(([key, schema]) => {
+  return Object.entries(manifest.settings ?? {}).map(([key, schema]) => {
     const base: EffectiveSetting = {
       key,
       type: schema.type,
@@ -368,10 +363,4 @@ export function secretInProject(plugin: string, key: string, file: string): Sett
     message: `${file}: setting "${key}" of plugin ${plugin} is a secret and is ignored there: secrets never come from a project's file`,
     hint: `Remove /settings/${plugin}/${key} from ${file}; store the value for yourself: xcsh-tools config set ${plugin} ${key} <value>`,
   };
-}
-
-/** True when some stored value of `values` belongs to a secret setting of `manifest`. */
-export function holdsSecret(manifest: PluginManifest | undefined, values: Record<string, unknown> | undefined): boolean {
-  if (!manifest?.settings || !values) return false;
-  return Object.keys(values).some((key) => manifest.settings![key]?.secret === true);
 }

@@ -17,15 +17,12 @@
  */
 import { existsSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
-import { lstatOrUndefined } from "../core/atomic-fs.js";
-import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
+import { jsonText, lstatOrUndefined } from "../core/atomic-fs.js";
 import { untrustedProjectError } from "../core/trust.js";
 import type { Transaction } from "../core/journal.js";
 import { effectiveOverridesFile, projectPaths } from "../core/paths.js";
-import { readValidatedJson } from "../manifest/json-file.js";
+import { readCheckedJson } from "../manifest/json-file.js";
 import { validatePluginOverrides, type PluginOverrides } from "../manifest/plugin-overrides.js";
-import type { ValidationIssue } from "../manifest/result.js";
-import { serializeState } from "./state.js";
 
 /** The overrides as we hold them: the host's shape plus whatever else is in the file. */
 export type OverridesFile = PluginOverrides & Record<string, unknown>;
@@ -37,7 +34,6 @@ export interface ProjectOverrides {
   /** The file `value` was read from when it is not `file` (`.codex/` or `.gemini/`'s). */
   readFrom?: string;
   value: OverridesFile | undefined;
-  warnings: ValidationIssue[];
   /** The project is not trusted: the file was not read (`present`: it exists). */
   untrusted?: { present: boolean };
 }
@@ -53,20 +49,9 @@ export interface ProjectOverrides {
 export async function readProjectOverrides(cwd: string, options: { trusted: boolean }): Promise<ProjectOverrides> {
   const file = projectPaths(cwd).pluginOverrides;
   const from = effectiveOverridesFile(cwd);
-  if (!options.trusted) return { file, value: undefined, warnings: [], untrusted: { present: [file, ...projectPaths(cwd).otherPluginOverrides].some((f) => existsSync(f)) } };
-  let read: Awaited<ReturnType<typeof readValidatedJson<PluginOverrides>>>;
-  try {
-    read = await readValidatedJson(from, validatePluginOverrides);
-  } catch (error) {
-    if (!isXcshToolsError(error) || error.code === "EREAD") throw error;
-    throw new XcshToolsError("ESTATE_FILE", error.message, {
-      file: from,
-      ...(error.path !== undefined ? { path: error.path } : {}),
-      hint: `${error.hint ? `${error.hint} ` : ""}Fix or move the file away; nothing was changed.`,
-      cause: error,
-    });
-  }
-  return { file, ...(from !== file ? { readFrom: from } : {}), value: read?.value as OverridesFile | undefined, warnings: read?.warnings ?? [] };
+  if (!options.trusted) return { file, value: undefined, untrusted: { present: [file, ...projectPaths(cwd).otherPluginOverrides].some((f) => existsSync(f)) } };
+  const value = await readCheckedJson(from, validatePluginOverrides, { code: "ESTATE_FILE", hint: "Fix or move the file away; nothing was changed." });
+  return { file, ...(from !== file ? { readFrom: from } : {}), value };
 }
 
 function ownKey<T>(record: Record<string, T> | undefined, key: string): T | undefined {
@@ -126,7 +111,7 @@ export function withProjectSettings(overrides: OverridesFile | undefined, name: 
 /** True when writing `after` would change the file. */
 export function overridesChanged(before: OverridesFile | undefined, after: OverridesFile | undefined): boolean {
   if (after === undefined) return false;
-  return before === undefined || serializeState(before) !== serializeState(after);
+  return before === undefined || jsonText(before) !== jsonText(after);
 }
 
 /**
@@ -138,7 +123,7 @@ export async function stageOverridesWrite(tx: Transaction, file: string, before:
   const existing = await lstatOrUndefined(file);
   const mode = existing?.isFile() ? existing.mode & 0o777 : 0o644;
   const slot = await tx.stage(file);
-  await writeFile(slot, serializeState(after), { mode });
+  await writeFile(slot, jsonText(after), { mode });
   await chmod(slot, mode);
   return true;
 }

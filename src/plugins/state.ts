@@ -29,18 +29,17 @@
  * slot; commit swaps them in together. A real mutation creates package.json when missing; a
  * dry run never calls it. The runtime lock may hold secret settings, so it is written 0600.
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { Type, type Static } from "../manifest/typebox.js";
-import { writeFile } from "node:fs/promises";
-import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { jsonText } from "../core/atomic-fs.js";
+import { XcshToolsError } from "../core/errors.js";
 import type { Transaction } from "../core/journal.js";
 import { npa } from "../core/npm-spec.js";
 import { xcshPaths, type XcshRoots } from "../core/paths.js";
 import { isLocalGitUrl, npmGitSpecProblem, sourceArgHint } from "../core/source-args.js";
-import { parseJsonText } from "../manifest/json-file.js";
+import { readCheckedJson, readStrictJson } from "../manifest/json-file.js";
 import { validatePluginsPackageJson, type PluginsPackageJson } from "../manifest/plugins-package.js";
-import { isRecord, type ValidationIssue, type ValidationResult } from "../manifest/result.js";
+import { isRecord, type ValidationIssue } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
 import { validateRuntimeLock, type RuntimeLock, type RuntimePluginState } from "../manifest/runtime-lock.js";
 
@@ -133,51 +132,6 @@ export interface StateFiles {
   record: InstallRecord;
 }
 
-async function readText(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (error) {
-    const code = nodeErrorCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new XcshToolsError("EREAD", `Cannot read ${file}: ${errorMessage(error)}`, { file, hint: "Check the file's permissions.", cause: error });
-  }
-}
-
-function stateFileError(file: string, issue: ValidationIssue, more: number, hint: string): XcshToolsError {
-  const extra = more > 0 ? ` (and ${more} more problem${more > 1 ? "s" : ""})` : "";
-  return new XcshToolsError("ESTATE_FILE", `${file}: ${issue.message}${extra}`, {
-    file,
-    path: issue.path,
-    hint: issue.hint ? `${issue.hint} ${hint}` : hint,
-  });
-}
-
-async function readChecked<T>(
-  file: string,
-  validate: (value: unknown) => ValidationResult<T>,
-  hint: string,
-  warnings: ValidationIssue[],
-): Promise<(T & Record<string, unknown>) | undefined> {
-  const text = await readText(file);
-  if (text === undefined) return undefined;
-  let raw: unknown;
-  try {
-    raw = parseJsonText(text, file);
-  } catch (error) {
-    const coded = error as XcshToolsError;
-    throw new XcshToolsError("ESTATE_FILE", coded.message, { file, hint, cause: error });
-  }
-  const result = validate(raw);
-  if (!result.ok) throw stateFileError(file, result.issues[0]!, result.issues.length - 1, hint);
-  warnings.push(...result.warnings.map((w) => ({ ...w, message: `${file}: ${w.message}` })));
-  // Keep the file's own object (unknown keys and key order) rather than the validator's copy.
-  return raw as T & Record<string, unknown>;
-}
-
-function validateRecord(value: unknown): ValidationResult<InstallRecord> {
-  return checkSchema(InstallRecordSchema, value);
-}
-
 /**
  * True when our record says the user installed `name` from a local repository (`git+file://…`):
  * only then may its spec, read back from package.json or the lockfile, reach the local disk.
@@ -228,20 +182,13 @@ export async function loadPluginsState(roots: XcshRoots): Promise<PluginsState> 
   const warnings: ValidationIssue[] = [];
   const repair = "Fix or move the file away, then run `xcsh-tools doctor`; nothing was changed.";
   // Our record first: it says which git dependencies the user typed as local repositories.
-  const record = (await readChecked(paths.record, validateRecord, "This file is xcsh-tools' own record; move it away to rebuild it with `xcsh-tools doctor --fix`.", warnings)) ?? EMPTY_INSTALL_RECORD;
+  const record = (await readCheckedJson(paths.record, (v) => checkSchema(InstallRecordSchema, v), { code: "ESTATE_FILE", hint: "This file is xcsh-tools' own record; move it away to rebuild it with `xcsh-tools doctor --fix`.", warnings })) ?? EMPTY_INSTALL_RECORD;
   const localGit = (name: string) => isTypedLocalGit(record as InstallRecord, name);
-  const packageJson = await readChecked(paths.packageJson, (value) => validatePluginsPackageJson(value, { localGit }), repair, warnings);
-  const runtimeLock = await readChecked(paths.runtimeLock, validateRuntimeLock, repair, warnings);
-  const lockText = await readText(paths.packageLock);
+  const packageJson = await readCheckedJson(paths.packageJson, (value) => validatePluginsPackageJson(value, { localGit }), { code: "ESTATE_FILE", hint: repair, warnings });
+  const runtimeLock = await readCheckedJson(paths.runtimeLock, validateRuntimeLock, { code: "ESTATE_FILE", hint: repair, warnings });
+  const parsed = await readStrictJson(paths.packageLock, "ESTATE_FILE", "Delete package-lock.json and reinstall your plugins (`xcsh-tools update`) to regenerate it.");
   let packageLock: Record<string, unknown> | undefined;
-  if (lockText !== undefined) {
-    const parsed = (() => {
-      try {
-        return parseJsonText(lockText, paths.packageLock);
-      } catch (error) {
-        throw new XcshToolsError("ESTATE_FILE", (error as Error).message, { file: paths.packageLock, hint: "Delete package-lock.json and reinstall your plugins (`xcsh-tools update`) to regenerate it.", cause: error });
-      }
-    })();
+  if (parsed !== undefined) {
     if (!isRecord(parsed)) throw new XcshToolsError("ESTATE_FILE", `${paths.packageLock} is not an npm lockfile (not an object)`, { file: paths.packageLock, hint: "Delete it and run `xcsh-tools update` to regenerate it." });
     checkLockGitSources(parsed, paths.packageLock, localGit);
     packageLock = parsed;
@@ -314,15 +261,10 @@ export function withRecordEntry(record: InstallRecord, name: string, entry: Inst
 
 // ---- writing ---------------------------------------------------------------------------------
 
-/** How each state file is serialised: 2-space JSON and a final newline, as npm writes. */
-export function serializeState(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
-
 /** What `stageStateWrites` would change, by file (for plans and tests). */
 export function changedStateFiles(before: StateFiles, after: StateFiles, paths: PluginsPaths): string[] {
   const changed: string[] = [];
-  const same = (a: unknown, b: unknown) => (a === undefined ? b === undefined : b !== undefined && serializeState(a) === serializeState(b));
+  const same = (a: unknown, b: unknown) => (a === undefined ? b === undefined : b !== undefined && jsonText(a) === jsonText(b));
   if (!same(before.packageJson, after.packageJson)) changed.push(paths.packageJson);
   if (!same(before.runtimeLock, after.runtimeLock)) changed.push(paths.runtimeLock);
   const emptyRecord = (r: InstallRecord) => Object.keys(r.plugins).length === 0;
@@ -348,8 +290,7 @@ export async function stageStateWrites(tx: Transaction, paths: PluginsPaths, bef
       await tx.stageRemoval(file, paths.plugins);
       continue;
     }
-    const slot = await tx.stage(file);
-    await writeFile(slot, serializeState(value), { mode: file === paths.runtimeLock ? 0o600 : 0o644 });
+    await tx.stageJson(file, value, file === paths.runtimeLock ? 0o600 : 0o644);
   }
   return changed;
 }

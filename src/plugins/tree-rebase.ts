@@ -18,6 +18,7 @@
 import type { Dirent } from "node:fs";
 import { readFile, readdir, readlink, symlink, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { jsonText } from "../core/atomic-fs.js";
 import { isPathInside } from "../core/contain.js";
 import { isRecord } from "../manifest/result.js";
 
@@ -119,7 +120,7 @@ export async function rebaseTree(dir: string, from: string, to: string): Promise
     const pkg = JSON.parse(text) as Record<string, unknown>;
     const before = JSON.stringify(pkg);
     remapDeps(pkg, from, to);
-    if (JSON.stringify(pkg) !== before) await writeFile(pkgFile, `${JSON.stringify(pkg, null, 2)}\n`);
+    if (JSON.stringify(pkg) !== before) await writeFile(pkgFile, jsonText(pkg));
   } catch {
     // no package.json: nothing to rebase
   }

@@ -10,7 +10,7 @@
  */
 import { copyFile, mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { copyTree, pathExists } from "../core/atomic-fs.js";
+import { copyTree, jsonText, pathExists } from "../core/atomic-fs.js";
 import { EMPTY_PLUGINS_PACKAGE_JSON } from "../manifest/plugins-package.js";
 import type { Mutation } from "./mutation.js";
 import { rebaseTree } from "./tree-rebase.js";
@@ -48,7 +48,7 @@ export async function copyToWork(m: Mutation): Promise<WorkCopy> {
   };
   await mkdir(dir, { recursive: true });
   if (m.state.packageJson) await copyFile(m.paths.packageJson, work.packageJson);
-  else await writeFile(work.packageJson, `${JSON.stringify(EMPTY_PLUGINS_PACKAGE_JSON, null, 2)}\n`);
+  else await writeFile(work.packageJson, jsonText(EMPTY_PLUGINS_PACKAGE_JSON));
   if (await pathExists(m.paths.packageLock)) await copyFile(m.paths.packageLock, work.packageLock);
   if (await pathExists(m.paths.nodeModules)) await copyTree(m.paths.nodeModules, work.nodeModules);
   if (await pathExists(m.paths.packed)) {

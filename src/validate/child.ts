@@ -50,7 +50,6 @@ function describeTool(candidate: unknown, index: number | undefined): ToolDescri
   descriptor.parameters = jsonSafe(field("parameters"));
   const execute = field("execute");
   descriptor.hasExecute = typeof execute === "function";
-  if (typeof execute === "function") descriptor.executeArity = execute.length;
   descriptor.hidden = jsonSafe(field("hidden"));
   descriptor.deferrable = jsonSafe(field("deferrable"));
   return descriptor;

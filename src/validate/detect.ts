@@ -16,9 +16,10 @@
  * | a folder with Claude Code's default components (`skills/`, `commands/`, `agents/`, `output-styles/`, `monitors/`, `hooks/hooks.json`, `.mcp.json`, `.lsp.json`): a plugin without plugin.json | plugin-folder |
  * | any other folder | tools-folder |
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { STATE_FILES } from "./static-checks.js";
 import type { TargetKind } from "./types.js";
 
@@ -38,12 +39,8 @@ async function isDir(p: string): Promise<boolean> {
 
 /** Whether a package.json names an `xcsh` or `pi` manifest (an unreadable one counts: validate reports it). */
 async function hasPluginManifest(file: string): Promise<boolean> {
-  try {
-    const pkg = JSON.parse(await readFile(file, "utf8")) as unknown;
-    return typeof pkg !== "object" || pkg === null || "xcsh" in pkg || "pi" in pkg;
-  } catch {
-    return true;
-  }
+  const pkg = readJsonOrUndefined(file);
+  return typeof pkg !== "object" || pkg === null || "xcsh" in pkg || "pi" in pkg;
 }
 
 /** Detect the kind of `target` (absolute). Throws `ETARGET_NOT_FOUND` (exit 2). */

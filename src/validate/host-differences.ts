@@ -9,8 +9,9 @@
  * `MAX_FILES` files or `MAX_DEPTH` levels: they are for warnings, and a hostile tree must not
  * make them slow.
  */
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
+import { statOrUndefined } from "../core/paths.js";
 
 /** The codes, each with the host behaviour it names (also the README's table). */
 export const HOST_DIFFERENCES = {
@@ -43,24 +44,10 @@ const MAX_DEPTH = 8;
 /** What our tools-folder scan imports at the top level of a tools folder (discovery/tools-dir.ts). */
 const MODULE_EXT = /\.(?:ts|js|mjs|cjs|mts|cts)$/;
 
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /** True when `target` is a folder that has neither `index.ts` nor `index.js` (what the host would import). */
 export function folderWithoutIndex(target: string): boolean {
-  if (!isDirectory(target)) return false;
-  return !["index.ts", "index.js"].some((name) => {
-    try {
-      return statSync(path.join(target, name)).isFile();
-    } catch {
-      return false;
-    }
-  });
+  if (!statOrUndefined(target)?.isDirectory()) return false;
+  return !["index.ts", "index.js"].some((name) => statOrUndefined(path.join(target, name))?.isFile());
 }
 
 /** Every file the host would load below `toolsDir` (relative paths, `/`-separated), bounded. */

@@ -5,13 +5,13 @@
  * and every returned tool is checked (tool-checks.ts). Engines report, never print: the CLI
  * renders the report.
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { xcshPaths } from "../core/paths.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
 import { detectTarget } from "./detect.js";
-import { checkModules, type CheckModulesOptions } from "./module-check.js";
+import { checkModules } from "./module-check.js";
 import { ValidateRun } from "./run.js";
 import { checkOutcomes } from "./tool-checks.js";
 import {
@@ -42,13 +42,8 @@ export interface ValidatePathOptions {
   home?: string;
   xcshHome?: string;
   moduleTimeoutMs?: number;
-  totalTimeoutMs?: number;
   /** `api.pi` for the factories (`--pi`): a module path (relative to `cwd`) or package name. */
   piModule?: string;
-  /** Overrides for tests: the child script and runtime. */
-  child?: Pick<CheckModulesOptions, "childScript" | "execPath">;
-  /** Clock, injectable for tests. */
-  now?: () => number;
   /**
    * Check the target as this kind instead of detecting it (the marketplace engine validates a
    * cached plugin as a plugin folder, the way discovery loads it, even when it has a package.json).
@@ -64,8 +59,7 @@ export interface ValidatePathOptions {
 
 /** Validate what is at `target` (relative to `cwd`). Throws only for usage errors (exit 2). */
 export async function validatePath(target: string, options: ValidatePathOptions): Promise<ValidateReport> {
-  const now = options.now ?? Date.now;
-  const started = now();
+  const started = Date.now();
   const absolute = path.resolve(options.cwd, target);
   // Detection also refuses a missing target (ETARGET_NOT_FOUND), so it runs even with `as`.
   const found = await detectTarget(absolute);
@@ -84,7 +78,7 @@ export async function validatePath(target: string, options: ValidatePathOptions)
     components: run.components,
     files: [...run.files],
     modules: run.modules.length,
-    durationMs: now() - started,
+    durationMs: Date.now() - started,
   };
 }
 
@@ -126,7 +120,7 @@ async function checkStatically(run: ValidateRun, detected: { kind: TargetKind; p
 /** A plugin package, or the plugins folder's own package.json (`xcsh-plugins`, no manifest). */
 async function checkPackage(run: ValidateRun, dir: string): Promise<void> {
   const file = path.join(dir, "package.json");
-  const pkg = await readFile(file, "utf8").then((t) => JSON.parse(t) as unknown).catch(() => undefined);
+  const pkg = readJsonOrUndefined(file);
   if (pkg && typeof pkg === "object" && (pkg as { name?: unknown }).name === "xcsh-plugins" && !("xcsh" in pkg) && !("pi" in pkg)) {
     const read = await readJson(file, run);
     if (read) await checkPluginsPackageJson(run, file, read.value);
@@ -153,13 +147,11 @@ async function checkToolModules(run: ValidateRun, options: ValidatePathOptions):
     {
       cwd: options.cwd,
       ...(options.moduleTimeoutMs !== undefined ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
-      ...(options.totalTimeoutMs !== undefined ? { totalTimeoutMs: options.totalTimeoutMs } : {}),
       ...(options.home ? { home: options.home } : {}),
       ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
       ...(roots ? { cacheDir: roots.transpileCache } : {}),
       // Resolved by the child from `cwd`, as `--pi` was checked (host/host-exports.ts).
       ...(options.piModule !== undefined ? { piModule: options.piModule } : {}),
-      ...options.child,
     },
   );
   const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...(options.builtins ?? [])]);

@@ -33,15 +33,9 @@ export interface CheckModulesOptions {
   cwd: string;
   /** Budget of one module (import + factory), enforced by killing the child. Default 15000. */
   moduleTimeoutMs?: number;
-  /** Budget of the whole run. Default 120000. */
-  totalTimeoutMs?: number;
   home?: string;
   xcshHome?: string;
   cacheDir?: string;
-  /** The child script; default `dist/validate/child.js` (next to this file once built). */
-  childScript?: string;
-  /** The runtime to spawn; default `process.execPath` (Node or Bun, whichever runs us). */
-  execPath?: string;
   /** `api.pi` for the factories: this module's exports (host/host-exports.ts; default the host package where it resolves). */
   piModule?: string;
 }
@@ -50,9 +44,7 @@ export const DEFAULT_MODULE_TIMEOUT_MS = 15_000;
 /** Heap cap of the checker process, in MB. */
 export const CHILD_MAX_OLD_SPACE_MB = 512;
 
-function isBun(execPath: string): boolean {
-  return path.basename(execPath).toLowerCase().startsWith("bun") || (execPath === process.execPath && typeof process.versions.bun === "string");
-}
+/** Budget of a whole run. */
 export const DEFAULT_TOTAL_TIMEOUT_MS = 120_000;
 
 /**
@@ -78,7 +70,7 @@ export function resolveChildScript(): string {
  * waits for it, and it is killed when this process exits.
  */
 interface WarmChecker {
-  /** The runtime, the script and the cwd it runs with. */
+  /** The script and the cwd it runs with. */
   key: string;
   /** The roots it prepared its imports for; `undefined` while it has prepared none (any will do). */
   roots: string | undefined;
@@ -90,21 +82,22 @@ interface WarmChecker {
 }
 let warm: WarmChecker | undefined;
 
-function forkChecker(script: string, execPath: string, cwd: string, ahead?: Omit<PrepareRequest, "type">): ChildProcess {
+/** The checker runs on the runtime that runs us (Node or Bun). */
+function forkChecker(script: string, cwd: string, ahead?: Omit<PrepareRequest, "type">): ChildProcess {
   return fork(script, ahead ? [JSON.stringify(ahead)] : [], {
-    execPath,
+    execPath: process.execPath,
     // Node's own flags of the parent (e.g. vitest's loaders) must not leak into the child.
     // A memory cap (Node only; Bun has no such flag) makes a tool that allocates without
     // end crash the checker quickly (EMODULE_EXIT) instead of eating the machine's memory.
-    execArgv: isBun(execPath) ? [] : [`--max-old-space-size=${CHILD_MAX_OLD_SPACE_MB}`],
+    execArgv: typeof process.versions.bun === "string" ? [] : [`--max-old-space-size=${CHILD_MAX_OLD_SPACE_MB}`],
     stdio: ["ignore", "ignore", "pipe", "ipc"],
     serialization: "json",
     cwd,
   });
 }
 
-/** What a warm checker must share with a check: the runtime, the script and the cwd. */
-const checkerKey = (script: string, execPath: string, cwd: string) => [execPath, script, cwd].join("\0");
+/** What a warm checker must share with a check: the script and the cwd (the runtime is ours). */
+const checkerKey = (script: string, cwd: string) => [script, cwd].join("\0");
 /**
  * The roots a checker prepared its imports for must be the check's too: its resolve hooks keep
  * their shim folder for life, so a check with other roots (the boot index refresh after a
@@ -121,11 +114,10 @@ const alive = (child: ChildProcess) => child.exitCode === null && child.signalCo
  * its imports for them while it waits (module map, Node's resolve hooks). Called
  * without roots first and with them later, the same checker gets them then (a `prepare` message).
  */
-export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childScript" | "execPath" | "home" | "xcshHome" | "cacheDir">): void {
-  const script = options.childScript ?? resolveChildScript();
-  const execPath = options.execPath ?? process.execPath;
+export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "home" | "xcshHome" | "cacheDir">): void {
+  const script = resolveChildScript();
   const roots = importRootsOf(options);
-  const key = checkerKey(script, execPath, options.cwd);
+  const key = checkerKey(script, options.cwd);
   const wanted = rootsKey(roots);
   if (warm && warm.key === key && alive(warm.child) && warm.child.connected) {
     if (warm.roots === wanted || wanted === undefined) return;
@@ -143,7 +135,7 @@ export function warmUpChecker(options: Pick<CheckModulesOptions, "cwd" | "childS
   discardWarmChecker();
   let child: ChildProcess;
   try {
-    child = forkChecker(script, execPath, options.cwd, wanted === undefined ? undefined : { roots });
+    child = forkChecker(script, options.cwd, wanted === undefined ? undefined : { roots });
   } catch {
     return;
   }
@@ -213,9 +205,9 @@ function setReferenced(child: ChildProcess, on: boolean): void {
 export async function checkModules(modules: readonly string[], options: CheckModulesOptions): Promise<ModuleOutcome[]> {
   const outcomes: (ModuleOutcome | undefined)[] = modules.map(() => undefined);
   if (modules.length === 0) return [];
-  const script = options.childScript ?? resolveChildScript();
+  const script = resolveChildScript();
   const moduleTimeout = options.moduleTimeoutMs ?? DEFAULT_MODULE_TIMEOUT_MS;
-  const deadline = Date.now() + (options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS);
+  const deadline = Date.now() + DEFAULT_TOTAL_TIMEOUT_MS;
   // In-child timeouts are a little shorter than the kill timer so a hanging promise gets its
   // precise code and only a blocked event loop needs the kill.
   const importTimeoutMs = Math.max(100, Math.floor(moduleTimeout * 0.6));
@@ -226,9 +218,9 @@ export async function checkModules(modules: readonly string[], options: CheckMod
     if (Date.now() >= deadline) break;
     const batch = modules.slice(next);
     const offset = next;
-    const stop = await runChild(script, batch, {
+    const stop = await runChild(script, {
       type: "check",
-      modules: [...batch],
+      modules: batch,
       cwd: options.cwd,
       importTimeoutMs,
       factoryTimeoutMs,
@@ -239,7 +231,6 @@ export async function checkModules(modules: readonly string[], options: CheckMod
     }, {
       moduleTimeout,
       deadline,
-      execPath: options.execPath ?? process.execPath,
       onResult: (i, outcome) => {
         outcomes[offset + i] = { file: modules[offset + i]!, ...outcome };
       },
@@ -277,7 +268,6 @@ type Stop = { kind: "done" } | { kind: "failed-at"; index: number; failure: Modu
 interface ChildControl {
   moduleTimeout: number;
   deadline: number;
-  execPath: string;
   onResult(index: number, outcome: { tools: ToolDescriptor[]; failure?: ModuleFailure; ms: number }): void;
 }
 
@@ -294,12 +284,12 @@ interface ChildWatch {
   finish(stop: Stop): void;
 }
 
-function runChild(script: string, batch: readonly string[], request: CheckRequest, control: ChildControl): Promise<Stop> {
+function runChild(script: string, request: CheckRequest, control: ChildControl): Promise<Stop> {
   return new Promise<Stop>((resolve) => {
-    const warmed = takeWarmChecker(checkerKey(script, control.execPath, request.cwd), importRootsOf(request));
+    const warmed = takeWarmChecker(checkerKey(script, request.cwd), importRootsOf(request));
     let child: ChildProcess;
     try {
-      child = warmed ? warmed.child : forkChecker(script, control.execPath, request.cwd);
+      child = warmed ? warmed.child : forkChecker(script, request.cwd);
     } catch (error) {
       resolve({ kind: "broken", failure: { code: "ECHILD", message: `cannot start the module checker: ${(error as Error).message}` } });
       return;

@@ -60,7 +60,6 @@ export interface ToolDescriptor {
   /** `parameters` as JSON (TypeBox symbols dropped), or `undefined` when not serialisable. */
   parameters?: unknown;
   hasExecute: boolean;
-  executeArity?: number;
   hidden?: unknown;
   deferrable?: unknown;
   /** Problems found by the loader's shape check (`checkTool`). */

@@ -10,11 +10,12 @@
  * JSON file, one after another, and each fs/promises call is a thread-pool round trip costing
  * more than the call itself (every plugin of an install is checked so before its modules can be).
  */
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
-import { checkJsonDepth, checkJsonSize } from "../manifest/json-file.js";
+import { checkJsonDepth, checkJsonSize, readJsonOrUndefined } from "../manifest/json-file.js";
 import { isPathInside } from "../core/contain.js";
+import { statOrUndefined } from "../core/paths.js";
 import { resolveToolEntry, scanToolsDir } from "../discovery/tools-dir.js";
 import type { DiscoverySink } from "../discovery/types.js";
 import type { ToolLoadError, ToolSource } from "../core/contract.js";
@@ -27,7 +28,7 @@ import { listPluginJsonPaths, validatePluginJson, type PluginJson } from "../man
 import { entryPathProblem, listManifestEntries, validatePluginPackageJson } from "../manifest/plugin-manifest.js";
 import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
 import { validatePluginsPackageJson } from "../manifest/plugins-package.js";
-import { pointer, type ValidationResult } from "../manifest/result.js";
+import { isRecord, pointer, type ValidationResult } from "../manifest/result.js";
 import { validateRuntimeLock } from "../manifest/runtime-lock.js";
 import { prepareSettingsCheck, validateSettingsFile } from "../core/settings-check.js";
 import type { ValidateRun } from "./run.js";
@@ -79,14 +80,6 @@ export async function readJson(file: string, run: ValidateRun): Promise<{ value:
     }
     const message = errorMessage(error);
     run.error(file, { path: "", code: "EJSONPARSE", message: `not valid JSON${locate(text, message)}: ${message}`, hint: "Fix the syntax (a trailing comma, a missing quote or brace); JSON allows no comments." });
-    return undefined;
-  }
-}
-
-function statOrUndefined(p: string) {
-  try {
-    return statSync(p);
-  } catch {
     return undefined;
   }
 }
@@ -284,13 +277,8 @@ export async function checkMarketplace(run: ValidateRun, dir: string): Promise<v
       if (checkedDirs.has(key)) continue;
       checkedDirs.add(key);
       if (statOrUndefined(path.join(target, "package.json"))) {
-        let pkg: Record<string, unknown> | undefined;
-        try {
-          pkg = JSON.parse(readFileSync(path.join(target, "package.json"), "utf8")) as Record<string, unknown>;
-        } catch {
-          pkg = undefined;
-        }
-        if (pkg && (pkg.xcsh || pkg.pi)) {
+        const pkg = readJsonOrUndefined(path.join(target, "package.json"));
+        if (isRecord(pkg) && (pkg.xcsh || pkg.pi)) {
           await checkPluginPackage(run, target);
           continue;
         }

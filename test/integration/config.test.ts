@@ -2,7 +2,8 @@ import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadSettings } from "../../src/core/config.js";
 import { DEFAULT_SETTINGS } from "../../src/core/settings-keys.js";
-import { prepareSettingsCheck, suggestKey, validateSettingsLayer } from "../../src/core/settings-check.js";
+import { prepareSettingsCheck, validateSettingsLayer } from "../../src/core/settings-check.js";
+import { closestKey } from "../../src/manifest/unknown-keys.js";
 import { XcshToolsError } from "../../src/core/errors.js";
 import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -180,7 +181,7 @@ describe("loadSettings", () => {
   });
 });
 
-describe("validateSettingsLayer and suggestKey", () => {
+describe("validateSettingsLayer and closestKey", () => {
   beforeAll(prepareSettingsCheck);
   it.each([
     ["allowScript", "allowScripts"],
@@ -188,7 +189,7 @@ describe("validateSettingsLayer and suggestKey", () => {
     ["registy", "registry"],
     ["zzz", undefined],
   ])("suggests %s → %s", (typo, expected) => {
-    expect(suggestKey(typo, ["registry", "allowScripts", "builtInTools", "lockWaitMs"])).toBe(expected);
+    expect(closestKey(typo, ["registry", "allowScripts", "builtInTools", "lockWaitMs"])).toBe(expected);
   });
 
   it("names flags as fields of the command line", () => {

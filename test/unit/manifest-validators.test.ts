@@ -259,17 +259,18 @@ describe("catalogs and plugin.json", () => {
   });
 });
 
-describe("readValidatedJson", () => {
-  it("throws the first issue as a coded error naming file and path; missing is undefined", async () => {
+describe("readCheckedJson", () => {
+  it("throws the first issue under the reader's code naming file and path; missing is undefined", async () => {
     const { makeTmpWorld } = await import("../helpers/tmp-home.js");
-    const { readValidatedJson } = await import("../../src/manifest/json-file.js");
+    const { readCheckedJson } = await import("../../src/manifest/json-file.js");
+    const how = { code: "ESTATE_FILE", hint: "hint" };
     const world = await makeTmpWorld();
     try {
       const file = await world.write("marketplaces.json", { version: 1, marketplaces: [{ name: "Bad" }] });
-      await expect(readValidatedJson(file, validateMarketplacesRegistry)).rejects.toMatchObject({ code: "EREQUIRED", file, path: "/marketplaces/0/sourceType", exitCode: 2 });
-      expect(await readValidatedJson(`${file}.missing`, validateMarketplacesRegistry)).toBeUndefined();
+      await expect(readCheckedJson(file, validateMarketplacesRegistry, how)).rejects.toMatchObject({ code: "ESTATE_FILE", file, path: "/marketplaces/0/sourceType", message: expect.stringContaining(`${file}: /marketplaces/0`) });
+      expect(await readCheckedJson(`${file}.missing`, validateMarketplacesRegistry, how)).toBeUndefined();
       const good = await world.write("ok.json", { version: 1, marketplaces: [] });
-      expect(await readValidatedJson(good, validateMarketplacesRegistry)).toEqual({ value: { version: 1, marketplaces: [] }, warnings: [] });
+      expect(await readCheckedJson(good, validateMarketplacesRegistry, how)).toEqual({ version: 1, marketplaces: [] });
     } finally {
       await world.cleanup();
     }

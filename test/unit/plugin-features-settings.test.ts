@@ -17,7 +17,6 @@ import {
   checkStoredSettings,
   describeAccepted,
   effectiveSettings,
-  holdsSecret,
   parseSettingInput,
   requireSetting,
   resolveSetting,
@@ -252,11 +251,5 @@ describe("checkStoredSettings", () => {
     expect(requireSetting(settings, ref("limit"))).toBe(schema("limit"));
     expect(() => requireSetting(settings, ref("limti"))).toThrow(expect.objectContaining({ code: "EUNKNOWN_SETTING", exitCode: 2, message: 'Plugin p has no setting "limti"; did you mean "limit"?' }));
     expect(() => requireSetting({}, ref("x"))).toThrow(expect.objectContaining({ code: "EUNKNOWN_SETTING", message: expect.stringContaining("declares no settings") }));
-  });
-
-  it("holdsSecret", () => {
-    expect(holdsSecret(settings, { apiKey: "x" })).toBe(true);
-    expect(holdsSecret(settings, { limit: 3 })).toBe(false);
-    expect(holdsSecret(undefined, { apiKey: "x" })).toBe(false);
   });
 });

@@ -92,25 +92,17 @@ async function get(ctx: CommandContext, rawName: string, key: string): Promise<v
   if (setting.secret) ctx.output.note(`note: ${key} is a secret; its value is never printed (set ${setting.origin === "env" ? `from $${setting.via}` : `in the ${setting.origin} scope`})`);
 }
 
-async function set(ctx: CommandContext, rawName: string, key: string, words: string[], flags: MutationFlags): Promise<void> {
+/** `set` with the words of the value, `delete` without them. */
+async function change(ctx: CommandContext, rawName: string, key: string, words: string[] | undefined, flags: MutationFlags): Promise<void> {
   const { parsePackageName } = await import("../../plugins/spec.js");
   const name = parsePackageName(rawName);
   const scope = stateScope(flags.scope);
   const engine = await import("../../plugins/state-change.js");
   const dryRun = Boolean(flags.dryRun);
   // The host joins the words of the value with spaces (`config set p greeting hello world`).
-  const applied = await runStateChange(ctx, `config set ${name} ${key}`, engine.planSettingSet(name, key, words.join(" "), scope), dryRun, scope);
-  await reportSetting(ctx, applied, name, key, { dryRun, scope, done: `Set ${key} of ${name}${scope === "project" ? " in this project" : ""}` });
-}
-
-async function remove(ctx: CommandContext, rawName: string, key: string, flags: MutationFlags): Promise<void> {
-  const { parsePackageName } = await import("../../plugins/spec.js");
-  const name = parsePackageName(rawName);
-  const scope = stateScope(flags.scope);
-  const engine = await import("../../plugins/state-change.js");
-  const dryRun = Boolean(flags.dryRun);
-  const applied = await runStateChange(ctx, `config delete ${name} ${key}`, engine.planSettingDelete(name, key, scope), dryRun, scope);
-  await reportSetting(ctx, applied, name, key, { dryRun, scope, done: `Deleted ${key} of ${name}${scope === "project" ? " in this project" : ""}` });
+  const planner = words ? engine.planSettingSet(name, key, words.join(" "), scope) : engine.planSettingDelete(name, key, scope);
+  const applied = await runStateChange(ctx, `config ${words ? "set" : "delete"} ${name} ${key}`, planner, dryRun, scope);
+  await reportSetting(ctx, applied, name, key, { dryRun, scope, done: `${words ? "Set" : "Deleted"} ${key} of ${name}${scope === "project" ? " in this project" : ""}` });
 }
 
 async function reportSetting(ctx: CommandContext, applied: Awaited<ReturnType<typeof runStateChange>>, name: string, key: string, options: { dryRun: boolean; scope: "user" | "project"; done: string }): Promise<void> {
@@ -192,14 +184,14 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("store a value, checked against the plugin's schema")
     .option("--dry-run", "print the plan; write nothing")
     .option("--scope <scope>", scopeHelp)
-    .action(async (name: string, key: string, value: string[], flags: MutationFlags, command: Command) => set(getContext(command), name, key, value, flags));
+    .action(async (name: string, key: string, value: string[], flags: MutationFlags, command: Command) => change(getContext(command), name, key, value, flags));
 
   config
     .command("delete <name> <key>")
     .description("remove the stored value (the env variable or the default applies again)")
     .option("--dry-run", "print the plan; write nothing")
     .option("--scope <scope>", scopeHelp)
-    .action(async (name: string, key: string, flags: MutationFlags, command: Command) => remove(getContext(command), name, key, flags));
+    .action(async (name: string, key: string, flags: MutationFlags, command: Command) => change(getContext(command), name, key, undefined, flags));
 
   config
     .command("validate [name]")

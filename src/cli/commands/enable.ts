@@ -19,20 +19,9 @@ interface EnableFlags {
 async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean, flags: EnableFlags): Promise<void> {
   // Before anything is read: a project-scope change needs a trusted project, whichever engine owns the names.
   await assertScopeAllowed(ctx, flags.scope, `${enabled ? "enable" : "disable"} plugins in the project (--scope project)`);
-  // Marketplace plugins are the marketplace engine's (its --scope is the install's scope);
-  // npm plugins take --scope too, so ask before handing over rather than let it refuse the flag.
+  // Marketplace plugins are the marketplace engine's (its --scope is the install's scope).
   const { mayNameMarketplacePlugin } = await import("../../manifest/installed-plugins.js");
-  if (names.some(mayNameMarketplacePlugin)) {
-    const market = await import("./marketplace.js");
-    const { loadMarketplaceTargets, isMarketplaceTarget } = await import("../../marketplace/index.js");
-    const mctx = await market.marketplaceContext(ctx);
-    const targets = await loadMarketplaceTargets(mctx);
-    await market.refuseClaudeOnly(mctx, names, enabled ? "enable" : "disable", targets.installedIds);
-    if (names.some((name) => isMarketplaceTarget(name, targets))) {
-      await market.dispatchSetEnabled(ctx, names, enabled, flags);
-      return;
-    }
-  }
+  if (names.some(mayNameMarketplacePlugin) && (await (await import("./marketplace.js")).dispatchChange(ctx, enabled ? "enable" : "disable", names, flags))) return;
   const scope = stateScope(flags.scope);
   const { parsePackageName } = await import("../../plugins/spec.js");
   const wanted = names.map(parsePackageName);

@@ -28,7 +28,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("-y, --yes", "accept what the plugins run without asking (marketplace: hooks, MCP/LSP servers, bin/; npm: hook and extension modules)")
     .action(async (specs: string[], flags: InstallFlags, command: Command) => {
       const ctx = getContext(command);
-      if (await (await import("./marketplace.js")).dispatchInstall(ctx, specs, flags)) return;
+      if (await (await import("./marketplace.js")).dispatchChange(ctx, "install", specs, flags)) return;
       if (specs.length === 0) throw usageError("install needs at least one spec", "e.g. xcsh-tools install @acme/xcsh-search");
       const { parseInstallSpec } = await import("../../plugins/spec.js");
       const parsed = specs.map((spec) => parseInstallSpec(spec, ctx.cwd));

@@ -14,21 +14,11 @@ import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
 import type { ClaudeMarketplaceRow, MarketplaceContext, MarketplaceUpdateReport, OfferedPlugin, PlanItem, PluginChangeReport, Scope } from "../../marketplace/index.js";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
-import { npmClient } from "../plugin-command.js";
+import { npmClient, planLine } from "../plugin-command.js";
 import { ReportedFailure, usageError } from "../command-errors.js";
-import { listContext, parseScope } from "../marketplace-list.js";
+import { claudeInstalledPlugins, listContext, parseScope } from "../marketplace-list.js";
 import { assertScopeAllowed, notLoadedLine, projectNotLoaded, type ProjectNotLoaded } from "../project-scope.js";
 import type { CommandModule } from "../context.js";
-
-
-
-const MARK: Record<string, string> = { ADD: "+", CHANGE: "~", REMOVE: "-", NOOP: "=", FAILED: "!" };
-
-/** One line of a plan; `width` pads `what` so that the reasons of a list start in one column. */
-function planLine(ctx: CommandContext, op: string, what: string, reason: string, width = 0): string {
-  const color = op === "ADD" ? "green" : op === "REMOVE" || op === "FAILED" ? "red" : op === "CHANGE" ? "yellow" : "dim";
-  return `${style(ctx.output, color, `${MARK[op] ?? " "} ${op.padEnd(6)}`)} ${what.padEnd(width)}  ${style(ctx.output, "dim", reason)}`;
-}
 
 /** The lines of a list of plan items and failures, their reasons aligned. */
 function itemLines(ctx: CommandContext, items: readonly PlanItem[], failed: PluginChangeReport["failed"], withHints: boolean): string[] {
@@ -93,24 +83,14 @@ function unknownMarketplace(spec: string, marketplaces: ReadonlySet<string>): Xc
   });
 }
 
-/** Ids in Claude Code's `installed_plugins.json`, read loosely (its file, only read): empty when absent or unreadable. */
-async function claudeInstalledIds(mctx: MarketplaceContext): Promise<Set<string>> {
-  const { pathsOf } = await import("../../marketplace/context.js");
-  const { readJsonFile } = await import("../../manifest/json-file.js");
-  const raw = (await readJsonFile(pathsOf(mctx).claudeInstalledPlugins).catch(() => undefined)) as { plugins?: unknown } | undefined;
-  const plugins = raw && typeof raw.plugins === "object" && raw.plugins !== null && !Array.isArray(raw.plugins) ? raw.plugins : {};
-  return new Set(Object.keys(plugins));
-}
-
 /**
  * `ECLAUDE_PLUGIN` when one of `ids` is installed by Claude Code and not by xcsh-tools: changing
  * it is Claude Code's business (its own settings switch it; xcsh-tools never writes ~/.claude),
  * and the message says so instead of "not installed" or "unknown marketplace".
  */
-export async function refuseClaudeOnly(mctx: MarketplaceContext, ids: readonly string[], verb: string, installed?: ReadonlySet<string>): Promise<void> {
-  const ours = installed ?? (await (await import("../../marketplace/index.js")).loadMarketplaceTargets(mctx)).installedIds;
-  const claude = await claudeInstalledIds(mctx);
-  const id = ids.find((i) => claude.has(i) && !ours.has(i));
+async function refuseClaudeOnly(mctx: MarketplaceContext, ids: readonly string[], verb: string, ours: ReadonlySet<string>): Promise<void> {
+  const claude = await claudeInstalledPlugins(mctx);
+  const id = ids.find((i) => Object.hasOwn(claude, i) && !ours.has(i));
   if (id === undefined) return;
   const market = id.slice(id.lastIndexOf("@") + 1);
   const how =
@@ -152,7 +132,7 @@ export async function withMarketplaceSuggestion(ctx: CommandContext, error: unkn
 }
 
 /** The marketplace ones among `specs`; usage error when marketplace and npm specs are mixed. */
-async function marketplaceSpecs(ctx: CommandContext, mctx: MarketplaceContext, specs: string[], scope: string | undefined, verb: string): Promise<boolean> {
+async function marketplaceSpecs(mctx: MarketplaceContext, specs: string[], scope: string | undefined, verb: string): Promise<boolean> {
   let ours: string[] = [];
   // Plain and scoped npm names (most installs) never load the marketplace modules or their state.
   if (specs.some((s) => !s.startsWith("npm:") && mayNameMarketplacePlugin(s))) {
@@ -168,7 +148,8 @@ async function marketplaceSpecs(ctx: CommandContext, mctx: MarketplaceContext, s
     }
   }
   if (ours.length === 0) {
-    if (scope !== undefined) throw usageError(`--scope applies to marketplace plugins (name@marketplace); ${specs.join(", ")} ${specs.length === 1 ? "is an npm plugin" : "are npm plugins"}`, "npm plugins are installed for the user; drop --scope.");
+    // npm plugins take --scope for enable and disable too (the project's overrides file).
+    if (scope !== undefined && verb !== "enable" && verb !== "disable") throw usageError(`--scope applies to marketplace plugins (name@marketplace); ${specs.join(", ")} ${specs.length === 1 ? "is an npm plugin" : "are npm plugins"}`, "npm plugins are installed for the user; drop --scope.");
     return false;
   }
   if (ours.length !== specs.length) {
@@ -178,48 +159,28 @@ async function marketplaceSpecs(ctx: CommandContext, mctx: MarketplaceContext, s
   return true;
 }
 
-/** Shared `install`: handles the specs when they are all name@marketplace; false otherwise. */
-export async function dispatchInstall(ctx: CommandContext, specs: string[], flags: { scope?: string; dryRun?: boolean; yes?: boolean }): Promise<boolean> {
-  await assertScopeAllowed(ctx, flags.scope, "install plugins into the project (--scope project)");
-  const mctx = await marketplaceContext(ctx, { yes: Boolean(flags.yes) });
-  if (!(await marketplaceSpecs(ctx, mctx, specs, flags.scope, "install"))) return false;
-  const { installFromMarketplace } = await import("../../marketplace/index.js");
-  const scope = parseScope(flags.scope);
-  reportPluginChange(ctx, await installFromMarketplace(mctx, specs, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) }), "Installed");
-  return true;
-}
+/** What each shared command reports when it changed something. */
+const DONE = { install: "Installed", uninstall: "Removed", enable: "Enabled", disable: "Disabled", update: "Updated" } as const;
 
-/** Shared `uninstall`. */
-export async function dispatchUninstall(ctx: CommandContext, ids: string[], flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
-  await assertScopeAllowed(ctx, flags.scope, "uninstall the project's plugins (--scope project)");
-  const mctx = await marketplaceContext(ctx);
-  if (!(await marketplaceSpecs(ctx, mctx, ids, flags.scope, "uninstall"))) return false;
-  const { uninstallMarketplacePlugin } = await import("../../marketplace/index.js");
+/**
+ * Shared `install`, `uninstall`, `enable`, `disable` and `update <names>`: handles the specs when
+ * they are all name@marketplace and reports the change; false otherwise (npm specs).
+ */
+export async function dispatchChange(ctx: CommandContext, verb: keyof typeof DONE, specs: string[], flags: { scope?: string; dryRun?: boolean; yes?: boolean }): Promise<boolean> {
+  await assertScopeAllowed(ctx, flags.scope, `${verb === "install" ? "install plugins into the project" : `${verb} the project's plugins`} (--scope project)`);
+  if (verb === "update" && specs.length === 0) return false;
+  // Installs and updates may bring new things to run: they ask first (or take --yes).
+  const mctx = await marketplaceContext(ctx, verb === "install" || verb === "update" ? { yes: Boolean(flags.yes) } : undefined);
+  if (!(await marketplaceSpecs(mctx, specs, flags.scope, verb))) return false;
+  const engine = await import("../../marketplace/index.js");
   const scope = parseScope(flags.scope);
-  reportPluginChange(ctx, await uninstallMarketplacePlugin(mctx, ids, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) }), "Removed");
-  return true;
-}
-
-/** Shared `enable` / `disable`. */
-export async function dispatchSetEnabled(ctx: CommandContext, ids: string[], enabled: boolean, flags: { scope?: string; dryRun?: boolean }): Promise<boolean> {
-  await assertScopeAllowed(ctx, flags.scope, `${enabled ? "enable" : "disable"} the project's plugins (--scope project)`);
-  const mctx = await marketplaceContext(ctx);
-  if (!(await marketplaceSpecs(ctx, mctx, ids, flags.scope, enabled ? "enable" : "disable"))) return false;
-  const { setMarketplacePluginEnabled } = await import("../../marketplace/index.js");
-  const scope = parseScope(flags.scope);
-  reportPluginChange(ctx, await setMarketplacePluginEnabled(mctx, ids, enabled, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) }), enabled ? "Enabled" : "Disabled");
-  return true;
-}
-
-/** Shared `update <name@mkt…>`: handles named marketplace plugins; false otherwise. */
-export async function dispatchUpdate(ctx: CommandContext, names: string[], flags: { scope?: string; dryRun?: boolean; yes?: boolean }): Promise<boolean> {
-  await assertScopeAllowed(ctx, flags.scope, "update the project's plugins (--scope project)");
-  if (names.length === 0) return false;
-  const mctx = await marketplaceContext(ctx, { yes: Boolean(flags.yes) });
-  if (!(await marketplaceSpecs(ctx, mctx, names, flags.scope, "update"))) return false;
-  const { updateMarketplacePlugins } = await import("../../marketplace/index.js");
-  const scope = parseScope(flags.scope);
-  reportPluginChange(ctx, await updateMarketplacePlugins(mctx, names, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) }), "Updated");
+  const options = { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) };
+  const report =
+    verb === "install" ? await engine.installFromMarketplace(mctx, specs, options)
+    : verb === "uninstall" ? await engine.uninstallMarketplacePlugin(mctx, specs, options)
+    : verb === "update" ? await engine.updateMarketplacePlugins(mctx, specs, options)
+    : await engine.setMarketplacePluginEnabled(mctx, specs, verb === "enable", options);
+  reportPluginChange(ctx, report, DONE[verb]);
   return true;
 }
 
@@ -248,7 +209,7 @@ export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { 
 export async function outdatedSection(ctx: CommandContext, names: string[]): Promise<{ handled: boolean; json: { marketplacePlugins?: unknown[]; projectNotLoaded?: ProjectNotLoaded }; lines: string[] }> {
   const mctx = await marketplaceContext(ctx);
   const { outdatedMarketplacePlugins } = await import("../../marketplace/index.js");
-  if (names.length > 0 && !(await marketplaceSpecs(ctx, mctx, names, undefined, "outdated"))) return { handled: false, json: {}, lines: [] };
+  if (names.length > 0 && !(await marketplaceSpecs(mctx, names, undefined, "outdated"))) return { handled: false, json: {}, lines: [] };
   const rows = await outdatedMarketplacePlugins(mctx, names.length > 0 ? names : undefined);
   const notLoaded = await marketplaceNotLoaded(ctx, mctx);
   const lines: string[] = [];

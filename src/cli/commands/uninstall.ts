@@ -15,7 +15,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
     .action(async (names: string[], flags: { dryRun?: boolean; scope?: string }, command: Command) => {
       const ctx = getContext(command);
-      if (await (await import("./marketplace.js")).dispatchUninstall(ctx, names, flags)) return;
+      if (await (await import("./marketplace.js")).dispatchChange(ctx, "uninstall", names, flags)) return;
       const { parsePackageName } = await import("../../plugins/spec.js");
       const wanted = names.map(parsePackageName);
       const { planUninstall } = await import("../../plugins/plan.js");

@@ -20,7 +20,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .action(async (names: string[], flags: { latest?: boolean; dryRun?: boolean; allowScripts?: boolean; scope?: string; yes?: boolean }, command: Command) => {
       const ctx = getContext(command);
       const market = await import("./marketplace.js");
-      if (await market.dispatchUpdate(ctx, names, flags)) return;
+      if (await market.dispatchChange(ctx, "update", names, flags)) return;
       const { parsePackageName } = await import("../../plugins/spec.js");
       const wanted = names.map(parsePackageName);
       const { checkOutdated } = await import("../../plugins/outdated.js");

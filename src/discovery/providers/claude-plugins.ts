@@ -20,22 +20,16 @@
  * reported as left out, and the user's file alone decides). A settings file that is not JSON or
  * whose `enabledPlugins` has the wrong shape is one `ESTATE_FILE` record and counts as absent.
  */
-import { realpath } from "node:fs/promises";
-import path from "node:path";
 import { placeOf } from "../../core/state-places.js";
 import type { ToolSource } from "../../core/contract.js";
-import { isPathInside } from "../../core/contain.js";
+import { isPathInside, realPathOrNearest } from "../../core/contain.js";
 import type { DiscoveryContext, DiscoverySink, ToolProvider } from "../types.js";
-import { readInstalledRegistry, scanPluginRoot, type RegistryEntry } from "./marketplace-registry.js";
+import { readInstalledRegistry, scanPluginRoot, uniqueByInstallPath, type RegistryEntry } from "./marketplace-registry.js";
 import { ClaudeSettingsSchema, claudeSettingsFiles, mergeEnabledPlugins, type ClaudeEnablement } from "../../manifest/claude-settings.js";
 import { readStateFile } from "../state-file.js";
 import { reportSkipped } from "../untrusted.js";
 
 const NAME = "Claude Code Marketplace";
-
-async function realOrResolved(p: string): Promise<string> {
-  return realpath(p).catch(() => path.resolve(p));
-}
 
 export const claudePluginsProvider: ToolProvider = {
   id: "claude-plugins",
@@ -46,7 +40,7 @@ export const claudePluginsProvider: ToolProvider = {
     const registry = await readInstalledRegistry(file, fileSource, sink);
     if (!registry) return;
     const enablement = await readClaudeEnablement(ctx, sink);
-    const cwd = await realOrResolved(ctx.cwd);
+    const cwd = realPathOrNearest(ctx.cwd);
     const projectRoots: RegistryEntry[] = [];
     const userRoots: RegistryEntry[] = [];
     for (const [id, entries] of registry) {
@@ -57,7 +51,7 @@ export const claudePluginsProvider: ToolProvider = {
         if (item.entry.enabled === false) continue;
         const scope = item.entry.scope ?? "user";
         if (scope === "user") user.push(item);
-        else if (item.entry.projectPath && isPathInside(cwd, await realOrResolved(item.entry.projectPath))) {
+        else if (item.entry.projectPath && isPathInside(cwd, realPathOrNearest(item.entry.projectPath))) {
           if (ctx.projectTrusted) project.push(item);
           else sink.addSkipped({ path: item.entry.installPath, source: { provider: "claude-plugins", providerName: NAME, level: "project", plugin: item.id }, kind: "claude-project-plugin" });
         }
@@ -73,16 +67,6 @@ export const claudePluginsProvider: ToolProvider = {
     }
   },
 };
-
-function uniqueByInstallPath(items: RegistryEntry[]): RegistryEntry[] {
-  const seen = new Set<string>();
-  return items.filter((item) => {
-    const key = path.resolve(item.entry.installPath);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
 
 /** `enabledPlugins` of Claude Code's settings layers, merged (project layers only when trusted). */
 export async function readClaudeEnablement(ctx: Pick<DiscoveryContext, "home" | "cwd" | "projectTrusted">, sink: DiscoverySink): Promise<Map<string, ClaudeEnablement>> {

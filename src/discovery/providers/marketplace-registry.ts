@@ -17,7 +17,7 @@ import { InstalledPluginEntrySchema, splitPluginId, type InstalledPluginEntry } 
 import { pointerSegment } from "../../manifest/result.js";
 import { checkSchema } from "../../manifest/schema-check.js";
 import { discoveryError } from "../records.js";
-import { readStateFile } from "../state-file.js";
+import { describeIssues, readStateFile } from "../state-file.js";
 import { scanToolsDir } from "../tools-dir.js";
 import type { DiscoverySink } from "../types.js";
 
@@ -73,10 +73,7 @@ export async function readInstalledRegistry(
       const pointer = `${idPointer}/${index}`;
       const checked = checkSchema(InstalledPluginEntrySchema, raw);
       if (!checked.ok) {
-        const issues = checked.issues.slice(0, 3).map((issue) => `${pointer}${issue.path}: ${issue.expected}, found ${issue.found}`);
-        sink.addError(
-          discoveryError("ESTATE_ENTRY", file, `${file} ${issues.join("; ")}; this entry was skipped.`, pluginSource),
-        );
+        sink.addError(discoveryError("ESTATE_ENTRY", file, `${describeIssues(file, pointer, checked.issues)}; this entry was skipped.`, pluginSource));
         return;
       }
       valid.push({ id, entry: checked.value, pointer });
@@ -84,6 +81,17 @@ export async function readInstalledRegistry(
     byId.set(id, valid);
   }
   return byId;
+}
+
+/** `items` without the repeats of an installPath, first kept. */
+export function uniqueByInstallPath(items: RegistryEntry[]): RegistryEntry[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = path.resolve(item.entry.installPath);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /**

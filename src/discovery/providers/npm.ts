@@ -33,11 +33,11 @@ import type { ToolSource } from "../../core/contract.js";
 import { readJsonFile } from "../../manifest/json-file.js";
 import { PluginManifestSchema, pickManifest, selectEntries, type PluginManifest } from "../../manifest/plugin-manifest.js";
 import { PluginsPackageJsonSchema } from "../../manifest/plugins-package.js";
-import { pointerSegment, type ValidationIssue } from "../../manifest/result.js";
+import { pointerSegment } from "../../manifest/result.js";
 import { checkSchema } from "../../manifest/schema-check.js";
 import { RuntimePluginStateSchema, runtimeEnabled, type RuntimePluginState } from "../../manifest/runtime-lock.js";
 import { discoveryError } from "../records.js";
-import { readStateFile, type StateFileRead } from "../state-file.js";
+import { describeIssues, readStateFile, type StateFileRead } from "../state-file.js";
 import { reportSkipped } from "../untrusted.js";
 import { resolveToolEntry } from "../tools-dir.js";
 import { isPathBelow, isPathInside, realPathOrNearest } from "../../core/contain.js";
@@ -62,13 +62,6 @@ const FeatureListSchema = Type.Array(Type.String());
 
 /** A dependency key that is a package name and cannot walk out of node_modules. */
 const PACKAGE_NAME = /^(?:@[^/@\s]+\/)?[^/@\s][^/\s]*$/;
-
-function describeIssues(file: string, pointer: string, issues: readonly ValidationIssue[]): string {
-  return `${file} ${issues
-    .slice(0, 3)
-    .map((issue) => `${pointer}${issue.path}: ${issue.expected}, found ${issue.found}`)
-    .join("; ")}`;
-}
 
 export const npmProvider: ToolProvider = {
   id: "npm",

@@ -16,7 +16,7 @@ import { placeOf } from "../../core/state-places.js";
 import type { ToolSource } from "../../core/contract.js";
 import type { ToolProvider } from "../types.js";
 import { reportSkipped } from "../untrusted.js";
-import { readInstalledRegistry, scanPluginRoot } from "./marketplace-registry.js";
+import { readInstalledRegistry, scanPluginRoot, uniqueByInstallPath } from "./marketplace-registry.js";
 
 const NAME = "xcsh Marketplace";
 
@@ -40,12 +40,7 @@ export const xcshPluginsProvider: ToolProvider = {
       for (const [id, entries] of registry) {
         if (shadowed.has(id)) continue;
         if (level === "project") shadowed.add(id);
-        const seen = new Set<string>();
-        for (const item of entries) {
-          if (item.entry.enabled === false) continue;
-          const key = path.resolve(item.entry.installPath);
-          if (seen.has(key)) continue;
-          seen.add(key);
+        for (const item of uniqueByInstallPath(entries.filter((e) => e.entry.enabled !== false))) {
           const source: ToolSource = { provider: "xcsh-plugins", providerName: NAME, level, plugin: id };
           // Project installs are cached in the user's plugin cache too (the host's layout).
           await scanPluginRoot(file, item, source, sink, placeOf("xcsh-install", { roots: { home: ctx.home, xcshHome: ctx.paths.root } }));

@@ -4,9 +4,9 @@
  * repositories). A bare `owner/repo` that is also a folder under the project is ambiguous (the
  * host silently took it as GitHub) and is refused with both spellings.
  */
-import { statSync } from "node:fs";
 import path from "node:path";
 import { XcshToolsError } from "../../core/errors.js";
+import { statOrUndefined } from "../../core/paths.js";
 import { assertSourceArg, gitRefProblem, githubRepoProblem } from "../../core/source-args.js";
 import { fetchGitCatalog } from "./git.js";
 import { splitRef, type CatalogSource } from "./types.js";
@@ -33,13 +33,7 @@ export const githubSource: CatalogSource = {
     if (match[4]) assertSourceArg(gitRefProblem(match[4].slice(1)), `Marketplace source "${input}"`);
     if (!match[1]) {
       const local = path.resolve(world.cwd, splitRef(input).url);
-      let isDir = false;
-      try {
-        isDir = statSync(local).isDirectory();
-      } catch {
-        // not a folder: GitHub it is
-      }
-      if (isDir) {
+      if (statOrUndefined(local)?.isDirectory()) {
         throw new XcshToolsError("ESOURCE_AMBIGUOUS", `"${input}" is both a GitHub shorthand and a folder (${local})`, {
           hint: `Write ./${input} for the folder, or github:${input} for the GitHub repository.`,
           exitCode: 2,
