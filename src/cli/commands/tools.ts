@@ -12,7 +12,6 @@
  * are listed as "not loaded: project not trusted" with the command that trusts the project.
  */
 import { statSync } from "node:fs";
-import path from "node:path";
 import type { Command } from "commander";
 import { insideAnyOf } from "../../core/contain.js";
 import { XcshToolsError } from "../../core/errors.js";
