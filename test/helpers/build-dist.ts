@@ -5,7 +5,7 @@
  * so the build takes a lock folder: two concurrent builds writing one dist/ would race.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -20,9 +20,12 @@ export async function buildDist(): Promise<void> {
   for (let waited = 0; ; waited += 200) {
     try {
       mkdirSync(LOCK);
+      writeFileSync(path.join(LOCK, "pid"), String(process.pid));
       break;
     } catch {
-      if (waited > 180_000) throw new Error(`build lock ${LOCK} held for 3 minutes`);
+      // A run killed while building leaves its lock behind: a lock whose holder is gone is taken over.
+      if (!lockHolderAlive()) rmSync(LOCK, { recursive: true, force: true });
+      else if (waited > 180_000) throw new Error(`build lock ${LOCK} held for 3 minutes`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -35,7 +38,27 @@ export async function buildDist(): Promise<void> {
       if (!existsSync(path.join(REPO, "dist", "cli", "main.js"))) throw error;
     }
   } finally {
-    rmdirSync(LOCK);
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+/** Whether the process that took the build lock still runs (a lock without its pid yet is young: alive). */
+function lockHolderAlive(): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(path.join(LOCK, "pid"), "utf8"));
+  } catch {
+    try {
+      return Date.now() - statSync(LOCK).mtimeMs < 10_000;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
