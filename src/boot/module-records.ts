@@ -10,8 +10,8 @@
  * again; a failure may be the runtime's (a tool using `Bun.*` fails under Node), so it is checked
  * again under this one, and its record is kept beside the other's rather than replacing it.
  */
-import { lstatSync, realpathSync, type Stats } from "node:fs";
 import path from "node:path";
+import { locateModule } from "../host/module-key.js";
 import type { ModuleOutcome } from "../validate/module-check.js";
 import { captureFingerprints, currentSignature } from "./fingerprint.js";
 import type { BootIndex, BootView, ModuleRecord, ModuleRecords } from "./format.js";
@@ -19,40 +19,6 @@ import type { PreparedModule } from "./simulate.js";
 import { runtimeName, type World } from "./world.js";
 
 const prevalidated = () => import("./prevalidated.js");
-
-// Where names are compared without case (macOS, Windows), realpath(3) also gives each name its
-// case on disk, which only a realpath of the file itself tells.
-const CASE_EXACT = process.platform !== "darwin" && process.platform !== "win32";
-
-/**
- * The real path the loader keys a module by: realpath(3) of the file. A path that is no symbolic
- * link is its folder's real path plus its own name, so on a case-exact file system one lstat per
- * entry and per folder met (`folders`, for one view: its entries share a few plugin folders)
- * gives the loader's answer; a realpath per entry costs several times as much, and was most of
- * what pairing a view with its records cost.
- */
-function realOrResolved(file: string, folders: Map<string, string>): string {
-  if (CASE_EXACT) {
-    let info: Stats | undefined;
-    try {
-      info = lstatSync(file, { throwIfNoEntry: false });
-    } catch {
-      info = undefined;
-    }
-    if (info && !info.isSymbolicLink()) {
-      const folder = path.dirname(file);
-      if (folder === file) return file;
-      let real = folders.get(folder);
-      if (real === undefined) folders.set(folder, (real = realOrResolved(folder, folders)));
-      return real === folder ? file : path.join(real, path.basename(file));
-    }
-  }
-  try {
-    return realpathSync.native(file);
-  } catch {
-    return path.resolve(file);
-  }
-}
 
 /** A view's entry with its records: `record` answers for this runtime, `records` are all still valid. */
 export interface PreparedEntry extends PreparedModule {
@@ -99,7 +65,7 @@ export async function prepareModules(view: Pick<BootView, "paths" | "inputs">, i
   return Promise.all(
     view.paths.map(async (entry) => {
       const file = path.resolve(entry.path);
-      const key = realOrResolved(file, folders);
+      const key = locateModule(file, folders).key;
       const records = await validRecords(file, index.modules[key], signatures.get(file));
       return { entry, file, key, record: answeringRecord(records), records };
     }),

@@ -18,8 +18,6 @@
  * Messages keep the host's texts as prefixes (`Failed to load tool: …`, `Tool must export a
  * default function`, `Tool name "x" conflicts with existing tool`) so existing log greps still work.
  */
-import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
-import path from "node:path";
 import { errorMessage, isXcshToolsError } from "../core/errors.js";
 import { resolveRoots, resolveUserPath } from "../core/paths.js";
 import { execCommand } from "./exec.js";
@@ -30,6 +28,7 @@ import type { LoadCustomToolsOptions } from "../core/host-options.js";
 import { emptyHostExports, hostExportReadCount, hostExportsFailure } from "./host-exports.js";
 import { raceTimeout } from "./timeout.js";
 import { checkTool, readToolName } from "./tool-shape.js";
+import { locateModule } from "./module-key.js";
 import type {
   CustomTool,
   CustomToolAPI,
@@ -74,7 +73,6 @@ export type LoaderErrorCode = (typeof LOADER_ERROR_CODES)[number];
 
 const DECLARATIVE_MESSAGE = "Declarative tool files (.md, .json) cannot be loaded as executable modules";
 const PENDING_UNAVAILABLE = "Pending action store unavailable for custom tools in this runtime.";
-const INDEX_FILES = ["index.ts", "index.js", "index.mjs"];
 
 /** A logger that drops everything: the library is silent unless the host gives it a logger. */
 export const silentLogger: CustomToolLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -406,67 +404,6 @@ function startInOrder<T, R>(items: readonly T[], limit: number, work: (item: T) 
   };
   for (let i = 0; i < Math.min(Math.max(1, limit), items.length); i++) void worker();
   return outcomes;
-}
-
-/*
- * Real paths by folder are exact only where names are case-sensitive: elsewhere (macOS, Windows)
- * realpath also gives the name's case on disk, which the folder's real path would not.
- */
-const REAL_PATH_BY_FOLDER = process.platform === "linux";
-
-/**
- * The file a resolved path stands for, and the key it is deduplicated by: its real path. A
- * regular file that is not a link has its folder's real path plus its name, so tools that share
- * a folder (a plugin's five tools) cost one realpath between them, in `realFolders`, instead of
- * one each (realpath walks every component of the path, the larger part of preparing the paths).
- */
-function locateModule(resolved: string, realFolders: Map<string, string>): { file: string; key: string } {
-  if (REAL_PATH_BY_FOLDER) {
-    let info: Stats | undefined;
-    try {
-      info = lstatSync(resolved, { throwIfNoEntry: false });
-    } catch {
-      info = undefined;
-    }
-    if (info?.isFile()) {
-      const folder = path.dirname(resolved);
-      let realFolder = realFolders.get(folder);
-      if (realFolder === undefined) {
-        realFolder = realPathOrResolved(folder);
-        realFolders.set(folder, realFolder);
-      }
-      return { file: resolved, key: path.join(realFolder, path.basename(resolved)) };
-    }
-  }
-  const file = resolveIndexFile(resolved);
-  return { file, key: realPathOrResolved(file) };
-}
-
-/** A folder stands for its index file; anything else is returned unchanged. */
-function resolveIndexFile(resolved: string): string {
-  try {
-    if (!statSync(resolved).isDirectory()) return resolved;
-  } catch {
-    return resolved;
-  }
-  for (const name of INDEX_FILES) {
-    const candidate = path.join(resolved, name);
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // try the next one
-    }
-  }
-  return resolved;
-}
-
-function realPathOrResolved(file: string): string {
-  try {
-    // One realpath(3) call instead of an lstat per path segment.
-    return realpathSync.native(file);
-  } catch {
-    return path.resolve(file);
-  }
 }
 
 /** The host always shows a label; a tool without one gets its name. */

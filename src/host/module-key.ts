@@ -1,0 +1,69 @@
+/**
+ * The key the loader deduplicates a tool module by (its real path), shared with the boot index's
+ * module records, which must be keyed exactly as the loader keys what it imports.
+ */
+import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
+import path from "node:path";
+
+const INDEX_FILES = ["index.ts", "index.js", "index.mjs"];
+
+/*
+ * Real paths by folder are exact only where names are case-sensitive: elsewhere (macOS, Windows)
+ * realpath also gives the name's case on disk, which the folder's real path would not.
+ */
+const REAL_PATH_BY_FOLDER = process.platform === "linux";
+
+/**
+ * The file a resolved path stands for, and the key it is deduplicated by: its real path. A
+ * regular file that is not a link has its folder's real path plus its name, so tools that share
+ * a folder (a plugin's five tools) cost one realpath between them, in `realFolders`, instead of
+ * one each (realpath walks every component of the path, the larger part of preparing the paths).
+ */
+export function locateModule(resolved: string, realFolders: Map<string, string>): { file: string; key: string } {
+  if (REAL_PATH_BY_FOLDER) {
+    let info: Stats | undefined;
+    try {
+      info = lstatSync(resolved, { throwIfNoEntry: false });
+    } catch {
+      info = undefined;
+    }
+    if (info?.isFile()) {
+      const folder = path.dirname(resolved);
+      let realFolder = realFolders.get(folder);
+      if (realFolder === undefined) {
+        realFolder = realPathOrResolved(folder);
+        realFolders.set(folder, realFolder);
+      }
+      return { file: resolved, key: path.join(realFolder, path.basename(resolved)) };
+    }
+  }
+  const file = resolveIndexFile(resolved);
+  return { file, key: realPathOrResolved(file) };
+}
+
+/** A folder stands for its index file; anything else is returned unchanged. */
+function resolveIndexFile(resolved: string): string {
+  try {
+    if (!statSync(resolved).isDirectory()) return resolved;
+  } catch {
+    return resolved;
+  }
+  for (const name of INDEX_FILES) {
+    const candidate = path.join(resolved, name);
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // try the next one
+    }
+  }
+  return resolved;
+}
+
+function realPathOrResolved(file: string): string {
+  try {
+    // One realpath(3) call instead of an lstat per path segment.
+    return realpathSync.native(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
