@@ -28,7 +28,8 @@ import path from "node:path";
 import { confinePath, isPathInside, realPathOrNearest } from "../core/contain.js";
 import { errorMessage } from "../core/errors.js";
 import { statOrUndefined } from "../core/paths.js";
-import { entriesOf, type PluginManifest } from "../manifest/plugin-manifest.js";
+import { listPluginJsonPaths } from "../manifest/plugin-json.js";
+import { listManifestEntries, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { isRecord, pointer, type ValidationIssue } from "../manifest/result.js";
 import { NO_COST, listingCost } from "./cost.js";
 import { readFrontmatter } from "./frontmatter.js";
@@ -45,7 +46,7 @@ import {
   validateMcpServers,
   validateMonitors,
 } from "./schemas.js";
-import type { Component, ComponentExec, ComponentIssue, ComponentKind, PluginComponents, PluginRootKind } from "./types.js";
+import type { Component, ComponentExec, ComponentIssue, PluginComponents, PluginRootKind } from "./types.js";
 
 /** Options of `scanPluginComponents`. */
 export interface ScanOptions {
@@ -189,6 +190,14 @@ class Scan {
   }
 }
 
+/** The plugin.json of a marketplace root, when it has a usable one. */
+type RootManifest = { file: string; json: Record<string, unknown> } | undefined;
+
+/** The string paths a root's plugin.json names under `key`. */
+function declaredPaths(manifest: RootManifest, key: string): { entry: string; pointer: string }[] {
+  return manifest ? listPluginJsonPaths(manifest.json, "", [key]) : [];
+}
+
 function listDir(dir: string): Dirent[] {
   try {
     return readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -201,7 +210,7 @@ const isDirectory = (p: string) => statOrUndefined(p)?.isDirectory() === true;
 const isFile = (p: string) => statOrUndefined(p)?.isFile() === true;
 
 /** The plugin.json of a marketplace root (`.xcsh-plugin/` first), read leniently. */
-function readPluginJson(scan: Scan): { file: string; json: Record<string, unknown> } | undefined {
+function readPluginJson(scan: Scan): RootManifest {
   for (const folder of [".xcsh-plugin", ".claude-plugin"]) {
     const file = path.join(scan.root, folder, "plugin.json");
     if (!isFile(file)) continue;
@@ -211,13 +220,6 @@ function readPluginJson(scan: Scan): { file: string; json: Record<string, unknow
     return isRecord(json) ? { file, json } : undefined;
   }
   return undefined;
-}
-
-/** The string paths of a manifest field (a string or an array of strings). */
-function manifestPaths(value: unknown, key: string): { entry: string; at: string }[] {
-  if (typeof value === "string") return [{ entry: value, at: pointer("", key) }];
-  if (Array.isArray(value)) return value.flatMap((v, i) => (typeof v === "string" ? [{ entry: v, at: pointer("", key, i) }] : []));
-  return [];
 }
 
 type MarkdownKind = "skill" | "command" | "agent" | "output-style";
@@ -270,19 +272,25 @@ function addMarkdown(scan: Scan, kind: MarkdownKind, file: string, fallbackName:
   });
 }
 
-const NOT_LOADED_MANIFEST_PATH = "not used by xcsh: the host reads only the default folder";
+/**
+ * Where components of a folder kind live: the paths the manifest's `key` names (they replace the
+ * default folder, and xcsh never reads them), else the default folder, which xcsh reads when
+ * `xcshLoads` and the root is one of its own.
+ */
+function componentPlaces(scan: Scan, manifest: RootManifest, key: string, folder: string, xcshLoads: boolean): { declared: boolean; places: { target: string; loaded: boolean; note: string | undefined }[] } {
+  const custom = declaredPaths(manifest, key);
+  const notLoaded = xcshLoads && scan.xcshRoot ? "not used by xcsh: the host reads only the default folder" : notLoadedNote(scan);
+  if (custom.length === 0) {
+    const loaded = xcshLoads && scan.xcshRoot;
+    return { declared: false, places: [{ target: path.join(scan.root, folder), loaded, note: loaded ? undefined : notLoaded }] };
+  }
+  const places = custom.map(({ entry, pointer: at }) => scan.declared(entry, manifest!.file, at)).filter((t): t is string => t !== undefined);
+  return { declared: true, places: places.map((target) => ({ target, loaded: false, note: notLoaded })) };
+}
 
-function scanSkills(scan: Scan, manifest: { file: string; json: Record<string, unknown> } | undefined): void {
-  const custom = manifest ? manifestPaths(manifest.json.skills, "skills") : [];
-  const folders: { dir: string; loaded: boolean }[] = [];
-  if (custom.length > 0) {
-    for (const { entry, at } of custom) {
-      const dir = scan.declared(entry, manifest!.file, at);
-      if (dir) folders.push({ dir, loaded: false });
-    }
-  } else folders.push({ dir: path.join(scan.root, "skills"), loaded: scan.xcshRoot });
-  for (const { dir, loaded } of folders) {
-    const note = loaded ? undefined : scan.xcshRoot ? NOT_LOADED_MANIFEST_PATH : notLoadedNote(scan);
+function scanSkills(scan: Scan, manifest: RootManifest): void {
+  const { declared, places } = componentPlaces(scan, manifest, "skills", "skills", true);
+  for (const { target: dir, loaded, note } of places) {
     if (isFile(path.join(dir, "SKILL.md"))) {
       addMarkdown(scan, "skill", path.join(dir, "SKILL.md"), path.basename(dir), loaded, note);
       continue;
@@ -294,7 +302,7 @@ function scanSkills(scan: Scan, manifest: { file: string; json: Record<string, u
     }
   }
   const rootSkill = path.join(scan.root, "SKILL.md");
-  if (custom.length === 0 && isFile(rootSkill)) addMarkdown(scan, "skill", rootSkill, path.basename(scan.root), false, scan.xcshRoot ? "not used by xcsh: the host reads skills/ only" : notLoadedNote(scan));
+  if (!declared && isFile(rootSkill)) addMarkdown(scan, "skill", rootSkill, path.basename(scan.root), false, scan.xcshRoot ? "not used by xcsh: the host reads skills/ only" : notLoadedNote(scan));
 }
 
 function notLoadedNote(scan: Scan): string {
@@ -302,17 +310,8 @@ function notLoadedNote(scan: Scan): string {
 }
 
 /** commands/, agents/, output-styles/: flat .md files, or the files and folders a manifest names. */
-function scanFlat(scan: Scan, manifest: { file: string; json: Record<string, unknown> } | undefined, kind: "command" | "agent" | "output-style", key: string, folder: string, xcshLoads: boolean): void {
-  const custom = manifest ? manifestPaths(manifest.json[key], key) : [];
-  const places: { target: string; loaded: boolean }[] = [];
-  if (custom.length > 0) {
-    for (const { entry, at } of custom) {
-      const target = scan.declared(entry, manifest!.file, at);
-      if (target) places.push({ target, loaded: false });
-    }
-  } else places.push({ target: path.join(scan.root, folder), loaded: xcshLoads && scan.xcshRoot });
-  for (const { target, loaded } of places) {
-    const note = loaded ? undefined : xcshLoads && scan.xcshRoot ? NOT_LOADED_MANIFEST_PATH : notLoadedNote(scan);
+function scanFlat(scan: Scan, manifest: RootManifest, kind: "command" | "agent" | "output-style", key: string, folder: string, xcshLoads: boolean): void {
+  for (const { target, loaded, note } of componentPlaces(scan, manifest, key, folder, xcshLoads).places) {
     const files = isDirectory(target)
       ? listDir(target)
           .filter((e) => !e.name.startsWith(".") && e.name.endsWith(".md") && (e.isFile() || e.isSymbolicLink()))
@@ -363,7 +362,7 @@ function hookComponents(scan: Scan, file: string, value: unknown, inline: boolea
   }
 }
 
-function scanHooks(scan: Scan, manifest: { file: string; json: Record<string, unknown> } | undefined): void {
+function scanHooks(scan: Scan, manifest: RootManifest): void {
   const defaultFile = path.join(scan.root, "hooks", "hooks.json");
   const seen = new Set<string>();
   if (isFile(defaultFile) && scan.inside(defaultFile, defaultFile, "")) {
@@ -377,7 +376,7 @@ function scanHooks(scan: Scan, manifest: { file: string; json: Record<string, un
     if (isRecord(declared.hooks)) hookComponents(scan, manifest!.file, declared, false, "/hooks");
     else hookComponents(scan, manifest!.file, declared, true, "/hooks");
   } else {
-    for (const { entry, at } of manifestPaths(declared, "hooks")) {
+    for (const { entry, pointer: at } of declaredPaths(manifest, "hooks")) {
       const file = scan.declared(entry, manifest!.file, at);
       if (!file) continue;
       if (seen.has(realPathOrNearest(file))) {
@@ -455,7 +454,7 @@ function serverComponents(scan: Scan, kind: "mcp-server" | "lsp-server", file: s
 
 const KIND_LABEL = { "mcp-server": "MCP server", "lsp-server": "LSP server" } as const;
 
-function scanServers(scan: Scan, manifest: { file: string; json: Record<string, unknown> } | undefined, kind: "mcp-server" | "lsp-server"): void {
+function scanServers(scan: Scan, manifest: RootManifest, kind: "mcp-server" | "lsp-server"): void {
   const defaultName = kind === "mcp-server" ? ".mcp.json" : ".lsp.json";
   const key = kind === "mcp-server" ? "mcpServers" : "lspServers";
   const byName = new Map<string, number>();
@@ -470,7 +469,7 @@ function scanServers(scan: Scan, manifest: { file: string; json: Record<string, 
   const declared = manifest?.json[key];
   if (isRecord(declared)) serverComponents(scan, kind, manifest!.file, isRecord(declared[key]) ? declared[key] : declared, isRecord(declared[key]) ? `/${key}/${key}` : `/${key}`, false, byName);
   else {
-    for (const { entry, at } of manifestPaths(declared, key)) {
+    for (const { entry, pointer: at } of declaredPaths(manifest, key)) {
       const file = scan.declared(entry, manifest!.file, at);
       if (!file || realPathOrNearest(file) === realPathOrNearest(defaultFile)) continue;
       const doc = scan.readJson(file);
@@ -481,7 +480,7 @@ function scanServers(scan: Scan, manifest: { file: string; json: Record<string, 
   }
 }
 
-function scanMonitors(scan: Scan, manifest: { file: string; json: Record<string, unknown> } | undefined): void {
+function scanMonitors(scan: Scan, manifest: RootManifest): void {
   const sources: { file: string; value: unknown; base: string }[] = [];
   const defaultFile = path.join(scan.root, "monitors", "monitors.json");
   if (isFile(defaultFile) && scan.inside(defaultFile, defaultFile, "")) {
@@ -547,31 +546,18 @@ function scanTools(scan: Scan): void {
   }
 }
 
+const NPM_KINDS = { tools: ["tool", "tools"], hooks: ["hook", "hook module"], extensions: ["extension", "extension module"], commands: ["command", "command module"] } as const;
+
 /** An npm plugin: the entries its manifest names (top level and every feature's). */
 function scanNpm(scan: Scan, manifest: PluginManifest, key: string): void {
-  const lists: { kind: ComponentKind; entries: string[]; at: string; single: boolean; feature?: string }[] = [];
-  const kinds = [
-    ["tools", "tool"],
-    ["hooks", "hook"],
-    ["extensions", "extension"],
-    ["commands", "command"],
-  ] as const;
-  for (const [field, kind] of kinds) lists.push({ kind, entries: entriesOf(manifest[field]), at: pointer(`/${key}`, field), single: typeof manifest[field] === "string" });
-  for (const [feature, def] of Object.entries(manifest.features ?? {})) {
-    for (const [field, kind] of kinds) lists.push({ kind, entries: entriesOf(def[field]), at: pointer(`/${key}`, "features", feature, field), single: false, feature });
-  }
   const pkgFile = path.join(scan.root, "package.json");
-  for (const { kind, entries, at, single, feature } of lists) {
-    entries.forEach((entry, i) => {
-      const target = scan.declared(entry, pkgFile, single ? at : pointer(at, i));
-      if (!target) return;
-      const note = `${kind === "tool" ? "tools" : kind === "hook" ? "hook module" : kind === "extension" ? "extension module" : "command module"} the host imports${feature ? ` (feature ${feature})` : ""}`;
-      if (kind === "command" && target.endsWith(".md")) {
-        addMarkdown(scan, "command", target, path.basename(target, ".md"), true, note);
-        return;
-      }
-      scan.add({ kind, name: path.basename(entry).replace(/\.(ts|js|mjs|cjs|mts|cts)$/, ""), file: target, loadedByXcsh: true, note, cost: kind === "tool" ? { alwaysOn: null, onInvoke: 0 } : NO_COST });
-    });
+  for (const { kind: field, entry, pointer: at, feature } of listManifestEntries(manifest, `/${key}`)) {
+    const target = scan.declared(entry, pkgFile, at);
+    if (!target) continue;
+    const [kind, label] = NPM_KINDS[field];
+    const note = `${label} the host imports${feature ? ` (feature ${feature})` : ""}`;
+    if (kind === "command" && target.endsWith(".md")) addMarkdown(scan, "command", target, path.basename(target, ".md"), true, note);
+    else scan.add({ kind, name: path.basename(entry).replace(/\.(ts|js|mjs|cjs|mts|cts)$/, ""), file: target, loadedByXcsh: true, note, cost: kind === "tool" ? { alwaysOn: null, onInvoke: 0 } : NO_COST });
   }
 }
 

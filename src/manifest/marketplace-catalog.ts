@@ -22,11 +22,11 @@
  * kept (Claude ignores them too) and typos of known keys are warnings.
  */
 import path from "node:path";
-import { relativePathClimbsOut } from "../core/contain.js";
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { sourceArgHint, gitRefProblem, githubRepoProblem, gitUrlProblem, npmVersionProblem, registryUrlProblem, subdirPathProblem, subdirUrlProblem, type SourceArgProblem } from "../core/source-args.js";
-import { PLUGIN_COMPONENT_FIELDS } from "./plugin-json.js";
+import { PLUGIN_COMPONENT_FIELDS, checkComponentPaths } from "./plugin-json.js";
+import { entryPathProblem } from "./plugin-manifest.js";
 import { nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
@@ -116,13 +116,6 @@ export type MarketplaceCatalog = Omit<Static<typeof MarketplaceCatalogSchema>, "
 
 const CATALOG_KEYS = Object.keys(MarketplaceCatalogSchema.properties);
 const ENTRY_KEYS = Object.keys(MarketplacePluginEntrySchema.properties);
-const SOURCE_KEYS: Record<keyof typeof SOURCE_KINDS, string[]> = {
-  github: ["source", "repo", "ref", "sha"],
-  url: ["source", "url", "path", "ref", "sha"],
-  "git-subdir": ["source", "url", "path", "ref", "sha"],
-  npm: ["source", "package", "version", "registry"],
-  archive: ["source", "url", "sha256", "integrity"],
-};
 /**
  * Names Claude Code reserves for Anthropic's marketplaces (its marketplace reference, late
  * 2026): official, community and plugin-directory names. Claude Code refuses them only for
@@ -158,13 +151,6 @@ export function archiveUrlProblem(url: unknown, policy: { allowLocal: boolean })
   return { code: "ESOURCE_URL", problem: `the archive URL ${JSON.stringify(url)} is not an https:// URL${parsed.protocol === "http:" ? " (plain http only for a marketplace on your own disk)" : ""}` };
 }
 
-/** Pure check of a relative path inside a repository (no absolute, no `..`). */
-function relativePathProblem(p: string): string | undefined {
-  if (path.isAbsolute(p) || path.win32.isAbsolute(p)) return "it is an absolute path";
-  if (relativePathClimbsOut(p)) return "it leaves the repository with ../";
-  return undefined;
-}
-
 /** The kind of an entry's source, if it is one we know. */
 export function sourceKind(source: unknown): SourceKind | undefined {
   if (typeof source === "string") return "relative";
@@ -174,9 +160,9 @@ export function sourceKind(source: unknown): SourceKind | undefined {
 
 function checkSource(source: unknown, at: string, out: IssueCollector, allowLocal: boolean, pluginRoot: string | undefined): void {
   if (typeof source === "string") {
-    const problem = relativePathProblem(source);
+    const problem = entryPathProblem(source, "repository");
     if (problem) {
-      out.error({ path: at, code: problem.includes("..") ? "EENTRY_ESCAPE" : "ESOURCE_PATH", message: `${at}: relative source "${source}" must stay inside the marketplace repository, but ${problem}`, expected: 'a path like "./plugins/my-plugin"', found: JSON.stringify(source), hint: "Put the plugin inside the marketplace repository, or use a github/url/git-subdir/npm source." });
+      out.error({ path: at, code: problem.reason.includes("../") ? "EENTRY_ESCAPE" : "ESOURCE_PATH", message: `${at}: relative source "${source}" must stay inside the marketplace repository, but ${problem.reason}`, expected: 'a path like "./plugins/my-plugin"', found: JSON.stringify(source), hint: "Put the plugin inside the marketplace repository, or use a github/url/git-subdir/npm source." });
     } else if (!source.startsWith("./") && source !== "." && pluginRoot === undefined) {
       out.error({ path: at, code: "ESOURCE_PATH", message: `${at}: relative source "${source}" must start with "./" (a bare name needs metadata.pluginRoot)`, expected: `"./${source}"`, found: JSON.stringify(source), hint: `Write "./${source.replace(/^\.?\/?/, "")}", or set metadata.pluginRoot to the folder that holds it (a bare "owner/repo" is not a GitHub source here: use {"source": "github", "repo": …}).` });
     }
@@ -203,7 +189,7 @@ function checkSource(source: unknown, at: string, out: IssueCollector, allowLoca
     else if (issue.path.endsWith("/repo") && issue.code === "ESCHEMA") out.error({ ...issue, message: `${issue.path}: repo must be "owner/repo", found ${issue.found}`, hint: 'Write the GitHub repository as "owner/repo", without https:// or .git.' });
     else out.error(issue);
   }
-  out.warnings.push(...unknownKeyWarnings(source, SOURCE_KEYS[k], at, { what: `a ${k} source` }));
+  out.warnings.push(...unknownKeyWarnings(source, Object.keys(SOURCE_KINDS[k].properties), at, { what: `a ${k} source` }));
   if (!shape.ok) return;
   // The values handed to git and npm (core/source-args.ts; checked again right before the call).
   const report = (field: string, found: SourceArgProblem | undefined, value: unknown) => {
@@ -225,19 +211,6 @@ function checkSource(source: unknown, at: string, out: IssueCollector, allowLoca
     if (problem) out.error({ path: pointer(at, "package"), code: "EPACKAGE_NAME", message: `${pointer(at, "package")}: "${source.package}" is not an npm package name: ${problem}`, found: JSON.stringify(source.package), hint: "Use the package name exactly as published on npm, e.g. @scope/name." });
     if (source.version !== undefined) report("version", npmVersionProblem(source.version), source.version);
     if (source.registry !== undefined) report("registry", registryUrlProblem(source.registry), source.registry);
-  }
-}
-
-function checkComponentPaths(entry: Record<string, unknown>, at: string, out: IssueCollector): void {
-  for (const key of ["commands", "agents", "skills", "outputStyles", "hooks", "mcpServers", "lspServers"]) {
-    const value = entry[key];
-    const list = typeof value === "string" ? [{ p: value, at: pointer(at, key) }] : Array.isArray(value) ? value.map((p, i) => ({ p, at: pointer(at, key, i) })) : [];
-    for (const { p, at: where } of list) {
-      if (typeof p !== "string") continue;
-      const problem = relativePathProblem(p);
-      if (problem) out.error({ path: where, code: "EENTRY_ESCAPE", message: `${where}: "${p}" must stay inside the plugin, but ${problem}`, found: JSON.stringify(p), hint: "Use a ./ path inside the plugin folder." });
-      else if (!p.startsWith("./")) out.warn({ path: where, code: "ECOMPONENT_PATH", message: `${where}: component paths should start with "./" (Claude Code requires it)`, found: JSON.stringify(p), hint: `Write "./${p}".` });
-    }
   }
 }
 
@@ -285,8 +258,8 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
     else if (!listed.has(to) && renames[to] === undefined) out.warn({ path: at, code: "ERENAME", message: `${at}: "${old}" is renamed to "${to}", which the catalog does not list`, found: JSON.stringify(to), hint: "Point the rename at a plugin of this catalog." });
   }
   if (isRecord(value.metadata) && typeof value.metadata.pluginRoot === "string") {
-    const problem = relativePathProblem(value.metadata.pluginRoot);
-    if (problem) out.error({ path: "/metadata/pluginRoot", code: "EENTRY_ESCAPE", message: `/metadata/pluginRoot: "${value.metadata.pluginRoot}" must stay inside the repository, but ${problem}`, found: JSON.stringify(value.metadata.pluginRoot), hint: "Use a folder of the repository, e.g. \"plugins\"." });
+    const problem = entryPathProblem(value.metadata.pluginRoot, "repository");
+    if (problem) out.error({ path: "/metadata/pluginRoot", code: "EENTRY_ESCAPE", message: `/metadata/pluginRoot: "${value.metadata.pluginRoot}" must stay inside the repository, but ${problem.reason}`, found: JSON.stringify(value.metadata.pluginRoot), hint: "Use a folder of the repository, e.g. \"plugins\"." });
   }
   const plugins = Array.isArray(value.plugins) ? value.plugins : [];
   const seen = new Map<string, number>();

@@ -6,10 +6,9 @@
  * because Claude refuses to load such a plugin. Whether component paths exist is checked by
  * `src/validate`.
  */
-import path from "node:path";
-import { relativePathClimbsOut } from "../core/contain.js";
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
+import { entryPathProblem } from "./plugin-manifest.js";
 import { nameSegmentProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
@@ -71,18 +70,26 @@ export type PluginJson = Static<typeof PluginJsonSchema>;
 
 const KEYS = Object.keys(PluginJsonSchema.properties);
 const USER_CONFIG_KEYS = Object.keys(UserConfigOptionSchema.properties);
-/** Component fields that name files or folders of the plugin. */
-export const PLUGIN_JSON_PATH_FIELDS = ["commands", "agents", "skills", "outputStyles", "hooks", "mcpServers", "lspServers"] as const;
+const COMPONENT_PATH_KEYS = ["commands", "agents", "skills", "outputStyles", "hooks", "mcpServers", "lspServers"];
 
-/** Component paths declared by a plugin.json (string forms only; inline objects are not paths). */
-export function listPluginJsonPaths(json: PluginJson): { entry: string; pointer: string }[] {
+/** Component paths declared by a plugin.json or a catalog entry (string forms only; inline objects are not paths). */
+export function listPluginJsonPaths(json: Record<string, unknown>, base = "", keys: readonly string[] = COMPONENT_PATH_KEYS): { entry: string; pointer: string }[] {
   const out: { entry: string; pointer: string }[] = [];
-  for (const key of PLUGIN_JSON_PATH_FIELDS) {
+  for (const key of keys) {
     const value = json[key];
-    if (typeof value === "string") out.push({ entry: value, pointer: pointer("", key) });
-    else if (Array.isArray(value)) value.forEach((v, i) => typeof v === "string" && out.push({ entry: v, pointer: pointer("", key, i) }));
+    if (typeof value === "string") out.push({ entry: value, pointer: pointer(base, key) });
+    else if (Array.isArray(value)) value.forEach((v, i) => typeof v === "string" && out.push({ entry: v, pointer: pointer(base, key, i) }));
   }
   return out;
+}
+
+/** Component paths must stay inside the plugin (installs copy only its folder) and should start with "./". */
+export function checkComponentPaths(json: Record<string, unknown>, base: string, out: IssueCollector): void {
+  for (const { entry, pointer: at } of listPluginJsonPaths(json, base)) {
+    const problem = entryPathProblem(entry, "plugin");
+    if (problem) out.error({ path: at, code: "EENTRY_ESCAPE", message: `${at}: "${entry}" must stay inside the plugin, but ${problem.reason}`, found: JSON.stringify(entry), hint: "Use a ./ path inside the plugin folder; installs copy only the plugin folder." });
+    else if (!entry.startsWith("./")) out.warn({ path: at, code: "ECOMPONENT_PATH", message: `${at}: component paths should start with "./" (Claude Code requires it)`, found: JSON.stringify(entry), hint: `Write "./${entry}".` });
+  }
 }
 
 /** Validate a plugin.json; `flavour` is the folder it sits in. */
@@ -113,12 +120,6 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
       }
     }
   }
-  for (const { entry, pointer: at } of listPluginJsonPaths(value as PluginJson)) {
-    if (path.isAbsolute(entry) || relativePathClimbsOut(entry)) {
-      out.error({ path: at, code: "EENTRY_ESCAPE", message: `${at}: "${entry}" must stay inside the plugin`, found: JSON.stringify(entry), hint: "Use a ./ path inside the plugin folder; installs copy only the plugin folder." });
-    } else if (!entry.startsWith("./")) {
-      out.warn({ path: at, code: "ECOMPONENT_PATH", message: `${at}: component paths should start with "./" (Claude Code requires it)`, found: JSON.stringify(entry), hint: `Write "./${entry}".` });
-    }
-  }
+  checkComponentPaths(value, "", out);
   return out.result(value as PluginJson);
 }

@@ -151,15 +151,8 @@ export function listManifestEntries(manifest: PluginManifest, base: string): Man
   return out;
 }
 
-const MANIFEST_KEYS = ["name", "version", "description", "tools", "hooks", "extensions", "commands", "features", "settings"];
-const FEATURE_KEYS = ["description", "default", "tools", "hooks", "extensions", "commands"];
-const SETTING_BASE_KEYS = ["type", "description", "secret", "env"];
-const SETTING_KEYS: Record<keyof typeof SETTING_TYPES, string[]> = {
-  string: [...SETTING_BASE_KEYS, "default"],
-  number: [...SETTING_BASE_KEYS, "default", "min", "max", "step"],
-  boolean: [...SETTING_BASE_KEYS, "default"],
-  enum: [...SETTING_BASE_KEYS, "values", "default"],
-};
+const MANIFEST_KEYS = Object.keys(PluginManifestSchema.properties);
+const FEATURE_KEYS = Object.keys(PluginFeatureSchema.properties);
 
 /** Feature names appear in install specs (`pkg[a,b]`): no brackets, commas, spaces or `*`. */
 export const FEATURE_NAME_RE = /^[a-zA-Z0-9_][a-zA-Z0-9._-]*$/;
@@ -167,10 +160,10 @@ export const FEATURE_NAME_RE = /^[a-zA-Z0-9_][a-zA-Z0-9._-]*$/;
 export const SETTING_KEY_RE = /^[a-zA-Z_][a-zA-Z0-9_.-]*$/;
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Pure checks of one manifest entry path: relative, inside the package, no odd forms. */
-export function entryPathProblem(entry: string): { code: string; reason: string } | undefined {
+/** Pure check of a path a manifest names: relative and inside `within` (the package, the repository...). */
+export function entryPathProblem(entry: string, within = "package"): { code: string; reason: string } | undefined {
   if (path.isAbsolute(entry) || path.win32.isAbsolute(entry)) return { code: "EENTRY_ESCAPE", reason: "it is an absolute path" };
-  if (relativePathClimbsOut(entry)) return { code: "EENTRY_ESCAPE", reason: "it leaves the package with ../" };
+  if (relativePathClimbsOut(entry)) return { code: "EENTRY_ESCAPE", reason: `it leaves the ${within} with ../` };
   return undefined;
 }
 
@@ -204,7 +197,7 @@ function checkSetting(key: string, value: unknown, at: string, out: IssueCollect
   const kind = type as keyof typeof SETTING_TYPES;
   const shape = checkSchema(SETTING_TYPES[kind], value, at);
   out.absorb(shape);
-  out.warnings.push(...unknownKeyWarnings(value, SETTING_KEYS[kind], at, { what: `a ${kind} setting` }));
+  out.warnings.push(...unknownKeyWarnings(value, Object.keys(SETTING_TYPES[kind].properties), at, { what: `a ${kind} setting` }));
   if (!shape.ok) return;
   if (typeof value.env === "string" && !ENV_NAME_RE.test(value.env)) {
     out.warn({ path: pointer(at, "env"), code: "ESETTING_ENV", message: `${pointer(at, "env")}: "${value.env}" is not an environment variable name`, found: JSON.stringify(value.env), hint: "Use letters, digits and '_' (e.g. ACME_API_KEY)." });
