@@ -31,6 +31,7 @@ import { statOrUndefined } from "../core/paths.js";
 import { listPluginJsonPaths } from "../manifest/plugin-json.js";
 import { listManifestEntries, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { isRecord, pointer, type ValidationIssue } from "../manifest/result.js";
+import { checkSchema } from "../manifest/schema-check.js";
 import { NO_COST, listingCost } from "./cost.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { ROOT_VARS, pathTailAt, substituteRoot } from "./root-refs.js";
@@ -39,12 +40,10 @@ import {
   CommandFrontmatterSchema,
   OutputStyleFrontmatterSchema,
   SkillFrontmatterSchema,
-  mcpServerMap,
-  validateFrontmatter,
   validateHooks,
   validateLspServers,
   validateMcpServers,
-  validateMonitors,
+  MonitorListSchema,
 } from "./schemas.js";
 import type { Component, ComponentExec, ComponentIssue, PluginComponents, PluginRootKind } from "./types.js";
 
@@ -146,6 +145,11 @@ class Scan {
     }
   }
 
+  /** A default component file of the root (`.mcp.json`, `hooks/hooks.json`...), parsed; undefined when absent, outside or broken. */
+  readDefault(file: string): unknown {
+    return isFile(file) && this.inside(file, file, "") ? this.readJson(file) : undefined;
+  }
+
   readJson(p: string): unknown {
     const text = this.readText(p);
     if (text === undefined) return undefined;
@@ -244,7 +248,7 @@ function addMarkdown(scan: Scan, kind: MarkdownKind, file: string, fallbackName:
     if (fm.lenient) {
       scan.warn(file, { path: "", code: "EFRONTMATTER_YAML", message: `${file}: ${fm.lenient}; read line by line as "key: value", as xcsh and Claude Code do (a value continued on the next lines is lost)`, hint: 'Quote values that hold ": " or start with a special character (description: "…"), or use a block scalar (description: |).' });
     }
-    const checked = validateFrontmatter(SCHEMAS[kind], fm.data);
+    const checked = checkSchema(SCHEMAS[kind], fm.data);
     for (const issue of checked.ok ? [] : checked.issues) {
       const entry = { ...issue, message: `frontmatter ${issue.message}` };
       // Read line by line every value is text: its type is the YAML's fault, reported above.
@@ -364,12 +368,8 @@ function hookComponents(scan: Scan, file: string, value: unknown, inline: boolea
 
 function scanHooks(scan: Scan, manifest: RootManifest): void {
   const defaultFile = path.join(scan.root, "hooks", "hooks.json");
-  const seen = new Set<string>();
-  if (isFile(defaultFile) && scan.inside(defaultFile, defaultFile, "")) {
-    seen.add(realPathOrNearest(defaultFile));
-    const doc = scan.readJson(defaultFile);
-    if (doc !== undefined) hookComponents(scan, defaultFile, doc, false, "");
-  }
+  const doc = scan.readDefault(defaultFile);
+  if (doc !== undefined) hookComponents(scan, defaultFile, doc, false, "");
   const declared = manifest?.json.hooks;
   if (isRecord(declared)) {
     // Inline: either the events object itself or a hooks.json-like {hooks: {...}}.
@@ -379,7 +379,7 @@ function scanHooks(scan: Scan, manifest: RootManifest): void {
     for (const { entry, pointer: at } of declaredPaths(manifest, "hooks")) {
       const file = scan.declared(entry, manifest!.file, at);
       if (!file) continue;
-      if (seen.has(realPathOrNearest(file))) {
+      if (realPathOrNearest(file) === realPathOrNearest(defaultFile)) {
         scan.warn(manifest!.file, { path: at, code: "EDUPLICATE_COMPONENT", message: `${at}: "${entry}" is hooks/hooks.json, which is loaded anyway; its hooks would run twice`, hint: 'Remove the "hooks" field: hooks/hooks.json is read without it.' });
         continue;
       }
@@ -389,12 +389,8 @@ function scanHooks(scan: Scan, manifest: RootManifest): void {
   }
   // xcsh's own hooks: scripts in hooks/pre and hooks/post, named after the tool they watch.
   for (const phase of ["pre", "post"] as const) {
-    const dir = path.join(scan.root, "hooks", phase);
-    for (const entry of listDir(dir)) {
-      if (entry.name.startsWith(".") || entry.isDirectory()) continue;
-      const file = path.join(dir, entry.name);
-      if (!scan.inside(file, file, "")) continue;
-      const tool = entry.name.replace(/\.(sh|bash|zsh|fish)$/, "");
+    for (const { name, file } of scriptFiles(scan, path.join(scan.root, "hooks", phase))) {
+      const tool = name.replace(/\.(sh|bash|zsh|fish)$/, "");
       scan.add({
         kind: "hook",
         name: `${phase} ${tool}`,
@@ -411,7 +407,7 @@ function scanHooks(scan: Scan, manifest: RootManifest): void {
   }
 }
 
-function serverComponents(scan: Scan, kind: "mcp-server" | "lsp-server", file: string, map: unknown, base: string, loaded: boolean, byName: Map<string, number>): void {
+function serverComponents(scan: Scan, kind: "mcp-server" | "lsp-server", file: string, { map, base }: { map: unknown; base: string }, loaded: boolean, byName: Map<string, number>): void {
   const checked = kind === "mcp-server" ? validateMcpServers(map, base) : validateLspServers(map, base);
   scan.absorb(file, checked);
   if (!isRecord(map)) return;
@@ -455,27 +451,21 @@ function serverComponents(scan: Scan, kind: "mcp-server" | "lsp-server", file: s
 const KIND_LABEL = { "mcp-server": "MCP server", "lsp-server": "LSP server" } as const;
 
 function scanServers(scan: Scan, manifest: RootManifest, kind: "mcp-server" | "lsp-server"): void {
-  const defaultName = kind === "mcp-server" ? ".mcp.json" : ".lsp.json";
   const key = kind === "mcp-server" ? "mcpServers" : "lspServers";
+  // A file holds `{mcpServers: {...}}` or the map itself (both are in use).
+  const mapOf = (doc: unknown, prefix = "") => (isRecord(doc) && isRecord(doc[key]) ? { map: doc[key], base: `${prefix}/${key}` } : { map: doc, base: prefix });
   const byName = new Map<string, number>();
-  const defaultFile = path.join(scan.root, defaultName);
-  if (isFile(defaultFile) && scan.inside(defaultFile, defaultFile, "")) {
-    const doc = scan.readJson(defaultFile);
-    if (doc !== undefined) {
-      const { map, base } = kind === "mcp-server" ? mcpServerMap(doc) : isRecord(doc) && isRecord(doc.lspServers) ? { map: doc.lspServers, base: "/lspServers" } : { map: doc, base: "" };
-      serverComponents(scan, kind, defaultFile, map, base, kind === "mcp-server" && scan.xcshRoot, byName);
-    }
-  }
+  const defaultFile = path.join(scan.root, kind === "mcp-server" ? ".mcp.json" : ".lsp.json");
+  const doc = scan.readDefault(defaultFile);
+  if (doc !== undefined) serverComponents(scan, kind, defaultFile, mapOf(doc), kind === "mcp-server" && scan.xcshRoot, byName);
   const declared = manifest?.json[key];
-  if (isRecord(declared)) serverComponents(scan, kind, manifest!.file, isRecord(declared[key]) ? declared[key] : declared, isRecord(declared[key]) ? `/${key}/${key}` : `/${key}`, false, byName);
+  if (isRecord(declared)) serverComponents(scan, kind, manifest!.file, mapOf(declared, `/${key}`), false, byName);
   else {
     for (const { entry, pointer: at } of declaredPaths(manifest, key)) {
       const file = scan.declared(entry, manifest!.file, at);
       if (!file || realPathOrNearest(file) === realPathOrNearest(defaultFile)) continue;
       const doc = scan.readJson(file);
-      if (doc === undefined) continue;
-      const { map, base } = isRecord(doc) && isRecord(doc[key]) ? { map: doc[key], base: `/${key}` } : { map: doc, base: "" };
-      serverComponents(scan, kind, file, map, base, false, byName);
+      if (doc !== undefined) serverComponents(scan, kind, file, mapOf(doc), false, byName);
     }
   }
 }
@@ -483,10 +473,8 @@ function scanServers(scan: Scan, manifest: RootManifest, kind: "mcp-server" | "l
 function scanMonitors(scan: Scan, manifest: RootManifest): void {
   const sources: { file: string; value: unknown; base: string }[] = [];
   const defaultFile = path.join(scan.root, "monitors", "monitors.json");
-  if (isFile(defaultFile) && scan.inside(defaultFile, defaultFile, "")) {
-    const doc = scan.readJson(defaultFile);
-    if (doc !== undefined) sources.push({ file: defaultFile, value: isRecord(doc) && Array.isArray(doc.monitors) ? doc.monitors : doc, base: isRecord(doc) && Array.isArray(doc.monitors) ? "/monitors" : "" });
-  }
+  const doc = scan.readDefault(defaultFile);
+  if (doc !== undefined) sources.push(isRecord(doc) && Array.isArray(doc.monitors) ? { file: defaultFile, value: doc.monitors, base: "/monitors" } : { file: defaultFile, value: doc, base: "" });
   if (manifest && manifest.json.monitors !== undefined) {
     const value = manifest.json.monitors;
     if (typeof value === "string") {
@@ -496,7 +484,7 @@ function scanMonitors(scan: Scan, manifest: RootManifest): void {
     } else sources.push({ file: manifest.file, value, base: "/monitors" });
   }
   for (const { file, value, base } of sources) {
-    const checked = validateMonitors(value, base);
+    const checked = checkSchema(MonitorListSchema, value, base);
     scan.absorb(file, checked);
     if (!checked.ok) continue;
     checked.value.forEach((monitor, i) => {
@@ -516,13 +504,17 @@ function scanMonitors(scan: Scan, manifest: RootManifest): void {
   }
 }
 
+/** The files of a scripts folder (`bin/`, `hooks/pre/`): no dot-files, no folders, nothing linked out of the root. */
+function scriptFiles(scan: Scan, dir: string): { name: string; file: string }[] {
+  return listDir(dir)
+    .filter((entry) => !entry.name.startsWith(".") && !entry.isDirectory())
+    .map((entry) => ({ name: entry.name, file: path.join(dir, entry.name) }))
+    .filter(({ file }) => scan.inside(file, file, "") !== undefined);
+}
+
 function scanBin(scan: Scan): void {
-  const dir = path.join(scan.root, "bin");
-  for (const entry of listDir(dir)) {
-    if (entry.name.startsWith(".") || entry.isDirectory()) continue;
-    const file = path.join(dir, entry.name);
-    if (!scan.inside(file, file, "")) continue;
-    scan.add({ kind: "bin", name: entry.name, file, loadedByXcsh: false, note: "not used by xcsh: Claude Code puts bin/ on the PATH of its shell; xcsh does not", exec: { command: scan.relocate(file), args: [], env: [] }, cost: NO_COST });
+  for (const { name, file } of scriptFiles(scan, path.join(scan.root, "bin"))) {
+    scan.add({ kind: "bin", name, file, loadedByXcsh: false, note: "not used by xcsh: Claude Code puts bin/ on the PATH of its shell; xcsh does not", exec: { command: scan.relocate(file), args: [], env: [] }, cost: NO_COST });
   }
 }
 

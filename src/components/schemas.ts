@@ -11,7 +11,7 @@
  * hook without its command, an MCP server with neither `command` nor `url`, or an LSP server
  * without `command`/`extensionToLanguage` is an error: Claude Code cannot run those.
  */
-import { Type, type Static } from "../manifest/typebox.js";
+import { Type, type Static, type TSchema } from "../manifest/typebox.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
 
@@ -58,34 +58,10 @@ export const OutputStyleFrontmatterSchema = Type.Object({
 
 /** Hook events Claude Code documents; another name is a warning (`EHOOK_EVENT`). */
 export const HOOK_EVENTS = [
-  "PreToolUse",
-  "PostToolUse",
-  "PostToolUseFailure",
-  "PermissionRequest",
-  "PermissionDenied",
-  "UserPromptSubmit",
-  "UserPromptExpansion",
-  "Notification",
-  "Stop",
-  "StopFailure",
-  "SubagentStart",
-  "SubagentStop",
-  "SessionStart",
-  "SessionEnd",
-  "Setup",
-  "PreCompact",
-  "PostCompact",
-  "TeammateIdle",
-  "TaskCreated",
-  "TaskCompleted",
-  "InstructionsLoaded",
-  "ConfigChange",
-  "CwdChanged",
-  "FileChanged",
-  "WorktreeCreate",
-  "WorktreeRemove",
-  "Elicitation",
-  "ElicitationResult",
+  "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied", "UserPromptSubmit", "UserPromptExpansion",
+  "Notification", "Stop", "StopFailure", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "Setup", "PreCompact",
+  "PostCompact", "TeammateIdle", "TaskCreated", "TaskCompleted", "InstructionsLoaded", "ConfigChange", "CwdChanged",
+  "FileChanged", "WorktreeCreate", "WorktreeRemove", "Elicitation", "ElicitationResult",
 ] as const;
 
 /** Hook types: `command` runs a program; the others ask a model or call a URL. */
@@ -145,14 +121,6 @@ export const MonitorSchema = Type.Object({
 });
 export type Monitor = Static<typeof MonitorSchema>;
 
-/** Check a frontmatter object against one of the schemas above. */
-export function validateFrontmatter<S extends typeof SkillFrontmatterSchema | typeof CommandFrontmatterSchema | typeof AgentFrontmatterSchema | typeof OutputStyleFrontmatterSchema>(
-  schema: S,
-  value: unknown,
-): ValidationResult<Static<S>> {
-  return checkSchema(schema, value) as ValidationResult<Static<S>>;
-}
-
 /** The envelope of a hooks document; each group and hook is checked on its own below. */
 const HookEventsEnvelopeSchema = Type.Record(Type.String(), Type.Array(Type.Object({ matcher: Type.Optional(Type.String()), hooks: Type.Array(Type.Unknown()) })));
 
@@ -204,55 +172,39 @@ export function validateHooks(value: unknown, options: { inline?: boolean } = {}
   return out.result(shape.value as Static<typeof HookEventsSchema>);
 }
 
-/** The server map of an `.mcp.json`: `{mcpServers: {...}}`, or the map itself (both are in use). */
-export function mcpServerMap(value: unknown): { map: unknown; base: string } {
-  if (isRecord(value) && isRecord(value.mcpServers)) return { map: value.mcpServers, base: "/mcpServers" };
-  return { map: value, base: "" };
-}
-
-/** An MCP server map (name → server): stdio servers need `command`; http/sse ones `url`. */
-export function validateMcpServers(value: unknown, base = ""): ValidationResult<Record<string, McpServer>> {
+/** A server map (name → server); `extra` reports what the schema cannot say and returns false to leave a server out. */
+function validateServers<T>(value: unknown, base: string, what: string, schema: TSchema, extra?: (server: T, at: string, out: IssueCollector) => boolean): ValidationResult<Record<string, T>> {
   const out = new IssueCollector();
   if (!isRecord(value)) {
-    out.error({ path: base, code: "ETYPE", message: `${base || "/"}: expected an object of MCP servers`, expected: "an object (server name → server)", found: describeValue(value) });
+    out.error({ path: base, code: "ETYPE", message: `${base || "/"}: expected an object of ${what} servers`, expected: "an object (server name → server)", found: describeValue(value) });
     return out.result({});
   }
-  const servers: Record<string, McpServer> = {};
+  const servers: Record<string, T> = {};
   for (const [name, server] of Object.entries(value)) {
     const at = pointer(base, name);
-    const shape = checkSchema(McpServerSchema, server, at);
+    const shape = checkSchema(schema, server, at);
     out.absorb(shape);
-    if (!shape.ok) continue;
-    const s = shape.value;
+    if (shape.ok && (extra?.(shape.value as T, at, out) ?? true)) servers[name] = shape.value as T;
+  }
+  return out.result(servers);
+}
+
+/** An MCP server map: stdio servers need `command`; http/sse ones `url`. */
+export function validateMcpServers(value: unknown, base = ""): ValidationResult<Record<string, McpServer>> {
+  return validateServers<McpServer>(value, base, "MCP", McpServerSchema, (s, at, out) => {
     const remote = s.type === "http" || s.type === "sse" || s.type === "ws";
     if (remote && !s.url) out.error({ path: `${at}/url`, code: "EREQUIRED", message: `${at}: a ${s.type} MCP server needs "url"`, expected: "a URL", found: "nothing", hint: 'Add "url".' });
     else if (!remote && !s.command) {
       out.error({ path: `${at}/command`, code: "EREQUIRED", message: `${at}: an MCP server needs "command" (stdio) or "type" and "url" (http, sse)`, expected: "command or url", found: "neither", hint: 'Add "command" and "args", or "type": "http" and "url".' });
-    } else servers[name] = s;
-  }
-  return out.result(servers);
+    } else return true;
+    return false;
+  });
 }
 
 /** An LSP server map (name → server). */
 export function validateLspServers(value: unknown, base = ""): ValidationResult<Record<string, LspServer>> {
-  const out = new IssueCollector();
-  if (!isRecord(value)) {
-    out.error({ path: base, code: "ETYPE", message: `${base || "/"}: expected an object of LSP servers`, expected: "an object (server name → server)", found: describeValue(value) });
-    return out.result({});
-  }
-  const servers: Record<string, LspServer> = {};
-  for (const [name, server] of Object.entries(value)) {
-    const shape = checkSchema(LspServerSchema, server, pointer(base, name));
-    out.absorb(shape);
-    if (shape.ok) servers[name] = shape.value;
-  }
-  return out.result(servers);
+  return validateServers<LspServer>(value, base, "LSP", LspServerSchema);
 }
 
 /** A monitors list (`monitors/monitors.json` or plugin.json `monitors`). */
-export function validateMonitors(value: unknown, base = ""): ValidationResult<Monitor[]> {
-  const out = new IssueCollector();
-  const shape = checkSchema(Type.Array(MonitorSchema), value, base);
-  out.absorb(shape);
-  return out.result(shape.ok ? shape.value : []);
-}
+export const MonitorListSchema = Type.Array(MonitorSchema);
