@@ -16,12 +16,13 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Static } from "../../manifest/typebox.js";
-import { XcshToolsError, errorMessage } from "../../core/errors.js";
+import { XcshToolsError } from "../../core/errors.js";
 import { redactUrl } from "../../core/git.js";
 import { archiveUrlProblem, type ArchiveSourceSchema } from "../../manifest/marketplace-catalog.js";
 import { loadTar } from "../../plugins/npm-client.js";
 import { TARBALL_CHECK_OPTION, inspectTarball, tarballLimitsOf, type TarballLimits } from "../../plugins/tarball-check.js";
 import { catalogOriginOf } from "../catalog.js";
+import { fetchWithDeadline } from "../fetch-deadline.js";
 import { assertEntryArg } from "./git-common.js";
 import type { PluginSourceInput, PluginSourceKind, PluginWorld } from "./types.js";
 
@@ -39,23 +40,15 @@ function checked(input: PluginSourceInput): ArchiveSource {
 
 /** Download `url` into `file`, refusing more than `maxBytes`; returns the hashes of the bytes. */
 async function download(url: string, file: string, maxBytes: number, world: PluginWorld, what: string, allowLocal: boolean): Promise<Record<"sha256" | "sha384" | "sha512", Buffer>> {
-  const shown = redactUrl(url);
-  const timeout = AbortSignal.timeout(world.fetchTimeoutMs);
-  const signal = world.signal ? AbortSignal.any([timeout, world.signal]) : timeout;
-  let response: Response;
-  try {
-    response = await fetch(url, { signal, redirect: "follow" });
-  } catch (error) {
-    if (timeout.aborted) throw new XcshToolsError("EFETCH_TIMEOUT", `${what}: downloading ${shown} did not finish within ${world.fetchTimeoutMs} ms`, { hint: "Raise timeouts.fetchMs (or XCSH_TOOLS_FETCH_TIMEOUT_MS), or check the network.", cause: error });
-    throw new XcshToolsError("EFETCH", `${what}: cannot download ${shown}: ${errorMessage((error as Error).cause ?? error)}`, { hint: "Check the URL and the network.", cause: error });
-  }
-  // A redirect may not downgrade to a transport the entry itself could not name.
-  const landed = archiveUrlProblem(response.url || url, { allowLocal });
-  if (landed) throw new XcshToolsError("ESOURCE_URL", `${what}: ${shown} redirected to a refused address: ${landed.problem}`, { hint: "Ask the marketplace owner for an https:// archive URL." });
-  if (!response.ok || !response.body) {
-    const gone = response.status === 404 || response.status === 410;
-    throw new XcshToolsError(gone ? "ESOURCE_NOT_FOUND" : "EFETCH", `${what}: cannot download ${shown}: HTTP ${response.status} ${response.statusText}`, { hint: gone ? "The archive is gone from that address: ask the marketplace owner to fix the entry." : "Retry later, or check the URL." });
-  }
+  const { response, bodyFailed } = await fetchWithDeadline(url, world, {
+    what,
+    goneHint: "The archive is gone from that address: ask the marketplace owner to fix the entry.",
+    // A redirect may not downgrade to a transport the entry itself could not name.
+    checkLanded(landedUrl) {
+      const landed = archiveUrlProblem(landedUrl, { allowLocal });
+      if (landed) throw new XcshToolsError("ESOURCE_URL", `${what}: ${redactUrl(url)} redirected to a refused address: ${landed.problem}`, { hint: "Ask the marketplace owner for an https:// archive URL." });
+    },
+  });
   const declared = Number(response.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new XcshToolsError("ETARBALL_TOO_LARGE", `${what}: refused, the archive is ${declared} bytes, more than the limit of ${maxBytes} (setting limits.tarballUnpackedBytes)`, { hint: "Nothing was installed. If you trust it, raise limits.tarballUnpackedBytes.", exitCode: 2 });
   const hashes = { sha256: createHash("sha256"), sha384: createHash("sha384"), sha512: createHash("sha512") };
@@ -71,9 +64,7 @@ async function download(url: string, file: string, maxBytes: number, world: Plug
   try {
     await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>), counted, createWriteStream(file));
   } catch (error) {
-    if (error instanceof XcshToolsError) throw error;
-    if (timeout.aborted) throw new XcshToolsError("EFETCH_TIMEOUT", `${what}: downloading ${shown} did not finish within ${world.fetchTimeoutMs} ms`, { hint: "Raise timeouts.fetchMs (or XCSH_TOOLS_FETCH_TIMEOUT_MS), or check the network.", cause: error });
-    throw new XcshToolsError("EFETCH", `${what}: downloading ${shown} failed: ${errorMessage(error)}`, { hint: "Retry, or check the network.", cause: error });
+    throw bodyFailed(error);
   }
   return { sha256: hashes.sha256.digest(), sha384: hashes.sha384.digest(), sha512: hashes.sha512.digest() };
 }
