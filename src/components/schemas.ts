@@ -27,7 +27,6 @@ export const SkillFrontmatterSchema = Type.Object({
   "disable-model-invocation": Type.Optional(Type.Boolean()),
   "user-invocable": Type.Optional(Type.Boolean()),
 });
-export type SkillFrontmatter = Static<typeof SkillFrontmatterSchema>;
 
 /** `commands/*.md` frontmatter: every field optional; the name is the file name. */
 export const CommandFrontmatterSchema = Type.Object({
@@ -38,7 +37,6 @@ export const CommandFrontmatterSchema = Type.Object({
   model: Type.Optional(Type.String()),
   "disable-model-invocation": Type.Optional(Type.Boolean()),
 });
-export type CommandFrontmatter = Static<typeof CommandFrontmatterSchema>;
 
 /** `agents/*.md` frontmatter: a subagent needs a name and a description to be chosen. */
 export const AgentFrontmatterSchema = Type.Object({
@@ -48,7 +46,6 @@ export const AgentFrontmatterSchema = Type.Object({
   model: Type.Optional(Type.String()),
   color: Type.Optional(Type.String()),
 });
-export type AgentFrontmatter = Static<typeof AgentFrontmatterSchema>;
 
 /** `output-styles/*.md` frontmatter. */
 export const OutputStyleFrontmatterSchema = Type.Object({
@@ -119,7 +116,6 @@ export const MonitorSchema = Type.Object({
   description: Type.Optional(Type.String()),
   when: Type.Optional(Type.String()),
 });
-export type Monitor = Static<typeof MonitorSchema>;
 
 /** The envelope of a hooks document; each group and hook is checked on its own below. */
 const HookEventsEnvelopeSchema = Type.Record(Type.String(), Type.Array(Type.Object({ matcher: Type.Optional(Type.String()), hooks: Type.Array(Type.Unknown()) })));

@@ -17,7 +17,6 @@ export const KnownMarketplaceSourceSchema = Type.Union([
   Type.Object({ source: Type.Literal("directory"), path: Type.String({ minLength: 1 }) }),
   Type.Object({ source: Type.Literal("file"), path: Type.String({ minLength: 1 }) }),
 ]);
-export type KnownMarketplaceSource = Static<typeof KnownMarketplaceSourceSchema>;
 
 export const KnownMarketplaceSchema = Type.Object({
   source: Type.Object({ source: Type.String() }),

@@ -28,7 +28,6 @@ export const PluginFeatureSchema = Type.Object({
   extensions: Type.Optional(EntryList),
   commands: Type.Optional(EntryList),
 });
-export type PluginFeature = Static<typeof PluginFeatureSchema>;
 
 const settingBase = {
   description: Type.Optional(Type.String()),

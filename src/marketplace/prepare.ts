@@ -116,39 +116,18 @@ export function catalogEntry(loaded: LoadedCatalog, plugin: string, marketplace:
   });
 }
 
-async function fieldIn(file: string, field: "version" | "defaultEnabled"): Promise<unknown> {
+/** `field` of a JSON file of the copy, when the file is an object. */
+function fieldIn(file: string, field: "version" | "defaultEnabled"): unknown {
   const value = readJsonOrUndefined(file);
   return isRecord(value) ? value[field] : undefined;
 }
 
-async function versionIn(file: string): Promise<string | undefined> {
-  const version = await fieldIn(file, "version");
-  return typeof version === "string" && version.length > 0 ? version : undefined;
-}
+const PLUGIN_JSONS = [path.join(".xcsh-plugin", "plugin.json"), path.join(".claude-plugin", "plugin.json")];
 
-/** plugin.json's `defaultEnabled` (either folder), when the entry does not say. */
-async function defaultEnabledOf(copy: string, entry: MarketplacePluginEntry): Promise<boolean | undefined> {
-  if (typeof entry.defaultEnabled === "boolean") return entry.defaultEnabled;
-  for (const folder of [".xcsh-plugin", ".claude-plugin"]) {
-    const value = await fieldIn(path.join(copy, folder, "plugin.json"), "defaultEnabled");
-    if (typeof value === "boolean") return value;
-  }
-  return undefined;
-}
-
-async function settleVersion(copy: string, entry: MarketplacePluginEntry, fetched: FetchedPlugin): Promise<string> {
-  const candidates = [
-    fetched.version,
-    entry.version,
-    await versionIn(path.join(copy, ".xcsh-plugin", "plugin.json")),
-    await versionIn(path.join(copy, ".claude-plugin", "plugin.json")),
-    await versionIn(path.join(copy, "package.json")),
-    fetched.gitCommitSha?.slice(0, 12),
-    fetched.archiveSha256?.slice(0, 12),
-  ];
-  const version = candidates.find((v): v is string => typeof v === "string" && v.length > 0) ?? "0.0.0";
-  // A version that cannot be a folder name segment is kept in the registry but cleaned for the cache.
-  return version;
+function settleVersion(copy: string, entry: MarketplacePluginEntry, fetched: FetchedPlugin): string {
+  const inFiles = [...PLUGIN_JSONS, "package.json"].map((file) => fieldIn(path.join(copy, file), "version"));
+  const candidates = [fetched.version, entry.version, ...inFiles, fetched.gitCommitSha?.slice(0, 12), fetched.archiveSha256?.slice(0, 12)];
+  return candidates.find((v): v is string => typeof v === "string" && v.length > 0) ?? "0.0.0";
 }
 
 /** A folder-safe form of a version. */
@@ -180,8 +159,9 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
   const copy = path.join(scratch, "copy");
   await copyPluginTree(fetched.dir, copy, fetched.within);
   const hash = await hashTree(copy);
-  const version = await settleVersion(copy, entry, fetched);
-  const defaultEnabled = await defaultEnabledOf(copy, entry);
+  const version = settleVersion(copy, entry, fetched);
+  // Whether a fresh install starts enabled: the entry's `defaultEnabled`, else plugin.json's.
+  const defaultEnabled = [entry.defaultEnabled, ...PLUGIN_JSONS.map((file) => fieldIn(path.join(copy, file), "defaultEnabled"))].find((v): v is boolean => typeof v === "boolean");
   // The plugin folder checked as discovery loads it; its module shims and transpile cache go to a
   // scratch root next to the copy, so a dry run writes nothing of ours.
   const report = await validatePath(copy, { cwd: ctx.cwd, home: ctx.roots.home, xcshHome: path.join(scratch, "validate-root"), as: "plugin-folder", componentProblems: "warning" });

@@ -45,18 +45,13 @@ export interface NewProjectPlan {
   nextSteps: string[];
 }
 
-/** Names of the templates, for messages. */
-export function templateNames(): string[] {
-  return TEMPLATES.map((t) => t.name);
-}
-
 /** Check, render and look at the target; throws `ENAME_INVALID` / `ETEMPLATE_UNKNOWN` (exit 2). */
 export async function planNewProject(request: NewProjectRequest): Promise<NewProjectPlan> {
   const templateName = request.template ?? DEFAULT_TEMPLATE;
   const template = findTemplate(templateName);
   if (!template) {
     throw new XcshToolsError("ETEMPLATE_UNKNOWN", `There is no template "${templateName}"`, {
-      hint: `Use one of: ${templateNames().join(", ")} (e.g. --template ${DEFAULT_TEMPLATE}).`,
+      hint: `Use one of: ${TEMPLATES.map((t) => t.name).join(", ")} (e.g. --template ${DEFAULT_TEMPLATE}).`,
       exitCode: 2,
     });
   }

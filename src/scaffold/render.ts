@@ -77,18 +77,12 @@ export function decodeText(bytes: Buffer): string | undefined {
 }
 
 /** Every file of a template folder (relative, sorted, `/`-separated). */
-export async function listTemplateFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  async function walk(current: string, prefix: string): Promise<void> {
-    const entries = await readdir(current, { withFileTypes: true });
-    for (const entry of entries) {
-      const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(path.join(current, entry.name), rel);
-      else if (entry.isFile()) out.push(rel);
-    }
-  }
-  await walk(dir, "");
-  return out.sort();
+async function listTemplateFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"))
+    .sort();
 }
 
 /** Render every file of the template folder `dir` with `vars` (nothing is written). */

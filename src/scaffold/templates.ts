@@ -10,14 +10,12 @@ import { fileURLToPath } from "node:url";
 import { semver } from "../core/npm-spec.js";
 import type { ScaffoldNames } from "./names.js";
 
-/** `file`: files dropped into an existing folder (a tools folder); `project`: a new folder. */
-export type TemplateKind = "file" | "project";
-
 export interface TemplateInfo {
   name: string;
   /** One line for `--help` and the prompt. */
   summary: string;
-  kind: TemplateKind;
+  /** `file`: files dropped into an existing folder (a tools folder); `project`: a new folder. */
+  kind: "file" | "project";
   /** The default `--dir`, relative to cwd. */
   defaultDir(names: ScaffoldNames): string;
   /** The description used when none is given. */
@@ -30,16 +28,19 @@ export interface TemplateInfo {
 
 const packageSteps = (dir: string) => [...(dir === "." ? [] : [`cd ${quoteArg(dir)}`]), "npm install", "npm test", "xcsh-tools link ."];
 
+/** A template that makes an npm plugin package in a new folder named after the package. */
+const packageTemplate = (name: string, summary: string, defaultDescription: TemplateInfo["defaultDescription"]): TemplateInfo => ({
+  name,
+  summary,
+  kind: "project",
+  defaultDir: (n) => n.bareName,
+  defaultDescription,
+  nextSteps: (dir) => packageSteps(dir),
+});
+
 /** Every template, in the order the prompt offers them. */
 export const TEMPLATES: readonly TemplateInfo[] = [
-  {
-    name: "plugin",
-    summary: "an npm plugin package: two tools, an optional feature, settings, a README and tests",
-    kind: "project",
-    defaultDir: (n) => n.bareName,
-    defaultDescription: (n) => `${n.title}: custom tools for the xcsh coding agent`,
-    nextSteps: (dir) => packageSteps(dir),
-  },
+  packageTemplate("plugin", "an npm plugin package: two tools, an optional feature, settings, a README and tests", (n) => `${n.title}: custom tools for the xcsh coding agent`),
   {
     name: "tool",
     summary: "one TypeScript tool file for .xcsh/tools (or ~/.xcsh/agent/tools)",
@@ -48,22 +49,8 @@ export const TEMPLATES: readonly TemplateInfo[] = [
     defaultDescription: (n) => `${n.title}: describe what the tool does, for the model`,
     nextSteps: (dir, n) => [`xcsh-tools validate ${quoteArg(`${dir}/${n.toolName}.ts`)}`, "xcsh-tools tools"],
   },
-  {
-    name: "streaming",
-    summary: "a tool that streams progress, cancels its subprocesses and restores state per session",
-    kind: "project",
-    defaultDir: (n) => n.bareName,
-    defaultDescription: () => "Run npm scripts one after another, streaming progress",
-    nextSteps: (dir) => packageSteps(dir),
-  },
-  {
-    name: "render",
-    summary: "a tool with its own renderCall / renderResult for the TUI",
-    kind: "project",
-    defaultDir: (n) => n.bareName,
-    defaultDescription: () => "Show a checklist with its own TUI rendering",
-    nextSteps: (dir) => packageSteps(dir),
-  },
+  packageTemplate("streaming", "a tool that streams progress, cancels its subprocesses and restores state per session", () => "Run npm scripts one after another, streaming progress"),
+  packageTemplate("render", "a tool with its own renderCall / renderResult for the TUI", () => "Show a checklist with its own TUI rendering"),
   {
     name: "marketplace",
     summary: "a marketplace repository with one plugin, for xcsh and Claude Code",
