@@ -54,36 +54,23 @@ function metadataKind(name: string): "md" | "json" | undefined {
 }
 
 /** The index module of a tool folder, if it has one. */
-async function findIndex(dir: string): Promise<string | undefined> {
-  for (const name of INDEX_FILES) {
-    const candidate = path.join(dir, name);
-    if ((statOrUndefined(candidate))?.isFile()) return candidate;
-  }
-  return undefined;
+function findIndex(dir: string): string | undefined {
+  return INDEX_FILES.map((name) => path.join(dir, name)).find((candidate) => statOrUndefined(candidate)?.isFile());
 }
 
-/** Report `file` as a tool unless its real path escapes `within`. */
-async function addContained(file: string, source: ToolSource, sink: DiscoverySink, options: ScanOptions): Promise<void> {
-  if (options.within !== undefined) {
-    let real = file;
-    try {
-      real = realpathSync.native(file);
-    } catch {
-      // Unresolvable: judged by its own path.
-    }
-    if (!isPathInside(real, options.within)) {
-      sink.addError(
-        discoveryError(
-          "EENTRY_ESCAPE",
-          file,
-          `${file} resolves to ${real}, outside its package ${options.within}; it was not loaded.`,
-          source,
-        ),
-      );
-      return;
-    }
+/** Report `file` as a tool unless its real path (its own path when unresolvable) escapes `within`. */
+function addContained(file: string, source: ToolSource, sink: DiscoverySink, options: ScanOptions): void {
+  const real = options.within === undefined ? file : realPathOr(file);
+  if (options.within === undefined || isPathInside(real, options.within)) sink.addPath(file, source);
+  else sink.addError(discoveryError("EENTRY_ESCAPE", file, `${file} resolves to ${real}, outside its package ${options.within}; it was not loaded.`, source));
+}
+
+function realPathOr(file: string): string {
+  try {
+    return realpathSync.native(file);
+  } catch {
+    return file;
   }
-  sink.addPath(file, source);
 }
 
 /**
@@ -112,14 +99,12 @@ export async function scanToolsDir(
     const full = path.join(dir, name);
     const info = statOrUndefined(full);
     if (!info) {
-      sink.addError(
-        discoveryError("EENTRY_NOT_FOUND", full, `${full} is a symbolic link to something that does not exist.`, source),
-      );
+      sink.addError(discoveryError("EENTRY_NOT_FOUND", full, `${full} is a symbolic link to something that does not exist.`, source));
       continue;
     }
     if (info.isDirectory()) {
-      const index = await findIndex(full);
-      if (index) await addContained(index, source, sink, options);
+      const index = findIndex(full);
+      if (index) addContained(index, source, sink, options);
       else sink.addIgnored({ path: full, source, reason: `folder without ${INDEX_FILES.join(", ")}` });
       continue;
     }
@@ -129,7 +114,7 @@ export async function scanToolsDir(
     }
     const kind = metadataKind(name);
     if (kind) sink.addMetadata({ path: full, source, kind });
-    else if (isModuleFile(name)) await addContained(full, source, sink, options);
+    else if (isModuleFile(name)) addContained(full, source, sink, options);
     else sink.addIgnored({ path: full, source, reason: "not a tool module (.ts, .js, .mjs)" });
   }
 }
@@ -156,11 +141,8 @@ export async function resolveToolEntry(
     return;
   }
   if (info.isDirectory()) {
-    const index = await findIndex(target);
-    if (index) {
-      await addContained(index, source, sink, options);
-      return;
-    }
+    const index = findIndex(target);
+    if (index) return addContained(index, source, sink, options);
     let found = 0;
     const counting: DiscoverySink = {
       ...sink,
@@ -182,10 +164,7 @@ export async function resolveToolEntry(
     return;
   }
   const name = path.basename(target);
-  if (info.isFile() && isModuleFile(name)) {
-    await addContained(target, source, sink, options);
-    return;
-  }
+  if (info.isFile() && isModuleFile(name)) return addContained(target, source, sink, options);
   const why = metadataKind(name)
     ? ".md and .json files are metadata, never executable modules"
     : "a tool is a .ts, .js or .mjs module, or a folder with an index module";

@@ -26,7 +26,7 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { Type, type Static } from "../../manifest/typebox.js";
+import { Type, type Static, type TSchema } from "../../manifest/typebox.js";
 import { errorMessage, isXcshToolsError } from "../../core/errors.js";
 import { effectiveOverridesFile, projectPaths } from "../../core/paths.js";
 import type { ToolSource } from "../../core/contract.js";
@@ -35,7 +35,7 @@ import { PluginManifestSchema, pickManifest, selectEntries, type PluginManifest 
 import { PluginsPackageJsonSchema } from "../../manifest/plugins-package.js";
 import { pointerSegment } from "../../manifest/result.js";
 import { checkSchema } from "../../manifest/schema-check.js";
-import { RuntimePluginStateSchema, runtimeEnabled, type RuntimePluginState } from "../../manifest/runtime-lock.js";
+import { RuntimePluginStateSchema, runtimeEnabled } from "../../manifest/runtime-lock.js";
 import { discoveryError } from "../records.js";
 import { describeIssues, readStateFile, type StateFileRead } from "../state-file.js";
 import { reportSkipped } from "../untrusted.js";
@@ -92,41 +92,16 @@ export const npmProvider: ToolProvider = {
     for (const name of names) {
       const source: ToolSource = { ...userSource, plugin: name };
       if (!PACKAGE_NAME.test(name) || name.split("/").some((part) => part === "." || part === "..")) {
-        sink.addError(
-          discoveryError(
-            "ESTATE_ENTRY",
-            ctx.paths.pluginsPackageJson,
-            `${ctx.paths.pluginsPackageJson} /dependencies/${pointerSegment(name)}: "${name}" is not a package name; it was skipped.`,
-            source,
-          ),
-        );
+        const file = ctx.paths.pluginsPackageJson;
+        sink.addError(discoveryError("ESTATE_ENTRY", file, `${file} /dependencies/${pointerSegment(name)}: "${name}" is not a package name; it was skipped.`, source));
         continue;
       }
-
-      let state: RuntimePluginState | undefined;
-      if (Object.hasOwn(lockPlugins, name)) {
-        const checked = checkSchema(RuntimePluginStateSchema, lockPlugins[name]);
-        if (!checked.ok) {
-          const where = describeIssues(lockFile, `/plugins/${pointerSegment(name)}`, checked.issues);
-          sink.addError(discoveryError("ESTATE_ENTRY", lockFile, `${where}; plugin ${name} was not loaded.`, source));
-          continue;
-        }
-        state = checked.value;
-      }
-      if (!runtimeEnabled(state) || disabled.has(name)) continue;
-
-      let features: string[] | null = state?.enabledFeatures ?? null;
-      let featuresFile = lockFile;
-      if (Object.hasOwn(featureOverrides, name)) {
-        const checked = checkSchema(FeatureListSchema, featureOverrides[name]);
-        if (!checked.ok) {
-          const where = describeIssues(overridesFile, `/features/${pointerSegment(name)}`, checked.issues);
-          sink.addError(discoveryError("ESTATE_ENTRY", overridesFile, `${where}; plugin ${name} was not loaded.`, { ...source, level: "project" }));
-          continue;
-        }
-        features = checked.value;
-        featuresFile = overridesFile;
-      }
+      const state = pluginPart(lockPlugins, name, RuntimePluginStateSchema, { file: lockFile, at: "/plugins", source, sink });
+      if (state === "bad" || !runtimeEnabled(state) || disabled.has(name)) continue;
+      const overridden = pluginPart(featureOverrides, name, FeatureListSchema, { file: overridesFile, at: "/features", source: { ...source, level: "project" }, sink });
+      if (overridden === "bad") continue;
+      const features = overridden ?? state?.enabledFeatures ?? null;
+      const featuresFile = overridden ? overridesFile : lockFile;
 
       const dir = path.join(ctx.paths.pluginsNodeModules, name);
       const outside = npmPluginOutside(dir, name, pkg.value.dependencies?.[name], ctx.paths.pluginsNodeModules, ctx.paths.pluginsPackageJson);
@@ -138,6 +113,16 @@ export const npmProvider: ToolProvider = {
     }
   },
 };
+
+/** Plugin `name`'s own part of the lock or the overrides, checked: `"bad"` (reported) when it has the wrong shape. */
+function pluginPart<S extends TSchema>(doc: Record<string, unknown>, name: string, schema: S, where: { file: string; at: string; source: ToolSource; sink: DiscoverySink }): Static<S> | undefined | "bad" {
+  if (!Object.hasOwn(doc, name)) return undefined;
+  const checked = checkSchema(schema, doc[name]);
+  if (checked.ok) return checked.value;
+  const issues = describeIssues(where.file, `${where.at}/${pointerSegment(name)}`, checked.issues);
+  where.sink.addError(discoveryError("ESTATE_ENTRY", where.file, `${issues}; plugin ${name} was not loaded.`, where.source));
+  return "bad";
+}
 
 /**
  * Why the folder of plugin `name` may not be read, or `undefined`: its real path must be strictly
