@@ -51,7 +51,7 @@ export function splitPluginId(id: string): { plugin: string; marketplace: string
   return { plugin: id.slice(0, at), marketplace: id.slice(at + 1) };
 }
 
-const ENTRY_KEYS = ["scope", "installPath", "version", "installedAt", "lastUpdated", "gitCommitSha", "enabled", "projectPath", "isLocal"];
+const ENTRY_KEYS = Object.keys(InstalledPluginEntrySchema.properties);
 const ISO_DATE_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** Strict check of a registry; `flavour` says who writes it (xcsh, or Claude Code: read only). */

@@ -10,14 +10,6 @@ import { IssueCollector, describeValue, pointer, type ValidationResult } from ".
 import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
 
-export const KnownMarketplaceSourceSchema = Type.Union([
-  Type.Object({ source: Type.Literal("github"), repo: Type.String({ minLength: 1 }), ref: Type.Optional(Type.String()) }),
-  Type.Object({ source: Type.Literal("git"), url: Type.String({ minLength: 1 }), ref: Type.Optional(Type.String()) }),
-  Type.Object({ source: Type.Literal("url"), url: Type.String({ minLength: 1 }) }),
-  Type.Object({ source: Type.Literal("directory"), path: Type.String({ minLength: 1 }) }),
-  Type.Object({ source: Type.Literal("file"), path: Type.String({ minLength: 1 }) }),
-]);
-
 export const KnownMarketplaceSchema = Type.Object({
   source: Type.Object({ source: Type.String() }),
   installLocation: Type.String({ minLength: 1 }),
@@ -59,7 +51,7 @@ export function validateKnownMarketplaces(value: unknown): ValidationResult<Know
   if (!shape.ok) return out.result(value as KnownMarketplaces);
   for (const [name, entry] of Object.entries(shape.value)) {
     const at = pointer("", name);
-    out.warnings.push(...unknownKeyWarnings(entry as Record<string, unknown>, ["source", "installLocation", "lastUpdated", "autoUpdate"], at, { onlyTypos: true }));
+    out.warnings.push(...unknownKeyWarnings(entry as Record<string, unknown>, Object.keys(KnownMarketplaceSchema.properties), at, { onlyTypos: true }));
     const kind = entry.source.source;
     const fields = SOURCE_FIELDS[kind];
     if (!fields) {

@@ -32,8 +32,7 @@ export const MarketplacesRegistrySchema = Type.Object({
 });
 export type MarketplacesRegistry = Static<typeof MarketplacesRegistrySchema>;
 
-/** An empty registry, as the host starts. */
-const ENTRY_KEYS = ["name", "sourceType", "sourceUri", "catalogPath", "addedAt", "updatedAt", "commitSha"];
+const ENTRY_KEYS = Object.keys(MarketplaceEntrySchema.properties);
 
 /**
  * The recorded source of a git or GitHub marketplace, as `marketplace update` will hand it to git:

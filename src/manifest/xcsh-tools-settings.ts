@@ -57,17 +57,14 @@ export const XcshToolsSettingsSchema = Type.Object({
 });
 export type XcshToolsSettings = Static<typeof XcshToolsSettingsSchema>;
 
-/** One settings file (or the env / flags layer): any subset of the settings. */
-export const XcshToolsSettingsFileSchema = Type.Object({
-  $schema: Type.Optional(Type.String()),
-  registry: Type.Optional(Type.String()),
-  allowScripts: Type.Optional(Type.Boolean()),
-  builtInTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-  timeouts: Type.Optional(Type.Partial(SettingsTimeoutsSchema)),
-  lockWaitMs: Type.Optional(Milliseconds),
-  disabledProviders: Type.Optional(Type.Array(ProviderIdSchema)),
-  output: Type.Optional(Type.Partial(SettingsOutputSchema)),
-  limits: Type.Optional(Type.Partial(SettingsLimitsSchema)),
-  contextWarnTokens: Type.Optional(Count),
-});
+/** One settings file (or the env / flags layer): any subset of the settings, groups included. */
+export const XcshToolsSettingsFileSchema = Type.Partial(
+  Type.Object({
+    $schema: Type.String(),
+    ...XcshToolsSettingsSchema.properties,
+    timeouts: Type.Partial(SettingsTimeoutsSchema),
+    output: Type.Partial(SettingsOutputSchema),
+    limits: Type.Partial(SettingsLimitsSchema),
+  }),
+);
 export type XcshToolsSettingsFile = Static<typeof XcshToolsSettingsFileSchema>;
