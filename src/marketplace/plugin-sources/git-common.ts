@@ -1,12 +1,15 @@
 /**
- * What the git-based plugin sources share: clone at the entry's `ref`/`sha` (the sha honoured even
+ * The git-based plugin sources (`url`, `github`, `git-subdir`): clone at the entry's `ref`/`sha` (the sha honoured even
  * off the tip, core/git.ts) into the scratch folder, and probe the remote without cloning. The
  * catalog was validated when it was read; the values are checked again here, right before git
  * sees them (core/source-args.ts), naming the entry, and again inside core/git.ts.
  */
+import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { cloneAt, remoteHead } from "../../core/git.js";
-import { assertSourceArg, gitRefProblem, gitShaProblem, githubRepoProblem, gitUrlProblem, isGithubShorthand, subdirUrlProblem, type SourceArgProblem } from "../../core/source-args.js";
+import { isPathInside } from "../../core/contain.js";
+import { XcshToolsError } from "../../core/errors.js";
+import { cloneAt, redactUrl, remoteHead } from "../../core/git.js";
+import { assertSourceArg, gitRefProblem, gitShaProblem, githubRepoProblem, gitUrlProblem, isGithubShorthand, subdirPathProblem, subdirUrlProblem, type SourceArgProblem } from "../../core/source-args.js";
 import { catalogOriginOf } from "../catalog.js";
 import type { FetchedPlugin, PluginSourceInput, PluginSourceKind, PluginWorld, Revision } from "./types.js";
 
@@ -71,19 +74,45 @@ export function githubUrl(repo: string): string {
   return `https://github.com/${repo}.git`;
 }
 
+/** Clone `target` and hand over its folder `subdir`, checked to exist and to stay inside the clone. */
+async function fetchSubdir(input: PluginSourceInput, target: GitTarget, subdir: string, scratch: string, world: PluginWorld): Promise<FetchedPlugin> {
+  const { entry } = input;
+  assertEntryArg(input, "path", subdirPathProblem(subdir));
+  const clone = await cloneSource(target, scratch, world);
+  const rootReal = await realpath(clone.dir);
+  const real = await realpath(path.resolve(clone.dir, subdir)).catch(() => undefined);
+  if (!real || !(await stat(real)).isDirectory()) {
+    throw new XcshToolsError("ESOURCE_NOT_FOUND", `Plugin "${entry.name}": path "${subdir}" does not exist in ${redactUrl(target.url)}${clone.gitCommitSha ? ` at ${clone.gitCommitSha.slice(0, 12)}` : ""}`, {
+      hint: "The catalog entry points at a folder the repository does not have at that ref: ask the marketplace owner to fix it.",
+    });
+  }
+  if (!isPathInside(real, rootReal)) {
+    throw new XcshToolsError("EENTRY_ESCAPE", `Plugin "${entry.name}": path "${subdir}" escapes the cloned repository`, { hint: "Use a folder inside the repository." });
+  }
+  return { ...clone, dir: real, within: rootReal };
+}
+
 /**
- * A source kind whose plugin is a whole repository: `url` (`{url, ref?, sha?}`) or `github`
- * (`{repo, ref?, sha?}`); `field` names which of `url`/`repo` says where it is.
+ * A git source kind: the plugin is the repository `where` names (`url`, or `repo` on GitHub) at
+ * the entry's pin, or its folder `path` when the entry has one (`url`, `git-subdir`: a monorepo of
+ * plugins; `githubShorthand` lets `git-subdir`'s url be `owner/repo`, the host's rule).
  */
-export function wholeRepositorySource(kind: string, field: "url" | "repo"): PluginSourceKind {
-  const targetOf = (input: PluginSourceInput) => {
-    const s = input.entry.source as { url?: unknown; repo?: unknown; ref?: unknown; sha?: unknown };
-    return gitTargetOf(input, { [field]: s[field], ref: s.ref, sha: s.sha });
+export function gitPluginSource(kind: string, where: "url" | "repo", options: { githubShorthand?: boolean } = {}): PluginSourceKind {
+  const partsOf = (input: PluginSourceInput) => {
+    const s = input.entry.source as { url?: unknown; repo?: unknown; path?: string; ref?: unknown; sha?: unknown };
+    return { target: gitTargetOf(input, { [where]: s[where], ref: s.ref, sha: s.sha }, options), subdir: s.path };
   };
   return {
     kind,
     // async: a refused value rejects like every other failure of a source kind.
-    fetch: async (input, scratch, world) => cloneSource(targetOf(input), scratch, world),
-    probe: async (input, world) => probeGit(targetOf(input), world),
+    async fetch(input, scratch, world) {
+      const { target, subdir } = partsOf(input);
+      return subdir === undefined ? cloneSource(target, scratch, world) : fetchSubdir(input, target, subdir, scratch, world);
+    },
+    async probe(input, world) {
+      const { target, subdir } = partsOf(input);
+      if (subdir !== undefined) assertEntryArg(input, "path", subdirPathProblem(subdir));
+      return probeGit(target, world);
+    },
   };
 }

@@ -1,4 +1,4 @@
 /** `{source: "github", repo: "owner/repo", ref?, sha?}`: cloned over https from github.com. */
-import { wholeRepositorySource } from "./git-common.js";
+import { gitPluginSource } from "./git-common.js";
 
-export const githubPluginSource = wholeRepositorySource("github", "repo");
+export const githubPluginSource = gitPluginSource("github", "repo");
