@@ -62,8 +62,11 @@ export interface CollectOptions {
   skipRoot?: (root: string) => boolean;
 }
 
-function emptyCost(): InstalledPluginComponents["cost"] {
-  return { alwaysOn: 0, alwaysOnForXcsh: 0, onInvoke: 0, unknown: 0 };
+type PluginRow = Omit<InstalledPluginComponents, "components" | "errors" | "warnings" | "problem" | "cost">;
+
+/** A plugin whose folder could not be read: no components, and why. */
+function unreadPlugin(row: PluginRow, code: string, message: string): InstalledPluginComponents {
+  return { ...row, components: [], errors: [], warnings: [], problem: { code, message }, cost: { alwaysOn: 0, alwaysOnForXcsh: 0, onInvoke: 0, unknown: 0 } };
 }
 
 function costOf(components: readonly Component[]): InstalledPluginComponents["cost"] {
@@ -123,7 +126,7 @@ function readers() {
   return (readersOnce ??= Promise.all([import("./scan.js"), import("../manifest/plugin-manifest.js"), import("../manifest/schema-check.js")]).then(([scan, manifest, schema]) => ({ scan, manifest, schema })));
 }
 
-function fromRoot(row: { id: string; name: string; rootKind: InstalledPluginComponents["rootKind"]; scope: "user" | "project"; version?: string; enabled: boolean; root: string }, scanned: ReturnType<typeof scanPluginComponents>, tools: readonly KnownTool[] | undefined): InstalledPluginComponents {
+function fromRoot(row: PluginRow, scanned: ReturnType<typeof scanPluginComponents>, tools: readonly KnownTool[] | undefined): InstalledPluginComponents {
   const components = nameTools(scanned.components, realTools(tools));
   return { ...row, components, errors: scanned.errors, warnings: scanned.warnings, cost: costOf(components) };
 }
@@ -136,11 +139,11 @@ async function marketplaceRows(options: CollectOptions, kind: StatePathKind, row
     try {
       confineStatePath(kind, row.installPath, { roots: options.roots, cwd: options.cwd }, { file: row.file, field: row.field });
     } catch (error) {
-      out.push({ ...base, components: [], errors: [], warnings: [], problem: { code: "EPATH_OUTSIDE", message: errorMessage(error) }, cost: emptyCost() });
+      out.push(unreadPlugin(base, "EPATH_OUTSIDE", errorMessage(error)));
       continue;
     }
     if (!statSync(row.installPath, { throwIfNoEntry: false })?.isDirectory()) {
-      out.push({ ...base, components: [], errors: [], warnings: [], problem: { code: "EPLUGIN_NOT_FOUND", message: `${row.installPath} is missing; reinstall ${row.id}` }, cost: emptyCost() });
+      out.push(unreadPlugin(base, "EPLUGIN_NOT_FOUND", `${row.installPath} is missing; reinstall ${row.id}`));
       continue;
     }
     const { scan } = await readers();
@@ -164,7 +167,7 @@ export async function collectInstalledComponents(options: CollectOptions): Promi
     const base = { id: name, name, rootKind: "npm" as const, scope: "user" as const, ...(isRecord(pj) && typeof pj.version === "string" ? { version: pj.version } : {}), enabled: true, root: dir };
     const checked = picked ? schema.checkSchema(manifest.PluginManifestSchema, picked.manifest) : undefined;
     if (!checked?.ok) {
-      out.push({ ...base, components: [], errors: [], warnings: [], problem: { code: pj === undefined ? "EPLUGIN_NOT_FOUND" : "ENOT_A_PLUGIN", message: pj === undefined ? `${dir} is missing` : `${name} has no usable xcsh manifest` }, cost: emptyCost() });
+      out.push(pj === undefined ? unreadPlugin(base, "EPLUGIN_NOT_FOUND", `${dir} is missing`) : unreadPlugin(base, "ENOT_A_PLUGIN", `${name} has no usable xcsh manifest`));
       continue;
     }
     out.push(fromRoot(base, scan.scanPluginComponents(dir, { rootKind: "npm", manifest: checked.value, manifestKey: picked!.key }), options.tools));

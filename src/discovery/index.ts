@@ -49,10 +49,6 @@ function collectingSink(result: Part): DiscoverySink {
   };
 }
 
-function emptyPart(): Part {
-  return { paths: [], errors: [], metadata: [], ignored: [], skipped: [] };
-}
-
 /** Find every tool path a host would load from `cwd`, in load order, with every problem found. */
 export async function discoverToolPaths(
   configuredPaths: readonly string[],
@@ -75,7 +71,7 @@ export async function discoverToolPaths(
   const parts = await Promise.all(
     selectProviders(options).map(async (id) => {
       const provider = TOOL_PROVIDERS[id];
-      const part = emptyPart();
+      const part: Part = { paths: [], errors: [], metadata: [], ignored: [], skipped: [] };
       try {
         await provider.discover(ctx, collectingSink(part));
       } catch (error) {
@@ -91,15 +87,7 @@ export async function discoverToolPaths(
       return part;
     }),
   );
-  const result: ToolDiscoveryResult = { paths: [], errors: [], metadata: [], ignored: [] };
-  const skipped: SkippedProjectSource[] = [];
-  for (const part of parts) {
-    result.paths.push(...part.paths);
-    result.errors.push(...part.errors);
-    result.metadata.push(...part.metadata);
-    result.ignored.push(...part.ignored);
-    skipped.push(...part.skipped);
-  }
-  if (!projectTrusted) result.untrusted = { project: realPathOrNearest(projectDir), skipped, trustCommand: trustCommand(projectDir) };
+  const result: ToolDiscoveryResult = { paths: parts.flatMap((p) => p.paths), errors: parts.flatMap((p) => p.errors), metadata: parts.flatMap((p) => p.metadata), ignored: parts.flatMap((p) => p.ignored) };
+  if (!projectTrusted) result.untrusted = { project: realPathOrNearest(projectDir), skipped: parts.flatMap((p) => p.skipped), trustCommand: trustCommand(projectDir) };
   return result;
 }

@@ -78,6 +78,12 @@ function release(ws: WorkingSet, scope: Scope, id: string, entries: readonly Ins
   });
 }
 
+/** Add `item` to the plan and return it (callers add reasons to NOOPs). */
+function recordItem(ws: WorkingSet, item: PlanItem): PlanItem {
+  ws.items.push(item);
+  return item;
+}
+
 function targetOf(entry: InstalledPluginEntry | undefined): (InstallTarget & { enabled: boolean }) | undefined {
   if (!entry) return undefined;
   return { version: entry.version ?? "unknown", installPath: entry.installPath, ...(entry.gitCommitSha ? { gitCommitSha: entry.gitCommitSha } : {}), enabled: entry.enabled !== false };
@@ -106,11 +112,7 @@ export function planInstall(
   const old = entriesOf(ws, scope, id);
   const first = old[0];
   const same = old.length === 1 && first && path.resolve(first.installPath) === path.resolve(target.installPath) && (first.gitCommitSha ?? undefined) === (target.gitCommitSha ?? undefined);
-  if (same) {
-    const item: PlanItem = { op: "NOOP", id, scope, from: targetOf(first)!, to: targetOf(first)!, reason: `already installed: ${first.version ?? "unknown"} (${path.basename(first.installPath)})` };
-    ws.items.push(item);
-    return item;
-  }
+  if (same) return recordItem(ws, { op: "NOOP", id, scope, from: targetOf(first)!, to: targetOf(first)!, reason: `already installed: ${first.version ?? "unknown"} (${path.basename(first.installPath)})` });
   const enabled = first ? old.every((e) => e.enabled !== false) : options.defaultEnabled !== false;
   const entry: InstalledPluginEntry = {
     scope,
@@ -125,16 +127,14 @@ export function planInstall(
   release(ws, scope, id, old, path.resolve(target.installPath));
   ws.docs[scope] = withEntries(doc, id, [entry]);
   ws.changed.add(scope);
-  const item: PlanItem = {
+  return recordItem(ws, {
     op: first ? "CHANGE" : "ADD",
     id,
     scope,
     ...(first ? { from: targetOf(first)! } : {}),
     to: targetOf(entry)!,
     reason: options.reason ?? (first ? `${first.version ?? "unknown"} → ${target.version}${first.version === target.version ? " (content changed)" : ""}` : `install ${target.version}`),
-  };
-  ws.items.push(item);
-  return item;
+  });
 }
 
 /** Remove `id` from `scope`. */
@@ -143,29 +143,20 @@ export function planRemove(ws: WorkingSet, scope: Scope, id: string): PlanItem {
   release(ws, scope, id, old);
   ws.docs[scope] = withEntries(ws.docs[scope] ?? { version: 2, plugins: {} }, id, []);
   ws.changed.add(scope);
-  const item: PlanItem = { op: "REMOVE", id, scope, ...(old[0] ? { from: targetOf(old[0])! } : {}), reason: "uninstall" };
-  ws.items.push(item);
-  return item;
+  return recordItem(ws, { op: "REMOVE", id, scope, ...(old[0] ? { from: targetOf(old[0])! } : {}), reason: "uninstall" });
 }
 
 /** Enable or disable every entry of `id` in `scope`. */
 export function planSetEnabled(ws: WorkingSet, scope: Scope, id: string, enabled: boolean): PlanItem {
   const old = entriesOf(ws, scope, id);
-  const already = old.every((e) => (e.enabled !== false) === enabled);
-  if (already) {
-    const item: PlanItem = { op: "NOOP", id, scope, from: targetOf(old[0])!, to: targetOf(old[0])!, reason: `already ${enabled ? "enabled" : "disabled"}` };
-    ws.items.push(item);
-    return item;
-  }
+  if (old.every((e) => (e.enabled !== false) === enabled)) return recordItem(ws, { op: "NOOP", id, scope, from: targetOf(old[0])!, to: targetOf(old[0])!, reason: `already ${enabled ? "enabled" : "disabled"}` });
   const next = old.map((e) => {
     const { enabled: _drop, ...rest } = e;
     return enabled ? rest : { ...rest, enabled: false };
   });
   ws.docs[scope] = withEntries(ws.docs[scope]!, id, next);
   ws.changed.add(scope);
-  const item: PlanItem = { op: "CHANGE", id, scope, from: targetOf(old[0])!, to: targetOf(next[0])!, reason: enabled ? "enable" : "disable" };
-  ws.items.push(item);
-  return item;
+  return recordItem(ws, { op: "CHANGE", id, scope, from: targetOf(old[0])!, to: targetOf(next[0])!, reason: enabled ? "enable" : "disable" });
 }
 
 /**

@@ -22,10 +22,10 @@ import { xcshPaths } from "../core/paths.js";
 import { assertScopeUsable, nowIso, type MarketplaceContext, type Scope } from "./context.js";
 import { entriesOf, finishPlan, planInstall, planRemove, planSetEnabled, startPlan, type PlanItem, type PluginPlan, type WorkingSet } from "./plan.js";
 import { pluginSourceOf, type Revision } from "./plugin-sources/index.js";
-import { catalogEntry, catalogOf, hashOfCacheDir, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
+import { catalogEntry, catalogOf, fetchCopy, hashOfCacheDir, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
 import { withProject } from "./registry.js";
 import { findMarketplace, loadEngineState, mutate, otherProjectReferences, scopeState, type EngineState } from "./state.js";
-import { copyPluginTree, hashTree, makeScratch } from "./tree.js";
+import { makeScratch } from "./tree.js";
 import { scanPluginComponents } from "../components/scan.js";
 import { diffExecutables, executablesOf, hasChanges } from "../components/consent.js";
 
@@ -377,10 +377,7 @@ export async function outdatedMarketplacePlugins(ctx: MarketplaceContext, ids?: 
         if (!latest) {
           const work = path.join(scratch.dir, String(i));
           await mkdir(work, { recursive: true });
-          const fetched = await kind.fetch(input, work, ctx);
-          const copy = path.join(scratch.dir, `${i}-copy`);
-          await copyPluginTree(fetched.dir, copy, fetched.within);
-          latest = { contentHash: (await hashTree(copy)).slice(0, 12) };
+          latest = { contentHash: (await fetchCopy(ctx, found, loaded, catalogItem, work)).hash.slice(0, 12) };
         }
         const catalogVersion = latest.version ?? catalogItem.version;
         row.latest = { ...latest, ...(catalogVersion ? { version: catalogVersion } : {}) };

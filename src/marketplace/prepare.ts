@@ -146,6 +146,14 @@ export function hashOfCacheDir(installPath: string): string | undefined {
   return /-([0-9a-f]{12})$/.exec(path.basename(installPath))?.[1];
 }
 
+/** Fetch `entry`'s source into `scratch` (an existing folder) and copy it without `.git` to `<scratch>/copy`, hashed. */
+export async function fetchCopy(ctx: MarketplaceContext, found: FoundMarketplace, loaded: LoadedCatalog, entry: MarketplacePluginEntry, scratch: string): Promise<{ fetched: FetchedPlugin; copy: string; hash: string }> {
+  const fetched = await pluginSourceOf(entry.source, entry.name).fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(ctx, found) }, scratch, ctx);
+  const copy = path.join(scratch, "copy");
+  await copyPluginTree(fetched.dir, copy, fetched.within);
+  return { fetched, copy, hash: await hashTree(copy) };
+}
+
 /** Fetch, copy, hash and validate `plugin@marketplace` into `scratch`. */
 export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string): Promise<PreparedPlugin> {
   const marketplace = found.entry.name;
@@ -154,11 +162,7 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
   const entry = catalogEntry(loaded, plugin, marketplace);
   const renamedFrom = entry.name !== plugin ? plugin : undefined;
   plugin = entry.name;
-  const kind = pluginSourceOf(entry.source, plugin);
-  const fetched = await kind.fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(ctx, found) }, scratch, ctx);
-  const copy = path.join(scratch, "copy");
-  await copyPluginTree(fetched.dir, copy, fetched.within);
-  const hash = await hashTree(copy);
+  const { fetched, copy, hash } = await fetchCopy(ctx, found, loaded, entry, scratch);
   const version = settleVersion(copy, entry, fetched);
   // Whether a fresh install starts enabled: the entry's `defaultEnabled`, else plugin.json's.
   const defaultEnabled = [entry.defaultEnabled, ...PLUGIN_JSONS.map((file) => fieldIn(path.join(copy, file), "defaultEnabled"))].find((v): v is boolean => typeof v === "boolean");
