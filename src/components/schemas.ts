@@ -61,8 +61,14 @@ export const HOOK_EVENTS = [
   "FileChanged", "WorktreeCreate", "WorktreeRemove", "Elicitation", "ElicitationResult",
 ] as const;
 
-/** Hook types: `command` runs a program; the others ask a model or call a URL. */
-export const HOOK_TYPES = ["command", "prompt", "agent", "http"] as const;
+/** Hook types and the field each needs: `command` runs a program; the others ask a model or call a URL. */
+const HOOK_NEEDS: Record<string, { field: "command" | "prompt" | "url"; expected: string; hint: string }> = {
+  command: { field: "command", expected: "a command line", hint: 'Add "command": "${CLAUDE_PLUGIN_ROOT}/hooks/<script>".' },
+  prompt: { field: "prompt", expected: "a prompt", hint: 'Add "prompt".' },
+  agent: { field: "prompt", expected: "a prompt", hint: 'Add "prompt".' },
+  http: { field: "url", expected: "a URL", hint: 'Add "url".' },
+};
+const HOOK_TYPES = Object.keys(HOOK_NEEDS);
 
 export const HookSchema = Type.Object({
   type: Type.String({ minLength: 1 }),
@@ -149,18 +155,11 @@ export function validateHooks(value: unknown, options: { inline?: boolean } = {}
         out.absorb(checked);
         if (!isRecord(raw) || typeof raw.type !== "string") return;
         const hook = raw as Hook;
-        if (!(HOOK_TYPES as readonly string[]).includes(hook.type)) {
+        const need = Object.hasOwn(HOOK_NEEDS, hook.type) ? HOOK_NEEDS[hook.type]! : undefined;
+        if (!need) {
           out.error({ path: `${hat}/type`, code: "EHOOK_TYPE", message: `${hat}/type: "${hook.type}" is not a hook type`, expected: HOOK_TYPES.join(", "), found: JSON.stringify(hook.type), hint: 'Use "command" to run a program.' });
-          return;
-        }
-        if (hook.type === "command" && typeof hook.command !== "string") {
-          out.error({ path: `${hat}/command`, code: "EREQUIRED", message: `${hat}: a command hook needs "command"`, expected: "a command line", found: "nothing", hint: 'Add "command": "${CLAUDE_PLUGIN_ROOT}/hooks/<script>".' });
-        }
-        if ((hook.type === "prompt" || hook.type === "agent") && typeof hook.prompt !== "string") {
-          out.error({ path: `${hat}/prompt`, code: "EREQUIRED", message: `${hat}: a ${hook.type} hook needs "prompt"`, expected: "a prompt", found: "nothing", hint: 'Add "prompt".' });
-        }
-        if (hook.type === "http" && typeof hook.url !== "string") {
-          out.error({ path: `${hat}/url`, code: "EREQUIRED", message: `${hat}: an http hook needs "url"`, expected: "a URL", found: "nothing", hint: 'Add "url".' });
+        } else if (typeof hook[need.field] !== "string") {
+          out.error({ path: `${hat}/${need.field}`, code: "EREQUIRED", message: `${hat}: a${hook.type === "http" ? "n" : ""} ${hook.type} hook needs "${need.field}"`, expected: need.expected, found: "nothing", hint: need.hint });
         }
       });
     });

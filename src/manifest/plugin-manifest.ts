@@ -87,10 +87,9 @@ export type PluginPackageJson = Static<typeof PluginPackageJsonSchema>;
 
 /** The manifest of a plugin `package.json`: `xcsh`, else `pi`, else none (not a plugin). */
 export function pickManifest(pkg: unknown): { key: "xcsh" | "pi"; manifest: unknown } | undefined {
-  if (!pkg || typeof pkg !== "object") return undefined;
-  const record = pkg as Record<string, unknown>;
-  if (record.xcsh !== undefined && record.xcsh !== null) return { key: "xcsh", manifest: record.xcsh };
-  if (record.pi !== undefined && record.pi !== null) return { key: "pi", manifest: record.pi };
+  if (!isRecord(pkg)) return undefined;
+  if (pkg.xcsh !== undefined && pkg.xcsh !== null) return { key: "xcsh", manifest: pkg.xcsh };
+  if (pkg.pi !== undefined && pkg.pi !== null) return { key: "pi", manifest: pkg.pi };
   return undefined;
 }
 

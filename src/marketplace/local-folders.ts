@@ -66,18 +66,13 @@ function isIdentity(value: unknown): value is FolderIdentity {
 /** Read the record file; a missing file is empty, a broken one `EREGISTRY_FILE` (nothing is read from any local folder). */
 export function readFolderRecords(ctx: Pick<MarketplaceContext, "roots">): FolderRecords {
   const file = folderRecordsFile(ctx);
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if (nodeErrorCode(error) === "ENOENT") return { version: 1, registries: {} };
-    throw new XcshToolsError("EREGISTRY_FILE", `Cannot read ${file}: ${errorMessage(error)}`, { file, hint: "Check the file's permissions.", cause: error });
-  }
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
-  } catch {
-    doc = undefined; // reported below as not a record
+    doc = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    if (nodeErrorCode(error) === "ENOENT") return { version: 1, registries: {} };
+    // Text that is not JSON is reported below as not a record.
+    if (!(error instanceof SyntaxError)) throw new XcshToolsError("EREGISTRY_FILE", `Cannot read ${file}: ${errorMessage(error)}`, { file, hint: "Check the file's permissions.", cause: error });
   }
   const registries = isRecord(doc) && doc.version === 1 && isRecord(doc.registries) ? doc.registries : undefined;
   if (!registries || !Object.values(registries).every((names) => isRecord(names) && Object.values(names).every(isIdentity))) {

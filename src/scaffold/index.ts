@@ -64,10 +64,8 @@ export async function planNewProject(request: NewProjectRequest): Promise<NewPro
   }
   const names = checked.names;
   const extra = template.extraVars?.(names) ?? {};
-  for (const [key, value] of Object.entries(extra)) {
-    const problem = key === "pluginName" ? nameSegmentProblem(value) : undefined;
-    if (problem) throw new XcshToolsError("ENAME_INVALID", `"${request.name}" makes the plugin name "${value}", which is invalid: ${problem}`, { hint: "Use a shorter name.", exitCode: 2 });
-  }
+  const pluginProblem = extra.pluginName !== undefined ? nameSegmentProblem(extra.pluginName) : undefined;
+  if (pluginProblem) throw new XcshToolsError("ENAME_INVALID", `"${request.name}" makes the plugin name "${extra.pluginName}", which is invalid: ${pluginProblem}`, { hint: "Use a shorter name.", exitCode: 2 });
   const vars: Record<string, string> = {
     name: names.packageName,
     packageName: names.packageName,

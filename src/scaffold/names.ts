@@ -41,18 +41,22 @@ function toTitle(bareName: string): string {
 }
 
 /** Check `input` against every rule; on failure, say which and suggest a name that passes. */
-export function checkProjectName(input: string): NameCheck {
-  const name = input;
+export function checkProjectName(name: string): NameCheck {
   const problem = nameProblem(name);
   if (problem) return { ok: false, problem, suggestion: suggestProjectName(name) };
-  const bareName = name.startsWith("@") ? name.slice(name.indexOf("/") + 1) : name;
+  const bareName = bareOf(name);
   return { ok: true, names: { packageName: name, bareName, toolName: toToolName(bareName), title: toTitle(bareName) } };
+}
+
+/** A package name without its scope. */
+function bareOf(name: string): string {
+  return name.startsWith("@") ? name.slice(name.indexOf("/") + 1) : name;
 }
 
 function nameProblem(name: string): string | undefined {
   const npm = npmNameProblem(name);
   if (npm) return `"${name}" is not a valid npm package name: ${npm}`;
-  const bare = name.startsWith("@") ? name.slice(name.indexOf("/") + 1) : name;
+  const bare = bareOf(name);
   const segment = nameSegmentProblem(bare);
   if (segment) return `"${bare}" is not a valid plugin name: ${segment}`;
   const tool = toToolName(bare);

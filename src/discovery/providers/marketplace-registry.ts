@@ -40,11 +40,7 @@ export interface RegistryEntry {
 }
 
 /** The valid entries of a registry, grouped by id in file order; `undefined` when missing or bad. */
-export async function readInstalledRegistry(
-  file: string,
-  source: ToolSource,
-  sink: DiscoverySink,
-): Promise<Map<string, RegistryEntry[]> | undefined> {
+export async function readInstalledRegistry(file: string, source: ToolSource, sink: DiscoverySink): Promise<Map<string, RegistryEntry[]> | undefined> {
   const read = await readStateFile(file, RegistryEnvelopeSchema, source, sink);
   if (read.status !== "ok") return undefined;
   const byId = new Map<string, RegistryEntry[]>();
@@ -52,20 +48,11 @@ export async function readInstalledRegistry(
     const idPointer = `/plugins/${pointerSegment(id)}`;
     const pluginSource = { ...source, plugin: id };
     if (!splitPluginId(id)) {
-      sink.addError(
-        discoveryError(
-          "EPLUGIN_ID",
-          file,
-          `${file} ${idPointer}: plugin id "${id}" is not "name@marketplace"; its entries were skipped.`,
-          pluginSource,
-        ),
-      );
+      sink.addError(discoveryError("EPLUGIN_ID", file, `${file} ${idPointer}: plugin id "${id}" is not "name@marketplace"; its entries were skipped.`, pluginSource));
       continue;
     }
     if (!Array.isArray(entries)) {
-      sink.addError(
-        discoveryError("ESTATE_ENTRY", file, `${file} ${idPointer}: expected an array of install entries; it was skipped.`, pluginSource),
-      );
+      sink.addError(discoveryError("ESTATE_ENTRY", file, `${file} ${idPointer}: expected an array of install entries; it was skipped.`, pluginSource));
       continue;
     }
     const valid: RegistryEntry[] = [];
@@ -101,38 +88,20 @@ export function uniqueByInstallPath(items: RegistryEntry[]): RegistryEntry[] {
  * must exist (`EPLUGIN_NOT_FOUND` otherwise: the registry points at nothing); its `tools/` folder
  * is optional. Tools must stay inside the plugin folder once symlinks are followed.
  */
-export async function scanPluginRoot(
-  registryFile: string,
-  item: RegistryEntry,
-  source: ToolSource,
-  sink: DiscoverySink,
-  place: string,
-): Promise<void> {
+export async function scanPluginRoot(registryFile: string, item: RegistryEntry, source: ToolSource, sink: DiscoverySink, place: string): Promise<void> {
   const root = item.entry.installPath;
   let real: string;
   try {
     real = confinePath(root, place, { what: "install path", file: registryFile, field: `${item.pointer}/installPath` }, { strictlyBelow: true });
   } catch (error) {
-    sink.addError(
-      discoveryError(
-        "EPATH_OUTSIDE",
-        root,
-        `Plugin ${item.id} (${registryFile} ${item.pointer}/installPath) has installPath ${root}, which is outside ${place} where installs live; it was not loaded. ${errorMessage(error)}`,
-        source,
-      ),
-    );
+    const message = `Plugin ${item.id} (${registryFile} ${item.pointer}/installPath) has installPath ${root}, which is outside ${place} where installs live; it was not loaded. ${errorMessage(error)}`;
+    sink.addError(discoveryError("EPATH_OUTSIDE", root, message, source));
     return;
   }
   const info = await stat(real).catch(() => undefined);
   if (!path.isAbsolute(root) || !info?.isDirectory()) {
-    sink.addError(
-      discoveryError(
-        "EPLUGIN_NOT_FOUND",
-        root,
-        `Plugin ${item.id} (${registryFile} ${item.pointer}) has installPath ${root}, which is not an existing absolute folder; reinstall the plugin.`,
-        source,
-      ),
-    );
+    const message = `Plugin ${item.id} (${registryFile} ${item.pointer}) has installPath ${root}, which is not an existing absolute folder; reinstall the plugin.`;
+    sink.addError(discoveryError("EPLUGIN_NOT_FOUND", root, message, source));
     return;
   }
   await scanToolsDir(path.join(root, "tools"), source, sink, { within: real });

@@ -208,15 +208,9 @@ function checkedSelection(manifest: PluginManifest, features: string[], at: { na
   const unknown = expanded.filter((feature) => !declared.includes(feature));
   if (unknown.length > 0) {
     const { featuresFile } = at;
-    at.sink.addError(
-      discoveryError(
-        "EUNKNOWN_FEATURE",
-        featuresFile,
-        `${featuresFile} enables feature${unknown.length > 1 ? "s" : ""} ${unknown.map((f) => `"${f}"`).join(", ")} of plugin ${at.name}, ` +
-          `which declares ${declared.length > 0 ? declared.map((f) => `"${f}"`).join(", ") : "no features"}; the others still apply.`,
-        featuresFile.endsWith("plugin-overrides.json") ? { ...at.source, level: "project" } : at.source,
-      ),
-    );
+    const quoted = (names: string[]) => names.map((f) => `"${f}"`).join(", ");
+    const message = `${featuresFile} enables feature${unknown.length > 1 ? "s" : ""} ${quoted(unknown)} of plugin ${at.name}, which declares ${declared.length > 0 ? quoted(declared) : "no features"}; the others still apply.`;
+    at.sink.addError(discoveryError("EUNKNOWN_FEATURE", featuresFile, message, featuresFile.endsWith("plugin-overrides.json") ? { ...at.source, level: "project" } : at.source));
   }
   return expanded.filter((feature) => declared.includes(feature));
 }
