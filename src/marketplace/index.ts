@@ -10,17 +10,8 @@
  * at a content-keyed cache folder `<cache>/plugins/<mkt>___<plugin>___<version>-<hash12>`.
  * Every change is planned (plan.ts, pure), prepared outside live state (fetch, copy, hash,
  * validate), then staged and committed in one journaled transaction under the plugins lock
- * (the install engine's `runMutation`), so it happens whole or not at all.
- *
- * Error codes (public API): `EREGISTRY_FILE` (a registry that does not parse or validate; never
- * replaced), `ESOURCE_UNKNOWN` / `ESOURCE_AMBIGUOUS` (a source that is no kind, or two),
- * `ESOURCE_NOT_FOUND` (a folder, URL, package or path that is gone), `ECATALOG_NOT_FOUND`,
- * `ECATALOG_INVALID`, `EDUPLICATE_PLUGIN`, `ECATALOG_STALE` (a local catalog changed since the
- * last update), `EMARKETPLACE_EXISTS`, `EMARKETPLACE_NOT_FOUND`, `EMARKETPLACE_NAME`,
- * `EMARKETPLACE_NAME_DRIFT`, `EPLUGIN_NOT_FOUND`, `EPLUGIN_INVALID` (fails validation: not
- * installed), `ENOT_INSTALLED`, `EAMBIGUOUS_SCOPE`, `EPROJECT_SCOPE`, `EURL_RELATIVE_SOURCE`,
- * `EENTRY_ESCAPE`, `EGIT`, `EGIT_TIMEOUT`, `EGIT_MISSING`, `ESHA_NOT_FOUND`, `EFETCH`,
- * `EFETCH_TIMEOUT`, `ENPM_FETCH`, `EUNTRUSTED_PROJECT` (project scope of a project the user does not trust).
+ * (the install engine's `runMutation`), so it happens whole or not at all. Its error codes are
+ * listed with all the others in core/errors.ts (`EXIT_CODES`) and docs/error-codes.md.
  */
 export { type MarketplaceContext, type Scope, type ExecutableRequest } from "./context.js";
 export { addMarketplace } from "./marketplace-add.js";
