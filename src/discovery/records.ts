@@ -1,38 +1,23 @@
 /**
  * Error records of discovery (state files are read in state-file.ts, which needs the schema
  * checker; this file stays light because the boot path and the public API import it).
- *
- * Codes (public API, see the table in docs/library-api.md):
- * - `ESTATE_FILE`       a state file is unreadable, not JSON, or has the wrong shape: ignored whole.
- * - `ESTATE_ENTRY`      one entry of a state file has the wrong shape: only that entry is skipped.
- * - `EPLUGIN_ID`        a marketplace plugin id is not `name@marketplace`.
- * - `EPLUGIN_NOT_FOUND` a registered plugin's folder (installPath, node_modules/<name>) is missing.
- * - `EPLUGIN_MANIFEST`  a plugin's package.json is not JSON, or its `xcsh`/`pi` manifest is malformed.
- * - `EUNKNOWN_FEATURE`  the lock or the overrides enable a feature the manifest does not declare.
- * - `EENTRY_NOT_FOUND`  a manifest tools entry, a configured path or a symlinked tool does not exist.
- * - `EENTRY_ESCAPE`     a manifest tools entry leaves its package (`../`, absolute, symlink out).
- * - `ENOT_A_MODULE`     an explicit entry is not a tool module (`.md`, `.json`, `.sh`, empty folder).
- * - `ETOOLS_DIR`        a tools directory exists but cannot be listed (a file, no permission).
- * - `EPROVIDER`         a provider failed unexpectedly (a bug of ours): its source is skipped.
- * - `EPATH_OUTSIDE`     a path read back from a state file (an installPath) is outside the folder
- *                       its kind lives in (core/state-places.ts): nothing there is read or imported.
  */
 import type { ToolLoadError, ToolSource } from "../core/contract.js";
 
 /** Discovery error codes (public API; the table in docs/library-api.md). */
 export const DISCOVERY_ERROR_CODES = [
-  "ESTATE_FILE",
-  "ESTATE_ENTRY",
-  "EPLUGIN_ID",
-  "EPLUGIN_NOT_FOUND",
-  "EPLUGIN_MANIFEST",
-  "EUNKNOWN_FEATURE",
-  "EENTRY_NOT_FOUND",
-  "EENTRY_ESCAPE",
-  "ENOT_A_MODULE",
-  "ETOOLS_DIR",
-  "EPROVIDER",
-  "EPATH_OUTSIDE",
+  "ESTATE_FILE", // a state file is unreadable, not JSON, or has the wrong shape: ignored whole
+  "ESTATE_ENTRY", // one entry of a state file has the wrong shape: only that entry is skipped
+  "EPLUGIN_ID", // a marketplace plugin id is not `name@marketplace`
+  "EPLUGIN_NOT_FOUND", // a registered plugin's folder (installPath, node_modules/<name>) is missing
+  "EPLUGIN_MANIFEST", // a plugin's package.json is not JSON, or its `xcsh`/`pi` manifest is malformed
+  "EUNKNOWN_FEATURE", // the lock or the overrides enable a feature the manifest does not declare
+  "EENTRY_NOT_FOUND", // a manifest tools entry, a configured path or a symlinked tool does not exist
+  "EENTRY_ESCAPE", // a manifest tools entry leaves its package (`../`, absolute, symlink out)
+  "ENOT_A_MODULE", // an explicit entry is not a tool module (`.md`, `.json`, `.sh`, empty folder)
+  "ETOOLS_DIR", // a tools directory exists but cannot be listed (a file, no permission)
+  "EPROVIDER", // a provider failed unexpectedly (a bug of ours): its source is skipped
+  "EPATH_OUTSIDE", // a path read back from a state file is outside the folder its kind lives in: not read
 ] as const;
 export type DiscoveryErrorCode = (typeof DISCOVERY_ERROR_CODES)[number];
 
