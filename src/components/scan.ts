@@ -45,7 +45,7 @@ import {
   validateMcpServers,
   MonitorListSchema,
 } from "./schemas.js";
-import type { Component, ComponentExec, ComponentIssue, PluginComponents, PluginRootKind } from "./types.js";
+import { KIND_WORDS, type Component, type ComponentExec, type ComponentIssue, type PluginComponents, type PluginRootKind } from "./types.js";
 
 /** Options of `scanPluginComponents`. */
 export interface ScanOptions {
@@ -439,7 +439,7 @@ function serverComponents(scan: Scan, kind: "mcp-server" | "lsp-server", file: s
     const previous = byName.get(name);
     if (previous !== undefined) {
       // The manifest's definition wins a name both places define.
-      scan.warn(file, { path: at, code: "EDUPLICATE_COMPONENT", message: `${KIND_LABEL[kind]} "${name}" is defined twice; this definition (${file}) replaces the one in ${scan.components[previous]!.file}`, hint: "Define each server once." });
+      scan.warn(file, { path: at, code: "EDUPLICATE_COMPONENT", message: `${KIND_WORDS[kind][0]} "${name}" is defined twice; this definition (${file}) replaces the one in ${scan.components[previous]!.file}`, hint: "Define each server once." });
       scan.components[previous] = component;
       continue;
     }
@@ -447,8 +447,6 @@ function serverComponents(scan: Scan, kind: "mcp-server" | "lsp-server", file: s
     scan.add(component);
   }
 }
-
-const KIND_LABEL = { "mcp-server": "MCP server", "lsp-server": "LSP server" } as const;
 
 function scanServers(scan: Scan, manifest: RootManifest, kind: "mcp-server" | "lsp-server"): void {
   const key = kind === "mcp-server" ? "mcpServers" : "lspServers";

@@ -4,14 +4,8 @@
  * index all read these records, so they agree on what a plugin is.
  */
 
-/** What a component is. */
-export type ComponentKind = "tool" | "skill" | "command" | "agent" | "hook" | "mcp-server" | "lsp-server" | "output-style" | "bin" | "monitor" | "extension";
-
-/** Every kind, in the order summaries list them. */
-export const COMPONENT_KINDS: readonly ComponentKind[] = ["tool", "skill", "command", "agent", "hook", "mcp-server", "lsp-server", "output-style", "bin", "monitor", "extension"];
-
-/** Words for a kind, singular and plural, for summaries ("2 skills, 1 MCP server"). */
-export const KIND_WORDS: Record<ComponentKind, readonly [string, string]> = {
+/** Every kind of component, with words for it, singular and plural, for summaries ("2 skills, 1 MCP server"). */
+export const KIND_WORDS = {
   tool: ["tool", "tools"],
   skill: ["skill", "skills"],
   command: ["command", "commands"],
@@ -23,7 +17,13 @@ export const KIND_WORDS: Record<ComponentKind, readonly [string, string]> = {
   bin: ["bin executable", "bin executables"],
   monitor: ["monitor", "monitors"],
   extension: ["extension", "extensions"],
-};
+} as const satisfies Record<string, readonly [string, string]>;
+
+/** What a component is. */
+export type ComponentKind = keyof typeof KIND_WORDS;
+
+/** Every kind, in the order summaries list them. */
+export const COMPONENT_KINDS = Object.keys(KIND_WORDS) as readonly ComponentKind[];
 
 /**
  * Where a plugin lives, which decides what xcsh does with it:
