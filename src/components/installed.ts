@@ -84,21 +84,13 @@ function realTools(tools: readonly KnownTool[] | undefined): RealTools {
 /** Replace file-level tool components by the named tools the boot index knows of those files. */
 function nameTools(components: Component[], tools: RealTools): Component[] {
   if (tools.length === 0) return components;
-  const out: Component[] = [];
-  for (const c of components) {
-    if (c.kind !== "tool") {
-      out.push(c);
-      continue;
-    }
+  return components.flatMap((c) => {
+    if (c.kind !== "tool") return [c];
     const inComponent = insideAnyOf([realPathOrNearest(c.file)]);
     const known = tools.filter(({ real }) => inComponent(real)).map(({ tool }) => tool);
-    if (known.length === 0) {
-      out.push(c);
-      continue;
-    }
-    for (const t of known) out.push({ ...c, name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), file: t.file, cost: toolCost(t.name, t.description, t.parameters) });
-  }
-  return out;
+    if (known.length === 0) return [c];
+    return known.map((t) => ({ ...c, name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), file: t.file, cost: toolCost(t.name, t.description, t.parameters) }));
+  });
 }
 
 /**

@@ -77,12 +77,7 @@ function realPathOr(file: string): string {
  * Scan a tools directory. A missing directory is normal and reports nothing; one that exists but
  * cannot be listed is `ETOOLS_DIR`.
  */
-export async function scanToolsDir(
-  dir: string,
-  source: ToolSource,
-  sink: DiscoverySink,
-  options: ScanOptions = {},
-): Promise<void> {
+export async function scanToolsDir(dir: string, source: ToolSource, sink: DiscoverySink, options: ScanOptions = {}): Promise<void> {
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -123,17 +118,9 @@ export async function scanToolsDir(
  * Resolve one explicit entry: a module file is the tool, a folder with an index is that module,
  * a folder without one is scanned as a tools directory. Unlike a scan, a missing target, a file
  * that is not a module, or a folder that yields nothing at all is an error: somebody named it on
- * purpose.
+ * purpose. `what` names the entry in messages (a noun phrase naming the path).
  */
-export async function resolveToolEntry(
-  target: string,
-  source: ToolSource,
-  sink: DiscoverySink,
-  options: ScanOptions & {
-    /** The entry as a noun phrase that names the path, for messages. */
-    what?: string;
-  } = {},
-): Promise<void> {
+export async function resolveToolEntry(target: string, source: ToolSource, sink: DiscoverySink, options: ScanOptions & { what?: string } = {}): Promise<void> {
   const what = options.what ?? `tool path ${target}`;
   const info = statOrUndefined(target);
   if (!info) {

@@ -70,7 +70,7 @@ export type PluginJson = Static<typeof PluginJsonSchema>;
 
 const KEYS = Object.keys(PluginJsonSchema.properties);
 const USER_CONFIG_KEYS = Object.keys(UserConfigOptionSchema.properties);
-const COMPONENT_PATH_KEYS = ["commands", "agents", "skills", "outputStyles", "hooks", "mcpServers", "lspServers"];
+const COMPONENT_PATH_KEYS = Object.keys(PLUGIN_COMPONENT_FIELDS);
 
 /** Component paths declared by a plugin.json or a catalog entry (string forms only; inline objects are not paths). */
 export function listPluginJsonPaths(json: Record<string, unknown>, base = "", keys: readonly string[] = COMPONENT_PATH_KEYS): { entry: string; pointer: string }[] {

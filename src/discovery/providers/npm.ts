@@ -145,14 +145,7 @@ function npmPluginOutside(dir: string, name: string, dependency: unknown, nodeMo
   return `${dir} resolves to ${real}, outside ${nodeModules}, and ${packageJson} /dependencies/${pointerSegment(name)} does not link it there (file:<that folder>)`;
 }
 
-async function discoverPlugin(
-  dir: string,
-  name: string,
-  features: string[] | null,
-  featuresFile: string,
-  source: ToolSource,
-  sink: DiscoverySink,
-): Promise<void> {
+async function discoverPlugin(dir: string, name: string, features: string[] | null, featuresFile: string, source: ToolSource, sink: DiscoverySink): Promise<void> {
   const manifest = await readPluginManifest(dir, name, source, sink);
   if (!manifest) return;
   const selection = features === null ? null : checkedSelection(manifest, features, { name, featuresFile, source, sink });
