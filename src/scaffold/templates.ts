@@ -26,7 +26,8 @@ export interface TemplateInfo {
   nextSteps(dir: string, names: ScaffoldNames, vars: Readonly<Record<string, string>>): string[];
 }
 
-const packageSteps = (dir: string) => [...(dir === "." ? [] : [`cd ${quoteArg(dir)}`]), "npm install", "npm test", "xcsh-tools link ."];
+/** What a new package's author runs next: into its folder, install, test, then `then`. */
+const stepsIn = (dir: string, ...then: string[]) => [...(dir === "." ? [] : [`cd ${quoteArg(dir)}`]), "npm install", "npm test", ...then];
 
 /** A template that makes an npm plugin package in a new folder named after the package. */
 const packageTemplate = (name: string, summary: string, defaultDescription: TemplateInfo["defaultDescription"]): TemplateInfo => ({
@@ -35,7 +36,7 @@ const packageTemplate = (name: string, summary: string, defaultDescription: Temp
   kind: "project",
   defaultDir: (n) => n.bareName,
   defaultDescription,
-  nextSteps: (dir) => packageSteps(dir),
+  nextSteps: (dir) => stepsIn(dir, "xcsh-tools link ."),
 });
 
 /** Every template, in the order the prompt offers them. */
@@ -58,13 +59,7 @@ export const TEMPLATES: readonly TemplateInfo[] = [
     defaultDir: (n) => n.bareName,
     defaultDescription: (n) => `${n.title}: a marketplace of xcsh tools`,
     extraVars: (n) => ({ pluginName: `${n.bareName}-plugin` }),
-    nextSteps: (dir, _n, vars) => [
-      ...(dir === "." ? [] : [`cd ${quoteArg(dir)}`]),
-      "npm install",
-      "npm test",
-      "xcsh-tools marketplace add .",
-      `xcsh-tools install ${vars.pluginName}@${vars.bareName}`,
-    ],
+    nextSteps: (dir, _n, vars) => stepsIn(dir, "xcsh-tools marketplace add .", `xcsh-tools install ${vars.pluginName}@${vars.bareName}`),
   },
 ];
 
