@@ -36,6 +36,7 @@ import { xcshPaths } from "../core/paths.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplaceContext, Scope } from "./context.js";
+import type { FoundMarketplace } from "./state.js";
 
 /** A folder as it was when recorded: its real path. */
 export interface FolderIdentity {
@@ -95,19 +96,10 @@ export function identityOf(folder: string, now: string): FolderIdentity | undefi
   return { realPath: realPathOrNearest(folder), recordedAt: now };
 }
 
-/** A local marketplace as the engine finds it: its scope, entry, registry file and index. */
-export interface LocalMarketplace {
-  scope: Scope;
-  entry: Pick<MarketplaceEntry, "name" | "sourceType" | "sourceUri">;
-  registryFile: string;
-  index?: number;
-}
-
-/** The folder `sourceUri` names: absolute, or (project scope) relative to the project folder. */
-function namedFolder(ctx: Pick<MarketplaceContext, "cwd">, found: LocalMarketplace): string | undefined {
-  const uri = found.entry.sourceUri;
+/** The folder a `sourceUri` names: absolute, or (project scope) relative to the project folder. */
+function namedFolder(ctx: Pick<MarketplaceContext, "cwd">, scope: Scope, uri: string): string | undefined {
   if (path.isAbsolute(uri)) return path.resolve(uri);
-  return found.scope === "project" ? path.resolve(ctx.cwd, uri) : undefined;
+  return scope === "project" ? path.resolve(ctx.cwd, uri) : undefined;
 }
 
 /**
@@ -115,21 +107,22 @@ function namedFolder(ctx: Pick<MarketplaceContext, "cwd">, found: LocalMarketpla
  * (see the header). Throws `EMARKETPLACE_FOLDER_CHANGED` or `EPATH_OUTSIDE` naming the registry
  * file and `/marketplaces/<i>/sourceUri`; nothing has been read then.
  */
-export function checkedLocalFolder(ctx: Pick<MarketplaceContext, "roots" | "cwd">, found: LocalMarketplace, records: FolderRecords = readFolderRecords(ctx)): string {
+export function checkedLocalFolder(ctx: Pick<MarketplaceContext, "roots" | "cwd">, found: FoundMarketplace, records: FolderRecords = readFolderRecords(ctx)): string {
   const { name, sourceUri } = found.entry;
+  const registryFile = found.paths.marketplacesRegistry;
   const field = `/marketplaces/${found.index ?? "?"}/sourceUri`;
-  const where = `(${found.registryFile}, field ${field})`;
+  const where = `(${registryFile}, field ${field})`;
   const readd = `xcsh-tools marketplace remove ${name}${found.scope === "project" ? " --scope project" : ""}\` and \`xcsh-tools marketplace add <folder>${found.scope === "project" ? " --scope project" : ""}`;
-  const folder = namedFolder(ctx, found);
+  const folder = namedFolder(ctx, found.scope, sourceUri);
   if (folder === undefined) {
     throw new XcshToolsError("EMARKETPLACE_FOLDER_CHANGED", `The folder of local marketplace "${name}" ${JSON.stringify(sourceUri)} ${where} is not an absolute path`, {
-      file: found.registryFile,
+      file: registryFile,
       path: field,
       hint: `Nothing was read. xcsh-tools records local marketplaces by absolute path: restore the entry, or run \`${readd}\`.`,
     });
   }
   if (found.scope === "project" && isRealPathInside(folder, ctx.cwd)) return realPathOrNearest(folder);
-  const key = registryKey(found.registryFile);
+  const key = registryKey(registryFile);
   const known = records.registries[key];
   const recorded = known?.[name];
   if (!recorded) {
@@ -137,13 +130,13 @@ export function checkedLocalFolder(ctx: Pick<MarketplaceContext, "roots" | "cwd"
     if (found.scope === "user" && known === undefined) return realPathOrNearest(folder);
     if (found.scope === "project") {
       throw new XcshToolsError("EPATH_OUTSIDE", `The project marketplace "${name}" names the folder ${sourceUri} ${where}, outside the project ${ctx.cwd}, and it was not added on this machine`, {
-        file: found.registryFile,
+        file: registryFile,
         path: field,
         hint: `Nothing was read. A project's registry may name folders inside the project (e.g. "./marketplace"); to use a folder elsewhere, add it yourself: \`${readd}\`.`,
       });
     }
     throw new XcshToolsError("EMARKETPLACE_FOLDER_CHANGED", `Local marketplace "${name}" ${where} names the folder ${sourceUri}, which xcsh-tools did not record when a marketplace was added`, {
-      file: found.registryFile,
+      file: registryFile,
       path: field,
       hint: `Nothing was read. If you added this marketplace with another program or edited the file by hand, run \`${readd}\`.`,
     });
@@ -152,9 +145,9 @@ export function checkedLocalFolder(ctx: Pick<MarketplaceContext, "roots" | "cwd"
   const real = realPathOrNearest(folder);
   if (real === recorded.realPath) return real;
   throw new XcshToolsError("EMARKETPLACE_FOLDER_CHANGED", `The folder of local marketplace "${name}" ${sourceUri} ${where} resolves to ${real}, not the folder ${recorded.realPath} recorded when it was added`, {
-    file: found.registryFile,
+    file: registryFile,
     path: field,
-    hint: `Nothing was read. If you moved or re-created the folder yourself, run \`${readd}\`; otherwise restore ${found.registryFile}.`,
+    hint: `Nothing was read. If you moved or re-created the folder yourself, run \`${readd}\`; otherwise restore ${registryFile}.`,
   });
 }
 
@@ -183,7 +176,7 @@ export async function stageFolderRecords(
     const kept = before?.[entry.name];
     if (kept && entry.name !== added) next[entry.name] = kept;
     else if (entry.name === added || adopt) {
-      const folder = namedFolder(ctx, { scope, entry, registryFile });
+      const folder = namedFolder(ctx, scope, entry.sourceUri);
       const identity = folder === undefined ? undefined : identityOf(folder, now);
       if (identity) next[entry.name] = identity;
     }

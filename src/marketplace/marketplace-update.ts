@@ -46,7 +46,7 @@ async function updateOne(ctx: MarketplaceContext, name: string, scope: Scope, dr
   const found = requireMarketplace(state, name, scope);
   const catalogPath = catalogPathOf(found); // before any fetch: the folder update replaces
   // A local source is read only from the folder recorded when it was added (local-folders.ts).
-  const uri = found.entry.sourceType === "local" ? checkedLocalFolder(ctx, { scope, entry: found.entry, registryFile: found.paths.marketplacesRegistry, ...(found.index !== undefined ? { index: found.index } : {}) }) : found.entry.sourceUri;
+  const uri = found.entry.sourceType === "local" ? checkedLocalFolder(ctx, found) : found.entry.sourceUri;
   const spec: CatalogSourceSpec = { kind: found.entry.sourceType, uri };
   const scratch = await makeScratch("update", scratchNear(ctx));
   try {

@@ -64,17 +64,12 @@ export function followRename(catalog: Pick<LoadedCatalog["catalog"], "renames" |
   return undefined;
 }
 
-/** The checked folder of a local marketplace (local-folders.ts: the folder recorded when it was added). */
-function localFolderOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, found: FoundMarketplace): string {
-  return checkedLocalFolder(ctx, { scope: found.scope, entry: found.entry, registryFile: found.paths.marketplacesRegistry, ...(found.index !== undefined ? { index: found.index } : {}) });
-}
-
 /** The catalog of a marketplace, checked against the live folder for local ones. */
 export async function catalogOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, found: FoundMarketplace): Promise<LoadedCatalog> {
   const origin = catalogOriginOf(found.entry);
   const cached = await readCachedCatalog(catalogPathOf(found), found.entry.name, origin);
   if (found.entry.sourceType === "local") {
-    const folder = localFolderOf(ctx, found);
+    const folder = checkedLocalFolder(ctx, found);
     const live = await readCatalogIn(folder, `The marketplace folder ${found.entry.sourceUri}`, origin).catch(() => undefined);
     if (live && JSON.stringify(live.catalog) !== JSON.stringify(cached.catalog)) {
       throw new XcshToolsError("ECATALOG_STALE", `The catalog of marketplace "${found.entry.name}" changed in ${found.entry.sourceUri} since it was added or last updated`, {
@@ -89,7 +84,7 @@ export async function catalogOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, 
 
 /** The folder relative plugin sources of a marketplace resolve in. */
 export function relativeRootOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, found: FoundMarketplace): string | undefined {
-  if (found.entry.sourceType === "local") return localFolderOf(ctx, found);
+  if (found.entry.sourceType === "local") return checkedLocalFolder(ctx, found);
   if (found.entry.sourceType === "url") return undefined;
   return catalogDirOf(found);
 }
