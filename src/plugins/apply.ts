@@ -247,7 +247,7 @@ async function arboristRequest(plan: Plan, copy: WorkCopy, options: ApplyOptions
 async function reifyCopy(m: Mutation, plan: Plan, copy: WorkCopy, request: ArboristRequest, options: ApplyOptions) {
   const { add, rm: rmNames } = request;
   // Plugins by name, never the specs handed to arborist: those name packed tarballs in the journal.
-  const touched = [...add.map((spec) => spec.slice(0, spec.indexOf("@", 1))), ...rmNames.map((n) => `-${n}`)];
+  const touched = [...add.map((spec) => spec.split(/(?<=.)@/)[0]!), ...rmNames.map((n) => `-${n}`)];
   options.progress?.(`Installing with npm's installer (${touched.length > 5 ? `${touched.slice(0, 5).join(", ")} and ${touched.length - 5} more` : touched.join(", ")})`);
   await m.step("reify:start");
   const Arborist = await loadArborist();
