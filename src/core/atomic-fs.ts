@@ -35,12 +35,6 @@ import path from "node:path";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 import { codedFailure } from "./failure.js";
 
-/** Options of an atomic write. */
-export interface AtomicWriteOptions {
-  /** File mode of the result. Default: the existing file's mode, else 0o666 minus the umask. */
-  mode?: number;
-}
-
 /** `bytes` random bytes as hex, from Web Crypto: node:crypto stays out of the boot path (Bun loads it slowly). */
 function randomHex(bytes: number): string {
   return Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
@@ -102,12 +96,11 @@ export async function fsyncFile(file: string): Promise<void> {
   }
 }
 
-/** Write `data` to `file` atomically and durably (temp file, fsync, rename, fsync folder). */
-export async function writeFileAtomic(
-  file: string,
-  data: string | Uint8Array,
-  options: AtomicWriteOptions = {},
-): Promise<void> {
+/**
+ * Write `data` to `file` atomically and durably (temp file, fsync, rename, fsync folder), keeping
+ * an existing file's mode (a new one gets 0o666 minus the umask).
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   // Write through a symlink to its target, as write-file-atomic does, rather than replacing
   // the link with a regular file.
   let target = path.resolve(file);
@@ -117,17 +110,14 @@ export async function writeFileAtomic(
     // does not exist yet: write the path itself
   }
   const dir = path.dirname(target);
-  let mode = options.mode;
-  if (mode === undefined) {
-    const existing = await lstatOrUndefined(target);
-    if (existing?.isFile()) mode = existing.mode & 0o7777;
-  }
+  const existing = await lstatOrUndefined(target);
+  const mode = existing?.isFile() ? existing.mode & 0o7777 : undefined;
   const temp = tempSibling(target);
   let handle;
   try {
     handle = await open(temp, "wx", mode ?? 0o666);
     await handle.writeFile(data);
-    // open()'s mode is filtered by the umask; an explicit or preserved mode must be exact.
+    // open()'s mode is filtered by the umask; a preserved mode must be exact.
     if (mode !== undefined) await handle.chmod(mode);
     await handle.sync();
     await handle.close();
@@ -149,8 +139,8 @@ export function jsonText(value: unknown): string {
 }
 
 /** Write `value` as `jsonText`, atomically. */
-export async function writeJsonAtomic(file: string, value: unknown, options: AtomicWriteOptions = {}): Promise<void> {
-  await writeFileAtomic(file, jsonText(value), options);
+export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  await writeFileAtomic(file, jsonText(value));
 }
 
 /** Create a folder (and parents) and fsync its parent so the creation is durable. */
