@@ -44,26 +44,19 @@ export interface ReadTrustRecord {
   problem?: string;
 }
 
-const EMPTY: TrustRecord = { version: 1, projects: [] };
-
 /** Read the trust record at `file`; a missing file trusts nothing, a broken one too (with `problem`). */
 export function readTrustRecord(file: string): ReadTrustRecord {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if (nodeErrorCode(error) === "ENOENT" || nodeErrorCode(error) === "ENOTDIR") return { record: { ...EMPTY, projects: [] } };
-    return { record: { ...EMPTY, projects: [] }, problem: `cannot read ${file}: ${errorMessage(error)}` };
-  }
+  const nothing = (problem?: string): ReadTrustRecord => ({ record: { version: 1, projects: [] }, ...(problem ? { problem } : {}) });
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    return { record: { ...EMPTY, projects: [] }, problem: `${file} is not valid JSON: ${errorMessage(error)}` };
+    if (nodeErrorCode(error) === "ENOENT" || nodeErrorCode(error) === "ENOTDIR") return nothing();
+    return nothing(error instanceof SyntaxError ? `${file} is not valid JSON: ${errorMessage(error)}` : `cannot read ${file}: ${errorMessage(error)}`);
   }
   const projects = (doc as { projects?: unknown } | null)?.projects;
   if (typeof doc !== "object" || doc === null || (doc as { version?: unknown }).version !== 1 || !Array.isArray(projects)) {
-    return { record: { ...EMPTY, projects: [] }, problem: `${file} is not a trust record ({"version": 1, "projects": [...]})` };
+    return nothing(`${file} is not a trust record ({"version": 1, "projects": [...]})`);
   }
   const valid = projects.filter(
     (p): p is TrustedProject =>
