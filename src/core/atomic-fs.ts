@@ -11,9 +11,10 @@
  * because we also need the folder fsync, mode preservation without chown, and the tree helpers
  * below, and the whole thing is a few dozen lines.
  *
- * The tree helpers (`copyTree`, `removeTree`, `movePath`) exist for the journal: copying keeps
- * modes and symlinks as they are (a backup must be byte- and mode-identical), removal refuses
- * obviously dangerous targets, and moving falls back to copy + remove across file systems.
+ * The tree helpers (`copyTree`, `removeTree`, `movePath`) exist for the journal and the staging
+ * copies it swaps in: copying keeps modes and symlinks as they are (a staged copy must be byte-
+ * and mode-identical), removal refuses obviously dangerous targets, and moving falls back to
+ * copy + remove across file systems.
  */
 import { constants as fsConstants } from "node:fs";
 import {
@@ -155,33 +156,22 @@ export async function mkdirDurable(dir: string): Promise<void> {
  */
 export async function copyTree(src: string, dest: string, options: { sync?: boolean } = {}): Promise<void> {
   const info = await lstat(src);
-  if (info.isSymbolicLink()) {
-    await symlink(await readlink(src), dest);
-    return;
-  }
+  if (info.isSymbolicLink()) return symlink(await readlink(src), dest);
   if (info.isDirectory()) {
     await mkdir(dest, { mode: 0o700 });
-    for (const name of await readdir(src)) {
-      await copyTree(path.join(src, name), path.join(dest, name), options);
-    }
-    await chmod(dest, info.mode & 0o7777);
-    await utimes(dest, info.atime, info.mtime);
-    if (options.sync) await fsyncDir(dest);
-    return;
-  }
-  if (info.isFile()) {
+    for (const name of await readdir(src)) await copyTree(path.join(src, name), path.join(dest, name), options);
+  } else if (info.isFile()) {
     await copyFile(src, dest, fsConstants.COPYFILE_EXCL);
-    await chmod(dest, info.mode & 0o7777);
-    await utimes(dest, info.atime, info.mtime);
-    if (options.sync) await fsyncFile(dest);
-    return;
+  } else {
+    throw new XcshToolsError("EUNSUPPORTED_FILE", `Cannot copy ${src}: it is not a file, folder or symlink`, {
+      file: src,
+      hint: "Remove the special file (socket, FIFO, device) from the folder.",
+    });
   }
-  throw new XcshToolsError("EUNSUPPORTED_FILE", `Cannot copy ${src}: it is not a file, folder or symlink`, {
-    file: src,
-    hint: "Remove the special file (socket, FIFO, device) from the folder.",
-  });
+  await chmod(dest, info.mode & 0o7777);
+  await utimes(dest, info.atime, info.mtime);
+  if (options.sync) await (info.isDirectory() ? fsyncDir : fsyncFile)(dest);
 }
-
 
 /**
  * Remove a file, symlink or folder tree; nothing there is fine. Refuses the file-system root

@@ -206,16 +206,12 @@ async function createExclusive(file: string, owner: LockOwner): Promise<boolean>
   }
 }
 
-function guardName(file: string, identity: string): string {
-  return `${file}.break-${identity.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-}
-
 /**
  * Remove `file` if it still has `identity`, under the guard described in the header. False when
  * another breaker is at it (the caller then backs off like any waiter).
  */
 async function breakStale(file: string, identity: string, staleMs: number, depth = 0): Promise<boolean> {
-  const guard = guardName(file, identity);
+  const guard = `${file}.break-${identity.replace(/[^A-Za-z0-9_-]/g, "_")}`;
   const me = newOwner("break stale lock");
   if (await createAs(guard, me)) {
     try {
@@ -244,13 +240,6 @@ function newOwner(label: string | undefined): LockOwner {
     createdAt: new Date().toISOString(),
     ...(label === undefined ? {} : { label }),
   };
-}
-
-function abortError(dir: string, signal: AbortSignal): XcshToolsError {
-  return new XcshToolsError("EABORTED", `Stopped waiting for the lock on ${dir}`, {
-    hint: "The command was interrupted; nothing was changed.",
-    cause: signal.reason,
-  });
 }
 
 /**
@@ -297,7 +286,9 @@ export async function acquireLock(dir: string, options: LockOptions = {}): Promi
   let lastHolder: LockOwner | undefined;
   let remade = 0;
   for (;;) {
-    if (options.signal?.aborted) throw abortError(dir, options.signal);
+    if (options.signal?.aborted) {
+      throw new XcshToolsError("EABORTED", `Stopped waiting for the lock on ${dir}`, { hint: "The command was interrupted; nothing was changed.", cause: options.signal.reason });
+    }
     const owner = newOwner(options.label);
     let created: boolean;
     try {
