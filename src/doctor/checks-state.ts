@@ -158,7 +158,7 @@ export async function checkTransactions(world: DoctorWorld): Promise<AreaFinding
     const described = real
       .map((p) => `${p.label ? `"${p.label}"` : `transaction ${p.name}`}${p.pid ? ` (pid ${p.pid}` : " ("}${p.createdAt ? `${p.pid ? ", " : ""}started ${p.createdAt}` : ""}) ${p.state === "committing" ? "was committed but not completed: recovery completes it" : "was interrupted: recovery rolls it back"}`)
       .join("; ");
-    area.problem("journal", "error", `interrupted transaction: ${described}; until then the plugins folder may be half-changed`, {
+    area.problem("journal", "error", `interrupted transaction: ${described}${real.some((p) => p.state === "committing") ? "; until then the plugins folder may be half-changed" : ""}`, {
       hint: "Run `xcsh-tools doctor --fix` (any other command recovers it too, before it starts).",
       repair: { kind: "recover-journal" },
       repairText: "recover it the way every command does (roll back, or complete a committed one)",
