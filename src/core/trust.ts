@@ -146,18 +146,13 @@ export function untrustedProjectError(projectDir: string, doing: string): XcshTo
   });
 }
 
-/** The outcome of a change to the record: the project's real path and whether anything changed. */
-export interface TrustChange {
-  path: string;
-  changed: boolean;
-}
-
 /**
  * Add (`trust: true`) or remove the project at `projectDir` in the record, under the lock of our
- * folder, written atomically. A broken record is replaced only by `trust`, never silently by
- * `untrust` (which leaves it as it is and says nothing changed).
+ * folder, written atomically; the project's real path and whether anything changed. A broken
+ * record is replaced only by `trust`, never silently by `untrust` (which leaves it as it is and
+ * says nothing changed).
  */
-export async function changeTrust(projectDir: string, trust: boolean, world: TrustWorld & { lockDir: string; now?: () => Date }): Promise<TrustChange> {
+export async function changeTrust(projectDir: string, trust: boolean, world: TrustWorld & { lockDir: string; now?: () => Date }): Promise<{ path: string; changed: boolean }> {
   const [{ withLock }, { writeJsonAtomic, mkdirDurable }] = await Promise.all([import("./lock.js"), import("./atomic-fs.js")]);
   const real = realPathOrNearest(projectDir);
   await mkdirDurable(world.lockDir);

@@ -11,7 +11,7 @@ import { XcshToolsError, errorSummary } from "../../core/errors.js";
 import { npa, semver } from "../../core/npm-spec.js";
 import { MAX_SPEC_LENGTH } from "../../plugins/spec.js";
 import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
-import type { ClaudeMarketplaceRow, MarketplaceContext, MarketplaceUpdateReport, OfferedPlugin, PlanItem, PluginChangeReport, Scope } from "../../marketplace/index.js";
+import type { ClaudeMarketplaceRow, MarketplaceContext, MarketplaceUpdateReport, OfferedPlugin, PlanItem, PluginChangeReport } from "../../marketplace/index.js";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { npmClient, planLine } from "../plugin-command.js";
