@@ -118,14 +118,9 @@ export function renderPlan(ctx: CommandContext, plan: Plan, options: { dryRun: b
   return lines;
 }
 
-/** A planned mutation's outcome: the plan, and what was applied (none on a dry run). */
-export interface PlannedMutation {
-  plan: Plan;
-  applied: ApplyResult | undefined;
-}
-
 /**
- * Plan a mutation from the current state and, unless `dryRun`, apply it in one transaction.
+ * Plan a mutation from the current state and, unless `dryRun`, apply it in one transaction; the
+ * plan and what was applied (nothing on a dry run).
  * `prepare` does the slow work once (registry look-ups) before the first plan; `planFor` must be
  * pure, because the applier calls it again on the state it reads under the lock.
  */
@@ -146,7 +141,7 @@ export async function planAndApply(
      */
     consent?: { yes?: boolean };
   },
-): Promise<PlannedMutation> {
+): Promise<{ plan: Plan; applied: ApplyResult | undefined }> {
   if (options.validates && !options.dryRun) {
     // The checker's own start (a Node process, the loader, TypeBox) overlaps resolving,
     // fetching and extracting instead of following them; the applier hands it its roots.
@@ -181,7 +176,7 @@ export async function planAndApply(
  * Report a planned mutation: under `--json` its one document (returns false: print nothing
  * more), else the plan's lines (returns true: the command may add its own closing lines).
  */
-export async function reportPlanned(ctx: CommandContext, result: PlannedMutation, dryRun: boolean): Promise<boolean> {
+export async function reportPlanned(ctx: CommandContext, result: { plan: Plan; applied: ApplyResult | undefined }, dryRun: boolean): Promise<boolean> {
   if (ctx.output.json) {
     const { planJson } = await import("../plugins/plan.js");
     ctx.output.result({ ok: true, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [] });

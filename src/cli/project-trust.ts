@@ -15,11 +15,10 @@ import { changeTrust, decideProjectTrustOf, trustWorldOf } from "../core/trust.j
 import type { Output } from "./output.js";
 
 /** The project files and folders whose presence makes a trust question worth asking. */
-export function projectStateFound(cwd: string, roots?: XcshRoots): string[] {
+function projectStateFound(cwd: string, roots: XcshRoots): string[] {
   const p = projectPaths(cwd);
-  const registry = roots ? projectRegistryFile(cwd, roots) : p.installedPlugins;
-  const marketplaces = roots ? projectPaths(projectFolder(cwd, roots)).marketplacesRegistry : p.marketplacesRegistry;
-  const files = [p.tools, p.claudeTools, p.codexTools, ...(registry ? [registry] : []), p.pluginOverrides, ...p.otherPluginOverrides, marketplaces];
+  const registry = projectRegistryFile(cwd, roots);
+  const files = [p.tools, p.claudeTools, p.codexTools, ...(registry ? [registry] : []), p.pluginOverrides, ...p.otherPluginOverrides, projectPaths(projectFolder(cwd, roots)).marketplacesRegistry];
   return [...new Set(files)].filter((f) => existsSync(f));
 }
 
@@ -38,7 +37,6 @@ export interface TrustAskingContext {
 
 /** Decide trust for the command's project; memoised by the context. */
 export async function decideCommandTrust(ctx: TrustAskingContext, given?: TrustPromptStreams): Promise<boolean> {
-  const paths = xcshPaths(ctx.roots);
   const world = trustWorldOf(ctx.roots);
   // About the project root found from cwd (core/paths.ts `projectFolder`), as discovery decides it.
   const project = projectFolder(ctx.cwd, ctx.roots);
@@ -58,7 +56,7 @@ export async function decideCommandTrust(ctx: TrustAskingContext, given?: TrustP
         "Project files can add tools that run code and can change settings. Trust it only if you know who wrote it.\n",
     );
     const yes = await prompter.confirm(`Trust ${project}?`, false);
-    if (yes) await changeTrust(project, true, { ...world, lockDir: paths.ours });
+    if (yes) await changeTrust(project, true, { ...world, lockDir: xcshPaths(ctx.roots).ours });
     return yes && decideProjectTrustOf(ctx.cwd, project, undefined, world) === true;
   } finally {
     prompter.close();

@@ -38,16 +38,10 @@ export function createPrompter(input: Input, output: OutputStream): Prompter {
     const answer = await new Promise<string>((resolve, reject) => {
       const onClose = () => reject(promptClosed());
       rl.once("close", onClose);
-      rl.question(question).then(
-        (value) => {
-          rl.off("close", onClose);
-          resolve(value);
-        },
-        (error: unknown) => {
-          rl.off("close", onClose);
-          reject(error);
-        },
-      );
+      void rl
+        .question(question)
+        .then(resolve, reject)
+        .finally(() => rl.off("close", onClose));
     });
     return answer.trim();
   };

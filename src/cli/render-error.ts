@@ -17,9 +17,7 @@ function shown(error: unknown): unknown {
 /** Hide tokens and passwords wherever they appear in text we print. */
 export function redactSecrets(text: string): string {
   return text
-    .replace(/(_authToken\s*=\s*)[^\s"']+/gi, "$1***")
-    .replace(/(_auth\s*=\s*)[^\s"']+/gi, "$1***")
-    .replace(/(_password\s*=\s*)[^\s"']+/gi, "$1***")
+    .replace(/((?:_authToken|_auth|_password)\s*=\s*)[^\s"']+/gi, "$1***")
     .replace(/(authorization:\s*(?:bearer|basic)\s+)[^\s"']+/gi, "$1***")
     .replace(/(\/\/[^/\s:@]+:)[^@\s/]+@/g, "$1***@")
     .replace(/\b(npm_[A-Za-z0-9]{20,})\b/g, "npm_***");

@@ -6,7 +6,7 @@
 import type { AppliedStateChange, StatePlanner, StateScope, StateView } from "../plugins/state-change.js";
 import type { CommandContext } from "./context.js";
 import { renderPlan } from "./plugin-command.js";
-import { assertScopeAllowed, notLoadedLine, projectNotLoaded, type ProjectNotLoaded } from "./project-scope.js";
+import { assertScopeAllowed, projectNotLoaded, type ProjectNotLoaded } from "./project-scope.js";
 import { usageError } from "./command-errors.js";
 
 /** `--scope user|project` (default user). */
@@ -52,10 +52,4 @@ export async function reportStateChange(ctx: CommandContext, applied: AppliedSta
 /** The project's overrides left unread in `view` (untrusted project), for the report. */
 export function overridesNotLoaded(ctx: CommandContext, view: StateView): ProjectNotLoaded | undefined {
   return view.overrides.untrusted?.present ? projectNotLoaded(ctx, [view.overrides.file]) : undefined;
-}
-
-/** Say on stderr that the project's overrides were left out (human output only). */
-export function noteOverridesNotLoaded(ctx: CommandContext, view: StateView): void {
-  const notLoaded = overridesNotLoaded(ctx, view);
-  if (notLoaded) ctx.output.note(notLoadedLine(ctx, notLoaded));
 }

@@ -11,9 +11,10 @@
  * because we also need the folder fsync, mode preservation without chown, and the tree helpers
  * below, and the whole thing is a few dozen lines.
  *
- * The tree helpers (`copyTree`, `removeTree`, `movePath`) exist for the journal: copying keeps
- * modes and symlinks as they are (a backup must be byte- and mode-identical), removal refuses
- * obviously dangerous targets, and moving falls back to copy + remove across file systems.
+ * The tree helpers (`copyTree`, `removeTree`, `movePath`) exist for the journal and the staging
+ * copies it swaps in: copying keeps modes and symlinks as they are (a staged copy must be byte-
+ * and mode-identical), removal refuses obviously dangerous targets, and moving falls back to
+ * copy + remove across file systems.
  */
 import { constants as fsConstants } from "node:fs";
 import {
@@ -34,12 +35,6 @@ import {
 import path from "node:path";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 import { codedFailure } from "./failure.js";
-
-/** Options of an atomic write. */
-export interface AtomicWriteOptions {
-  /** File mode of the result. Default: the existing file's mode, else 0o666 minus the umask. */
-  mode?: number;
-}
 
 /** `bytes` random bytes as hex, from Web Crypto: node:crypto stays out of the boot path (Bun loads it slowly). */
 function randomHex(bytes: number): string {
@@ -102,12 +97,11 @@ export async function fsyncFile(file: string): Promise<void> {
   }
 }
 
-/** Write `data` to `file` atomically and durably (temp file, fsync, rename, fsync folder). */
-export async function writeFileAtomic(
-  file: string,
-  data: string | Uint8Array,
-  options: AtomicWriteOptions = {},
-): Promise<void> {
+/**
+ * Write `data` to `file` atomically and durably (temp file, fsync, rename, fsync folder), keeping
+ * an existing file's mode (a new one gets 0o666 minus the umask).
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   // Write through a symlink to its target, as write-file-atomic does, rather than replacing
   // the link with a regular file.
   let target = path.resolve(file);
@@ -117,17 +111,14 @@ export async function writeFileAtomic(
     // does not exist yet: write the path itself
   }
   const dir = path.dirname(target);
-  let mode = options.mode;
-  if (mode === undefined) {
-    const existing = await lstatOrUndefined(target);
-    if (existing?.isFile()) mode = existing.mode & 0o7777;
-  }
+  const existing = await lstatOrUndefined(target);
+  const mode = existing?.isFile() ? existing.mode & 0o7777 : undefined;
   const temp = tempSibling(target);
   let handle;
   try {
     handle = await open(temp, "wx", mode ?? 0o666);
     await handle.writeFile(data);
-    // open()'s mode is filtered by the umask; an explicit or preserved mode must be exact.
+    // open()'s mode is filtered by the umask; a preserved mode must be exact.
     if (mode !== undefined) await handle.chmod(mode);
     await handle.sync();
     await handle.close();
@@ -149,8 +140,8 @@ export function jsonText(value: unknown): string {
 }
 
 /** Write `value` as `jsonText`, atomically. */
-export async function writeJsonAtomic(file: string, value: unknown, options: AtomicWriteOptions = {}): Promise<void> {
-  await writeFileAtomic(file, jsonText(value), options);
+export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  await writeFileAtomic(file, jsonText(value));
 }
 
 /** Create a folder (and parents) and fsync its parent so the creation is durable. */
@@ -165,33 +156,22 @@ export async function mkdirDurable(dir: string): Promise<void> {
  */
 export async function copyTree(src: string, dest: string, options: { sync?: boolean } = {}): Promise<void> {
   const info = await lstat(src);
-  if (info.isSymbolicLink()) {
-    await symlink(await readlink(src), dest);
-    return;
-  }
+  if (info.isSymbolicLink()) return symlink(await readlink(src), dest);
   if (info.isDirectory()) {
     await mkdir(dest, { mode: 0o700 });
-    for (const name of await readdir(src)) {
-      await copyTree(path.join(src, name), path.join(dest, name), options);
-    }
-    await chmod(dest, info.mode & 0o7777);
-    await utimes(dest, info.atime, info.mtime);
-    if (options.sync) await fsyncDir(dest);
-    return;
-  }
-  if (info.isFile()) {
+    for (const name of await readdir(src)) await copyTree(path.join(src, name), path.join(dest, name), options);
+  } else if (info.isFile()) {
     await copyFile(src, dest, fsConstants.COPYFILE_EXCL);
-    await chmod(dest, info.mode & 0o7777);
-    await utimes(dest, info.atime, info.mtime);
-    if (options.sync) await fsyncFile(dest);
-    return;
+  } else {
+    throw new XcshToolsError("EUNSUPPORTED_FILE", `Cannot copy ${src}: it is not a file, folder or symlink`, {
+      file: src,
+      hint: "Remove the special file (socket, FIFO, device) from the folder.",
+    });
   }
-  throw new XcshToolsError("EUNSUPPORTED_FILE", `Cannot copy ${src}: it is not a file, folder or symlink`, {
-    file: src,
-    hint: "Remove the special file (socket, FIFO, device) from the folder.",
-  });
+  await chmod(dest, info.mode & 0o7777);
+  await utimes(dest, info.atime, info.mtime);
+  if (options.sync) await (info.isDirectory() ? fsyncDir : fsyncFile)(dest);
 }
-
 
 /**
  * Remove a file, symlink or folder tree; nothing there is fine. Refuses the file-system root

@@ -25,6 +25,7 @@ import type { XcshToolsSettings, XcshToolsSettingsFile } from "../manifest/xcsh-
 import { DEFAULT_SETTINGS, PROJECT_SECRET_KEYS, SETTING_ENV_VARS, SETTING_KEYS, getLeaf, setLeaf, type SettingKey, type SettingOrigin, type SettingValue } from "./settings-keys.js";
 import { fileSource, prepareSettingsCheck, validateSettingsLayer, type ConfigWarning, type LayerSource } from "./settings-check.js";
 import { findProjectSettings, findUserSettings, shadowedFileWarning, untrustedProjectFileWarning } from "./settings-files.js";
+import { trustWorldOf } from "./trust.js";
 
 /** Options of `loadSettings`: the world is injected. */
 export interface LoadSettingsOptions {
@@ -42,7 +43,7 @@ export interface LoadSettingsOptions {
    */
   projectTrusted?: boolean | (() => boolean | Promise<boolean>);
   /** The user's home (always trusted), for a project file found above `cwd`. */
-  home?: string;
+  home: string;
 }
 
 /** The merged settings, each leaf's origin, the files used, and warnings. */
@@ -129,7 +130,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 async function projectLayer(options: LoadSettingsOptions, warnings: ConfigWarning[]): Promise<{ layer?: Layer; file?: string }> {
   const project = await findProjectSettings(options.cwd, options.stopDir, {
     ...(options.projectTrusted !== undefined ? { cwd: options.projectTrusted } : {}),
-    world: { xcshHome: options.xcshHome, ...(options.home !== undefined ? { home: options.home } : {}) },
+    world: trustWorldOf(options),
   });
   for (const file of project.ignored) warnings.push(untrustedProjectFileWarning(file));
   if (project.file === undefined) return {};

@@ -105,6 +105,11 @@ export interface PathOrigin {
   hint?: string;
 }
 
+/** " (file, field f)", " (field f)" or "": where a checked path came from, for a message. */
+export function describeOrigin(origin: Pick<PathOrigin, "file" | "field">): string {
+  return origin.file ? ` (${origin.file}${origin.field ? `, field ${origin.field}` : ""})` : origin.field ? ` (field ${origin.field})` : "";
+}
+
 /** Options of `confinePath`. */
 export interface ConfineOptions {
   /** The folder itself is not allowed, only what is below it (for anything that is deleted). */
@@ -121,11 +126,10 @@ export function confinePath(p: string, root: string, origin: PathOrigin, options
   const realRoot = realPathOrNearest(root);
   const inside = options.strictlyBelow ? isPathBelow(real, realRoot) : isPathInside(real, realRoot);
   if (inside) return real;
-  const where = origin.file ? ` (${origin.file}${origin.field ? `, field ${origin.field}` : ""})` : origin.field ? ` (field ${origin.field})` : "";
   const resolved = real === path.resolve(p) ? "" : ` (resolves to ${real})`;
   throw new XcshToolsError(
     "EPATH_OUTSIDE",
-    `The ${origin.what} ${p}${resolved}${where} is ${options.strictlyBelow && real === realRoot ? "the folder" : "outside the folder"} ${realRoot} where it must live`,
+    `The ${origin.what} ${p}${resolved}${describeOrigin(origin)} is ${options.strictlyBelow && real === realRoot ? "the folder" : "outside the folder"} ${realRoot} where it must live`,
     {
       ...(origin.file ? { file: origin.file } : {}),
       ...(origin.field ? { path: origin.field } : {}),

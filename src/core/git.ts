@@ -44,12 +44,6 @@ export interface GitOptions {
   allowLocal?: boolean;
 }
 
-/** A failed git command: its exit code and stderr. */
-interface GitFailure {
-  code: number | null;
-  stderr: string;
-}
-
 /** The environment of a git that must not prompt; the user's own choices are kept. */
 export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
@@ -92,25 +86,19 @@ export function redactUrl(text: string): string {
   return text.replace(/(\w+:\/\/)[^/@\s]+@/g, "$1***@");
 }
 
-/** What a git call is about, for its error: the operation and the URL (redacted when shown). */
-interface GitCall {
-  op: string;
-  url: string;
-}
-
 /**
  * Run `git <hardening> <args>`; resolves to stdout, rejects with `EGIT` / `EGIT_TIMEOUT` /
- * `EGIT_MISSING` naming the operation and the URL. Not exported: every caller goes through the
- * operations below, which put untrusted values after `--`.
+ * `EGIT_MISSING` naming the operation `op` and the URL (redacted). Not exported: every caller goes
+ * through the operations below, which put untrusted values after `--`.
  */
-async function runGit(args: string[], options: GitOptions, call: GitCall): Promise<string> {
+async function runGit(args: string[], options: GitOptions, op: string, url: string): Promise<string> {
   const argv = [...gitHardening(options.allowLocal === true), ...args];
   // A group of its own, killed at once: a timeout must stop git's helpers too (git-remote-https,
   // ssh, a credential helper), which hold its pipes.
   const result = await runInProcessGroup("git", argv, { cwd: options.cwd, env: gitEnv(options.env), timeoutMs: options.timeoutMs, signal: options.signal, graceMs: 0 });
   if (result.spawnError) throw missingGit(result.spawnError);
   if (result.code === 0 && !result.killedBy) return result.stdout;
-  const command = `git ${call.op} of ${redactUrl(call.url)}`;
+  const command = `git ${op} of ${redactUrl(url)}`;
   if (result.killedBy === "abort") {
     throw new XcshToolsError("EABORTED", `Interrupted: ${command}`, { hint: "Nothing was changed; run the command again." });
   }
@@ -119,7 +107,7 @@ async function runGit(args: string[], options: GitOptions, call: GitCall): Promi
       hint: "Raise timeouts.gitMs (or XCSH_TOOLS_GIT_TIMEOUT_MS) for slow networks or big repositories.",
     });
   }
-  throw gitError(command, { code: result.code, stderr: redactUrl(result.stderr.trim()) });
+  throw gitError(command, result.code, redactUrl(result.stderr.trim()));
 }
 
 function missingGit(error: unknown): XcshToolsError {
@@ -129,15 +117,15 @@ function missingGit(error: unknown): XcshToolsError {
   });
 }
 
-function gitError(command: string, failure: GitFailure): XcshToolsError {
-  const last = failure.stderr.split("\n").filter(Boolean).slice(-3).join(" / ");
+function gitError(command: string, code: number | null, stderr: string): XcshToolsError {
+  const last = stderr.split("\n").filter(Boolean).slice(-3).join(" / ");
   let hint = "Check the URL and that you can run the same git command yourself.";
-  if (/could not read Username|Authentication failed|terminal prompts disabled|Permission denied \(publickey\)|403/i.test(failure.stderr)) {
+  if (/could not read Username|Authentication failed|terminal prompts disabled|Permission denied \(publickey\)|403/i.test(stderr)) {
     hint = "Git needs credentials: configure a credential helper or an SSH key (xcsh-tools never prompts), then retry.";
-  } else if (/not found|does not exist|does not appear to be a git repository|Could not resolve host/i.test(failure.stderr)) {
+  } else if (/not found|does not exist|does not appear to be a git repository|Could not resolve host/i.test(stderr)) {
     hint = "The repository cannot be reached: check the URL, the network, and that the repository still exists.";
   }
-  return new XcshToolsError("EGIT", `${command} failed (exit ${failure.code}): ${last || "no output"}`, { hint });
+  return new XcshToolsError("EGIT", `${command} failed (exit ${code}): ${last || "no output"}`, { hint });
 }
 
 /** What to check out. */
@@ -158,24 +146,23 @@ function checkPin(url: string, pin: GitPin, allowLocal: boolean): void {
 export async function cloneAt(url: string, dest: string, pin: GitPin, options: GitOptions): Promise<string> {
   checkPin(url, pin, options.allowLocal === true);
   const quiet = ["-c", "advice.detachedHead=false"];
-  const call = (op: string): GitCall => ({ op, url });
   if (pin.sha) {
     await mkdir(dest, { recursive: true });
     const inDest = { ...options, cwd: dest };
-    await runGit(["init", "-q"], inDest, call("init"));
-    await runGit(["remote", "add", "--", "origin", url], inDest, call("remote add"));
+    await runGit(["init", "-q"], inDest, "init", url);
+    await runGit(["remote", "add", "--", "origin", url], inDest, "remote add", url);
     try {
-      await runGit(["-c", "protocol.version=2", "fetch", "-q", "--depth", "1", "--", "origin", pin.sha], inDest, call("fetch"));
-      await runGit([...quiet, "checkout", "-q", "--detach", "FETCH_HEAD"], inDest, call("checkout"));
+      await runGit(["-c", "protocol.version=2", "fetch", "-q", "--depth", "1", "--", "origin", pin.sha], inDest, "fetch", url);
+      await runGit([...quiet, "checkout", "-q", "--detach", "FETCH_HEAD"], inDest, "checkout", url);
     } catch (error) {
       if (error instanceof XcshToolsError && (error.code === "EGIT_TIMEOUT" || error.code === "EABORTED")) throw error;
       // The server refused to hand out a commit by id: fetch everything and look for it.
       await removeTree(dest);
-      await runGit(["clone", "-q", "--no-checkout", "--", url, dest], options, call("clone"));
+      await runGit(["clone", "-q", "--no-checkout", "--", url, dest], options, "clone", url);
       try {
         // `checkout` takes no `--` before a commit (it would be a path): the sha is checked hex
         // above, and `^{commit}` makes it a commit expression that cannot be an option or a path.
-        await runGit([...quiet, "checkout", "-q", "--detach", `${pin.sha}^{commit}`], inDest, call("checkout"));
+        await runGit([...quiet, "checkout", "-q", "--detach", `${pin.sha}^{commit}`], inDest, "checkout", url);
       } catch (checkoutError) {
         throw new XcshToolsError("ESHA_NOT_FOUND", `Commit ${pin.sha} is not in ${redactUrl(url)}${pin.ref ? ` (ref ${pin.ref})` : ""}`, {
           hint: "The catalog pins a commit the repository does not have (force-pushed or wrong sha): ask the marketplace owner to fix the pin.",
@@ -184,9 +171,9 @@ export async function cloneAt(url: string, dest: string, pin: GitPin, options: G
       }
     }
   } else {
-    await runGit(["clone", "-q", "--depth", "1", ...(pin.ref ? [`--branch=${pin.ref}`] : []), "--", url, dest], options, call("clone"));
+    await runGit(["clone", "-q", "--depth", "1", ...(pin.ref ? [`--branch=${pin.ref}`] : []), "--", url, dest], options, "clone", url);
   }
-  const head = (await runGit(["rev-parse", "HEAD"], { ...options, cwd: dest }, call("rev-parse"))).trim();
+  const head = (await runGit(["rev-parse", "HEAD"], { ...options, cwd: dest }, "rev-parse", url)).trim();
   if (pin.sha && head.toLowerCase() !== pin.sha.toLowerCase()) {
     throw new XcshToolsError("ESHA_NOT_FOUND", `Checked out ${head} from ${redactUrl(url)}, not the pinned ${pin.sha}`, {
       hint: "Ask the marketplace owner to pin a full 40-character commit sha.",
@@ -198,7 +185,7 @@ export async function cloneAt(url: string, dest: string, pin: GitPin, options: G
 /** The commit `ref` (default HEAD) points at on the remote, without cloning. */
 export async function remoteHead(url: string, ref: string | undefined, options: GitOptions): Promise<string | undefined> {
   checkPin(url, ref !== undefined ? { ref } : {}, options.allowLocal === true);
-  const out = await runGit(["ls-remote", "--", url, ref ?? "HEAD"], options, { op: "ls-remote", url });
+  const out = await runGit(["ls-remote", "--", url, ref ?? "HEAD"], options, "ls-remote", url);
   const lines = out.split("\n").filter(Boolean).map((l) => l.split(/\s+/));
   // Prefer a peeled tag (^{}) so an annotated tag compares by its commit.
   const peeled = lines.find((l) => l[1]?.endsWith("^{}"));

@@ -3,31 +3,19 @@
  * across `kill -9`: after any crash, `recoverPending` leaves every path in exactly its old state
  * or exactly its new state, never a mix.
  *
- * A transaction names, before touching anything, each path it will change, in one of two ways:
- *
- * - `track(path)` — the caller will change `path` in place (e.g. arborist reifying
- *   `node_modules`). The old content is backed up first (copied, or moved away with
- *   `how: "move"`); rollback puts the backup back. Absence is recorded too, so a file the
- *   transaction creates is removed again.
- * - `stage(path)` / `stageRemoval(path)` — the caller builds the new content in a staging slot
- *   inside the journal and live state is not touched at all until commit, which swaps it in.
- *
- * A staged file is swapped in by one rename over the old file, so a reader never finds a state
- * file missing mid-commit; a folder (node_modules) cannot be renamed over, so the old one is
- * moved away first.
- *
- * The caller must not touch a path before `track` returns, nor any path it did not name; track
- * the outermost path a change may create (rollback removes a created path, not the empty parent
- * folders the caller made for it).
+ * A transaction names, before touching anything, each path it will change: `stage(path)` reserves
+ * a slot inside the journal where the caller builds the new content, `stageRemoval(path)` marks
+ * a path to delete. Live state is not touched at all until commit, which swaps every slot in and
+ * applies the removals. A staged file is swapped in by one rename over the old file, so a reader
+ * never finds a state file missing mid-commit; a folder (node_modules) cannot be renamed over,
+ * so the old one is moved to the trash first.
  *
  * On disk (`<ours>/journal/`):
  *
- *     <id>.new/            being created: no intent yet, nothing live touched
+ *     <id>.new/            being created: no intent yet
  *     <id>/intent.json     {version, id, state, label, pid, createdAt, entries[]} — rewritten atomically
- *     <id>/b/<i>           backup of entry i (the old file/folder/symlink itself)
- *     <id>/b/<i>.absent    entry i did not exist before the transaction
  *     <id>/s/<i>           staged new content of entry i
- *     <id>/t/              trash: live content replaced during a restore or swap
+ *     <id>/t/              trash: live content replaced or removed by the swap
  *     <id>.done/           finished (committed or rolled back), being deleted
  *
  * State machine, and what recovery does at each crash point:
@@ -35,20 +23,17 @@
  *     (none) ──begin──▶ .new ──rename──▶ ACTIVE ──commit: fsync, state:=committing──▶ COMMITTING
  *                                          │                                         │ swap staged in
  *                                      rollback                                      ▼
- *                                          └──────────▶ restore backups ──▶ .done ──▶ (deleted)
+ *                                          └──────────────────────────────▶ .done ──▶ (deleted)
  *
- *   - `.new` or `.done` folder: delete it. (`.new`: nothing live was touched; `.done`: the
- *     outcome is already in place.)
- *   - ACTIVE: roll back. Every entry is either untouched (its backup never completed: the caller
- *     had not started on it) or has a complete backup (`b/<i>` appears only by an atomic rename
- *     of a finished copy), so restoring every completed backup yields exactly the old state.
- *   - COMMITTING: roll forward. The commit record is written only after every in-place change is
- *     fsynced and every staged slot is complete, so the new state is fully determined; finishing
- *     the swaps (idempotently) yields exactly the new state.
+ *   - `.new`, `.done` or ACTIVE folder: delete it. Nothing live was touched (`.new`, ACTIVE: a
+ *     rollback), or the outcome is already in place (`.done`).
+ *   - COMMITTING: roll forward. The commit record is written only after every staged slot is
+ *     complete and fsynced, so the new state is fully determined; finishing the swaps
+ *     (idempotently) yields exactly the new state.
  *
- * Every recovery step is idempotent and keyed on what exists on disk (a backup that is still in
- * `b/` has not been restored; a slot still in `s/` has not been swapped in), so recovery can be
- * killed at any point and run again. Folders are fsynced after each rename that matters.
+ * Every recovery step is idempotent and keyed on what exists on disk (a slot still in `s/` has
+ * not been swapped in), so recovery can be killed at any point and run again. Folders are
+ * fsynced after each rename that matters.
  *
  * Callers hold the lock (core/lock.ts) around a transaction and around `recoverPending`, and run
  * `recoverPending` before any other work of a command. SIGINT is the CLI's business: it should
@@ -58,38 +43,21 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import {
-  copyTree,
-  fsyncDir,
-  fsyncFile,
-  jsonText,
-  lstatOrUndefined,
-  movePath,
-  pathExists,
-  removeTree,
-  tempSibling,
-  writeJsonAtomic,
-} from "./atomic-fs.js";
+import { fsyncDir, fsyncFile, jsonText, lstatOrUndefined, movePath, pathExists, removeTree, writeJsonAtomic } from "./atomic-fs.js";
 import { confinePath, isPathInside, type PathOrigin } from "./contain.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 import { confineJournalPath, xcshHomeOfOurs } from "./state-places.js";
 
-/** How an entry takes part in the transaction. */
-export type JournalEntryKind = "track" | "stage" | "remove";
-
-/** One path of a transaction, as recorded in `intent.json`. */
+/** One path of a transaction, as recorded in `intent.json`: new content staged, or removed. */
 export interface JournalEntry {
   path: string;
-  kind: JournalEntryKind;
+  kind: "stage" | "remove";
 }
-
-/** The recorded state of a transaction. */
-export type JournalState = "active" | "committing";
 
 interface Intent {
   version: 1;
   id: string;
-  state: JournalState;
+  state: "active" | "committing";
   label?: string;
   pid: number;
   createdAt: string;
@@ -101,7 +69,7 @@ export interface JournalOptions {
   /** What the transaction does ("install @acme/x"), kept in the journal for reports. */
   label?: string;
   /** Called at each named step (tests inject crashes and failures here). */
-  onStep?: (step: string) => void | Promise<void>;
+  onStep?: Step;
 }
 
 /** What `recoverPending` did with one interrupted transaction. */
@@ -110,6 +78,9 @@ export interface RecoveryReport {
   label: string | undefined;
   action: "rolled-back" | "completed" | "discarded";
 }
+
+type Step = (step: string) => void | Promise<void>;
+const noStep: Step = () => undefined;
 
 /** The journal folder inside our own folder. */
 export function journalRoot(oursDir: string): string {
@@ -132,17 +103,17 @@ async function readIntent(dir: string, xcshHome: string): Promise<Intent> {
   ) {
     throw journalError(
       `${file} is not a journal this version of xcsh-tools understands`,
-      `Inspect ${dir} by hand: its b/ folder holds the old content of the paths listed in intent.json.`,
+      `Inspect ${dir} by hand: its s/ folder holds the new content of the paths listed in intent.json.`,
       undefined,
       file,
     );
   }
   // Every recorded path is checked before recovery moves or deletes anything (state-places.ts):
-  // intent.json is a file like any other, and a hand-edited one must not aim a restore or a
+  // intent.json is a file like any other, and a hand-edited one must not aim a swap or a
   // removal outside our folders.
   value.entries.forEach((entry, i) => {
     const kind = (entry as Partial<JournalEntry> | null)?.kind;
-    if (kind !== "track" && kind !== "stage" && kind !== "remove") {
+    if (kind !== "stage" && kind !== "remove") {
       throw journalError(`${file} entries/${i}: unknown kind ${JSON.stringify(kind)}`, `Inspect ${dir} by hand.`, undefined, file);
     }
     confineJournalPath((entry as JournalEntry).path, xcshHome, { file, field: `entries/${i}/path` });
@@ -164,93 +135,29 @@ async function discardLive(target: string, trash: string): Promise<void> {
   await fsyncDir(path.dirname(target));
 }
 
-type Step = (step: string) => Promise<void>;
-
-function stepper(onStep: JournalOptions["onStep"]): Step {
-  return async (step) => {
-    if (onStep) await onStep(step);
-  };
-}
-
-/** Restore the old content of every tracked entry (ACTIVE → old state). Idempotent. */
-async function restoreAll(dir: string, intent: Intent, step: Step): Promise<void> {
-  const trash = path.join(dir, "t");
-  for (let i = intent.entries.length - 1; i >= 0; i--) {
-    const entry = intent.entries[i]!;
-    if (entry.kind !== "track") continue; // staged entries never touched live state
-    const backup = path.join(dir, "b", String(i));
-    if (await pathExists(backup)) {
-      await discardLive(entry.path, trash);
-      await step(`rollback:${i}:live-moved`);
-      await mkdir(path.dirname(entry.path), { recursive: true });
-      await movePath(backup, entry.path);
-      await fsyncDir(path.dirname(entry.path));
-      await step(`rollback:${i}:restored`);
-    } else if (await pathExists(`${backup}.absent`)) {
-      await discardLive(entry.path, trash);
-      await step(`rollback:${i}:restored`);
-    }
-  }
-}
-
 /** Swap staged content in and apply removals (COMMITTING → new state). Idempotent. */
 async function swapAll(dir: string, intent: Intent, step: Step): Promise<void> {
   const trash = path.join(dir, "t");
-  for (let i = 0; i < intent.entries.length; i++) {
-    const entry = intent.entries[i]!;
+  for (const [i, entry] of intent.entries.entries()) {
     if (entry.kind === "stage") {
       const slot = path.join(dir, "s", String(i));
       const slotInfo = await lstatOrUndefined(slot);
       if (!slotInfo) continue; // already swapped in
-      const liveInfo = await lstatOrUndefined(entry.path);
-      if (!slotInfo.isDirectory() && !liveInfo?.isDirectory()) {
-        // A file over a file (or over nothing): one rename, so that a reader — the host at boot,
-        // another command's lock-free read — sees the old file or the new one, never no file.
-        await mkdir(path.dirname(entry.path), { recursive: true });
-        await renameOver(slot, entry.path);
-        await fsyncDir(path.dirname(entry.path));
-        await step(`commit:swap:${i}:done`);
-        continue;
-      }
-      const backup = path.join(dir, "b", String(i));
-      if ((await pathExists(entry.path)) && !(await pathExists(backup))) {
-        await movePath(entry.path, backup); // kept until cleanup, for forensics of a failed swap
-      } else {
+      // A file over a file (or over nothing) is one rename, so that a reader — the host at boot,
+      // another command's lock-free read — sees the old file or the new one, never no file. A
+      // folder cannot be renamed over: the old one goes to the trash first.
+      if (slotInfo.isDirectory() || (await lstatOrUndefined(entry.path))?.isDirectory()) {
         await discardLive(entry.path, trash);
+        await step(`commit:swap:${i}:old-moved`);
       }
-      await step(`commit:swap:${i}:old-moved`);
       await mkdir(path.dirname(entry.path), { recursive: true });
       await movePath(slot, entry.path);
       await fsyncDir(path.dirname(entry.path));
-      await step(`commit:swap:${i}:done`);
-    } else if (entry.kind === "remove") {
+    } else {
       await discardLive(entry.path, trash);
-      await step(`commit:swap:${i}:done`);
     }
+    await step(`commit:swap:${i}:done`);
   }
-}
-
-/**
- * Replace `target` with the file `source` atomically. Across file systems (a project folder on
- * another mount than the journal) the file is first copied next to `target`, then renamed over
- * it; `source` goes last, so a crash before that only repeats the copy at recovery.
- */
-async function renameOver(source: string, target: string): Promise<void> {
-  try {
-    await rename(source, target);
-    return;
-  } catch (error) {
-    if (nodeErrorCode(error) !== "EXDEV") throw error;
-  }
-  const temp = tempSibling(target, "swap");
-  try {
-    await copyTree(source, temp, { sync: true });
-    await rename(temp, target);
-  } catch (error) {
-    await removeTree(temp).catch(() => undefined);
-    throw error;
-  }
-  await removeTree(source);
 }
 
 /** Retire a finished transaction folder: rename to `.done` (atomic), then delete. */
@@ -270,7 +177,7 @@ export class Transaction {
   #intent: Intent;
   #step: Step;
   #phase: "active" | "committing" | "committed" | "rolled-back" = "active";
-  /** Serialises track/stage calls: each rewrites intent.json. */
+  /** Serialises stage calls: each rewrites intent.json. */
   #queue: Promise<unknown> = Promise.resolve();
 
   /** @internal use beginTransaction */
@@ -278,7 +185,7 @@ export class Transaction {
     this.id = intent.id;
     this.dir = dir;
     this.#intent = intent;
-    this.#step = stepper(options.onStep);
+    this.#step = options.onStep ?? noStep;
   }
 
   /** `active` until `commit`/`rollback`; then `committed` or `rolled-back`. */
@@ -286,79 +193,43 @@ export class Transaction {
     return this.#phase;
   }
 
-  /** The paths recorded so far. */
-  get entries(): readonly JournalEntry[] {
-    return this.#intent.entries;
-  }
-
-  #serial<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(work, work);
+  /** Record `target` in intent.json; resolves to its entry's index once that is durable. */
+  #record(target: string, kind: JournalEntry["kind"]): Promise<number> {
+    const run = this.#queue.then(async () => {
+      if (this.#phase !== "active") {
+        throw journalError(`Transaction ${this.id} is ${this.#phase}`, "This is a bug in xcsh-tools: record paths before commit.");
+      }
+      const resolved = path.resolve(target);
+      // The same rule recovery applies to a recorded path: a bug (or a path taken from a state
+      // file) must not make a transaction move or delete anything outside our folders.
+      confineJournalPath(resolved, xcshHomeOfOurs(path.dirname(path.dirname(this.dir))), { field: `entries/${this.#intent.entries.length}/path` });
+      if (isPathInside(this.dir, resolved)) {
+        throw journalError(`Cannot journal ${resolved}: it contains the journal itself`, "Journal the paths inside it instead.");
+      }
+      for (const other of this.#intent.entries) {
+        if (isPathInside(resolved, other.path) || isPathInside(other.path, resolved)) {
+          throw journalError(
+            `Cannot journal ${resolved}: it overlaps ${other.path}, already in the transaction`,
+            "This is a bug in xcsh-tools: each path may be journaled once, and not inside another.",
+          );
+        }
+      }
+      const index = this.#intent.entries.length;
+      this.#intent = { ...this.#intent, entries: [...this.#intent.entries, { path: resolved, kind }] };
+      await writeJsonAtomic(path.join(this.dir, "intent.json"), this.#intent);
+      await this.#step(`stage:${index}:recorded`);
+      return index;
+    });
     this.#queue = run.catch(() => undefined);
     return run;
-  }
-
-  async #record(target: string, kind: JournalEntryKind): Promise<number> {
-    if (this.#phase !== "active") {
-      throw journalError(`Transaction ${this.id} is ${this.#phase}`, "This is a bug in xcsh-tools: record paths before commit.");
-    }
-    const resolved = path.resolve(target);
-    // The same rule recovery applies to a recorded path: a bug (or a path taken from a state
-    // file) must not make a transaction move or delete anything outside our folders.
-    confineJournalPath(resolved, xcshHomeOfOurs(path.dirname(path.dirname(this.dir))), { field: `entries/${this.#intent.entries.length}/path` });
-    if (isPathInside(this.dir, resolved)) {
-      throw journalError(`Cannot journal ${resolved}: it contains the journal itself`, "Journal the paths inside it instead.");
-    }
-    for (const other of this.#intent.entries) {
-      if (isPathInside(resolved, other.path) || isPathInside(other.path, resolved)) {
-        throw journalError(
-          `Cannot journal ${resolved}: it overlaps ${other.path}, already in the transaction`,
-          "This is a bug in xcsh-tools: each path may be journaled once, and not inside another.",
-        );
-      }
-    }
-    const index = this.#intent.entries.length;
-    this.#intent = { ...this.#intent, entries: [...this.#intent.entries, { path: resolved, kind }] };
-    await writeJsonAtomic(path.join(this.dir, "intent.json"), this.#intent);
-    return index;
-  }
-
-  /**
-   * Back up `target` (file, folder, symlink or nothing) before the caller changes it in place.
-   * `how: "move"` moves it away instead of copying (fast for big folders; the path is then absent).
-   */
-  track(target: string, options: { how?: "copy" | "move" } = {}): Promise<void> {
-    return this.#serial(async () => {
-      const index = await this.#record(target, "track");
-      const live = this.#intent.entries[index]!.path;
-      await this.#step(`track:${index}:recorded`);
-      const backup = path.join(this.dir, "b", String(index));
-      if (!(await lstatOrUndefined(live))) {
-        await writeFile(`${backup}.absent`, "");
-      } else if (options.how === "move") {
-        await movePath(live, backup);
-        await fsyncDir(path.dirname(live));
-      } else {
-        // Copy to a temp name and rename: `b/<i>` exists only once the copy is whole.
-        const partial = `${backup}.partial`;
-        await removeTree(partial);
-        await copyTree(live, partial, { sync: true });
-        await rename(partial, backup);
-      }
-      await fsyncDir(path.join(this.dir, "b"));
-      await this.#step(`track:${index}:backed-up`);
-    });
   }
 
   /**
    * Reserve a staging slot for the new content of `target` and return its path (not created).
    * Build the file or folder there; commit swaps it in. Live `target` is untouched until then.
    */
-  stage(target: string): Promise<string> {
-    return this.#serial(async () => {
-      const index = await this.#record(target, "stage");
-      await this.#step(`stage:${index}:recorded`);
-      return path.join(this.dir, "s", String(index));
-    });
+  async stage(target: string): Promise<string> {
+    return path.join(this.dir, "s", String(await this.#record(target, "stage")));
   }
 
   /** `stage` a JSON file and write its new content (`jsonText`) into the slot. */
@@ -371,12 +242,9 @@ export class Transaction {
    * it must be strictly below once symlinks are resolved (`EPATH_OUTSIDE` otherwise, before
    * anything is recorded): every deletion names the folder it may not leave.
    */
-  stageRemoval(target: string, within: string, origin: Omit<PathOrigin, "what"> & { what?: string } = {}): Promise<void> {
+  async stageRemoval(target: string, within: string, origin: Omit<PathOrigin, "what"> & { what?: string } = {}): Promise<void> {
     confinePath(target, within, { what: "folder to delete", ...origin }, { strictlyBelow: true });
-    return this.#serial(async () => {
-      const index = await this.#record(target, "remove");
-      await this.#step(`stage:${index}:recorded`);
-    });
+    await this.#record(target, "remove");
   }
 
   /** Make the new state durable and final; from the commit record on, recovery rolls forward. */
@@ -385,22 +253,17 @@ export class Transaction {
     if (this.#phase !== "active") {
       throw journalError(`Transaction ${this.id} is already ${this.#phase}`, "This is a bug in xcsh-tools.");
     }
-    const entries = this.#intent.entries;
-    for (let i = 0; i < entries.length; i++) {
-      const entry = entries[i]!;
-      if (entry.kind === "stage") {
-        const slot = path.join(this.dir, "s", String(i));
-        if (!(await pathExists(slot))) {
-          throw journalError(
-            `Nothing was staged for ${entry.path}`,
-            "This is a bug in xcsh-tools: write the new content to the path stage() returned.",
-          );
-        }
-        await this.#sync(slot);
-      } else if (entry.kind === "track") {
-        await this.#sync(entry.path);
-        await fsyncDir(path.dirname(entry.path));
+    for (const [i, entry] of this.#intent.entries.entries()) {
+      if (entry.kind !== "stage") continue;
+      // Files, and the folder of each staged tree, are fsynced (not every file of the tree): a
+      // process crash never loses written data, only a power cut can.
+      const slot = path.join(this.dir, "s", String(i));
+      const info = await lstatOrUndefined(slot);
+      if (!info) {
+        throw journalError(`Nothing was staged for ${entry.path}`, "This is a bug in xcsh-tools: write the new content to the path stage() returned.");
       }
+      if (info.isFile()) await fsyncFile(slot);
+      else if (info.isDirectory()) await fsyncDir(slot);
     }
     await fsyncDir(path.join(this.dir, "s"));
     await this.#step("commit:synced");
@@ -422,17 +285,7 @@ export class Transaction {
     this.#phase = "committed";
   }
 
-  /**
-   * Files, and the folders holding each entry, are fsynced (not every file of a staged tree): a
-   * process crash never loses written data, only a power cut can.
-   */
-  async #sync(target: string): Promise<void> {
-    const info = await lstatOrUndefined(target);
-    if (info?.isFile()) await fsyncFile(target);
-    else if (info?.isDirectory()) await fsyncDir(target);
-  }
-
-  /** Put every tracked path back exactly as it was and discard staged content. */
+  /** Discard the staged content: live state was never touched. */
   async rollback(): Promise<void> {
     await this.#queue.catch(() => undefined);
     if (this.#phase === "rolled-back") return;
@@ -442,7 +295,6 @@ export class Transaction {
         "Run any xcsh-tools command: it completes the interrupted change.",
       );
     }
-    await restoreAll(this.dir, this.#intent, this.#step);
     await this.#step("rollback:finishing");
     await finish(this.dir, this.#step);
     this.#phase = "rolled-back";
@@ -452,12 +304,10 @@ export class Transaction {
 /** Start a transaction: its journal exists (durably, and empty) when this resolves. */
 export async function beginTransaction(oursDir: string, options: JournalOptions = {}): Promise<Transaction> {
   const root = journalRoot(oursDir);
-  await mkdir(root, { recursive: true });
   // Sortable ids: recovery handles older transactions first.
   const id = `${Date.now().toString(36).padStart(9, "0")}-${process.pid}-${randomBytes(4).toString("hex")}`;
   const draft = path.join(root, `${id}.new`);
-  await mkdir(path.join(draft, "b"), { recursive: true });
-  await mkdir(path.join(draft, "s"));
+  await mkdir(path.join(draft, "s"), { recursive: true });
   const intent: Intent = {
     version: 1,
     id,
@@ -474,7 +324,7 @@ export async function beginTransaction(oursDir: string, options: JournalOptions 
   await fsyncDir(root);
   const tx = new Transaction(dir, intent, options);
   try {
-    await stepper(options.onStep)("begin:created");
+    await options.onStep?.("begin:created");
   } catch (error) {
     await tx.rollback();
     throw error;
@@ -539,7 +389,7 @@ export async function recoverPending(
     if (nodeErrorCode(error) === "ENOENT") return [];
     throw error;
   }
-  const step = stepper(options.onStep);
+  const step = options.onStep ?? noStep;
   const reports: RecoveryReport[] = [];
   for (const name of names) {
     const dir = path.join(root, name);
@@ -564,15 +414,10 @@ export async function recoverPending(
         path.join(dir, "intent.json"),
       );
     }
-    if (intent.state === "committing") {
-      await swapAll(dir, intent, step);
-      await finish(dir, step);
-      reports.push({ id: intent.id, label: intent.label, action: "completed" });
-    } else {
-      await restoreAll(dir, intent, step);
-      await finish(dir, step);
-      reports.push({ id: intent.id, label: intent.label, action: "rolled-back" });
-    }
+    const committed = intent.state === "committing";
+    if (committed) await swapAll(dir, intent, step);
+    await finish(dir, step);
+    reports.push({ id: intent.id, label: intent.label, action: committed ? "completed" : "rolled-back" });
   }
   return reports;
 }

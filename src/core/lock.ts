@@ -35,6 +35,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";
 import { link, mkdir, readFile, readdir, stat, unlink, utimes, writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import os from "node:os";
 import path from "node:path";
 import { tempSibling } from "./atomic-fs.js";
@@ -165,6 +166,21 @@ function isStale(snapshot: Snapshot, staleMs: number): boolean {
   return Date.now() - snapshot.mtimeMs > staleMs;
 }
 
+/**
+ * `createExclusive` as `owner`, its token registered in `ourTokens` from before the create (see
+ * there) and kept only when the file was created.
+ */
+async function createAs(file: string, owner: LockOwner): Promise<boolean> {
+  ourTokens.add(owner.token);
+  let created = false;
+  try {
+    created = await createExclusive(file, owner);
+    return created;
+  } finally {
+    if (!created) ourTokens.delete(owner.token);
+  }
+}
+
 /** Create `file` holding `owner` if it does not exist; false when it does. */
 async function createExclusive(file: string, owner: LockOwner): Promise<boolean> {
   const text = `${JSON.stringify(owner)}\n`;
@@ -190,25 +206,14 @@ async function createExclusive(file: string, owner: LockOwner): Promise<boolean>
   }
 }
 
-function guardName(file: string, identity: string): string {
-  return `${file}.break-${identity.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-}
-
 /**
  * Remove `file` if it still has `identity`, under the guard described in the header. False when
  * another breaker is at it (the caller then backs off like any waiter).
  */
 async function breakStale(file: string, identity: string, staleMs: number, depth = 0): Promise<boolean> {
-  const guard = guardName(file, identity);
+  const guard = `${file}.break-${identity.replace(/[^A-Za-z0-9_-]/g, "_")}`;
   const me = newOwner("break stale lock");
-  ourTokens.add(me.token);
-  let won = false;
-  try {
-    won = await createExclusive(guard, me);
-  } finally {
-    if (!won) ourTokens.delete(me.token);
-  }
-  if (won) {
+  if (await createAs(guard, me)) {
     try {
       const now = await readSnapshot(file);
       if (now && now.identity === identity) await unlink(file).catch(() => undefined);
@@ -235,25 +240,6 @@ function newOwner(label: string | undefined): LockOwner {
     createdAt: new Date().toISOString(),
     ...(label === undefined ? {} : { label }),
   };
-}
-
-function abortError(dir: string, signal: AbortSignal): XcshToolsError {
-  return new XcshToolsError("EABORTED", `Stopped waiting for the lock on ${dir}`, {
-    hint: "The command was interrupted; nothing was changed.",
-    cause: signal.reason,
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
 
 /**
@@ -300,20 +286,19 @@ export async function acquireLock(dir: string, options: LockOptions = {}): Promi
   let lastHolder: LockOwner | undefined;
   let remade = 0;
   for (;;) {
-    if (options.signal?.aborted) throw abortError(dir, options.signal);
+    if (options.signal?.aborted) {
+      throw new XcshToolsError("EABORTED", `Stopped waiting for the lock on ${dir}`, { hint: "The command was interrupted; nothing was changed.", cause: options.signal.reason });
+    }
     const owner = newOwner(options.label);
-    ourTokens.add(owner.token);
-    let created = false;
+    let created: boolean;
     try {
-      created = await createExclusive(file, owner);
+      created = await createAs(file, owner);
     } catch (error) {
       // A failed first command removes the folders it made (plugins/mutation.ts): make it again
       // (a few times at most: a folder that keeps vanishing is someone else's problem to report).
       if (nodeErrorCode(error) !== "ENOENT" || ++remade > 5) throw error;
       await mkdir(dir, { recursive: true });
       continue;
-    } finally {
-      if (!created) ourTokens.delete(owner.token);
     }
     if (created) return startHolding(dir, file, owner, staleMs);
     const snapshot = await readSnapshot(file);
@@ -338,7 +323,8 @@ export async function acquireLock(dir: string, options: LockOptions = {}): Promi
       );
     }
     // Jittered backoff so that waiters released together do not retry in lockstep.
-    await sleep(Math.min(left, delay * (0.75 + Math.random() / 2)), options.signal);
+    // An abort ends the sleep early; the loop's first check then throws EABORTED.
+    await sleep(Math.min(left, delay * (0.75 + Math.random() / 2)), undefined, { signal: options.signal }).catch(() => undefined);
     delay = Math.min(delay * 1.5, MAX_POLL_MS);
   }
 }

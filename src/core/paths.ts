@@ -99,11 +99,8 @@ export function resolveRoots(options: ResolveRootsOptions = {}): XcshRoots {
   const home = options.home ?? os.homedir();
   if (options.xcshHome !== undefined) {
     // Roots already resolved once (a CLI context handing them to discovery or the boot index).
-    const given: XcshRoots = { home, xcshHome: options.xcshHome };
-    if (options.configDirName !== undefined) given.configDirName = options.configDirName;
-    if (options.pluginsDir !== undefined) given.pluginsDir = options.pluginsDir;
-    if (options.agentDir !== undefined) given.agentDir = options.agentDir;
-    return given;
+    const { configDirName, pluginsDir, agentDir } = options;
+    return { home, xcshHome: options.xcshHome, ...(configDirName !== undefined ? { configDirName } : {}), ...(pluginsDir !== undefined ? { pluginsDir } : {}), ...(agentDir !== undefined ? { agentDir } : {}) };
   }
   if (env.XCSH_HOME) return { home, xcshHome: path.resolve(expandTilde(env.XCSH_HOME, home)) };
   const configDirName = configDirNameFrom(env);
@@ -134,42 +131,24 @@ export function resolveRoots(options: ResolveRootsOptions = {}): XcshRoots {
  * and follows no link upward; a marker is a name that `stat`s, as the host checks it.
  */
 export function findProjectRoot(cwd: string, home: string, configDirName: string = DEFAULT_CONFIG_DIR_NAME): string | undefined {
-  const start = path.resolve(cwd);
-  const stop = path.resolve(home);
-  for (const pass of ["config", "git"] as const) {
-    let dir = start;
-    while (dir !== stop) {
-      const marker = path.join(dir, pass === "config" ? configDirName : ".git");
-      if (pass === "config" ? isDirectory(marker) : exists(marker)) return dir;
-      const parent = path.dirname(dir);
-      if (parent === dir) break;
-      dir = parent;
-    }
-  }
-  return undefined;
+  const folders = foldersBelowHome(cwd, home);
+  return folders.find((dir) => isDirectory(path.join(dir, configDirName))) ?? folders.find((dir) => statOrUndefined(path.join(dir, ".git")) !== undefined);
 }
 
-/** Every marker `findProjectRoot` may look at from `cwd` (for the boot index's inputs). */
-export function projectRootProbes(cwd: string, home: string, configDirName: string = DEFAULT_CONFIG_DIR_NAME): string[] {
+/** `cwd` and the folders above it, lexically, up to the file-system root and never `home` or above it. */
+function foldersBelowHome(cwd: string, home: string): string[] {
   const out: string[] = [];
   const stop = path.resolve(home);
-  let dir = path.resolve(cwd);
-  while (dir !== stop) {
-    out.push(path.join(dir, configDirName), path.join(dir, ".git"));
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
+  for (let dir = path.resolve(cwd); dir !== stop; dir = path.dirname(dir)) {
+    out.push(dir);
+    if (path.dirname(dir) === dir) break;
   }
   return out;
 }
 
-function exists(p: string): boolean {
-  try {
-    statSync(p);
-    return true;
-  } catch {
-    return false;
-  }
+/** Every marker `findProjectRoot` may look at from `cwd` (for the boot index's inputs). */
+export function projectRootProbes(cwd: string, home: string, configDirName: string = DEFAULT_CONFIG_DIR_NAME): string[] {
+  return foldersBelowHome(cwd, home).flatMap((dir) => [path.join(dir, configDirName), path.join(dir, ".git")]);
 }
 
 /**
@@ -199,8 +178,7 @@ export function xcshPaths(roots: XcshRoots) {
     root: roots.xcshHome,
     /** The host's config folder name (`PI_CONFIG_DIR`): the project-root marker. */
     configDirName: roots.configDirName ?? DEFAULT_CONFIG_DIR_NAME,
-    /** The host's agent folder (`PI_CODING_AGENT_DIR`, default `<root>/agent`). */
-    agentDir: roots.agentDir ?? path.join(roots.xcshHome, "agent"),
+    /** The tools folder of the host's agent folder (`PI_CODING_AGENT_DIR`, default `<root>/agent`). */
     userTools: path.join(roots.agentDir ?? path.join(roots.xcshHome, "agent"), "tools"),
     marketplacesRegistry: path.join(roots.xcshHome, "marketplaces.json"),
     plugins,

@@ -23,9 +23,7 @@ import path from "node:path";
 import { readFile, stat } from "node:fs/promises";
 import { checkJsonDepth, checkJsonSize } from "../manifest/json-file.js";
 import { XcshToolsError, errorMessage, isXcshToolsError } from "./errors.js";
-import { xcshPaths } from "./paths.js";
-import { isProjectTrustedByUser, readTrustRecord, trustCommand, trustingEntry } from "./trust.js";
-import { realPathOrNearest } from "./contain.js";
+import { isProjectTrustedByUser, trustCommand, type TrustWorld } from "./trust.js";
 import type { ConfigWarning } from "./settings-check.js";
 
 /** Project-level search places, in priority order within one folder. */
@@ -111,33 +109,26 @@ async function isIgnoredCandidate(file: string): Promise<boolean> {
 
 /** How a project folder's trust is decided while searching for settings. */
 export interface ProjectSettingsTrust {
-  /** The decision for `cwd` itself (asked only when `cwd` holds a candidate). */
+  /** The decision for `cwd` itself (asked only when `cwd` holds a candidate). Default: untrusted. */
   cwd?: boolean | (() => boolean | Promise<boolean>);
   /** The user's record and home, for folders above `cwd`. */
-  world?: { xcshHome: string; home?: string };
-}
-
-function folderTrustedByUser(dir: string, world: ProjectSettingsTrust["world"]): boolean {
-  if (!world) return false;
-  const trustFile = xcshPaths({ home: world.home ?? "", xcshHome: world.xcshHome }).trustedProjects;
-  if (world.home !== undefined) return isProjectTrustedByUser(dir, { home: world.home, trustFile });
-  return trustingEntry(readTrustRecord(trustFile).record, realPathOrNearest(dir)) !== undefined;
+  world: TrustWorld;
 }
 
 async function isFolderTrusted(dir: string, isCwd: boolean, trust: ProjectSettingsTrust): Promise<boolean> {
-  if (!isCwd) return folderTrustedByUser(dir, trust.world);
+  if (!isCwd) return isProjectTrustedByUser(dir, trust.world);
   const decision = trust.cwd;
   return typeof decision === "function" ? (await decision()) === true : decision === true;
 }
 
 /**
  * The project settings file that applies in `cwd`, if any, and the files of untrusted folders
- * passed over on the way (never read). Without `trust`, every folder is untrusted.
+ * passed over on the way (never read).
  */
 export async function findProjectSettings(
   cwd: string,
-  stopDir?: string,
-  trust: ProjectSettingsTrust = {},
+  stopDir: string | undefined,
+  trust: ProjectSettingsTrust,
 ): Promise<{ file: string; config: unknown; shadowed: string[]; ignored: string[] } | { file?: undefined; ignored: string[] }> {
   const stop = stopDir === undefined ? undefined : path.resolve(stopDir);
   const start = path.resolve(cwd);

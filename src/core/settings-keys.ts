@@ -15,28 +15,8 @@ export interface SettingValue<T = unknown> {
   via?: string;
 }
 
-/** Every leaf setting, dotted. */
-export const SETTING_KEYS = [
-  "registry",
-  "allowScripts",
-  "builtInTools",
-  "timeouts.factoryMs",
-  "timeouts.importMs",
-  "timeouts.gitMs",
-  "timeouts.fetchMs",
-  "lockWaitMs",
-  "disabledProviders",
-  "output.color",
-  "output.json",
-  "limits.tarballUnpackedBytes",
-  "limits.tarballEntries",
-  "limits.tarballPathLength",
-  "contextWarnTokens",
-] as const;
-export type SettingKey = (typeof SETTING_KEYS)[number];
-
-/** The environment variable of each setting. */
-export const SETTING_ENV_VARS: Record<SettingKey, string> = {
+/** Every leaf setting, dotted, with its environment variable. */
+export const SETTING_ENV_VARS = {
   registry: "XCSH_TOOLS_REGISTRY",
   allowScripts: "XCSH_TOOLS_ALLOW_SCRIPTS",
   builtInTools: "XCSH_TOOLS_BUILTIN_TOOLS",
@@ -52,7 +32,11 @@ export const SETTING_ENV_VARS: Record<SettingKey, string> = {
   "limits.tarballEntries": "XCSH_TOOLS_TARBALL_ENTRIES",
   "limits.tarballPathLength": "XCSH_TOOLS_TARBALL_PATH_LENGTH",
   contextWarnTokens: "XCSH_TOOLS_CONTEXT_WARN_TOKENS",
-};
+} as const;
+export type SettingKey = keyof typeof SETTING_ENV_VARS;
+
+/** Every leaf setting, dotted, in the order above (the order `doctor` lists them in). */
+export const SETTING_KEYS = Object.keys(SETTING_ENV_VARS) as readonly SettingKey[];
 
 /** The defaults (registry unset: npm's own `.npmrc` resolution decides). */
 export const DEFAULT_SETTINGS: XcshToolsSettings = {

@@ -26,7 +26,7 @@
  * (manifest/names.ts) when the registry is read, so they never hold a separator or `..`.
  */
 import path from "node:path";
-import { confinePath, isPathBelow, realPathOrNearest, type PathOrigin } from "./contain.js";
+import { confinePath, describeOrigin, isPathBelow, realPathOrNearest, type PathOrigin } from "./contain.js";
 import { XcshToolsError } from "./errors.js";
 import { projectPaths, xcshPaths, type XcshRoots } from "./paths.js";
 
@@ -122,15 +122,11 @@ export function isInPlace(kind: StatePathKind, p: string, world: PlaceWorld): bo
   }
 }
 
-function describeOrigin(origin: Pick<PathOrigin, "file" | "field">): string {
-  return origin.file ? ` (${origin.file}${origin.field ? `, field ${origin.field}` : ""})` : origin.field ? ` (field ${origin.field})` : "";
-}
-
 /**
  * A path a journal recorded, checked before recovery moves or deletes anything: it must be
  * strictly below the xcsh root, or strictly below a folder named `.xcsh` (a project's state:
  * its registries, overrides and marketplace caches). The journal lives in our own folder, but
- * its `intent.json` is a file like any other: a hand-edited one must not steer a restore or a
+ * its `intent.json` is a file like any other: a hand-edited one must not steer a swap or a
  * removal onto `~/.ssh`.
  */
 export function confineJournalPath(p: string, xcshHome: string, origin: Omit<PathOrigin, "what">): string {
@@ -163,11 +159,8 @@ const PROJECT_STATE = new Set(["plugins", "cache", "marketplaces.json", "plugin-
  * creates it, and nothing that does not exist can be deleted or replaced.
  */
 function xcshFolderAbove(real: string): string | undefined {
-  let current = path.dirname(real);
-  for (;;) {
+  for (let current = path.dirname(real); ; current = path.dirname(current)) {
     if (path.basename(current) === ".xcsh") return current;
-    const parent = path.dirname(current);
-    if (parent === current) return undefined;
-    current = parent;
+    if (path.dirname(current) === current) return undefined;
   }
 }

@@ -44,26 +44,19 @@ export interface ReadTrustRecord {
   problem?: string;
 }
 
-const EMPTY: TrustRecord = { version: 1, projects: [] };
-
 /** Read the trust record at `file`; a missing file trusts nothing, a broken one too (with `problem`). */
 export function readTrustRecord(file: string): ReadTrustRecord {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if (nodeErrorCode(error) === "ENOENT" || nodeErrorCode(error) === "ENOTDIR") return { record: { ...EMPTY, projects: [] } };
-    return { record: { ...EMPTY, projects: [] }, problem: `cannot read ${file}: ${errorMessage(error)}` };
-  }
+  const nothing = (problem?: string): ReadTrustRecord => ({ record: { version: 1, projects: [] }, ...(problem ? { problem } : {}) });
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    return { record: { ...EMPTY, projects: [] }, problem: `${file} is not valid JSON: ${errorMessage(error)}` };
+    if (nodeErrorCode(error) === "ENOENT" || nodeErrorCode(error) === "ENOTDIR") return nothing();
+    return nothing(error instanceof SyntaxError ? `${file} is not valid JSON: ${errorMessage(error)}` : `cannot read ${file}: ${errorMessage(error)}`);
   }
   const projects = (doc as { projects?: unknown } | null)?.projects;
   if (typeof doc !== "object" || doc === null || (doc as { version?: unknown }).version !== 1 || !Array.isArray(projects)) {
-    return { record: { ...EMPTY, projects: [] }, problem: `${file} is not a trust record ({"version": 1, "projects": [...]})` };
+    return nothing(`${file} is not a trust record ({"version": 1, "projects": [...]})`);
   }
   const valid = projects.filter(
     (p): p is TrustedProject =>
@@ -153,18 +146,13 @@ export function untrustedProjectError(projectDir: string, doing: string): XcshTo
   });
 }
 
-/** The outcome of a change to the record: the project's real path and whether anything changed. */
-export interface TrustChange {
-  path: string;
-  changed: boolean;
-}
-
 /**
  * Add (`trust: true`) or remove the project at `projectDir` in the record, under the lock of our
- * folder, written atomically. A broken record is replaced only by `trust`, never silently by
- * `untrust` (which leaves it as it is and says nothing changed).
+ * folder, written atomically; the project's real path and whether anything changed. A broken
+ * record is replaced only by `trust`, never silently by `untrust` (which leaves it as it is and
+ * says nothing changed).
  */
-export async function changeTrust(projectDir: string, trust: boolean, world: TrustWorld & { lockDir: string; now?: () => Date }): Promise<TrustChange> {
+export async function changeTrust(projectDir: string, trust: boolean, world: TrustWorld & { lockDir: string; now?: () => Date }): Promise<{ path: string; changed: boolean }> {
   const [{ withLock }, { writeJsonAtomic, mkdirDurable }] = await Promise.all([import("./lock.js"), import("./atomic-fs.js")]);
   const real = realPathOrNearest(projectDir);
   await mkdirDurable(world.lockDir);

@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { confinePath, isPathBelow } from "../core/contain.js";
-import { nodeErrorCode } from "../core/errors.js";
 import { effectiveOverridesFile, projectPaths, projectRegistryFile, xcshPaths } from "../core/paths.js";
+import { nodeErrorCode } from "../core/errors.js";
 import { placeOf } from "../core/state-places.js";
 import { readInstalledRegistry, type RegistryEntry } from "../discovery/providers/marketplace-registry.js";
 import type { DiscoverySink } from "../discovery/types.js";
@@ -27,19 +27,13 @@ import { AreaFindings, type DoctorWorld } from "./world.js";
 
 const MANUAL = "xcsh-tools keeps its behaviour on purpose; this says what the host does instead";
 
-/** `parsed`: JSON parsed; `missing`; `bad`: the file is there and is not JSON. */
+/** `parsed`: JSON parsed (as the host parses it: no BOM); `missing`; `bad`: the file is there and is not JSON. */
 function jsonState(file: string): "parsed" | "missing" | "bad" {
-  let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    JSON.parse(readFileSync(file, "utf8"));
+    return "parsed";
   } catch (error) {
     return nodeErrorCode(error) === "ENOENT" || nodeErrorCode(error) === "ENOTDIR" ? "missing" : "bad";
-  }
-  try {
-    JSON.parse(text);
-    return "parsed";
-  } catch {
-    return "bad";
   }
 }
 

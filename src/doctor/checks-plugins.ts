@@ -215,10 +215,6 @@ async function topLevelPackages(nodeModules: string): Promise<string[]> {
   return out;
 }
 
-async function readPackageDeps(dir: string): Promise<string[]> {
-  return dependencyNames(await readJsonFile(path.join(dir, "package.json")).catch(() => undefined));
-}
-
 /** Folders in node_modules that neither package.json, the lockfile nor any installed package needs. */
 async function checkOrphanFolders(nodeModules: string, deps: Record<string, string>, packageLock: Record<string, unknown> | undefined, area: AreaFindings): Promise<void> {
   const present = await topLevelPackages(nodeModules);
@@ -230,7 +226,7 @@ async function checkOrphanFolders(nodeModules: string, deps: Record<string, stri
     const name = queue.pop()!;
     if (needed.has(name)) continue;
     needed.add(name);
-    queue.push(...(await readPackageDeps(path.join(nodeModules, name))));
+    queue.push(...dependencyNames(await readJsonFile(path.join(nodeModules, name, "package.json")).catch(() => undefined)));
   }
   for (const name of present) {
     if (needed.has(name) || locked.has(`node_modules/${name}`)) continue;

@@ -6,9 +6,10 @@
  * These run first and read without the lock: doctor without `--fix` writes nothing, not even
  * the recovery every other command runs before reading.
  */
-import { readdir, stat } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { lstatOrUndefined } from "../core/atomic-fs.js";
 import { loadSettings, type LoadedSettings } from "../core/config.js";
 import { SETTING_KEYS } from "../core/settings-keys.js";
 import { errorMessage, isXcshToolsError, nodeErrorCode } from "../core/errors.js";
@@ -82,18 +83,13 @@ export interface LockStatus {
 /** The lock's status, or undefined when nobody holds it. */
 export async function readLockStatus(oursDir: string, now = Date.now()): Promise<LockStatus | undefined> {
   const file = lockFilePath(oursDir);
-  let mtimeMs: number;
-  try {
-    mtimeMs = (await stat(file)).mtimeMs;
-  } catch (error) {
-    if (nodeErrorCode(error) === "ENOENT" || nodeErrorCode(error) === "ENOTDIR") return undefined;
-    throw error;
-  }
+  const info = await lstatOrUndefined(file);
+  if (!info) return undefined;
   const owner = await readLockOwner(oursDir).catch(() => undefined);
   const local = owner !== undefined && owner.hostname === os.hostname();
   const alive = local && (owner.pid === process.pid || isPidAlive(owner.pid));
   const created = owner ? Date.parse(owner.createdAt) : Number.NaN;
-  return { file, owner, ageMs: Number.isNaN(created) ? undefined : Math.max(0, now - created), heartbeatMs: Math.max(0, now - mtimeMs), alive, dead: local && !alive };
+  return { file, owner, ageMs: Number.isNaN(created) ? undefined : Math.max(0, now - created), heartbeatMs: Math.max(0, now - info.mtimeMs), alive, dead: local && !alive };
 }
 
 function seconds(ms: number | undefined): string {
@@ -139,7 +135,7 @@ async function readPending(oursDir: string): Promise<PendingEntry[]> {
 }
 
 /** The journal and the lock. */
-export async function checkTransactions(world: DoctorWorld): Promise<{ area: AreaFindings; lock: LockStatus | undefined }> {
+export async function checkTransactions(world: DoctorWorld): Promise<AreaFindings> {
   const area = new AreaFindings("transactions");
   const ours = xcshPaths(world.roots).ours;
   const lock = await readLockStatus(ours);
@@ -162,7 +158,7 @@ export async function checkTransactions(world: DoctorWorld): Promise<{ area: Are
     const described = real
       .map((p) => `${p.label ? `"${p.label}"` : `transaction ${p.name}`}${p.pid ? ` (pid ${p.pid}` : " ("}${p.createdAt ? `${p.pid ? ", " : ""}started ${p.createdAt}` : ""}) ${p.state === "committing" ? "was committed but not completed: recovery completes it" : "was interrupted: recovery rolls it back"}`)
       .join("; ");
-    area.problem("journal", "error", `interrupted transaction: ${described}; until then the plugins folder may be half-changed`, {
+    area.problem("journal", "error", `interrupted transaction: ${described}${real.some((p) => p.state === "committing") ? "; until then the plugins folder may be half-changed" : ""}`, {
       hint: "Run `xcsh-tools doctor --fix` (any other command recovers it too, before it starts).",
       repair: { kind: "recover-journal" },
       repairText: "recover it the way every command does (roll back, or complete a committed one)",
@@ -191,7 +187,7 @@ export async function checkTransactions(world: DoctorWorld): Promise<{ area: Are
       });
     }
   }
-  return { area, lock };
+  return area;
 }
 
 /** The message of an unexpected failure of a check, for a failed check instead of a crash. */

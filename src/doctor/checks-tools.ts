@@ -1,14 +1,19 @@
 /**
  * Name conflicts, as the host would meet them at boot: discovery finds every tool path in load
- * order (src/discovery, the same code the host calls), every module is loaded in ONE child
- * process by validate's module checker (plugin code never runs in doctor's own process, and its
- * transpile cache goes to a temporary folder: doctor writes nothing in the xcsh root), and the
- * host's rules are applied to the names: a tool named like a built-in is rejected, and of two
- * tools with one name only the first loaded survives.
+ * order (src/discovery, the same code the host calls); what each module exports is taken from its
+ * boot-index record when that record says it loaded and was made from the bytes the file holds
+ * now (boot/module-records.ts), and every other module is loaded in ONE child process by
+ * validate's module checker (plugin code never runs in doctor's own process, and its transpile
+ * cache goes to a temporary folder: doctor writes nothing in the xcsh root). Then the host's
+ * rules are applied to the names: a tool named like a built-in is rejected, and of two tools with
+ * one name only the first loaded survives.
  */
 import { mkdtemp } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { prepareModules } from "../boot/module-records.js";
+import { loadIndex } from "../boot/store.js";
+import { worldOf } from "../boot/world.js";
 import { removeTree } from "../core/atomic-fs.js";
 import { discoverToolPaths } from "../discovery/index.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
@@ -42,21 +47,19 @@ export async function checkConflicts(world: DoctorWorld, options: { builtins: re
       manual: "the file belongs to you or to another tool",
     });
   }
-  const seen = new Set<string>();
-  const paths = found.paths.filter((p) => {
-    const key = path.resolve(p.path);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-  if (paths.length === 0) {
+  const { index } = await loadIndex(worldOf({ ...world.roots, env: world.env }), true);
+  // One entry per file, the first: the loader takes a file once.
+  const prepared = (await prepareModules({ paths: found.paths, inputs: [] }, index)).filter((m, i, all) => all.findIndex((o) => o.file === m.file) === i);
+  if (prepared.length === 0) {
     if (area.healthy) area.ok("conflicts", "no custom tools installed");
     return area;
   }
+  // A recorded failure is checked again: it may be the runtime's or the moment's, not the bytes'.
+  const unknown = prepared.filter((m) => !m.record || m.record.failure);
   const scratch = await mkdtemp(path.join(os.tmpdir(), "xcsh-tools-doctor-"));
-  let outcomes;
+  let checked;
   try {
-    outcomes = await checkModules(paths.map((p) => p.path), {
+    checked = await checkModules(unknown.map((m) => m.file), {
       cwd: world.cwd,
       home: world.roots.home,
       xcshHome: scratch,
@@ -69,11 +72,12 @@ export async function checkConflicts(world: DoctorWorld, options: { builtins: re
   } finally {
     await removeTree(scratch).catch(() => undefined);
   }
+  const outcomes = prepared.map((m) => (unknown.includes(m) ? checked[unknown.indexOf(m)]! : m.record!));
   const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...options.builtins]);
   const first = new Map<string, { file: string; source: ToolSource | undefined }>();
   let tools = 0;
   outcomes.forEach((outcome, i) => {
-    const { source } = paths[i]!;
+    const { source } = prepared[i]!.entry;
     if (outcome.failure) {
       area.problem(`tools:${outcome.failure.code}:${outcome.file}`, "error", `${outcome.file} of ${describeSource(source)} fails to load: ${outcome.failure.message} (${outcome.failure.code})`, {
         hint: `See every problem with \`xcsh-tools validate ${outcome.file}\`.`,
@@ -103,6 +107,6 @@ export async function checkConflicts(world: DoctorWorld, options: { builtins: re
       first.set(name, { file: outcome.file, source });
     }
   });
-  if (area.healthy) area.ok("conflicts", `${tools} tool${tools === 1 ? "" : "s"} from ${paths.length} module${paths.length === 1 ? "" : "s"}: no name conflicts`);
+  if (area.healthy) area.ok("conflicts", `${tools} tool${tools === 1 ? "" : "s"} from ${prepared.length} module${prepared.length === 1 ? "" : "s"}: no name conflicts`);
   return area;
 }

@@ -28,6 +28,7 @@ import { placeOf } from "../core/state-places.js";
 import { pathExists } from "../core/atomic-fs.js";
 import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
 import { acquireLock } from "../core/lock.js";
+import { xcshPaths } from "../core/paths.js";
 import { loadInventory, type InstalledPlugin } from "../plugins/inventory.js";
 import { recoverBeforeRead, runMutation, type Mutation, type MutationWorld } from "../plugins/mutation.js";
 import { loadArborist, npmError, npmOptions, type NpmClientOptions } from "../plugins/npm-client.js";
@@ -57,9 +58,8 @@ export async function repairTransactions(findings: readonly Finding[], world: Fi
   let changed = false;
   const oursLock = findings.find((f) => f.repair?.kind === "remove-dead-lock");
   if (oursLock) {
-    const ours = path.join(world.mutation.roots.xcshHome, "plugins", ".xcsh-tools");
     try {
-      const held = await acquireLock(ours, { waitMs: 0, staleMs: NEVER_STALE_BY_AGE, label: "doctor --fix", ...(world.mutation.signal ? { signal: world.mutation.signal } : {}) });
+      const held = await acquireLock(xcshPaths(world.mutation.roots).ours, { waitMs: 0, staleMs: NEVER_STALE_BY_AGE, label: "doctor --fix", ...(world.mutation.signal ? { signal: world.mutation.signal } : {}) });
       await held.release();
       changed = true;
     } catch (error) {
@@ -84,7 +84,7 @@ export async function repairState(findings: readonly Finding[], world: FixWorld,
   const caches = findings.flatMap((f) => (f.repair?.kind === "remove-cache" ? [f.repair.path] : []));
   const boot = findings.some((f) => f.repair?.kind === "boot-rebuild");
   if (reify.length === 0 && !runtime && caches.length === 0 && !boot) return;
-  const held = await readLockStatus(path.join(world.mutation.roots.xcshHome, "plugins", ".xcsh-tools"));
+  const held = await readLockStatus(xcshPaths(world.mutation.roots).ours);
   if (held?.alive) {
     // Waiting lockWaitMs for a running command to finish would only delay the same answer.
     const why = `the plugins folder is locked by pid ${held.owner?.pid} (a command is running); run \`xcsh-tools doctor --fix\` again when it has finished`;
@@ -114,18 +114,14 @@ async function repairFolder(world: FixWorld, failures: FixFailures, wanted: { re
     if (reify.length > 0) client = await world.npmClient();
     await runMutation(world.mutation, "doctor --fix", async (m) => {
       let inventory = await loadInventory(m.state);
-      let staged: (() => Promise<void>) | undefined;
       if (reify.length > 0) {
         const dangling = inventory.filter((p) => p.linked && p.linkTarget === undefined).map((p) => p.name);
         if (dangling.length > 0) {
           failures.set("reify", `npm's installer cannot rebuild node_modules while ${dangling.join(", ")} link${dangling.length === 1 ? "s" : ""} to a folder that is gone; restore it or \`xcsh-tools unlink ${dangling[0]}\` first`);
         } else {
-          const rebuilt = await reifyCopy(m, client!, reinstall);
-          inventory = rebuilt.inventory;
-          staged = rebuilt.stage;
+          inventory = await reifyCopy(m, client!, reinstall);
         }
       }
-      if (staged) await staged();
       const before = stateFiles(m.state);
       const { after } = repairRuntimeState(before, inventory);
       await stageStateWrites(m.tx, m.paths, before, after);
@@ -150,8 +146,8 @@ async function repairFolder(world: FixWorld, failures: FixFailures, wanted: { re
   return false;
 }
 
-/** The staged copy, reified; `stage` moves its pieces into the journal's slots. */
-async function reifyCopy(m: Mutation, client: NpmClientOptions, reinstall: readonly string[]): Promise<{ inventory: InstalledPlugin[]; stage: () => Promise<void> }> {
+/** A copy of the folder, reified and moved into the journal's slots; the inventory of the rebuilt tree. */
+async function reifyCopy(m: Mutation, client: NpmClientOptions, reinstall: readonly string[]): Promise<InstalledPlugin[]> {
   if (!m.state.packageJson) throw new XcshToolsError("EDOCTOR_FIX", `${m.paths.packageJson} is missing: there is nothing to rebuild node_modules from`, { hint: "Reinstall your plugins with `xcsh-tools install`." });
   const work = await copyToWork(m);
   // Folders to fetch again, and arborist's record of the old tree (it would trust it over the disk).
@@ -169,12 +165,8 @@ async function reifyCopy(m: Mutation, client: NpmClientOptions, reinstall: reado
   await m.step("doctor:reified");
   const inventory = await loadInventory({ ...m.state, paths: { ...m.paths, nodeModules: work.nodeModules } });
   // package.json is the user's as it was: a rebuild only brings node_modules and the lockfile in step.
-  return { inventory, stage: () => stageWork(m, work, ["packageLock", "nodeModules"]) };
-}
-
-/** The message of a failure for a check's hint. */
-export function couldNotFix(why: string): string {
-  return `could not fix: ${why}`;
+  await stageWork(m, work, ["packageLock", "nodeModules"]);
+  return inventory;
 }
 
 /** The cache folder a doctor cache removal must stay in: the plugin cache or a scope's catalog cache. */

@@ -16,7 +16,7 @@ import { checkHostParity } from "./checks-host.js";
 import { checkMarketplaces, checkOverrides } from "./checks-marketplace.js";
 import { checkPlugins } from "./checks-plugins.js";
 import { checkSettings, checkTransactions, failedCheck } from "./checks-state.js";
-import { couldNotFix, repairState, repairTransactions, type FixFailures, type FixWorld } from "./fix.js";
+import { repairState, repairTransactions, type FixFailures, type FixWorld } from "./fix.js";
 import { DOCTOR_AREAS, type DoctorArea, type DoctorCheck, type DoctorReport, type Finding, type SettingRow } from "./types.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
 
@@ -46,7 +46,7 @@ export async function diagnose(world: DoctorWorld): Promise<Diagnosis> {
   const settings = await checkSettings(world);
   const loaded = settings.loaded?.settings;
   const areas: AreaFindings[] = [settings.area];
-  areas.push(...(await guarded("transactions", async () => (await checkTransactions(world)).area)));
+  areas.push(...(await guarded("transactions", () => checkTransactions(world))));
   let inventory: Awaited<ReturnType<typeof checkPlugins>>["inventory"] | undefined;
   areas.push(
     ...(await guarded("plugins", async () => {
@@ -121,7 +121,7 @@ export async function runDoctor(world: DoctorWorld, options: RunDoctorOptions = 
     const now = afterById.get(f.id);
     if (!now || now.status === "ok") return toCheck(f, { hint: "fixed", fixed: true });
     const why = (f.repair ? failures.get(f.repair.kind) : undefined) ?? (f.repair ? "the problem is still there after the repair" : (f.manual ?? "no automatic repair"));
-    return toCheck(now, { hint: `${couldNotFix(why)}${now.hint ? `. ${now.hint}` : ""}`, fixed: false });
+    return toCheck(now, { hint: `could not fix: ${why}${now.hint ? `. ${now.hint}` : ""}`, fixed: false });
   });
   for (const f of after.findings) if (!beforeIds.has(f.id) && f.status !== "ok") checks.push(toCheck(f));
   checks.sort((a, b) => DOCTOR_AREAS.indexOf(a.area) - DOCTOR_AREAS.indexOf(b.area));

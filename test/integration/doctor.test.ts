@@ -272,6 +272,26 @@ describe("conflicts between tools", () => {
     const clean = await doctor();
     expect(clean.code, JSON.stringify(problems(clean.report), null, 2)).toBe(0);
   });
+
+  it("takes a tool's names from its boot-index record while the file's bytes are unchanged, and imports it again once they change", async () => {
+    const marker = path.join(w.root, "imports.log");
+    const tool = path.join(w.xcshHome, "agent", "tools", "counted.js");
+    // Every import of the module appends to the marker: the log counts the imports.
+    const counted = (name: string) => toolSource(name, `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(marker)}, "x");`);
+    const imports = async () => (await readFile(marker, "utf8").catch(() => "")).length;
+    await w.write(tool, counted("counted_a"));
+    const listed = await w.cli(["tools", "--json"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const recorded = await imports();
+    expect(recorded).toBeGreaterThan(0);
+    const first = await doctor();
+    expect(check(first.report, "conflicts").message).toMatch(/1 tool from 1 module: no name conflicts/);
+    expect(await imports()).toBe(recorded);
+    await w.write(tool, counted("bash"));
+    const changed = await doctor();
+    expect(check(changed.report, `conflict:builtin:bash:${tool}`).status).toBe("error");
+    expect(await imports()).toBeGreaterThan(recorded);
+  });
 });
 
 describe("transactions", () => {

@@ -324,12 +324,11 @@ describe("marketplace registries cannot aim remove or update outside", () => {
 });
 
 describe("a hand-edited journal cannot steer recovery outside", () => {
-  async function plantJournal(state: "active" | "committing", entries: { path: string; kind: string }[], backups: Record<number, string> = {}) {
+  async function plantJournal(state: "active" | "committing", entries: { path: string; kind: string }[], staged: Record<number, string> = {}) {
     const ours = path.join(world.xcshHome, "plugins", ".xcsh-tools");
     const dir = path.join(ours, "journal", "000000001-1-deadbeef");
-    await mkdir(path.join(dir, "b"), { recursive: true });
     await mkdir(path.join(dir, "s"), { recursive: true });
-    for (const [i, content] of Object.entries(backups)) await writeFile(path.join(dir, "b", i), content);
+    for (const [i, content] of Object.entries(staged)) await writeFile(path.join(dir, "s", i), content);
     await writeFile(path.join(dir, "intent.json"), JSON.stringify({ version: 1, id: "000000001-1-deadbeef", state, pid: 1, createdAt: "2026-01-01T00:00:00.000Z", entries }));
     return ours;
   }
@@ -344,11 +343,11 @@ describe("a hand-edited journal cannot steer recovery outside", () => {
     await assertUntouched();
   });
 
-  it("an active transaction whose backup would be restored over victim/.bashrc, by `..` and through /proc/self/root", async () => {
+  it("a transaction whose staged file would be swapped in over victim/.bashrc, by `..` and through /proc/self/root", async () => {
     await setup();
     const spelled = [`${world.xcshHome}/../../victim/.bashrc`, ...(existsSync("/proc/self/root") ? [`/proc/self/root${world.victim}/.bashrc`] : [])];
-    for (const p of spelled) {
-      const ours = await plantJournal("active", [{ path: p, kind: "track" }], { 0: "echo pwned\n" });
+    for (const [p, state] of spelled.flatMap((p) => [[p, "active"], [p, "committing"]] as const)) {
+      const ours = await plantJournal(state, [{ path: p, kind: "stage" }], { 0: "echo pwned\n" });
       await expect(recoverPending(ours)).rejects.toMatchObject({ code: "EPATH_OUTSIDE" });
     }
     await assertUntouched();

@@ -102,16 +102,12 @@ async function change(ctx: CommandContext, rawName: string, key: string, words: 
   // The host joins the words of the value with spaces (`config set p greeting hello world`).
   const planner = words ? engine.planSettingSet(name, key, words.join(" "), scope) : engine.planSettingDelete(name, key, scope);
   const applied = await runStateChange(ctx, `config ${words ? "set" : "delete"} ${name} ${key}`, planner, dryRun, scope);
-  await reportSetting(ctx, applied, name, key, { dryRun, scope, done: `${words ? "Set" : "Deleted"} ${key} of ${name}${scope === "project" ? " in this project" : ""}` });
-}
-
-async function reportSetting(ctx: CommandContext, applied: Awaited<ReturnType<typeof runStateChange>>, name: string, key: string, options: { dryRun: boolean; scope: "user" | "project"; done: string }): Promise<void> {
-  const engine = await import("../../plugins/state-change.js");
   const plugin = engine.requirePlugin(applied.view, name);
   const after = engine.settingsState(applied.view, plugin, engine.requireManifest(plugin), ctx.env, { lock: applied.change.runtimeLock, overrides: applied.change.overrides });
   const setting = after.settings.find((s) => s.key === key);
-  await reportStateChange(ctx, applied, { ...options, extra: { plugin: name, key, ...(setting ? { setting } : {}) } });
-  if (!ctx.output.json && setting && setting.origin !== options.scope && !options.dryRun && applied.change.plan.actions[0]?.type !== "REMOVE") {
+  const done = `${words ? "Set" : "Deleted"} ${key} of ${name}${scope === "project" ? " in this project" : ""}`;
+  await reportStateChange(ctx, applied, { dryRun, scope, done, extra: { plugin: name, key, ...(setting ? { setting } : {}) } });
+  if (!ctx.output.json && setting && setting.origin !== scope && !dryRun && applied.change.plan.actions[0]?.type !== "REMOVE") {
     ctx.output.note(`note: the value in effect here comes from ${originText(setting)}`);
   }
 }

@@ -16,11 +16,6 @@ import { style } from "../output.js";
 import { ReportedFailure, usageError } from "../command-errors.js";
 import type { CommandModule } from "../context.js";
 
-interface DoctorFlags {
-  fix?: boolean;
-  dryRun?: boolean;
-}
-
 async function fixWorld(ctx: CommandContext) {
   const { mutationWorld, testFaultHook } = await import("../plugin-world.js");
   const { npmClient } = await import("../plugin-command.js");
@@ -59,7 +54,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("check installed plugins, state files, lockfile, conflicts, marketplaces and settings; --fix repairs what it can")
     .option("--fix", "repair what can be repaired, through the same lock and journal as every change")
     .option("--dry-run", "with --fix: print what would be fixed; write nothing")
-    .action(async (flags: DoctorFlags, command: Command) => {
+    .action(async (flags: { fix?: boolean; dryRun?: boolean }, command: Command) => {
       const ctx = getContext(command);
       if (flags.dryRun && !flags.fix) throw usageError("doctor --dry-run needs --fix: doctor without --fix writes nothing anyway", "Run `xcsh-tools doctor --fix --dry-run` to see what --fix would repair, or `xcsh-tools doctor` to check.");
       const { runDoctor } = await import("../../doctor/index.js");

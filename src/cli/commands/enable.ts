@@ -7,8 +7,8 @@
  */
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
-import { assertScopeAllowed } from "../project-scope.js";
-import { noteOverridesNotLoaded, reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import { assertScopeAllowed, notLoadedLine } from "../project-scope.js";
+import { overridesNotLoaded, reportStateChange, runStateChange, stateScope } from "../state-command.js";
 import type { CommandModule } from "../context.js";
 
 interface EnableFlags {
@@ -41,7 +41,8 @@ async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean
     done: `${enabled ? "Enabled" : "Disabled"} ${wanted.join(", ")}${scope === "project" ? " in this project" : ""}`,
     extra: { plugins: after },
   });
-  if (!ctx.output.json) noteOverridesNotLoaded(ctx, applied.view);
+  const notLoaded = overridesNotLoaded(ctx, applied.view);
+  if (notLoaded && !ctx.output.json) ctx.output.note(notLoadedLine(ctx, notLoaded));
   if (!ctx.output.json && !dryRun) {
     for (const state of after) {
       if (state.enabled !== enabled) ctx.output.note(`note: ${state.name} is ${state.enabled ? "still enabled" : "still disabled"} here (user: ${state.user ? "enabled" : "disabled"}, project: ${state.projectDisabled ? "disabled" : "not disabled"})`);

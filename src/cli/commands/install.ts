@@ -10,13 +10,6 @@ import { npmClient, planAndApply, reportPlanned } from "../plugin-command.js";
 import { usageError } from "../command-errors.js";
 import type { CommandModule } from "../context.js";
 
-interface InstallFlags {
-  dryRun?: boolean;
-  scope?: string;
-  allowScripts?: boolean;
-  yes?: boolean;
-}
-
 export const register: CommandModule["register"] = (program, getContext) => {
   program
     .command("install <spec...>")
@@ -26,7 +19,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
     .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
     .option("-y, --yes", "accept what the plugins run without asking (marketplace: hooks, MCP/LSP servers, bin/; npm: hook and extension modules)")
-    .action(async (specs: string[], flags: InstallFlags, command: Command) => {
+    .action(async (specs: string[], flags: { dryRun?: boolean; scope?: string; allowScripts?: boolean; yes?: boolean }, command: Command) => {
       const ctx = getContext(command);
       if (await (await import("./marketplace.js")).dispatchChange(ctx, "install", specs, flags)) return;
       if (specs.length === 0) throw usageError("install needs at least one spec", "e.g. xcsh-tools install @acme/xcsh-search");

@@ -8,9 +8,9 @@
  * to every session (src/components), and the list ends with the total.
  */
 import type { Command } from "commander";
-import { mutationWorld } from "../plugin-world.js";
 import { style } from "../output.js";
 import { notLoadedLine, projectNotLoaded } from "../project-scope.js";
+import { readStateView } from "../state-command.js";
 import type { CommandModule } from "../context.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
@@ -34,15 +34,17 @@ export const register: CommandModule["register"] = (program, getContext) => {
         return { line: style(ctx.output, "dim", `components: ${summary}${cost}`), json: componentSummaryJson(p, summary, countByKind(p.components)) };
       };
       const mkt = await (await import("../marketplace-list.js")).listSection(ctx, flags, async (row) => describe((await components()).find((p) => p.root === row.installPath)));
-      const { enabledState, loadStateView } = await import("../../plugins/state-change.js");
+      const { enabledState } = await import("../../plugins/state-change.js");
       // The project's overrides count as the host counts them: a plugin this project disables is
       // disabled here, whatever the user-level state says.
-      const view = await loadStateView(await mutationWorld(ctx), ctx.cwd, { projectTrusted: await ctx.projectTrusted() });
+      const view = await readStateView(ctx);
       const installed: Installed = await components();
       // An untrusted project's installs and overrides are left out, unread: say so.
       const notLoaded = projectNotLoaded(ctx, [...mkt.notLoaded, ...(view.overrides.untrusted?.present ? [view.overrides.file] : [])]);
+      const npmComponents = (name: string) => describe(installed.find((c) => c.rootKind === "npm" && c.id === name));
       const items = view.inventory.map((p) => {
         const { enabled, user, projectDisabled } = enabledState(view, p.name);
+        const components = npmComponents(p.name);
         return {
           name: p.name,
           version: p.version ?? null,
@@ -60,7 +62,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
           path: p.dir,
           ...(p.manifest?.description ? { description: p.manifest.description } : {}),
           ...(p.problem ? { problem: p.problem } : {}),
-          ...(describe(installed.find((c) => c.rootKind === "npm" && c.id === p.name)) ? { components: describe(installed.find((c) => c.rootKind === "npm" && c.id === p.name))!.json } : {}),
+          ...(components ? { components: components.json } : {}),
         };
       });
       const counted = installed.filter((p) => !p.problem && (p.rootKind !== "claude-cache") && (flags.scope === undefined || p.rootKind === "npm" || p.scope === flags.scope));
@@ -86,7 +88,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
         ];
         ctx.output.line(`${style(ctx.output, "bold", item.name)}@${item.version ?? "missing"}  ${flags.join("  ")}`);
         if (item.problem) ctx.output.line(`  ${style(ctx.output, "red", "problem")}: ${item.problem}`);
-        const components = describe(installed.find((c) => c.rootKind === "npm" && c.id === item.name));
+        const components = npmComponents(item.name);
         if (components) ctx.output.line(`  ${components.line}`);
       }
       for (const line of mkt.lines) ctx.output.line(line);

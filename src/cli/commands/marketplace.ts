@@ -11,7 +11,7 @@ import { XcshToolsError, errorSummary } from "../../core/errors.js";
 import { npa, semver } from "../../core/npm-spec.js";
 import { MAX_SPEC_LENGTH } from "../../plugins/spec.js";
 import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
-import type { ClaudeMarketplaceRow, MarketplaceContext, MarketplaceUpdateReport, OfferedPlugin, PlanItem, PluginChangeReport, Scope } from "../../marketplace/index.js";
+import type { ClaudeMarketplaceRow, MarketplaceContext, MarketplaceUpdateReport, OfferedPlugin, PlanItem, PluginChangeReport } from "../../marketplace/index.js";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { npmClient, planLine } from "../plugin-command.js";
@@ -208,10 +208,10 @@ export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { 
  */
 export async function outdatedSection(ctx: CommandContext, names: string[]): Promise<{ handled: boolean; json: { marketplacePlugins?: unknown[]; projectNotLoaded?: ProjectNotLoaded }; lines: string[] }> {
   const mctx = await marketplaceContext(ctx);
-  const { outdatedMarketplacePlugins } = await import("../../marketplace/index.js");
+  const { outdatedMarketplacePlugins, projectFilesNotLoaded } = await import("../../marketplace/index.js");
   if (names.length > 0 && !(await marketplaceSpecs(mctx, names, undefined, "outdated"))) return { handled: false, json: {}, lines: [] };
   const rows = await outdatedMarketplacePlugins(mctx, names.length > 0 ? names : undefined);
-  const notLoaded = await marketplaceNotLoaded(ctx, mctx);
+  const notLoaded = projectNotLoaded(ctx, projectFilesNotLoaded(mctx));
   const lines: string[] = [];
   if (rows.length > 0) {
     lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
@@ -228,12 +228,6 @@ export async function outdatedSection(ctx: CommandContext, names: string[]): Pro
     else for (const line of lines) ctx.output.line(line);
   }
   return { handled: names.length > 0, json, lines };
-}
-
-/** The project's marketplace files left unread (untrusted project), for the report. */
-async function marketplaceNotLoaded(ctx: CommandContext, mctx: MarketplaceContext): Promise<ProjectNotLoaded | undefined> {
-  const { projectFilesNotLoaded } = await import("../../marketplace/index.js");
-  return projectNotLoaded(ctx, projectFilesNotLoaded(mctx));
 }
 
 type GetContext = (command: Command) => CommandContext;
@@ -267,12 +261,17 @@ export async function marketplaceContext(ctx: CommandContext, consent?: { yes?: 
   };
 }
 
-/** The command's context and its `--scope`, refused early when it names a project that is not trusted. */
-async function scopedContext(getContext: GetContext, command: Command, scopeFlag: string | undefined, doing: string): Promise<{ ctx: CommandContext; scope: Scope | undefined }> {
+/**
+ * What a subcommand that takes `--scope` and `--dry-run` needs: its context (refused early when
+ * `--scope project` names a project that is not trusted), the engine, and the options every such
+ * engine call takes.
+ */
+async function scopedContext(getContext: GetContext, command: Command, flags: { scope?: string; dryRun?: boolean }, doing: string) {
   const ctx = getContext(command);
-  const scope = parseScope(scopeFlag);
+  const scope = parseScope(flags.scope);
   await assertScopeAllowed(ctx, scope, doing);
-  return { ctx, scope };
+  const engine = await import("../../marketplace/index.js");
+  return { ctx, engine, options: { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) } };
 }
 
 function registerAdd(mkt: Command, getContext: GetContext): void {
@@ -283,9 +282,8 @@ function registerAdd(mkt: Command, getContext: GetContext): void {
     .option("--scope <scope>", "user (default) or project")
     .option("--dry-run", "fetch and check; write nothing")
     .action(async (source: string, flags: { name?: string; scope?: string; dryRun?: boolean }, command: Command) => {
-      const { ctx, scope } = await scopedContext(getContext, command, flags.scope, "add a marketplace to the project (--scope project)");
-      const { addMarketplace } = await import("../../marketplace/index.js");
-      const report = await addMarketplace(await marketplaceContext(ctx), source, { ...(flags.name ? { name: flags.name } : {}), ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
+      const { ctx, engine, options } = await scopedContext(getContext, command, flags, "add a marketplace to the project (--scope project)");
+      const report = await engine.addMarketplace(await marketplaceContext(ctx), source, { ...(flags.name ? { name: flags.name } : {}), ...options });
       if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
       for (const w of report.warnings) ctx.output.note(`warning: ${w}`);
       const missing = report.missingSources ?? [];
@@ -301,9 +299,8 @@ function registerRemove(mkt: Command, getContext: GetContext): void {
     .option("--scope <scope>", "user or project (default: where it is)")
     .option("--dry-run", "print what would be removed; write nothing")
     .action(async (name: string, flags: { scope?: string; dryRun?: boolean }, command: Command) => {
-      const { ctx, scope } = await scopedContext(getContext, command, flags.scope, "remove a project marketplace (--scope project)");
-      const { removeMarketplace } = await import("../../marketplace/index.js");
-      const report = await removeMarketplace(await marketplaceContext(ctx), name, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
+      const { ctx, engine, options } = await scopedContext(getContext, command, flags, "remove a project marketplace (--scope project)");
+      const report = await engine.removeMarketplace(await marketplaceContext(ctx), name, options);
       if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
       for (const w of report.warnings) ctx.output.note(`warning: ${w}`);
       ctx.output.line(`${report.dryRun ? "Would remove" : "Removed"} marketplace ${report.name} (${report.scope})`);
@@ -319,9 +316,8 @@ function registerUpdate(mkt: Command, getContext: GetContext): void {
     .option("--scope <scope>", "only marketplaces of this scope")
     .option("--dry-run", "fetch and compare; write nothing")
     .action(async (name: string | undefined, flags: { scope?: string; dryRun?: boolean }, command: Command) => {
-      const { ctx, scope } = await scopedContext(getContext, command, flags.scope, "update the project's marketplaces (--scope project)");
-      const { updateMarketplaces } = await import("../../marketplace/index.js");
-      const report = await updateMarketplaces(await marketplaceContext(ctx), name, { ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
+      const { ctx, engine, options } = await scopedContext(getContext, command, flags, "update the project's marketplaces (--scope project)");
+      const report = await engine.updateMarketplaces(await marketplaceContext(ctx), name, options);
       if (ctx.output.json) ctx.output.result({ ok: report.failed === 0, ...report });
       else printUpdateReport(ctx, report, Boolean(flags.dryRun));
       if (report.failed > 0) throw new ReportedFailure(1);
@@ -415,11 +411,10 @@ function registerImportClaude(mkt: Command, getContext: GetContext): void {
     .option("--scope <scope>", "user (default) or project")
     .option("--dry-run", "check what Claude Code has on disk; fetch nothing, write nothing")
     .action(async (names: string[], flags: { scope?: string; dryRun?: boolean }, command: Command) => {
-      const { ctx, scope } = await scopedContext(getContext, command, flags.scope, "add marketplaces to the project (--scope project)");
-      const { importClaudeMarketplaces } = await import("../../marketplace/index.js");
+      const { ctx, engine, options } = await scopedContext(getContext, command, flags, "add marketplaces to the project (--scope project)");
       let rows;
       try {
-        rows = await importClaudeMarketplaces(await marketplaceContext(ctx), { ...(names.length ? { names } : {}), ...(scope ? { scope } : {}), dryRun: Boolean(flags.dryRun) });
+        rows = await engine.importClaudeMarketplaces(await marketplaceContext(ctx), { ...(names.length ? { names } : {}), ...options });
       } catch (error) {
         if (ctx.output.json) {
           ctx.output.result({ ok: false, error: errorSummary(error) });

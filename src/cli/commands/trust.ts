@@ -18,8 +18,7 @@ import { usageError } from "../command-errors.js";
 import type { CommandModule } from "../context.js";
 
 function trustWorld(ctx: CommandContext) {
-  const paths = xcshPaths(ctx.roots);
-  return { ...trustWorldOf(ctx.roots), lockDir: paths.ours };
+  return { ...trustWorldOf(ctx.roots), lockDir: xcshPaths(ctx.roots).ours };
 }
 
 /** The folder `given` names (default `--cwd`), or a usage error; `recorded` lets `untrust` name a vanished one. */

@@ -12,14 +12,6 @@ import { ReportedFailure, usageError } from "../command-errors.js";
 import type { CommandModule } from "../context.js";
 import { summarizeComponents } from "../../components/summary.js";
 
-interface ValidateFlags {
-  builtins?: string;
-  strict?: boolean;
-  timeout?: string;
-  static?: boolean;
-  pi?: string;
-}
-
 /** The readable report: findings grouped by file, errors before warnings, each with its fix. */
 export function renderValidateReport(report: ValidateReport, output: Pick<Output, "color">, cwd: string): string[] {
   const rel = (file: string) => path.relative(cwd, file) || ".";
@@ -87,7 +79,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       .option("--timeout <ms>", "time one module may take to import and build its tools (default 15000)")
       .option("--static", "only static checks: do not import tool modules")
       .option("--pi <module>", "the module whose exports factories get as api.pi (default: @f5-sales-demo/xcsh where the tool's folder resolves it)")
-      .action(async (target: string | undefined, flags: ValidateFlags, command: Command) => {
+      .action(async (target: string | undefined, flags: { builtins?: string; strict?: boolean; timeout?: string; static?: boolean; pi?: string }, command: Command) => {
         const ctx: CommandContext = getContext(command);
         let moduleTimeoutMs: number | undefined;
         if (flags.timeout !== undefined) {
