@@ -115,6 +115,8 @@ describe("boot index through the CLI", () => {
     expect(urls.filter((url) => url.includes("/@sinclair/typebox/") || url.includes("/src/discovery/providers/"))).toEqual([]);
     // The CLI loads the `tools` command alone, and no settings file in reach means no cosmiconfig.
     expect(urls.filter((url) => url.includes("/cosmiconfig/") || (url.includes("/src/cli/commands/") && !/\/commands\/(index|tools)\.ts$/.test(url)))).toEqual([]);
+    // A plain `tools` argv runs without commander, and our settings' reader stays unloaded.
+    expect(urls.filter((url) => url.includes("/node_modules/commander/") || url.endsWith("/src/core/config.ts"))).toEqual([]);
   });
 
   it("install validates once: the refresh reuses the staging outcome of JavaScript entries and imports only TypeScript again, to compile it at its live path", { timeout: 120_000 }, async () => {
