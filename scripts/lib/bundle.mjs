@@ -105,7 +105,7 @@ export async function bundle({ input, dir, plugins = [] }) {
       entryFileNames: "[name].js",
       chunkFileNames: "chunks/[name]-[hash].js",
       charset: "ascii",
-      advancedChunks: { groups: hotChunks },
+      codeSplitting: { groups: hotChunks },
       comments: { legal: true, annotation: false, jsdoc: false },
     },
   });
