@@ -5,7 +5,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
-import { loadSettings, type LoadedSettings } from "../core/config.js";
+import type { LoadedSettings } from "../core/config.js";
 import { resolveRoots, type XcshRoots } from "../core/paths.js";
 import type { Command } from "commander";
 import type { Output } from "./output.js";
@@ -64,7 +64,8 @@ export function createContext(
     output,
     signal: world.signal ?? new AbortController().signal,
     settings() {
-      settings ??= loadSettings({
+      // Loaded on first use: `tools`, a host's boot-time query, never reads our settings.
+      settings ??= import("../core/config.js").then(({ loadSettings }) => loadSettings({
         cwd,
         xcshHome: roots.xcshHome,
         home: roots.home,
@@ -72,7 +73,7 @@ export function createContext(
         // Asked only when the project folder holds a settings file.
         projectTrusted: () => context.projectTrusted(),
         ...(flags.registry ? { flags: { registry: flags.registry } } : {}),
-      }).then((loaded) => {
+      })).then((loaded) => {
         // A project file we left out (untrusted folder, or a secret key) must not be silent.
         for (const w of loaded.warnings) if (w.code === "ECONFIG_UNTRUSTED_PROJECT" || w.code === "ECONFIG_PROJECT_SECRET") output.note(`warning: ${w.message}`);
         return loaded;

@@ -3,11 +3,12 @@
  * into output and an exit code (0 ok, 1 failure, 2 usage or validation error).
  */
 import { readFileSync } from "node:fs";
-import { Command, CommanderError } from "commander";
+import type { Command, CommanderError } from "commander";
 import type { XcshToolsError } from "../core/errors.js";
 import { ReportedFailure, usageError } from "./command-errors.js";
 import { commandNameOf, GLOBAL_OPTIONS } from "./command-name.js";
 import { loadCommands } from "./commands/index.js";
+import type { ToolsFlags } from "./commands/tools.js";
 import { createContext, type CommandContext, type GlobalFlags } from "./context.js";
 import { createOutput, type OutputStreams } from "./output.js";
 import { exitCodeOf, renderError, renderErrorJson } from "./render-error.js";
@@ -39,6 +40,31 @@ export async function runCli(rawArgv: string[], io: RunCliOptions): Promise<numb
   const wantsJson = argv.includes("--json");
   const debug = argv.includes("--debug");
   const earlyOutput = createOutput(io, { json: wantsJson, env: io.env });
+  const contextOf = (flags: GlobalFlags): CommandContext => {
+    const output = createOutput(io, { json: Boolean(flags.json), color: flags.color === false ? false : undefined, env: io.env });
+    return createContext(flags, { cwd: io.cwd, env: io.env, ...(io.signal ? { signal: io.signal } : {}) }, output);
+  };
+  let commander: typeof import("commander") | undefined;
+  try {
+    // `tools` is asked at a host's every boot, and loading commander costs more than the rest of
+    // its answer under Bun: a plain `tools` argv runs without it (parsed as commander would).
+    const tools = commandNameOf(argv) === "tools" ? await import("./commands/tools.js") : undefined;
+    const plain = tools && plainFlags(argv, "tools", tools.TOOLS_OPTIONS);
+    if (plain) await tools.runTools(plain as ToolsFlags, contextOf(plain));
+    else await runCommander((commander = await import("commander")), argv, io, contextOf);
+    return 0;
+  } catch (error) {
+    if (error instanceof ReportedFailure) return error.exitCode;
+    const shown = commander && error instanceof commander.CommanderError ? commanderUsageError(error, argv) : error;
+    if (shown === undefined) return 0;
+    if (wantsJson) earlyOutput.result(renderErrorJson(shown));
+    else io.stderr.write(`${renderError(shown, { debug })}\n`);
+    return exitCodeOf(shown);
+  }
+}
+
+async function runCommander({ Command }: typeof import("commander"), argv: string[], io: RunCliOptions, contextOf: (flags: GlobalFlags) => CommandContext): Promise<void> {
+  const wantsJson = argv.includes("--json");
   const program = new Command("xcsh-tools")
     .description("Install, author and load custom tools and plugins for the xcsh coding agent")
     .version(packageVersion(), "-V, --version", "print the version (also -v)")
@@ -47,30 +73,48 @@ export async function runCli(rawArgv: string[], io: RunCliOptions): Promise<numb
       writeErr: (text) => {
         if (!wantsJson) io.stderr.write(text);
       },
-      // Commander's own usage errors are rendered below like every other error (with `Code:`).
+      // Commander's own usage errors are rendered by runCli like every other error (with `Code:`).
       outputError: () => {},
     })
     .exitOverride();
   for (const option of GLOBAL_OPTIONS) program.option(option.flags, option.description);
-
-  const getContext = (command: Command): CommandContext => {
-    const flags = command.optsWithGlobals() as GlobalFlags;
-    const output = createOutput(io, { json: Boolean(flags.json), color: flags.color === false ? false : undefined, env: io.env });
-    return createContext(flags, { cwd: io.cwd, env: io.env, ...(io.signal ? { signal: io.signal } : {}) }, output);
-  };
+  const getContext = (command: Command) => contextOf(command.optsWithGlobals() as GlobalFlags);
   for (const command of await loadCommands(commandNameOf(argv))) command.register(program, getContext);
+  await program.parseAsync(argv, { from: "user" });
+}
 
-  try {
-    await program.parseAsync(argv, { from: "user" });
-    return 0;
-  } catch (error) {
-    if (error instanceof ReportedFailure) return error.exitCode;
-    const shown = error instanceof CommanderError ? commanderUsageError(error, argv) : error;
-    if (shown === undefined) return 0;
-    if (wantsJson) earlyOutput.result(renderErrorJson(shown));
-    else io.stderr.write(`${renderError(shown, { debug })}\n`);
-    return exitCodeOf(shown);
+/**
+ * The options of an argv made of the command `name` once and, each at most once with its value
+ * given, the global options and (after the name) the command's `options` that take no list,
+ * merged as commander's `optsWithGlobals()` gives them; undefined for any other argv (help,
+ * operands, repeats, `--path`...), which commander parses.
+ */
+export function plainFlags(argv: readonly string[], name: string, options: ReadonlyArray<{ flags: string; parse?: (value: string) => unknown }>): (GlobalFlags & Record<string, unknown>) | undefined {
+  const flags: GlobalFlags & Record<string, unknown> = { color: true };
+  const seen = new Set<string>();
+  let named = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === name && !named) {
+      named = true;
+      continue;
+    }
+    const at = arg.indexOf("=");
+    const flag = at < 0 ? arg : arg.slice(0, at);
+    const option = [...GLOBAL_OPTIONS, ...(named ? options : [])].find((o) => o.flags.split(" ")[0] === flag);
+    if (!option || seen.has(flag) || option.flags.endsWith("...>")) return undefined;
+    seen.add(flag);
+    const key = flag.replace(/^--(no-)?/, "");
+    if (!option.flags.includes("<")) {
+      if (at >= 0) return undefined;
+      flags[key] = !flag.startsWith("--no-");
+      continue;
+    }
+    const value = at < 0 ? argv[++i] : arg.slice(at + 1);
+    if (!value || value.startsWith("-")) return undefined;
+    flags[key] = "parse" in option && option.parse ? option.parse(value) : value;
   }
+  return named ? flags : undefined;
 }
 
 /**

@@ -29,6 +29,7 @@ import { emptyHostExports, hostExportReadCount, hostExportsFailure } from "./hos
 import { raceTimeout } from "./timeout.js";
 import { checkTool, readToolName } from "./tool-shape.js";
 import { locateModule } from "./module-key.js";
+import { DECLARATIVE_MESSAGE, ToolClaims } from "./tool-claims.js";
 import type {
   CustomTool,
   CustomToolAPI,
@@ -40,7 +41,6 @@ import type {
   PushPendingAction,
   ToolLoadError,
   ToolPathWithSource,
-  ToolSource,
 } from "../core/contract.js";
 
 export const DEFAULT_FACTORY_TIMEOUT_MS = 5000;
@@ -71,7 +71,6 @@ export const LOADER_ERROR_CODES = [
 ] as const;
 export type LoaderErrorCode = (typeof LOADER_ERROR_CODES)[number];
 
-const DECLARATIVE_MESSAGE = "Declarative tool files (.md, .json) cannot be loaded as executable modules";
 const PENDING_UNAVAILABLE = "Pending action store unavailable for custom tools in this runtime.";
 
 /** A logger that drops everything: the library is silent unless the host gives it a logger. */
@@ -96,8 +95,6 @@ export function createNoOpUIContext(): CustomToolUIContext {
   });
 }
 
-type Claim = { builtIn: true } | { path: string; source?: ToolSource };
-
 /** What one input entry turned into before any import: a module to import, a failure, or a duplicate. */
 type PreparedEntry =
   | { kind: "import"; entry: ToolPathWithSource; file: string }
@@ -109,7 +106,7 @@ type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 /** Loads tool modules into `tools`, recording every failure in `errors`. */
 export class CustomToolLoader {
   readonly tools: LoadedCustomTool[] = [];
-  readonly errors: ToolLoadError[] = [];
+  readonly #claims: ToolClaims;
   readonly #api: CustomToolAPI;
   #ui: CustomToolUIContext = createNoOpUIContext();
   #hasUI = false;
@@ -117,7 +114,6 @@ export class CustomToolLoader {
   readonly #importOptions: ImportToolModuleOptions;
   readonly #cwd: string;
   readonly #home: string;
-  readonly #claims = new Map<string, Claim>();
   readonly #seenFiles = new Set<string>();
 
   constructor(
@@ -138,7 +134,7 @@ export class CustomToolLoader {
     };
     this.#cwd = cwd;
     this.#home = resolveRoots(options).home;
-    for (const name of builtInToolNames) this.#claims.set(name, { builtIn: true });
+    this.#claims = new ToolClaims(builtInToolNames);
     const exec = options.exec ?? execCommand;
     const api = {
       cwd,
@@ -166,6 +162,11 @@ export class CustomToolLoader {
     Object.defineProperty(api, "typebox", { get: () => resolveTypeBox(options.modules), enumerable: true });
     Object.defineProperty(api, "hasUI", { get: () => this.#hasUI, enumerable: true });
     this.#api = Object.freeze(api);
+  }
+
+  /** Every failure so far, in input order. */
+  get errors(): ToolLoadError[] {
+    return this.#claims.errors;
   }
 
   /** The API object every factory of this loader receives. */
@@ -200,7 +201,7 @@ export class CustomToolLoader {
       }
     }
     const toImport = prepared.filter((item) => item.kind === "import");
-    const imports = startInOrder(toImport, IMPORT_CONCURRENCY, (item) => this.#import(item.file));
+    const imports = startInOrder(toImport, IMPORT_CONCURRENCY, (item) => importToolModule(item.file, this.#importOptions));
     let next = 0;
     for (const item of prepared) {
       if (item.kind === "duplicate") continue;
@@ -233,10 +234,6 @@ export class CustomToolLoader {
     if (this.#seenFiles.has(key)) return { kind: "duplicate" };
     this.#seenFiles.add(key);
     return { kind: "import", entry, file };
-  }
-
-  #import(file: string): Promise<ImportedToolModule> {
-    return importToolModule(file, this.#importOptions);
   }
 
   /**
@@ -321,46 +318,13 @@ export class CustomToolLoader {
   }
 
   #accept(entry: ToolPathWithSource, file: string, candidate: unknown, index: number | undefined): void {
-    const where = index === undefined ? `Tool returned by ${file}` : `Tool at index ${index} returned by ${file}`;
-    const problems = checkTool(candidate);
-    const toolName = readToolName(candidate);
-    if (problems.length > 0) {
-      const code = problems.some((p) => p.code === "ETOOL_SHAPE") ? "ETOOL_SHAPE" : "ETOOL_NAME";
-      const detail = problems.map((p) => `${p.field}: ${p.message}`).join("; ");
-      this.#fail(entry, code, `${where} is invalid: ${detail}`, { toolName });
-      return;
-    }
-    const tool = withDefaultLabel(candidate as CustomTool, toolName as string);
-    const name = toolName as string;
-    const claim = this.#claims.get(name);
-    if (claim) {
-      if ("builtIn" in claim) {
-        this.#fail(
-          entry,
-          "ECONFLICT_BUILTIN",
-          `Tool name "${name}" conflicts with existing tool: "${name}" is a built-in tool; ${describeEntry(entry)} was skipped`,
-          { toolName: name, conflictsWith: { builtIn: true } },
-        );
-      } else {
-        this.#fail(
-          entry,
-          "ECONFLICT",
-          `Tool name "${name}" conflicts with existing tool: ${describeClaim(claim)} loaded it first; ${describeEntry(entry)} was skipped`,
-          { toolName: name, conflictsWith: { path: claim.path, source: claim.source } },
-        );
-      }
-      return;
-    }
-    this.#claims.set(name, { path: entry.path, source: entry.source });
-    this.tools.push({ path: entry.path, resolvedPath: file, tool, source: entry.source });
+    const name = readToolName(candidate);
+    if (!this.#claims.accept(entry, file, index, name, checkTool(candidate))) return;
+    this.tools.push({ path: entry.path, resolvedPath: file, tool: withDefaultLabel(candidate as CustomTool, name), source: entry.source });
   }
 
-  #fail(entry: ToolPathWithSource, code: LoaderErrorCode, error: string, extra: Partial<ToolLoadError> = {}): void {
-    const record: ToolLoadError = { path: String(entry?.path), error, code };
-    if (entry?.source) record.source = entry.source;
-    if (extra.toolName !== undefined) record.toolName = extra.toolName;
-    if (extra.conflictsWith) record.conflictsWith = extra.conflictsWith;
-    this.errors.push(record);
+  #fail(entry: ToolPathWithSource, code: LoaderErrorCode, error: string): void {
+    this.#claims.fail(entry, code, error);
   }
 }
 
@@ -429,20 +393,6 @@ function describeExport(value: unknown): string {
   if (value === undefined) return "undefined";
   if (Array.isArray(value)) return "an array";
   return `a value of type ${typeof value}`;
-}
-
-function describeSource(source: ToolSource | undefined): string {
-  if (!source) return "";
-  const plugin = source.plugin ? `, plugin ${source.plugin}` : "";
-  return ` (${source.providerName || source.provider}, ${source.level}${plugin})`;
-}
-
-function describeEntry(entry: ToolPathWithSource): string {
-  return `${entry.path}${describeSource(entry.source)}`;
-}
-
-function describeClaim(claim: { path: string; source?: ToolSource }): string {
-  return `${claim.path}${describeSource(claim.source)}`;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -52,7 +52,7 @@ async function writePlugin(): Promise<string> {
 }
 
 /** Run the CLI with a resolve hook that logs every module URL the CLI process loads. */
-async function toolsWithImportLog(): Promise<{ json: any; urls: string[] }> {
+async function toolsWithImportLog(): Promise<{ json: any; urls: string[]; files: string[] }> {
   const log = path.join(w.root, "resolved.log");
   await writeFile(log, "");
   const hooks = await w.write(
@@ -69,7 +69,8 @@ export async function resolve(specifier, context, next) {
   const r = await runProcess(process.execPath, ["--import", register, CLI_BIN, "tools", "--json"], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 60_000 });
   expect(r.code, r.stderr).toBe(0);
   // The modules those files hold: the CLI's files are the bundle's chunks.
-  return { json: r.json(), urls: modulesOfLoadedFiles((await readFile(log, "utf8")).split("\n").filter(Boolean)) };
+  const loaded = (await readFile(log, "utf8")).split("\n").filter(Boolean);
+  return { json: r.json(), urls: modulesOfLoadedFiles(loaded), files: [...new Set(loaded.filter((url) => url.startsWith("file:")))] };
 }
 
 const HEAVY = /node_modules\/(jiti|@npmcli\/arborist|pacote|listr2)\//;
@@ -92,8 +93,10 @@ describe("boot index through the CLI", () => {
 
     const importedAtLink = (await markerLines()).length;
     expect(importedAtLink).toBeGreaterThan(0);
-    const { json, urls } = await toolsWithImportLog();
+    const { json, urls, files } = await toolsWithImportLog();
     expect(json.index).toEqual({ fresh: true, reason: "fresh" });
+    // The modules of the query's path are bundled into a few chunks (scripts/lib/bundle.mjs HOT_CHUNKS), not one file each.
+    expect(files.filter((url) => url.includes("/dist/")).length).toBeLessThanOrEqual(10);
     expect(json.tools).toEqual([
       {
         name: "hello_tool",
@@ -115,6 +118,8 @@ describe("boot index through the CLI", () => {
     expect(urls.filter((url) => url.includes("/@sinclair/typebox/") || url.includes("/src/discovery/providers/"))).toEqual([]);
     // The CLI loads the `tools` command alone, and no settings file in reach means no cosmiconfig.
     expect(urls.filter((url) => url.includes("/cosmiconfig/") || (url.includes("/src/cli/commands/") && !/\/commands\/(index|tools)\.ts$/.test(url)))).toEqual([]);
+    // A plain `tools` argv runs without commander, and our settings' reader stays unloaded.
+    expect(urls.filter((url) => url.includes("/node_modules/commander/") || url.endsWith("/src/core/config.ts"))).toEqual([]);
   });
 
   it("install validates once: the refresh reuses the staging outcome of JavaScript entries and imports only TypeScript again, to compile it at its live path", { timeout: 120_000 }, async () => {

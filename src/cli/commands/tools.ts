@@ -35,39 +35,43 @@ function splitList(value: string): string[] {
     .filter(Boolean);
 }
 
+/** The command's options; program.ts runs a plain `tools` argv with them without commander. */
+export const TOOLS_OPTIONS: ReadonlyArray<{ flags: string; description: string; parse?: (value: string) => unknown }> = [
+  { flags: "--builtins <names>", description: "built-in tool names to check conflicts against (comma-separated)", parse: splitList },
+  { flags: "--path <path...>", description: "extra configured tool paths, as a host would pass them" },
+  { flags: "--pi <module>", description: "the module whose exports factories get as api.pi (default: @f5-sales-demo/xcsh where the tool's folder resolves it)" },
+];
+
 export const register: CommandModule["register"] = (program, getContext) => {
-  program
-    .command("tools")
-    .description("list the custom tools a host would load at boot, and every load error")
-    .option("--builtins <names>", "built-in tool names to check conflicts against (comma-separated)", splitList)
-    .option("--path <path...>", "extra configured tool paths, as a host would pass them")
-    .option("--pi <module>", "the module whose exports factories get as api.pi (default: @f5-sales-demo/xcsh where the tool's folder resolves it)")
-    .action(async (options: ToolsFlags, command: Command) => {
-      const context = getContext(command);
-      await checkFlags(options, context);
-      // The boot module loads while the trust decision is made (a terminal question may wait).
-      const [projectTrust, { listInstalledTools }] = await Promise.all([context.projectTrusted(), import("../../boot/installed-tools.js")]);
-      const result = await listInstalledTools({
-        cwd: context.cwd,
-        projectTrust,
-        configuredPaths: options.path ?? [],
-        ...context.roots,
-        env: context.env,
-        ...(options.builtins ? { builtInToolNames: options.builtins } : {}),
-        ...(options.pi !== undefined ? { piModule: options.pi } : {}),
-      });
-      const report = toolsReport(result);
-      const otherComponents = await pluginsWithoutTools(context, report.tools);
-      if (context.output.json) {
-        const { tools, errors, untrusted } = report;
-        context.output.result({ cwd: context.cwd, tools, errors, ...(untrusted ? { untrusted } : {}), ...(otherComponents.length ? { otherComponents } : {}), index: { fresh: result.index.fresh, reason: result.index.reason } });
-        return;
-      }
-      printTools(context.output, report, otherComponents);
-    });
+  const command = program.command("tools").description("list the custom tools a host would load at boot, and every load error");
+  for (const { flags, description, parse } of TOOLS_OPTIONS) (parse ? command.option(flags, description, parse) : command.option(flags, description));
+  command.action((options: ToolsFlags, invoked: Command) => runTools(options, getContext(invoked)));
 };
 
-interface ToolsFlags {
+export async function runTools(options: ToolsFlags, context: CommandContext): Promise<void> {
+  await checkFlags(options, context);
+  // The boot module loads while the trust decision is made (a terminal question may wait).
+  const [projectTrust, { listInstalledTools }] = await Promise.all([context.projectTrusted(), import("../../boot/installed-tools.js")]);
+  const result = await listInstalledTools({
+    cwd: context.cwd,
+    projectTrust,
+    configuredPaths: options.path ?? [],
+    ...context.roots,
+    env: context.env,
+    ...(options.builtins ? { builtInToolNames: options.builtins } : {}),
+    ...(options.pi !== undefined ? { piModule: options.pi } : {}),
+  });
+  const report = toolsReport(result);
+  const otherComponents = await pluginsWithoutTools(context, report.tools);
+  if (context.output.json) {
+    const { tools, errors, untrusted } = report;
+    context.output.result({ cwd: context.cwd, tools, errors, ...(untrusted ? { untrusted } : {}), ...(otherComponents.length ? { otherComponents } : {}), index: { fresh: result.index.fresh, reason: result.index.reason } });
+    return;
+  }
+  printTools(context.output, report, otherComponents);
+}
+
+export interface ToolsFlags {
   builtins?: string[];
   path?: string[];
   pi?: string;

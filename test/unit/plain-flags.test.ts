@@ -1,0 +1,73 @@
+/**
+ * A plain `tools` argv runs without commander (cli/program.ts `plainFlags`): for every argv it
+ * accepts, its flags must be exactly the ones commander would give the command's action, and
+ * every other argv (help, repeats, lists, operands, a missing value) must go to commander.
+ */
+import { Command } from "commander";
+import { describe, expect, it } from "vitest";
+import { GLOBAL_OPTIONS } from "../../src/cli/command-name.js";
+import { register, TOOLS_OPTIONS } from "../../src/cli/commands/tools.js";
+import { plainFlags } from "../../src/cli/program.js";
+
+/** What commander hands the `tools` action for `argv` (`optsWithGlobals()`), or undefined when it refuses the argv. */
+async function commanderFlags(argv: string[]): Promise<Record<string, unknown> | undefined> {
+  const program = new Command("xcsh-tools").exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
+  for (const option of GLOBAL_OPTIONS) program.option(option.flags, option.description);
+  let seen: Record<string, unknown> | undefined;
+  const stop = new Error("parsed");
+  register(program, (command) => {
+    seen = command.optsWithGlobals();
+    throw stop;
+  });
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (error) {
+    if (error !== stop) return undefined;
+  }
+  return seen;
+}
+
+const PLAIN = [
+  ["tools"],
+  ["tools", "--json"],
+  ["--json", "tools"],
+  ["tools", "--json", "--cwd", "/some/where"],
+  ["--cwd=/p", "tools", "--no-color"],
+  ["--home", "/h", "tools", "--debug", "--registry", "http://127.0.0.1:1/"],
+  ["tools", "--builtins", "read, bash,,edit", "--pi", "./pi.js", "--json"],
+  ["tools", "--pi=@scope/pkg", "--builtins=read"],
+  ["--cwd", "tools", "tools"],
+];
+
+const TO_COMMANDER = [
+  ["list", "--json"],
+  ["tools", "--path", "a.ts"],
+  ["tools", "--path", "a.ts", "b.ts"],
+  ["tools", "--json", "--json"],
+  ["--builtins", "read", "tools"],
+  ["tools", "--help"],
+  ["tools", "-h"],
+  ["tools", "extra"],
+  ["tools", "--cwd"],
+  ["tools", "--cwd", "--json"],
+  ["tools", "--cwd="],
+  ["tools", "--json=yes"],
+  ["tools", "--color"],
+  ["tools", "--", "--json"],
+];
+
+describe("plainFlags", () => {
+  it("gives the flags commander gives, for every argv it accepts", async () => {
+    for (const argv of PLAIN) {
+      const plain = plainFlags(argv, "tools", TOOLS_OPTIONS);
+      expect(plain, argv.join(" ")).toBeDefined();
+      expect(plain, argv.join(" ")).toEqual(await commanderFlags(argv));
+    }
+  });
+
+  it("leaves everything else to commander", async () => {
+    for (const argv of TO_COMMANDER) expect(plainFlags(argv, "tools", TOOLS_OPTIONS), argv.join(" ")).toBeUndefined();
+    // Some of those are fine for commander: the plain path only gives up on them.
+    expect(await commanderFlags(["tools", "--path", "a.ts", "b.ts"])).toMatchObject({ path: ["a.ts", "b.ts"] });
+  });
+});
