@@ -104,7 +104,7 @@ export function plainFlags(argv: readonly string[], name: string, options: Reado
     const option = [...GLOBAL_OPTIONS, ...(named ? options : [])].find((o) => o.flags.split(" ")[0] === flag);
     if (!option || seen.has(flag) || option.flags.endsWith("...>")) return undefined;
     seen.add(flag);
-    const key = flag.replace(/^--(no-)?/, "");
+    const key = flag.replace(/^--(no-)?/, "").replace(/-(\w)/g, (_, c: string) => c.toUpperCase()); // commander's camelCase
     if (!option.flags.includes("<")) {
       if (at >= 0) return undefined;
       flags[key] = !flag.startsWith("--no-");
