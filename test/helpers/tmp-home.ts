@@ -9,6 +9,7 @@
 import { mkdtemp, mkdir, rm, writeFile, realpath } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { afterEach, beforeEach } from "vitest";
 
 export interface TmpWorld {
   /** The fake user home. */
@@ -47,6 +48,22 @@ export async function makeTmpWorld(prefix = "xcsh-tools-test-", options: { trust
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A fresh world for every test of the file, removed after it: `assign` receives each one (the
+ * file keeps its own `let w: TmpWorld`, so its tests read `w` as before).
+ */
+export function worldPerTest(assign: (world: TmpWorld) => void, prefix?: string, options?: { trustProject?: boolean }): void {
+  let current: TmpWorld | undefined;
+  beforeEach(async () => {
+    current = await makeTmpWorld(prefix, options);
+    assign(current);
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
 }
 
 /** Write the user's trust record under `xcshHome` naming `projects` (as `xcsh-tools trust` does). */

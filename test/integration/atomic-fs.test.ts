@@ -1,19 +1,14 @@
 import { chmod, mkdir, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { copyTree, movePath, removeTree, writeFileAtomic, writeJsonAtomic } from "../../src/core/atomic-fs.js";
 import { isXcshToolsError } from "../../src/core/errors.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 import { spawnTs } from "../helpers/ts-child.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 
 let world: TmpWorld;
-beforeEach(async () => {
-  world = await makeTmpWorld();
-});
-afterEach(async () => {
-  await world.cleanup();
-});
+worldPerTest((made) => (world = made));
 
 describe("writeFileAtomic", () => {
   it("writes the content and leaves no temp file behind", async () => {

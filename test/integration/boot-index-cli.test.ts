@@ -6,25 +6,20 @@
  */
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { BOOT_INDEX_VERSION, checkBootIndex } from "../../src/boot/index.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
 import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
 import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 beforeAll(async () => {
   await buildDist();
 }, 180_000);
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-boot-cli-");
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-boot-cli-");
 
 const marker = () => path.join(w.root, "imported.log");
 const markerLines = async () => (await readFile(marker(), "utf8").catch(() => "")).split("\n").filter(Boolean);

@@ -7,13 +7,13 @@
  */
 import { appendFile, mkdir, readFile, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { BOOT_INDEX_VERSION, checkBootIndex, discoverWithBootIndex, listInstalledTools, refreshBootIndex } from "../../src/boot/index.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { discoverAndLoadCustomTools } from "../../src/index.js";
 import type { CustomToolsLoadResult } from "../../src/core/contract.js";
 import { buildDist } from "../helpers/build-dist.js";
-import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
+import { writeTrustRecord, type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 import { installEntry, writeTool } from "./discovery-fixtures.js";
 
 beforeAll(async () => {
@@ -22,12 +22,7 @@ beforeAll(async () => {
 }, 180_000);
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-boot-");
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-boot-");
 
 const BUILT_INS = ["read", "bash", "edit", "write"];
 const opts = () => ({ home: w.home, xcshHome: w.xcshHome, env: {} });

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { BOOT_INDEX_VERSION, checkBootIndex, listInstalledTools, refreshBootIndex } from "../../src/boot/index.js";
 import { readBootIndex } from "../../src/boot/format.js";
 import { bootIndexGenerator } from "../../src/boot/world.js";
@@ -18,7 +18,7 @@ import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { CLI_BIN, hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 beforeAll(async () => {
   // Validation runs the built child (dist/validate/child.js); the Bun driver imports dist/index.js.
@@ -26,12 +26,7 @@ beforeAll(async () => {
 }, 180_000);
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-boot-runtimes-");
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-boot-runtimes-");
 
 const BUN = runtimes().find((r) => r.id === "bun")!;
 const opts = () => ({ home: w.home, xcshHome: w.xcshHome, env: {}, cwd: w.cwd });

@@ -6,26 +6,21 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { listInstalledComponents } from "../../src/index.js";
 import { countByKind, formatTokens, summarizeComponents } from "../../src/components/summary.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { writeBrokenPlugin, writeFullPlugin, writeManifestPathsPlugin } from "../helpers/component-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 beforeAll(async () => {
   await buildDist();
 }, 180_000);
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-components-agree-");
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-components-agree-");
 
 function mixedWorld(): void {
   const cache = path.join(w.xcshHome, "plugins", "cache", "plugins");

@@ -4,23 +4,18 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
 import { writeFullPlugin, writeManifestPathsPlugin } from "../helpers/component-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 beforeAll(async () => {
   await buildDist();
 }, 180_000);
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-components-");
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-components-");
 
 function installXcsh(name: string, write: (root: string) => void, scope: "user" | "project" = "user"): string {
   const root = path.join(w.xcshHome, "plugins", "cache", "plugins", `mkt___${name}___1.0.0`);

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { listInstalledComponents } from "../../src/index.js";
 import { installedComponentsIndexed } from "../../src/boot/components.js";
 import { BOOT_INDEX_VERSION } from "../../src/boot/format.js";
@@ -16,15 +16,10 @@ import { xcshPaths } from "../../src/core/paths.js";
 import { REPO, buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
 import { installFullPlugin, writeFullPlugin } from "../helpers/component-fixtures.js";
 import { hermeticEnv, runProcess } from "../helpers/run-cli.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-components-index-");
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-components-index-");
 
 const install = (scope: "user" | "project", name: string) => installFullPlugin(w, scope, name);
 const userRegistry = () => path.join(w.xcshHome, "plugins", "installed_plugins.json");

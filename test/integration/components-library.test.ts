@@ -1,15 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { listInstalledComponents } from "../../src/index.js";
 import { installFullPlugin } from "../helpers/component-fixtures.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-components-lib-");
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-components-lib-");
 
 const install = (scope: "user" | "project", name: string) => installFullPlugin(w, scope, name);
 

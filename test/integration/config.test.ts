@@ -1,19 +1,14 @@
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loadSettings } from "../../src/core/config.js";
 import { DEFAULT_SETTINGS } from "../../src/core/settings-keys.js";
 import { prepareSettingsCheck, validateSettingsLayer } from "../../src/core/settings-check.js";
 import { closestKey } from "../../src/manifest/unknown-keys.js";
 import { XcshToolsError } from "../../src/core/errors.js";
-import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeTrustRecord, type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 let world: TmpWorld;
-beforeEach(async () => {
-  world = await makeTmpWorld();
-});
-afterEach(async () => {
-  await world.cleanup();
-});
+worldPerTest((made) => (world = made));
 
 // The world's project is trusted (makeTmpWorld), as the CLI would decide it.
 const load = (extra: Partial<Parameters<typeof loadSettings>[0]> = {}) =>

@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { XcshToolsError } from "../../src/core/errors.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { addMarketplace, installFromMarketplace, updateMarketplacePlugins } from "../../src/marketplace/index.js";
@@ -14,17 +14,12 @@ import { needsConsent } from "../../src/components/consent.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { catalog, catalogPath, marketplaceCtx } from "../helpers/marketplace-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 const R = "$" + "{CLAUDE_PLUGIN_ROOT}";
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-consent-");
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-consent-");
 
 async function market(version: string, hookCommand: string): Promise<string> {
   const root = path.join(w.root, "market-acme");

@@ -5,9 +5,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { discoverAndLoadCustomTools } from "../../src/index.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 import { installEntry, rel, writeTool } from "./discovery-fixtures.js";
 
 // The loader's jiti instance is per process and keeps the first transpile-cache folder it is
@@ -21,12 +21,7 @@ afterAll(async () => {
 });
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld();
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made));
 
 const BUILT_INS = ["read", "bash", "edit", "write"];
 

@@ -4,18 +4,13 @@
  */
 import { mkdir, readdir, symlink } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { discoverToolPaths } from "../../src/discovery/index.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 import { errorSummary, installEntry, rel, summarize, writeTool } from "./discovery-fixtures.js";
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld();
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made));
 
 const opts = (providers: ("claude-plugins" | "xcsh-plugins")[]) => ({ home: w.home, xcshHome: w.xcshHome, env: {}, providers });
 

@@ -1,17 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runDoctor } from "../../src/doctor/index.js";
 import { writeFullPlugin } from "../helpers/component-fixtures.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-doctor-components-");
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-doctor-components-");
 
 function install(entries: { name: string; write: (root: string) => void }[]): void {
   const plugins: Record<string, unknown[]> = {};

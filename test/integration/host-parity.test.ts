@@ -8,7 +8,7 @@
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { XcshToolsError } from "../../src/core/errors.js";
 import { findProjectRoot, projectFolder, resolveRoots, xcshPaths } from "../../src/core/paths.js";
 import { discoverToolPaths } from "../../src/discovery/index.js";
@@ -16,16 +16,11 @@ import { diagnose } from "../../src/doctor/index.js";
 import { createToolHarness } from "../../src/testing.js";
 import { validatePath } from "../../src/validate/index.js";
 import { runCli } from "../helpers/run-cli.js";
-import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
+import { writeTrustRecord, type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 import { installEntry, rel, writeTool } from "./discovery-fixtures.js";
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-parity-");
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-parity-");
 
 const TODO = path.resolve("test/fixtures/host-parity/todo-tool.ts");
 

@@ -5,19 +5,14 @@
  */
 import { mkdir, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { captureFingerprints, firstChange, inputChange } from "../../src/boot/fingerprint.js";
 import { BOOT_INDEX_VERSION, readBootIndex } from "../../src/boot/format.js";
 import { loaderFailureMessage, simulateLoad, type PreparedModule } from "../../src/boot/simulate.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-boot-unit-");
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-boot-unit-");
 
 describe("fingerprints", () => {
   it("a hashed file keeps its fingerprint through a touch, not through an edit", async () => {

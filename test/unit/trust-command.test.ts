@@ -6,21 +6,16 @@
 import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createOutput } from "../../src/cli/output.js";
 import { decideCommandTrust } from "../../src/cli/project-trust.js";
 import { runCli } from "../../src/cli/program.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { isProjectTrustedByUser, readTrustRecord } from "../../src/core/trust.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
-beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-trust-cmd-", { trustProject: false });
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+worldPerTest((made) => (w = made), "xcsh-tools-trust-cmd-", { trustProject: false });
 
 const trustFile = () => xcshPaths({ home: w.home, xcshHome: w.xcshHome }).trustedProjects;
 const trustedNow = (dir: string) => isProjectTrustedByUser(dir, { home: w.home, trustFile: trustFile() });
