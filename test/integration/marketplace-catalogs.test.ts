@@ -4,8 +4,10 @@
  * update (catalog changed, name drift, source gone), remove; strict registries and catalogs.
  */
 import { readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   addMarketplace,
   discoverPlugins,
@@ -109,6 +111,34 @@ describe("add, list, discover, search, remove", () => {
     expect(JSON.parse(await readFile(added.entry.catalogPath, "utf8")).name).toBe("webcat");
     http.set("/missing.json", undefined);
     await expect(addMarketplace(ctx, `${http.url}/missing.json`)).rejects.toMatchObject({ code: "ESOURCE_NOT_FOUND" });
+  });
+
+  it("stops reading a catalog URL whose body passes the JSON size limit (EJSON_TOO_LARGE), writing nothing", async () => {
+    // A server that never ends its answer and declares no length: only the byte count can stop us.
+    let sent = 0;
+    let closed = false;
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      const chunk = Buffer.alloc(1024 * 1024, " ");
+      const pump = () => {
+        while (!closed && res.write(chunk)) sent += chunk.length;
+        if (!closed) res.once("drain", pump);
+      };
+      res.on("close", () => (closed = true));
+      pump();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
+    try {
+      const before = await snapshotTree(w.root);
+      const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/cat/marketplace.json`;
+      await expect(addMarketplace(marketplaceCtx(w), url)).rejects.toMatchObject({ code: "EJSON_TOO_LARGE" });
+      await vi.waitFor(() => expect(closed, "the download was cancelled").toBe(true));
+      expect(sent).toBeLessThan(64 * 1024 * 1024);
+      expect(await snapshotTree(w.root)).toEqual(before);
+    } finally {
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
+    }
   });
 
   it("adds in project scope: <project>/.xcsh/marketplaces.json, shadowing a user marketplace of the same name", async () => {

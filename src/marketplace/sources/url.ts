@@ -4,6 +4,7 @@
  * url, git-subdir, npm); a relative source is refused at install with that explanation.
  */
 import { redactUrl } from "../../core/git.js";
+import { checkJsonSize } from "../../manifest/json-file.js";
 import { parseCatalog } from "../catalog.js";
 import { fetchWithDeadline } from "../fetch-deadline.js";
 import type { CatalogSource } from "./types.js";
@@ -20,10 +21,27 @@ export const urlSource: CatalogSource = {
   },
   async fetch(spec, _scratch, world) {
     const { response, bodyFailed } = await fetchWithDeadline(spec.uri, world, { headers: { accept: "application/json" }, goneHint: "The catalog is gone from that address: check the URL, or remove the marketplace." });
-    const text = await response.text().catch((error: unknown) => {
+    const shown = redactUrl(spec.uri);
+    const text = await readCapped(response, shown).catch((error: unknown) => {
       throw bodyFailed(error);
     });
     // A catalog from the network: its entries may not name local git URLs.
-    return { loaded: parseCatalog(text, redactUrl(spec.uri), "xcsh", { allowLocal: false }) };
+    return { loaded: parseCatalog(text, shown, "xcsh", { allowLocal: false }) };
   },
 };
+
+/**
+ * The body as text, refused (`EJSON_TOO_LARGE`) as soon as it passes the size of a JSON file we
+ * read: the server is not ours, and `response.text()` would hold whatever it sends in memory.
+ */
+async function readCapped(response: Response & { body: ReadableStream<Uint8Array> }, shown: string): Promise<string> {
+  checkJsonSize(Number(response.headers.get("content-length") ?? "0"), shown);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    checkJsonSize(size, shown); // leaving the loop cancels the download
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
