@@ -409,7 +409,7 @@ export async function recoverPending(
       if (error instanceof XcshToolsError && error.code === "EPATH_OUTSIDE") throw error;
       throw journalError(
         `Cannot recover the interrupted transaction in ${dir}: ${errorMessage(error)}`,
-        `Inspect ${dir} by hand: b/ holds the old content of the paths in intent.json.`,
+        `Inspect ${dir} by hand: its s/ folder holds the new content of the paths in intent.json (nothing live changes before its state is "committing").`,
         error,
         path.join(dir, "intent.json"),
       );
