@@ -11,7 +11,7 @@
 import { mkdtemp } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { prepareModules } from "../boot/module-records.js";
+import { prepareModules, type PreparedEntry } from "../boot/module-records.js";
 import { loadIndex } from "../boot/store.js";
 import { worldOf } from "../boot/world.js";
 import { removeTree } from "../core/atomic-fs.js";
@@ -49,7 +49,9 @@ export async function checkConflicts(world: DoctorWorld, options: { builtins: re
   }
   const { index } = await loadIndex(worldOf({ ...world.roots, env: world.env }), true);
   // One entry per file, the first: the loader takes a file once.
-  const prepared = (await prepareModules({ paths: found.paths, inputs: [] }, index)).filter((m, i, all) => all.findIndex((o) => o.file === m.file) === i);
+  const byFile = new Map<string, PreparedEntry>();
+  for (const m of await prepareModules({ paths: found.paths, inputs: [] }, index)) if (!byFile.has(m.file)) byFile.set(m.file, m);
+  const prepared = [...byFile.values()];
   if (prepared.length === 0) {
     if (area.healthy) area.ok("conflicts", "no custom tools installed");
     return area;
@@ -72,7 +74,8 @@ export async function checkConflicts(world: DoctorWorld, options: { builtins: re
   } finally {
     await removeTree(scratch).catch(() => undefined);
   }
-  const outcomes = prepared.map((m) => (unknown.includes(m) ? checked[unknown.indexOf(m)]! : m.record!));
+  const checkedOf = new Map(unknown.map((m, i) => [m, checked[i]!]));
+  const outcomes = prepared.map((m) => checkedOf.get(m) ?? m.record!);
   const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...options.builtins]);
   const first = new Map<string, { file: string; source: ToolSource | undefined }>();
   let tools = 0;
