@@ -17,16 +17,19 @@
  *
  * Both sides fetch the same packuments and tarballs through the same cacache layout (we use npm's
  * own cache folder and libraries); we additionally validate every plugin (tools loaded in a child
- * process) and commit through the journal, which npm does not do.
+ * process) and commit through the journal, which npm does not do. A last line per runtime and
+ * shape splits the first build's warm CPU by process (bench/lib/own-cpu.mjs, in runs of their own):
+ * the CLI's own process against npm's, and the module checker it forks.
  *
  *   node bench/install.js
  *   RUNS=5 PLUGINS=20 SHAPES=shared,own LATENCY_MS=0,40 BENCH_RUNTIMES=node22,node24 node bench/install.js
  *   BENCH_SOURCE=HEAD~3 node bench/install.js
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { createJiti } from "jiti";
 import { buildAll, repo } from "./lib/build.js";
 import { findRuntimes } from "./lib/runtimes.js";
@@ -93,16 +96,31 @@ try {
   };
   const time = timeProcessClocks;
 
-  const npmRun = (runtime, url, names, cache) => {
+  const npmRun = (runtime, url, names, cache, extraEnv = {}) => {
     const home = freshHome(url);
     const project = path.join(home, "project");
     mkdirSync(project);
     writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "bench", private: true, dependencies: {} }));
-    return time(runtime.command, [npmCli, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", ...names], { cwd: project, env: baseEnv(home, cache) });
+    return time(runtime.command, [npmCli, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", ...names], { cwd: project, env: { ...baseEnv(home, cache), ...extraEnv } });
   };
-  const oursRun = (build) => (runtime, url, names, cache) => {
+  const oursRun = (build) => (runtime, url, names, cache, extraEnv = {}) => {
     const home = freshHome(url);
-    return time(runtime.command, [build.bin, "install", ...names], { cwd: home, env: { ...baseEnv(home, cache), XCSH_HOME: path.join(home, ".xcsh"), ...build.env } });
+    return time(runtime.command, [build.bin, "install", ...names], { cwd: home, env: { ...baseEnv(home, cache), XCSH_HOME: path.join(home, ".xcsh"), ...build.env, ...extraEnv } });
+  };
+  /**
+   * One run with every Node process reporting its own CPU (bench/lib/own-cpu.mjs): the whole
+   * run's CPU, the top process's own (the script `fn` runs), and the rest, which is what it forked.
+   * Kept apart from the timed runs above, whose processes load no extra module.
+   */
+  const ownCpuFile = path.join(work, "own-cpu.jsonl");
+  const ownCpuHook = pathToFileURL(path.join(repo, "bench", "lib", "own-cpu.mjs")).href;
+  const splitRun = (fn, script, runtime, url, names, cache) => {
+    rmSync(ownCpuFile, { force: true });
+    const whole = fn(runtime, url, names, cache, { NODE_OPTIONS: `--import=${ownCpuHook}`, BENCH_OWN_CPU_FILE: ownCpuFile });
+    const lines = readFileSync(ownCpuFile, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const own = lines.find((line) => realpathSync(line.script) === realpathSync(script))?.cpu;
+    if (own === undefined || whole.cpu === undefined) return undefined;
+    return { own, children: Math.max(0, whole.cpu - own) };
   };
 
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -137,6 +155,21 @@ try {
               return `${build.label}: ${fmt(ours.wall)}${cpu(ours)} (${(ours.wall / npm.wall).toFixed(2)}x${npm.cpu ? ` / ${(ours.cpu / npm.cpu).toFixed(2)}x` : ""}${ours.wall <= npm.wall ? "" : " over"})`;
             });
             console.log(`      ${phase} cache: npm install ${fmt(npm.wall)}${cpu(npm)}   ${cells.join("   ")}`);
+          }
+          // Where the first build's CPU goes, warm: its own process and the module checker it forks.
+          const split = { npm: [], ours: [] };
+          for (let run = 0; run < RUNS; run++) {
+            for (const [side, fn, script] of [["npm", npmRun, npmCli], ["ours", oursRun(builds[0]), builds[0].bin]]) {
+              const cache = mkdtempSync(path.join(work, "cache-"));
+              fn(runtime, url, names, cache);
+              const measured = splitRun(fn, script, runtime, url, names, cache);
+              if (measured) split[side].push(measured);
+            }
+          }
+          if (split.npm.length > 0 && split.ours.length > 0) {
+            const npmOwn = median(split.npm.map((x) => x.own));
+            const ours = { own: median(split.ours.map((x) => x.own)), children: median(split.ours.map((x) => x.children)) };
+            console.log(`      warm cache, cpu by process: npm install ${fmt(npmOwn)}; ${builds[0].label}: the CLI's own process ${fmt(ours.own)} (${(ours.own / npmOwn).toFixed(2)}x), the processes it forks (the module checker) ${fmt(ours.children)} (${(ours.children / npmOwn).toFixed(2)}x)`);
           }
         }
       }
