@@ -3,9 +3,17 @@
  * `---`, YAML, a line `---`, then the body. Parsed with the `yaml` package, with aliases capped so
  * that a hostile file cannot expand into gigabytes (a "billion laughs" document).
  */
-import { parse } from "yaml";
+import { createRequire } from "node:module";
 import { errorMessage } from "../core/errors.js";
 import { isRecord } from "../manifest/result.js";
+
+const require = createRequire(import.meta.url); // unbundled only
+/**
+ * The `yaml` package, evaluated when the first frontmatter block is met: it is the largest
+ * library a components scan loads, and most plugins an install or `validate` scans have no
+ * Markdown components. In the build this `require` is the bundler's (see plugins/npm-libraries.ts).
+ */
+const yaml = () => require("yaml") as typeof import("yaml");
 
 /** What a Markdown component file holds. */
 export interface FrontmatterRead {
@@ -39,7 +47,7 @@ export function readFrontmatter(text: string): FrontmatterRead {
   const body = rest.slice(close.index + close[0].length).replace(/^\r?\n/, "");
   let parsed: unknown;
   try {
-    parsed = parse(yamlText, { maxAliasCount: 50, prettyErrors: false });
+    parsed = yaml().parse(yamlText, { maxAliasCount: 50, prettyErrors: false });
   } catch (error) {
     // Aliases past the cap are an attack, not a typo: no host should read on.
     if (/alias/i.test(errorMessage(error))) return { data: {}, body, present: true, error: `its YAML frontmatter does not parse: ${errorMessage(error).split("\n")[0]}` };
