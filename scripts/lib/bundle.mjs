@@ -75,12 +75,14 @@ export const jitiBabel = {
 };
 
 /**
- * The modules a host's boot and `tools --json` (the host's query at boot) load, as two chunks (what
- * both load, and the query's own) instead of one per shared module: Bun pays for every module file
- * it loads. A module named here that another command imports is loaded with its chunk there.
+ * The modules a host's boot and `tools --json` (the host's query at boot) load, as three chunks
+ * (what both load, the boot's own, the query's own) instead of one per shared module: Bun pays for
+ * every module file it loads. A module named here that another command imports is loaded with its
+ * chunk there.
  */
 const HOT_CHUNKS = {
   "boot-index": ["boot/fingerprint", "boot/format", "boot/store", "boot/views", "boot/world", "core/contain", "core/errors", "core/host-options", "core/paths", "core/trust", "discovery/select", "host/module-key", "host/tool-claims"],
+  "boot-load": ["boot/discover", "discovery/index", "discovery/records", "host/exec", "host/host-exports", "host/import/bun", "host/import/module-map", "host/import/module-names", "host/import/strategy", "host/loader", "host/module-import", "host/render", "host/session", "host/timeout", "host/tool-shape"],
   query: ["boot/installed-tools", "boot/module-records", "boot/simulate", "cli/command-errors", "cli/command-name", "cli/commands/index", "cli/commands/tools", "cli/context", "cli/output", "cli/program", "cli/project-trust", "cli/render-error", "components/installed-roots", "core/failure", "core/state-places", "host/builtins", "manifest/json-file", "manifest/result"],
 };
 const hotChunks = Object.entries(HOT_CHUNKS).map(([name, modules]) => ({ name, test: (id) => modules.some((m) => id === path.join(repo, "src", `${m}.ts`)) }));

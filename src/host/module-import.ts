@@ -87,30 +87,23 @@ export function resolveImportDirs(options: ImportToolModuleOptions = {}): { cach
  * Import the tool module at `file` (an absolute path) with the host's module map in place.
  * Throws `XcshToolsError` `EIMPORT` or `EIMPORT_TIMEOUT`.
  */
-export async function importToolModule(
-  file: string,
-  options: ImportToolModuleOptions = {},
-): Promise<ImportedToolModule> {
+export function importToolModule(file: string, options: ImportToolModuleOptions = {}): Promise<ImportedToolModule> {
   const timeoutMs = options.importTimeoutMs ?? DEFAULT_IMPORT_TIMEOUT_MS;
-  const work = importWithStrategy(file, options);
+  // A promise chain, not an async function: a boot runs this once per tool, as cold code.
+  let work: Promise<ImportedToolModule>;
   try {
-    return await raceTimeout(
-      work,
-      timeoutMs,
-      () =>
-        new XcshToolsError("EIMPORT_TIMEOUT", `Importing ${file} did not settle within ${timeoutMs} ms`, {
-          file,
-          hint: "Look for a top-level await that never resolves in the module or one of its imports.",
-        }),
-    );
+    work = importWithStrategy(file, options);
   } catch (error) {
-    if (error instanceof XcshToolsError && error.code === "EIMPORT_TIMEOUT") {
-      // The import may still settle later; its outcome no longer matters.
-      work.catch(() => undefined);
-      throw error;
-    }
-    throw new XcshToolsError("EIMPORT", errorMessage(error), { file, cause: error });
+    work = Promise.reject(error);
   }
+  const hint = "Look for a top-level await that never resolves in the module or one of its imports.";
+  const onTimeout = () => new XcshToolsError("EIMPORT_TIMEOUT", `Importing ${file} did not settle within ${timeoutMs} ms`, { file, hint });
+  return raceTimeout(work, timeoutMs, onTimeout).catch((error: unknown) => {
+    if (!(error instanceof XcshToolsError && error.code === "EIMPORT_TIMEOUT")) throw new XcshToolsError("EIMPORT", errorMessage(error), { file, cause: error });
+    // The import may still settle later; its outcome no longer matters.
+    work.catch(() => undefined);
+    throw error;
+  });
 }
 
 // Per-options memo: a loader passes one options object for all of its imports, and resolving the
@@ -128,12 +121,19 @@ function importDirs(options: ImportToolModuleOptions): { cacheDir: string; shimD
 
 // Per-options memo of the module map being in place: a loader passes one options object for all
 // of its imports, and the registry only grows (a name's first instance stays), so once is enough.
+// The registration in flight is shared too: a boot starts all of its imports before it settles.
 const modulesRegistered = new WeakSet<ImportToolModuleOptions>();
+const registering = new WeakMap<ImportToolModuleOptions, Promise<void>>();
 
-async function registerModulesOnce(options: ImportToolModuleOptions): Promise<void> {
-  if (modulesRegistered.has(options)) return;
-  await registerModules(options.modules);
-  modulesRegistered.add(options);
+function registerModulesOnce(options: ImportToolModuleOptions): Promise<void> {
+  let pending = registering.get(options);
+  if (!pending) {
+    pending = registerModules(options.modules).then(() => void modulesRegistered.add(options));
+    // A registration that failed is tried again by the next import, as before.
+    pending.catch(() => registering.delete(options));
+    registering.set(options, pending);
+  }
+  return pending;
 }
 
 function importWithStrategy(file: string, options: ImportToolModuleOptions): Promise<ImportedToolModule> {
@@ -143,9 +143,9 @@ function importWithStrategy(file: string, options: ImportToolModuleOptions): Pro
   return importAfterRegistering(file, strategy, options);
 }
 
-async function importUnderBun(file: string): Promise<ImportedToolModule> {
+function importUnderBun(file: string): Promise<ImportedToolModule> {
   registerBunModules();
-  return { module: await importNatively(file, true), strategy: "bun" };
+  return importNatively(file, true).then((module) => ({ module, strategy: "bun" }));
 }
 
 /** jiti (and the module holding it) is loaded only when a file needs it: most boots on Node 22+ and Bun never do. */

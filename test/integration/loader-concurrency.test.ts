@@ -174,6 +174,18 @@ export default (api) => { g.factories.push(${JSON.stringify(id)}); ${body} };
     );
   });
 
+  it("puts the module map in place once per load, not once for each import started before it was", { timeout: 60_000 }, async () => {
+    // registerModules lists the host's `modules` once per registration: count the listings.
+    let listings = 0;
+    const modules = new Proxy({ [`${key}-module`]: { value: 1 } }, { ownKeys: (target) => (listings++, Reflect.ownKeys(target)) });
+    const entries: ToolPathWithSource[] = [];
+    for (let i = 0; i < 4; i++) entries.push({ path: await write(`r${i}.mjs`, tracked(`r${i}`, `return ${tool(`registered_${i}`)};`)) });
+    const result = await loadCustomTools(entries, world.cwd, BUILTINS, undefined, { ...opts(), modules });
+    expect(result.errors).toEqual([]);
+    expect(result.tools.map((t) => t.tool.name)).toEqual(["registered_0", "registered_1", "registered_2", "registered_3"]);
+    expect(listings).toBe(1);
+  });
+
   it(`keeps at most IMPORT_CONCURRENCY (${IMPORT_CONCURRENCY}) imports in flight, and fills the pool`, { timeout: 60_000 }, async () => {
     // Each module counts itself in flight and waits until the count reaches the bound: a loader
     // with a smaller pool would hang (import timeout), one with a larger pool would exceed it.
