@@ -423,6 +423,7 @@ describe("the git runner: operands after --, protocol.ext.allow=never, checks be
       [{ source: "github", repo: "-oProxyCommand/x" }, "ESOURCE_INVALID"],
       [{ source: "github", repo: "acme/x", sha: "abc" }, "ESHA"],
       [{ source: "git-subdir", url: "acme/mono", path: "../../victim" }, "EENTRY_ESCAPE"],
+      [{ source: "git-subdir", url: "acme/mono" }, "EENTRY_ESCAPE"],
       [{ source: "git-subdir", url: hostile().proxy, path: "p" }, "EGIT_URL"],
       [{ source: "npm", package: "left-pad", version: "--registry=http://127.0.0.1:9/" }, "EVERSION"],
     ];
@@ -435,5 +436,17 @@ describe("the git runner: operands after --, protocol.ext.allow=never, checks be
     }
     expect(await calls()).toEqual([]);
     await world.assertUntouched();
+  });
+
+  it("a github entry's stray `path` (not in its schema) is not read: the whole repository is the plugin, as Claude Code installs it", async () => {
+    const marketplace: MarketplaceEntry = { name: "m", sourceType: "url", sourceUri: "https://example.com/m.json", catalogPath: path.join(world.root, "m.json"), addedAt: "", updatedAt: "" };
+    const world2 = { cwd: world.cwd, roots: { home: world.home, xcshHome: world.xcshHome }, env, gitTimeoutMs: 30_000, fetchTimeoutMs: 30_000 };
+    const sha = "a".repeat(40);
+    const source = { source: "github", repo: "acme/x", sha, path: "../../victim" };
+    const entry = { name: "gh", source } as never;
+    const input = { entry, catalog: { name: "m", owner: { name: "o" }, plugins: [entry] } as never, marketplace, root: undefined };
+    // A pinned sha needs no git call to probe; a `path` read as a subfolder would be refused here.
+    await expect(pluginSourceOf(source, "gh").probe!(input, world2 as never)).resolves.toEqual({ gitCommitSha: sha });
+    expect(await calls()).toEqual([]);
   });
 });

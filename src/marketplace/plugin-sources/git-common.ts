@@ -77,7 +77,6 @@ export function githubUrl(repo: string): string {
 /** Clone `target` and hand over its folder `subdir`, checked to exist and to stay inside the clone. */
 async function fetchSubdir(input: PluginSourceInput, target: GitTarget, subdir: string, scratch: string, world: PluginWorld): Promise<FetchedPlugin> {
   const { entry } = input;
-  assertEntryArg(input, "path", subdirPathProblem(subdir));
   const clone = await cloneSource(target, scratch, world);
   const rootReal = await realpath(clone.dir);
   const real = await realpath(path.resolve(clone.dir, subdir)).catch(() => undefined);
@@ -94,13 +93,18 @@ async function fetchSubdir(input: PluginSourceInput, target: GitTarget, subdir: 
 
 /**
  * A git source kind: the plugin is the repository `where` names (`url`, or `repo` on GitHub) at
- * the entry's pin, or its folder `path` when the entry has one (`url`, `git-subdir`: a monorepo of
- * plugins; `githubShorthand` lets `git-subdir`'s url be `owner/repo`, the host's rule).
+ * the entry's pin, or its folder `path` where the kind has one: `required` for `git-subdir` (a
+ * monorepo of plugins), `optional` for `url`, `none` for `github`, whose schema has no `path` (a
+ * stray one is an unknown key there, and Claude Code installs the whole repository).
+ * `githubShorthand` lets `git-subdir`'s url be `owner/repo`, the host's rule.
  */
-export function gitPluginSource(kind: string, where: "url" | "repo", options: { githubShorthand?: boolean } = {}): PluginSourceKind {
+export function gitPluginSource(kind: string, where: "url" | "repo", options: { subdir: "required" | "optional" | "none"; githubShorthand?: boolean }): PluginSourceKind {
   const partsOf = (input: PluginSourceInput) => {
-    const s = input.entry.source as { url?: unknown; repo?: unknown; path?: string; ref?: unknown; sha?: unknown };
-    return { target: gitTargetOf(input, { [where]: s[where], ref: s.ref, sha: s.sha }, options), subdir: s.path };
+    const s = input.entry.source as { url?: unknown; repo?: unknown; path?: unknown; ref?: unknown; sha?: unknown };
+    const target = gitTargetOf(input, { [where]: s[where], ref: s.ref, sha: s.sha }, options);
+    if (options.subdir === "none" || (options.subdir === "optional" && s.path === undefined)) return { target, subdir: undefined };
+    assertEntryArg(input, "path", subdirPathProblem(s.path));
+    return { target, subdir: s.path as string };
   };
   return {
     kind,
@@ -110,9 +114,7 @@ export function gitPluginSource(kind: string, where: "url" | "repo", options: { 
       return subdir === undefined ? cloneSource(target, scratch, world) : fetchSubdir(input, target, subdir, scratch, world);
     },
     async probe(input, world) {
-      const { target, subdir } = partsOf(input);
-      if (subdir !== undefined) assertEntryArg(input, "path", subdirPathProblem(subdir));
-      return probeGit(target, world);
+      return probeGit(partsOf(input).target, world);
     },
   };
 }

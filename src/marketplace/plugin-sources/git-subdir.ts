@@ -6,4 +6,4 @@
  */
 import { gitPluginSource } from "./git-common.js";
 
-export const gitSubdirPluginSource = gitPluginSource("git-subdir", "url", { githubShorthand: true });
+export const gitSubdirPluginSource = gitPluginSource("git-subdir", "url", { subdir: "required", githubShorthand: true });

@@ -4,4 +4,4 @@
  */
 import { gitPluginSource } from "./git-common.js";
 
-export const urlPluginSource = gitPluginSource("url", "url");
+export const urlPluginSource = gitPluginSource("url", "url", { subdir: "optional" });
