@@ -28,10 +28,16 @@ export async function fetchWithDeadline(
   const response = await fetch(url, { signal, redirect: "follow", ...(options.headers ? { headers: options.headers } : {}) }).catch((error: unknown) => {
     throw bodyFailed(error);
   });
-  options.checkLanded?.(response.url || url);
-  if (!response.ok || !response.body) {
-    const gone = response.status === 404 || response.status === 410;
-    throw new XcshToolsError(gone ? "ESOURCE_NOT_FOUND" : "EFETCH", say(`cannot fetch ${shown}: HTTP ${response.status} ${response.statusText}`), { hint: gone ? options.goneHint : "Retry later, or check the URL." });
+  try {
+    options.checkLanded?.(response.url || url);
+    if (!response.ok || !response.body) {
+      const gone = response.status === 404 || response.status === 410;
+      throw new XcshToolsError(gone ? "ESOURCE_NOT_FOUND" : "EFETCH", say(`cannot fetch ${shown}: HTTP ${response.status} ${response.statusText}`), { hint: gone ? options.goneHint : "Retry later, or check the URL." });
+    }
+  } catch (error) {
+    // A refused answer's body is never read: cancel it, so its connection closes now.
+    void response.body?.cancel().catch(() => undefined);
+    throw error;
   }
   return { response: response as Response & { body: ReadableStream<Uint8Array> }, bodyFailed };
 }

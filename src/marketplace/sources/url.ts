@@ -3,6 +3,7 @@
  * `timeouts.fetchMs` deadline), so such a catalog can only use remote plugin sources (github,
  * url, git-subdir, npm); a relative source is refused at install with that explanation.
  */
+import { XcshToolsError } from "../../core/errors.js";
 import { redactUrl } from "../../core/git.js";
 import { checkJsonSize } from "../../manifest/json-file.js";
 import { parseCatalog } from "../catalog.js";
@@ -20,8 +21,17 @@ export const urlSource: CatalogSource = {
     }
   },
   async fetch(spec, _scratch, world) {
-    const { response, bodyFailed } = await fetchWithDeadline(spec.uri, world, { headers: { accept: "application/json" }, goneHint: "The catalog is gone from that address: check the URL, or remove the marketplace." });
     const shown = redactUrl(spec.uri);
+    const { response, bodyFailed } = await fetchWithDeadline(spec.uri, world, {
+      headers: { accept: "application/json" },
+      goneHint: "The catalog is gone from that address: check the URL, or remove the marketplace.",
+      // The user asked for https: a redirect may not hand the catalog over in clear text.
+      checkLanded(landed) {
+        if (/^https:/i.test(spec.uri) && !/^https:/i.test(landed)) {
+          throw new XcshToolsError("ESOURCE_URL", `${shown} redirected to ${redactUrl(landed)}, which is not https: the catalog is not read`, { hint: "Ask the catalog's owner to serve it over https only, or add the https address it should have." });
+        }
+      },
+    });
     const text = await readCapped(response, shown).catch((error: unknown) => {
       throw bodyFailed(error);
     });
