@@ -34,6 +34,7 @@ import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import type { Transaction } from "../core/journal.js";
 import { xcshPaths } from "../core/paths.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
+import { parseJsonText } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplaceContext, Scope } from "./context.js";
 import type { FoundMarketplace } from "./state.js";
@@ -69,11 +70,11 @@ export function readFolderRecords(ctx: Pick<MarketplaceContext, "roots">): Folde
   const file = folderRecordsFile(ctx);
   let doc: unknown;
   try {
-    doc = JSON.parse(readFileSync(file, "utf8"));
+    doc = parseJsonText(readFileSync(file, "utf8"), file);
   } catch (error) {
     if (nodeErrorCode(error) === "ENOENT") return { version: 1, registries: {} };
-    // Text that is not JSON is reported below as not a record.
-    if (!(error instanceof SyntaxError)) throw new XcshToolsError("EREGISTRY_FILE", `Cannot read ${file}: ${errorMessage(error)}`, { file, hint: "Check the file's permissions.", cause: error });
+    // Text that is not JSON (or past the limits of a JSON file we read) is reported below as not a record.
+    if (!(error instanceof XcshToolsError)) throw new XcshToolsError("EREGISTRY_FILE", `Cannot read ${file}: ${errorMessage(error)}`, { file, hint: "Check the file's permissions.", cause: error });
   }
   const registries = isRecord(doc) && doc.version === 1 && isRecord(doc.registries) ? doc.registries : undefined;
   if (!registries || !Object.values(registries).every((names) => isRecord(names) && Object.values(names).every(isIdentity))) {
