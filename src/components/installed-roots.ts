@@ -30,8 +30,8 @@ export interface RegistryRow {
 export interface InstalledPluginRows {
   xcsh: RegistryRow[];
   claude: RegistryRow[];
-  /** npm plugins by package name, with the folder npm installed them in. */
-  npm: { name: string; dir: string }[];
+  /** npm plugins by package name, with the folder npm installed them in and their package.json dependency (what links a linked plugin). */
+  npm: { name: string; dir: string; dependency: unknown }[];
 }
 
 export interface InstalledRowsOptions {
@@ -68,10 +68,10 @@ export function installedPluginRows(options: InstalledRowsOptions): InstalledPlu
 
   const claude = claudeRegistryRows(options);
   const pkg = readJsonOrUndefined(paths.pluginsPackageJson);
-  const deps = isRecord(pkg) && isRecord(pkg.dependencies) ? Object.keys(pkg.dependencies) : [];
+  const deps = isRecord(pkg) && isRecord(pkg.dependencies) ? pkg.dependencies : {};
   const place = placeOf("npm-plugin", { roots: options.roots });
-  const npm = deps
-    .map((name) => ({ name, dir: path.join(paths.pluginsNodeModules, name) }))
+  const npm = Object.entries(deps)
+    .map(([name, dependency]) => ({ name, dir: path.join(paths.pluginsNodeModules, name), dependency }))
     .filter(({ name, dir }) => /^(?:@[^/@\s]+\/)?[^/@\s.][^/\s]*$/.test(name) && isPathInside(path.resolve(dir), place));
   return { xcsh, claude, npm };
 }

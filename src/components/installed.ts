@@ -16,8 +16,8 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { insideAnyOf, realPathOrNearest } from "../core/contain.js";
 import { errorMessage } from "../core/errors.js";
-import type { XcshRoots } from "../core/paths.js";
-import { confineStatePath, type StatePathKind } from "../core/state-places.js";
+import { xcshPaths, type XcshRoots } from "../core/paths.js";
+import { confineStatePath, npmPluginOutside, type StatePathKind } from "../core/state-places.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import { installedPluginRows, type RegistryRow } from "./installed-roots.js";
@@ -150,9 +150,15 @@ export async function collectInstalledComponents(options: CollectOptions): Promi
   const out: InstalledPluginComponents[] = [];
   out.push(...(await marketplaceRows(options, "xcsh-install", rows.xcsh, "xcsh-marketplace")));
   out.push(...(await marketplaceRows(options, "claude-install", rows.claude, "claude-cache")));
-  for (const { name, dir } of rows.npm) {
+  const paths = xcshPaths(options.roots);
+  for (const { name, dir, dependency } of rows.npm) {
     // After the name check: `skipRoot` sees exactly the roots a full read lists (the boot index compares them).
     if (options.skipRoot?.(dir)) continue;
+    const outside = npmPluginOutside(dir, name, dependency, paths);
+    if (outside) {
+      out.push(unreadPlugin({ id: name, name, rootKind: "npm", scope: "user", enabled: true, root: dir }, "EPATH_OUTSIDE", outside));
+      continue;
+    }
     const pj = readJsonOrUndefined(path.join(dir, "package.json"));
     const { scan, manifest, schema } = await readers();
     const picked = isRecord(pj) ? manifest.pickManifest(pj) : undefined;

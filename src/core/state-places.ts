@@ -25,7 +25,9 @@
  * Marketplace and plugin names that become folder names are checked by `nameSegmentProblem`
  * (manifest/names.ts) when the registry is read, so they never hold a separator or `..`.
  */
+import { realpathSync } from "node:fs";
 import path from "node:path";
+import { pointerSegment } from "../manifest/result.js";
 import { confinePath, describeOrigin, isPathBelow, realPathOrNearest, type PathOrigin } from "./contain.js";
 import { XcshToolsError } from "./errors.js";
 import { projectPaths, xcshPaths, type XcshRoots } from "./paths.js";
@@ -163,4 +165,26 @@ function xcshFolderAbove(real: string): string | undefined {
     if (path.basename(current) === ".xcsh") return current;
     if (path.dirname(current) === current) return undefined;
   }
+}
+
+/**
+ * Why the folder of npm plugin `name` may not be read, or `undefined`: its real path must be
+ * strictly below node_modules, except for a linked plugin, whose folder is the one its package.json
+ * dependency `file:<absolute path>` names (what `xcsh-tools link` records). A symlink planted in
+ * node_modules that the dependency does not name is refused (the `npm-plugin` place above).
+ * Discovery and the components listing both ask it before reading the folder.
+ */
+export function npmPluginOutside(dir: string, name: string, dependency: unknown, paths: { pluginsNodeModules: string; pluginsPackageJson: string }): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync.native(dir);
+  } catch {
+    return undefined; // missing: the reader reports it as missing
+  }
+  if (isPathBelow(real, realPathOrNearest(paths.pluginsNodeModules))) return undefined;
+  if (typeof dependency === "string" && dependency.startsWith("file:")) {
+    const target = dependency.slice(5);
+    if (path.isAbsolute(target) && realPathOrNearest(target) === real) return undefined;
+  }
+  return `${dir} resolves to ${real}, outside ${paths.pluginsNodeModules}, and ${paths.pluginsPackageJson} /dependencies/${pointerSegment(name)} does not link it there (file:<that folder>)`;
 }

@@ -14,6 +14,7 @@ import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { collectInstalledComponents } from "../../src/components/installed.js";
 import { recoverPending } from "../../src/core/journal.js";
 import { discoverAndLoadCustomTools } from "../../src/index.js";
 import { removeMarketplace, uninstallMarketplacePlugin, updateMarketplaces } from "../../src/marketplace/index.js";
@@ -138,6 +139,9 @@ describe("discovery never imports from an installPath outside its place", () => 
     const result = await host(["npm"]);
     expect(result.tools).toEqual([]);
     expect(result.errors.map((e) => e.code)).toEqual(["EPATH_OUTSIDE"]);
+    // The components listing (list, the boot index) does not read the folder either.
+    const listed = await collectInstalledComponents({ roots: { home: world.home, xcshHome: world.xcshHome }, cwd: world.cwd, projectTrusted: false });
+    expect(listed.map((p) => [p.name, p.problem?.code, p.components.length])).toEqual([["evil", "EPATH_OUTSIDE", 0]]);
     await assertUntouched();
   });
 

@@ -40,7 +40,8 @@ import { discoveryError } from "../records.js";
 import { describeIssues, readStateFile, type StateFileRead } from "../state-file.js";
 import { reportSkipped } from "../untrusted.js";
 import { resolveToolEntry } from "../tools-dir.js";
-import { isPathBelow, isPathInside, realPathOrNearest } from "../../core/contain.js";
+import { isPathInside } from "../../core/contain.js";
+import { npmPluginOutside } from "../../core/state-places.js";
 import type { DiscoverySink, ToolProvider } from "../types.js";
 
 const NAME = "npm Plugin";
@@ -104,7 +105,7 @@ export const npmProvider: ToolProvider = {
       const featuresFile = overridden ? overridesFile : lockFile;
 
       const dir = path.join(ctx.paths.pluginsNodeModules, name);
-      const outside = npmPluginOutside(dir, name, pkg.value.dependencies?.[name], ctx.paths.pluginsNodeModules, ctx.paths.pluginsPackageJson);
+      const outside = npmPluginOutside(dir, name, pkg.value.dependencies?.[name], ctx.paths);
       if (outside) {
         sink.addError(discoveryError("EPATH_OUTSIDE", dir, `${outside}; plugin ${name} was not loaded.`, source));
         continue;
@@ -122,27 +123,6 @@ function pluginPart<S extends TSchema>(doc: Record<string, unknown>, name: strin
   const issues = describeIssues(where.file, `${where.at}/${pointerSegment(name)}`, checked.issues);
   where.sink.addError(discoveryError("ESTATE_ENTRY", where.file, `${issues}; plugin ${name} was not loaded.`, where.source));
   return "bad";
-}
-
-/**
- * Why the folder of plugin `name` may not be read, or `undefined`: its real path must be strictly
- * below node_modules, except for a linked plugin, whose folder is the one its package.json
- * dependency `file:<absolute path>` names (what `xcsh-tools link` records). A symlink planted in
- * node_modules that the dependency does not name is refused (core/state-places.ts, `npm-plugin`).
- */
-function npmPluginOutside(dir: string, name: string, dependency: unknown, nodeModules: string, packageJson: string): string | undefined {
-  let real: string;
-  try {
-    real = realpathSync.native(dir);
-  } catch {
-    return undefined; // missing: discoverPlugin reports EPLUGIN_NOT_FOUND
-  }
-  if (isPathBelow(real, realPathOrNearest(nodeModules))) return undefined;
-  if (typeof dependency === "string" && dependency.startsWith("file:")) {
-    const target = dependency.slice(5);
-    if (path.isAbsolute(target) && realPathOrNearest(target) === real) return undefined;
-  }
-  return `${dir} resolves to ${real}, outside ${nodeModules}, and ${packageJson} /dependencies/${pointerSegment(name)} does not link it there (file:<that folder>)`;
 }
 
 async function discoverPlugin(dir: string, name: string, features: string[] | null, featuresFile: string, source: ToolSource, sink: DiscoverySink): Promise<void> {
