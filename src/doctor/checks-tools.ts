@@ -48,31 +48,35 @@ export async function checkConflicts(world: DoctorWorld, options: { builtins: re
     });
   }
   const { index } = await loadIndex(worldOf({ ...world.roots, env: world.env }), true);
-  // One entry per file, the first: the loader takes a file once.
-  const byFile = new Map<string, PreparedEntry>();
-  for (const m of await prepareModules({ paths: found.paths, inputs: [] }, index)) if (!byFile.has(m.file)) byFile.set(m.file, m);
-  const prepared = [...byFile.values()];
+  // One entry per module, the first: the loader takes a module once, by its real path (a
+  // symlink beside it is the same module).
+  const byKey = new Map<string, PreparedEntry>();
+  for (const m of await prepareModules({ paths: found.paths, inputs: [] }, index)) if (!byKey.has(m.key)) byKey.set(m.key, m);
+  const prepared = [...byKey.values()];
   if (prepared.length === 0) {
     if (area.healthy) area.ok("conflicts", "no custom tools installed");
     return area;
   }
   // A recorded failure is checked again: it may be the runtime's or the moment's, not the bytes'.
   const unknown = prepared.filter((m) => !m.record || m.record.failure);
-  const scratch = await mkdtemp(path.join(os.tmpdir(), "xcsh-tools-doctor-"));
-  let checked;
-  try {
-    checked = await checkModules(unknown.map((m) => m.file), {
-      cwd: world.cwd,
-      home: world.roots.home,
-      xcshHome: scratch,
-      cacheDir: path.join(scratch, "transpile"),
-      ...(world.moduleTimeoutMs ? { moduleTimeoutMs: world.moduleTimeoutMs } : {}),
-    });
-  } catch (error) {
-    area.problem("conflicts", "warn", `could not load the tools to compare their names: ${failedCheck(error)}`, { hint: "Run `xcsh-tools tools` to see what the host loads.", manual: "the module checker did not run" });
-    return area;
-  } finally {
-    await removeTree(scratch).catch(() => undefined);
+  let checked: Awaited<ReturnType<typeof checkModules>> = [];
+  // With every module recorded (the usual case after an install or a host start), no checker runs.
+  const scratch = unknown.length > 0 ? await mkdtemp(path.join(os.tmpdir(), "xcsh-tools-doctor-")) : undefined;
+  if (scratch) {
+    try {
+      checked = await checkModules(unknown.map((m) => m.file), {
+        cwd: world.cwd,
+        home: world.roots.home,
+        xcshHome: scratch,
+        cacheDir: path.join(scratch, "transpile"),
+        ...(world.moduleTimeoutMs ? { moduleTimeoutMs: world.moduleTimeoutMs } : {}),
+      });
+    } catch (error) {
+      area.problem("conflicts", "warn", `could not load the tools to compare their names: ${failedCheck(error)}`, { hint: "Run `xcsh-tools tools` to see what the host loads.", manual: "the module checker did not run" });
+      return area;
+    } finally {
+      await removeTree(scratch).catch(() => undefined);
+    }
   }
   const checkedOf = new Map(unknown.map((m, i) => [m, checked[i]!]));
   const outcomes = prepared.map((m) => checkedOf.get(m) ?? m.record!);

@@ -4,7 +4,7 @@
  * path and a second doctor reporting ok, a failing fix leaving the tree byte-identical, the
  * `--json` shape, the origin of each of our settings, and no write at all without `--fix`.
  */
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
@@ -291,6 +291,16 @@ describe("conflicts between tools", () => {
     const changed = await doctor();
     expect(check(changed.report, `conflict:builtin:bash:${tool}`).status).toBe("error");
     expect(await imports()).toBeGreaterThan(recorded);
+  });
+  it("one module reached by two paths (a symlink beside it) is one module, as the loader takes it: no conflict with itself", async () => {
+    const tools = path.join(w.xcshHome, "agent", "tools");
+    await w.write(path.join(tools, "real.js"), toolSource("linked_once"));
+    await symlink(path.join(tools, "real.js"), path.join(tools, "alias.js"));
+    const listed = await w.cli(["tools", "--json"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.stringify(listed.json()).match(/"linked_once"/g)).toHaveLength(1);
+    const report = (await doctor()).report;
+    expect(check(report, "conflicts").message).toMatch(/1 tool from 1 module: no name conflicts/);
   });
 });
 
