@@ -121,25 +121,29 @@ function importDirs(options: ImportToolModuleOptions): { cacheDir: string; shimD
 
 // Per-options memo of the module map being in place: a loader passes one options object for all
 // of its imports, and the registry only grows (a name's first instance stays), so once is enough.
-// The registration in flight is shared too: a boot starts all of its imports before it settles.
-const modulesRegistered = new WeakSet<ImportToolModuleOptions>();
-const registering = new WeakMap<ImportToolModuleOptions, Promise<void>>();
+// The registration in flight is shared too (a boot starts all of its imports before it settles);
+// `true` once it is done, and a failed one is forgotten, so the next import tries again.
+const registered = new WeakMap<ImportToolModuleOptions, Promise<void> | true>();
 
 function registerModulesOnce(options: ImportToolModuleOptions): Promise<void> {
-  let pending = registering.get(options);
-  if (!pending) {
-    pending = registerModules(options.modules).then(() => void modulesRegistered.add(options));
-    // A registration that failed is tried again by the next import, as before.
-    pending.catch(() => registering.delete(options));
-    registering.set(options, pending);
-  }
+  const known = registered.get(options);
+  if (known === true) return Promise.resolve();
+  if (known) return known;
+  const pending = registerModules(options.modules).then(
+    () => void registered.set(options, true),
+    (error: unknown) => {
+      registered.delete(options);
+      throw error;
+    },
+  );
+  registered.set(options, pending);
   return pending;
 }
 
 function importWithStrategy(file: string, options: ImportToolModuleOptions): Promise<ImportedToolModule> {
   const strategy = selectImportStrategy(file);
   // Under Bun, once the module map is in place, an import is the runtime's own and nothing more.
-  if (strategy === "bun" && modulesRegistered.has(options)) return importUnderBun(file);
+  if (strategy === "bun" && registered.get(options) === true) return importUnderBun(file);
   return importAfterRegistering(file, strategy, options);
 }
 
