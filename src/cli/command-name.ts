@@ -13,8 +13,14 @@ export const GLOBAL_OPTIONS: ReadonlyArray<{ flags: string; description: string 
   { flags: "--debug", description: "print stacks of errors" },
 ];
 
+/** An option's flag: `--cwd` of `--cwd <dir>`. */
+export const flagOf = (flags: string): string => flags.split(" ")[0]!;
+
+/** Whether an option takes a value (`<required>` or `[optional]`), in commander's flags syntax. */
+export const takesValue = (flags: string): boolean => /[<[]/.test(flags);
+
 /** The global options whose value is the next argument (`--cwd D tools` names `tools`). */
-const TAKES_VALUE = new Set(GLOBAL_OPTIONS.filter((option) => /[<[]/.test(option.flags)).map((option) => option.flags.split(" ")[0]!));
+const TAKES_VALUE = new Set(GLOBAL_OPTIONS.filter((option) => takesValue(option.flags)).map((option) => flagOf(option.flags)));
 
 /** The first operand of `argv`, skipping the global options and their values; `undefined` when there is none before `--`. */
 export function commandNameOf(argv: readonly string[]): string | undefined {

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import type { Command, CommanderError } from "commander";
 import type { XcshToolsError } from "../core/errors.js";
 import { ReportedFailure, usageError } from "./command-errors.js";
-import { commandNameOf, GLOBAL_OPTIONS } from "./command-name.js";
+import { commandNameOf, flagOf, GLOBAL_OPTIONS, takesValue } from "./command-name.js";
 import { loadCommands } from "./commands/index.js";
 import type { ToolsFlags } from "./commands/tools.js";
 import { createContext, type CommandContext, type GlobalFlags } from "./context.js";
@@ -101,11 +101,12 @@ export function plainFlags(argv: readonly string[], name: string, options: Reado
     }
     const at = arg.indexOf("=");
     const flag = at < 0 ? arg : arg.slice(0, at);
-    const option = [...GLOBAL_OPTIONS, ...(named ? options : [])].find((o) => o.flags.split(" ")[0] === flag);
-    if (!option || seen.has(flag) || option.flags.endsWith("...>")) return undefined;
+    const option = [...GLOBAL_OPTIONS, ...(named ? options : [])].find((o) => flagOf(o.flags) === flag);
+    // A list or an optional value is commander's to read.
+    if (!option || seen.has(flag) || option.flags.endsWith("...>") || option.flags.includes("[")) return undefined;
     seen.add(flag);
     const key = flag.replace(/^--(no-)?/, "").replace(/-(\w)/g, (_, c: string) => c.toUpperCase()); // commander's camelCase
-    if (!option.flags.includes("<")) {
+    if (!takesValue(option.flags)) {
       if (at >= 0) return undefined;
       flags[key] = !flag.startsWith("--no-");
       continue;

@@ -70,4 +70,9 @@ describe("plainFlags", () => {
     // Some of those are fine for commander: the plain path only gives up on them.
     expect(await commanderFlags(["tools", "--path", "a.ts", "b.ts"])).toMatchObject({ path: ["a.ts", "b.ts"] });
   });
+
+  it("leaves an option with an optional value to commander (it may or may not take the next argument)", () => {
+    const options = [{ flags: "--since [when]" }];
+    for (const argv of [["tools", "--since"], ["tools", "--since", "yesterday"], ["tools", "--since=yesterday"]]) expect(plainFlags(argv, "tools", options), argv.join(" ")).toBeUndefined();
+  });
 });
