@@ -8,14 +8,16 @@ import { redactUrl } from "../core/git.js";
 
 /**
  * `fetch` under `world`'s deadline and signal, refusing a status that is not 2xx. `what` leads the
- * messages; `checkLanded` sees where redirects landed and throws to refuse it. `bodyFailed` codes
- * a failure while the caller reads the body.
+ * messages; `checkLanded` sees where redirects landed and throws to refuse it. `checkSize` sees the
+ * size the server declares, then the bytes received so far as `chunks` yields them, and throws to
+ * stop the download (the server is not ours: nothing is held or written past the caller's limit).
+ * `bodyFailed` codes a failure while the caller reads `chunks`.
  */
 export async function fetchWithDeadline(
   url: string,
   world: { fetchTimeoutMs: number; signal?: AbortSignal | undefined },
-  options: { what?: string; headers?: Record<string, string>; goneHint: string; checkLanded?: (url: string) => void },
-): Promise<{ response: Response & { body: ReadableStream<Uint8Array> }; bodyFailed: (error: unknown) => XcshToolsError }> {
+  options: { what?: string; headers?: Record<string, string>; goneHint: string; checkLanded?: (url: string) => void; checkSize: (bytes: number, declared: boolean) => void },
+): Promise<{ chunks: AsyncIterable<Uint8Array>; bodyFailed: (error: unknown) => XcshToolsError }> {
   const shown = redactUrl(url);
   const say = (rest: string) => (options.what ? `${options.what}: ${rest}` : rest[0]!.toUpperCase() + rest.slice(1));
   const timeout = AbortSignal.timeout(world.fetchTimeoutMs);
@@ -34,10 +36,20 @@ export async function fetchWithDeadline(
       const gone = response.status === 404 || response.status === 410;
       throw new XcshToolsError(gone ? "ESOURCE_NOT_FOUND" : "EFETCH", say(`cannot fetch ${shown}: HTTP ${response.status} ${response.statusText}`), { hint: gone ? options.goneHint : "Retry later, or check the URL." });
     }
+    options.checkSize(Number(response.headers.get("content-length") ?? "0"), true);
   } catch (error) {
     // A refused answer's body is never read: cancel it, so its connection closes now.
     void response.body?.cancel().catch(() => undefined);
     throw error;
   }
-  return { response: response as Response & { body: ReadableStream<Uint8Array> }, bodyFailed };
+  const body = response.body;
+  async function* chunks(): AsyncIterable<Uint8Array> {
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.byteLength;
+      options.checkSize(size, false); // leaving the loop cancels the download
+      yield chunk;
+    }
+  }
+  return { chunks: chunks(), bodyFailed };
 }

@@ -209,6 +209,10 @@ describe("archive sources", () => {
     server.set("/ok.tar.gz", bytes);
     await addMarketplace(ctx, await folderMarketplace(catalog("limited", [{ name: "arch", source: { source: "archive", url: `${server.url}/ok.tar.gz` } }]), {}));
     expect((await failure(installFromMarketplace(small, ["arch@limited"]))).code).toBe("ETARBALL_TOO_LARGE");
+    // The download itself stops at the unpacked-bytes limit (by the size the server declares, or as the bytes come).
+    const tiny = { ...ctx, npmOptions: { [TARBALL_CHECK_OPTION]: { limits: { unpackedBytes: 64 } } } };
+    const tooBig = await failure(installFromMarketplace(tiny, ["arch@limited"]));
+    expect(tooBig).toMatchObject({ code: "ETARBALL_TOO_LARGE", message: expect.stringMatching(/: refused, the archive is (\d+ bytes, )?more than the limit of 64( bytes)? \(setting limits\.tarballUnpackedBytes\)/) });
     expect((await failure(installFromMarketplace(ctx, ["zipped@evil-market"]))).code).toBe("ETARBALL");
     await expect(readFile(path.join(w.xcshHome, "plugins/installed_plugins.json"), "utf8")).rejects.toThrow();
   });

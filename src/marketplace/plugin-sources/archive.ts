@@ -13,7 +13,6 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, open, readdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Static } from "../../manifest/typebox.js";
 import { XcshToolsError } from "../../core/errors.js";
@@ -40,7 +39,7 @@ function checked(input: PluginSourceInput): ArchiveSource {
 
 /** Download `url` into `file`, refusing more than `maxBytes`; returns the hashes of the bytes. */
 async function download(url: string, file: string, maxBytes: number, world: PluginWorld, what: string, allowLocal: boolean): Promise<Record<"sha256" | "sha384" | "sha512", Buffer>> {
-  const { response, bodyFailed } = await fetchWithDeadline(url, world, {
+  const { chunks, bodyFailed } = await fetchWithDeadline(url, world, {
     what,
     goneHint: "The archive is gone from that address: ask the marketplace owner to fix the entry.",
     // A redirect may not downgrade to a transport the entry itself could not name.
@@ -48,21 +47,21 @@ async function download(url: string, file: string, maxBytes: number, world: Plug
       const landed = archiveUrlProblem(landedUrl, { allowLocal });
       if (landed) throw new XcshToolsError("ESOURCE_URL", `${what}: ${redactUrl(url)} redirected to a refused address: ${landed.problem}`, { hint: "Ask the marketplace owner for an https:// archive URL." });
     },
+    checkSize(bytes, declared) {
+      if (bytes <= maxBytes) return;
+      const size = declared ? `is ${bytes} bytes, more than the limit of ${maxBytes}` : `is more than the limit of ${maxBytes} bytes`;
+      throw new XcshToolsError("ETARBALL_TOO_LARGE", `${what}: refused, the archive ${size} (setting limits.tarballUnpackedBytes)`, { hint: "Nothing was installed. If you trust it, raise limits.tarballUnpackedBytes.", exitCode: 2 });
+    },
   });
-  const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw new XcshToolsError("ETARBALL_TOO_LARGE", `${what}: refused, the archive is ${declared} bytes, more than the limit of ${maxBytes} (setting limits.tarballUnpackedBytes)`, { hint: "Nothing was installed. If you trust it, raise limits.tarballUnpackedBytes.", exitCode: 2 });
   const hashes = { sha256: createHash("sha256"), sha384: createHash("sha384"), sha512: createHash("sha512") };
-  let size = 0;
-  const counted = async function* (source: AsyncIterable<Uint8Array>) {
+  const hashed = async function* (source: AsyncIterable<Uint8Array>) {
     for await (const chunk of source) {
-      size += chunk.length;
-      if (size > maxBytes) throw new XcshToolsError("ETARBALL_TOO_LARGE", `${what}: refused, the archive is more than the limit of ${maxBytes} bytes (setting limits.tarballUnpackedBytes)`, { hint: "Nothing was installed. If you trust it, raise limits.tarballUnpackedBytes.", exitCode: 2 });
       for (const h of Object.values(hashes)) h.update(chunk);
       yield chunk;
     }
   };
   try {
-    await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>), counted, createWriteStream(file));
+    await pipeline(chunks, hashed, createWriteStream(file));
   } catch (error) {
     throw bodyFailed(error);
   }

@@ -22,7 +22,7 @@ export const urlSource: CatalogSource = {
   },
   async fetch(spec, _scratch, world) {
     const shown = redactUrl(spec.uri);
-    const { response, bodyFailed } = await fetchWithDeadline(spec.uri, world, {
+    const { chunks, bodyFailed } = await fetchWithDeadline(spec.uri, world, {
       headers: { accept: "application/json" },
       goneHint: "The catalog is gone from that address: check the URL, or remove the marketplace.",
       // The user asked for https: a redirect may not hand the catalog over in clear text.
@@ -31,8 +31,10 @@ export const urlSource: CatalogSource = {
           throw new XcshToolsError("ESOURCE_URL", `${shown} redirected to ${redactUrl(landed)}, which is not https: the catalog is not read`, { hint: "Ask the catalog's owner to serve it over https only, or add the https address it should have." });
         }
       },
+      // The size of a JSON file we read (`EJSON_TOO_LARGE`): the server is not ours, its answer is not held past that.
+      checkSize: (bytes) => checkJsonSize(bytes, shown),
     });
-    const text = await readCapped(response, shown).catch((error: unknown) => {
+    const text = await readAll(chunks).catch((error: unknown) => {
       throw bodyFailed(error);
     });
     // A catalog from the network: its entries may not name local git URLs.
@@ -40,18 +42,8 @@ export const urlSource: CatalogSource = {
   },
 };
 
-/**
- * The body as text, refused (`EJSON_TOO_LARGE`) as soon as it passes the size of a JSON file we
- * read: the server is not ours, and `response.text()` would hold whatever it sends in memory.
- */
-async function readCapped(response: Response & { body: ReadableStream<Uint8Array> }, shown: string): Promise<string> {
-  checkJsonSize(Number(response.headers.get("content-length") ?? "0"), shown);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.byteLength;
-    checkJsonSize(size, shown); // leaving the loop cancels the download
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+async function readAll(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  const parts: Uint8Array[] = [];
+  for await (const chunk of chunks) parts.push(chunk);
+  return Buffer.concat(parts).toString("utf8");
 }
