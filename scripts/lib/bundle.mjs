@@ -85,7 +85,10 @@ const HOT_CHUNKS = {
   "boot-load": ["boot/discover", "discovery/index", "discovery/records", "host/exec", "host/host-exports", "host/import/bun", "host/import/module-map", "host/import/module-names", "host/import/strategy", "host/loader", "host/module-import", "host/render", "host/session", "host/timeout", "host/tool-shape"],
   query: ["boot/installed-tools", "boot/module-records", "boot/simulate", "cli/command-errors", "cli/command-name", "cli/commands/index", "cli/commands/tools", "cli/context", "cli/output", "cli/program", "cli/project-trust", "cli/render-error", "components/installed-roots", "core/failure", "core/state-places", "host/builtins", "manifest/json-file", "manifest/result"],
 };
-const hotChunks = Object.entries(HOT_CHUNKS).map(([name, modules]) => ({ name, test: (id) => modules.some((m) => id === path.join(repo, "src", `${m}.ts`)) }));
+const hotChunks = Object.entries(HOT_CHUNKS).map(([name, modules]) => {
+  const files = new Set(modules.map((m) => path.join(repo, "src", `${m}.ts`)));
+  return { name, test: (id) => files.has(id) };
+});
 
 /**
  * Bundle `input` (name → file) into `dir` as ESM with shared chunks, Node built-ins outside, and

@@ -10,7 +10,7 @@
  * loader's; `loaderFailureMessage` maps them back to the loader's texts. Two codes exist only
  * there: `EMODULE_TIMEOUT` (the module blocks the event loop) and `EMODULE_EXIT` (it exits the
  * process) — in a host such a module would hang or kill the host; here they are reported as is.
- * */
+ */
 import type { ToolLoadError, ToolPathWithSource, ToolSource } from "../core/contract.js";
 import { DECLARATIVE_MESSAGE, ToolClaims } from "../host/tool-claims.js";
 import type { ModuleRecord, ToolRecord } from "./format.js";
@@ -72,8 +72,12 @@ export function simulateLoad(modules: readonly PreparedModule[], builtIns: reado
     }
     if (seen.has(key)) continue;
     seen.add(key);
-    if (!record || record.failure) {
-      claims.fail(entry, record?.failure?.code ?? "EIMPORT", record ? loaderFailureMessage(record.failure!, file) : `Failed to load tool: ${file} was not validated, so what it exports is unknown`);
+    if (!record) {
+      claims.fail(entry, "EIMPORT", `Failed to load tool: ${file} was not validated, so what it exports is unknown`);
+      continue;
+    }
+    if (record.failure) {
+      claims.fail(entry, record.failure.code, loaderFailureMessage(record.failure, file));
       continue;
     }
     const many = record.tools.some((t) => t.index !== undefined);

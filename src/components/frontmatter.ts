@@ -11,7 +11,8 @@ const require = createRequire(import.meta.url); // unbundled only
 /**
  * The `yaml` package, evaluated when the first frontmatter block is met: it is the largest
  * library a components scan loads, and most plugins an install or `validate` scans have no
- * Markdown components. In the build this `require` is the bundler's (see plugins/npm-libraries.ts).
+ * Markdown components. In the build the line marked `unbundled only` is dropped
+ * (scripts/lib/bundle.mjs), so this `require` is the bundler's and runs the library on first use.
  */
 const yaml = () => require("yaml") as typeof import("yaml");
 
