@@ -111,16 +111,17 @@ export function catalogEntry(loaded: LoadedCatalog, plugin: string, marketplace:
   });
 }
 
-/** `field` of a JSON file of the copy, when the file is an object. */
-function fieldIn(file: string, field: "version" | "defaultEnabled"): unknown {
-  const value = readJsonOrUndefined(file);
-  return isRecord(value) ? value[field] : undefined;
+/** The copy's manifests that may name its version: both plugin.json files, then package.json; each read once. */
+function manifestsOf(copy: string): { pluginJsons: unknown[]; packageJson: unknown } {
+  const read = (file: string) => readJsonOrUndefined(path.join(copy, file));
+  return { pluginJsons: [read(path.join(".xcsh-plugin", "plugin.json")), read(path.join(".claude-plugin", "plugin.json"))], packageJson: read("package.json") };
 }
 
-const PLUGIN_JSONS = [path.join(".xcsh-plugin", "plugin.json"), path.join(".claude-plugin", "plugin.json")];
+/** `field` of a manifest, when it is an object. */
+const fieldOf = (doc: unknown, field: "version" | "defaultEnabled"): unknown => (isRecord(doc) ? doc[field] : undefined);
 
-function settleVersion(copy: string, entry: MarketplacePluginEntry, fetched: FetchedPlugin): string {
-  const inFiles = [...PLUGIN_JSONS, "package.json"].map((file) => fieldIn(path.join(copy, file), "version"));
+function settleVersion(manifests: ReturnType<typeof manifestsOf>, entry: MarketplacePluginEntry, fetched: FetchedPlugin): string {
+  const inFiles = [...manifests.pluginJsons, manifests.packageJson].map((doc) => fieldOf(doc, "version"));
   const candidates = [fetched.version, entry.version, ...inFiles, fetched.gitCommitSha?.slice(0, 12), fetched.archiveSha256?.slice(0, 12)];
   return candidates.find((v): v is string => typeof v === "string" && v.length > 0) ?? "0.0.0";
 }
@@ -158,9 +159,10 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
   const renamedFrom = entry.name !== plugin ? plugin : undefined;
   plugin = entry.name;
   const { fetched, copy, hash } = await fetchCopy(ctx, found, loaded, entry, scratch);
-  const version = settleVersion(copy, entry, fetched);
+  const manifests = manifestsOf(copy);
+  const version = settleVersion(manifests, entry, fetched);
   // Whether a fresh install starts enabled: the entry's `defaultEnabled`, else plugin.json's.
-  const defaultEnabled = [entry.defaultEnabled, ...PLUGIN_JSONS.map((file) => fieldIn(path.join(copy, file), "defaultEnabled"))].find((v): v is boolean => typeof v === "boolean");
+  const defaultEnabled = [entry.defaultEnabled, ...manifests.pluginJsons.map((doc) => fieldOf(doc, "defaultEnabled"))].find((v): v is boolean => typeof v === "boolean");
   // The plugin folder checked as discovery loads it; its module shims and transpile cache go to a
   // scratch root next to the copy, so a dry run writes nothing of ours.
   const report = await validatePath(copy, { cwd: ctx.cwd, home: ctx.roots.home, xcshHome: path.join(scratch, "validate-root"), as: "plugin-folder", componentProblems: "warning" });
