@@ -10,15 +10,15 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { isPathBelow } from "../core/contain.js";
-import { projectFolder, projectPaths, projectRegistryFile, xcshPaths, type XcshRoots } from "../core/paths.js";
+import { projectFolder, projectPaths, projectRegistryFile, projectRootOf, xcshPaths, type XcshRoots } from "../core/paths.js";
 import { changeTrust, decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
 import type { Output } from "./output.js";
 
 /** The project files and folders whose presence makes a trust question worth asking. */
-function projectStateFound(cwd: string, roots: XcshRoots): string[] {
+function projectStateFound(cwd: string, roots: XcshRoots, root: string | undefined): string[] {
   const p = projectPaths(cwd);
-  const registry = projectRegistryFile(cwd, roots);
-  const files = [p.tools, p.claudeTools, p.codexTools, ...(registry ? [registry] : []), p.pluginOverrides, ...p.otherPluginOverrides, projectPaths(projectFolder(cwd, roots)).marketplacesRegistry];
+  const registry = projectRegistryFile(cwd, roots, root);
+  const files = [p.tools, p.claudeTools, p.codexTools, ...(registry ? [registry] : []), p.pluginOverrides, ...p.otherPluginOverrides, projectPaths(projectFolder(cwd, roots, root)).marketplacesRegistry];
   return [...new Set(files)].filter((f) => existsSync(f));
 }
 
@@ -39,9 +39,10 @@ export interface TrustAskingContext {
 export async function decideCommandTrust(ctx: TrustAskingContext, given?: TrustPromptStreams): Promise<boolean> {
   const world = trustWorldOf(ctx.roots);
   // About the project root found from cwd (core/paths.ts `projectFolder`), as discovery decides it.
-  const project = projectFolder(ctx.cwd, ctx.roots);
+  const root = projectRootOf(ctx.cwd, ctx.roots);
+  const project = projectFolder(ctx.cwd, ctx.roots, root);
   if (decideProjectTrustOf(ctx.cwd, project, undefined, world) === true) return true;
-  const found = projectStateFound(ctx.cwd, ctx.roots);
+  const found = projectStateFound(ctx.cwd, ctx.roots, root);
   if (found.length === 0) return false;
   if (ctx.output.json) return false;
   // The process streams only now: under Bun the first touch of one loads node:stream (cli/main.ts).

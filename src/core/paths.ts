@@ -151,23 +151,27 @@ export function projectRootProbes(cwd: string, home: string, configDirName: stri
   return foldersBelowHome(cwd, home).flatMap((dir) => [path.join(dir, configDirName), path.join(dir, ".git")]);
 }
 
+/** The project root found from `cwd` (`findProjectRoot` with the roots' config folder name); `undefined` outside any project. */
+export function projectRootOf(cwd: string, roots: XcshRoots): string | undefined {
+  return findProjectRoot(cwd, roots.home, roots.configDirName ?? DEFAULT_CONFIG_DIR_NAME);
+}
+
 /**
  * The project's marketplace registry, as the host finds it (helpers.ts:687,702): below the
  * project root, in the config folder named by `PI_CONFIG_DIR`; `undefined` outside any project.
+ * A caller that found the root already passes it.
  */
-export function projectRegistryFile(cwd: string, roots: XcshRoots): string | undefined {
-  const name = roots.configDirName ?? DEFAULT_CONFIG_DIR_NAME;
-  const root = findProjectRoot(cwd, roots.home, name);
-  return root === undefined ? undefined : path.join(root, name, "plugins", "installed_plugins.json");
+export function projectRegistryFile(cwd: string, roots: XcshRoots, root: string | undefined = projectRootOf(cwd, roots)): string | undefined {
+  return root === undefined ? undefined : path.join(root, roots.configDirName ?? DEFAULT_CONFIG_DIR_NAME, "plugins", "installed_plugins.json");
 }
 
 /**
  * The project folder of a command or a scan: the project root found from `cwd`, else `cwd`
  * itself (the host's `resolveOrDefaultProjectRegistryPath`, helpers.ts:725-733, for a project
- * not yet bootstrapped). Trust is decided about this folder.
+ * not yet bootstrapped). Trust is decided about this folder. A caller that found the root already passes it.
  */
-export function projectFolder(cwd: string, roots: XcshRoots): string {
-  return findProjectRoot(cwd, roots.home, roots.configDirName ?? DEFAULT_CONFIG_DIR_NAME) ?? path.resolve(cwd);
+export function projectFolder(cwd: string, roots: XcshRoots, root: string | undefined = projectRootOf(cwd, roots)): string {
+  return root ?? path.resolve(cwd);
 }
 
 /** Every well-known path of the shared on-disk state (docs/file-formats.md). */
