@@ -41,10 +41,12 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const installed: Installed = await components();
       // An untrusted project's installs and overrides are left out, unread: say so.
       const notLoaded = projectNotLoaded(ctx, [...mkt.notLoaded, ...(view.overrides.untrusted?.present ? [view.overrides.file] : [])]);
-      const npmComponents = (name: string) => describe(installed.find((c) => c.rootKind === "npm" && c.id === name));
+      // Each npm plugin's components, described once for its JSON item and its printed line.
+      const componentLines = new Map<string, string>();
       const items = view.inventory.map((p) => {
         const { enabled, user, projectDisabled } = enabledState(view, p.name);
-        const components = npmComponents(p.name);
+        const components = describe(installed.find((c) => c.rootKind === "npm" && c.id === p.name));
+        if (components) componentLines.set(p.name, components.line);
         return {
           name: p.name,
           version: p.version ?? null,
@@ -88,8 +90,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
         ];
         ctx.output.line(`${style(ctx.output, "bold", item.name)}@${item.version ?? "missing"}  ${flags.join("  ")}`);
         if (item.problem) ctx.output.line(`  ${style(ctx.output, "red", "problem")}: ${item.problem}`);
-        const components = npmComponents(item.name);
-        if (components) ctx.output.line(`  ${components.line}`);
+        const components = componentLines.get(item.name);
+        if (components) ctx.output.line(`  ${components}`);
       }
       for (const line of mkt.lines) ctx.output.line(line);
       if (totalLine) ctx.output.line(totalLine);
