@@ -17,6 +17,7 @@ import { worldOf } from "../boot/world.js";
 import { removeTree } from "../core/atomic-fs.js";
 import { discoverToolPaths } from "../discovery/index.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
+import { ToolClaims } from "../host/tool-claims.js";
 import type { ProviderId } from "../core/host-options.js";
 import type { ToolSource } from "../core/contract.js";
 import { checkModules } from "../validate/module-check.js";
@@ -80,11 +81,12 @@ export async function checkConflicts(world: DoctorWorld, options: { builtins: re
   }
   const checkedOf = new Map(unknown.map((m, i) => [m, checked[i]!]));
   const outcomes = prepared.map((m) => checkedOf.get(m) ?? m.record!);
-  const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...options.builtins]);
-  const first = new Map<string, { file: string; source: ToolSource | undefined }>();
+  // The loader's own rules (host/tool-claims.ts): a built-in's name, or first wins.
+  const claims = new ToolClaims([...DEFAULT_BUILTIN_TOOL_NAMES, ...options.builtins]);
   let tools = 0;
   outcomes.forEach((outcome, i) => {
-    const { source } = prepared[i]!.entry;
+    const { entry } = prepared[i]!;
+    const { source } = entry;
     if (outcome.failure) {
       area.problem(`tools:${outcome.failure.code}:${outcome.file}`, "error", `${outcome.file} of ${describeSource(source)} fails to load: ${outcome.failure.message} (${outcome.failure.code})`, {
         hint: `See every problem with \`xcsh-tools validate ${outcome.file}\`.`,
@@ -92,26 +94,23 @@ export async function checkConflicts(world: DoctorWorld, options: { builtins: re
       });
       return;
     }
-    for (const tool of outcome.tools) {
-      if (typeof tool.name !== "string" || tool.problems.length > 0) continue;
+    // A tool with shape problems is validate's to report; its name claims nothing here.
+    for (const tool of outcome.tools.filter((t) => typeof t.name === "string" && t.problems.length === 0)) {
       tools += 1;
-      const name = tool.name;
-      if (builtins.has(name)) {
+      const name = tool.name!;
+      if (claims.accept(entry, outcome.file, tool.index, name, [])) continue;
+      const claim = claims.errors.at(-1)!.conflictsWith!;
+      if ("builtIn" in claim) {
         area.problem(`conflict:builtin:${name}:${outcome.file}`, "error", `tool "${name}" of ${describeSource(source)} (${outcome.file}) has the name of a built-in tool: the host rejects it`, {
           hint: `Rename the tool in its ${source?.plugin ? "plugin" : "file"}, or remove it.`,
           manual: "renaming a tool is its author's change",
         });
-        continue;
-      }
-      const earlier = first.get(name);
-      if (earlier) {
-        area.problem(`conflict:tool:${name}:${outcome.file}`, "error", `tool "${name}" of ${describeSource(source)} (${outcome.file}) has the same name as the one of ${describeSource(earlier.source)} (${earlier.file}), which loads first: the host rejects the second`, {
+      } else {
+        area.problem(`conflict:tool:${name}:${outcome.file}`, "error", `tool "${name}" of ${describeSource(source)} (${outcome.file}) has the same name as the one of ${describeSource(claim.source)} (${claim.path}), which loads first: the host rejects the second`, {
           hint: `Keep one: uninstall or disable one of the two${source?.plugin ? ` (e.g. \`xcsh-tools uninstall ${source.plugin}\`)` : ""}.`,
           manual: "which of the two you want is your choice",
         });
-        continue;
       }
-      first.set(name, { file: outcome.file, source });
     }
   });
   if (area.healthy) area.ok("conflicts", `${tools} tool${tools === 1 ? "" : "s"} from ${prepared.length} module${prepared.length === 1 ? "" : "s"}: no name conflicts`);
