@@ -72,12 +72,8 @@ export function simulateLoad(modules: readonly PreparedModule[], builtIns: reado
     }
     if (seen.has(key)) continue;
     seen.add(key);
-    if (!record) {
-      claims.fail(entry, "EIMPORT", `Failed to load tool: ${file} was not validated, so what it exports is unknown`);
-      continue;
-    }
-    if (record.failure) {
-      claims.fail(entry, record.failure.code, loaderFailureMessage(record.failure, file));
+    if (!record || record.failure) {
+      claims.fail(entry, record?.failure?.code ?? "EIMPORT", record ? loaderFailureMessage(record.failure!, file) : `Failed to load tool: ${file} was not validated, so what it exports is unknown`);
       continue;
     }
     const many = record.tools.some((t) => t.index !== undefined);

@@ -188,15 +188,11 @@ function validateServers<T>(value: unknown, base: string, what: string, schema: 
 export function validateMcpServers(value: unknown, base = ""): ValidationResult<Record<string, McpServer>> {
   return validateServers<McpServer>(value, base, "MCP", McpServerSchema, (s, at, out) => {
     const remote = s.type === "http" || s.type === "sse" || s.type === "ws";
-    if (remote && !s.url) {
-      out.error({ path: `${at}/url`, code: "EREQUIRED", message: `${at}: a ${s.type} MCP server needs "url"`, expected: "a URL", found: "nothing", hint: 'Add "url".' });
-      return false;
-    }
-    if (!remote && !s.command) {
+    if (remote && !s.url) out.error({ path: `${at}/url`, code: "EREQUIRED", message: `${at}: a ${s.type} MCP server needs "url"`, expected: "a URL", found: "nothing", hint: 'Add "url".' });
+    else if (!remote && !s.command) {
       out.error({ path: `${at}/command`, code: "EREQUIRED", message: `${at}: an MCP server needs "command" (stdio) or "type" and "url" (http, sse)`, expected: "command or url", found: "neither", hint: 'Add "command" and "args", or "type": "http" and "url".' });
-      return false;
-    }
-    return true;
+    } else return true;
+    return false;
   });
 }
 

@@ -127,15 +127,9 @@ const registered = new WeakMap<ImportToolModuleOptions, Promise<void> | true>();
 
 function registerModulesOnce(options: ImportToolModuleOptions): Promise<void> {
   const known = registered.get(options);
-  if (known === true) return Promise.resolve();
-  if (known) return known;
-  const pending = registerModules(options.modules).then(
-    () => void registered.set(options, true),
-    (error: unknown) => {
-      registered.delete(options);
-      throw error;
-    },
-  );
+  if (known) return known === true ? Promise.resolve() : known;
+  const pending = registerModules(options.modules).then(() => void registered.set(options, true));
+  pending.catch(() => registered.delete(options));
   registered.set(options, pending);
   return pending;
 }
