@@ -224,9 +224,7 @@ export async function checkModules(modules: readonly string[], options: CheckMod
       cwd: options.cwd,
       importTimeoutMs,
       factoryTimeoutMs,
-      ...(options.home ? { home: options.home } : {}),
-      ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
-      ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+      ...importRootsOf(options),
       ...(options.piModule !== undefined ? { piModule: options.piModule } : {}),
     }, {
       moduleTimeout,
