@@ -60,7 +60,6 @@ import {
 } from "./state.js";
 import { copyToWork, PACKED_REL, stageWork, type WorkCopy } from "./work-copy.js";
 
-/** Options of `applyPlan`. */
 export interface ApplyOptions {
   client: NpmClientOptions;
   cwd: string;
@@ -91,7 +90,6 @@ export interface AppliedPlugin {
   scriptsRan: boolean;
 }
 
-/** What an applied plan did. */
 export interface ApplyResult {
   plan: Plan;
   plugins: AppliedPlugin[];

@@ -58,7 +58,6 @@ function ownKey<T>(record: Record<string, T> | undefined, key: string): T | unde
   return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-/** Whether the project disables `name`. */
 export function isProjectDisabled(overrides: PluginOverrides | undefined, name: string): boolean {
   return overrides?.disabled?.includes(name) ?? false;
 }
@@ -68,7 +67,6 @@ export function projectFeatures(overrides: PluginOverrides | undefined, name: st
   return ownKey(overrides?.features, name);
 }
 
-/** The project's settings of `name`. */
 export function projectSettings(overrides: PluginOverrides | undefined, name: string): Record<string, unknown> | undefined {
   return ownKey(overrides?.settings, name);
 }
