@@ -69,7 +69,6 @@ export interface ApplyOptions {
   moduleTimeoutMs?: number;
   /** Make the plan again from the state read under the lock (pure planner). */
   replan: (inventory: InstalledPlugin[], state: PluginsState) => Plan;
-  /** Progress lines. */
   progress?: (message: string) => void;
   /** Clock (for `installedAt`). */
   now?: () => Date;

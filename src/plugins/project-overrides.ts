@@ -62,7 +62,6 @@ export function isProjectDisabled(overrides: PluginOverrides | undefined, name: 
   return overrides?.disabled?.includes(name) ?? false;
 }
 
-/** The project's feature list of `name`, if it sets one. */
 export function projectFeatures(overrides: PluginOverrides | undefined, name: string): string[] | undefined {
   return ownKey(overrides?.features, name);
 }
@@ -106,7 +105,6 @@ export function withProjectSettings(overrides: OverridesFile | undefined, name: 
   return withSection(base, "settings", all);
 }
 
-/** True when writing `after` would change the file. */
 export function overridesChanged(before: OverridesFile | undefined, after: OverridesFile | undefined): boolean {
   if (after === undefined) return false;
   return before === undefined || jsonText(before) !== jsonText(after);
