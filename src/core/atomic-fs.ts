@@ -47,7 +47,6 @@ export function tempSibling(target: string, tag = "tmp"): string {
   return path.join(path.dirname(target), `.${base}.${process.pid}.${randomHex(6)}.${tag}`);
 }
 
-/** The lstat of `target`, or `undefined` when nothing is there. */
 export async function lstatOrUndefined(target: string) {
   try {
     return await lstat(target);
@@ -139,7 +138,6 @@ export function jsonText(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
-/** Write `value` as `jsonText`, atomically. */
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
   await writeFileAtomic(file, jsonText(value));
 }

@@ -110,7 +110,6 @@ export function describeOrigin(origin: Pick<PathOrigin, "file" | "field">): stri
   return origin.file ? ` (${origin.file}${origin.field ? `, field ${origin.field}` : ""})` : origin.field ? ` (field ${origin.field})` : "";
 }
 
-/** Options of `confinePath`. */
 export interface ConfineOptions {
   /** The folder itself is not allowed, only what is below it (for anything that is deleted). */
   strictlyBelow?: boolean;

@@ -64,7 +64,6 @@ interface Intent {
   entries: JournalEntry[];
 }
 
-/** Options of a transaction. */
 export interface JournalOptions {
   /** What the transaction does ("install @acme/x"), kept in the journal for reports. */
   label?: string;

@@ -67,7 +67,6 @@ export interface LockOptions {
   label?: string;
 }
 
-/** A held lock. */
 export interface HeldLock {
   readonly file: string;
   readonly owner: LockOwner;
@@ -81,7 +80,6 @@ const DEFAULT_STALE_MS = 120_000;
 const MAX_POLL_MS = 500;
 const MAX_BREAK_DEPTH = 4;
 
-/** The lock file guarding `dir`. */
 export function lockFilePath(dir: string): string {
   return path.join(dir, "lock");
 }

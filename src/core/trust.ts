@@ -20,7 +20,6 @@ import { realPathOrNearest } from "./contain.js";
 import { xcshPaths, type XcshRoots } from "./paths.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 
-/** One trusted project. */
 export interface TrustedProject {
   /** The project's real path. */
   path: string;
@@ -28,7 +27,6 @@ export interface TrustedProject {
   trustedAt: string;
 }
 
-/** The trust record's document. */
 export interface TrustRecord {
   version: 1;
   projects: TrustedProject[];

@@ -388,7 +388,7 @@ function withDefaultLabel(tool: CustomTool, name: string): CustomTool {
   return Object.create(tool, { label: { value: name, enumerable: true } }) as CustomTool;
 }
 
-function describeExport(value: unknown): string {
+export function describeExport(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
   if (Array.isArray(value)) return "an array";

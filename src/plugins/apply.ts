@@ -60,7 +60,6 @@ import {
 } from "./state.js";
 import { copyToWork, PACKED_REL, stageWork, type WorkCopy } from "./work-copy.js";
 
-/** Options of `applyPlan`. */
 export interface ApplyOptions {
   client: NpmClientOptions;
   cwd: string;
@@ -70,7 +69,6 @@ export interface ApplyOptions {
   moduleTimeoutMs?: number;
   /** Make the plan again from the state read under the lock (pure planner). */
   replan: (inventory: InstalledPlugin[], state: PluginsState) => Plan;
-  /** Progress lines. */
   progress?: (message: string) => void;
   /** Clock (for `installedAt`). */
   now?: () => Date;
@@ -91,7 +89,6 @@ export interface AppliedPlugin {
   scriptsRan: boolean;
 }
 
-/** What an applied plan did. */
 export interface ApplyResult {
   plan: Plan;
   plugins: AppliedPlugin[];
@@ -150,16 +147,12 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const scratch = path.join(m.tx.dir, "validate-home");
   await warmUpChecker(plan, options, scratch);
 
-  // 1. The copy arborist works on.
   progress("Preparing a staging copy of the plugins folder");
   const copy = await copyToWork(m);
   await m.step("apply:copied");
-  // 2. What arborist is asked to do.
   const request = await arboristRequest(plan, copy, options);
   await m.step("apply:packed");
-  // 3. npm's installer on the copy.
   const { savedDeps } = await reifyCopy(m, plan, copy, request, options);
-  // 4. Validate what arrived, in the copy.
   const arrived = await readArrived(plan, copy);
   if (options.approveExecutables) await approveModules(options.approveExecutables, plan.actions, arrived, inventory, m.paths.nodeModules);
   await validateArrived(m, plan, arrived, { options, scratch });
@@ -167,7 +160,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   // Settings of removed plugins go with them (withoutRuntimePlugin); of others, they stay.
   await collectPacked(copy.dir, copy.packed, record);
 
-  // 5. Back to live-relative references, then into the journal's slots.
+  // Back to live-relative references, then into the journal's slots.
   await stageWork(m, copy, ["packageJson", "packageLock", "nodeModules", "packed"]);
   await stageStateWrites(m.tx, m.paths, before, { packageJson: before.packageJson, runtimeLock, record });
   await m.step("apply:staged");
@@ -320,8 +313,7 @@ function nextInstallState(plan: Plan, inventory: InstalledPlugin[], before: Stat
   for (const action of plan.actions) {
     const current = inventory.find((p) => p.name === action.name);
     if (action.type === "NOOP") continue;
-    const gone = action.apply.kind === "remove" || (action.apply.kind === "unlink" && action.apply.restore.dependency === null);
-    if (gone) {
+    if (!needsValidation(action)) {
       runtimeLock = withoutRuntimePlugin(runtimeLock, action.name);
       record = withRecordEntry(record, action.name, undefined);
       applied.push({ name: action.name, type: action.type, version: undefined, scripts: [], scriptsRan: false });

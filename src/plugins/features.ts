@@ -56,7 +56,6 @@ export function effectiveFeatures(manifest: PluginManifest, stored: string[] | n
   return declared.filter((name) => stored.includes(name));
 }
 
-/** Describe the features of `manifest` under `stored`. */
 export function describeFeatures(manifest: PluginManifest, stored: string[] | null): FeatureReport {
   const effective = effectiveFeatures(manifest, stored);
   const declared = declaredFeatures(manifest);

@@ -45,7 +45,6 @@ export interface InstalledPlugin {
   dir: string;
   version: string | undefined;
   linked: boolean;
-  /** The link's target, for linked plugins. */
   linkTarget: string | undefined;
   pkg: Record<string, unknown> | undefined;
   manifest: PluginManifest | undefined;

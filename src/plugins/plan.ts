@@ -38,7 +38,6 @@ export interface PlanAction {
   enabled?: { scope: "user" | "project"; from: boolean; to: boolean };
   /** `config set/delete`: one setting at the action's scope (values masked when secret; undefined: unset). */
   setting?: { scope: "user" | "project"; key: string; secret: boolean; from: unknown; to: unknown };
-  /** What the applier does. */
   apply: ApplyStep;
 }
 

@@ -58,17 +58,14 @@ function ownKey<T>(record: Record<string, T> | undefined, key: string): T | unde
   return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-/** Whether the project disables `name`. */
 export function isProjectDisabled(overrides: PluginOverrides | undefined, name: string): boolean {
   return overrides?.disabled?.includes(name) ?? false;
 }
 
-/** The project's feature list of `name`, if it sets one. */
 export function projectFeatures(overrides: PluginOverrides | undefined, name: string): string[] | undefined {
   return ownKey(overrides?.features, name);
 }
 
-/** The project's settings of `name`. */
 export function projectSettings(overrides: PluginOverrides | undefined, name: string): Record<string, unknown> | undefined {
   return ownKey(overrides?.settings, name);
 }
@@ -108,7 +105,6 @@ export function withProjectSettings(overrides: OverridesFile | undefined, name: 
   return withSection(base, "settings", all);
 }
 
-/** True when writing `after` would change the file. */
 export function overridesChanged(before: OverridesFile | undefined, after: OverridesFile | undefined): boolean {
   if (after === undefined) return false;
   return before === undefined || jsonText(before) !== jsonText(after);

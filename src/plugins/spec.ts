@@ -30,7 +30,6 @@ import type { SourceKind } from "./state.js";
 /** The feature selection of a spec: `null` none given, `"*"` all, else exactly these. */
 export type FeatureSelection = null | "*" | string[];
 
-/** A parsed install spec. */
 export interface InstallSpec {
   /** What the user typed. */
   raw: string;

@@ -169,7 +169,6 @@ export interface FeatureState extends FeatureReport {
   project?: string[];
 }
 
-/** Describe the features of `plugin` under the given files. */
 export function featureState(plugin: InstalledPlugin, manifest: PluginManifest, lock: RuntimeLockFile | undefined, overrides: OverridesFile | undefined): FeatureState {
   const user = runtimeEntry(lock, plugin.name)?.enabledFeatures ?? null;
   const project = projectFeatures(overrides, plugin.name);

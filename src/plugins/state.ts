@@ -208,7 +208,6 @@ export function dependenciesOf(pkg: PluginsPackageJson | undefined): Record<stri
   return { ...(pkg?.dependencies ?? {}) };
 }
 
-/** The runtime entry of a plugin, if any. */
 export function runtimeEntry(lock: RuntimeLock | undefined, name: string): RuntimePluginState | undefined {
   const plugins = lock?.plugins ?? {};
   return Object.hasOwn(plugins, name) ? plugins[name] : undefined;
@@ -236,7 +235,6 @@ export function withoutRuntimePlugin(lock: RuntimeLockFile | undefined, name: st
   return next;
 }
 
-/** The settings stored for `name`. */
 export function pluginSettings(lock: RuntimeLock | undefined, name: string): Record<string, unknown> {
   const all = lock?.settings ?? {};
   return Object.hasOwn(all, name) ? { ...all[name] } : {};

@@ -24,7 +24,6 @@ export interface PluginValidation {
   tools: string[];
 }
 
-/** Options of `validatePlugins`. */
 export interface ValidatePluginsOptions {
   cwd: string;
   home: string;

@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { errorMessage, isXcshToolsError } from "../core/errors.js";
-import { CustomToolLoader, DEFAULT_FACTORY_TIMEOUT_MS } from "../host/loader.js";
+import { CustomToolLoader, DEFAULT_FACTORY_TIMEOUT_MS, describeExport } from "../host/loader.js";
 import { hostExportReadCount, hostExportsFailure, loadHostExports } from "../host/host-exports.js";
 import { importToolModule, prepareToolImports, type ImportToolModuleOptions } from "../host/module-import.js";
 import { raceTimeout } from "../host/timeout.js";
@@ -53,13 +53,6 @@ function describeTool(candidate: unknown, index: number | undefined): ToolDescri
   descriptor.hidden = jsonSafe(field("hidden"));
   descriptor.deferrable = jsonSafe(field("deferrable"));
   return descriptor;
-}
-
-function describeExport(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  if (Array.isArray(value)) return "an array";
-  return `a value of type ${typeof value}`;
 }
 
 async function checkModule(file: string, request: CheckRequest, loader: CustomToolLoader, importOptions: ImportToolModuleOptions): Promise<{ tools: ToolDescriptor[]; failure?: ModuleFailure }> {

@@ -16,26 +16,15 @@
  * | a folder with Claude Code's default components (`skills/`, `commands/`, `agents/`, `output-styles/`, `monitors/`, `hooks/hooks.json`, `.mcp.json`, `.lsp.json`): a plugin without plugin.json | plugin-folder |
  * | any other folder | tools-folder |
  */
-import { stat } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
+import { statOrUndefined } from "../core/paths.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { STATE_FILES } from "./static-checks.js";
 import type { TargetKind } from "./types.js";
 
-async function exists(p: string): Promise<boolean> {
-  return stat(p).then(
-    () => true,
-    () => false,
-  );
-}
-
-async function isDir(p: string): Promise<boolean> {
-  return stat(p).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-}
+const exists = (p: string) => statOrUndefined(p) !== undefined;
+const isDir = (p: string) => statOrUndefined(p)?.isDirectory() === true;
 
 /** Whether a package.json names an `xcsh` or `pi` manifest (an unreadable one counts: validate reports it). */
 async function hasPluginManifest(file: string): Promise<boolean> {
@@ -49,7 +38,7 @@ const CLAUDE_DEFAULT_FOLDERS = ["skills", "commands", "agents", "output-styles",
 const CLAUDE_DEFAULT_FILES = [path.join("hooks", "hooks.json"), ".mcp.json", ".lsp.json"];
 
 export async function detectTarget(target: string): Promise<{ kind: TargetKind; path: string }> {
-  const info = await stat(target).catch(() => undefined);
+  const info = statOrUndefined(target);
   if (!info) {
     throw new XcshToolsError("ETARGET_NOT_FOUND", `Nothing to validate at ${target}`, {
       file: target,
@@ -65,20 +54,20 @@ export async function detectTarget(target: string): Promise<{ kind: TargetKind; 
     if (base in STATE_FILES) return { kind: "state-file", path: target };
     return { kind: "tool-file", path: target };
   }
-  if ((await exists(path.join(target, ".xcsh-plugin", "marketplace.json"))) || (await exists(path.join(target, ".claude-plugin", "marketplace.json")))) {
+  if (exists(path.join(target, ".xcsh-plugin", "marketplace.json")) || exists(path.join(target, ".claude-plugin", "marketplace.json"))) {
     return { kind: "marketplace", path: target };
   }
-  const pluginJson = (await exists(path.join(target, ".xcsh-plugin", "plugin.json"))) || (await exists(path.join(target, ".claude-plugin", "plugin.json")));
+  const pluginJson = exists(path.join(target, ".xcsh-plugin", "plugin.json")) || exists(path.join(target, ".claude-plugin", "plugin.json"));
   // A Claude Code plugin may ship a package.json of its own (an MCP server's, built with npm):
   // without an xcsh/pi manifest it is not an npm plugin, and its plugin.json says what it is.
-  if ((await exists(path.join(target, "package.json"))) && !(pluginJson && !(await hasPluginManifest(path.join(target, "package.json"))))) return { kind: "plugin-package", path: target };
+  if (exists(path.join(target, "package.json")) && !(pluginJson && !(await hasPluginManifest(path.join(target, "package.json"))))) return { kind: "plugin-package", path: target };
   if (pluginJson) return { kind: "plugin-folder", path: target };
   for (const index of ["index.ts", "index.js", "index.mjs"]) {
-    if (await exists(path.join(target, index))) return { kind: "tool-file", path: path.join(target, index) };
+    if (exists(path.join(target, index))) return { kind: "tool-file", path: path.join(target, index) };
   }
-  if (await isDir(path.join(target, "tools"))) return { kind: "plugin-folder", path: target };
+  if (isDir(path.join(target, "tools"))) return { kind: "plugin-folder", path: target };
   // Claude Code's plugin.json is optional: a folder with its default component folders is a plugin.
-  for (const folder of CLAUDE_DEFAULT_FOLDERS) if (await isDir(path.join(target, folder))) return { kind: "plugin-folder", path: target };
-  for (const file of CLAUDE_DEFAULT_FILES) if (await exists(path.join(target, file))) return { kind: "plugin-folder", path: target };
+  for (const folder of CLAUDE_DEFAULT_FOLDERS) if (isDir(path.join(target, folder))) return { kind: "plugin-folder", path: target };
+  for (const file of CLAUDE_DEFAULT_FILES) if (exists(path.join(target, file))) return { kind: "plugin-folder", path: target };
   return { kind: "tools-folder", path: target };
 }

@@ -132,7 +132,6 @@ export function stemCollisions(plugins: readonly { id: string; toolsDir: string 
   return out;
 }
 
-/** The warning text of a collision. */
 export function describeStemCollision(c: StemCollision): string {
   const files = c.tools.map((t) => `${t.file} (${t.plugin})`).join(", ");
   if (c.project !== undefined) return `marketplace tool file${c.tools.length > 1 ? "s" : ""} ${files} share${c.tools.length > 1 ? "" : "s"} the stem "${c.stem}" with the project tool ${c.project}: the host loads only the project tool`;

@@ -29,7 +29,6 @@ import type { TargetKind, ValidateReport } from "./types.js";
 
 export type { ValidateIssue, ValidateReport, TargetKind } from "./types.js";
 
-/** Options of `validatePath`. */
 export interface ValidatePathOptions {
   cwd: string;
   /** Extra built-in names (`--builtins a,b`), added to `DEFAULT_BUILTIN_TOOL_NAMES`. */

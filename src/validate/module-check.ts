@@ -20,7 +20,6 @@ import { fileURLToPath } from "node:url";
 import { XcshToolsError } from "../core/errors.js";
 import { importRootsOf, type CheckRequest, type ChildMessage, type ImportRoots, type ModuleFailure, type PrepareRequest, type ToolDescriptor } from "./protocol.js";
 
-/** The outcome of one module. */
 export interface ModuleOutcome {
   file: string;
   tools: ToolDescriptor[];
@@ -28,7 +27,6 @@ export interface ModuleOutcome {
   ms?: number;
 }
 
-/** Options of `checkModules`. */
 export interface CheckModulesOptions {
   cwd: string;
   /** Budget of one module (import + factory), enforced by killing the child. Default 15000. */
@@ -224,9 +222,7 @@ export async function checkModules(modules: readonly string[], options: CheckMod
       cwd: options.cwd,
       importTimeoutMs,
       factoryTimeoutMs,
-      ...(options.home ? { home: options.home } : {}),
-      ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),
-      ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+      ...importRootsOf(options),
       ...(options.piModule !== undefined ? { piModule: options.piModule } : {}),
     }, {
       moduleTimeout,

@@ -73,7 +73,6 @@ export type TargetKind =
   | "marketplace-catalog"
   | "state-file";
 
-/** The result of `validatePath`. */
 export interface ValidateReport {
   ok: boolean;
   target: { path: string; kind: TargetKind };
