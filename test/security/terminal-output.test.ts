@@ -16,6 +16,7 @@ import { buildDist } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/http-server.js";
 import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
+import { runOnPty } from "../helpers/pty.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli, type ProcessResult } from "../helpers/run-cli.js";
 import { type TmpWorld, worldPerTest, writeUserNpmrc } from "../helpers/tmp-home.js";
@@ -153,6 +154,18 @@ describe("E: text from outside is shown escaped, in every command (marketplace p
     expectClean(json);
     expect(RAW_IN_JSON.test(json.stdout)).toBe(false);
     expect(json.json().error.code).toBe("ECATALOG_INVALID");
+  });
+
+  it("on a terminal with colors on: the consent lines and the question are escaped, our colors stay", async () => {
+    const root = await hostileMarket();
+    expect((await cli(["marketplace", "add", root])).code).toBe(0);
+    const r = await runOnPty(["install", "guard@evilmk"], w, "n", { NO_COLOR: undefined });
+    expect(r.asked, r.screen).toBe(true);
+    expect(r.code, r.screen).toBe(1);
+    // Our heading in yellow; the hostile sequences only in their escaped form.
+    expect(r.screen).toContain("\u001b[33mguard@evilmk 1.0.0 runs programs on your machine:\u001b[39m");
+    expect(r.screen).toContain(`node${SHOWN} --flag ${SHOWN}`);
+    for (const raw of ["\u001b]8;;", "\rFAKE", "FAKE\u0007", "\u202e", "\u2066", "\u009b", "\u0000", "\u007f"]) expect(r.screen.includes(raw), JSON.stringify(raw)).toBe(false);
   });
 
   it("a warning that quotes a bad plugin name shows it escaped on one line", async () => {
