@@ -15,8 +15,11 @@
 /** Query parameters that name a place or a version, never a credential. */
 const HARMLESS_PARAMS = new Set(["ref", "branch", "tag", "rev", "commit", "sha", "version", "v", "path", "file", "filename", "format", "raw", "page", "per_page", "lang", "locale", "plugin", "name", "type", "download"]);
 
-/** A URL as it appears in free text: up to a space, a quote or a bracket that ends it. */
-const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
+/**
+ * A URL as it appears in free text: up to a space, a quote or an angle bracket, and not the
+ * punctuation that follows it in a sentence (`<url>: failed`, `(<url>)`).
+ */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]*[^\s"'<>`.,:;!?)\]}]/gi;
 
 /** Hide tokens and passwords wherever they appear in text we print. */
 export function redactSecrets(text: string): string {

@@ -265,6 +265,18 @@ describe("F: credentials in URLs never reach the output", () => {
     }
   });
 
+  it("npm specs with credentials (a tarball URL, a git URL) that fail: the progress lines and the errors, human and --json", async () => {
+    await writeUserNpmrc(w.home, "http://127.0.0.1:9/");
+    for (const spec of ["http://u53rname:s3cr3tpw@127.0.0.1:1/x.tgz?token=q7tokval", "git+https://u53rname:s3cr3tpw@127.0.0.1:1/acme/plugin.git"]) {
+      for (const json of [false, true]) {
+        const r = await cli(["install", spec, ...(json ? ["--json"] : [])]);
+        expect(r.code).not.toBe(0);
+        expectNoSecret(r);
+        if (!json) expect(r.stderr).toContain(`Installing ${spec.replace("u53rname:s3cr3tpw", "***").replace("q7tokval", "***")}`);
+      }
+    }
+  });
+
   it("a stored marketplace whose source URL holds credentials (added by an older version): list and --json hide them", async () => {
     const url = `${http.url}/m/marketplace.json`;
     http.set("/m/marketplace.json", catalog("tokened", [{ name: "remote", source: { source: "github", repo: "acme/remote" } }]));

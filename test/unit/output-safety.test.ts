@@ -92,6 +92,7 @@ describe("F: the one redaction of URLs", () => {
     ["https://h/path?branch=dev&path=a/b", "https://h/path?branch=dev&path=a/b"],
     ["//registry.example/:_authToken=npm_abcdefghijklmnopqrstuvwx", "//registry.example/:_authToken=***"],
     ["Authorization: Bearer abc.def", "Authorization: Bearer ***"],
+    ["https://u:p@h/x.tgz?token=abc: cannot download (https://h/y?sig=s).", "https://***@h/x.tgz?token=***: cannot download (https://h/y?sig=***)."],
     ["plain text, no URL", "plain text, no URL"],
   ])("%s", (text, shown) => {
     expect(redactSecrets(text)).toBe(shown);
