@@ -5,12 +5,14 @@
  * or an npm plugin's hook or extension modules, prints each before anything is committed;
  * `--yes` accepts; on a terminal (stdin and stdout TTYs, no `--json`) it asks y/N; otherwise it
  * refuses with `EUNCONFIRMED`, listing them, and nothing is written. A dry run prints and never
- * asks; an update that only removes some prints them and goes on.
+ * asks; an update that only removes some prints them and goes on. Each command is one line
+ * (cli/output.ts escapes a newline or escape sequence inside it), so what is asked about is what
+ * runs.
  */
 import { XcshToolsError } from "../core/errors.js";
 import type { ExecutableRequest } from "../components/consent.js";
 import type { CommandContext } from "./context.js";
-import { style } from "./output.js";
+import { printable, style } from "./output.js";
 
 export interface ApproverOptions {
   yes?: boolean;
@@ -45,7 +47,7 @@ export function executableApprover(ctx: CommandContext, options: ApproverOptions
       }
       throw new XcshToolsError("EUNCONFIRMED", `Not ${request.update ? "updated" : "installed"}: ${what} was not allowed to run ${request.source === "npm" ? "its hooks and extensions" : "its commands"}`, { hint: "Nothing was written. Read the plugin first: `xcsh-tools validate <folder>` on a checkout lists what it runs." });
     }
-    throw new XcshToolsError("EUNCONFIRMED", `${what} ${request.update ? "adds or changes" : "brings"} ${request.source === "npm" ? "hooks or extensions the host runs" : "commands that run on this machine"}, and nobody confirmed them:\n${lines.map((l) => `  ${l}`).join("\n")}`, {
+    throw new XcshToolsError("EUNCONFIRMED", `${what} ${request.update ? "adds or changes" : "brings"} ${request.source === "npm" ? "hooks or extensions the host runs" : "commands that run on this machine"}, and nobody confirmed them:\n${lines.map((l) => `  ${printable(l)}`).join("\n")}`, {
       hint: "Nothing was written. Read them, then run the command again with --yes to accept (or on a terminal to be asked).",
       exitCode: 1,
     });

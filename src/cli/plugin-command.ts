@@ -9,7 +9,7 @@ import type { Plan } from "../plugins/plan.js";
 import type { NpmClientOptions } from "../plugins/npm-client.js";
 import { xcshPaths } from "../core/paths.js";
 import type { CommandContext } from "./context.js";
-import { style } from "./output.js";
+import { printable, style } from "./output.js";
 
 /** The npm client options for this command. */
 export async function npmClient(ctx: CommandContext, options: { allowScripts?: boolean } = {}): Promise<NpmClientOptions> {
@@ -83,10 +83,11 @@ export async function withProgress<T>(ctx: CommandContext, title: string, fn: (u
   const list = new Listr(
     [
       {
-        title,
+        title: printable(title),
         task: async (_ctx, task) => {
+          // listr2 writes its labels itself: they pass through the sink's neutraliser here.
           setOutput = (line) => {
-            task.output = line;
+            task.output = printable(line);
           };
           work = fn(update, control);
           await Promise.race([work, releasedSignal]);

@@ -10,7 +10,7 @@ import { commandNameOf, flagOf, GLOBAL_OPTIONS, takesValue } from "./command-nam
 import { loadCommands } from "./commands/index.js";
 import type { ToolsFlags } from "./commands/tools.js";
 import { createContext, type CommandContext, type GlobalFlags } from "./context.js";
-import { createOutput, type OutputStreams } from "./output.js";
+import { createOutput, printable, type OutputStreams } from "./output.js";
 import { exitCodeOf, renderError, renderErrorJson } from "./render-error.js";
 
 /** Our own version, read from package.json next to dist/. */
@@ -69,9 +69,10 @@ async function runCommander({ Command }: typeof import("commander"), argv: strin
     .description("Install, author and load custom tools and plugins for the xcsh coding agent")
     .version(packageVersion(), "-V, --version", "print the version (also -v)")
     .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
+      // Help is ours, but it may quote what was typed: it goes through the same neutraliser.
+      writeOut: (text) => io.stdout.write(printable(text, { newlines: true })),
       writeErr: (text) => {
-        if (!wantsJson) io.stderr.write(text);
+        if (!wantsJson) io.stderr.write(printable(text, { newlines: true }));
       },
       // Commander's own usage errors are rendered by runCli like every other error (with `Code:`).
       outputError: () => {},

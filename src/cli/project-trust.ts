@@ -12,7 +12,7 @@ import path from "node:path";
 import { isPathBelow } from "../core/contain.js";
 import { projectFolder, projectPaths, projectRegistryFile, projectRootOf, xcshPaths, type XcshRoots } from "../core/paths.js";
 import { changeTrust, decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
-import type { Output } from "./output.js";
+import { printable, type Output } from "./output.js";
 
 /** The project files and folders whose presence makes a trust question worth asking. */
 function projectStateFound(cwd: string, roots: XcshRoots, root: string | undefined): string[] {
@@ -53,7 +53,7 @@ export async function decideCommandTrust(ctx: TrustAskingContext, given?: TrustP
   const prompter = createPrompter(io.stdin, io.stdout);
   try {
     io.stdout.write(
-      `This project has its own xcsh state (${found.map((f) => (isPathBelow(f, project) ? path.relative(project, f) : f)).join(", ")}).\n` +
+      `${printable(`This project has its own xcsh state (${found.map((f) => (isPathBelow(f, project) ? path.relative(project, f) : f)).join(", ")}).`)}\n` +
         "Project files can add tools that run code and can change settings. Trust it only if you know who wrote it.\n",
     );
     const yes = await prompter.confirm(`Trust ${project}?`, false);

@@ -2,10 +2,12 @@
  * Questions on a terminal, for commands that may ask (`new`). Commands only ask through a
  * `Prompter`, and only get one when stdin AND stdout are TTYs and neither `--yes` nor `--json`
  * was given: a script, a pipe or CI never waits for input. Built on node:readline/promises so it
- * runs the same under Node and Bun; the streams are parameters so tests can drive it.
+ * runs the same under Node and Bun; the streams are parameters so tests can drive it. What it
+ * writes may quote a plugin's name or a folder: it passes through cli/output.ts `printable`.
  */
 import { createInterface } from "node:readline/promises";
 import { XcshToolsError } from "../core/errors.js";
+import { printable } from "./output.js";
 
 /** What a command may ask. */
 export interface Prompter {
@@ -39,7 +41,7 @@ export function createPrompter(input: Input, output: OutputStream): Prompter {
       const onClose = () => reject(promptClosed());
       rl.once("close", onClose);
       void rl
-        .question(question)
+        .question(printable(question))
         .then(resolve, reject)
         .finally(() => rl.off("close", onClose));
     });
@@ -52,14 +54,14 @@ export function createPrompter(input: Input, output: OutputStream): Prompter {
     },
     async choose(question, choices, defaultValue) {
       const lines = choices.map((c, i) => `  ${i + 1}. ${c.value}${c.label ? ` — ${c.label}` : ""}`);
-      output.write(`${question}\n${lines.join("\n")}\n`);
+      output.write(`${[question, ...lines].map((l) => printable(l)).join("\n")}\n`);
       for (;;) {
         const answer = await ask(`Choose 1-${choices.length} or a name (${defaultValue}): `);
         if (answer === "") return defaultValue;
         const byNumber = /^\d+$/.test(answer) ? choices[Number(answer) - 1] : undefined;
         const picked = byNumber ?? choices.find((c) => c.value === answer);
         if (picked) return picked.value;
-        output.write(`"${answer}" is not one of the choices.\n`);
+        output.write(`${printable(`"${answer}" is not one of the choices.`)}\n`);
       }
     },
     async confirm(question, defaultValue) {

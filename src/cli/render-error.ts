@@ -1,9 +1,12 @@
 /**
  * Rendering an error is one pure function: message, `Code:`, `Try this:`, `Caused by:`, the
- * stack only with `--debug`, secrets redacted; under `--json`, `{error: {code, message, hint}}`.
+ * stack only with `--debug`, made safe as every line we print (cli/output.ts `printable`:
+ * secrets redacted, control and bidi characters escaped); under `--json`,
+ * `{error: {code, message, hint}}`, which the sink's `result` makes safe the same way.
  */
 import { XcshToolsError, errorMessage, exitCodeOfCode } from "../core/errors.js";
 import { codedFailure } from "../core/failure.js";
+import { printable } from "./output.js";
 
 /**
  * What a thrown value is shown as: an uncoded full disk or refused permission that escaped an
@@ -12,15 +15,6 @@ import { codedFailure } from "../core/failure.js";
  */
 function shown(error: unknown): unknown {
   return error instanceof XcshToolsError ? error : (codedFailure(error) ?? error);
-}
-
-/** Hide tokens and passwords wherever they appear in text we print. */
-export function redactSecrets(text: string): string {
-  return text
-    .replace(/((?:_authToken|_auth|_password)\s*=\s*)[^\s"']+/gi, "$1***")
-    .replace(/(authorization:\s*(?:bearer|basic)\s+)[^\s"']+/gi, "$1***")
-    .replace(/(\/\/[^/\s:@]+:)[^@\s/]+@/g, "$1***@")
-    .replace(/\b(npm_[A-Za-z0-9]{20,})\b/g, "npm_***");
 }
 
 /** The code of any thrown value (`EUNEXPECTED` for plain errors). */
@@ -35,32 +29,44 @@ export function exitCodeOf(thrown: unknown): 1 | 2 {
   return error instanceof XcshToolsError ? exitCodeOfCode(error.code, error.exitCode) : 1;
 }
 
-/** The human rendering of an error, as lines for stderr. */
+/**
+ * The human rendering of an error, as lines for stderr. A message, hint or cause may span lines
+ * (ours do: EUNCONFIRMED lists what was refused), so a line after the first of each is indented:
+ * text quoted inside a message cannot print a line that starts like `Code:` or `Caused by:`.
+ * A cause whose message was already printed (a wrapper that quotes its cause) is not repeated.
+ */
 export function renderError(thrown: unknown, options: { debug?: boolean } = {}): string {
   const error = shown(thrown);
-  const lines = [`Error: ${errorMessage(error)}`];
+  const message = errorMessage(error);
+  const lines = [`Error: ${message}`];
   if (error instanceof XcshToolsError) {
     lines.push(`Code: ${error.code}`);
     if (error.hint) lines.push(`Try this: ${error.hint}`);
   }
+  const printed = [message];
   let cause = error instanceof Error ? error.cause : undefined;
   for (let depth = 0; cause !== undefined && depth < 5; depth++) {
-    lines.push(`Caused by: ${errorMessage(cause)}`);
+    const said = errorMessage(cause).trim();
+    if (said !== "" && !printed.some((m) => m.includes(said))) {
+      lines.push(`Caused by: ${said}`);
+      printed.push(said);
+    }
     cause = cause instanceof Error ? cause.cause : undefined;
   }
-  if (options.debug && error instanceof Error && error.stack) lines.push("", error.stack);
-  return redactSecrets(lines.join("\n"));
+  const body = lines.map((line) => line.replace(/\n(?! )/g, "\n  ")).join("\n");
+  const stack = options.debug && error instanceof Error && error.stack ? `\n\n${error.stack}` : "";
+  return printable(body + stack, { newlines: true });
 }
 
 /** The `--json` rendering of an error. */
 export function renderErrorJson(thrown: unknown): { error: { code: string; message: string; hint?: string; file?: string; path?: string } } {
   const error = shown(thrown);
-  const base = { code: errorCode(error), message: redactSecrets(errorMessage(error)) };
+  const base = { code: errorCode(error), message: errorMessage(error) };
   if (!(error instanceof XcshToolsError)) return { error: base };
   return {
     error: {
       ...base,
-      ...(error.hint ? { hint: redactSecrets(error.hint) } : {}),
+      ...(error.hint ? { hint: error.hint } : {}),
       ...(error.file ? { file: error.file } : {}),
       ...(error.path ? { path: error.path } : {}),
     },

@@ -28,6 +28,7 @@ import { mkdir } from "node:fs/promises";
 import { devNull } from "node:os";
 import { XcshToolsError } from "./errors.js";
 import { runInProcessGroup } from "./process-group.js";
+import { redactSecrets } from "./redact.js";
 import { removeTree } from "./atomic-fs.js";
 import { assertSourceArg, gitRefProblem, gitShaProblem, gitUrlProblem } from "./source-args.js";
 
@@ -81,10 +82,8 @@ export function gitEnvForNpm(env: NodeJS.ProcessEnv, allowLocal = false): NodeJS
   return out;
 }
 
-/** Redact credentials embedded in URLs (`https://user:token@host`) before they reach a message. */
-export function redactUrl(text: string): string {
-  return text.replace(/(\w+:\/\/)[^/@\s]+@/g, "$1***@");
-}
+/** Redact credentials in URLs (userinfo, query tokens) before they reach a message: core/redact.ts. */
+export const redactUrl = redactSecrets;
 
 /**
  * Run `git <hardening> <args>`; resolves to stdout, rejects with `EGIT` / `EGIT_TIMEOUT` /

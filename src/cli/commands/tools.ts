@@ -155,7 +155,10 @@ function printTools(output: CommandContext["output"], { tools, errors, untrusted
   if (errors.length > 0) {
     output.line();
     output.line(style(output, "red", `${errors.length} error${errors.length === 1 ? "" : "s"}:`));
-    for (const error of errors) output.line(`  ${error.code}  ${error.path}\n    ${error.message}`);
+    for (const error of errors) {
+      output.line(`  ${error.code}  ${error.path}`);
+      output.line(`    ${error.message}`);
+    }
   }
   if (otherComponents.length > 0) {
     output.line();
