@@ -102,7 +102,7 @@ export interface PluginWorld extends TmpWorld {
 }
 
 export async function makePluginWorld(reg: RegistryHandle, npmrcExtra = ""): Promise<PluginWorld> {
-  const world = await makeTmpWorld("xcsh-tools-plugins-");
+  const world = await makeTmpWorld("xcsh-tools-plugins-", { trustProject: true });
   // An explicit registry: nothing may fall back to the public one.
   await writeUserNpmrc(world.home, reg.url, npmrcExtra);
   const plugins = path.join(world.xcshHome, "plugins");

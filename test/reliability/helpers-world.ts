@@ -42,7 +42,7 @@ export interface RelWorld extends TmpWorld {
 
 /** Make the world; `registry` defaults to a dead loopback port. */
 export async function makeRelWorld(registry = "http://127.0.0.1:9/"): Promise<RelWorld> {
-  const w = await makeTmpWorld("xcsh-tools-rel-");
+  const w = await makeTmpWorld("xcsh-tools-rel-", { trustProject: true });
   await writeUserNpmrc(w.home, registry);
   const plugin = path.join(w.root, "dev", "good-plugin");
   await w.write(path.join(plugin, "package.json"), { name: "good-plugin", version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } });
