@@ -46,35 +46,31 @@ export function jsonSyntaxPosition(text: string): JsonSyntaxPosition | undefined
       } else fail();
     }
   };
+  /** An object's or array's items after its opening character, up to `close`. */
+  const list = (close: string, item: () => void): void => {
+    at++;
+    space();
+    if (text[at] === close) return void at++;
+    for (;;) {
+      item();
+      space();
+      if (text[at] === ",") at++;
+      else return expect(close);
+    }
+  };
   const value = (): void => {
     space();
     const char = text[at];
     if (char === "{") {
-      at++;
-      space();
-      if (text[at] === "}") return void at++;
-      for (;;) {
+      return list("}", () => {
         space();
         string();
         space();
         expect(":");
         value();
-        space();
-        if (text[at] === ",") at++;
-        else return expect("}");
-      }
+      });
     }
-    if (char === "[") {
-      at++;
-      space();
-      if (text[at] === "]") return void at++;
-      for (;;) {
-        value();
-        space();
-        if (text[at] === ",") at++;
-        else return expect("]");
-      }
-    }
+    if (char === "[") return list("]", value);
     if (char === '"') return string();
     if (char === "t") return expect("true");
     if (char === "f") return expect("false");

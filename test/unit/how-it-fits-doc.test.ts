@@ -37,6 +37,6 @@ describe("docs/how-it-fits.md", () => {
     const code = mutation.slice(mutation.indexOf("async function lockedMutation<T>("));
     const [committed, refreshed] = ["await withTransaction(", "await refreshBootAndClear(world)"].map((call) => code.indexOf(call));
     expect(committed).toBeGreaterThan(0);
-    expect(refreshed).toBeGreaterThan(committed);
+    expect(refreshed).toBeGreaterThan(committed!);
   });
 });
