@@ -4,7 +4,7 @@
  * nothing reaches the real HOME, the real `~/.npmrc` or the npm cache. The environment is the
  * test process's minus everything npm/xcsh/color related, plus those overrides, plus `env`.
  *
- *   const world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
+ *   const world = await makeTmpWorld();
  *   const r = await runCli(["tools", "--json"], { cwd: world.cwd, home: world.home });
  *   expect(r.code).toBe(0); expect(r.json()).toEqual(...);
  *
