@@ -22,13 +22,13 @@
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Value } from "@sinclair/typebox/value";
 import { XcshToolsError } from "./core/errors.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "./host/builtins.js";
-import { execCommand } from "./host/exec.js";
+import { SIGTERM_CODE, execCommand } from "./host/exec.js";
 import { CustomToolLoader, createNoOpUIContext } from "./host/loader.js";
 import { provideOwnApi } from "./host/import/module-map.js";
 import { resultText } from "./host/render.js";
+import { checkToolParams, describeValue, executeTool } from "./host/run-tool.js";
 import { dispatchSessionEvent, type SessionDispatchSummary } from "./host/session.js";
 import type {
   AgentToolResult,
@@ -76,8 +76,6 @@ export interface RecordingExec {
   /** Every call, in order, with its result once settled. */
   readonly calls: ExecCall[];
 }
-
-const SIGTERM_CODE = 143;
 
 /**
  * A recording `exec`. `"real"` runs programs (no shell; the signal and timeout kill them); a
@@ -287,7 +285,6 @@ export interface ToolRun<TDetails = any> {
 }
 
 let callCounter = 0;
-const TYPEBOX_KIND = Symbol.for("TypeBox.Kind");
 
 /**
  * Call `tool.execute(toolCallId, params, onUpdate, ctx, signal)` and collect its updates.
@@ -299,41 +296,20 @@ export async function runTool<TDetails = any>(
   params: unknown,
   options: RunToolOptions = {},
 ): Promise<ToolRun<TDetails>> {
-  if (options.validateParams !== false) checkParams(tool, params);
+  if (options.validateParams !== false) checkToolParams(tool, params, "Fix the params of the test, or pass validateParams: false to call execute anyway.");
   const updates: AgentToolResult<TDetails>[] = [];
   const onUpdate = (update: AgentToolResult<TDetails>) => {
     updates.push(update);
     options.onUpdate?.(update, updates.length - 1);
   };
-  const result = await tool.execute(
-    options.toolCallId ?? `test-call-${++callCounter}`,
-    params as never,
+  const result = await executeTool(tool, {
+    toolCallId: options.toolCallId ?? `test-call-${++callCounter}`,
+    params,
     onUpdate,
-    options.ctx ?? createTestContext(),
-    options.signal,
-  );
-  if (!result || typeof result !== "object" || !Array.isArray(result.content)) {
-    throw new XcshToolsError("ERESULT_SHAPE", `${tool.name}.execute resolved to ${describe(result)}, not a result with a content array`, {
-      hint: 'Return { content: [{ type: "text", text: "..." }] }.',
-    });
-  }
-  return { result, updates, text: resultText(result) };
-}
-
-function checkParams(tool: CustomTool<any, any>, params: unknown): void {
-  const schema = tool.parameters as unknown;
-  if (!schema || typeof schema !== "object" || !(TYPEBOX_KIND in schema)) return;
-  if (Value.Check(schema as never, params)) return;
-  const problems = [...Value.Errors(schema as never, params)].slice(0, 5).map((e) => `${e.path || "/"}: ${e.message}`);
-  throw new XcshToolsError("EPARAMS_INVALID", `params of ${tool.name} do not match its parameters schema: ${problems.join("; ")}`, {
-    hint: "Fix the params of the test, or pass validateParams: false to call execute anyway.",
+    ctx: options.ctx ?? createTestContext(),
+    signal: options.signal,
   });
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : String(value);
+  return { result, updates, text: resultText(result) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,7 +319,7 @@ function describe(value: unknown): string {
 export function renderToLines(component: unknown, width = 80): string[] {
   const render = (component as { render?: unknown } | null | undefined)?.render;
   if (typeof render !== "function") {
-    throw new XcshToolsError("ECOMPONENT_SHAPE", `expected a component with render(width), got ${describe(component)}`, {
+    throw new XcshToolsError("ECOMPONENT_SHAPE", `expected a component with render(width), got ${describeValue(component)}`, {
       hint: "Return an object with render(width): string[] (the shape of the host's Text component).",
     });
   }

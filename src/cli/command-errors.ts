@@ -9,9 +9,12 @@ export function usageError(message: string, hint?: string): XcshToolsError {
   return new XcshToolsError("EUSAGE", message, { exitCode: 2, ...(hint ? { hint } : {}) });
 }
 
-/** Thrown by a command that has already printed its failure (e.g. validate's report): exit code only. */
+/**
+ * Thrown by a command that has already printed its failure (e.g. validate's report): exit code
+ * only. 130 / 143: a run interrupted by SIGINT / SIGTERM (`run`), as shells report it.
+ */
 export class ReportedFailure extends Error {
-  constructor(readonly exitCode: 1 | 2) {
+  constructor(readonly exitCode: 1 | 2 | 130 | 143) {
     super(`command failed with exit code ${exitCode}`);
     this.name = "ReportedFailure";
   }

@@ -89,6 +89,10 @@ const code = await runCli(argv, {
   signal: interrupt.signal,
 });
 process.exitCode = code;
+// `run` ran a tool in this process: whatever it left behind (a timer, a server, a child it did not
+// wait for) must not keep the one-off run alive once its answer is written.
+const { commandNameOf } = await import("./command-name.js");
+if (commandNameOf(argv) === "run") process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
 // Once the event loop has nothing left (every write flushed, every child reaped), end the process
 // without Node's teardown of the environment, which frees an install's whole heap after its last
 // line for nothing. 'beforeExit' is emitted only then, so nothing pending is cut short.

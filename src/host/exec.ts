@@ -18,9 +18,10 @@ import os from "node:os";
 import type { runInProcessGroup as RunInProcessGroup } from "../core/process-group.js";
 import type { ExecOptions, ExecResult } from "../core/contract.js";
 
-/** Milliseconds between SIGTERM and SIGKILL when a killed process does not exit. */
-const KILL_GRACE_MS = 2000;
-const SIGTERM_CODE = 128 + (os.constants.signals.SIGTERM ?? 15);
+/** Milliseconds between SIGTERM and SIGKILL when a killed process does not exit (docs/contract.md states it; its test reads it here). */
+export const KILL_GRACE_MS = 2000;
+/** The `code` of a process we killed, and of an exec whose signal was aborted before it started (143). */
+export const SIGTERM_CODE = 128 + (os.constants.signals.SIGTERM ?? 15);
 
 /*
  * node:child_process (through the process-group runner) loads on the first exec, not with the

@@ -5,6 +5,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { jsonErrorDetail } from "../core/json-position.js";
 import type { ValidationIssue, ValidationResult } from "./result.js";
 
 /**
@@ -54,11 +55,12 @@ export function checkJsonDepth(value: unknown, file: string): void {
 export function parseJsonText(text: string, file: string): unknown {
   checkJsonSize(text.length, file);
   let value: unknown;
+  // Strip a UTF-8 BOM: editors on Windows write one and JSON.parse refuses it.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    // Strip a UTF-8 BOM: editors on Windows write one and JSON.parse refuses it.
-    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    value = JSON.parse(body);
   } catch (error) {
-    throw new XcshToolsError("EJSONPARSE", `${file} is not valid JSON: ${errorMessage(error)}`, {
+    throw new XcshToolsError("EJSONPARSE", `${file} is not valid JSON ${jsonErrorDetail(body, error)}`, {
       file,
       hint: `Fix the syntax of ${file} (or move it away to start from an empty state).`,
       cause: error,

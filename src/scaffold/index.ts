@@ -12,7 +12,7 @@ import { XcshToolsError } from "../core/errors.js";
 import { nameSegmentProblem } from "../manifest/names.js";
 import { checkProjectName, type ScaffoldNames } from "./names.js";
 import { renderTemplate, type RenderedFile } from "./render.js";
-import { DEFAULT_TEMPLATE, TEMPLATES, dependencyRanges, findTemplate, templateDir, type TemplateInfo } from "./templates.js";
+import { DEFAULT_TEMPLATE, TEMPLATES, dependencyRanges, findTemplate, templateDir, type TargetTrust, type TemplateInfo } from "./templates.js";
 
 export { DEFAULT_TEMPLATE, TEMPLATES, findTemplate, type TemplateInfo } from "./templates.js";
 export { checkProjectName, type ScaffoldNames } from "./names.js";
@@ -26,6 +26,12 @@ export interface NewProjectRequest {
   dir?: string;
   description?: string;
   cwd: string;
+  /**
+   * Whether the user trusts the project at this folder (the CLI asks the trust record). A tool
+   * written into an untrusted project's tools folder gets `xcsh-tools trust` in its next steps;
+   * without this answer every project counts as untrusted, as on a new user's machine.
+   */
+  isProjectTrusted?: (projectDir: string) => boolean;
 }
 
 /** Everything `new` will do, computed without writing. */
@@ -79,8 +85,7 @@ export async function planNewProject(request: NewProjectRequest): Promise<NewPro
   // Descriptions land inside JSON strings and TS string literals: keep them one safe line.
   vars.description = vars.description!.replace(/[\r\n]+/g, " ").replace(/["\\`$]/g, "");
   const dir = path.resolve(request.cwd, request.dir ?? template.defaultDir(names));
-  const relative = path.relative(request.cwd, dir);
-  const displayDir = relative === "" ? "." : relative.startsWith("..") || path.isAbsolute(relative) ? dir : relative.split(path.sep).join("/");
+  const displayDir = asTyped(request.cwd, dir);
   const files = await renderTemplate(templateDir(template.name), vars);
 
   const info = await stat(dir).catch(() => undefined);
@@ -107,8 +112,25 @@ export async function planNewProject(request: NewProjectRequest): Promise<NewPro
     files,
     conflicts,
     targetExists: Boolean(info),
-    nextSteps: template.nextSteps(displayDir, names, vars),
+    nextSteps: template.nextSteps(displayDir, names, vars, targetTrust(request, dir)),
   };
+}
+
+/**
+ * The project a tools folder belongs to when the target is `<project>/.xcsh/tools` and the user
+ * has not trusted that project: discovery reads a project's `.xcsh/tools` only once it is trusted.
+ */
+function targetTrust(request: NewProjectRequest, dir: string): TargetTrust {
+  if (path.basename(dir) !== "tools" || path.basename(path.dirname(dir)) !== ".xcsh") return {};
+  const project = path.dirname(path.dirname(dir));
+  if (request.isProjectTrusted?.(project) === true) return {};
+  return { untrustedProject: asTyped(request.cwd, project) };
+}
+
+/** A folder as the user should type it from `cwd`: relative when inside it (`.` for cwd), else absolute. */
+function asTyped(cwd: string, dir: string): string {
+  const relative = path.relative(cwd, dir);
+  return relative === "" ? "." : relative.startsWith("..") || path.isAbsolute(relative) ? dir : relative.split(path.sep).join("/");
 }
 
 /** The coded refusal for a plan with conflicts (exit 2), or undefined when there are none. */

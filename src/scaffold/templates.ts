@@ -23,7 +23,13 @@ export interface TemplateInfo {
   /** Extra placeholders of this template. */
   extraVars?(names: ScaffoldNames): Record<string, string>;
   /** What to run next; `dir` is the target as the user should type it. */
-  nextSteps(dir: string, names: ScaffoldNames, vars: Readonly<Record<string, string>>): string[];
+  nextSteps(dir: string, names: ScaffoldNames, vars: Readonly<Record<string, string>>, where: TargetTrust): string[];
+}
+
+/** Whether the files land in a project the user has not trusted yet (its tools would not load). */
+export interface TargetTrust {
+  /** The untrusted project as the user should type it after `xcsh-tools trust` (`.` for cwd). */
+  untrustedProject?: string;
 }
 
 /** What a new package's author runs next: into its folder, install, test, then `then`. */
@@ -48,7 +54,12 @@ export const TEMPLATES: readonly TemplateInfo[] = [
     kind: "file",
     defaultDir: () => ".xcsh/tools",
     defaultDescription: (n) => `${n.title}: describe what the tool does, for the model`,
-    nextSteps: (dir, n) => [`xcsh-tools validate ${quoteArg(`${dir}/${n.toolName}.ts`)}`, "xcsh-tools tools"],
+    nextSteps: (dir, n, _vars, where) => [
+      `xcsh-tools validate ${quoteArg(`${dir}/${n.toolName}.ts`)}`,
+      // Without it, `tools` and the host leave the new tool out ("not loaded: project not trusted").
+      ...(where.untrustedProject === undefined ? [] : [`xcsh-tools trust${where.untrustedProject === "." ? "" : ` ${quoteArg(where.untrustedProject)}`}   # a project's own tools load only once you trust it`]),
+      "xcsh-tools tools",
+    ],
   },
   packageTemplate("streaming", "a tool that streams progress, cancels its subprocesses and restores state per session", () => "Run npm scripts one after another, streaming progress"),
   packageTemplate("render", "a tool with its own renderCall / renderResult for the TUI", () => "Show a checklist with its own TUI rendering"),

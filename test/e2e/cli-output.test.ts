@@ -13,7 +13,7 @@ import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
 beforeAll(async () => {
-  w = await makeTmpWorld("xcsh-tools-output-");
+  w = await makeTmpWorld("xcsh-tools-output-", { trustProject: true });
 });
 afterAll(async () => {
   await w.cleanup();

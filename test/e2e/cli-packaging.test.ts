@@ -72,7 +72,7 @@ console.log(JSON.stringify({
 beforeAll(async () => {
   await buildDist();
   // Outside the repository (no node_modules of ours above it), in the OS temp folder.
-  w = await makeTmpWorld();
+  w = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
   const packs = path.join(w.root, "packs");
   const prefix = path.join(w.root, "prefix");
   await mkdir(packs, { recursive: true });
@@ -138,7 +138,7 @@ describe("the packaging model: one bundle, no runtime dependencies", () => {
   });
 
   it("the installed CLI installs a plugin folder and lists it, loading only its own files", { timeout: 120_000 }, async () => {
-    const world = await makeTmpWorld();
+    const world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
     try {
       const logs = path.join(world.root, "logs");
       await mkdir(logs, { recursive: true });
@@ -173,7 +173,7 @@ describe("the packaging model: one bundle, no runtime dependencies", () => {
     for (const runtime of runtimes()) {
       runtimeIt(runtime)(`${runtime.label}${skipNote(runtime)}`, { timeout: 120_000 }, async () => {
         const command = requireRuntime(runtime);
-        const world = await makeTmpWorld();
+        const world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
         try {
           const env = hermeticEnv(world.home);
           const version = await runProcess(command, [path.join(installed, "bin", "xcsh-tools.js"), "--version"], { cwd: world.cwd, env, timeoutMs: 60_000 });

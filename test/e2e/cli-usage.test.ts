@@ -11,7 +11,7 @@ import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
 beforeAll(async () => {
-  w = await makeTmpWorld("xcsh-tools-usage-");
+  w = await makeTmpWorld("xcsh-tools-usage-", { trustProject: true });
 });
 afterAll(async () => {
   await w.cleanup();

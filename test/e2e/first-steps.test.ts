@@ -158,6 +158,11 @@ describe("first steps from a clone", () => {
     expect(output("xcsh-tools list")).toMatch(/^my-first-plugin@0\.1\.0 .*enabled.*linked/m);
     expect(output("xcsh-tools validate .")).toMatch(/valid plugin-package/);
     expect(output("xcsh-tools tools")).toMatch(/^my_first_plugin /m);
+    // `run`, as its comment says: the first TODO of tools/, found by the tool itself (its own source names TODO).
+    const ran = results.find((r) => r.argv[1] === "run")!;
+    expect(ran.argv).toEqual(["xcsh-tools", "run", "my_first_plugin", '{"path": "tools", "limit": 1}']);
+    expect(ran.result.stdout).toMatch(/^tools\/my_first_plugin\.ts:\d+:.*TODO.*\n\(\d+ more\)\n$/);
+    expect(ran.result.stderr).toBe("… searching tools...\n");
     const list = await sh("xcsh-tools", ["list", "--json"], plugin);
     expect(list.json()).toMatchObject({ plugins: [{ name: "my-first-plugin", linked: true }] });
   });

@@ -24,7 +24,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
 import { REPO_ROOT } from "../helpers/runtimes.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
 
 const BUILTINS = ["read", "bash", "edit", "write"];
 type HostApi = typeof import("../../src/index.js");
@@ -204,6 +204,38 @@ describe("xcsh-tools new: every template renders, installs offline, passes its o
     await w.write(path.join(w.cwd, ".xcsh", "tools", "other.ts"), "export default () => [];\n");
     expect((await newProject(w, ["second", "-t", "tool"])).created).toBe(path.join(w.cwd, ".xcsh", "tools"));
     expect((await readdir(path.join(w.cwd, ".xcsh", "tools"))).sort()).toEqual(["other.ts", "second.ts"]);
+  });
+});
+
+describe("xcsh-tools new --template tool in a project: the next steps as a new user follows them", () => {
+  /** Run printed next steps as written (comments dropped), in cwd; every one must succeed. */
+  async function follow(w: TmpWorld, steps: string[]) {
+    for (const step of steps) {
+      const [bin, ...args] = step.replace(/\s+#.*$/, "").split(/\s+/);
+      expect(bin, step).toBe("xcsh-tools");
+      await cliStep(w, w.cwd, args);
+    }
+  }
+  const toolNames = async (w: TmpWorld) => (await cliStep(w, w.cwd, ["tools"])) as { tools: { name: string }[] };
+
+  it("an untrusted project: trust comes before tools, and only then is the tool listed", { timeout: 60_000 }, async () => {
+    const w = await world();
+    const out = await newProject(w, ["hello-there", "-t", "tool"]);
+    expect(out.nextSteps).toEqual(["xcsh-tools validate .xcsh/tools/hello_there.ts", "xcsh-tools trust   # a project's own tools load only once you trust it", "xcsh-tools tools"]);
+    // Skipping the trust step leaves the tool out, which is why the step is there.
+    expect((await toolNames(w)).tools.map((t) => t.name)).not.toContain("hello_there");
+    await follow(w, out.nextSteps);
+    expect((await toolNames(w)).tools.map((t) => t.name)).toContain("hello_there");
+  });
+
+  it("a project below cwd is named in the trust step; a trusted project and the user's folder need none", { timeout: 60_000 }, async () => {
+    const w = await world();
+    const below = await newProject(w, ["deep-tool", "-t", "tool", "--dir", "sub dir/.xcsh/tools"]);
+    expect(below.nextSteps).toContain("xcsh-tools trust 'sub dir'   # a project's own tools load only once you trust it");
+    await writeTrustRecord(w.xcshHome, [w.cwd]);
+    expect((await newProject(w, ["trusted-tool", "-t", "tool"])).nextSteps).toEqual(["xcsh-tools validate .xcsh/tools/trusted_tool.ts", "xcsh-tools tools"]);
+    // The home folder is the user's own, trusted without a record (core/trust.ts).
+    expect((await newProject(w, ["home-tool", "-t", "tool", "--dir", path.join(w.home, ".xcsh", "tools")])).nextSteps.join("\n")).not.toContain("trust");
   });
 });
 

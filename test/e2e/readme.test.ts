@@ -147,7 +147,7 @@ describe("README", () => {
     for (const block of here) expect(block.name, `an unmarked block: ${block.lines.join("; ")}`).toBeDefined();
     expect(here.map((b) => b.name)).toEqual(expect.arrayContaining(["install-plugins", "state-commands", "marketplace", "doctor"]));
 
-    // The reader's clone: the project folder (trusted, as a user's own clone) with the shipped examples.
+    // The reader's clone, as a new user has it: the shipped examples, nothing trusted yet.
     const world = await makeTmpWorld("xcsh-tools-readme-blocks-");
     worlds.push(world);
     await cp(path.join(REPO_ROOT, "examples"), path.join(world.cwd, "examples"), { recursive: true });

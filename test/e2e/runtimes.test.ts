@@ -181,7 +181,7 @@ const byName = <T extends { name: string }>(list: T[]) => [...list].sort((a, b) 
 
 const worlds: TmpWorld[] = [];
 async function freshWorld(): Promise<TmpWorld> {
-  const world = await makeTmpWorld("xcsh-tools-rt-");
+  const world = await makeTmpWorld("xcsh-tools-rt-", { trustProject: true });
   worlds.push(world);
   await writeToolWorld(world);
   return world;

@@ -13,7 +13,7 @@ const FIX = path.join(REPO, "test", "fixtures", "validate");
 let world: TmpWorld;
 beforeAll(async () => {
   await buildDist();
-  world = await makeTmpWorld();
+  world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
 });
 afterAll(async () => world?.cleanup());
 

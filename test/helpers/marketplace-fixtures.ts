@@ -4,6 +4,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { isProjectTrustedByUser, trustWorldOf } from "../../src/core/trust.js";
 import type { MarketplaceContext } from "../../src/marketplace/index.js";
 import { isolatedGitEnv } from "./git-remote.js";
 import type { TmpWorld } from "./tmp-home.js";
@@ -78,15 +79,16 @@ export async function writeFolderMarketplace(root: string, market: FolderMarketp
 
 /** The engine context of a temp world. */
 export function marketplaceCtx(w: TmpWorld, extra: Partial<MarketplaceContext> = {}): MarketplaceContext {
+  const roots = { home: w.home, xcshHome: w.xcshHome };
   return {
-    roots: { home: w.home, xcshHome: w.xcshHome },
+    roots,
     cwd: w.cwd,
     env: isolatedGitEnv(w.home),
     gitTimeoutMs: 30_000,
     fetchTimeoutMs: 5_000,
     lockWaitMs: 5_000,
-    // makeTmpWorld trusts its project (a hostile world's tests pass their own answer).
-    projectTrusted: true,
+    // The world's own answer, as the CLI reads it: trusted only where the test wrote a trust record.
+    projectTrusted: isProjectTrustedByUser(w.cwd, trustWorldOf(roots)),
     ...extra,
   };
 }

@@ -24,8 +24,23 @@ export function shBlocks(markdown: string): ShBlock[] {
   return blocks;
 }
 
-/** The commands of one line: `a b && c d` → [["a", "b"], ["c", "d"]]. */
+/**
+ * The commands of one line: `a b && c d` → [["a", "b"], ["c", "d"]]. A single-quoted word is
+ * taken literally, as a shell takes it (`run t '{"a": 1}'` → ["run", "t", '{"a": 1}']); any
+ * other shell syntax, in or out of a word, is refused.
+ */
 export function commandsOf(line: string): string[][] {
-  if (/[|;<>`$(){}'"\\*?]/.test(line.replace(/&&/g, ""))) throw new Error(`README line uses shell syntax the tests do not run: ${line}`);
-  return line.split("&&").map((part) => part.trim().split(/\s+/));
+  const refuse = () => new Error(`README line uses shell syntax the tests do not run: ${line}`);
+  const commands: string[][] = [[]];
+  for (const m of line.matchAll(/'([^']*)'|[^\s']+/g)) {
+    const end = m.index + m[0].length;
+    // A word glued to a quote (a'b', 'a'b) is one shell word made of parts: not taken apart here.
+    if ((m.index > 0 && !/\s/.test(line[m.index - 1]!)) || (end < line.length && !/\s/.test(line[end]!))) throw refuse();
+    if (m[1] !== undefined) commands.at(-1)!.push(m[1]);
+    else if (m[0] === "&&") commands.push([]);
+    else if (/[|&;<>`$(){}"\\*?]/.test(m[0])) throw refuse();
+    else commands.at(-1)!.push(m[0]);
+  }
+  if (line.split("'").length % 2 === 0 || commands.some((c) => c.length === 0)) throw refuse();
+  return commands;
 }

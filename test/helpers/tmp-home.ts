@@ -2,9 +2,11 @@
  * A temporary world per test: a HOME, an xcsh root inside it, and a project folder (cwd).
  * Nothing a test does reaches the real HOME.
  *
- * The project is trusted by default (the user's trust record in `<home>/.xcsh` names it), as a
- * user's own project is: tests of project-scope features run there. Hostile cases make an
- * untrusted one (`trustProject: false`, test/security/hostile-world.ts).
+ * The world starts as a new user's does: nothing trusted. A test whose project must be trusted says
+ * so where it makes the world (`{ trustProject: true }` writes the user's trust record in
+ * `<home>/.xcsh`, as `xcsh-tools trust` would), so no test passes on a grant a reader of it cannot
+ * see (the README's walkthroughs once did: their project-scope commands passed only because this
+ * helper trusted every project).
  */
 import { mkdtemp, mkdir, rm, writeFile, realpath } from "node:fs/promises";
 import os from "node:os";
@@ -25,14 +27,19 @@ export interface TmpWorld {
   cleanup(): Promise<void>;
 }
 
-export async function makeTmpWorld(prefix = "xcsh-tools-test-", options: { trustProject?: boolean } = {}): Promise<TmpWorld> {
+export interface WorldOptions {
+  /** Write a trust record naming the project (default: untrusted, as on a new user's machine). */
+  trustProject?: boolean;
+}
+
+export async function makeTmpWorld(prefix = "xcsh-tools-test-", options: WorldOptions = {}): Promise<TmpWorld> {
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
   const home = path.join(root, "home");
   const xcshHome = path.join(home, ".xcsh");
   const cwd = path.join(root, "project");
   await mkdir(home, { recursive: true });
   await mkdir(cwd, { recursive: true });
-  if (options.trustProject !== false) await writeTrustRecord(xcshHome, [cwd]);
+  if (options.trustProject === true) await writeTrustRecord(xcshHome, [cwd]);
   return {
     root,
     home,
@@ -54,7 +61,7 @@ export async function makeTmpWorld(prefix = "xcsh-tools-test-", options: { trust
  * A fresh world for every test of the file, removed after it: `assign` receives each one (the
  * file keeps its own `let w: TmpWorld`, so its tests read `w` as before).
  */
-export function worldPerTest(assign: (world: TmpWorld) => void, prefix?: string, options?: { trustProject?: boolean }): void {
+export function worldPerTest(assign: (world: TmpWorld) => void, prefix?: string, options?: WorldOptions): void {
   let current: TmpWorld | undefined;
   beforeEach(async () => {
     current = await makeTmpWorld(prefix, options);

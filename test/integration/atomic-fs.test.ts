@@ -8,7 +8,7 @@ import { spawnTs } from "../helpers/ts-child.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 
 let world: TmpWorld;
-worldPerTest((made) => (world = made));
+worldPerTest((made) => (world = made), "xcsh-tools-test-", { trustProject: true });
 
 describe("writeFileAtomic", () => {
   it("writes the content and leaves no temp file behind", async () => {

@@ -19,7 +19,7 @@ beforeAll(async () => {
 }, 180_000);
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made), "xcsh-tools-boot-cli-");
+worldPerTest((made) => (w = made), "xcsh-tools-boot-cli-", { trustProject: true });
 
 const marker = () => path.join(w.root, "imported.log");
 const markerLines = async () => (await readFile(marker(), "utf8").catch(() => "")).split("\n").filter(Boolean);

@@ -22,7 +22,7 @@ beforeAll(async () => {
 }, 180_000);
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made), "xcsh-tools-boot-");
+worldPerTest((made) => (w = made), "xcsh-tools-boot-", { trustProject: true });
 
 const BUILT_INS = ["read", "bash", "edit", "write"];
 const opts = () => ({ home: w.home, xcshHome: w.xcshHome, env: {} });

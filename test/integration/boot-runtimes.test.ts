@@ -26,7 +26,7 @@ beforeAll(async () => {
 }, 180_000);
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made), "xcsh-tools-boot-runtimes-");
+worldPerTest((made) => (w = made), "xcsh-tools-boot-runtimes-", { trustProject: true });
 
 const BUN = runtimes().find((r) => r.id === "bun")!;
 const opts = () => ({ home: w.home, xcshHome: w.xcshHome, env: {}, cwd: w.cwd });

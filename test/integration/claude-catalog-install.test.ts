@@ -28,7 +28,7 @@ beforeAll(async () => {
   await buildDist();
 }, 180_000);
 beforeEach(async () => {
-  w = await makeTmpWorld();
+  w = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
   ctx = marketplaceCtx(w);
 });
 afterEach(async () => {

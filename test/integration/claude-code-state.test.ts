@@ -50,7 +50,7 @@ const loaded = async () => {
 
 describe("Claude Code's enabledPlugins decide which of its plugins load", () => {
   beforeEach(async () => {
-    w = await makeTmpWorld();
+    w = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
     await claudeCache();
   });
 
@@ -104,7 +104,7 @@ describe("Claude Code's enabledPlugins decide which of its plugins load", () => 
 
 describe("import-claude reads Claude Code's copies: offline, and --dry-run fetches nothing", () => {
   beforeEach(async () => {
-    w = await makeTmpWorld();
+    w = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
   });
 
   /** Claude Code's copy of a marketplace whose recorded source cannot be reached. */
@@ -161,7 +161,7 @@ describe("import-claude reads Claude Code's copies: offline, and --dry-run fetch
 
 describe("a git marketplace's clone becomes the cache", () => {
   beforeEach(async () => {
-    w = await makeTmpWorld();
+    w = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
   });
 
   it("without .git, with our marketplace.json replacing a link of that name (never written through)", async () => {
@@ -184,7 +184,7 @@ describe("a git marketplace's clone becomes the cache", () => {
 
 describe("messages that point at the right plugin", () => {
   beforeEach(async () => {
-    w = await makeTmpWorld();
+    w = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
   });
   const out = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`;
 
@@ -269,7 +269,7 @@ describe("messages that point at the right plugin", () => {
 
 describe("`list` shows Claude Code's plugins as its settings switch them", () => {
   beforeEach(async () => {
-    w = await makeTmpWorld();
+    w = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
     await claudeCache();
   });
 

@@ -20,7 +20,7 @@ beforeAll(async () => {
 }, 180_000);
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made), "xcsh-tools-components-agree-");
+worldPerTest((made) => (w = made), "xcsh-tools-components-agree-", { trustProject: true });
 
 function mixedWorld(): void {
   const cache = path.join(w.xcshHome, "plugins", "cache", "plugins");

@@ -15,7 +15,7 @@ beforeAll(async () => {
 }, 180_000);
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made), "xcsh-tools-components-");
+worldPerTest((made) => (w = made), "xcsh-tools-components-", { trustProject: true });
 
 function installXcsh(name: string, write: (root: string) => void, scope: "user" | "project" = "user"): string {
   const root = path.join(w.xcshHome, "plugins", "cache", "plugins", `mkt___${name}___1.0.0`);

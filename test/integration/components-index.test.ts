@@ -19,7 +19,7 @@ import { hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made), "xcsh-tools-components-index-");
+worldPerTest((made) => (w = made), "xcsh-tools-components-index-", { trustProject: true });
 
 const install = (scope: "user" | "project", name: string) => installFullPlugin(w, scope, name);
 const userRegistry = () => path.join(w.xcshHome, "plugins", "installed_plugins.json");

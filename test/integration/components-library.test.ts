@@ -4,7 +4,7 @@ import { installFullPlugin } from "../helpers/component-fixtures.js";
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made), "xcsh-tools-components-lib-");
+worldPerTest((made) => (w = made), "xcsh-tools-components-lib-", { trustProject: true });
 
 const install = (scope: "user" | "project", name: string) => installFullPlugin(w, scope, name);
 

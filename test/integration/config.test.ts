@@ -8,7 +8,7 @@ import { XcshToolsError } from "../../src/core/errors.js";
 import { makeTmpWorld, writeTrustRecord, type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 let world: TmpWorld;
-worldPerTest((made) => (world = made));
+worldPerTest((made) => (world = made), "xcsh-tools-test-", { trustProject: true });
 
 // The world's project is trusted (makeTmpWorld), as the CLI would decide it.
 const load = (extra: Partial<Parameters<typeof loadSettings>[0]> = {}) =>

@@ -20,7 +20,7 @@ beforeAll(async () => {
   await buildDist();
 }, 180_000);
 beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-consent-npm-");
+  w = await makeTmpWorld("xcsh-tools-consent-npm-", { trustProject: true });
   // No registry is reachable: every plugin comes from a folder and has no dependencies.
   await w.write(path.join(w.home, ".npmrc"), "registry=http://127.0.0.1:9/\n");
 });

@@ -22,7 +22,7 @@ beforeAll(async () => {
   await buildDist();
 }, 180_000);
 beforeEach(async () => {
-  w = await makeTmpWorld("xcsh-tools-consent-tty-");
+  w = await makeTmpWorld("xcsh-tools-consent-tty-", { trustProject: true });
   await w.write(path.join(w.home, ".npmrc"), "registry=http://127.0.0.1:9/\n");
 });
 afterEach(async () => {

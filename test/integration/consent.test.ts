@@ -19,7 +19,7 @@ import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 const R = "$" + "{CLAUDE_PLUGIN_ROOT}";
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made), "xcsh-tools-consent-");
+worldPerTest((made) => (w = made), "xcsh-tools-consent-", { trustProject: true });
 
 async function market(version: string, hookCommand: string): Promise<string> {
   const root = path.join(w.root, "market-acme");

@@ -66,7 +66,7 @@ afterAll(async () => {
 let world: TmpWorld;
 let spy: Spy;
 beforeEach(async () => {
-  world = await makeTmpWorld("xcsh-tools-warmup-");
+  world = await makeTmpWorld("xcsh-tools-warmup-", { trustProject: true });
   spy = await startSpy(reg.url);
 });
 afterEach(async () => {

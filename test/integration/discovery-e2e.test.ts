@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made));
+worldPerTest((made) => (w = made), "xcsh-tools-test-", { trustProject: true });
 
 const BUILT_INS = ["read", "bash", "edit", "write"];
 

@@ -10,7 +10,7 @@ import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 import { errorSummary, installEntry, rel, summarize, writeTool } from "./discovery-fixtures.js";
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made));
+worldPerTest((made) => (w = made), "xcsh-tools-test-", { trustProject: true });
 
 const opts = (providers: ("claude-plugins" | "xcsh-plugins")[]) => ({ home: w.home, xcshHome: w.xcshHome, env: {}, providers });
 

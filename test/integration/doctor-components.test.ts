@@ -6,7 +6,7 @@ import { writeFullPlugin } from "../helpers/component-fixtures.js";
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made), "xcsh-tools-doctor-components-");
+worldPerTest((made) => (w = made), "xcsh-tools-doctor-components-", { trustProject: true });
 
 function install(entries: { name: string; write: (root: string) => void }[]): void {
   const plugins: Record<string, unknown[]> = {};

@@ -28,14 +28,14 @@ beforeAll(async () => {
   basicInstalled = await preparePluginWorld(reg, async (x) => {
     const r = await x.cli(["install", n.basic]);
     expect(r.code, r.stderr).toBe(0);
-  });
+  }, "", { trustProject: true });
 }, 180_000);
 afterAll(async () => {
   await basicInstalled?.cleanup();
   await reg?.dispose();
 });
 beforeEach(async () => {
-  w = await makePluginWorld(reg);
+  w = await makePluginWorld(reg, "", { trustProject: true });
 });
 afterEach(async () => {
   await w.cleanup();

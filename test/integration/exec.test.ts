@@ -21,7 +21,7 @@ async function isAliveAsync(pid: number): Promise<boolean> {
 describe("execCommand", () => {
   let world: TmpWorld;
   beforeEach(async () => {
-    world = await makeTmpWorld();
+    world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
   });
   afterEach(async () => {
     await world.cleanup();

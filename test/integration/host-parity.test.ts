@@ -20,7 +20,7 @@ import { writeTrustRecord, type TmpWorld, worldPerTest } from "../helpers/tmp-ho
 import { installEntry, rel, writeTool } from "./discovery-fixtures.js";
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made), "xcsh-tools-parity-");
+worldPerTest((made) => (w = made), "xcsh-tools-parity-", { trustProject: true });
 
 const TODO = path.resolve("test/fixtures/host-parity/todo-tool.ts");
 

@@ -11,7 +11,7 @@ const CHILD = "test/fixtures/core/child.ts";
 let world: TmpWorld;
 
 beforeEach(async () => {
-  world = await makeTmpWorld();
+  world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
 });
 afterEach(async () => {
   await world.cleanup();

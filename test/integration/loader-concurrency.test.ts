@@ -58,7 +58,7 @@ export default (api) => { g.factories.push(${JSON.stringify(id)}); ${body} };
   const state = () => (globalThis as Record<string, unknown>)[key] as { evaluated: string[]; factories: string[]; max?: number };
 
   beforeEach(async () => {
-    world = await makeTmpWorld();
+    world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
     dir = path.join(world.root, "tools");
     key = `__xcshToolsConcurrency${process.pid}_${counter++}`;
   });

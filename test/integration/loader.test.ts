@@ -29,7 +29,7 @@ describe("CustomToolLoader", () => {
   const byCode = (errors: ToolLoadError[], code: string) => errors.filter((e) => e.code === code);
 
   beforeEach(async () => {
-    world = await makeTmpWorld();
+    world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
     tools = path.join(world.root, "tools");
   });
   afterEach(async () => {

@@ -26,7 +26,7 @@ import { snapshotTree } from "../helpers/tree-snapshot.js";
 let w: TmpWorld;
 let http: TestHttpServer | undefined;
 beforeEach(async () => {
-  w = await makeTmpWorld();
+  w = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
 });
 afterEach(async () => {
   await http?.close();

@@ -43,7 +43,7 @@ afterAll(async () => {
   await reg?.dispose();
 });
 beforeEach(async () => {
-  w = await makeTmpWorld();
+  w = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
   ctx = marketplaceCtx(w, { npmOptions: { registry: reg.url, cache: path.join(w.home, ".npm", "_cacache") } });
 });
 afterEach(async () => {

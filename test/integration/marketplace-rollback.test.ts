@@ -31,7 +31,7 @@ beforeAll(async () => {
   await buildDist();
 }, 180_000);
 beforeEach(async () => {
-  w = await makeTmpWorld();
+  w = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
   const ctx = marketplaceCtx(w);
   remote = await makeGitRemote(w.root, "mk", { [catalogPath()]: catalog("mk", [{ name: "hello", source: "./plugins/hello", version: "1.0.0" }]), ...pluginFiles("plugins/hello", "hello", ["hello_tool"]) }, ctx.env);
 });

@@ -57,7 +57,7 @@ export default () => ({ name: ${JSON.stringify(name)}, description: "d", paramet
 `;
 
 beforeAll(async () => {
-  world = await makeTmpWorld("xcsh-tools-runtimes-");
+  world = await makeTmpWorld("xcsh-tools-runtimes-", { trustProject: true });
   pkg = path.join(world.root, "pkg");
   execFileSync(process.execPath, [path.join(REPO_ROOT, "scripts", "build.mjs"), "--out", path.join(pkg, "dist"), "--no-types"], { stdio: "pipe" });
   writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "xcsh-tools-under-test", type: "module" }));

@@ -8,7 +8,7 @@ import { cp, lstat, readdir, readFile, readlink, writeFile } from "node:fs/promi
 import path from "node:path";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
-import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeUserNpmrc, type TmpWorld, type WorldOptions } from "../helpers/tmp-home.js";
 import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
 
 /** An ESM tool module whose factory returns one tool named `name`. */
@@ -96,13 +96,14 @@ export interface PluginWorld extends TmpWorld {
   /** Start the CLI without waiting (for kill -9 tests). */
   spawnCli(args: string[], env?: NodeJS.ProcessEnv): ReturnType<typeof spawn>;
   snapshot(): Promise<TreeSnapshot>;
-  /** The xcsh root as set up, before any command: only the user's trust record of the project. */
+  /** The xcsh root as set up, before any command (the trust record of the project, when the world was made trusted). */
   fresh: TreeSnapshot;
   readJson(rel: string): Promise<any>;
 }
 
-export async function makePluginWorld(reg: RegistryHandle, npmrcExtra = ""): Promise<PluginWorld> {
-  const world = await makeTmpWorld("xcsh-tools-plugins-");
+/** A world whose npm uses `reg`; its project is untrusted unless `options` say otherwise. */
+export async function makePluginWorld(reg: RegistryHandle, npmrcExtra = "", options: WorldOptions = {}): Promise<PluginWorld> {
+  const world = await makeTmpWorld("xcsh-tools-plugins-", options);
   // An explicit registry: nothing may fall back to the public one.
   await writeUserNpmrc(world.home, reg.url, npmrcExtra);
   const plugins = path.join(world.xcshHome, "plugins");
@@ -191,8 +192,9 @@ export interface PluginWorldTemplate {
 const PATH_BOUND = new Set(["trusted-projects.json", "boot-index.json", "boot-modules.json", "boot-components.json"]);
 const BOOT_INDEX_FILES = ["boot-index.json", "boot-modules.json", "boot-components.json"];
 
-export async function preparePluginWorld(reg: RegistryHandle, prepare: (w: PluginWorld) => Promise<void>, npmrcExtra = ""): Promise<PluginWorldTemplate> {
-  const source = await makePluginWorld(reg, npmrcExtra);
+/** `options`: those of the worlds it is restored into (a trust record is theirs, so both must have one or neither). */
+export async function preparePluginWorld(reg: RegistryHandle, prepare: (w: PluginWorld) => Promise<void>, npmrcExtra = "", options: WorldOptions = {}): Promise<PluginWorldTemplate> {
+  const source = await makePluginWorld(reg, npmrcExtra, options);
   await prepare(source);
   const ours = (w: TmpWorld) => path.join(w.xcshHome, "plugins", ".xcsh-tools");
   /** Every path under `dir` (relative), the path-bound files of ours left out. */

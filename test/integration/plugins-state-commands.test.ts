@@ -40,7 +40,7 @@ beforeAll(async () => {
   both = await preparePluginWorld(reg, async (x) => {
     const r = await x.cli(["install", `${n.state}@1.0.0`, n.plain]);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-  });
+  }, "", { trustProject: true });
 }, 180_000);
 afterAll(async () => {
   await both?.cleanup();
@@ -48,7 +48,7 @@ afterAll(async () => {
   await rm(cacheDir, { recursive: true, force: true });
 });
 beforeEach(async () => {
-  w = await makePluginWorld(reg);
+  w = await makePluginWorld(reg, "", { trustProject: true });
 });
 afterEach(async () => {
   await w.cleanup();
@@ -468,7 +468,7 @@ describe("--dry-run and --json on every mutation", () => {
       expect(await snapshotAll(), args.join(" ")).toEqual(before);
     }
     // A dry run on a fresh home writes nothing either (and fails cleanly: nothing is installed).
-    const fresh = await makePluginWorld(reg);
+    const fresh = await makePluginWorld(reg, "", { trustProject: true });
     try {
       const r = await fresh.cli(["disable", n.state, "--dry-run", "--json"]);
       expect(r.code).toBe(1);

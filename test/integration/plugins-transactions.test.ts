@@ -27,7 +27,7 @@ function installed(args: string[]): Promise<PluginWorldTemplate> {
   return preparePluginWorld(reg, async (x) => {
     const r = await x.cli(["install", ...args]);
     expect(r.code, `${r.stdout}${r.stderr}`).toBe(0);
-  });
+  }, "", { trustProject: true });
 }
 
 beforeAll(async () => {
@@ -44,7 +44,7 @@ afterAll(async () => {
   await reg?.dispose();
 });
 beforeEach(async () => {
-  w = await makePluginWorld(reg);
+  w = await makePluginWorld(reg, "", { trustProject: true });
 });
 afterEach(async () => {
   await w.cleanup();

@@ -25,7 +25,7 @@ afterAll(async () => {
   await Promise.all(worlds.map((w) => w.cleanup()));
 });
 async function world(): Promise<TmpWorld> {
-  const w = await makeTmpWorld("xcsh-tools-harness-");
+  const w = await makeTmpWorld("xcsh-tools-harness-", { trustProject: true });
   worlds.push(w);
   return w;
 }

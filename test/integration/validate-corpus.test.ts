@@ -27,7 +27,7 @@ const CASES = JSON.parse(readFileSync(path.join(FIXTURES, "cases.json"), "utf8")
 let world: TmpWorld;
 beforeAll(async () => {
   await buildDist();
-  world = await makeTmpWorld();
+  world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
 });
 afterAll(async () => world?.cleanup());
 

@@ -140,7 +140,7 @@ beforeAll(async () => {
   await bundleForTest("warm-checker", { "lib/module-check": path.join(REPO, "src", "validate", "module-check.ts"), "validate/child": path.join(REPO, "src", "validate", "child.ts") });
 }, 120_000);
 beforeEach(async () => {
-  w = await makeTmpWorld();
+  w = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
 });
 afterEach(async () => w?.cleanup());
 

@@ -539,7 +539,7 @@ for (const sf of STATE_FILES) {
 describe.concurrent("bad input: a coded error, a non-zero exit, nothing changed on disk", () => {
   for (const [index, c] of cases.entries()) {
     it(`#${index + 1} ${c.title}`, async () => {
-      const w = await makeRelWorld();
+      const w = await makeRelWorld(undefined, { trustProject: true });
       try {
         if (c.setup) await c.setup(w);
         const before = await w.snapshot();
@@ -576,7 +576,7 @@ describe.concurrent("bad input: a coded error, a non-zero exit, nothing changed 
 describe.concurrent("__proto__ / constructor keys in every state file", () => {
   for (const sf of STATE_FILES) {
     it(`${sf.id}: __proto__ and constructor keys`, async () => {
-      const w = await makeRelWorld();
+      const w = await makeRelWorld(undefined, { trustProject: true });
       try {
         if (sf.setup) await sf.setup(w);
         const hostile = sf.map
@@ -607,7 +607,7 @@ describe.concurrent("__proto__ / constructor keys in every state file", () => {
 
 describe("the pollution detector", () => {
   it("reports a key added to Object.prototype (so its silence above means something)", async () => {
-    const w = await makeRelWorld();
+    const w = await makeRelWorld(undefined, { trustProject: true });
     try {
       const { runProcess } = await import("../helpers/run-cli.js");
       const r = await runProcess(process.execPath, ["-e", "({}).__proto__.polluted = 'yes'"], { cwd: w.cwd, env: { PATH: process.env.PATH, NODE_OPTIONS: w.env.NODE_OPTIONS } });
@@ -627,7 +627,7 @@ describe("a hostile tarball served by the registry", () => {
     const reg = await useGlobalRegistry();
     const name = `evil-reg-${Date.now().toString(36)}`;
     await publishRaw(reg, name, tgzBytes([...pluginEntries(name, "evil_reg_tool"), { name: "package/../../evil-from-registry", content: "x" }]), { manifest: PLUGIN_MANIFEST });
-    const w = await makeRelWorld(reg.url);
+    const w = await makeRelWorld(reg.url, { trustProject: true });
     try {
       const before = await w.snapshot();
       const r = await w.cli(["install", name, "--json"]);
@@ -650,7 +650,7 @@ describe("a hostile tarball served by the registry", () => {
     const name = `swapped-reg-${Date.now().toString(36)}`;
     const other = createHash("sha512").update("some other bytes").digest("base64");
     await publishRaw(reg, name, tgzBytes(pluginEntries(name, "swapped_reg_tool")), { manifest: PLUGIN_MANIFEST, declaredIntegrity: `sha512-${other}` });
-    const w = await makeRelWorld(reg.url);
+    const w = await makeRelWorld(reg.url, { trustProject: true });
     try {
       const before = await w.snapshot();
       const r = await w.cli(["install", name, "--json"]);

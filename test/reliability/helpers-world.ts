@@ -9,7 +9,7 @@ import path from "node:path";
 import { isolatedGitEnv } from "../helpers/git-remote.js";
 import { writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import { runCli, type ProcessResult } from "../helpers/run-cli.js";
-import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeUserNpmrc, type TmpWorld, type WorldOptions } from "../helpers/tmp-home.js";
 import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
 
 /** Printed on stderr by the preload when `Object.prototype` gained a key during the run. */
@@ -40,9 +40,9 @@ export interface RelWorld extends TmpWorld {
   snapshot(): Promise<TreeSnapshot>;
 }
 
-/** Make the world; `registry` defaults to a dead loopback port. */
-export async function makeRelWorld(registry = "http://127.0.0.1:9/"): Promise<RelWorld> {
-  const w = await makeTmpWorld("xcsh-tools-rel-");
+/** Make the world; `registry` defaults to a dead loopback port; its project is untrusted unless `options` say otherwise. */
+export async function makeRelWorld(registry = "http://127.0.0.1:9/", options: WorldOptions = {}): Promise<RelWorld> {
+  const w = await makeTmpWorld("xcsh-tools-rel-", options);
   await writeUserNpmrc(w.home, registry);
   const plugin = path.join(w.root, "dev", "good-plugin");
   await w.write(path.join(plugin, "package.json"), { name: "good-plugin", version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } });

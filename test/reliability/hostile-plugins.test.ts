@@ -81,7 +81,7 @@ const HOSTILE: Record<string, string> = {
 };
 
 async function worldWith(files: Record<string, string>): Promise<TmpWorld> {
-  const w = await makeTmpWorld("xcsh-tools-hostile-");
+  const w = await makeTmpWorld("xcsh-tools-hostile-", { trustProject: true });
   for (const [name, source] of Object.entries(files)) await w.write(path.join(w.xcshHome, "agent", "tools", name), source);
   return w;
 }
@@ -163,7 +163,7 @@ describe("xcsh-tools validate isolates what the loader cannot (child process, ki
   ];
   for (const [title, source, code, timeoutMs = 4000] of VALIDATE_CASES) {
     it(`validate reports ${title} as ${code}`, async () => {
-      const w = await makeTmpWorld("xcsh-tools-hostile-validate-");
+      const w = await makeTmpWorld("xcsh-tools-hostile-validate-", { trustProject: true });
       try {
         const file = await w.write("tool/hostile.mjs", source);
         await chmod(file, 0o644);

@@ -12,7 +12,7 @@ import { loaderFailureMessage, simulateLoad, type PreparedModule } from "../../s
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
-worldPerTest((made) => (w = made), "xcsh-tools-boot-unit-");
+worldPerTest((made) => (w = made), "xcsh-tools-boot-unit-", { trustProject: true });
 
 describe("fingerprints", () => {
   it("a hashed file keeps its fingerprint through a touch, not through an edit", async () => {

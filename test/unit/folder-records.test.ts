@@ -12,7 +12,7 @@ import { readFolderRecords } from "../../src/marketplace/local-folders.js";
 import { worldPerTest, type TmpWorld } from "../helpers/tmp-home.js";
 
 let world: TmpWorld;
-worldPerTest((w) => (world = w), "folder-records-");
+worldPerTest((w) => (world = w), "folder-records-", { trustProject: true });
 
 function writeRecords(text: string): void {
   const ours = xcshPaths({ home: world.home, xcshHome: world.xcshHome }).ours;

@@ -264,7 +264,7 @@ describe("readCheckedJson", () => {
     const { makeTmpWorld } = await import("../helpers/tmp-home.js");
     const { readCheckedJson } = await import("../../src/manifest/json-file.js");
     const how = { code: "ESTATE_FILE", hint: "hint" };
-    const world = await makeTmpWorld();
+    const world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
     try {
       const file = await world.write("marketplaces.json", { version: 1, marketplaces: [{ name: "Bad" }] });
       await expect(readCheckedJson(file, validateMarketplacesRegistry, how)).rejects.toMatchObject({ code: "ESTATE_FILE", file, path: "/marketplaces/0/sourceType", message: expect.stringContaining(`${file}: /marketplaces/0`) });

@@ -17,7 +17,7 @@ import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 describe("module map", () => {
   let world: TmpWorld;
   beforeEach(async () => {
-    world = await makeTmpWorld();
+    world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
   });
   afterEach(async () => {
     await world.cleanup();

@@ -10,6 +10,7 @@ import type { CommandModule } from "../context.js";
 const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Promise<CommandModule>]> = [
   [["tools"], () => import("./tools.js")],
   [["validate"], () => import("./validate.js")],
+  [["run"], () => import("./run.js")],
   [["new"], () => import("./new.js")],
   [["install", "i"], () => import("./install.js")],
   [["uninstall", "rm", "remove"], () => import("./uninstall.js")],

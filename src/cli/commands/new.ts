@@ -98,7 +98,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
       try {
         const scaffold = await import("../../scaffold/index.js");
         const request = await resolveNewRequest(nameArg, flags, ctx.cwd, prompter);
-        const plan = await scaffold.planNewProject(request);
+        const { isProjectTrustedByUser, trustWorldOf } = await import("../../core/trust.js");
+        const plan = await scaffold.planNewProject({ ...request, isProjectTrusted: (project) => isProjectTrustedByUser(project, trustWorldOf(ctx.roots)) });
         const conflict = scaffold.targetConflictError(plan);
         if (conflict && !flags.force && !flags.dryRun) {
           const overwrite = prompter ? await prompter.confirm(`${plan.conflicts.join("; ")}. Overwrite the template's files?`, false) : false;
