@@ -35,8 +35,13 @@ export const register: CommandModule["register"] = (program, getContext) => {
         client,
         dryRun: Boolean(flags.dryRun),
         prepare: async (progress, inventory) => {
-          progress("Checking the registry");
-          infos = await checkOutdated(wanted.length ? inventory.filter((p) => wanted.includes(p.name)) : inventory, client);
+          progress("Checking for new versions");
+          const targets = wanted.length ? inventory.filter((p) => wanted.includes(p.name)) : inventory;
+          // A plugin the user installed from a local repository (git+file://…) is fetched again
+          // from it: npm's git may read the local disk, as at its install (and only then).
+          const { isLocalGitEntry } = await import("../../plugins/state.js");
+          if (targets.some((p) => isLocalGitEntry(p.record))) client.allowLocalGit = true;
+          infos = await checkOutdated(targets, client);
         },
         planFor: (inventory) => planUpdate(inventory, infos, { names: wanted, latest }),
         consent: { yes: Boolean(flags.yes) },

@@ -1,0 +1,119 @@
+/**
+ * What a new user met in their first hour (issue 41), end to end with the built CLI, a temp HOME
+ * and the shared Verdaccio: git-sourced plugins that update and git failures that say what git
+ * said, `tools`' exit code, tool-name conflicts reported at install and link, "did you mean" for
+ * misspelled plugin names, where a local plugin came from, and plan lines that agree with the
+ * outcome.
+ */
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { buildDist } from "../helpers/build-dist.js";
+import { gitIdentityEnv, makeGitRemote, type GitRemote } from "../helpers/git-remote.js";
+import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
+import { useGlobalRegistry } from "../helpers/global-registry.js";
+import type { RegistryHandle } from "../helpers/registry.js";
+import { makePluginWorld, toolName, toolSource, type PluginWorld } from "./plugins-fixtures.js";
+
+let reg: RegistryHandle & { dispose(): Promise<void> };
+let w: PluginWorld;
+let prefix: string;
+
+vi.setConfig({ testTimeout: 300_000 });
+
+beforeAll(async () => {
+  reg = await useGlobalRegistry();
+  await buildDist();
+  prefix = `fh${Date.now().toString(36)}`;
+}, 180_000);
+afterAll(async () => {
+  await reg?.dispose();
+});
+beforeEach(async () => {
+  w = await makePluginWorld(reg);
+});
+afterEach(async () => {
+  await w.cleanup();
+});
+
+/** The files of a plugin package `name` with one tool `tool`. */
+function pluginPackage(name: string, tool: string, version = "0.1.0"): Record<string, string | object> {
+  return { "package.json": { name, version, type: "module", xcsh: { tools: "./t.js" } }, "t.js": toolSource(tool) };
+}
+
+/** A bare repository holding plugin `name`, and the env its git runs with. */
+async function gitPlugin(name: string): Promise<GitRemote> {
+  return makeGitRemote(w.root, name, pluginPackage(name, toolName(name)), gitIdentityEnv(w.home));
+}
+
+const shown = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`;
+
+describe("git-sourced npm plugins", () => {
+  it("update re-resolves a plugin installed from git+file:// and brings the new commit", async () => {
+    const name = `${prefix}-gitup`;
+    const remote = await gitPlugin(name);
+    const first = await w.cli(["install", `git+${remote.url}`]);
+    expect(first.code, shown(first)).toBe(0);
+    const resolved = async () => (await w.readJson("package-lock.json")).packages[`node_modules/${name}`].resolved as string;
+    expect(await resolved()).toBe(`git+${remote.url}#${await remote.head()}`);
+
+    const next = await remote.commit({ "t.js": toolSource(toolName(name), "// second commit") });
+    const up = await w.cli(["update"]);
+    expect(up.code, shown(up)).toBe(0);
+    expect(up.stderr).not.toMatch(/cannot reach|unknown git error/i);
+    expect(await resolved()).toBe(`git+${remote.url}#${next}`);
+
+    // Named, too.
+    const third = await remote.commit({ "t.js": toolSource(toolName(name), "// third commit") });
+    const named = await w.cli(["update", name]);
+    expect(named.code, shown(named)).toBe(0);
+    expect(await resolved()).toBe(`git+${remote.url}#${third}`);
+  });
+
+  it("a repository that is gone: update prints git's own words and a hint, not the registry's", async () => {
+    const name = `${prefix}-gitgone`;
+    const remote = await gitPlugin(name);
+    expect((await w.cli(["install", `git+${remote.url}`])).code).toBe(0);
+    await rm(remote.bare, { recursive: true, force: true });
+    const before = await w.snapshot();
+    const up = await w.cli(["update"]);
+    expect(up.code).toBe(1);
+    expect(up.stderr).toContain("Code: EGIT");
+    expect(up.stderr).toMatch(/fatal: '.*gitgone\.git' does not appear to be a git repository/);
+    expect(up.stderr).toMatch(/Try this: The repository cannot be reached/);
+    expect(up.stderr).not.toMatch(/cannot reach the registry|unknown git error/i);
+    expect(await w.snapshot()).toEqual(before);
+
+    const json = await w.cli(["update", "--json"]);
+    expect(json.code).toBe(1);
+    expect(json.json().error).toMatchObject({ code: "EGIT", message: expect.stringMatching(/does not appear to be a git repository/), hint: expect.stringMatching(/still exists/) });
+  });
+
+  it("install of a ref the repository does not have, or of a repository that is not there, says so", async () => {
+    const name = `${prefix}-gitref`;
+    const remote = await gitPlugin(name);
+    const ref = await w.cli(["install", `git+${remote.url}#no-such-branch`]);
+    expect(ref.code).toBe(1);
+    expect(ref.stderr).toContain("Code: EGIT");
+    expect(ref.stderr).toMatch(/no-such-branch/);
+    expect(ref.stderr).toMatch(/Try this: The branch, tag or commit after `#` is not in the repository/);
+    expect(ref.stderr).not.toMatch(/registry|unknown git error|could not be found\b/i);
+
+    const missing = await w.cli(["install", `git+file://${path.join(w.root, "nowhere.git")}`]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/git ls-remote failed \(exit 128\): fatal: '.*nowhere\.git' does not appear to be a git repository/);
+    expect(missing.stderr).not.toMatch(/registry/i);
+    expect(await w.snapshot()).toEqual(w.fresh);
+  });
+
+  it("a marketplace whose repository is gone: update shows git's words (core/git.ts runner)", async () => {
+    const mkt = await makeGitRemote(w.root, "gonemkt", { [catalogPath()]: catalog("gonemkt", []) }, gitIdentityEnv(w.home));
+    const added = await w.cli(["marketplace", "add", mkt.url], gitIdentityEnv(w.home));
+    expect(added.code, shown(added)).toBe(0);
+    await rm(mkt.bare, { recursive: true, force: true });
+    const up = await w.cli(["marketplace", "update"], gitIdentityEnv(w.home));
+    expect(up.code).toBe(1);
+    expect(shown(up)).toMatch(/fatal: .*gonemkt\.git.* does not appear to be a git repository/);
+    expect(shown(up)).not.toMatch(/Please make sure you have the correct access rights/);
+  });
+});
