@@ -50,3 +50,27 @@ describe("tools: exit 1 when any tool fails to load", () => {
     });
   }
 });
+
+describe("help lists the global options", () => {
+  /** The command names under "Commands:" of a help text (help itself left out). */
+  const commandsOf = (help: string) => (help.includes("Commands:") ? [...help.slice(help.indexOf("Commands:")).matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((n) => n !== "help") : []);
+
+  it("every command and subcommand (install, marketplace add, config set…) shows --cwd, --home, --json, --debug… under Global Options", async () => {
+    const { GLOBAL_OPTIONS } = await import("../../src/cli/command-name.js");
+    const flags = GLOBAL_OPTIONS.map((o) => o.flags);
+    const paths: string[][] = commandsOf((await cli(["--help"])).stdout).map((n) => [n]);
+    expect(paths.flat()).toEqual(expect.arrayContaining(["install", "tools", "marketplace", "config"]));
+    const seen: string[] = [];
+    while (paths.length > 0) {
+      const at = paths.shift()!;
+      const help = await cli([...at, "--help"]);
+      expect(help.code, at.join(" ")).toBe(0);
+      seen.push(at.join(" "));
+      const global = help.stdout.slice(help.stdout.indexOf("Global Options:"));
+      expect(help.stdout, at.join(" ")).toContain("Global Options:");
+      for (const flag of flags) expect(global, `${at.join(" ")}: ${flag}`).toContain(flag);
+      paths.push(...commandsOf(help.stdout).map((n) => [...at, n]));
+    }
+    expect(seen).toEqual(expect.arrayContaining(["install", "marketplace add", "config set"]));
+  });
+});
