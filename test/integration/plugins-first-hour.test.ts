@@ -117,3 +117,51 @@ describe("git-sourced npm plugins", () => {
     expect(shown(up)).not.toMatch(/Please make sure you have the correct access rights/);
   });
 });
+
+describe("install and link warn about tool-name conflicts (the loader's rules)", () => {
+  /** A plugin folder `name` with one tool `tool`. */
+  async function folderPlugin(name: string, tool: string): Promise<string> {
+    const dir = path.join(w.root, "dev", name);
+    for (const [file, content] of Object.entries(pluginPackage(name, tool))) await w.write(path.join(dir, file), content);
+    return dir;
+  }
+
+  it("install of a plugin whose tool another plugin already has: a warning naming both, which one wins and what to do; --json carries it", async () => {
+    const first = await folderPlugin(`${prefix}-c1`, "shared_tool");
+    const second = await folderPlugin(`${prefix}-c2`, "shared_tool");
+    const quiet = await w.cli(["install", first]);
+    expect(quiet.code, shown(quiet)).toBe(0);
+    expect(quiet.stderr).not.toMatch(/warning/);
+
+    const r = await w.cli(["install", second]);
+    expect(r.code, shown(r)).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`warning: tool "shared_tool" of npm Plugin ${prefix}-c2 \\(user\\) \\(.*${prefix}-c2/t\\.js\\) has the same name as the one of npm Plugin ${prefix}-c1 \\(user\\) \\(.*${prefix}-c1/t\\.js\\), which loads first: the host keeps that one and skips this one`));
+    expect(r.stderr).toMatch(new RegExp(`xcsh-tools disable ${prefix}-c2\``));
+
+    // Installed again under --json: the document says it (nothing on stderr).
+    const json = await w.cli(["install", second, "--json"]);
+    expect(json.code).toBe(0);
+    expect(json.stderr).toBe("");
+    expect(json.json().toolConflicts).toEqual([expect.objectContaining({ tool: "shared_tool", skipped: expect.objectContaining({ plugin: `${prefix}-c2` }), kept: expect.objectContaining({ plugin: `${prefix}-c1` }) })]);
+  });
+
+  it("a plugin's tool that a tools folder of the project already has: the warning names the file that wins", async () => {
+    const projectTool = await w.write(path.join(w.cwd, ".xcsh/tools/mine.js"), toolSource("project_tool"));
+    const r = await w.cli(["install", await folderPlugin(`${prefix}-c3`, "project_tool")]);
+    expect(r.code, shown(r)).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`warning: tool "project_tool" of npm Plugin ${prefix}-c3 .* has the same name as the one of .*\\(${projectTool.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\), which loads first`));
+  });
+
+  it("link of a folder whose tool an installed plugin has: a warning, and --json carries it", async () => {
+    expect((await w.cli(["install", await folderPlugin(`${prefix}-c4`, "linked_tool")])).code).toBe(0);
+    const dev = await folderPlugin(`${prefix}-c5`, "linked_tool");
+    const r = await w.cli(["link", dev]);
+    expect(r.code, shown(r)).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`warning: tool "linked_tool" of npm Plugin ${prefix}-c5 .* has the same name as the one of npm Plugin ${prefix}-c4 .*which loads first`));
+    const again = await w.cli(["link", dev, "--json"]);
+    expect(again.json().toolConflicts ?? [], "a NOOP link brings nothing new").toEqual([]);
+    expect((await w.cli(["unlink", `${prefix}-c5`])).code).toBe(0);
+    const json = await w.cli(["link", dev, "--json"]);
+    expect(json.json().toolConflicts).toEqual([expect.objectContaining({ tool: "linked_tool", skipped: expect.objectContaining({ plugin: `${prefix}-c5` }) })]);
+  });
+});
