@@ -16,6 +16,7 @@
  *   - settings: kept; removed with the plugin on uninstall (as the host does).
  */
 import { XcshToolsError } from "../core/errors.js";
+import { didYouMean } from "../core/suggest.js";
 import type { PluginManifest } from "../manifest/plugin-manifest.js";
 import { declaredFeatures, unknownFeatureError } from "./features.js";
 import type { InstalledPlugin } from "./inventory.js";
@@ -153,7 +154,7 @@ function describeSource(pkg: ResolvedPackage): string {
 export function notInstalled(name: string, inventory: InstalledPlugin[]): XcshToolsError {
   const names = inventory.map((p) => p.name);
   return new XcshToolsError("ENOT_INSTALLED", `${name} is not installed`, {
-    hint: names.length > 0 ? `Installed plugins: ${names.join(", ")}.` : "No plugin is installed; see `xcsh-tools list`.",
+    hint: names.length > 0 ? `${didYouMean(name, names)}Installed plugins: ${names.join(", ")}.` : "No plugin is installed; see `xcsh-tools list`.",
   });
 }
 

@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
 import { gitIdentityEnv, makeGitRemote, type GitRemote } from "../helpers/git-remote.js";
-import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
+import { catalog, catalogPath, writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { makePluginWorld, toolName, toolSource, type PluginWorld } from "./plugins-fixtures.js";
@@ -163,5 +163,73 @@ describe("install and link warn about tool-name conflicts (the loader's rules)",
     expect((await w.cli(["unlink", `${prefix}-c5`])).code).toBe(0);
     const json = await w.cli(["link", dev, "--json"]);
     expect(json.json().toolConflicts).toEqual([expect.objectContaining({ tool: "linked_tool", skipped: expect.objectContaining({ plugin: `${prefix}-c5` }) })]);
+  });
+});
+
+describe("a misspelled plugin name: the error hints the closest installed names", () => {
+  /** A plugin folder `name` with one tool `tool`. */
+  async function folderPlugin(name: string, tool: string): Promise<string> {
+    const dir = path.join(w.root, "dev", name.replace(/[@/]/g, "_"));
+    for (const [file, content] of Object.entries(pluginPackage(name, tool))) await w.write(path.join(dir, file), content);
+    return dir;
+  }
+
+  it("every command that takes an installed npm plugin's name, human and --json", async () => {
+    const search = `@${prefix}/search`;
+    const weather = `${prefix}-weather`;
+    const r = await w.cli(["install", await folderPlugin(search, "dym_search"), await folderPlugin(weather, "dym_weather")]);
+    expect(r.code, shown(r)).toBe(0);
+    const typo = `${prefix}-wether`;
+    const cases: [string[], string][] = [
+      [["enable", typo], weather],
+      [["disable", `@${prefix}/serach`], search],
+      [["features", typo], weather],
+      [["config", "list", typo], weather],
+      [["config", "get", `${prefix}-weathr`, "limit"], weather],
+      [["uninstall", typo], weather],
+      [["unlink", typo], weather],
+      [["update", typo], weather],
+      [["outdated", typo], weather],
+      [["show", typo], weather],
+      // The scope left off.
+      [["disable", "search"], search],
+    ];
+    // `show` keeps a cache of components (boot-components.json): made now, so that the
+    // snapshot below compares only what the failed commands could have changed.
+    expect((await w.cli(["show", weather])).code).toBe(0);
+    const before = await w.snapshot();
+    for (const [args, meant] of cases) {
+      const human = await w.cli(args);
+      expect(human.code, `${args.join(" ")}\n${shown(human)}`).toBe(1);
+      expect(human.stderr, args.join(" ")).toMatch(/^Code: ENOT_INSTALLED$/m);
+      expect(human.stderr, args.join(" ")).toContain(`Try this: Did you mean \`${meant}\`?`);
+      const json = await w.cli([...args, "--json"]);
+      expect(json.json().error, args.join(" ")).toMatchObject({ code: "ENOT_INSTALLED", hint: expect.stringContaining(`Did you mean \`${meant}\`?`) });
+    }
+    // Nothing close: no guess.
+    const far = await w.cli(["enable", "completely-unrelated-name"]);
+    expect(far.stderr).toMatch(/^Code: ENOT_INSTALLED$/m);
+    expect(far.stderr).not.toMatch(/Did you mean/);
+    expect(await w.snapshot()).toEqual(before);
+  });
+
+  it("marketplace plugin ids and marketplace names", async () => {
+    const root = await writeFolderMarketplace(path.join(w.root, "market"), { name: "acme-market", plugin: "hello", tools: ["dym_hello_tool"] });
+    expect((await w.cli(["marketplace", "add", root])).code).toBe(0);
+    const installed = await w.cli(["install", "hello@acme-market", "--yes"]);
+    expect(installed.code, shown(installed)).toBe(0);
+    const cases: [string[], string, string][] = [
+      [["disable", "helo@acme-market"], "ENOT_INSTALLED", "hello@acme-market"],
+      [["uninstall", "hlelo@acme-market"], "ENOT_INSTALLED", "hello@acme-market"],
+      [["update", "hallo@acme-market"], "ENOT_INSTALLED", "hello@acme-market"],
+      [["install", "hello@acme-makret"], "EUNKNOWN_MARKETPLACE", "acme-market"],
+      [["marketplace", "remove", "acme-markt"], "EMARKETPLACE_NOT_FOUND", "acme-market"],
+      [["marketplace", "update", "acme-marke"], "EMARKETPLACE_NOT_FOUND", "acme-market"],
+    ];
+    for (const [args, code, meant] of cases) {
+      const r = await w.cli([...args, "--json"]);
+      expect(r.code, `${args.join(" ")}\n${shown(r)}`).not.toBe(0);
+      expect(r.json().error, args.join(" ")).toMatchObject({ code, hint: expect.stringContaining(`Did you mean \`${meant}\`?`) });
+    }
   });
 });

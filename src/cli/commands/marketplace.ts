@@ -9,6 +9,7 @@
 import type { Command } from "commander";
 import { XcshToolsError, errorSummary } from "../../core/errors.js";
 import { npa, semver } from "../../core/npm-spec.js";
+import { didYouMean } from "../../core/suggest.js";
 import { MAX_SPEC_LENGTH } from "../../plugins/spec.js";
 import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
 import type { ClaudeMarketplaceRow, MarketplaceContext, MarketplaceUpdateReport, OfferedPlugin, PlanItem, PluginChangeReport } from "../../marketplace/index.js";
@@ -78,7 +79,7 @@ function unknownMarketplace(spec: string, marketplaces: ReadonlySet<string>): Xc
   if (type !== "tag") return undefined;
   const known = [...marketplaces].sort();
   return new XcshToolsError("EUNKNOWN_MARKETPLACE", `"${spec}": "${market}" is not an added marketplace${known.length > 0 ? ` (added: ${known.join(", ")})` : " (none is added)"}, and not an npm version or range`, {
-    hint: `Add the marketplace first (xcsh-tools marketplace add <source>, then \`xcsh-tools marketplace list\`), or, for the npm dist-tag "${market}", write npm:${name}@${market}.`,
+    hint: `${didYouMean(market, known)}Add the marketplace first (xcsh-tools marketplace add <source>, then \`xcsh-tools marketplace list\`), or, for the npm dist-tag "${market}", write npm:${name}@${market}.`,
     exitCode: 2,
   });
 }
