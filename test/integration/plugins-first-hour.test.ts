@@ -233,3 +233,24 @@ describe("a misspelled plugin name: the error hints the closest installed names"
     }
   });
 });
+
+describe("progress lines read as words", () => {
+  it("uninstall's progress says 'removing <name>', never '(-name)' that reads like a flag; install's names the plugins", async () => {
+    const names = [1, 2].map((i) => `${prefix}-prog${i}`);
+    const dirs: string[] = [];
+    for (const name of names) {
+      const dir = path.join(w.root, "dev", name);
+      for (const [file, content] of Object.entries(pluginPackage(name, toolName(name)))) await w.write(path.join(dir, file), content);
+      dirs.push(dir);
+    }
+    const install = await w.cli(["install", ...dirs]);
+    expect(install.code, shown(install)).toBe(0);
+    expect(install.stderr).toContain(`  Installing with npm's installer (${names.join(", ")})\n`);
+    expect(install.stderr).toContain(`  Validating ${names.join(", ")}\n`);
+
+    const uninstall = await w.cli(["uninstall", ...names]);
+    expect(uninstall.code, shown(uninstall)).toBe(0);
+    expect(uninstall.stderr).toContain(`  Installing with npm's installer (removing ${names.join(", ")})\n`);
+    for (const r of [install, uninstall]) expect(r.stderr).not.toMatch(/[(,]\s*-[a-z@]/i);
+  });
+});
