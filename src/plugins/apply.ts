@@ -59,6 +59,7 @@ import {
   type StateFiles,
 } from "./state.js";
 import { copyToWork, PACKED_REL, stageWork, type WorkCopy } from "./work-copy.js";
+import { recordedSpec } from "./spec.js";
 
 export interface ApplyOptions {
   client: NpmClientOptions;
@@ -371,7 +372,7 @@ function recordFor(action: PlanAction, current: InstalledPlugin | undefined, scr
   const base = { scripts, scriptsRan, installedAt };
   switch (step.kind) {
     case "install":
-      return { spec: step.resolved.spec.npmSpec, source: step.resolved.spec.source, ...base };
+      return { spec: recordedSpec(step.resolved.spec), source: step.resolved.spec.source, ...base };
     case "link": {
       // Linking over a link keeps what the first link replaced.
       const linkedOver = current?.linked && current.record?.linkedOver

@@ -21,7 +21,7 @@ import type { PluginManifest } from "../manifest/plugin-manifest.js";
 import { declaredFeatures, unknownFeatureError } from "./features.js";
 import type { InstalledPlugin } from "./inventory.js";
 import type { ResolvedPackage } from "./resolve.js";
-import type { FeatureSelection } from "./spec.js";
+import { recordedSpec, type FeatureSelection } from "./spec.js";
 import type { InstallRecordEntry, SourceKind } from "./state.js";
 
 export type PlanActionType = "ADD" | "CHANGE" | "REMOVE" | "NOOP";
@@ -138,11 +138,11 @@ function describeSource(pkg: ResolvedPackage): string {
     case "registry":
       return "the registry";
     case "tarball":
-      return `tarball ${pkg.spec.npmSpec}`;
+      return `tarball ${recordedSpec(pkg.spec)}`;
     case "remote":
       return pkg.spec.npmSpec;
     case "directory":
-      return `folder ${pkg.spec.npmSpec}`;
+      return `folder ${recordedSpec(pkg.spec)}`;
     case "git":
       return pkg.spec.npmSpec;
     default:

@@ -254,3 +254,43 @@ describe("progress lines read as words", () => {
     for (const r of [install, uninstall]) expect(r.stderr).not.toMatch(/[(,]\s*-[a-z@]/i);
   });
 });
+
+describe("list says where a local plugin came from, as an absolute path", () => {
+  it("install ./folder, install ./x.tgz and link ./folder typed relative to the project: list shows the absolute source from any folder", async () => {
+    const make = async (name: string) => {
+      const dir = path.join(w.cwd, "plugins-dev", name);
+      for (const [file, content] of Object.entries(pluginPackage(name, toolName(name)))) await w.write(path.join(dir, file), content);
+      return dir;
+    };
+    const folder = await make(`${prefix}-where-folder`);
+    const tarDir = await make(`${prefix}-where-tar`);
+    const linked = await make(`${prefix}-where-link`);
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("npm", ["pack", "--silent", "--ignore-scripts"], { cwd: tarDir, env: { ...process.env, npm_config_cache: path.join(w.home, ".npm") } });
+    const tgz = path.join(tarDir, `${prefix}-where-tar-0.1.0.tgz`);
+
+    // Typed relative to the project folder (the CLI's cwd), as a user does.
+    const rel = (p: string) => `./${path.relative(w.cwd, p)}`;
+    for (const args of [["install", rel(folder)], ["install", rel(tgz)], ["link", rel(linked)]]) {
+      const r = await w.cli(args);
+      expect(r.code, shown(r)).toBe(0);
+    }
+    // Asked from elsewhere: a relative path would name nothing there.
+    const elsewhere = await w.cli(["list", "--cwd", w.home]);
+    expect(elsewhere.code, shown(elsewhere)).toBe(0);
+    const lineOf = (name: string) => elsewhere.stdout.split("\n").find((l) => l.startsWith(`${name}@`)) ?? "";
+    expect(lineOf(`${prefix}-where-folder`)).toContain(`from folder ${folder}`);
+    expect(lineOf(`${prefix}-where-tar`)).toContain(`from tarball ${tgz}`);
+    expect(lineOf(`${prefix}-where-link`)).toContain(`linked → ${linked}`);
+    expect(elsewhere.stdout).not.toContain("./plugins-dev");
+
+    const json = (await w.cli(["list", "--json"])).json().plugins as { name: string; spec: string; source: string }[];
+    expect(json.map((p) => [p.name, p.source, p.spec]).sort()).toEqual(
+      [
+        [`${prefix}-where-folder`, "directory", folder],
+        [`${prefix}-where-link`, "link", `file:${linked}`],
+        [`${prefix}-where-tar`, "tarball", tgz],
+      ].sort(),
+    );
+  });
+});
