@@ -294,3 +294,45 @@ describe("list says where a local plugin came from, as an absolute path", () => 
     );
   });
 });
+
+describe("update ends with one line that agrees with everything above it", () => {
+  it("npm and marketplace plugins together: updated, failed, unchecked and up to date each say so", async () => {
+    const market = path.join(w.root, "market");
+    const offer = (version: string) => writeFolderMarketplace(market, { name: "upmkt", plugin: "hello", tools: ["up_hello_tool"], entry: { version } });
+    await offer("1.0.0");
+    expect((await w.cli(["marketplace", "add", market])).code).toBe(0);
+    const installed = await w.cli(["install", "hello@upmkt", "--yes"]);
+    expect(installed.code, shown(installed)).toBe(0);
+    const last = (r: { stdout: string }) => r.stdout.trimEnd().split("\n").at(-1);
+
+    // Only the marketplace plugin, nothing new: up to date.
+    const same = await w.cli(["update", "--yes"]);
+    expect(same.code, shown(same)).toBe(0);
+    expect(last(same)).toBe("Everything is up to date.");
+
+    // A plugin from a folder, which no registry can tell about.
+    const name = `${prefix}-upfolder`;
+    const dir = path.join(w.root, "dev", name);
+    for (const [file, content] of Object.entries(pluginPackage(name, toolName(name)))) await w.write(path.join(dir, file), content);
+    expect((await w.cli(["install", dir])).code).toBe(0);
+    const unchecked = await w.cli(["update", "--yes"]);
+    expect(unchecked.code, shown(unchecked)).toBe(0);
+    expect(unchecked.stdout).toMatch(new RegExp(`NOOP +${name} +installed from a local file`));
+    expect(last(unchecked)).toBe(`Nothing was updated; ${name} has no registry to check (see above).`);
+
+    // The catalog moved on and was not fetched yet: the marketplace plugin fails.
+    await offer("1.1.0");
+    const failed = await w.cli(["update", "--yes"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/FAILED +hello@upmkt/);
+    expect(last(failed)).toBe("Nothing was updated: see the failures above.");
+
+    // Fetched: the marketplace plugin is updated, below the npm plugin's NOOP.
+    expect((await w.cli(["marketplace", "update"])).code).toBe(0);
+    const updated = await w.cli(["update", "--yes"]);
+    expect(updated.code, shown(updated)).toBe(0);
+    expect(updated.stdout).toMatch(/CHANGE +hello@upmkt \(user\) +1\.0\.0 → 1\.1\.0/);
+    expect(last(updated)).toBe("Updated hello@upmkt 1.1.0");
+    for (const r of [unchecked, failed, updated]) expect(r.stdout).not.toContain("Everything is up to date");
+  });
+});

@@ -190,7 +190,7 @@ export async function dispatchChange(ctx: CommandContext, verb: keyof typeof DON
  * merge into the command's document, the human lines to print after the npm ones, and whether
  * the command must exit 1 (a plugin failed).
  */
-export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { dryRun?: boolean; yes?: boolean }): Promise<{ json: { marketplacePlugins?: PluginChangeReport }; lines: string[]; failed: boolean }> {
+export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { dryRun?: boolean; yes?: boolean }): Promise<{ json: { marketplacePlugins?: PluginChangeReport }; lines: string[]; failed: boolean; changed: string[] }> {
   const mctx = await marketplaceContext(ctx, { yes: Boolean(flags.yes) });
   const { updateMarketplacePlugins } = await import("../../marketplace/index.js");
   const report = await updateMarketplacePlugins(mctx, undefined, { dryRun: Boolean(flags.dryRun) });
@@ -200,7 +200,8 @@ export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { 
     lines.push(...itemLines(ctx, report.items, report.failed, false));
   }
   // Only when there is something: the npm-only document stays exactly what it was.
-  return { json: report.items.length + report.failed.length > 0 ? { marketplacePlugins: report } : {}, lines, failed: report.failed.length > 0 };
+  const changed = report.items.filter((i) => i.op !== "NOOP").map((i) => `${i.id}${i.to?.version ? ` ${i.to.version}` : ""}`);
+  return { json: report.items.length + report.failed.length > 0 ? { marketplacePlugins: report } : {}, lines, failed: report.failed.length > 0, changed };
 }
 
 /**

@@ -7,6 +7,23 @@ import type { Command } from "commander";
 import { npmClient, planAndApply, renderPlan } from "../plugin-command.js";
 import { ReportedFailure } from "../command-errors.js";
 import type { CommandModule } from "../context.js";
+import type { Plan, VersionInfo } from "../../plugins/plan.js";
+
+/**
+ * The one line that ends `update`, said of everything above it (npm and marketplace plugins): what
+ * was updated; else "Everything is up to date" only when every plugin was checked and none failed.
+ * (It once followed the npm lines alone: "Everything is up to date." above a marketplace plugin
+ * that was just updated, or that failed, or under plugins no registry can tell about.)
+ */
+function closingLine(plan: Plan, infos: readonly VersionInfo[], npmChanged: readonly string[], mkt: { failed: boolean; changed: string[] } | undefined): string {
+  const changed = [...npmChanged, ...(mkt?.changed ?? [])];
+  if (changed.length > 0) return `Updated ${changed.join(", ")}${mkt?.failed ? "; some plugins failed (see above)" : ""}`;
+  if (mkt?.failed) return "Nothing was updated: see the failures above.";
+  // Linked plugins and plugins from a folder, a tarball or a URL have no registry to ask.
+  const unchecked = plan.actions.filter((a) => a.type === "NOOP" && (infos.find((i) => i.name === a.name)?.wanted ?? null) === null).map((a) => a.name);
+  if (unchecked.length > 0) return `Nothing was updated; ${unchecked.join(", ")} ${unchecked.length === 1 ? "has" : "have"} no registry to check (see above).`;
+  return "Everything is up to date.";
+}
 
 export const register: CommandModule["register"] = (program, getContext) => {
   program
@@ -54,9 +71,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
         return;
       }
       for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
-      const changed = result.applied?.plugins ?? [];
-      if (!dryRun) ctx.output.line(changed.length ? `Updated ${changed.map((p) => `${p.name}@${p.version ?? "?"}`).join(", ")}` : "Everything is up to date.");
       for (const line of mkt?.lines ?? []) ctx.output.line(line);
+      if (!dryRun) ctx.output.line(closingLine(result.plan, infos, (result.applied?.plugins ?? []).map((p) => `${p.name}@${p.version ?? "?"}`), mkt));
       if (mkt?.failed) throw new ReportedFailure(1);
     });
 };
