@@ -7,7 +7,6 @@
  */
 import type { ToolLoadError } from "../core/contract.js";
 import { errorMessage } from "../core/errors.js";
-import type { ApplyResult } from "../plugins/apply.js";
 import { describeSource } from "../host/tool-claims.js";
 import type { CommandContext } from "./context.js";
 
@@ -23,14 +22,15 @@ export interface ToolConflict {
 }
 
 /**
- * The conflicts that the plugins `applied` brought take part in: `json`, what the command's
- * `--json` document adds; `warn()` prints them (stderr; nothing under `--json`).
+ * The conflicts that the plugins just installed or linked take part in (`plugins`: npm names, or
+ * `name@marketplace` ids): `json`, what the command's `--json` document adds; `warn()` prints
+ * them (stderr; nothing under `--json`).
  */
-export async function toolConflictsAfter(ctx: CommandContext, applied: ApplyResult | undefined): Promise<{ json: { toolConflicts?: ToolConflict[] }; warn(): void }> {
+export async function toolConflictsAfter(ctx: CommandContext, plugins: readonly string[]): Promise<{ json: { toolConflicts?: ToolConflict[] }; warn(): void }> {
   let conflicts: ToolConflict[] = [];
   let unchecked: string | undefined;
   try {
-    conflicts = await toolConflictsOf(ctx, (applied?.plugins ?? []).map((p) => p.name));
+    conflicts = await toolConflictsOf(ctx, plugins);
   } catch (error) {
     // The change is committed: a listing that fails is no failure of the command.
     unchecked = `warning: could not compare the new tools' names with the others (${errorMessage(error)}); \`xcsh-tools tools\` lists every conflict`;

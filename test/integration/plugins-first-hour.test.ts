@@ -152,6 +152,20 @@ describe("install and link warn about tool-name conflicts (the loader's rules)",
     expect(r.stderr).toMatch(new RegExp(`warning: tool "project_tool" of npm Plugin ${prefix}-c3 .* has the same name as the one of .*\\(${projectTool.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\), which loads first`));
   });
 
+  it("install of a marketplace plugin whose tool an npm plugin already has: a warning naming both", async () => {
+    expect((await w.cli(["install", await folderPlugin(`${prefix}-c6`, "market_shared_tool")])).code).toBe(0);
+    const root = await writeFolderMarketplace(path.join(w.root, "cmarket"), { name: "cmarket", plugin: "hello", tools: ["market_shared_tool"] });
+    expect((await w.cli(["marketplace", "add", root])).code).toBe(0);
+    const r = await w.cli(["install", "hello@cmarket", "--yes"]);
+    expect(r.code, shown(r)).toBe(0);
+    // Marketplace plugins load before npm ones: the new plugin's tool wins, the npm plugin's is skipped.
+    expect(r.stderr).toMatch(new RegExp(`warning: tool "market_shared_tool" of npm Plugin ${prefix}-c6 \\(user\\) \\(.*\\) has the same name as the one of xcsh Marketplace hello@cmarket \\(user\\) \\(.*\\), which loads first: the host keeps that one and skips this one`));
+    const json = await w.cli(["install", "hello@cmarket", "--yes", "--json"]);
+    expect(json.code, shown(json)).toBe(0);
+    // Already installed: nothing new, nothing said.
+    expect(json.json().toolConflicts).toBeUndefined();
+  });
+
   it("link of a folder whose tool an installed plugin has: a warning, and --json carries it", async () => {
     expect((await w.cli(["install", await folderPlugin(`${prefix}-c4`, "linked_tool")])).code).toBe(0);
     const dev = await folderPlugin(`${prefix}-c5`, "linked_tool");

@@ -50,7 +50,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
         throw await (await import("./marketplace.js")).withMarketplaceSuggestion(ctx, error, specs, "install");
       });
       // Tool names the new plugins share with built-ins or other tools: said now, not at a session.
-      const conflicts = await (await import("../tool-conflicts.js")).toolConflictsAfter(ctx, result.applied);
+      const conflicts = await (await import("../tool-conflicts.js")).toolConflictsAfter(ctx, (result.applied?.plugins ?? []).map((p) => p.name));
       if (!(await reportPlanned(ctx, result, dryRun, conflicts.json))) return;
       for (const plugin of result.applied?.plugins ?? []) {
         if (plugin.scripts.length > 0) {

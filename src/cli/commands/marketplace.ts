@@ -37,9 +37,9 @@ export function summarizeNames(names: readonly string[], max = 5): string {
 }
 
 /** Print a plugin change report; fails (exit 1) when some plugin failed. */
-function reportPluginChange(ctx: CommandContext, report: PluginChangeReport, done: string): void {
+function reportPluginChange(ctx: CommandContext, report: PluginChangeReport, done: string, extra: Record<string, unknown> = {}): void {
   if (ctx.output.json) {
-    ctx.output.result({ ok: report.failed.length === 0, ...report });
+    ctx.output.result({ ok: report.failed.length === 0, ...report, ...extra });
   } else {
     if (report.dryRun) ctx.output.line(style(ctx.output, "bold", "Plan (dry run: nothing was written)"));
     for (const line of itemLines(ctx, report.items, report.failed, true)) ctx.output.line(line);
@@ -181,7 +181,14 @@ export async function dispatchChange(ctx: CommandContext, verb: keyof typeof DON
     : verb === "uninstall" ? await engine.uninstallMarketplacePlugin(mctx, specs, options)
     : verb === "update" ? await engine.updateMarketplacePlugins(mctx, specs, options)
     : await engine.setMarketplacePluginEnabled(mctx, specs, verb === "enable", options);
-  reportPluginChange(ctx, report, DONE[verb]);
+  // Tool names the new plugins share with built-ins or other tools: said now, not at a session.
+  const brought = verb === "install" && !report.dryRun ? report.items.filter((i) => i.op === "ADD" || i.op === "CHANGE").map((i) => i.id) : [];
+  const conflicts = await (await import("../tool-conflicts.js")).toolConflictsAfter(ctx, brought);
+  try {
+    reportPluginChange(ctx, report, DONE[verb], conflicts.json);
+  } finally {
+    conflicts.warn();
+  }
   return true;
 }
 
