@@ -70,6 +70,18 @@ describe("git-sourced npm plugins", () => {
     expect(await resolved()).toBe(`git+${remote.url}#${third}`);
   });
 
+  it("doctor --fix installs a git+file:// plugin whose folder went missing again, from its repository", async () => {
+    const name = `${prefix}-gitfix`;
+    const remote = await gitPlugin(name);
+    expect((await w.cli(["install", `git+${remote.url}`])).code).toBe(0);
+    await rm(path.join(w.plugins, "node_modules", name), { recursive: true, force: true });
+    const fixed = await w.cli(["doctor", "--fix", "--json"]);
+    expect(fixed.stdout, shown(fixed)).not.toMatch(/transport 'file' not allowed/);
+    const tools = await w.cli(["tools", "--json"]);
+    expect(tools.code, shown(tools)).toBe(0);
+    expect(tools.json().tools.map((t: { name: string }) => t.name)).toEqual([toolName(name)]);
+  });
+
   it("a repository that is gone: update prints git's own words and a hint, not the registry's", async () => {
     const name = `${prefix}-gitgone`;
     const remote = await gitPlugin(name);
