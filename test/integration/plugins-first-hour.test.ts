@@ -62,6 +62,11 @@ describe("git-sourced npm plugins", () => {
     expect(up.code, shown(up)).toBe(0);
     expect(up.stderr).not.toMatch(/cannot reach|unknown git error/i);
     expect(await resolved()).toBe(`git+${remote.url}#${next}`);
+    expect(up.stdout.trimEnd().split("\n").at(-1)).toBe(`Updated ${name}@0.1.0 (commit ${next.slice(0, 7)})`);
+    // No new commit: fetched again, and said to be up to date, not "Updated".
+    const again = await w.cli(["update"]);
+    expect(again.code, shown(again)).toBe(0);
+    expect(again.stdout.trimEnd().split("\n").at(-1)).toBe("Everything is up to date.");
 
     // Named, too.
     const third = await remote.commit({ "t.js": toolSource(toolName(name), "// third commit") });

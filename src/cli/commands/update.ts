@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { npmClient, planAndApply, renderPlan } from "../plugin-command.js";
 import { ReportedFailure } from "../command-errors.js";
-import type { CommandModule } from "../context.js";
+import type { CommandContext, CommandModule } from "../context.js";
 import type { Plan, VersionInfo } from "../../plugins/plan.js";
 
 /**
@@ -23,6 +23,21 @@ function closingLine(plan: Plan, infos: readonly VersionInfo[], npmChanged: read
   const unchecked = plan.actions.filter((a) => a.type === "NOOP" && (infos.find((i) => i.name === a.name)?.wanted ?? null) === null).map((a) => a.name);
   if (unchecked.length > 0) return `Nothing was updated; ${unchecked.join(", ")} ${unchecked.length === 1 ? "has" : "have"} no registry to check (see above).`;
   return "Everything is up to date.";
+}
+
+/**
+ * The commit of each git-sourced plugin, from npm's lockfile (`resolved`: `git+…#<sha>`): a
+ * re-resolve that found no new commit changed nothing, and must not be reported as an update.
+ */
+async function gitCommits(ctx: CommandContext): Promise<Map<string, string>> {
+  const [{ readJsonOrUndefined }, { pluginsPaths }] = await Promise.all([import("../../manifest/json-file.js"), import("../../plugins/state.js")]);
+  const lock = readJsonOrUndefined(pluginsPaths(ctx.roots).packageLock) as { packages?: Record<string, { resolved?: unknown }> } | undefined;
+  const commits = new Map<string, string>();
+  for (const [key, entry] of Object.entries(lock?.packages ?? {})) {
+    const sha = typeof entry?.resolved === "string" ? /^git.*#([0-9a-f]{40,64})$/.exec(entry.resolved)?.[1] : undefined;
+    if (sha && key.startsWith("node_modules/")) commits.set(key.slice("node_modules/".length), sha);
+  }
+  return commits;
 }
 
 export const register: CommandModule["register"] = (program, getContext) => {
@@ -45,6 +60,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const client = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });
       const latest = Boolean(flags.latest);
       let infos: Awaited<ReturnType<typeof checkOutdated>> = [];
+      let commitsBefore = new Map<string, string>();
       const result = await planAndApply(ctx, {
         title: wanted.length ? `Updating ${wanted.join(", ")}` : "Updating plugins",
         validates: true,
@@ -59,6 +75,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
           const { isLocalGitEntry } = await import("../../plugins/state.js");
           if (targets.some((p) => isLocalGitEntry(p.record))) client.allowLocalGit = true;
           infos = await checkOutdated(targets, client);
+          commitsBefore = await gitCommits(ctx);
         },
         planFor: (inventory) => planUpdate(inventory, infos, { names: wanted, latest }),
         consent: { yes: Boolean(flags.yes) },
@@ -72,7 +89,16 @@ export const register: CommandModule["register"] = (program, getContext) => {
       }
       for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
       for (const line of mkt?.lines ?? []) ctx.output.line(line);
-      if (!dryRun) ctx.output.line(closingLine(result.plan, infos, (result.applied?.plugins ?? []).map((p) => `${p.name}@${p.version ?? "?"}`), mkt));
+      if (!dryRun) {
+        const commits = await gitCommits(ctx);
+        // A git plugin is updated when its commit moved (shown), not whenever it was fetched again.
+        const npmChanged = (result.applied?.plugins ?? []).flatMap((p) => {
+          const [from, to] = [commitsBefore.get(p.name), commits.get(p.name)];
+          if (to !== undefined && from === to) return [];
+          return [`${p.name}@${p.version ?? "?"}${to !== undefined ? ` (commit ${to.slice(0, 7)})` : ""}`];
+        });
+        ctx.output.line(closingLine(result.plan, infos, npmChanged, mkt));
+      }
       if (mkt?.failed) throw new ReportedFailure(1);
     });
 };
