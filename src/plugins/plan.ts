@@ -191,7 +191,13 @@ export function planUpdate(inventory: InstalledPlugin[], infos: VersionInfo[], o
     if (source === "git") {
       return { type: "CHANGE", name, reason: `re-resolve ${current.dependency}`, from, to: { version: undefined, spec: current.dependency, source }, apply: { kind: "update", spec: current.dependency, scripts: current.scripts } };
     }
-    if (!info || info.wanted === null) return { type: "NOOP", name, reason: `installed from ${source === "directory" || source === "tarball" ? "a local file" : current.dependency}: reinstall it to update`, from, apply: { kind: "none" } };
+    if (!info || info.wanted === null) {
+      // The recorded spec of a folder or tarball is its absolute path (spec.ts recordedSpec): the
+      // command to run again; the dependency names our packed copy of it.
+      const local = source === "directory" || source === "tarball";
+      const origin = local ? `${source === "directory" ? "folder" : "tarball"} ${current.record?.spec ?? "?"}` : current.dependency;
+      return { type: "NOOP", name, reason: `installed from ${origin}: reinstall it to update${local && current.record ? ` (\`xcsh-tools install ${current.record.spec}\`)` : ""}`, from, apply: { kind: "none" } };
+    }
     const target = options.latest ? info.latest : info.wanted;
     if (!target || target === current.version) {
       const beyond = !options.latest && info.latest && info.latest !== current.version ? ` (latest is ${info.latest}: \`xcsh-tools update --latest ${name}\`)` : "";
