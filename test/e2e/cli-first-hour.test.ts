@@ -3,6 +3,7 @@
  * fails (exit 1) when a tool does not load, whichever way its argv is parsed; every subcommand's
  * help lists the global options.
  */
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -39,7 +40,7 @@ describe("tools: exit 1 when any tool fails to load", () => {
       expect(json.json()).toMatchObject({ tools: expect.arrayContaining([expect.objectContaining({ name: "good_tool" })]), errors: [{ path: broken }] });
 
       // Conflicts are load errors too (the tool is skipped at boot).
-      await (await import("node:fs/promises")).rm(broken);
+      await rm(broken);
       const builtin = await cli([...args(), "--builtins", "good_tool", "--json"]);
       expect(builtin.code).toBe(1);
       expect(builtin.json().errors).toMatchObject([{ code: "ECONFLICT_BUILTIN" }]);

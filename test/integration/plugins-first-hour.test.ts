@@ -1,10 +1,12 @@
 /**
  * What a new user met in their first hour (issue 41), end to end with the built CLI, a temp HOME
- * and the shared Verdaccio: git-sourced plugins that update and git failures that say what git
- * said, `tools`' exit code, tool-name conflicts reported at install and link, "did you mean" for
- * misspelled plugin names, where a local plugin came from, and plan lines that agree with the
- * outcome.
+ * and the shared Verdaccio: git-sourced plugins that update (and that doctor --fix restores) and
+ * git failures that say what git said; tool-name conflicts reported by install (npm and
+ * marketplace) and link; "did you mean" for misspelled plugin and marketplace names; progress
+ * lines in words; where a local plugin came from; and an `update` whose closing line agrees with
+ * the lines above it.
  */
+import { execFileSync } from "node:child_process";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -296,7 +298,6 @@ describe("list says where a local plugin came from, as an absolute path", () => 
     const folder = await make(`${prefix}-where-folder`);
     const tarDir = await make(`${prefix}-where-tar`);
     const linked = await make(`${prefix}-where-link`);
-    const { execFileSync } = await import("node:child_process");
     execFileSync("npm", ["pack", "--silent", "--ignore-scripts"], { cwd: tarDir, env: { ...process.env, npm_config_cache: path.join(w.home, ".npm") } });
     const tgz = path.join(tarDir, `${prefix}-where-tar-0.1.0.tgz`);
 
