@@ -174,13 +174,13 @@ export async function planAndApply(
 }
 
 /**
- * Report a planned mutation: under `--json` its one document (returns false: print nothing
- * more), else the plan's lines (returns true: the command may add its own closing lines).
+ * Report a planned mutation: under `--json` its one document with `extra` (returns false: print
+ * nothing more), else the plan's lines (returns true: the command may add its own closing lines).
  */
-export async function reportPlanned(ctx: CommandContext, result: { plan: Plan; applied: ApplyResult | undefined }, dryRun: boolean): Promise<boolean> {
+export async function reportPlanned(ctx: CommandContext, result: { plan: Plan; applied: ApplyResult | undefined }, dryRun: boolean, extra: Record<string, unknown> = {}): Promise<boolean> {
   if (ctx.output.json) {
     const { planJson } = await import("../plugins/plan.js");
-    ctx.output.result({ ok: true, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [] });
+    ctx.output.result({ ok: true, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [], ...extra });
     return false;
   }
   for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);

@@ -77,6 +77,8 @@ async function runCommander({ Command }: typeof import("commander"), argv: strin
       // Commander's own usage errors are rendered by runCli like every other error (with `Code:`).
       outputError: () => {},
     })
+    // Every command's help lists the global options too (set before the commands are added, which inherit it).
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride();
   for (const option of GLOBAL_OPTIONS) program.option(option.flags, option.description);
   const getContext = (command: Command) => contextOf(command.optsWithGlobals() as GlobalFlags);

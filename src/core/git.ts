@@ -106,7 +106,7 @@ async function runGit(args: string[], options: GitOptions, op: string, url: stri
       hint: "Raise timeouts.gitMs (or XCSH_TOOLS_GIT_TIMEOUT_MS) for slow networks or big repositories.",
     });
   }
-  throw gitError(command, result.code, redactUrl(result.stderr.trim()));
+  throw gitError(command, result.code, result.stderr);
 }
 
 function missingGit(error: unknown): XcshToolsError {
@@ -116,15 +116,35 @@ function missingGit(error: unknown): XcshToolsError {
   });
 }
 
-function gitError(command: string, code: number | null, stderr: string): XcshToolsError {
-  const last = stderr.split("\n").filter(Boolean).slice(-3).join(" / ");
+/**
+ * git's own words for a failure: its `fatal:` / `error:` lines when it wrote any (the lines after
+ * them are advice like "Please make sure you have the correct access rights"), else its last
+ * lines; at most three, joined on one line.
+ */
+function gitSaid(stderr: string): string {
+  const lines = stderr.split("\n").map((l) => l.trim()).filter(Boolean);
+  const errors = lines.filter((l) => /^(fatal|error):/i.test(l));
+  return (errors.length > 0 ? errors : lines).slice(-3).join(" / ");
+}
+
+/**
+ * The coded error of a git that failed: `command` (what ran, redacted), its exit code and stderr;
+ * the message carries what git said, the hint what to do about that kind of failure. Our runner
+ * and npm's git runner (npm-client.ts) both report through it.
+ */
+export function gitError(command: string, code: number | null, stderr: string): XcshToolsError {
+  const said = redactUrl(gitSaid(stderr));
   let hint = "Check the URL and that you can run the same git command yourself.";
   if (/could not read Username|Authentication failed|terminal prompts disabled|Permission denied \(publickey\)|403/i.test(stderr)) {
     hint = "Git needs credentials: configure a credential helper or an SSH key (xcsh-tools never prompts), then retry.";
+  } else if (/transport '?file'? not allowed/i.test(stderr)) {
+    hint = "A repository on this disk is read only when you typed its URL yourself (e.g. `xcsh-tools install git+file:///path/repo.git`); install it that way.";
+  } else if (/pathspec .* did not match|couldn't find remote ref|Remote branch .* not found|not a valid ref|unknown revision/i.test(stderr)) {
+    hint = "The branch, tag or commit after `#` is not in the repository: check it with `git ls-remote <url>`.";
   } else if (/not found|does not exist|does not appear to be a git repository|Could not resolve host/i.test(stderr)) {
     hint = "The repository cannot be reached: check the URL, the network, and that the repository still exists.";
   }
-  return new XcshToolsError("EGIT", `${command} failed (exit ${code}): ${last || "no output"}`, { hint });
+  return new XcshToolsError("EGIT", `${command} failed (exit ${code ?? "?"}): ${said || "no output"}`, { hint });
 }
 
 /** What to check out. */

@@ -17,18 +17,11 @@ import { worldOf } from "../boot/world.js";
 import { removeTree } from "../core/atomic-fs.js";
 import { discoverToolPaths } from "../discovery/index.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
-import { ToolClaims } from "../host/tool-claims.js";
+import { ToolClaims, describeSource } from "../host/tool-claims.js";
 import type { ProviderId } from "../core/host-options.js";
-import type { ToolSource } from "../core/contract.js";
 import { checkModules } from "../validate/module-check.js";
 import { failedCheck } from "./checks-state.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
-
-/** How a source reads in a message: "npm Plugin x (user)". */
-export function describeSource(source: ToolSource | undefined): string {
-  if (!source) return "a configured path";
-  return `${source.providerName}${source.plugin ? ` ${source.plugin}` : ""} (${source.level})`;
-}
 
 /** Providers whose problems other areas already report (plugins, marketplace). */
 const COVERED: readonly string[] = ["npm", "xcsh-plugins"];

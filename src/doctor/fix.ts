@@ -32,7 +32,7 @@ import { xcshPaths } from "../core/paths.js";
 import { loadInventory, type InstalledPlugin } from "../plugins/inventory.js";
 import { recoverBeforeRead, runMutation, type Mutation, type MutationWorld } from "../plugins/mutation.js";
 import { loadArborist, npmError, npmOptions, type NpmClientOptions } from "../plugins/npm-client.js";
-import { stageStateWrites, stateFiles } from "../plugins/state.js";
+import { isTypedLocalGit, stageStateWrites, stateFiles } from "../plugins/state.js";
 import { copyToWork, stageWork } from "../plugins/work-copy.js";
 import { failedCheck, readLockStatus } from "./checks-state.js";
 import { repairRuntimeState } from "./runtime-repair.js";
@@ -155,7 +155,11 @@ async function reifyCopy(m: Mutation, client: NpmClientOptions, reinstall: reado
   await rm(path.join(work.nodeModules, ".package-lock.json"), { force: true });
   await m.step("doctor:copied");
   const Arborist = await loadArborist();
-  const arb = new Arborist({ ...npmOptions(client), path: work.dir });
+  // A plugin the user installed from a local repository (git+file://…) is fetched again from it,
+  // as its install did; every other git source of the tree was checked not to be local when the
+  // state was read (plugins/state.ts), and nothing is added here.
+  const localGit = Object.keys(m.state.packageJson.dependencies ?? {}).some((name) => isTypedLocalGit(m.state.record, name));
+  const arb = new Arborist({ ...npmOptions(localGit ? { ...client, allowLocalGit: true } : client), path: work.dir });
   try {
     await arb.reify({});
   } catch (error) {

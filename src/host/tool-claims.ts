@@ -49,6 +49,12 @@ export class ToolClaims {
   }
 }
 
+/** How a source reads in a message: "npm Plugin x (user)". */
+export function describeSource(source: ToolSource | undefined): string {
+  if (!source) return "a configured path";
+  return `${source.providerName}${source.plugin ? ` ${source.plugin}` : ""} (${source.level})`;
+}
+
 function describe({ path, source }: { path: string; source?: ToolSource }): string {
   return source ? `${path} (${source.providerName || source.provider}, ${source.level}${source.plugin ? `, plugin ${source.plugin}` : ""})` : path;
 }

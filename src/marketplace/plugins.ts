@@ -13,6 +13,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { semver } from "../core/npm-spec.js";
 import { XcshToolsError, errorSummary } from "../core/errors.js";
+import { didYouMean } from "../core/suggest.js";
 import { confineStatePath } from "../core/state-places.js";
 import { mayNameMarketplacePlugin, splitPluginId } from "../manifest/installed-plugins.js";
 import { nameSegmentProblem, pluginIdProblem } from "../manifest/names.js";
@@ -227,7 +228,7 @@ export async function installFromMarketplace(
 function resolveScope(state: EngineState, ws: WorkingSet, id: string, scope: Scope | undefined, verb: string): Scope {
   const has = (s: Scope) => (s === "project" && !state.project ? false : (ws.docs[s]?.plugins[id]?.length ?? 0) > 0);
   if (scope) {
-    if (!has(scope)) throw new XcshToolsError("ENOT_INSTALLED", `${id} is not installed in ${scope} scope`, { hint: `\`xcsh-tools list\` shows where it is installed.` });
+    if (!has(scope)) throw new XcshToolsError("ENOT_INSTALLED", `${id} is not installed in ${scope} scope`, { hint: `${didYouMean(id, installedIdsOf(ws, [scope]))}\`xcsh-tools list\` shows where it is installed.` });
     return scope;
   }
   if (has("project") && has("user")) {
@@ -235,7 +236,12 @@ function resolveScope(state: EngineState, ws: WorkingSet, id: string, scope: Sco
   }
   if (has("project")) return "project";
   if (has("user")) return "user";
-  throw new XcshToolsError("ENOT_INSTALLED", `${id} is not installed`, { hint: "`xcsh-tools list` shows the installed plugins." });
+  throw new XcshToolsError("ENOT_INSTALLED", `${id} is not installed`, { hint: `${didYouMean(id, installedIdsOf(ws, ["user", "project"]))}\`xcsh-tools list\` shows the installed plugins.` });
+}
+
+/** The ids installed in `scopes` of the working set (the candidates of "did you mean"). */
+function installedIdsOf(ws: WorkingSet, scopes: readonly Scope[]): string[] {
+  return scopes.flatMap((s) => Object.keys(ws.docs[s]?.plugins ?? {}).filter((id) => entriesOf(ws, s, id).length > 0));
 }
 
 /** Uninstall ids; cache folders go only when no registry of any scope references them. */
@@ -280,14 +286,15 @@ export async function setMarketplacePluginEnabled(ctx: MarketplaceContext, ids: 
 
 /** Installed (id, scope) pairs selected by ids and scope. */
 function selectInstalled(state: EngineState, ids: string[] | undefined, scope: Scope | undefined): { id: string; scope: Scope }[] {
-  const out: { id: string; scope: Scope }[] = [];
+  const all: { id: string; scope: Scope }[] = [];
   for (const s of [state.project, state.user]) {
     if (!s || (scope && s.paths.scope !== scope)) continue;
-    for (const id of Object.keys(s.installed.plugins)) if (!ids || ids.includes(id)) out.push({ id, scope: s.paths.scope });
+    for (const id of Object.keys(s.installed.plugins)) all.push({ id, scope: s.paths.scope });
   }
+  const out = ids ? all.filter((o) => ids.includes(o.id)) : all;
   if (ids) {
     for (const id of ids) {
-      if (!out.some((o) => o.id === id)) throw new XcshToolsError("ENOT_INSTALLED", `${id} is not installed${scope ? ` in ${scope} scope` : ""}`, { hint: "`xcsh-tools list` shows the installed plugins." });
+      if (!out.some((o) => o.id === id)) throw new XcshToolsError("ENOT_INSTALLED", `${id} is not installed${scope ? ` in ${scope} scope` : ""}`, { hint: `${didYouMean(id, all.map((o) => o.id))}\`xcsh-tools list\` shows the installed plugins.` });
     }
   }
   return out;

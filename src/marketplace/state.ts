@@ -10,6 +10,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { didYouMean } from "../core/suggest.js";
 import { confineCatalogPath } from "../core/state-places.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import type { ValidationIssue } from "../manifest/result.js";
@@ -91,7 +92,7 @@ export function requireMarketplace(state: EngineState, name: string, scope?: Sco
   if (!found) {
     const names = allMarketplaces(state).map((m) => m.entry.name);
     throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${name}" is not registered${scope ? ` in ${scope} scope` : ""}`, {
-      hint: names.length > 0 ? `Registered: ${names.join(", ")}.` : "Add one with xcsh-tools marketplace add <source>.",
+      hint: names.length > 0 ? `${didYouMean(name, names)}Registered: ${names.join(", ")}.` : "Add one with xcsh-tools marketplace add <source>.",
     });
   }
   return found;

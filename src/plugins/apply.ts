@@ -59,6 +59,7 @@ import {
   type StateFiles,
 } from "./state.js";
 import { copyToWork, PACKED_REL, stageWork, type WorkCopy } from "./work-copy.js";
+import { recordedSpec } from "./spec.js";
 
 export interface ApplyOptions {
   client: NpmClientOptions;
@@ -236,12 +237,19 @@ async function arboristRequest(plan: Plan, copy: WorkCopy, options: ApplyOptions
   return request;
 }
 
+/** Plugin names in a progress line: the first five, then how many more. */
+function namesLabel(names: readonly string[]): string {
+  return names.length > 5 ? `${names.slice(0, 5).join(", ")} and ${names.length - 5} more` : names.join(", ");
+}
+
 /** Run arborist on the copy; returns the dependencies the copy's package.json saved. */
 async function reifyCopy(m: Mutation, plan: Plan, copy: WorkCopy, request: ArboristRequest, options: ApplyOptions) {
   const { add, rm: rmNames } = request;
   // Plugins by name, never the specs handed to arborist: those name packed tarballs in the journal.
-  const touched = [...add.map((spec) => spec.split(/(?<=.)@/)[0]!), ...rmNames.map((n) => `-${n}`)];
-  options.progress?.(`Installing with npm's installer (${touched.length > 5 ? `${touched.slice(0, 5).join(", ")} and ${touched.length - 5} more` : touched.join(", ")})`);
+  const added = add.map((spec) => spec.split(/(?<=.)@/)[0]!);
+  // In words: a removal once read `(-name)`, which looks like a flag.
+  const doing = [added.length > 0 ? namesLabel(added) : "", rmNames.length > 0 ? `removing ${namesLabel(rmNames)}` : ""].filter(Boolean);
+  options.progress?.(`Installing with npm's installer${doing.length > 0 ? ` (${doing.join("; ")})` : ""}`);
   await m.step("reify:start");
   const Arborist = await loadArborist();
   const arb = new Arborist({ ...npmOptions(options.client), path: copy.dir });
@@ -284,7 +292,7 @@ async function validateArrived(m: Mutation, plan: Plan, arrived: Map<string, Arr
   const dirs = [...arrived].map(([name, installed]) => ({ name, dir: installed.dir }));
   if (dirs.length === 0) return;
   const { options } = how;
-  options.progress?.(`Validating ${dirs.length > 5 ? `${dirs.slice(0, 5).map((d) => d.name).join(", ")} and ${dirs.length - 5} more` : dirs.map((d) => d.name).join(", ")}`);
+  options.progress?.(`Validating ${namesLabel(dirs.map((d) => d.name))}`);
   const { validatePlugins } = await import("./validate-installed.js");
   // This process mostly waits for the child now; the boot index refresh after the commit will not.
   void import("../boot/refresh.js").then((boot) => boot.preloadRefresh(), () => undefined);
@@ -364,7 +372,7 @@ function recordFor(action: PlanAction, current: InstalledPlugin | undefined, scr
   const base = { scripts, scriptsRan, installedAt };
   switch (step.kind) {
     case "install":
-      return { spec: step.resolved.spec.npmSpec, source: step.resolved.spec.source, ...base };
+      return { spec: recordedSpec(step.resolved.spec), source: step.resolved.spec.source, ...base };
     case "link": {
       // Linking over a link keeps what the first link replaced.
       const linkedOver = current?.linked && current.record?.linkedOver

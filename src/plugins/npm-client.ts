@@ -14,7 +14,7 @@
 import { setMaxListeners } from "node:events";
 import path from "node:path";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
-import { gitEnvForNpm } from "../core/git.js";
+import { gitEnvForNpm, gitError } from "../core/git.js";
 import { codedFailure, failedUrlOf } from "../core/failure.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
 import { TARBALL_CHECK_OPTION, guardTarballStreams, type TarballLimits } from "./tarball-check.js";
@@ -103,6 +103,12 @@ function isRegistryUrl(url: string, registry: RegistryOptions): boolean {
  */
 export function npmError(error: unknown, what: string, client: NpmClientOptions, name?: string, tarballUrl?: string): XcshToolsError {
   if (error instanceof XcshToolsError) return error;
+  const git = npmGitFailure(error);
+  if (git) {
+    const coded = gitError(`${what}: git ${git.op}`, git.code, git.stderr);
+    // No `cause`: its message ("An unknown git error occurred") would only contradict git's words.
+    return new XcshToolsError("EGIT", redact(coded.message, client.registry), { hint: coded.hint });
+  }
   const failedUrl = failedUrlOf(error);
   const offRegistry = tarballUrl ?? (failedUrl !== undefined && !isRegistryUrl(failedUrl, client.registry) ? failedUrl : undefined);
   const machine = codedFailure(error, { what, ...(offRegistry !== undefined ? { tarballUrl: offRegistry } : {}) });
@@ -146,6 +152,19 @@ export function npmError(error: unknown, what: string, client: NpmClientOptions,
     return new XcshToolsError("EREGISTRY", `${what}: the registry ${registry} answered HTTP ${status} for ${shownUrl} (${message})`, { hint: "The registry failed; retry later, or check the registry URL (--registry, settings `registry`, or ~/.npmrc).", cause: error });
   }
   return new XcshToolsError("EREGISTRY", `${what}: cannot reach the registry ${registry}${failedUrl !== undefined ? ` (request to ${shownUrl})` : ""} (${message})`, { hint: "Check your network and the registry URL (--registry, settings `registry`, or ~/.npmrc).", cause: error });
+}
+
+/**
+ * A git that npm's libraries ran and that failed (@npmcli/git's errors: the spawn's `cmd`, `args`,
+ * exit `code` and `stderr`, under a fixed message such as "An unknown git error occurred" that
+ * says nothing of what git said): the git operation, its exit code and stderr.
+ */
+function npmGitFailure(error: unknown): { op: string; code: number | null; stderr: string } | undefined {
+  if (!error || typeof error !== "object") return undefined;
+  const { cmd, args, code, stderr } = error as { cmd?: unknown; args?: unknown; code?: unknown; stderr?: unknown };
+  if (typeof cmd !== "string" || !/^git(\.exe)?$/i.test(path.basename(cmd)) || !Array.isArray(args) || typeof stderr !== "string") return undefined;
+  const op = args.find((a): a is string => typeof a === "string" && !a.startsWith("-")) ?? "";
+  return { op, code: typeof code === "number" ? code : null, stderr };
 }
 
 type Pacote = typeof import("pacote");

@@ -16,11 +16,12 @@
  *   - settings: kept; removed with the plugin on uninstall (as the host does).
  */
 import { XcshToolsError } from "../core/errors.js";
+import { didYouMean } from "../core/suggest.js";
 import type { PluginManifest } from "../manifest/plugin-manifest.js";
 import { declaredFeatures, unknownFeatureError } from "./features.js";
 import type { InstalledPlugin } from "./inventory.js";
 import type { ResolvedPackage } from "./resolve.js";
-import type { FeatureSelection } from "./spec.js";
+import { recordedSpec, type FeatureSelection } from "./spec.js";
 import type { InstallRecordEntry, SourceKind } from "./state.js";
 
 export type PlanActionType = "ADD" | "CHANGE" | "REMOVE" | "NOOP";
@@ -137,11 +138,11 @@ function describeSource(pkg: ResolvedPackage): string {
     case "registry":
       return "the registry";
     case "tarball":
-      return `tarball ${pkg.spec.npmSpec}`;
+      return `tarball ${recordedSpec(pkg.spec)}`;
     case "remote":
       return pkg.spec.npmSpec;
     case "directory":
-      return `folder ${pkg.spec.npmSpec}`;
+      return `folder ${recordedSpec(pkg.spec)}`;
     case "git":
       return pkg.spec.npmSpec;
     default:
@@ -153,7 +154,7 @@ function describeSource(pkg: ResolvedPackage): string {
 export function notInstalled(name: string, inventory: InstalledPlugin[]): XcshToolsError {
   const names = inventory.map((p) => p.name);
   return new XcshToolsError("ENOT_INSTALLED", `${name} is not installed`, {
-    hint: names.length > 0 ? `Installed plugins: ${names.join(", ")}.` : "No plugin is installed; see `xcsh-tools list`.",
+    hint: names.length > 0 ? `${didYouMean(name, names)}Installed plugins: ${names.join(", ")}.` : "No plugin is installed; see `xcsh-tools list`.",
   });
 }
 
@@ -190,7 +191,13 @@ export function planUpdate(inventory: InstalledPlugin[], infos: VersionInfo[], o
     if (source === "git") {
       return { type: "CHANGE", name, reason: `re-resolve ${current.dependency}`, from, to: { version: undefined, spec: current.dependency, source }, apply: { kind: "update", spec: current.dependency, scripts: current.scripts } };
     }
-    if (!info || info.wanted === null) return { type: "NOOP", name, reason: `installed from ${source === "directory" || source === "tarball" ? "a local file" : current.dependency}: reinstall it to update`, from, apply: { kind: "none" } };
+    if (!info || info.wanted === null) {
+      // The recorded spec of a folder or tarball is its absolute path (spec.ts recordedSpec): the
+      // command to run again; the dependency names our packed copy of it.
+      const local = source === "directory" || source === "tarball";
+      const origin = local ? `${source === "directory" ? "folder" : "tarball"} ${current.record?.spec ?? "?"}` : current.dependency;
+      return { type: "NOOP", name, reason: `installed from ${origin}: reinstall it to update${local && current.record ? ` (\`xcsh-tools install ${current.record.spec}\`)` : ""}`, from, apply: { kind: "none" } };
+    }
     const target = options.latest ? info.latest : info.wanted;
     if (!target || target === current.version) {
       const beyond = !options.latest && info.latest && info.latest !== current.version ? ` (latest is ${info.latest}: \`xcsh-tools update --latest ${name}\`)` : "";

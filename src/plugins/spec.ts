@@ -43,6 +43,15 @@ export interface InstallSpec {
   parsed: NpaResult;
 }
 
+/**
+ * The spec as our record keeps it and `list` shows it: a folder or a tarball by its absolute path
+ * (npm resolved it against the folder the command ran in: `../my-plugin` typed there means nothing
+ * when read later, from elsewhere), any other spec as typed.
+ */
+export function recordedSpec(spec: InstallSpec): string {
+  return (spec.source === "directory" || spec.source === "tarball") && typeof spec.parsed.fetchSpec === "string" ? spec.parsed.fetchSpec : spec.npmSpec;
+}
+
 function specError(raw: string, message: string, hint: string, cause?: unknown): XcshToolsError {
   return new XcshToolsError("ESPEC", `Invalid install spec "${raw}": ${message}`, { hint, exitCode: 2, ...(cause ? { cause } : {}) });
 }

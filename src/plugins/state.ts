@@ -137,7 +137,11 @@ export interface StateFiles {
  * only then may its spec, read back from package.json or the lockfile, reach the local disk.
  */
 export function isTypedLocalGit(record: InstallRecord, name: string): boolean {
-  const entry = Object.hasOwn(record.plugins, name) ? record.plugins[name] : undefined;
+  return isLocalGitEntry(Object.hasOwn(record.plugins, name) ? record.plugins[name] : undefined);
+}
+
+/** The record entry of a plugin installed from a local repository (see isTypedLocalGit). */
+export function isLocalGitEntry(entry: InstallRecordEntry | undefined): boolean {
   if (entry?.source !== "git") return false;
   try {
     const parsed = npa(entry.spec);

@@ -49,7 +49,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
         // A bare name npm does not know but an added marketplace offers: say which id was meant.
         throw await (await import("./marketplace.js")).withMarketplaceSuggestion(ctx, error, specs, "install");
       });
-      if (!(await reportPlanned(ctx, result, dryRun))) return;
+      // Tool names the new plugins share with built-ins or other tools: said now, not at a session.
+      const conflicts = await (await import("../tool-conflicts.js")).toolConflictsAfter(ctx, (result.applied?.plugins ?? []).map((p) => p.name));
+      if (!(await reportPlanned(ctx, result, dryRun, conflicts.json))) return;
       for (const plugin of result.applied?.plugins ?? []) {
         if (plugin.scripts.length > 0) {
           ctx.output.line(
@@ -63,5 +65,6 @@ export const register: CommandModule["register"] = (program, getContext) => {
         const n = result.applied?.plugins.length ?? 0;
         ctx.output.line(n > 0 ? `Installed ${result.applied!.plugins.map((p) => `${p.name}@${p.version ?? "?"}`).join(", ")}` : "Nothing to do.");
       }
+      conflicts.warn();
     });
 };

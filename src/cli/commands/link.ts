@@ -42,7 +42,10 @@ export const register: CommandModule["register"] = (program, getContext) => {
         dryRun,
         planFor: (inventory) => planLink(inventory, link),
       });
-      if (!(await reportPlanned(ctx, result, dryRun))) return;
+      // Tool names the new plugins share with built-ins or other tools: said now, not at a session.
+      const conflicts = await (await import("../tool-conflicts.js")).toolConflictsAfter(ctx, (result.applied?.plugins ?? []).map((p) => p.name));
+      if (!(await reportPlanned(ctx, result, dryRun, conflicts.json))) return;
       if (!dryRun) ctx.output.line(`Linked ${link.name} → ${abs}`);
+      conflicts.warn();
     });
 };

@@ -13,6 +13,9 @@ import { notLoadedLine, projectNotLoaded } from "../project-scope.js";
 import { readStateView } from "../state-command.js";
 import type { CommandModule } from "../context.js";
 
+/** The word before a local source's path in a listed line (the path alone could be either). */
+const LOCAL_KIND: Record<string, string> = { directory: "folder ", tarball: "tarball " };
+
 export const register: CommandModule["register"] = (program, getContext) => {
   program
     .command("list")
@@ -85,7 +88,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
         const flags = [
           item.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", item.projectDisabled ? "disabled in this project" : "disabled"),
           `features: ${item.features === null ? "defaults" : item.features.length ? item.features.join(",") : "none"}`,
-          item.linked ? `linked → ${item.linkTarget ?? "?"}` : `from ${item.spec}`,
+          item.linked ? `linked → ${item.linkTarget ?? "?"}` : `from ${LOCAL_KIND[item.source] ?? ""}${item.spec}`,
           ...(item.scripts.length ? [style(ctx.output, "yellow", `scripts: ${item.scripts.join(",")}${item.scriptsRan ? " (ran)" : " (not run)"}`)] : []),
         ];
         ctx.output.line(`${style(ctx.output, "bold", item.name)}@${item.version ?? "missing"}  ${flags.join("  ")}`);

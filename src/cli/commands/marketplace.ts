@@ -9,6 +9,7 @@
 import type { Command } from "commander";
 import { XcshToolsError, errorSummary } from "../../core/errors.js";
 import { npa, semver } from "../../core/npm-spec.js";
+import { didYouMean } from "../../core/suggest.js";
 import { MAX_SPEC_LENGTH } from "../../plugins/spec.js";
 import { mayNameMarketplacePlugin } from "../../manifest/installed-plugins.js";
 import type { ClaudeMarketplaceRow, MarketplaceContext, MarketplaceUpdateReport, OfferedPlugin, PlanItem, PluginChangeReport } from "../../marketplace/index.js";
@@ -36,9 +37,9 @@ export function summarizeNames(names: readonly string[], max = 5): string {
 }
 
 /** Print a plugin change report; fails (exit 1) when some plugin failed. */
-function reportPluginChange(ctx: CommandContext, report: PluginChangeReport, done: string): void {
+function reportPluginChange(ctx: CommandContext, report: PluginChangeReport, done: string, extra: Record<string, unknown> = {}): void {
   if (ctx.output.json) {
-    ctx.output.result({ ok: report.failed.length === 0, ...report });
+    ctx.output.result({ ok: report.failed.length === 0, ...report, ...extra });
   } else {
     if (report.dryRun) ctx.output.line(style(ctx.output, "bold", "Plan (dry run: nothing was written)"));
     for (const line of itemLines(ctx, report.items, report.failed, true)) ctx.output.line(line);
@@ -78,7 +79,7 @@ function unknownMarketplace(spec: string, marketplaces: ReadonlySet<string>): Xc
   if (type !== "tag") return undefined;
   const known = [...marketplaces].sort();
   return new XcshToolsError("EUNKNOWN_MARKETPLACE", `"${spec}": "${market}" is not an added marketplace${known.length > 0 ? ` (added: ${known.join(", ")})` : " (none is added)"}, and not an npm version or range`, {
-    hint: `Add the marketplace first (xcsh-tools marketplace add <source>, then \`xcsh-tools marketplace list\`), or, for the npm dist-tag "${market}", write npm:${name}@${market}.`,
+    hint: `${didYouMean(market, known)}Add the marketplace first (xcsh-tools marketplace add <source>, then \`xcsh-tools marketplace list\`), or, for the npm dist-tag "${market}", write npm:${name}@${market}.`,
     exitCode: 2,
   });
 }
@@ -180,7 +181,14 @@ export async function dispatchChange(ctx: CommandContext, verb: keyof typeof DON
     : verb === "uninstall" ? await engine.uninstallMarketplacePlugin(mctx, specs, options)
     : verb === "update" ? await engine.updateMarketplacePlugins(mctx, specs, options)
     : await engine.setMarketplacePluginEnabled(mctx, specs, verb === "enable", options);
-  reportPluginChange(ctx, report, DONE[verb]);
+  // Tool names the new plugins share with built-ins or other tools: said now, not at a session.
+  const brought = verb === "install" && !report.dryRun ? report.items.filter((i) => i.op === "ADD" || i.op === "CHANGE").map((i) => i.id) : [];
+  const conflicts = await (await import("../tool-conflicts.js")).toolConflictsAfter(ctx, brought);
+  try {
+    reportPluginChange(ctx, report, DONE[verb], conflicts.json);
+  } finally {
+    conflicts.warn();
+  }
   return true;
 }
 
@@ -189,7 +197,7 @@ export async function dispatchChange(ctx: CommandContext, verb: keyof typeof DON
  * merge into the command's document, the human lines to print after the npm ones, and whether
  * the command must exit 1 (a plugin failed).
  */
-export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { dryRun?: boolean; yes?: boolean }): Promise<{ json: { marketplacePlugins?: PluginChangeReport }; lines: string[]; failed: boolean }> {
+export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { dryRun?: boolean; yes?: boolean }): Promise<{ json: { marketplacePlugins?: PluginChangeReport }; lines: string[]; failed: boolean; changed: string[] }> {
   const mctx = await marketplaceContext(ctx, { yes: Boolean(flags.yes) });
   const { updateMarketplacePlugins } = await import("../../marketplace/index.js");
   const report = await updateMarketplacePlugins(mctx, undefined, { dryRun: Boolean(flags.dryRun) });
@@ -199,7 +207,8 @@ export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { 
     lines.push(...itemLines(ctx, report.items, report.failed, false));
   }
   // Only when there is something: the npm-only document stays exactly what it was.
-  return { json: report.items.length + report.failed.length > 0 ? { marketplacePlugins: report } : {}, lines, failed: report.failed.length > 0 };
+  const changed = report.items.filter((i) => i.op !== "NOOP").map((i) => `${i.id}${i.to?.version ? ` ${i.to.version}` : ""}`);
+  return { json: report.items.length + report.failed.length > 0 ? { marketplacePlugins: report } : {}, lines, failed: report.failed.length > 0, changed };
 }
 
 /**

@@ -22,13 +22,13 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const { readStateForQuery } = await import("../../plugins/mutation.js");
       const { loadInventory } = await import("../../plugins/inventory.js");
       const { checkOutdated } = await import("../../plugins/outdated.js");
-      const { XcshToolsError } = await import("../../core/errors.js");
+      const { notInstalled } = await import("../../plugins/plan.js");
       const world = await mutationWorld(ctx);
       const client = await npmClient(ctx);
       const rows = await withProgress(ctx, "Checking the registry", async () => {
         const inventory = await loadInventory(await readStateForQuery(world));
         for (const name of wanted) {
-          if (!inventory.some((p) => p.name === name)) throw new XcshToolsError("ENOT_INSTALLED", `${name} is not installed`, { hint: "See `xcsh-tools list`." });
+          if (!inventory.some((p) => p.name === name)) throw notInstalled(name, inventory);
         }
         return checkOutdated(wanted.length > 0 ? inventory.filter((p) => wanted.includes(p.name)) : inventory, client);
       });

@@ -77,9 +77,11 @@ export const register: CommandModule["register"] = (program, getContext) => {
         import("../../components/summary.js"),
         import("../../components/types.js"),
       ]);
-      const found = findInstalledPlugin(await installedComponents(ctx), query);
+      const installed = await installedComponents(ctx);
+      const found = findInstalledPlugin(installed, query);
       if (found.length === 0) {
-        throw new XcshToolsError("ENOT_INSTALLED", `${query} is not an installed plugin`, { hint: "`xcsh-tools list` shows the installed plugins; name one as name@marketplace or by its npm package name." });
+        const { didYouMean } = await import("../../core/suggest.js");
+        throw new XcshToolsError("ENOT_INSTALLED", `${query} is not an installed plugin`, { hint: `${didYouMean(query, installed.map((p) => p.id))}\`xcsh-tools list\` shows the installed plugins; name one as name@marketplace or by its npm package name.` });
       }
       if (ctx.output.json) {
         ctx.output.result({ plugins: found.map((p) => ({ ...p, summary: summarizeComponents(p.components) })) });

@@ -1,6 +1,7 @@
 /**
  * `xcsh-tools tools`: what a host would load at boot from `--cwd` — each tool's name,
- * description, source, level, plugin and file, and every error — in load order.
+ * description, source, level, plugin and file, and every error — in load order; exit 1 when
+ * there is any error.
  *
  * It asks `listInstalledTools` (src/boot): with a fresh boot index the answer comes from the
  * index alone, without scanning and without importing plugin code; with a stale one the view is
@@ -15,6 +16,7 @@ import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { insideAnyOf } from "../../core/contain.js";
 import { XcshToolsError } from "../../core/errors.js";
+import { ReportedFailure } from "../command-errors.js";
 import { resolveUserPath } from "../../core/paths.js";
 import type { listInstalledTools } from "../../boot/index.js";
 import type { CommandContext, CommandModule } from "../context.js";
@@ -66,9 +68,10 @@ export async function runTools(options: ToolsFlags, context: CommandContext): Pr
   if (context.output.json) {
     const { tools, errors, untrusted } = report;
     context.output.result({ cwd: context.cwd, tools, errors, ...(untrusted ? { untrusted } : {}), ...(otherComponents.length ? { otherComponents } : {}), index: { fresh: result.index.fresh, reason: result.index.reason } });
-    return;
-  }
-  printTools(context.output, report, otherComponents);
+  } else printTools(context.output, report, otherComponents);
+  // A tool that fails to load (or is skipped for a name conflict) is a failure, as in `doctor`:
+  // scripts and CI read the exit code, not the listing.
+  if (report.errors.length > 0) throw new ReportedFailure(1);
 }
 
 export interface ToolsFlags {

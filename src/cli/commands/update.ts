@@ -6,7 +6,39 @@
 import type { Command } from "commander";
 import { npmClient, planAndApply, renderPlan } from "../plugin-command.js";
 import { ReportedFailure } from "../command-errors.js";
-import type { CommandModule } from "../context.js";
+import type { CommandContext, CommandModule } from "../context.js";
+import type { Plan, VersionInfo } from "../../plugins/plan.js";
+
+/**
+ * The one line that ends `update`, said of everything above it (npm and marketplace plugins): what
+ * was updated; else "Everything is up to date" only when every plugin was checked and none failed.
+ * (It once followed the npm lines alone: "Everything is up to date." above a marketplace plugin
+ * that was just updated, or that failed, or under plugins no registry can tell about.)
+ */
+function closingLine(plan: Plan, infos: readonly VersionInfo[], npmChanged: readonly string[], mkt: { failed: boolean; changed: string[] } | undefined): string {
+  const changed = [...npmChanged, ...(mkt?.changed ?? [])];
+  if (changed.length > 0) return `Updated ${changed.join(", ")}${mkt?.failed ? "; some plugins failed (see above)" : ""}`;
+  if (mkt?.failed) return "Nothing was updated: see the failures above.";
+  // Linked plugins and plugins from a folder, a tarball or a URL have no registry to ask.
+  const unchecked = plan.actions.filter((a) => a.type === "NOOP" && (infos.find((i) => i.name === a.name)?.wanted ?? null) === null).map((a) => a.name);
+  if (unchecked.length > 0) return `Nothing was updated; ${unchecked.join(", ")} ${unchecked.length === 1 ? "has" : "have"} no registry to check (see above).`;
+  return "Everything is up to date.";
+}
+
+/**
+ * The commit of each git-sourced plugin, from npm's lockfile (`resolved`: `git+…#<sha>`): a
+ * re-resolve that found no new commit changed nothing, and must not be reported as an update.
+ */
+async function gitCommits(ctx: CommandContext): Promise<Map<string, string>> {
+  const [{ readJsonOrUndefined }, { pluginsPaths }] = await Promise.all([import("../../manifest/json-file.js"), import("../../plugins/state.js")]);
+  const lock = readJsonOrUndefined(pluginsPaths(ctx.roots).packageLock) as { packages?: Record<string, { resolved?: unknown }> } | undefined;
+  const commits = new Map<string, string>();
+  for (const [key, entry] of Object.entries(lock?.packages ?? {})) {
+    const sha = typeof entry?.resolved === "string" ? /^git.*#([0-9a-f]{40,64})$/.exec(entry.resolved)?.[1] : undefined;
+    if (sha && key.startsWith("node_modules/")) commits.set(key.slice("node_modules/".length), sha);
+  }
+  return commits;
+}
 
 export const register: CommandModule["register"] = (program, getContext) => {
   program
@@ -28,6 +60,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const client = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });
       const latest = Boolean(flags.latest);
       let infos: Awaited<ReturnType<typeof checkOutdated>> = [];
+      let commitsBefore = new Map<string, string>();
       const result = await planAndApply(ctx, {
         title: wanted.length ? `Updating ${wanted.join(", ")}` : "Updating plugins",
         validates: true,
@@ -35,8 +68,14 @@ export const register: CommandModule["register"] = (program, getContext) => {
         client,
         dryRun: Boolean(flags.dryRun),
         prepare: async (progress, inventory) => {
-          progress("Checking the registry");
-          infos = await checkOutdated(wanted.length ? inventory.filter((p) => wanted.includes(p.name)) : inventory, client);
+          progress("Checking for new versions");
+          const targets = wanted.length ? inventory.filter((p) => wanted.includes(p.name)) : inventory;
+          // A plugin the user installed from a local repository (git+file://…) is fetched again
+          // from it: npm's git may read the local disk, as at its install (and only then).
+          const { isLocalGitEntry } = await import("../../plugins/state.js");
+          if (targets.some((p) => isLocalGitEntry(p.record))) client.allowLocalGit = true;
+          infos = await checkOutdated(targets, client);
+          commitsBefore = await gitCommits(ctx);
         },
         planFor: (inventory) => planUpdate(inventory, infos, { names: wanted, latest }),
         consent: { yes: Boolean(flags.yes) },
@@ -49,9 +88,17 @@ export const register: CommandModule["register"] = (program, getContext) => {
         return;
       }
       for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
-      const changed = result.applied?.plugins ?? [];
-      if (!dryRun) ctx.output.line(changed.length ? `Updated ${changed.map((p) => `${p.name}@${p.version ?? "?"}`).join(", ")}` : "Everything is up to date.");
       for (const line of mkt?.lines ?? []) ctx.output.line(line);
+      if (!dryRun) {
+        const commits = await gitCommits(ctx);
+        // A git plugin is updated when its commit moved (shown), not whenever it was fetched again.
+        const npmChanged = (result.applied?.plugins ?? []).flatMap((p) => {
+          const [from, to] = [commitsBefore.get(p.name), commits.get(p.name)];
+          if (to !== undefined && from === to) return [];
+          return [`${p.name}@${p.version ?? "?"}${to !== undefined ? ` (commit ${to.slice(0, 7)})` : ""}`];
+        });
+        ctx.output.line(closingLine(result.plan, infos, npmChanged, mkt));
+      }
       if (mkt?.failed) throw new ReportedFailure(1);
     });
 };
