@@ -24,6 +24,8 @@ describe("tools: exit 1 when any tool fails to load", () => {
 
   for (const [how, args] of argvs) {
     it(`${how}: a module that throws, a built-in's name, two tools of one name: exit 1, human and --json (exit 0 while all load)`, async () => {
+      // The project's own tools load only once the user trusts it, as a user would.
+      expect((await cli(["trust"])).code).toBe(0);
       await w.write(path.join(w.cwd, ".xcsh/tools/good.js"), tool("good_tool"));
       await w.write(path.join(w.root, "extra", "extra.js"), tool("extra_tool"));
       const ok = await cli(args());

@@ -166,6 +166,8 @@ describe("install and link warn about tool-name conflicts (the loader's rules)",
 
   it("a plugin's tool that a tools folder of the project already has: the warning names the file that wins", async () => {
     const projectTool = await w.write(path.join(w.cwd, ".xcsh/tools/mine.js"), toolSource("project_tool"));
+    // A project's tools load only once the user trusts it, as a user would.
+    expect((await w.cli(["trust"])).code).toBe(0);
     const r = await w.cli(["install", await folderPlugin(`${prefix}-c3`, "project_tool")]);
     expect(r.code, shown(r)).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`warning: tool "project_tool" of npm Plugin ${prefix}-c3 .* has the same name as the one of .*\\(${projectTool.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\), which loads first`));
