@@ -6,7 +6,8 @@
  *
  * Each mutation: (dry run: recover, read, plan, return) — or `runMutation` (lock, recover,
  * transaction): read the registries under the lock, prepare every plugin in scratch (fetch, copy,
- * hash, validate), plan (plan.ts, pure), stage (apply.ts), commit. Updates prepare each plugin
+ * hash, static checks), ask consent for what it runs, then import its tool modules (never on a
+ * dry run: prepare.ts `importPreparedTools`), plan (plan.ts, pure), stage (apply.ts), commit. Updates prepare each plugin
  * on its own so one broken plugin does not block the others; it is reported as failed.
  */
 import { mkdir } from "node:fs/promises";
@@ -22,10 +23,11 @@ import { xcshPaths } from "../core/paths.js";
 import { assertScopeUsable, nowIso, type MarketplaceContext, type Scope } from "./context.js";
 import { entriesOf, finishPlan, planInstall, planRemove, planSetEnabled, startPlan, type PlanItem, type PluginPlan, type WorkingSet } from "./plan.js";
 import { pluginSourceOf, type Revision } from "./plugin-sources/index.js";
-import { catalogEntry, catalogOf, fetchCopy, hashOfCacheDir, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
+import { catalogEntry, catalogOf, fetchCopy, hashOfCacheDir, importPreparedTools, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
 import { withProject } from "./registry.js";
 import { findMarketplace, loadEngineState, mutate, otherProjectReferences, scopeState, type EngineState } from "./state.js";
 import { makeScratch } from "./tree.js";
+import { scratchNear } from "./marketplace-cache.js";
 import { scanPluginComponents } from "../components/scan.js";
 import { diffExecutables, executablesOf, hasChanges } from "../components/consent.js";
 
@@ -126,7 +128,7 @@ async function runPluginChange(
   dryRun: boolean,
   build: (state: EngineState, scratch: string, step: (name: string) => Promise<void>) => Promise<Built>,
 ): Promise<PluginChangeReport> {
-  const scratch = await makeScratch("mkt");
+  const scratch = await makeScratch("mkt", scratchNear(ctx));
   try {
     const report = (built: Built): PluginChangeReport => ({
       dryRun,
@@ -209,8 +211,9 @@ export async function installFromMarketplace(
       }
       const prepared = await preparePlugin(ctx, found, plugin, path.join(scratch, String(i)));
       await step("marketplace:prepared");
-      warnings.push(...prepared.warnings.map((w) => `${prepared.id}: ${w}`));
       await approveExecutables(ctx, prepared, scope, ws.docs[scope]?.plugins[prepared.id]?.[0]?.installPath, Boolean(options.dryRun));
+      await importPreparedTools(prepared, Boolean(options.dryRun));
+      warnings.push(...prepared.warnings.map((w) => `${prepared.id}: ${w}`));
       planInstall(ws, scope, prepared.id, { version: prepared.version, installPath: prepared.cacheDir, ...(prepared.gitCommitSha ? { gitCommitSha: prepared.gitCommitSha } : {}) }, {
         now: nowIso(ctx),
         ...(prepared.defaultEnabled === false ? { defaultEnabled: false } : {}),
@@ -313,8 +316,9 @@ export async function updateMarketplacePlugins(ctx: MarketplaceContext, ids: str
         if (!found) throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${split.marketplace}" of ${id} is not registered any more`, { hint: `Add it again to update ${id}, or uninstall it.` });
         const prepared = await preparePlugin(ctx, found, split.plugin, path.join(scratch, String(i)));
         await step("marketplace:prepared");
-        warnings.push(...prepared.warnings.map((w) => `${id}: ${w}`));
         await approveExecutables(ctx, prepared, scope, ws.docs[scope]?.plugins[id]?.[0]?.installPath, Boolean(options.dryRun));
+        await importPreparedTools(prepared, Boolean(options.dryRun));
+        warnings.push(...prepared.warnings.map((w) => `${id}: ${w}`));
         const target = { version: prepared.version, installPath: prepared.cacheDir, ...(prepared.gitCommitSha ? { gitCommitSha: prepared.gitCommitSha } : {}) };
         if (prepared.id !== id) {
           // The catalog renamed the plugin: the old id moves to the new one (its enabled state with it).
@@ -357,7 +361,7 @@ export async function outdatedMarketplacePlugins(ctx: MarketplaceContext, ids?: 
   await recoverBeforeRead(ctx);
   const state = await loadEngineState(ctx);
   const rows: OutdatedRow[] = [];
-  const scratch = await makeScratch("outdated");
+  const scratch = await makeScratch("outdated", scratchNear(ctx));
   try {
     for (const [i, { id, scope }] of selectInstalled(state, ids, options.scope).entries()) {
       const entry = scopeState(ctx, state, scope).installed.plugins[id]![0]!;
