@@ -5,51 +5,17 @@
  * Both engines: a marketplace plugin's hook command, and an npm plugin's hook module (whose
  * install shows a live progress display on a terminal, which must give the question the screen).
  */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
-import { CLI_BIN, hermeticEnv, runCli } from "../helpers/run-cli.js";
+import { runCli } from "../helpers/run-cli.js";
+import { runOnTerminal } from "../helpers/terminal.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
-const SCRIPT = "/usr/bin/script";
 const R = "$" + "{CLAUDE_PLUGIN_ROOT}";
-
-/** Quote one argument for the shell `script -c` runs. */
-function sh(arg: string): string {
-  return `'${arg.replace(/'/g, "'\\''")}'`;
-}
-
-/**
- * Run the CLI on a pseudo terminal; when `(y/N)` appears, type `answer` and Enter. Resolves with
- * everything the terminal showed and the exit code (script -e passes the child's on).
- */
-function runOnTerminal(args: string[], w: TmpWorld, answer: string): Promise<{ code: number | null; screen: string; asked: boolean }> {
-  return new Promise((resolve, reject) => {
-    const command = [process.execPath, CLI_BIN, ...args].map(sh).join(" ");
-    const child = spawn(SCRIPT, ["-q", "-e", "-c", command, "/dev/null"], { cwd: w.cwd, env: { ...hermeticEnv(w.home), TERM: "xterm-256color", COLUMNS: "200" }, stdio: ["pipe", "pipe", "pipe"] });
-    let screen = "";
-    let asked = false;
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-    const onData = (chunk: Buffer) => {
-      screen += chunk.toString("utf8");
-      if (!asked && /\(y\/N\)/.test(screen)) {
-        asked = true;
-        child.stdin.write(`${answer}\r`);
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, screen, asked });
-    });
-  });
-}
 
 let w: TmpWorld;
 beforeAll(async () => {

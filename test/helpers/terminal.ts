@@ -1,0 +1,42 @@
+/**
+ * The built CLI on a pseudo terminal (util-linux `script`), answering its y/N question: for the
+ * tests of what a user sees and what happens when they answer (consent-tty, consent-before-code).
+ */
+import { spawn } from "node:child_process";
+import { CLI_BIN, hermeticEnv } from "./run-cli.js";
+import type { TmpWorld } from "./tmp-home.js";
+
+const SCRIPT = "/usr/bin/script";
+
+/** Quote one argument for the shell `script -c` runs. */
+function sh(arg: string): string {
+  return `'${arg.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * Run the CLI on a pseudo terminal; when `(y/N)` appears, type `answer` and Enter. Resolves with
+ * everything the terminal showed and the exit code (script -e passes the child's on).
+ */
+export function runOnTerminal(args: string[], w: TmpWorld, answer: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; screen: string; asked: boolean }> {
+  return new Promise((resolve, reject) => {
+    const command = [process.execPath, CLI_BIN, ...args].map(sh).join(" ");
+    const child = spawn(SCRIPT, ["-q", "-e", "-c", command, "/dev/null"], { cwd: w.cwd, env: { ...hermeticEnv(w.home, env), TERM: "xterm-256color", COLUMNS: "200" }, stdio: ["pipe", "pipe", "pipe"] });
+    let screen = "";
+    let asked = false;
+    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    const onData = (chunk: Buffer) => {
+      screen += chunk.toString("utf8");
+      if (!asked && /\(y\/N\)/.test(screen)) {
+        asked = true;
+        child.stdin.write(`${answer}\r`);
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, screen, asked });
+    });
+  });
+}
