@@ -19,7 +19,7 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
@@ -34,6 +34,10 @@ const SCOPE = "@consent-b4";
 
 let w: TmpWorld;
 worldPerTest((made) => (w = made), "xcsh-tools-consent-b4-");
+// Each run's TMPDIR, a folder of the test's own (CLASS B plants packages in it).
+beforeEach(async () => {
+  await mkdir(path.join(w.root, "tmp"), { recursive: true });
+});
 let reg: RegistryHandle & { dispose(): Promise<void> };
 
 /** Module text that appends `label` to the canary file when imported. */
@@ -121,9 +125,9 @@ describe("CLASS A: a marketplace plugin's tool is not imported before consent", 
     const r = await runOnTerminal(["install", "canary@acme"], w, "n", env());
     expect(r.asked, r.screen).toBe(true);
     expect(r.code, r.screen).toBe(1);
+    expect(ran()).toBe(false);
     expect(r.screen).toMatch(/EUNCONFIRMED/);
     expectSafeHint(r.screen);
-    expect(ran()).toBe(false);
     expect(marketplaceInstalled()).toBe(false);
   });
 
@@ -144,8 +148,8 @@ describe("CLASS A: a marketplace plugin's tool is not imported before consent", 
 
     const dry = await cli(["update", "canary@acme", "--dry-run"]);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout + dry.stderr).toMatch(/WNOT_IMPORTED/);
     expect(ran()).toBe(false);
+    expect(dry.stdout + dry.stderr).toMatch(/WNOT_IMPORTED/);
 
     const refused = await cli(["update", "canary@acme", "--json"]);
     expect(JSON.stringify(refused.json()), refused.stderr).toMatch(/EUNCONFIRMED/);
@@ -153,9 +157,9 @@ describe("CLASS A: a marketplace plugin's tool is not imported before consent", 
 
     const no = await runOnTerminal(["update", "canary@acme"], w, "n", env());
     expect(no.asked, no.screen).toBe(true);
+    expect(ran()).toBe(false);
     expect(no.screen).toMatch(/EUNCONFIRMED/);
     expectSafeHint(no.screen);
-    expect(ran()).toBe(false);
 
     const yes = await cli(["update", "canary@acme", "--yes"]);
     expect(yes.code, yes.stderr).toBe(0);
@@ -229,7 +233,6 @@ async function plant(dir: string): Promise<void> {
 
 /** Everywhere a shared folder could sit above what is checked: the run's TMPDIR and the folder above home, project and plugin. */
 async function plantEverywhere(): Promise<void> {
-  await mkdir(path.join(w.root, "tmp"), { recursive: true });
   await plant(path.join(w.root, "tmp"));
   await plant(w.root);
 }
