@@ -176,6 +176,7 @@ describe("CLASS A: an npm plugin's tool is not imported before consent", () => {
     const dry = await cli(["install", spec, "--dry-run"]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(ran()).toBe(false);
+    expect(dry.stdout).toMatch(/No plugin code ran: tool modules are imported and checked only by the real run/);
 
     const refused = await cli(["install", spec, "--json"]);
     expect(refused.code, refused.stderr).toBe(1);
