@@ -19,10 +19,10 @@
  * result and every `onUpdate` payload; `sendSessionEvent` uses the host's dispatcher, so a
  * throwing `onSession` is reported the way the host reports it.
  */
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Value } from "@sinclair/typebox/value";
+import { privateTempDir } from "./core/atomic-fs.js";
 import { XcshToolsError } from "./core/errors.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "./host/builtins.js";
 import { execCommand } from "./host/exec.js";
@@ -423,7 +423,7 @@ export function createToolHarness(options: ToolHarnessOptions = {}): ToolHarness
       logger,
       ...(options.pi ? { pi: options.pi } : {}),
       ...(options.modules ? { modules: options.modules } : {}),
-      cacheDir: options.cacheDir ?? path.join(os.tmpdir(), `xcsh-tools-testing-${process.getuid?.() ?? "user"}`),
+      cacheDir: options.cacheDir ?? privateTempDir(`xcsh-tools-testing-${process.getuid?.() ?? "user"}`),
       ...(options.factoryTimeoutMs !== undefined ? { factoryTimeoutMs: options.factoryTimeoutMs } : {}),
       ...(options.importTimeoutMs !== undefined ? { importTimeoutMs: options.importTimeoutMs } : {}),
     },
