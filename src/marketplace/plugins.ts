@@ -120,7 +120,9 @@ interface Built {
 
 /**
  * Run a plugin change: `build` reads the state and plans. Dry run: no lock, nothing written
- * (recovery first, only if a journal is pending). Otherwise inside one mutation.
+ * (recovery first, only if a journal is pending), scratch in our tmp folder. Otherwise inside one
+ * mutation, scratch inside its transaction folder: a killed run's fetched copy goes with the
+ * transaction at the next command's recovery, like everything else it staged.
  */
 async function runPluginChange(
   ctx: MarketplaceContext,
@@ -128,33 +130,35 @@ async function runPluginChange(
   dryRun: boolean,
   build: (state: EngineState, scratch: string, step: (name: string) => Promise<void>) => Promise<Built>,
 ): Promise<PluginChangeReport> {
-  const scratch = await makeScratch("mkt", scratchNear(ctx));
-  try {
-    const report = (built: Built): PluginChangeReport => ({
-      dryRun,
-      items: built.plan.items,
-      cacheAdded: [...new Set(built.adds.filter((a) => built.plan.items.some((i) => i.to?.installPath === a.dir && i.op !== "NOOP")).map((a) => a.dir))],
-      cacheRemoved: built.plan.cacheRemovals,
-      cacheKept: built.plan.cacheKept,
-      failed: built.failed,
-      warnings: built.warnings,
-    });
-    if (dryRun) {
+  const report = (built: Built): PluginChangeReport => ({
+    dryRun,
+    items: built.plan.items,
+    cacheAdded: [...new Set(built.adds.filter((a) => built.plan.items.some((i) => i.to?.installPath === a.dir && i.op !== "NOOP")).map((a) => a.dir))],
+    cacheRemoved: built.plan.cacheRemovals,
+    cacheKept: built.plan.cacheKept,
+    failed: built.failed,
+    warnings: built.warnings,
+  });
+  if (dryRun) {
+    const scratch = await makeScratch("mkt", scratchNear(ctx));
+    try {
       await recoverBeforeRead(ctx);
       const state = await loadEngineState(ctx);
       return report(await build(state, scratch.dir, async () => undefined));
+    } finally {
+      await scratch.dispose();
     }
-    return await mutate(ctx, label, async (m: Mutation) => {
-      const state = await loadEngineState(ctx);
-      const built = await build(state, scratch.dir, m.step);
-      if (built.plan.items.some((i) => i.op !== "NOOP") || built.plan.cacheRemovals.length > 0) {
-        await applyPluginPlan(ctx, m, built.plan, built.adds, built.projectList);
-      }
-      return report(built);
-    });
-  } finally {
-    await scratch.dispose();
   }
+  return mutate(ctx, label, async (m: Mutation) => {
+    const scratch = path.join(m.tx.dir, "scratch");
+    await mkdir(scratch, { recursive: true, mode: 0o700 });
+    const state = await loadEngineState(ctx);
+    const built = await build(state, scratch, m.step);
+    if (built.plan.items.some((i) => i.op !== "NOOP") || built.plan.cacheRemovals.length > 0) {
+      await applyPluginPlan(ctx, m, built.plan, built.adds, built.projectList);
+    }
+    return report(built);
+  });
 }
 
 async function finish(ctx: MarketplaceContext, state: EngineState, ws: WorkingSet, warnings: string[]): Promise<{ plan: PluginPlan; projectList: string[] | undefined }> {
