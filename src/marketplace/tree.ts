@@ -76,6 +76,29 @@ export async function hashTree(root: string): Promise<string> {
   return hash.digest("hex");
 }
 
+const SCRATCH_NAME = /^\.xcsh-tools-[a-z]+-(\d+)-/;
+
+/**
+ * Remove the scratch folders in `near` whose process is gone (killed before its `dispose`). Only
+ * those: without the lock, a scratch of a live command (a dry run, another fetch) stays.
+ */
+async function sweepAbandoned(near: string): Promise<void> {
+  for (const name of await readdir(near).catch(() => [] as string[])) {
+    const pid = Number(SCRATCH_NAME.exec(name)?.[1]);
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
+    await removeTree(path.join(near, name)).catch(() => undefined);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /**
  * A scratch folder outside live state for one fetch, inside `near` (our own `tmp` folder beside
  * the journal, marketplace-cache.ts `scratchNear`); `dispose` removes it and the folders made for it.
@@ -87,7 +110,9 @@ export async function hashTree(root: string): Promise<string> {
  */
 export async function makeScratch(label: string, near: string): Promise<{ dir: string; dispose(): Promise<void> }> {
   const created = await mkdir(near, { recursive: true, mode: 0o700 });
-  const prefix = path.join(near, `.xcsh-tools-${label}-`);
+  await sweepAbandoned(near);
+  // The pid in the name lets a later command tell an abandoned scratch (kill -9) from one in use.
+  const prefix = path.join(near, `.xcsh-tools-${label}-${process.pid}-`);
   // Another command's dispose may remove `near` between our mkdir and mkdtemp: make it again once.
   const dir = await mkdtemp(prefix).catch(async (error: NodeJS.ErrnoException) => {
     if (error.code !== "ENOENT") throw error;

@@ -26,7 +26,7 @@ describe("makeScratch(label, near)", () => {
     const scratch = await makeScratch("add", near);
     expect(path.dirname(scratch.dir)).toBe(near);
     expect(path.relative(os.tmpdir(), scratch.dir).startsWith(`xcsh-tools-add-`)).toBe(false);
-    expect(path.basename(scratch.dir)).toMatch(/^\.xcsh-tools-add-/);
+    expect(path.basename(scratch.dir)).toMatch(new RegExp(`^\\.xcsh-tools-add-${process.pid}-`));
     await writeFile(path.join(scratch.dir, "file"), "x");
     await scratch.dispose();
     expect(await exists(path.join(root, "xcsh/plugins/.xcsh-tools"))).toBe(false);
@@ -42,5 +42,25 @@ describe("makeScratch(label, near)", () => {
     await second.dispose();
     expect(await exists(path.join(root, "ours"))).toBe(true);
     expect(await exists(near)).toBe(true);
+  });
+
+  it("a scratch abandoned by a killed command is swept by the next one; a live command's stays", async () => {
+    const near = path.join(root, "ours/tmp");
+    const { mkdir } = await import("node:fs/promises");
+    const { spawnSync } = await import("node:child_process");
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const abandoned = path.join(near, `.xcsh-tools-mkt-${dead}-abc123`);
+    await mkdir(abandoned, { recursive: true });
+    await writeFile(path.join(abandoned, "copy"), "x");
+    // pid 1 is always alive: another command's scratch in use.
+    const othersLive = path.join(near, ".xcsh-tools-add-1-def456");
+    await mkdir(othersLive, { recursive: true });
+    const live = await makeScratch("update", near);
+    const scratch = await makeScratch("mkt", near);
+    expect(await exists(abandoned)).toBe(false);
+    expect(await exists(othersLive)).toBe(true);
+    expect(await exists(live.dir)).toBe(true);
+    await scratch.dispose();
+    await live.dispose();
   });
 });
