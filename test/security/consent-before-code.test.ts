@@ -26,6 +26,7 @@ import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
+import { requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 import { runOnTerminal } from "../helpers/terminal.js";
 import { type TmpWorld, worldPerTest, writeUserNpmrc } from "../helpers/tmp-home.js";
 
@@ -240,6 +241,30 @@ async function plantEverywhere(): Promise<void> {
 
 const IMPORTS = 'import planted from "planted-dep";\nimport * as own from "xcsh-tools";\nimport { Type } from "@sinclair/typebox";\nvoid own; void Type; void planted;\n';
 
+/** `validate <folder>` of a plugin whose `file` imports the planted packages: EIMPORT_OUTSIDE, nothing planted loaded. */
+async function validatePlanted(file: string, runtime?: string): Promise<void> {
+  await plantEverywhere();
+  const plugin = path.join(w.root, "checkout", `plugin-${path.extname(file).slice(1)}`);
+  await w.write(path.join(plugin, ".claude-plugin/plugin.json"), { name: "plugin", version: "1.0.0" });
+  const param = file.endsWith(".ts") ? "(api: any)" : "(api)";
+  await w.write(path.join(plugin, file), `${IMPORTS}export default ${param} => ({ name: "t_tool", label: "t", description: "d", parameters: api.typebox.Type.Object({}), async execute() { return { content: [] }; } });\n`);
+  const r = await runCli(["validate", plugin, "--json"], { cwd: w.cwd, home: w.home, env: env(), ...(runtime ? { runtime } : {}) });
+  expect(r.code, r.stderr).not.toBe(0);
+  const errors = r.json().errors as { code: string; file: string; message: string }[];
+  expect(errors.map((e) => e.code)).toEqual(["EIMPORT_OUTSIDE"]);
+  expect(errors[0]!.file).toBe(path.join(plugin, file));
+  expect(errors[0]!.message).toContain('"planted-dep"');
+  expect(ran()).toBe(false);
+}
+
+// The other runtimes the host and the CLI run on: Node 22/24 (the in-thread resolve hook, type stripping) and Bun (its load hook).
+describe.each(runtimes().filter((r) => r.id !== "node"))("CLASS B on $label", (runtime) => {
+  runtimeIt(runtime)(`validate <folder>: .mjs and .ts tools never load the planted packages${skipNote(runtime)}`, async () => {
+    await validatePlanted("tools/t.mjs", requireRuntime(runtime));
+    await validatePlanted("tools/t.ts", requireRuntime(runtime));
+  });
+});
+
 describe("CLASS B: a checked plugin's packages never come from the folders above it", () => {
   it("marketplace install: the planted packages are never loaded; the unlisted import is EIMPORT_OUTSIDE, naming it", async () => {
     await plantEverywhere();
@@ -273,17 +298,7 @@ describe("CLASS B: a checked plugin's packages never come from the folders above
     ["an .mjs tool (Node's loader)", "tools/t.mjs"],
     ["a .ts tool (jiti)", "tools/t.ts"],
   ])("validate <folder> of a marketplace plugin, %s: the planted packages are never loaded", async (_title, file) => {
-    await plantEverywhere();
-    const plugin = path.join(w.root, "checkout/plugin");
-    await w.write(path.join(plugin, ".claude-plugin/plugin.json"), { name: "plugin", version: "1.0.0" });
-    await w.write(path.join(plugin, file), `${IMPORTS}export default (api: any) => ({ name: "t_tool", label: "t", description: "d", parameters: api.typebox.Type.Object({}), async execute() { return { content: [] }; } });\n`.replace("(api: any)", file.endsWith(".ts") ? "(api: any)" : "(api)"));
-    const r = await cli(["validate", plugin, "--json"]);
-    expect(r.code, r.stderr).not.toBe(0);
-    const errors = r.json().errors as { code: string; file: string; message: string }[];
-    expect(errors.map((e) => e.code)).toEqual(["EIMPORT_OUTSIDE"]);
-    expect(errors[0]!.file).toBe(path.join(plugin, file));
-    expect(errors[0]!.message).toContain('"planted-dep"');
-    expect(ran()).toBe(false);
+    await validatePlanted(file);
   });
 
   it("validate <folder>: the plugin's own dependencies still resolve, and only those", async () => {

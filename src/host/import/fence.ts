@@ -26,12 +26,40 @@ type Holder = Record<symbol, readonly string[] | undefined>;
 
 /** Fence bare imports to `roots` (real paths are kept); `undefined` lifts the fence. */
 export function setImportFence(roots: readonly string[] | undefined): void {
-  (globalThis as unknown as Holder)[FENCE_SYMBOL] = roots?.map((root) => {
+  const real = roots?.map((root) => {
     try {
       return realpathSync(root);
     } catch {
       return path.resolve(root);
     }
+  });
+  (globalThis as unknown as Holder)[FENCE_SYMBOL] = real;
+  if (real && typeof process.versions.bun === "string") fenceBunLoads(real);
+}
+
+interface BunLoadPlugin {
+  plugin(plugin: { name: string; setup(builder: { onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => never): void }): void }): unknown;
+}
+
+/**
+ * Bun resolves a module's static imports without asking runtime plugins, but loads every file
+ * through `onLoad`: a file under a `node_modules` outside the fence (and outside our own package)
+ * is refused there. The filter matches only such files (an `onLoad` must return the file's
+ * contents, so it cannot let the others pass). Bun plugins stay for the process: the checker
+ * sets one fence per process.
+ */
+function fenceBunLoads(roots: readonly string[]): void {
+  const bun = (globalThis as unknown as { Bun?: BunLoadPlugin }).Bun;
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const inside = [...roots, OWN_ROOT].map((root) => escape(root.endsWith(path.sep) ? root : root + path.sep)).join("|");
+  bun?.plugin({
+    name: "xcsh-tools:import-fence",
+    setup(builder) {
+      builder.onLoad({ filter: new RegExp(`^(?!(?:${inside})).*[\\\\/]node_modules[\\\\/]`) }, (args) => {
+        const name = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/](?!.*[\\/]node_modules[\\/])/.exec(args.path)?.[1] ?? args.path;
+        throw Object.assign(new Error(fenceMessage(name.replace(/\\/g, "/"), undefined, args.path, roots)), { code: FENCE_CODE });
+      });
+    },
   });
 }
 
