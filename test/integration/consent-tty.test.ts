@@ -12,7 +12,7 @@ import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
-import { runOnTerminal } from "../helpers/terminal.js";
+import { runOnPty } from "../helpers/pty.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
 const R = "$" + "{CLAUDE_PLUGIN_ROOT}";
@@ -57,7 +57,7 @@ describe("consent on a terminal (built CLI on a pseudo terminal)", () => {
     ["", false],
   ])("marketplace plugin, answer %j: installed %s", async (answer, installs) => {
     await marketWithHook();
-    const r = await runOnTerminal(["install", "guard@acme"], w, answer);
+    const r = await runOnPty(["install", "guard@acme"], w, answer);
     expect(r.asked, r.screen).toBe(true);
     expect(r.screen).toMatch(/\+ hook PreToolUse \[Bash\]: python3 .*\/scripts\/check\.py/);
     expect(r.code, r.screen).toBe(installs ? 0 : 1);
@@ -70,7 +70,7 @@ describe("consent on a terminal (built CLI on a pseudo terminal)", () => {
     ["", false],
   ])("npm plugin with a hook module, answer %j: installed %s", async (answer, installs) => {
     const dir = await npmPluginWithHook();
-    const r = await runOnTerminal(["install", dir], w, answer);
+    const r = await runOnPty(["install", dir], w, answer);
     expect(r.asked, r.screen).toBe(true);
     expect(r.screen).toMatch(/\+ hook guard: imported by the host: .*guarded\/hooks\/guard\.js/);
     expect(r.code, r.screen).toBe(installs ? 0 : 1);

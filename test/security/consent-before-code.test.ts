@@ -27,7 +27,7 @@ import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
 import { requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
-import { runOnTerminal } from "../helpers/terminal.js";
+import { runOnPty } from "../helpers/pty.js";
 import { type TmpWorld, worldPerTest, writeUserNpmrc } from "../helpers/tmp-home.js";
 
 const R = "$" + "{CLAUDE_PLUGIN_ROOT}";
@@ -123,7 +123,7 @@ describe("CLASS A: a marketplace plugin's tool is not imported before consent", 
 
   it('install answered "n" on a terminal: the tool never imported; the hint names no command that imports it', async () => {
     await addMarket();
-    const r = await runOnTerminal(["install", "canary@acme"], w, "n", env());
+    const r = await runOnPty(["install", "canary@acme"], w, "n", env());
     expect(r.asked, r.screen).toBe(true);
     expect(r.code, r.screen).toBe(1);
     expect(ran()).toBe(false);
@@ -156,7 +156,7 @@ describe("CLASS A: a marketplace plugin's tool is not imported before consent", 
     expect(JSON.stringify(refused.json()), refused.stderr).toMatch(/EUNCONFIRMED/);
     expect(ran()).toBe(false);
 
-    const no = await runOnTerminal(["update", "canary@acme"], w, "n", env());
+    const no = await runOnPty(["update", "canary@acme"], w, "n", env());
     expect(no.asked, no.screen).toBe(true);
     expect(ran()).toBe(false);
     expect(no.screen).toMatch(/EUNCONFIRMED/);
@@ -184,7 +184,7 @@ describe("CLASS A: an npm plugin's tool is not imported before consent", () => {
     expect(refused.json().error.code).toBe("EUNCONFIRMED");
     expect(ran()).toBe(false);
 
-    const no = await runOnTerminal(["install", spec], w, "n", env());
+    const no = await runOnPty(["install", spec], w, "n", env());
     expect(no.asked, no.screen).toBe(true);
     expect(no.code, no.screen).toBe(1);
     expectSafeHint(no.screen);
@@ -212,7 +212,7 @@ describe("CLASS A: an npm plugin's tool is not imported before consent", () => {
     expect(refused.json().error.message).toMatch(/\(update\)/);
     expect(ran()).toBe(false);
 
-    const no = await runOnTerminal(["install", next], w, "n", env());
+    const no = await runOnPty(["install", next], w, "n", env());
     expect(no.asked, no.screen).toBe(true);
     expectSafeHint(no.screen);
     expect(ran()).toBe(false);

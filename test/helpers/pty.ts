@@ -1,10 +1,10 @@
 /**
- * The built CLI on a pseudo terminal (util-linux `script`), answering its y/N question: for the
- * tests of what a user sees and what happens when they answer (consent-tty, consent-before-code).
+ * The built CLI on a pseudo terminal (util-linux `script`), as a person at a terminal runs it:
+ * stdin and stdout are TTYs, so questions are asked and progress animates. Used by the consent
+ * tests and by the terminal-output tests (which also turn colors on).
  */
 import { spawn } from "node:child_process";
 import { CLI_BIN, hermeticEnv } from "./run-cli.js";
-import type { TmpWorld } from "./tmp-home.js";
 
 const SCRIPT = "/usr/bin/script";
 
@@ -14,13 +14,14 @@ function sh(arg: string): string {
 }
 
 /**
- * Run the CLI on a pseudo terminal; when `(y/N)` appears, type `answer` and Enter. Resolves with
- * everything the terminal showed and the exit code (script -e passes the child's on).
+ * Run the CLI on a pseudo terminal in `world`; when `(y/N)` appears, type `answer` and Enter.
+ * Resolves with everything the terminal showed and the exit code (script -e passes the child's
+ * on). `env` is applied over the hermetic environment (`undefined` removes a variable).
  */
-export function runOnTerminal(args: string[], w: TmpWorld, answer: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; screen: string; asked: boolean }> {
+export function runOnPty(args: string[], world: { cwd: string; home: string }, answer: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; screen: string; asked: boolean }> {
   return new Promise((resolve, reject) => {
     const command = [process.execPath, CLI_BIN, ...args].map(sh).join(" ");
-    const child = spawn(SCRIPT, ["-q", "-e", "-c", command, "/dev/null"], { cwd: w.cwd, env: { ...hermeticEnv(w.home, env), TERM: "xterm-256color", COLUMNS: "200" }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(SCRIPT, ["-q", "-e", "-c", command, "/dev/null"], { cwd: world.cwd, env: hermeticEnv(world.home, { TERM: "xterm-256color", COLUMNS: "200", ...env }), stdio: ["pipe", "pipe", "pipe"] });
     let screen = "";
     let asked = false;
     const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
