@@ -132,6 +132,18 @@ describe("CLASS A: a marketplace plugin's tool is not imported before consent", 
     expect(marketplaceInstalled()).toBe(false);
   });
 
+  it("a plugin that fails the static checks is refused before the question, without running its tool; the hint stays static", async () => {
+    const root = await market("1.0.0", "check.py");
+    await w.write(path.join(root, "plugins/canary/.claude-plugin/plugin.json"), { name: "canary", version: "1.0.0", skills: "../../outside" });
+    expect((await cli(["marketplace", "add", root])).code).toBe(0);
+    const r = await cli(["install", "canary@acme", "--yes", "--json"]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(ran()).toBe(false);
+    const error = r.json().error;
+    expect(error.code).toBe("EPLUGIN_INVALID");
+    expectSafeHint(error.hint);
+  });
+
   it("install --yes imports the tool to validate it (the canary runs), after the question", async () => {
     await addMarket();
     const r = await cli(["install", "canary@acme", "--yes"]);
