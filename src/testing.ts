@@ -22,7 +22,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Value } from "@sinclair/typebox/value";
-import { privateTempDir } from "./core/atomic-fs.js";
 import { XcshToolsError } from "./core/errors.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "./host/builtins.js";
 import { execCommand } from "./host/exec.js";
@@ -45,6 +44,7 @@ import type {
   Theme,
   ToolLoadError,
 } from "./core/contract.js";
+import { privateTempDir } from "./core/atomic-fs.js";
 
 export type { SessionDispatchSummary } from "./host/session.js";
 
