@@ -19,7 +19,6 @@
  * result and every `onUpdate` payload; `sendSessionEvent` uses the host's dispatcher, so a
  * throwing `onSession` is reported the way the host reports it.
  */
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { XcshToolsError } from "./core/errors.js";
@@ -45,6 +44,7 @@ import type {
   Theme,
   ToolLoadError,
 } from "./core/contract.js";
+import { privateTempDir } from "./core/atomic-fs.js";
 
 export type { SessionDispatchSummary } from "./host/session.js";
 
@@ -399,7 +399,7 @@ export function createToolHarness(options: ToolHarnessOptions = {}): ToolHarness
       logger,
       ...(options.pi ? { pi: options.pi } : {}),
       ...(options.modules ? { modules: options.modules } : {}),
-      cacheDir: options.cacheDir ?? path.join(os.tmpdir(), `xcsh-tools-testing-${process.getuid?.() ?? "user"}`),
+      cacheDir: options.cacheDir ?? privateTempDir(`xcsh-tools-testing-${process.getuid?.() ?? "user"}`),
       ...(options.factoryTimeoutMs !== undefined ? { factoryTimeoutMs: options.factoryTimeoutMs } : {}),
       ...(options.importTimeoutMs !== undefined ? { importTimeoutMs: options.importTimeoutMs } : {}),
     },

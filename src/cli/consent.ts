@@ -45,7 +45,10 @@ export function executableApprover(ctx: CommandContext, options: ApproverOptions
       } finally {
         prompter.close();
       }
-      throw new XcshToolsError("EUNCONFIRMED", `Not ${request.update ? "updated" : "installed"}: ${what} was not allowed to run ${request.source === "npm" ? "its hooks and extensions" : "its commands"}`, { hint: "Nothing was written. Read the plugin first: `xcsh-tools validate <folder>` on a checkout lists what it runs." });
+      throw new XcshToolsError("EUNCONFIRMED", `Not ${request.update ? "updated" : "installed"}: ${what} was not allowed to run ${request.source === "npm" ? "its hooks and extensions" : "its commands"}`, {
+        // Never a command that imports the plugin just refused: `validate --static` reads it without running any of it.
+        hint: "Nothing was written and none of the plugin's code ran. The lines above list what it would run; to read the rest without running it: `xcsh-tools validate --static <folder>` on a checkout.",
+      });
     }
     throw new XcshToolsError("EUNCONFIRMED", `${what} ${request.update ? "adds or changes" : "brings"} ${request.source === "npm" ? "hooks or extensions the host runs" : "commands that run on this machine"}, and nobody confirmed them:\n${lines.map((l) => `  ${printable(l)}`).join("\n")}`, {
       hint: "Nothing was written. Read them, then run the command again with --yes to accept (or on a terminal to be asked).",

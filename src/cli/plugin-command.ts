@@ -184,5 +184,9 @@ export async function reportPlanned(ctx: CommandContext, result: { plan: Plan; a
     return false;
   }
   for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
+  // Consent comes before code: a dry run imports none of the plugins it would install.
+  if (dryRun && result.plan.actions.some((a) => a.type === "ADD" || a.type === "CHANGE")) {
+    ctx.output.line(style(ctx.output, "dim", "No plugin code ran: tool modules are imported and checked only by the real run, after you allow what the plugins run."));
+  }
   return true;
 }

@@ -16,7 +16,8 @@
  * and mode-identical), removal refuses obviously dangerous targets, and moving falls back to
  * copy + remove across file systems.
  */
-import { constants as fsConstants } from "node:fs";
+import { constants as fsConstants, lstatSync, mkdirSync, mkdtempSync } from "node:fs";
+import os from "node:os";
 import {
   chmod,
   copyFile,
@@ -213,3 +214,21 @@ export async function movePath(src: string, dest: string): Promise<void> {
   await removeTree(retired);
 }
 
+/**
+ * `<system temp>/<name>`, a per-user folder other runs reuse (module shims, a transpile cache) —
+ * but only when it is a real folder of this user that nobody else can write: its name is
+ * predictable, so another local user may have made it first and would then choose the code we
+ * import from it. Otherwise a fresh private folder (`mkdtemp`, 0700) of this process.
+ */
+export function privateTempDir(name: string): string {
+  const dir = path.join(os.tmpdir(), name);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch {
+    // Already there (checked below), or not makeable (a fresh folder below).
+  }
+  const info = lstatSync(dir, { throwIfNoEntry: false });
+  const uid = process.getuid?.();
+  if (info?.isDirectory() && (uid === undefined || info.uid === uid) && (info.mode & 0o022) === 0) return dir;
+  return mkdtempSync(`${dir}-`);
+}

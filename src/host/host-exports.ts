@@ -13,10 +13,20 @@
  * then fails is reported as `EHOST_EXPORTS` — "it needs the host's exports, and there were none"
  * — rather than as a puzzling `StringEnum is not a function`.
  */
+import { realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { insideFence } from "./import/fence.js";
+
+function realpathOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
 
 /** The host's package name: what `api.pi` is the namespace of. */
 export const HOST_PACKAGE = "@f5-sales-demo/xcsh";
@@ -74,6 +84,8 @@ export interface HostExportsSource {
   cwd: string;
   /** The folders the host package is looked for from (the checked tool modules' folders), in order. */
   alsoFrom?: readonly string[];
+  /** Only a host package inside these folders counts (the module checker's fence, import/fence.ts). */
+  within?: readonly string[];
 }
 
 /** Host exports found, and where they came from (a file). */
@@ -126,8 +138,10 @@ export async function loadHostExports(source: HostExportsSource): Promise<Loaded
   // code runs anyway: never from the project folder as such, whose node_modules an untrusted
   // repository controls (`tools` checks the user's own tools from any folder it runs in).
   let file: string | undefined;
+  const within = source.within?.map((root) => realpathOr(root));
   for (const folder of source.alsoFrom ?? []) {
     file = resolveModule(HOST_PACKAGE, folder);
+    if (file !== undefined && within && !insideFence(realpathOr(file), within)) file = undefined;
     if (file !== undefined) break;
   }
   if (file === undefined) return undefined;

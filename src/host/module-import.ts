@@ -17,9 +17,9 @@
  * settled within `importTimeoutMs`).
  */
 import { existsSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { privateTempDir } from "../core/atomic-fs.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
 import { registerBunModules } from "./import/bun.js";
@@ -197,7 +197,7 @@ async function prepareNodeHooks(shimDir: string, options: ImportToolModuleOption
       writeShims(dir);
     } catch {
       // A read-only xcsh root must not stop tools from loading: use a per-user temp folder.
-      dir = path.join(os.tmpdir(), `xcsh-tools-shims-${process.getuid?.() ?? "user"}`);
+      dir = privateTempDir(`xcsh-tools-shims-${process.getuid?.() ?? "user"}`);
       writeShims(dir);
     }
     checked = { requested, dir, size };

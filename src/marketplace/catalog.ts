@@ -82,7 +82,7 @@ export function checkCatalog(value: unknown, file: string, flavour: CatalogFlavo
     }
     const index = /^\/plugins\/(\d+)(\/|$)/.exec(issue.path)?.[1];
     if (index === undefined) {
-      throw new XcshToolsError("ECATALOG_INVALID", `${file}: ${issue.message}`, { file, path: issue.path, hint: issue.hint ?? `Fix the catalog (xcsh-tools validate ${file} shows every problem).`, exitCode: 2 });
+      throw new XcshToolsError("ECATALOG_INVALID", `${file}: ${issue.message}`, { file, path: issue.path, hint: issue.hint ?? `Fix the catalog (xcsh-tools validate --static ${file} shows every problem).`, exitCode: 2 });
     }
     if (!bad.has(Number(index))) {
       const entry = isRecord(value) && Array.isArray(value.plugins) ? value.plugins[Number(index)] : undefined;

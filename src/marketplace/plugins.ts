@@ -6,7 +6,8 @@
  *
  * Each mutation: (dry run: recover, read, plan, return) — or `runMutation` (lock, recover,
  * transaction): read the registries under the lock, prepare every plugin in scratch (fetch, copy,
- * hash, validate), plan (plan.ts, pure), stage (apply.ts), commit. Updates prepare each plugin
+ * hash, static checks), ask consent for what it runs, then import its tool modules (never on a
+ * dry run: prepare.ts `importPreparedTools`), plan (plan.ts, pure), stage (apply.ts), commit. Updates prepare each plugin
  * on its own so one broken plugin does not block the others; it is reported as failed.
  */
 import { mkdir } from "node:fs/promises";
@@ -23,10 +24,11 @@ import { xcshPaths } from "../core/paths.js";
 import { assertScopeUsable, nowIso, type MarketplaceContext, type Scope } from "./context.js";
 import { entriesOf, finishPlan, planInstall, planRemove, planSetEnabled, startPlan, type PlanItem, type PluginPlan, type WorkingSet } from "./plan.js";
 import { pluginSourceOf, type Revision } from "./plugin-sources/index.js";
-import { catalogEntry, catalogOf, fetchCopy, hashOfCacheDir, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
+import { catalogEntry, catalogOf, fetchCopy, hashOfCacheDir, importPreparedTools, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
 import { withProject } from "./registry.js";
 import { findMarketplace, loadEngineState, mutate, otherProjectReferences, scopeState, type EngineState } from "./state.js";
 import { makeScratch } from "./tree.js";
+import { scratchNear } from "./marketplace-cache.js";
 import { scanPluginComponents } from "../components/scan.js";
 import { diffExecutables, executablesOf, hasChanges } from "../components/consent.js";
 
@@ -119,7 +121,9 @@ interface Built {
 
 /**
  * Run a plugin change: `build` reads the state and plans. Dry run: no lock, nothing written
- * (recovery first, only if a journal is pending). Otherwise inside one mutation.
+ * (recovery first, only if a journal is pending), scratch in our tmp folder. Otherwise inside one
+ * mutation, scratch inside its transaction folder: a killed run's fetched copy goes with the
+ * transaction at the next command's recovery, like everything else it staged.
  */
 async function runPluginChange(
   ctx: MarketplaceContext,
@@ -127,33 +131,35 @@ async function runPluginChange(
   dryRun: boolean,
   build: (state: EngineState, scratch: string, step: (name: string) => Promise<void>) => Promise<Built>,
 ): Promise<PluginChangeReport> {
-  const scratch = await makeScratch("mkt");
-  try {
-    const report = (built: Built): PluginChangeReport => ({
-      dryRun,
-      items: built.plan.items,
-      cacheAdded: [...new Set(built.adds.filter((a) => built.plan.items.some((i) => i.to?.installPath === a.dir && i.op !== "NOOP")).map((a) => a.dir))],
-      cacheRemoved: built.plan.cacheRemovals,
-      cacheKept: built.plan.cacheKept,
-      failed: built.failed,
-      warnings: built.warnings,
-    });
-    if (dryRun) {
+  const report = (built: Built): PluginChangeReport => ({
+    dryRun,
+    items: built.plan.items,
+    cacheAdded: [...new Set(built.adds.filter((a) => built.plan.items.some((i) => i.to?.installPath === a.dir && i.op !== "NOOP")).map((a) => a.dir))],
+    cacheRemoved: built.plan.cacheRemovals,
+    cacheKept: built.plan.cacheKept,
+    failed: built.failed,
+    warnings: built.warnings,
+  });
+  if (dryRun) {
+    const scratch = await makeScratch("mkt", scratchNear(ctx));
+    try {
       await recoverBeforeRead(ctx);
       const state = await loadEngineState(ctx);
       return report(await build(state, scratch.dir, async () => undefined));
+    } finally {
+      await scratch.dispose();
     }
-    return await mutate(ctx, label, async (m: Mutation) => {
-      const state = await loadEngineState(ctx);
-      const built = await build(state, scratch.dir, m.step);
-      if (built.plan.items.some((i) => i.op !== "NOOP") || built.plan.cacheRemovals.length > 0) {
-        await applyPluginPlan(ctx, m, built.plan, built.adds, built.projectList);
-      }
-      return report(built);
-    });
-  } finally {
-    await scratch.dispose();
   }
+  return mutate(ctx, label, async (m: Mutation) => {
+    const scratch = path.join(m.tx.dir, "scratch");
+    await mkdir(scratch, { recursive: true, mode: 0o700 });
+    const state = await loadEngineState(ctx);
+    const built = await build(state, scratch, m.step);
+    if (built.plan.items.some((i) => i.op !== "NOOP") || built.plan.cacheRemovals.length > 0) {
+      await applyPluginPlan(ctx, m, built.plan, built.adds, built.projectList);
+    }
+    return report(built);
+  });
 }
 
 async function finish(ctx: MarketplaceContext, state: EngineState, ws: WorkingSet, warnings: string[]): Promise<{ plan: PluginPlan; projectList: string[] | undefined }> {
@@ -210,8 +216,9 @@ export async function installFromMarketplace(
       }
       const prepared = await preparePlugin(ctx, found, plugin, path.join(scratch, String(i)));
       await step("marketplace:prepared");
-      warnings.push(...prepared.warnings.map((w) => `${prepared.id}: ${w}`));
       await approveExecutables(ctx, prepared, scope, ws.docs[scope]?.plugins[prepared.id]?.[0]?.installPath, Boolean(options.dryRun));
+      await importPreparedTools(prepared, Boolean(options.dryRun));
+      warnings.push(...prepared.warnings.map((w) => `${prepared.id}: ${w}`));
       planInstall(ws, scope, prepared.id, { version: prepared.version, installPath: prepared.cacheDir, ...(prepared.gitCommitSha ? { gitCommitSha: prepared.gitCommitSha } : {}) }, {
         now: nowIso(ctx),
         ...(prepared.defaultEnabled === false ? { defaultEnabled: false } : {}),
@@ -320,8 +327,9 @@ export async function updateMarketplacePlugins(ctx: MarketplaceContext, ids: str
         if (!found) throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${split.marketplace}" of ${id} is not registered any more`, { hint: `Add it again to update ${id}, or uninstall it.` });
         const prepared = await preparePlugin(ctx, found, split.plugin, path.join(scratch, String(i)));
         await step("marketplace:prepared");
-        warnings.push(...prepared.warnings.map((w) => `${id}: ${w}`));
         await approveExecutables(ctx, prepared, scope, ws.docs[scope]?.plugins[id]?.[0]?.installPath, Boolean(options.dryRun));
+        await importPreparedTools(prepared, Boolean(options.dryRun));
+        warnings.push(...prepared.warnings.map((w) => `${id}: ${w}`));
         const target = { version: prepared.version, installPath: prepared.cacheDir, ...(prepared.gitCommitSha ? { gitCommitSha: prepared.gitCommitSha } : {}) };
         if (prepared.id !== id) {
           // The catalog renamed the plugin: the old id moves to the new one (its enabled state with it).
@@ -364,7 +372,7 @@ export async function outdatedMarketplacePlugins(ctx: MarketplaceContext, ids?: 
   await recoverBeforeRead(ctx);
   const state = await loadEngineState(ctx);
   const rows: OutdatedRow[] = [];
-  const scratch = await makeScratch("outdated");
+  const scratch = await makeScratch("outdated", scratchNear(ctx));
   try {
     for (const [i, { id, scope }] of selectInstalled(state, ids, options.scope).entries()) {
       const entry = scopeState(ctx, state, scope).installed.plugins[id]![0]!;

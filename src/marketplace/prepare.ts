@@ -1,8 +1,10 @@
 /**
  * Preparing one plugin of a marketplace for install, entirely outside live state: find the
  * catalog entry, fetch its source into scratch, copy it without `.git`, hash the copy, settle the
- * version, and validate the copy the way the host will load it (`validatePath`, tools imported in
- * a child process). Only a plugin that passes counts as installable.
+ * version, and check the copy statically the way the host will load it. Its tool modules are
+ * imported (in a child process) only by `importPreparedTools`, which the engine calls after the
+ * user allowed what the plugin runs, and never on a dry run: no code of the plugin runs before
+ * consent. Only a plugin that passes both counts as installable.
  *
  * Version, first found: what the source resolved (npm) → the catalog entry's `version` →
  * `.xcsh-plugin/plugin.json` → `.claude-plugin/plugin.json` → `package.json` → the first 12
@@ -19,7 +21,7 @@ import { XcshToolsError } from "../core/errors.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplacePluginEntry } from "../manifest/marketplace-catalog.js";
-import { validatePath } from "../validate/index.js";
+import { validateInStages, type StagedValidation, type ValidateReport } from "../validate/index.js";
 import { catalogOriginOf, readCachedCatalog, readCatalogIn, type LoadedCatalog } from "./catalog.js";
 import { xcshPaths } from "../core/paths.js";
 import type { MarketplaceContext } from "./context.js";
@@ -48,6 +50,8 @@ export interface PreparedPlugin {
   renamedFrom?: string;
   /** Whether a fresh install starts enabled: the entry's `defaultEnabled`, else plugin.json's. */
   defaultEnabled?: boolean;
+  /** The copy's validation, static checks done; its tool modules not imported yet. */
+  validation: StagedValidation;
 }
 
 /** Follow the catalog's `renames` from `plugin` to a listed name (a chain is followed, a loop is not). */
@@ -163,17 +167,11 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
   const version = settleVersion(manifests, entry, fetched);
   // Whether a fresh install starts enabled: the entry's `defaultEnabled`, else plugin.json's.
   const defaultEnabled = [entry.defaultEnabled, ...manifests.pluginJsons.map((doc) => fieldOf(doc, "defaultEnabled"))].find((v): v is boolean => typeof v === "boolean");
-  // The plugin folder checked as discovery loads it; its module shims and transpile cache go to a
-  // scratch root next to the copy, so a dry run writes nothing of ours.
-  const report = await validatePath(copy, { cwd: ctx.cwd, home: ctx.roots.home, xcshHome: path.join(scratch, "validate-root"), as: "plugin-folder", componentProblems: "warning" });
-  if (!report.ok) {
-    const first = report.errors.slice(0, 3).map((e) => `${path.relative(copy, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.code} ${e.message}`);
-    throw new XcshToolsError("EPLUGIN_INVALID", `Plugin ${plugin}@${marketplace} ${version} does not load as the host would load it: ${first.join("; ")}${report.errors.length > 3 ? ` (and ${report.errors.length - 3} more)` : ""}`, {
-      hint: "Nothing was installed. Tell the plugin's author; `xcsh-tools validate <folder>` on a checkout shows every problem.",
-      // A validation error, like the npm engine's EPLUGIN_INVALID (docs/error-codes.md: exit 2).
-      exitCode: 2,
-    });
-  }
+  // The plugin folder checked as discovery loads it, statically: nothing of it runs here. Its
+  // module shims and transpile cache go to a scratch root next to the copy, so a dry run writes nothing of ours.
+  const validation = await validateInStages(copy, { cwd: ctx.cwd, home: ctx.roots.home, xcshHome: path.join(scratch, "validate-root"), as: "plugin-folder", componentProblems: "warning" });
+  const report = validation.report;
+  if (!report.ok) throw invalidPlugin(`${plugin}@${marketplace}`, version, copy, report);
   return {
     id: `${plugin}@${marketplace}`,
     plugin,
@@ -190,5 +188,34 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
     ],
     ...(renamedFrom ? { renamedFrom } : {}),
     ...(defaultEnabled !== undefined ? { defaultEnabled } : {}),
+    validation,
   };
+}
+
+/** `EPLUGIN_INVALID` for the first problems of `report`. */
+function invalidPlugin(id: string, version: string, copy: string, report: ValidateReport): XcshToolsError {
+  const first = report.errors.slice(0, 3).map((e) => `${path.relative(copy, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.code} ${e.message}`);
+  return new XcshToolsError("EPLUGIN_INVALID", `Plugin ${id} ${version} does not load as the host would load it: ${first.join("; ")}${report.errors.length > 3 ? ` (and ${report.errors.length - 3} more)` : ""}`, {
+    hint: "Nothing was installed. Tell the plugin's author; `xcsh-tools validate --static <folder>` on a checkout shows every problem without running its code.",
+    // A validation error, like the npm engine's EPLUGIN_INVALID (docs/error-codes.md: exit 2).
+    exitCode: 2,
+  });
+}
+
+/**
+ * The second half of the install gate, called only once the user allowed what `prepared` runs:
+ * import its tool modules in the checker child (the first time any code of the plugin runs) and
+ * check their tools; `EPLUGIN_INVALID` when they do not load. A dry run imports nothing and says so.
+ */
+export async function importPreparedTools(prepared: PreparedPlugin, dryRun: boolean): Promise<void> {
+  const modules = prepared.validation.report.modules;
+  if (modules === 0) return;
+  if (dryRun) {
+    prepared.warnings.push(`WNOT_IMPORTED ${modules} tool module(s) not imported (a dry run runs no plugin code): an install imports and checks them after you allow what the plugin runs`);
+    return;
+  }
+  const report = await prepared.validation.importModules();
+  if (!report.ok) throw invalidPlugin(prepared.id, prepared.version, prepared.copy, report);
+  const known = new Set(prepared.validation.report.warnings);
+  prepared.warnings.push(...report.warnings.filter((w) => !known.has(w)).map((w) => `${w.code} ${w.message}`));
 }

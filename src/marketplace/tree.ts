@@ -10,7 +10,6 @@
  */
 import { createHash } from "node:crypto";
 import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rmdir, stat } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { isPathInside } from "../core/contain.js";
 import { XcshToolsError } from "../core/errors.js";
@@ -77,48 +76,47 @@ export async function hashTree(root: string): Promise<string> {
   return hash.digest("hex");
 }
 
-/** True when `a` and `b` (or their nearest existing ancestors) are on one filesystem. */
-async function sameDevice(a: string, b: string): Promise<boolean> {
-  const [da, db] = await Promise.all([deviceOf(a), deviceOf(b)]);
-  return da !== undefined && da === db;
+const SCRATCH_NAME = /^\.xcsh-tools-[a-z]+-(\d+)-/;
+
+/**
+ * Remove the scratch folders in `near` whose process is gone (killed before its `dispose`). Only
+ * those: without the lock, a scratch of a live command (a dry run, another fetch) stays.
+ */
+async function sweepAbandoned(near: string): Promise<void> {
+  for (const name of await readdir(near).catch(() => [] as string[])) {
+    const pid = Number(SCRATCH_NAME.exec(name)?.[1]);
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
+    await removeTree(path.join(near, name)).catch(() => undefined);
+  }
 }
 
-/** The device of `target`, or of its nearest existing ancestor. */
-async function deviceOf(target: string): Promise<number | undefined> {
-  for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
-    const info = await stat(dir).catch(() => undefined);
-    if (info) return info.dev;
-    if (path.dirname(dir) === dir) return undefined;
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
 /**
- * A scratch folder outside live state for one fetch; `dispose` removes it.
+ * A scratch folder outside live state for one fetch, inside `near` (our own `tmp` folder beside
+ * the journal, marketplace-cache.ts `scratchNear`); `dispose` removes it and the folders made for it.
  *
- * With `near` (a folder of ours beside the folder the result will be renamed into), the scratch
- * lives on the same filesystem as that folder: in the system temp folder when it shares the
- * device (nothing of ours is created then), else in `near` itself. A clone built there reaches
- * the cache by `rename`, never by a file-by-file copy across filesystems (`npm run bench`,
- * bench/marketplace.js). Folders created for it are removed again when empty.
+ * Never in the system temp folder: a plugin copy is validated where it lies, and module
+ * resolution walks the folders above it (`/tmp/node_modules` is anyone's to write). Beside our
+ * cache it also reaches the cache by `rename`, never by a copy across filesystems
+ * (`npm run bench`, bench/marketplace.js).
  */
-export async function makeScratch(
-  label: string,
-  near?: string,
-  world: { tmpRoot?: string; sameDevice?: (a: string, b: string) => Promise<boolean> } = {},
-): Promise<{ dir: string; dispose(): Promise<void> }> {
-  let parent = world.tmpRoot ?? os.tmpdir();
-  let created: string | undefined;
-  if (near !== undefined) {
-    if (!(await (world.sameDevice ?? sameDevice)(parent, near))) {
-      created = await mkdir(near, { recursive: true });
-      parent = near;
-    }
-  }
-  const prefix = path.join(parent, `${near !== undefined && parent === near ? "." : ""}xcsh-tools-${label}-`);
+export async function makeScratch(label: string, near: string): Promise<{ dir: string; dispose(): Promise<void> }> {
+  const created = await mkdir(near, { recursive: true, mode: 0o700 });
+  await sweepAbandoned(near);
+  // The pid in the name lets a later command tell an abandoned scratch (kill -9) from one in use.
+  const prefix = path.join(near, `.xcsh-tools-${label}-${process.pid}-`);
   // Another command's dispose may remove `near` between our mkdir and mkdtemp: make it again once.
   const dir = await mkdtemp(prefix).catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT" || parent !== near) throw error;
-    await mkdir(near, { recursive: true });
+    if (error.code !== "ENOENT") throw error;
+    await mkdir(near, { recursive: true, mode: 0o700 });
     return mkdtemp(prefix);
   });
   return {
@@ -127,7 +125,7 @@ export async function makeScratch(
       await removeTree(dir).catch(() => undefined);
       // Only the folders this scratch created, innermost first; a folder something else uses stays.
       if (created === undefined) return;
-      for (let d = path.resolve(near!); d.length >= created.length && d !== path.dirname(d); d = path.dirname(d)) {
+      for (let d = path.resolve(near); d.length >= created.length && d !== path.dirname(d); d = path.dirname(d)) {
         if (!(await rmdir(d).then(() => true, () => false))) break;
       }
     },

@@ -156,7 +156,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const { savedDeps } = await reifyCopy(m, plan, copy, request, options);
   const arrived = await readArrived(plan, copy);
   if (options.approveExecutables) await approveModules(options.approveExecutables, plan.actions, arrived, inventory, m.paths.nodeModules);
-  await validateArrived(m, plan, arrived, { options, scratch });
+  await validateArrived(m, plan, arrived, { options, scratch, root: copy.dir });
   const { applied, runtimeLock, record } = nextInstallState(plan, inventory, before, arrived, savedDeps, options);
   // Settings of removed plugins go with them (withoutRuntimePlugin); of others, they stay.
   await collectPacked(copy.dir, copy.packed, record);
@@ -281,14 +281,14 @@ async function readArrived(plan: Plan, copy: WorkCopy): Promise<Map<string, Arri
     if (!installed.pkg || installed.pkg.name !== action.name) {
       throw new XcshToolsError("EINSTALL", `npm's installer did not produce ${action.name} in node_modules${installed.problem ? ` (${installed.problem})` : ""}`, { hint: "Retry with --debug; nothing was changed." });
     }
-    if (!installed.manifest) throw new XcshToolsError("EPLUGIN_INVALID", `${action.name}@${installed.version ?? "?"}: ${installed.problem ?? "no usable xcsh manifest"}`, { hint: "Run `xcsh-tools validate` on the package; nothing was changed.", exitCode: 2 });
+    if (!installed.manifest) throw new XcshToolsError("EPLUGIN_INVALID", `${action.name}@${installed.version ?? "?"}: ${installed.problem ?? "no usable xcsh manifest"}`, { hint: "Run `xcsh-tools validate --static` on the package (it imports nothing); nothing was changed.", exitCode: 2 });
     arrived.set(action.name, { ...installed, manifest: installed.manifest });
   }
   return arrived;
 }
 
 /** Validate the arrived plugins, several at once (each validation is a child process that imports the plugin's tools). */
-async function validateArrived(m: Mutation, plan: Plan, arrived: Map<string, ArrivedPlugin>, how: { options: ApplyOptions; scratch: string }): Promise<void> {
+async function validateArrived(m: Mutation, plan: Plan, arrived: Map<string, ArrivedPlugin>, how: { options: ApplyOptions; scratch: string; root: string }): Promise<void> {
   const dirs = [...arrived].map(([name, installed]) => ({ name, dir: installed.dir }));
   if (dirs.length === 0) return;
   const { options } = how;
@@ -300,6 +300,9 @@ async function validateArrived(m: Mutation, plan: Plan, arrived: Map<string, Arr
   const reports = await validatePlugins(dirs, {
     cwd: options.cwd,
     ...validationRoots(options, how.scratch),
+    // Packages resolve in the staged plugins folder (and a linked folder, which keeps its own
+    // node_modules), never in the folders above them.
+    confineTo: [how.root, ...plan.actions.flatMap((action) => (action.apply.kind === "link" ? [action.apply.target] : []))],
     ...(options.builtins ? { builtins: options.builtins } : {}),
     ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
   });

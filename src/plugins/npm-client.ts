@@ -142,7 +142,7 @@ export function npmError(error: unknown, what: string, client: NpmClientOptions,
   if (code === "EJSONPARSE" || (error as Error)?.name === "JSONParseError") {
     // A package.json that is not JSON (in a folder, a tarball or a registry document): the
     // package is broken, the network is fine.
-    return new XcshToolsError("EPLUGIN_INVALID", `${what}: its package.json is not valid JSON (${message})`, { hint: "Fix the package's package.json (`xcsh-tools validate <folder>` shows where).", exitCode: 2, cause: error });
+    return new XcshToolsError("EPLUGIN_INVALID", `${what}: its package.json is not valid JSON (${message})`, { hint: "Fix the package's package.json (`xcsh-tools validate --static <folder>` shows where).", exitCode: 2, cause: error });
   }
   if (code === "ABORT_ERR" || (error as Error)?.name === "AbortError") {
     return new XcshToolsError("EABORTED", `Interrupted while fetching ${what}`, { hint: "Nothing was changed.", cause: error });

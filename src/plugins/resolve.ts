@@ -91,7 +91,7 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
   if (!checked.ok) {
     const first = checked.issues[0]!;
     throw new XcshToolsError(first.code === "ENOT_A_PLUGIN" ? "ENOT_A_PLUGIN" : "EPLUGIN_INVALID", `${spec.raw} is not an installable xcsh plugin: ${first.message}`, {
-      hint: first.hint ?? "Run `xcsh-tools validate` on the package.",
+      hint: first.hint ?? "Run `xcsh-tools validate --static` on the package (it imports nothing).",
       exitCode: 2,
     });
   }

@@ -32,6 +32,8 @@ export interface ValidatePluginsOptions {
   cacheDir: string;
   builtins?: readonly string[];
   moduleTimeoutMs?: number;
+  /** The folders the tools' bare imports may resolve in (the staged plugins folder, linked folders). */
+  confineTo: readonly string[];
 }
 
 /** Validate each `{name, dir}`; never throws for a bad plugin (see `errors`). */
@@ -52,6 +54,7 @@ export async function validatePlugins(plugins: readonly { name: string; dir: str
           home: options.home,
           xcshHome: options.xcshHome,
           cacheDir: options.cacheDir,
+          confineTo: options.confineTo,
           ...(options.moduleTimeoutMs !== undefined ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
         });
   // The boot-index refresh after the commit reuses these instead of importing the files again.

@@ -13,6 +13,7 @@ import { importToolModule, prepareToolImports, type ImportToolModuleOptions } fr
 import { raceTimeout } from "../host/timeout.js";
 import { checkTool, readField, readToolName } from "../host/tool-shape.js";
 import * as bundledTypeBox from "@sinclair/typebox";
+import { FENCE_CODE, setImportFence } from "../host/import/fence.js";
 import { provideOwnApi } from "../host/import/module-map.js";
 import { importRootsOf, type CheckRequest, type ChildMessage, type ImportRoots, type ModuleFailure, type PrepareRequest, type ToolDescriptor } from "./protocol.js";
 
@@ -60,7 +61,7 @@ async function checkModule(file: string, request: CheckRequest, loader: CustomTo
   try {
     module = (await importToolModule(file, importOptions)).module;
   } catch (error) {
-    const code = isXcshToolsError(error, "EIMPORT_TIMEOUT") ? "EIMPORT_TIMEOUT" : "EIMPORT";
+    const code = isXcshToolsError(error, "EIMPORT_TIMEOUT") ? "EIMPORT_TIMEOUT" : errorMessage(error).includes(`${FENCE_CODE}: `) ? FENCE_CODE : "EIMPORT";
     return { tools: [], failure: { code, message: errorMessage(error) } };
   }
   let factory: unknown;
@@ -98,10 +99,12 @@ async function checkModule(file: string, request: CheckRequest, loader: CustomTo
 
 async function run(request: CheckRequest): Promise<void> {
   await preparing;
+  // Before anything of the checked modules is resolved: bare imports stay inside these folders.
+  setImportFence(request.confineTo);
   // `api.pi`: the module `--pi` names, else the host package where the tool modules' folders resolve it.
   let pi: Record<string, unknown> | undefined;
   try {
-    pi = (await loadHostExports({ cwd: request.cwd, alsoFrom: request.modules.map((m) => path.dirname(m)), ...(request.piModule !== undefined ? { module: request.piModule } : {}) }))?.exports;
+    pi = (await loadHostExports({ cwd: request.cwd, alsoFrom: request.modules.map((m) => path.dirname(m)), ...(request.piModule !== undefined ? { module: request.piModule } : {}), ...(request.confineTo ? { within: request.confineTo } : {}) }))?.exports;
   } catch (error) {
     // Checked by the parent before the child starts; here it can only be a race. Every module fails alike.
     for (let index = 0; index < request.modules.length; index++) {

@@ -56,8 +56,24 @@ export interface ValidatePathOptions {
   componentProblems?: "error" | "warning";
 }
 
+/**
+ * A validation split where the target's code first runs: `report` holds the static checks (no
+ * module imported; `tools` empty), `importModules` imports the tool modules in the checker child
+ * and returns the whole report. The install gates call it only after consent, a dry run never.
+ */
+export interface StagedValidation {
+  report: ValidateReport;
+  importModules(): Promise<ValidateReport>;
+}
+
 /** Validate what is at `target` (relative to `cwd`). Throws only for usage errors (exit 2). */
 export async function validatePath(target: string, options: ValidatePathOptions): Promise<ValidateReport> {
+  const staged = await validateInStages(target, options);
+  return options.staticOnly || staged.report.modules === 0 ? staged.report : staged.importModules();
+}
+
+/** The static checks of `target` now; the import of its tool modules when the caller asks (see `StagedValidation`). */
+export async function validateInStages(target: string, options: ValidatePathOptions): Promise<StagedValidation> {
   const started = Date.now();
   const absolute = path.resolve(options.cwd, target);
   // Detection also refuses a missing target (ETARGET_NOT_FOUND), so it runs even with `as`.
@@ -66,19 +82,35 @@ export async function validatePath(target: string, options: ValidatePathOptions)
   const run = new ValidateRun();
   if (options.componentProblems) run.componentProblems = options.componentProblems;
   await checkStatically(run, detected);
-  const tools = !options.staticOnly && run.modules.length > 0 ? await checkToolModules(run, options) : [];
-  const ok = run.errors.length === 0 && (!options.strict || run.warnings.length === 0);
-  return {
-    ok,
+  const reportOf = (tools: ValidateReport["tools"]): ValidateReport => ({
+    ok: run.errors.length === 0 && (!options.strict || run.warnings.length === 0),
     target: { path: detected.path, kind: detected.kind },
-    errors: run.errors,
-    warnings: run.warnings,
+    errors: [...run.errors],
+    warnings: [...run.warnings],
     tools,
     components: run.components,
     files: [...run.files],
     modules: run.modules.length,
     durationMs: Date.now() - started,
+  });
+  let imported: Promise<ValidateReport> | undefined;
+  return {
+    report: reportOf([]),
+    importModules: () => (imported ??= checkToolModules(run, options, resolutionRootOf(detected)).then(reportOf)),
   };
+}
+
+/**
+ * The folder a plugin's or marketplace's bare imports may resolve in (module-check.ts
+ * `confineTo`): the folder the user named, or the one a named manifest belongs to, never the
+ * folders above it (a temp folder's parent is anyone's to write). Loose tools (a tool file, a
+ * tools folder, a state file's plugins) resolve as the host resolves them: no fence.
+ */
+function resolutionRootOf(detected: { kind: TargetKind; path: string }): string | undefined {
+  if (detected.kind === "plugin-package" || detected.kind === "plugin-folder" || detected.kind === "marketplace") return detected.path;
+  if (detected.kind !== "plugin-json" && detected.kind !== "marketplace-catalog") return undefined;
+  const dir = path.dirname(detected.path);
+  return path.basename(dir) === ".xcsh-plugin" || path.basename(dir) === ".claude-plugin" ? path.dirname(dir) : undefined;
 }
 
 /** The static checks of each kind of target; the modules to import are collected in `run`. */
@@ -139,12 +171,13 @@ function checkToolFile(run: ValidateRun, file: string): void {
 }
 
 /** Import every collected module in one child and check the tools they return. */
-async function checkToolModules(run: ValidateRun, options: ValidatePathOptions): Promise<ValidateReport["tools"]> {
+async function checkToolModules(run: ValidateRun, options: ValidatePathOptions, root: string | undefined): Promise<ValidateReport["tools"]> {
   const roots = options.xcshHome ? xcshPaths({ home: options.home ?? "", xcshHome: options.xcshHome }) : undefined;
   const outcomes = await checkModules(
     run.modules.map((m) => m.file),
     {
       cwd: options.cwd,
+      ...(root !== undefined ? { confineTo: [root] } : {}),
       ...(options.moduleTimeoutMs !== undefined ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
       ...(options.home ? { home: options.home } : {}),
       ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),

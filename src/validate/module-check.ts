@@ -36,6 +36,8 @@ export interface CheckModulesOptions {
   cacheDir?: string;
   /** `api.pi` for the factories: this module's exports (host/host-exports.ts; default the host package where it resolves). */
   piModule?: string;
+  /** The folders the modules' bare imports may resolve in (protocol.ts `CheckRequest.confineTo`). */
+  confineTo?: readonly string[];
 }
 
 export const DEFAULT_MODULE_TIMEOUT_MS = 15_000;
@@ -224,6 +226,7 @@ export async function checkModules(modules: readonly string[], options: CheckMod
       factoryTimeoutMs,
       ...importRootsOf(options),
       ...(options.piModule !== undefined ? { piModule: options.piModule } : {}),
+      ...(options.confineTo ? { confineTo: [...options.confineTo] } : {}),
     }, {
       moduleTimeout,
       deadline,

@@ -16,6 +16,11 @@ export interface CheckRequest {
   cacheDir?: string;
   /** `api.pi`: the module `--pi` names (a path or package, resolved from `cwd`); default the host package if it resolves. */
   piModule?: string;
+  /**
+   * The folders a bare import of a checked module may resolve in (host/import/fence.ts); a
+   * package found only above them is refused (`EIMPORT_OUTSIDE`). Absent: no fence.
+   */
+  confineTo?: string[];
 }
 
 /**

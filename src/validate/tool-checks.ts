@@ -14,6 +14,7 @@ import type { PendingModule, ValidateRun } from "./run.js";
 const FAILURE_HINTS: Record<string, string> = {
   EIMPORT: "Fix the error above; run the module with node or bun to see the full stack. Missing packages must be dependencies of the plugin.",
   EIMPORT_TIMEOUT: "Look for a top-level await that never settles in the module or its imports.",
+  EIMPORT_OUTSIDE: "Add the package to the plugin's dependencies (its own node_modules): packages above the plugin's folder are never used.",
   ENOT_A_FACTORY: "Export the factory: `export default function (api) { return { name, label, description, parameters, execute } }`.",
   EFACTORY_THROW: "The factory runs at every host start: keep it free of work that can fail (network, files); do that in execute.",
   EFACTORY_TIMEOUT: "Return the tool without waiting for servers or user input; do slow work lazily in execute.",

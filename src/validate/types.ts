@@ -33,6 +33,7 @@
  * | `EDUPLICATE_PLUGIN` / `EDUPLICATE_MARKETPLACE` | a name listed twice |
  * | `EFORMAT_VERSION` | a state file of another format version |
  * | `EIMPORT` / `EIMPORT_TIMEOUT` | the module cannot be imported / its import never settles |
+ * | `EIMPORT_OUTSIDE` | a plugin's bare import resolves only above the plugin's folder (host/import/fence.ts): refused, never loaded |
  * | `ENOT_A_FACTORY` | the default export is not a function |
  * | `EFACTORY_THROW` / `EFACTORY_TIMEOUT` / `EFACTORY_RESULT` | the factory throws / never settles / returns no tool |
  * | `EHOST_EXPORTS` | the factory failed after reading `api.pi.X` while no host exports were available (`--pi <module>`) |

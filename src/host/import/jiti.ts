@@ -15,6 +15,7 @@
  */
 import { createRequire } from "node:module";
 import type { Jiti, createJiti as CreateJiti } from "jiti";
+import { fencedVirtualModules } from "./fence.js";
 import { getModuleRegistry } from "./module-map.js";
 
 // In the build's bundle, `require` is the bundler's and jiti is inside it (scripts/build.mjs).
@@ -42,7 +43,8 @@ const instances = new Map<string, JitiInstance>();
 export function getJiti(cacheDir: string): Jiti {
   let instance = instances.get(cacheDir);
   if (!instance) {
-    const virtualModules: Record<string, unknown> = {};
+    // Fenced (fence.ts): in the module checker, a bare name found only above the checked folders is refused.
+    const virtualModules = fencedVirtualModules({});
     const jiti = loadCreateJiti()(import.meta.url, {
       fsCache: cacheDir,
       moduleCache: true,
@@ -58,7 +60,7 @@ export function getJiti(cacheDir: string): Jiti {
 
 function syncVirtualModules(target: Record<string, unknown>): void {
   for (const [name, namespace] of getModuleRegistry()) {
-    if (!(name in target)) target[name] = namespace;
+    if (!Object.hasOwn(target, name)) target[name] = namespace;
   }
 }
 

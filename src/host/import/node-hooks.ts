@@ -15,8 +15,9 @@
  */
 import { existsSync } from "node:fs";
 import nodeModule from "node:module";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
+import { BARE_PREFIX, fenceMessage, fenceViolation, importFence } from "./fence.js";
 import { getModuleRegistry, shimPath } from "./module-map.js";
 
 type SyncResolve = (
@@ -28,7 +29,7 @@ type RegisterHooks = (hooks: { resolve?: SyncResolve }) => unknown;
 
 let state:
   | { kind: "in-thread"; shimDir: string }
-  | { kind: "off-thread"; shimDir: string; port: MessagePort; sent: Set<string>; nextId: number }
+  | { kind: "off-thread"; shimDir: string; port: MessagePort; sent: Set<string>; fence: string; nextId: number }
   | { kind: "unavailable" }
   | undefined;
 
@@ -61,7 +62,13 @@ function registerOnce(shimDir: string): NonNullable<typeof state> {
           const file = shimPath(shimDir, specifier);
           if (existsSync(file)) return { url: pathToFileURL(file).href, shortCircuit: true };
         }
-        return nextResolve(specifier, context);
+        const resolved = nextResolve(specifier, context) as { url?: string };
+        if (typeof resolved?.url === "string" && resolved.url.startsWith("file:")) {
+          const parent = (context as { parentURL?: string } | undefined)?.parentURL;
+          const refused = fenceViolation(specifier, parent?.startsWith("file:") ? fileURLToPath(parent) : parent, fileURLToPath(resolved.url));
+          if (refused) throw refused;
+        }
+        return resolved;
       },
     });
     return { kind: "in-thread", shimDir };
@@ -75,14 +82,16 @@ function registerOnce(shimDir: string): NonNullable<typeof state> {
     data: { shimDir, names, port: port2 },
     transferList: [port2],
   });
-  return { kind: "off-thread", shimDir, port: port1, sent: new Set(names), nextId: 1 };
+  return { kind: "off-thread", shimDir, port: port1, sent: new Set(names), fence: "null", nextId: 1 };
 }
 
-/** Tell the hook thread about names registered after it started, and wait until it knows. */
-async function sendNames(off: { port: MessagePort; sent: Set<string>; nextId: number }): Promise<void> {
+/** Tell the hook thread about names registered after it started and the import fence (fence.ts), and wait until it knows. */
+async function sendNames(off: { port: MessagePort; sent: Set<string>; fence: string; nextId: number }): Promise<void> {
   const fresh = [...getModuleRegistry().keys()].filter((name) => !off.sent.has(name));
-  if (fresh.length === 0) return;
+  const fence = JSON.stringify(importFence() ?? null);
+  if (fresh.length === 0 && fence === off.fence) return;
   for (const name of fresh) off.sent.add(name);
+  off.fence = fence;
   const id = off.nextId++;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(done, 2000);
@@ -95,7 +104,7 @@ async function sendNames(off: { port: MessagePort; sent: Set<string>; nextId: nu
       if ((message as { ack?: number } | null)?.ack === id) done();
     }
     off.port.on("message", onMessage);
-    off.port.postMessage({ id, names: fresh });
+    off.port.postMessage({ id, names: fresh, fence: JSON.parse(fence) as unknown });
   });
 }
 
@@ -103,15 +112,20 @@ async function sendNames(off: { port: MessagePort; sent: Set<string>; nextId: nu
 const OFF_THREAD_HOOK_SOURCE = `
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 let shimDir = "";
 const names = new Set();
+let fence = null;
 const encode = (name) => name.replace(/[^a-zA-Z0-9.-]/g, (c) => "_" + c.charCodeAt(0).toString(16).padStart(2, "0"));
+const fenceMessage = ${fenceMessage.toString()};
+const bare = (s) => !${BARE_PREFIX.toString()}.test(s);
+const inside = (file) => fence.some((root) => file === root || file.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
 export function initialize(data) {
   shimDir = data.shimDir;
   for (const name of data.names) names.add(name);
   data.port.on("message", (message) => {
     for (const name of message.names) names.add(name);
+    if ("fence" in message) fence = message.fence;
     data.port.postMessage({ ack: message.id });
   });
   data.port.unref();
@@ -121,7 +135,13 @@ export async function resolve(specifier, context, nextResolve) {
     const file = path.join(shimDir, encode(specifier) + ".mjs");
     if (existsSync(file)) return { url: pathToFileURL(file).href, shortCircuit: true };
   }
-  return nextResolve(specifier, context);
+  const resolved = await nextResolve(specifier, context);
+  if (fence && bare(specifier) && typeof resolved.url === "string" && resolved.url.startsWith("file:")) {
+    const found = fileURLToPath(resolved.url);
+    const parent = context.parentURL && context.parentURL.startsWith("file:") ? fileURLToPath(context.parentURL) : context.parentURL;
+    if (!inside(found)) throw Object.assign(new Error(fenceMessage(specifier, parent, found, fence)), { code: "EIMPORT_OUTSIDE" });
+  }
+  return resolved;
 }
 `;
 const OFF_THREAD_HOOK_URL = `data:text/javascript,${encodeURIComponent(OFF_THREAD_HOOK_SOURCE)}`;
