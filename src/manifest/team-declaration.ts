@@ -225,3 +225,9 @@ export function secretSettingIssues(plugins: Record<string, { settings?: Record<
 export function readTeamDeclaration(file: string, options: DeclarationCheckOptions = {}): TeamDeclaration | undefined {
   return readTeamFile(file, (value) => validateTeamDeclaration(value, options), "ETEAM_DECLARATION_INVALID", `Fix ${TEAM_DECLARATION_FILE} (docs/file-formats.md, "Team sets").`);
 }
+
+/** Two sources are the same marketplace: equal on every field their kind has (key order and extra keys do not count). */
+export function sameSource(a: DeclaredSource, b: DeclaredSource): boolean {
+  if (a.source !== b.source) return false;
+  return SOURCE_FIELD_ORDER[a.source].every((field) => (a as Record<string, unknown>)[field] === (b as Record<string, unknown>)[field]);
+}

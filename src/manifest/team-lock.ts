@@ -12,7 +12,7 @@ import { npmNameProblem } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationIssue, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
 import { declaredSourceIssue, DeclaredSourceSchema, pluginKeyIssue } from "./team-declaration.js";
-import { readTeamFile } from "./team-file.js";
+import { parseTeamText, readTeamFile, valueOrThrow } from "./team-file.js";
 import { Type, type Static, type TSchema } from "./typebox.js";
 
 export const TEAM_LOCK_FILE = "xcsh-team.lock.json";
@@ -165,6 +165,11 @@ function dependencyIssue(dependencies: Record<string, string>, at: string): Vali
     return { path: pointer(at, key), code: "ETEAM_LOCK_INVALID", message: `${pointer(at, key)}: ${JSON.stringify(key)} is not "name@exact-version"`, expected: '"name@1.2.3"', found: JSON.stringify(key), hint: LOCK_HINT };
   }
   return undefined;
+}
+
+/** Parse and check the text of a lock (one side of a conflicted lock, or bytes about to be written). */
+export function parseTeamLockText(text: string, file: string): TeamLock {
+  return valueOrThrow(validateTeamLock(parseTeamText(text, file, "ETEAM_LOCK_INVALID", LOCK_HINT)), file, "ETEAM_LOCK_INVALID");
 }
 
 /** Read `<root>/xcsh-team.lock.json`; `undefined` when there is none; markers are `ETEAM_CONFLICT_MARKERS` (teamset/lock-format.ts reads both sides). */
