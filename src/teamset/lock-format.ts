@@ -104,7 +104,12 @@ export function splitConflictSides(text: string, file: string = TEAM_LOCK_FILE):
   return { ours: ours.join("\n"), theirs: theirs.join("\n") };
 }
 
-/** Both sides of a conflicted lock, each parsed and checked. */
+/**
+ * Both sides of a conflicted lock, each parsed and checked. Approximate: git merged the lines
+ * outside the conflict hunks already, so a side holds the other branch's clean changes too, and an
+ * entry both branches changed may mix lines of both. Merge them with `exact: false`; the exact
+ * locks of both branches are git's index stages (`git show :2:<file>`, `:3:<file>`), read-only.
+ */
 export function parseConflictedLock(text: string, file: string = TEAM_LOCK_FILE): { ours: TeamLock; theirs: TeamLock } | undefined {
   const sides = splitConflictSides(text, file);
   return sides && { ours: parseLock(sides.ours, `${file} (our side of the conflict)`), theirs: parseLock(sides.theirs, `${file} (their side of the conflict)`) };
@@ -119,6 +124,12 @@ export interface LockMergeChoice {
 
 /** Options of `mergeLockSides`. */
 export interface LockMergeOptions {
+  /**
+   * True when `ours` and `theirs` are the exact locks of both branches (git's index stages); false
+   * (the default) when they were split from conflict markers: an entry that differs between such
+   * sides may mix both branches' lines, so neither is trusted and it goes to the resolver.
+   */
+  exact?: boolean;
   facts?: SatisfyFacts;
   /** True when this side's entry is what is restored on this machine now (preferred: nothing to fetch). */
   isRestored?: (section: LockSection, key: string, entry: unknown) => boolean;
@@ -128,14 +139,16 @@ const same = (a: unknown, b: unknown) => orderedJson(a, sortedKeys) === orderedJ
 
 /**
  * Merge the two sides of a conflicted lock for `set`: per entry, the side that satisfies the
- * declaration, the one restored here first, else ours. A plugin taken from its marketplace's
- * catalog (`from.kind: "relative"`) follows the side its marketplace was taken from: its content
- * hash holds only at that catalog commit. Entries the set no longer wants are dropped; what neither
- * side satisfies is left for the resolver (`unresolved`), which re-resolves it as for a missing entry.
+ * declaration, the one restored here first, else ours (exact sides only; see `exact`). A plugin
+ * taken from its marketplace's catalog (`from.kind: "relative"`) follows the side its marketplace
+ * was taken from: its content hash holds only at that catalog commit. Entries the set no longer
+ * wants are dropped; what neither side satisfies, or what differs between inexact sides, is left
+ * for the resolver (`unresolved`), which re-resolves it as a missing entry.
  */
 export function mergeLockSides(ours: TeamLock, theirs: TeamLock, set: EffectiveSet, options: LockMergeOptions = {}): { lock: TeamLock; choices: LockMergeChoice[]; unresolved: Satisfaction } {
   const merged: TeamLock = { lockfileVersion: ours.lockfileVersion, marketplaces: {}, marketplacePlugins: {}, npm: {} };
   const choices: LockMergeChoice[] = [];
+  const conflicted = new Set<string>();
   const marketplaceSide = new Map<string, "ours" | "theirs">();
   const fits = (section: LockSection, key: string, entry: unknown): boolean => {
     if (section === "marketplaces") {
@@ -157,7 +170,10 @@ export function mergeLockSides(ours: TeamLock, theirs: TeamLock, set: EffectiveS
       if (mine !== undefined && other !== undefined && same(mine, other)) took = "both";
       else if (other === undefined) took = "ours";
       else if (mine === undefined) took = "theirs";
-      else took = pickSide(section, key, mine, other, fits, options, followSide(section, key, mine, marketplaceSide));
+      else if (!options.exact) {
+        conflicted.add(`${section}\0${key}`);
+        continue;
+      } else took = pickSide(section, key, mine, other, fits, options, followSide(section, key, mine, marketplaceSide));
       const entry = took === "theirs" ? other : mine;
       Object.defineProperty(merged[section], key, { value: entry, enumerable: true, writable: true, configurable: true });
       if (section === "marketplaces" && took !== "both") marketplaceSide.set(key, took);
@@ -169,7 +185,10 @@ export function mergeLockSides(ours: TeamLock, theirs: TeamLock, set: EffectiveS
   for (const entry of satisfaction) {
     if (entry.state === "extra") delete (merged[entry.section] as Record<string, unknown>)[entry.key];
   }
-  return { lock: merged, choices: choices.filter((c) => Object.hasOwn(merged[c.section], c.key)), unresolved: satisfaction.filter((e) => e.state === "missing" || e.state === "stale") };
+  const unresolved = satisfaction
+    .filter((e) => e.state === "missing" || e.state === "stale")
+    .map((e) => (conflicted.has(`${e.section}\0${e.key}`) ? { ...e, why: "changed on both sides of the merge" } : e));
+  return { lock: merged, choices: choices.filter((c) => Object.hasOwn(merged[c.section], c.key)), unresolved };
 }
 
 /** The side a catalog-relative plugin must follow (its marketplace's), if the marketplaces differed. */
