@@ -38,14 +38,19 @@ export const SOURCE_FIELD_ORDER: Record<DeclaredSource["source"], readonly strin
 export const FeaturesSchema = Type.Union([Type.Literal("*"), Type.Array(Type.String())]);
 export type DeclaredFeatures = Static<typeof FeaturesSchema>;
 
+/** What a project and a person can both choose about a plugin (the personal file has only these). */
+export const PluginChoiceFields = {
+  enabled: Type.Optional(Type.Boolean()),
+  features: Type.Optional(FeaturesSchema),
+  settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+};
+
 export const DeclaredPluginSchema = Type.Object({
   /** npm plugins: what `npm install` would take (range, version, dist-tag, git or tarball URL). */
   spec: Type.Optional(Type.String()),
   /** Marketplace plugins: a semver range the catalog's version must meet. */
   version: Type.Optional(Type.String()),
-  enabled: Type.Optional(Type.Boolean()),
-  features: Type.Optional(FeaturesSchema),
-  settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  ...PluginChoiceFields,
 });
 export type DeclaredPlugin = Static<typeof DeclaredPluginSchema>;
 

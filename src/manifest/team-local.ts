@@ -5,17 +5,13 @@
  */
 import { IssueCollector, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
-import { FeaturesSchema, pluginKeyIssue } from "./team-declaration.js";
+import { PluginChoiceFields, pluginKeyIssue } from "./team-declaration.js";
 import { readTeamFile } from "./team-file.js";
 import { Type, type Static } from "./typebox.js";
 
 export const TEAM_LOCAL_FILE = "team.local.json";
 
-export const LocalPluginSchema = Type.Object({
-  enabled: Type.Optional(Type.Boolean()),
-  features: Type.Optional(FeaturesSchema),
-  settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-});
+export const LocalPluginSchema = Type.Object(PluginChoiceFields);
 export type LocalPlugin = Static<typeof LocalPluginSchema>;
 
 export const TeamLocalSchema = Type.Object({
@@ -25,7 +21,7 @@ export const TeamLocalSchema = Type.Object({
 export type TeamLocal = Static<typeof TeamLocalSchema> & Record<string, unknown>;
 
 /** Field order of a personal entry, for its writer (teamset/edit.ts). */
-export const LOCAL_PLUGIN_FIELD_ORDER = ["enabled", "features", "settings"] as const;
+export const LOCAL_PLUGIN_FIELD_ORDER = Object.keys(PluginChoiceFields);
 
 /** Strict check of the personal file: shape and plugin keys. */
 export function validateTeamLocal(value: unknown): ValidationResult<TeamLocal> {

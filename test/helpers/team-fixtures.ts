@@ -2,6 +2,8 @@
  * Fixtures of team-set unit tests: the design's example declaration and lock
  * (docs/design/team-sets.md (b)) and a set built from them without touching the disk.
  */
+import { expect } from "vitest";
+import { XcshToolsError } from "../../src/core/errors.js";
 import type { ClaudeTeamSettings } from "../../src/manifest/claude-team-settings.js";
 import type { TeamDeclaration } from "../../src/manifest/team-declaration.js";
 import type { TeamLock } from "../../src/manifest/team-lock.js";
@@ -61,4 +63,21 @@ export function claudeSettings(marketplaces: Record<string, unknown> = {}, enabl
 /** The set of `declaration()` (or `doc`), with any other inputs. */
 export function setOf(doc: TeamDeclaration = declaration(), more: Partial<SetInputs> = {}) {
   return buildEffectiveSet({ root: ROOT, declaration: { file: DECLARATION_FILE, doc }, ...more });
+}
+
+/** The coded error `run` throws, checked to carry a hint (and to name `file` when given). */
+export function refusedBy(run: () => unknown, file?: string): XcshToolsError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(XcshToolsError);
+    const e = error as XcshToolsError;
+    expect(e.hint, "every refusal says how to fix it").toBeTruthy();
+    if (file !== undefined) {
+      expect(e.file).toBe(file);
+      expect(e.message).toContain(file);
+    }
+    return e;
+  }
+  throw new Error("accepted");
 }

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { XcshToolsError } from "../../src/core/errors.js";
 import { teamPaths } from "../../src/core/paths.js";
 import { readClaudeTeamSettings } from "../../src/manifest/claude-team-settings.js";
+import { refusedBy } from "../helpers/team-fixtures.js";
 import { worldPerTest, type TmpWorld } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
@@ -23,17 +24,9 @@ function write(doc: unknown, local = false): string {
 }
 
 function refused(file: string): XcshToolsError {
-  try {
-    readClaudeTeamSettings(file, w.cwd);
-  } catch (error) {
-    const e = error as XcshToolsError;
-    expect(e).toBeInstanceOf(XcshToolsError);
-    expect(e.file).toBe(file);
-    expect(e.message).toContain(".claude");
-    expect(e.hint).toBeTruthy();
-    return e;
-  }
-  throw new Error("accepted");
+  const e = refusedBy(() => readClaudeTeamSettings(file, w.cwd), file);
+  expect(e.message).toContain(".claude");
+  return e;
 }
 
 describe(".claude/settings.json as a team set", () => {

@@ -10,27 +10,13 @@ import { XcshToolsError } from "../../src/core/errors.js";
 import { teamPaths } from "../../src/core/paths.js";
 import { readTeamDeclaration, secretSettingIssues, validateTeamDeclaration } from "../../src/manifest/team-declaration.js";
 import { teamIssueError } from "../../src/manifest/team-file.js";
+import { declaration, refusedBy } from "../helpers/team-fixtures.js";
 import { worldPerTest, type TmpWorld } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
 worldPerTest((world) => (w = world), "xcsh-team-decl-");
 
-const GOOD = {
-  version: 1,
-  "//": "review: keep db pinned",
-  marketplaces: {
-    "acme-tools": { source: { source: "github", repo: "acme/xcsh-marketplace", ref: "v3" } },
-    "in-repo": { source: { source: "directory", path: "./tools/marketplace" } },
-    pinned: { source: { source: "git", url: "https://git.acme.dev/mkt.git", sha: "9f2c".padEnd(40, "0") } },
-  },
-  plugins: {
-    "@acme/xcsh-db": { spec: "git+https://git.acme.dev/xcsh-db.git#v2.0.1", features: "*" },
-    "@acme/xcsh-search": { spec: "^1.4.0", features: ["web"], settings: { limit: 20 } },
-    "lint-helper@acme-tools": { version: "^2.1.0" },
-    "old-thing@acme-tools": { enabled: false },
-    "reviewer@in-repo": {},
-  },
-};
+const GOOD = { ...declaration(), "//": "review: keep db pinned" };
 
 function write(doc: unknown): string {
   const file = teamPaths(w.cwd).declaration;
@@ -40,18 +26,9 @@ function write(doc: unknown): string {
 
 function refused(doc: unknown): XcshToolsError {
   const file = write(doc);
-  try {
-    readTeamDeclaration(file);
-  } catch (error) {
-    expect(error).toBeInstanceOf(XcshToolsError);
-    const e = error as XcshToolsError;
-    expect(e.file).toBe(file);
-    expect(e.message).toContain(file);
-    expect(e.hint, "every refusal says how to fix it").toBeTruthy();
-    expect(e.exitCode).toBe(2);
-    return e;
-  }
-  throw new Error("the declaration was accepted");
+  const e = refusedBy(() => readTeamDeclaration(file), file);
+  expect(e.exitCode).toBe(2);
+  return e;
 }
 
 const withPlugin = (key: string, plugin: unknown) => ({ ...GOOD, plugins: { ...GOOD.plugins, [key]: plugin } });

@@ -10,6 +10,7 @@ import { XcshToolsError } from "../../src/core/errors.js";
 import { teamPaths } from "../../src/core/paths.js";
 import { readTeamLocal } from "../../src/manifest/team-local.js";
 import { readTeamLock, type TeamLock } from "../../src/manifest/team-lock.js";
+import { refusedBy } from "../helpers/team-fixtures.js";
 import { worldPerTest, type TmpWorld } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
@@ -42,18 +43,9 @@ function write(doc: unknown): string {
 }
 
 function refused(read: (file: string) => unknown, file: string): XcshToolsError {
-  try {
-    read(file);
-  } catch (error) {
-    expect(error).toBeInstanceOf(XcshToolsError);
-    const e = error as XcshToolsError;
-    expect(e.file).toBe(file);
-    expect(e.message).toContain(file);
-    expect(e.hint).toBeTruthy();
-    expect(e.exitCode).toBe(2);
-    return e;
-  }
-  throw new Error("accepted");
+  const e = refusedBy(() => read(file), file);
+  expect(e.exitCode).toBe(2);
+  return e;
 }
 
 const edit = (mutate: (lock: any) => void) => {

@@ -3,23 +3,12 @@
  * (src/teamset/edit.ts): canonical bytes, unknown keys kept, every result valid, refusals coded.
  */
 import { describe, expect, it } from "vitest";
-import { XcshToolsError } from "../../src/core/errors.js";
 import { editDeclaration, editLocal, formatDeclaration, formatLocal, type DeclarationEdit } from "../../src/teamset/index.js";
-import { CLAUDE_FILE, DECLARATION_FILE, LOCAL_FILE, claudeSettings, declaration, setOf } from "../helpers/team-fixtures.js";
+import { CLAUDE_FILE, DECLARATION_FILE, LOCAL_FILE, claudeSettings, declaration, refusedBy, setOf } from "../helpers/team-fixtures.js";
 
 const ctx = { file: DECLARATION_FILE, secretKeysOf: (name: string) => (name === "@acme/xcsh-search" ? ["apiKey"] : undefined) };
 
-function refused(run: () => unknown): XcshToolsError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(XcshToolsError);
-    const e = error as XcshToolsError;
-    expect(e.hint).toBeTruthy();
-    return e;
-  }
-  throw new Error("accepted");
-}
+const refused = (run: () => unknown) => refusedBy(run);
 
 describe("editDeclaration", () => {
   it("starts a declaration, canonical bytes", () => {

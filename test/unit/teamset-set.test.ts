@@ -5,24 +5,15 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { XcshToolsError } from "../../src/core/errors.js";
 import { teamPaths } from "../../src/core/paths.js";
 import { buildEffectiveSet, loadTeamSet } from "../../src/teamset/index.js";
-import { CLAUDE_FILE, DECLARATION_FILE, LOCAL_FILE, ROOT, claudeSettings, declaration, setOf } from "../helpers/team-fixtures.js";
+import { CLAUDE_FILE, DECLARATION_FILE, LOCAL_FILE, ROOT, claudeSettings, declaration, refusedBy, setOf } from "../helpers/team-fixtures.js";
 import { worldPerTest, type TmpWorld } from "../helpers/tmp-home.js";
 
 const team = { by: "team", file: DECLARATION_FILE };
 const claude = { by: "claude", file: CLAUDE_FILE };
 
-function thrown(run: () => unknown): XcshToolsError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(XcshToolsError);
-    return error as XcshToolsError;
-  }
-  throw new Error("no error");
-}
+const thrown = (run: () => unknown) => refusedBy(run);
 
 describe("provenance", () => {
   it("team: every declared plugin and marketplace, decided by xcsh-team.json", () => {
