@@ -44,3 +44,27 @@ export interface EffectiveSet {
 /** How the lock stands against the set, per entry. */
 export type SatisfactionState = "ok" | "missing" | "stale" | "extra";
 export type Satisfaction = { section: LockSection; key: string; state: SatisfactionState; why?: string }[];
+
+/**
+ * The warnings of team sets (`doctor`, `tools`, `list`; docs/design/team-sets.md (e)): not errors,
+ * nothing stops. One place for their codes so every command reports the same one.
+ */
+export const TEAM_WARNINGS = {
+  /** The host rewrote the generated registry (e.g. `autoUpdate: auto`); `install` repairs it. */
+  WTEAM_HOST_DRIFT: "WTEAM_HOST_DRIFT",
+  /** The loaded npm version is not the one this project locks (another project's restore moved it). */
+  WTEAM_NPM_VERSION: "WTEAM_NPM_VERSION",
+  /** The project registry holds ids the set does not mention (kept as they are). */
+  WTEAM_UNDECLARED: "WTEAM_UNDECLARED",
+  /** `.xcsh/.gitignore` lacks lines for per-machine files (`doctor --fix` appends them). */
+  WTEAM_GITIGNORE: "WTEAM_GITIGNORE",
+  /** xcsh starts below the root: the host reads plugin-overrides.json at its start folder only. */
+  WTEAM_OVERRIDES_CWD: "WTEAM_OVERRIDES_CWD",
+  /** A nested config folder without a declaration hides the parent's set. */
+  WTEAM_NESTED_ROOT: "WTEAM_NESTED_ROOT",
+  /** A plugin of the set needs a secret the user has not set. */
+  WTEAM_SECRET_MISSING: "WTEAM_SECRET_MISSING",
+  /** The declaration or lock changed since the last restore: run `xcsh-tools install`. */
+  WTEAM_NOT_RESTORED: "WTEAM_NOT_RESTORED",
+} as const;
+export type TeamWarning = keyof typeof TEAM_WARNINGS;

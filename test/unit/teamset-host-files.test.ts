@@ -2,10 +2,11 @@
  * The host files generated from a set (src/teamset/host-files.ts): the project registry with
  * `___off` folders that shadow the user's copies, the npm overrides, and `.xcsh/.gitignore`.
  */
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { XcshToolsError } from "../../src/core/errors.js";
-import { teamOffFolder } from "../../src/core/paths.js";
+import { teamOffFolder, teamPaths, teamStampFile } from "../../src/core/paths.js";
 import { validateInstalledPlugins } from "../../src/manifest/installed-plugins.js";
 import { validatePluginOverrides } from "../../src/manifest/plugin-overrides.js";
 import { GITIGNORE_TEXT, missingGitignoreLines, renderHostFiles, type MarketplaceInstall } from "../../src/teamset/index.js";
@@ -79,5 +80,23 @@ describe(".xcsh/.gitignore", () => {
   });
   it("an existing one: the missing lines (WTEAM_GITIGNORE), spelled with or without slashes", () => {
     expect(missingGitignoreLines("node_modules\nplugins\r\n/cache\n")).toEqual(["/marketplaces.json", "/plugin-overrides.json", "/team.local.json"]);
+  });
+});
+
+describe("team paths (core/paths.ts)", () => {
+  it("committed files at the root, per-machine ones in the config folder, the stamp keyed by the root's real path", () => {
+    const p = teamPaths("/r/proj", ".xcsh-dev");
+    expect([p.declaration, p.lock, p.local, p.gitignore, p.installedPlugins, p.pluginOverrides, p.claudeSettings]).toEqual([
+      "/r/proj/xcsh-team.json",
+      "/r/proj/xcsh-team.lock.json",
+      "/r/proj/.xcsh-dev/team.local.json",
+      "/r/proj/.xcsh-dev/.gitignore",
+      "/r/proj/.xcsh-dev/plugins/installed_plugins.json",
+      "/r/proj/.xcsh-dev/plugin-overrides.json",
+      "/r/proj/.claude/settings.json",
+    ]);
+    const ours = "/h/.xcsh/plugins/.xcsh-tools";
+    expect(teamStampFile(ours, "/r/proj")).toBe(path.join(ours, "team", `${createHash("sha256").update("/r/proj").digest("hex").slice(0, 16)}.json`));
+    expect(teamStampFile(ours, "/r/proj")).not.toBe(teamStampFile(ours, "/r/proj2"));
   });
 });
