@@ -145,7 +145,7 @@ export interface DeclarationCheckOptions {
 /** Strict check of a declaration: shape, names, sources, specs, and that every `name@mkt` names a declared marketplace. */
 export function validateTeamDeclaration(value: unknown, options: DeclarationCheckOptions = {}): ValidationResult<TeamDeclaration> {
   const out = new IssueCollector();
-  if (isRecord(value) && value.version !== undefined && value.version !== 1) {
+  if (isRecord(value) && typeof value.version === "number" && value.version > 1) {
     out.error({ path: "/version", code: "ETEAM_DECLARATION_INVALID", message: `/version: expected 1, found ${describeValue(value.version)}`, expected: "1", found: describeValue(value.version), hint: "This declaration was written by a newer xcsh-tools; upgrade xcsh-tools (npm i -g xcsh-tools)." });
     return out.result(value as TeamDeclaration);
   }

@@ -8,10 +8,11 @@
  */
 import { semver } from "../core/npm-spec.js";
 import { gitUrlProblem, githubRepoProblem, sourceArgHint, subdirPathProblem, subdirUrlProblem, type SourceArgProblem } from "../core/source-args.js";
-import { npmNameProblem } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationIssue, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
-import { declaredSourceIssue, DeclaredSourceSchema, pluginKeyIssue } from "./team-declaration.js";
+import { mayNameMarketplacePlugin } from "./installed-plugins.js";
+import { npmNameProblem, pluginIdProblem } from "./names.js";
+import { declaredSourceIssue, DeclaredSourceSchema } from "./team-declaration.js";
 import { parseTeamText, readTeamFile, valueOrThrow } from "./team-file.js";
 import { Type, type Static, type TSchema } from "./typebox.js";
 
@@ -139,8 +140,10 @@ export function validateTeamLock(value: unknown): ValidationResult<TeamLock> {
   }
   for (const [key, entry] of Object.entries(lock.marketplacePlugins)) {
     const at = pointer("", "marketplacePlugins", key);
-    const issue = pluginKeyIssue(key, at) ?? exactVersionIssue(entry.version, pointer(at, "version")) ?? fromIssue(entry.from, pointer(at, "from"));
-    if (issue) out.error({ ...issue, code: issue.code === "ETEAM_DECLARATION_INVALID" ? "ETEAM_LOCK_INVALID" : issue.code });
+    const idProblem = mayNameMarketplacePlugin(key) ? pluginIdProblem(key) : "it has no @marketplace";
+    const keyIssue: ValidationIssue | undefined = idProblem === undefined ? undefined : { path: at, code: "ETEAM_LOCK_INVALID", message: `${at}: "${key}" is not a name@marketplace id: ${idProblem}`, expected: '"name@marketplace"', found: JSON.stringify(key), hint: LOCK_HINT };
+    const issue = keyIssue ?? exactVersionIssue(entry.version, pointer(at, "version")) ?? fromIssue(entry.from, pointer(at, "from"));
+    if (issue) out.error(issue);
   }
   for (const [name, entry] of Object.entries(lock.npm)) {
     const at = pointer("", "npm", name);

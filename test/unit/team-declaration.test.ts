@@ -111,6 +111,8 @@ describe("xcsh-team.json", () => {
       [{ version: 1, plugins: { "@acme/x": { features: "all" } } }, "/plugins/@acme~1x/features", '"*" or an array'],
       [{ version: 1, marketplaces: { m: { source: { source: "npm", package: "x" } } } }, "/marketplaces/m/source", "github"],
       [{ plugins: {} }, "/version", "1"],
+      [{ version: "1" }, "/version", "1"],
+      [{ version: 0 }, "/version", "1"],
       [{ version: 1, plugins: { "Bad Name": {} } }, "/plugins/Bad Name", "npm package name"],
       [{ version: 1, marketplaces: { "Bad_Name": { source: { source: "github", repo: "a/b" } } } }, "/marketplaces/Bad_Name", "lower-case"],
       [{ version: 1, plugins: { "@acme/x": { version: "^1" } } }, "/plugins/@acme~1x/version", '"spec"'],

@@ -75,6 +75,7 @@ describe("xcsh-team.lock.json", () => {
       ["an unknown key", (l: any) => (l.npm["@acme/xcsh-search"].installedAt = "2026-01-01T00:00:00Z"), "/npm/@acme~1xcsh-search/installedAt"],
       ["a missing section", (l: any) => delete l.npm, "/npm"],
       ["lockfileVersion 0", (l: any) => (l.lockfileVersion = 0), "/lockfileVersion"],
+      ["an npm name among marketplace plugins", (l: any) => (l.marketplacePlugins["@acme/x"] = l.marketplacePlugins["reviewer@in-repo"]), "/marketplacePlugins/@acme~1x"],
     ])("%s", (_what, mutate, at) => {
       const e = refused(readTeamLock, write(edit(mutate)));
       expect([e.code, e.path]).toEqual(["ETEAM_LOCK_INVALID", at]);
