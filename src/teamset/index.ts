@@ -11,6 +11,7 @@ import { readTeamLocal } from "../manifest/team-local.js";
 import type { EffectiveSet } from "../manifest/team-set.js";
 import { buildEffectiveSet } from "./set.js";
 
+export type { EffectiveSet, Satisfaction, SatisfactionState, SetPlugin, TeamWarning, Who } from "../manifest/team-set.js";
 export { buildEffectiveSet, type SetInputs } from "./set.js";
 export { isSatisfied, marketplacePluginVerdict, marketplaceVerdict, npmGitUrlOf, npmVerdict, satisfies, type SatisfyFacts } from "./satisfy.js";
 export { formatLock, isCanonicalLock, mergeLockSides, parseConflictedLock, parseLock, splitConflictSides, type LockMergeChoice, type LockMergeOptions } from "./lock-format.js";
