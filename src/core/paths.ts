@@ -3,6 +3,7 @@
  * `xcshHome` (the xcsh root: `--home`, else `$XCSH_HOME`, else `<home>/.xcsh`), never from
  * `os.homedir()` deep inside an engine, so tests and hosts can point us anywhere.
  */
+import { createHash } from "node:crypto";
 import { lstatSync, statSync, type Stats } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -278,4 +279,50 @@ export function resolveUserPath(input: string, cwd: string, home: string): strin
   }
   p = expandTilde(p, home);
   return path.isAbsolute(p) ? p : path.resolve(cwd, p);
+}
+
+/**
+ * The files of a team plugin set (docs/design/team-sets.md (b), (c)). Committed: the declaration
+ * and its lock beside the config folder, and the config folder's `.gitignore`; per machine: the
+ * personal file and the host files generated from the set. `configDirName` is the host's
+ * `PI_CONFIG_DIR` folder, the marker that made `root` the project root.
+ */
+export function teamPaths(root: string, configDirName: string = DEFAULT_CONFIG_DIR_NAME) {
+  const config = path.join(root, configDirName);
+  return {
+    root,
+    declaration: path.join(root, "xcsh-team.json"),
+    lock: path.join(root, "xcsh-team.lock.json"),
+    claudeSettings: path.join(root, ".claude", "settings.json"),
+    claudeLocalSettings: path.join(root, ".claude", "settings.local.json"),
+    configDir: config,
+    local: path.join(config, "team.local.json"),
+    gitignore: path.join(config, ".gitignore"),
+    installedPlugins: path.join(config, "plugins", "installed_plugins.json"),
+    pluginOverrides: path.join(config, "plugin-overrides.json"),
+    marketplacesRegistry: path.join(config, "marketplaces.json"),
+    catalogCache: path.join(config, "cache", "marketplaces"),
+  };
+}
+
+export type TeamPaths = ReturnType<typeof teamPaths>;
+
+/**
+ * The folder a project's registry points at to switch a marketplace plugin off there: an empty
+ * folder the host loads nothing from, whose entry shadows the user's copy (a disabled entry would
+ * not; design (a) 4.). Shared by every project, named like the content-keyed cache folders.
+ */
+export function teamOffFolder(pluginCache: string, marketplace: string, plugin: string): string {
+  return path.join(pluginCache, `${marketplace}___${plugin}___off`);
+}
+
+/** Our per-user record of team restores: stamps keyed by project, the content hashes of cache folders. */
+export function teamStatePaths(ours: string) {
+  const dir = path.join(ours, "team");
+  return { dir, contentHashes: path.join(dir, "content-hashes.json") };
+}
+
+/** The restore stamp of the project whose root's real path is `rootRealPath`: `<ours>/team/<sha256[0:16]>.json`. */
+export function teamStampFile(ours: string, rootRealPath: string): string {
+  return path.join(teamStatePaths(ours).dir, `${createHash("sha256").update(rootRealPath).digest("hex").slice(0, 16)}.json`);
 }

@@ -44,3 +44,15 @@ export function mergeEnabledPlugins(layers: readonly { level: ClaudeSettingsLeve
   }
   return merged;
 }
+
+/**
+ * The part of a project's `.claude/settings.json` (and `.claude/settings.local.json`) that makes a
+ * team set (docs/design/team-sets.md (b)): the marketplaces Claude Code is told about and the
+ * plugins it switches on or off. `autoUpdate` is ignored: the lock decides versions. Checked and
+ * read by claude-team-settings.ts, apart so the boot path that reads `enabledPlugins` does not
+ * load the declaration's checks (npm-package-arg, semver).
+ */
+export const ClaudeTeamSettingsSchema = Type.Object({
+  extraKnownMarketplaces: Type.Optional(Type.Record(Type.String(), Type.Object({ source: Type.Object({ source: Type.String() }) }))),
+  enabledPlugins: ClaudeSettingsSchema.properties.enabledPlugins,
+});

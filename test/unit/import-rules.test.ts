@@ -33,7 +33,7 @@ const SRC = path.resolve(import.meta.dirname, "../../src");
 /** The layers, lowest first, by top-level folder (or file) of src/; the engines in their order too. */
 const LAYERS: Record<string, readonly string[]> = {
   base: ["core", "manifest"],
-  engines: ["host", "discovery", "components", "validate", "boot", "plugins", "marketplace", "scaffold"],
+  engines: ["host", "discovery", "components", "validate", "boot", "plugins", "marketplace", "teamset", "scaffold"],
   doctor: ["doctor"],
   top: ["cli", "index.ts", "testing.ts"],
 };
@@ -56,6 +56,8 @@ const ENGINES: Record<string, readonly string[]> = {
   // The npm plugin engine's transaction, fetcher and tarball limits, which marketplace installs share.
   plugins: ["mutation.ts", "npm-client.ts", "tarball-check.ts"],
   marketplace: ["index.ts"],
+  // The team-set engine (issue 42). fast.ts (the no-op restore check on the CLI's hot path) joins once it exists.
+  teamset: ["index.ts"],
   scaffold: ["index.ts"],
 };
 
