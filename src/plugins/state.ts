@@ -288,7 +288,8 @@ export async function stageStateWrites(tx: Transaction, paths: PluginsPaths, bef
       await tx.stageRemoval(file, paths.plugins);
       continue;
     }
-    await tx.stageJson(file, value, file === paths.runtimeLock ? 0o600 : 0o644);
+    // package.json and the record hold specs (git URLs may carry tokens): owner-only, as the lock.
+    await tx.stageJson(file, value);
   }
   return changed;
 }
