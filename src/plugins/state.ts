@@ -240,13 +240,29 @@ export function pluginSettings(lock: RuntimeLock | undefined, name: string): Rec
   return Object.hasOwn(all, name) ? { ...all[name] } : {};
 }
 
-/** The runtime lock with `name`'s settings replaced (an empty object removes the section). */
-export function withPluginSettings(lock: RuntimeLockFile | undefined, name: string, values: Record<string, unknown>): RuntimeLockFile {
+/** The keys of `name` whose stored value was stored as a secret (runtime-lock.ts `secretSettings`). */
+export function pluginSecretKeys(lock: RuntimeLock | undefined, name: string): string[] {
+  const all = lock?.secretSettings ?? {};
+  return Object.hasOwn(all, name) && Array.isArray(all[name]) ? [...all[name]] : [];
+}
+
+/**
+ * The runtime lock with `name`'s settings replaced (an empty object removes the section). `secret`:
+ * whether the value of that key now stored is a secret; secret marks of keys no longer stored go.
+ */
+export function withPluginSettings(lock: RuntimeLockFile | undefined, name: string, values: Record<string, unknown>, secret?: { key: string; secret: boolean }): RuntimeLockFile {
   const base: RuntimeLockFile = lock ?? { plugins: {}, settings: {} };
   const settings = { ...(base.settings ?? {}) };
   if (Object.keys(values).length === 0) delete settings[name];
   else settings[name] = values;
-  return { ...base, settings };
+  const marked = new Set(pluginSecretKeys(base, name).filter((k) => Object.hasOwn(values, k)));
+  if (secret?.secret) marked.add(secret.key);
+  else if (secret) marked.delete(secret.key);
+  const secretSettings = { ...(base.secretSettings ?? {}) };
+  if (marked.size === 0) delete secretSettings[name];
+  else secretSettings[name] = [...marked].sort();
+  const { secretSettings: _, ...rest } = base;
+  return Object.keys(secretSettings).length > 0 ? { ...rest, settings, secretSettings } : { ...rest, settings };
 }
 
 /** Our record with `name` set (or removed with `undefined`). */
