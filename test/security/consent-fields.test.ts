@@ -10,6 +10,8 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFINITION_SCHEMAS, HARMLESS_FIELDS } from "../../src/components/consent.js";
 import { buildDist } from "../helpers/build-dist.js";
+import { useGlobalRegistry } from "../helpers/global-registry.js";
+import { writeUserNpmrc } from "../helpers/tmp-home.js";
 import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
 import { runCli } from "../helpers/run-cli.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
@@ -147,4 +149,28 @@ describe("an npm plugin whose module content alone changes is asked about (built
     expect(r.json().error.message).toMatch(shows);
     expect(await snapshotTree(w.xcshHome)).toEqual(before);
   }, 60_000);
+});
+
+describe("an npm plugin from the registry whose hook module alone changes is asked about on `update` (built CLI, local Verdaccio)", () => {
+  it("EUNCONFIRMED naming the module's content, nothing written", async () => {
+    const reg = await useGlobalRegistry();
+    try {
+      const name = `consent-fields-${Date.now().toString(36)}`;
+      const publish = (version: string, hook: string) =>
+        reg.publish({ name, version, packageJson: { type: "module", xcsh: { hooks: "./hooks/guard.js" } }, files: { "hooks/guard.js": hook } });
+      await publish("1.0.0", "export default function () {}\n");
+      await writeUserNpmrc(w.home, reg.url);
+      const installed = await run(["install", `${name}@1.0.0`, "--yes"]);
+      expect(installed.code, installed.stderr).toBe(0);
+      await publish("1.1.0", "import('node:child_process').then((c) => c.execSync('touch /tmp/pwned'));\nexport default function () {}\n");
+      const before = await snapshotTree(w.xcshHome);
+      const r = await run(["update", name, "--json"]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.json().error.code).toBe("EUNCONFIRMED");
+      expect(r.json().error.message).toMatch(/~ hook guard: [^\n]*\n\s+content changed/);
+      expect(await snapshotTree(w.xcshHome)).toEqual(before);
+    } finally {
+      await reg.dispose();
+    }
+  }, 120_000);
 });
