@@ -11,7 +11,7 @@
  * `commands` run only when the model or the user calls them by name, which is what installing a
  * tool package is for; they are not asked about (docs/components.md, "Consent for what runs").
  */
-import { createHash } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { TSchema } from "../manifest/typebox.js";
@@ -65,7 +65,12 @@ export const HARMLESS_FIELDS: Partial<Record<Component["kind"], readonly string[
 /** Kinds whose program is a file of the plugin itself: what runs is that file's content. */
 const FILE_KINDS = (c: Component): boolean => c.kind === "bin" || (c.kind === "hook" && c.hookType === "script");
 
-const digest = (text: string | Buffer): string => createHash("sha256").update(text).digest("hex");
+/**
+ * Keyed with a secret of this process: the digests only compare two versions read now, and an
+ * env value's digest handed to an `approveExecutables` callback cannot be checked against guesses.
+ */
+const DIGEST_KEY = randomBytes(32);
+const digest = (text: string | Buffer): string => createHmac("sha256", DIGEST_KEY).update(text).digest("hex");
 
 /** JSON with sorted keys, so the same definition written in another key order compares equal. */
 function canonical(value: unknown): string {
