@@ -49,7 +49,7 @@ const NPM_EXECUTABLE_KINDS: ReadonlySet<Component["kind"]> = new Set(["hook", "e
 
 /**
  * The schema of each kind of executable that is written as JSON. Every field of a definition is
- * compared between versions except those in HARMLESS, so a field a schema gains later, or one no
+ * compared between versions except those in HARMLESS_FIELDS, so a field a schema gains later, or one no
  * schema knows, counts by default (fail closed).
  */
 export const DEFINITION_SCHEMAS: Partial<Record<Component["kind"], TSchema>> = { hook: HookSchema, "mcp-server": McpServerSchema, "lsp-server": LspServerSchema, monitor: MonitorSchema };
@@ -195,9 +195,11 @@ function fieldChanges(before: Executable, after: Executable): string[] {
     const was = before.fields[field];
     const now = after.fields[field];
     if (was?.value === now?.value) continue;
-    const state = !was ? "added" : !now ? "removed" : "changed";
-    const values = was?.shown !== undefined && now?.shown !== undefined ? `: ${clip(was.shown)} -> ${clip(now.shown)}` : was?.shown === undefined && now?.shown === undefined ? " (value not shown)" : `: ${clip((now ?? was)!.shown!)}`;
-    lines.push(`${field} ${state}${values}`);
+    const show = (f: { shown?: string } | undefined) => (f?.shown !== undefined ? clip(f.shown) : "(not shown)");
+    if (was?.shown === undefined && now?.shown === undefined) lines.push(`${field} ${!was ? "added" : !now ? "removed" : "changed"} (value not shown)`);
+    else if (!was) lines.push(`${field} added: ${show(now)}`);
+    else if (!now) lines.push(`${field} removed (was ${show(was)})`);
+    else lines.push(`${field} changed: ${show(was)} -> ${show(now)}`);
   }
   return lines;
 }
