@@ -118,14 +118,14 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   }
   const dir = path.dirname(target);
   const existing = await lstatOrUndefined(target);
-  const mode = existing?.isFile() ? existing.mode & 0o7777 : STATE_FILE_MODE;
+  const mode = existing?.isFile() ? existing.mode & 0o7777 : undefined;
   const temp = tempSibling(target);
   let handle;
   try {
-    handle = await open(temp, "wx", mode);
+    handle = await open(temp, "wx", mode ?? STATE_FILE_MODE);
     await handle.writeFile(data);
     // open()'s mode is filtered by the umask; a preserved mode must be exact.
-    await handle.chmod(mode);
+    await handle.chmod(mode ?? STATE_FILE_MODE);
     await handle.sync();
     await handle.close();
     handle = undefined;
