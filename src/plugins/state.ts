@@ -232,6 +232,24 @@ export function withoutRuntimePlugin(lock: RuntimeLockFile | undefined, name: st
     delete settings[name];
     next.settings = settings;
   }
+  if (!options.keepSettings && lock.secretSettings && Object.hasOwn(lock.secretSettings, name)) {
+    const { [name]: _, ...secretSettings } = lock.secretSettings;
+    next.secretSettings = secretSettings;
+  }
+  return next;
+}
+
+/**
+ * The runtime lock with each of `keys` of `name` that has a stored value marked as stored as a
+ * secret: called with the keys the version being replaced declares secret, so that a value the
+ * host or an older xcsh-tools stored stays masked after a version that forgets `secret: true`.
+ */
+export function withStoredSecrets(lock: RuntimeLockFile | undefined, name: string, keys: readonly string[]): RuntimeLockFile | undefined {
+  let next = lock;
+  for (const key of keys) {
+    const values = pluginSettings(next, name);
+    if (Object.hasOwn(values, key) && !pluginSecretKeys(next, name).includes(key)) next = withPluginSettings(next, name, values, { key, secret: true });
+  }
   return next;
 }
 

@@ -5,6 +5,7 @@
  * list --json`, `config get`, `config validate`, `show`, `list` (human and --json), and the plans
  * of `config set` / `config delete` that replace or remove it (the key declared or not).
  */
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
@@ -86,5 +87,19 @@ describe("a setting stored as a secret, after the plugin's next version forgets 
     }
     // The value set under v2 (not a secret there) is shown again.
     expect((await run(["config", "get", "keyed", "apiKey"])).stdout.trim()).toBe("plain");
+  }, 60_000);
+
+  it("a value the host stored (no mark of ours) while v1 declared it secret stays masked after the update to v2", async () => {
+    await w.write(path.join(w.home, ".npmrc"), "registry=http://127.0.0.1:9/\n");
+    expect((await run(["install", await plugin("1.0.0", { apiKey: { type: "string", secret: true } })])).code).toBe(0);
+    // The host writes the runtime lock's settings itself, without our secretSettings.
+    const lockFile = path.join(w.xcshHome, "plugins", "xcsh-plugins.lock.json");
+    const lock = JSON.parse(await readFile(lockFile, "utf8"));
+    await writeFile(lockFile, JSON.stringify({ ...lock, settings: { keyed: { apiKey: TOKEN } } }, null, 2));
+    expect((await run(["install", await plugin("2.0.0", { apiKey: { type: "string" } })])).code).toBe(0);
+    for (const args of READS) {
+      const r = await run(args);
+      expect(`${r.stdout}\n${r.stderr}`, args.join(" ")).not.toContain(TOKEN);
+    }
   }, 60_000);
 });
