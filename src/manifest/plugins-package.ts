@@ -53,9 +53,16 @@ export function validatePluginsPackageJson(value: unknown, options: PluginsPacka
  * What is wrong with one dependency `name: spec` of the plugins package.json, found at `at`: the
  * name, whether npm understands the spec, and a git spec by core/source-args.ts's rules. Also
  * the check of a spec read back from elsewhere in state for the same use (the dependency `unlink`
- * restores), so that every spec arborist is handed passes the same gate.
+ * restores), so that every spec arborist is handed passes the same gate. `remedy` ends the hint
+ * of a refused git spec: what the user does about a spec they did not write, where it was found.
  */
-export function dependencySpecIssue(name: string, spec: string, at: string, options: PluginsPackageOptions = {}): { path: string; code: string; message: string; found: string; hint: string } | undefined {
+export function dependencySpecIssue(
+  name: string,
+  spec: string,
+  at: string,
+  options: PluginsPackageOptions = {},
+  remedy = "If you did not write this spec, remove the dependency from the file by hand, then install the plugin again.",
+): { path: string; code: string; message: string; found: string; hint: string } | undefined {
   const problem = npmNameProblem(name);
   if (problem) return { path: at, code: "EPACKAGE_NAME", message: `${at}: "${name}" is not an npm package name: ${problem}`, found: JSON.stringify(name), hint: "Remove the dependency and reinstall the plugin." };
   let parsed: ReturnType<typeof npa.resolve>;
@@ -66,5 +73,5 @@ export function dependencySpecIssue(name: string, spec: string, at: string, opti
   }
   if (parsed.type !== "git") return undefined;
   const git = npmGitSpecProblem(parsed, { allowLocal: options.localGit?.(name) === true });
-  return git ? { path: at, code: git.code, message: `${at}: ${git.problem}`, found: JSON.stringify(spec), hint: `${sourceArgHint(git.code)} Nothing was fetched. If you did not write this spec, remove the dependency from the file by hand, then install the plugin again.` } : undefined;
+  return git ? { path: at, code: git.code, message: `${at}: ${git.problem}`, found: JSON.stringify(spec), hint: `${sourceArgHint(git.code)} Nothing was fetched. ${remedy}` } : undefined;
 }

@@ -251,15 +251,15 @@ export function planUnlink(inventory: InstalledPlugin[], name: string): Plan {
 function checkRestoredSpec(name: string, spec: string, record: InstallRecordEntry | null): void {
   const at = `/plugins/${name}/linkedOver/dependency`;
   const where = "xcsh-tools' install record (installs.json)";
-  const hint = "Nothing was changed. If you did not write this spec, `xcsh-tools uninstall` the plugin and install it again.";
-  const issue = dependencySpecIssue(name, spec, at, { localGit: () => record !== null && isTypedLocalGit({ version: 1, plugins: { [name]: record } }, name) });
-  if (issue) throw new XcshToolsError(issue.code, `${where} ${issue.message}`, { path: at, hint: `${issue.hint.replace(/ If you did not write.*$/, "")} ${hint}` });
+  const remedy = "If you did not write this spec, `xcsh-tools uninstall` the plugin and install it again.";
+  const issue = dependencySpecIssue(name, spec, at, { localGit: () => record !== null && isTypedLocalGit({ version: 1, plugins: { [name]: record } }, name) }, remedy);
+  if (issue) throw new XcshToolsError(issue.code, `${where} ${issue.message}`, { path: at, hint: `${issue.hint} Nothing was changed.` });
   const parsed = npa.resolve(name, spec, "/");
   if (parsed.type !== "file" && parsed.type !== "directory") return;
   const rel = spec.replace(/^file:/, "");
   const packed = path.posix.normalize(rel);
   if (path.isAbsolute(rel) || rel.includes("\\") || !packed.startsWith(`${PACKED_REL}/`) || packed.split("/").includes("..")) {
-    throw new XcshToolsError("EPATH_OUTSIDE", `${where} ${at}: ${JSON.stringify(spec)} is not a packed source of the plugins folder; unlink restores only what an install put there`, { path: at, hint: `Expected file:${PACKED_REL}/<file>.tgz. ${hint}` });
+    throw new XcshToolsError("EPATH_OUTSIDE", `${where} ${at}: ${JSON.stringify(spec)} is not a packed source of the plugins folder; unlink restores only what an install put there`, { path: at, hint: `Expected file:${PACKED_REL}/<file>.tgz. Nothing was changed. ${remedy}` });
   }
 }
 
