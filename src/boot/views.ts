@@ -26,7 +26,7 @@ export async function viewChange(view: BootView): Promise<string | undefined> {
  * Why a view names a tool path no scan could have produced, or undefined. The host imports a
  * fresh view's paths as they are, and the index is a file in the user's folder that anything may
  * have edited: a path outside every folder discovery reads (the xcsh root, the Claude Code and
- * Codex tools and plugin folders, the project's tools folders, the configured paths) makes the
+ * Codex tools and plugin folders, a trusted project's tools folders, the configured paths) makes the
  * view stale, so the answer comes from a scan instead. Lexical first (no file system call at a
  * fresh boot); real paths only for a path that fails it.
  */
@@ -40,9 +40,10 @@ export function viewPathOutside(world: World, key: ViewKey, view: BootView): str
     path.join(world.paths.claudeRoot, "tools"),
     path.join(world.paths.claudeRoot, "plugins"),
     path.join(world.paths.codexRoot, "tools"),
-    project.tools,
-    project.claudeTools,
-    project.codexTools,
+    // A project's own tools folders only for a question asked in a trusted project: an untrusted
+    // scan never lists them, so a view that does was not written by one (a view is not a trust
+    // decision; trust was decided again for `key`).
+    ...(key.trusted ? [project.tools, project.claudeTools, project.codexTools] : []),
     ...key.configuredPaths.map((p) => resolveUserPath(p, key.cwd, world.roots.home)),
   ];
   const lexicallyInside = insideAnyOf(roots);

@@ -11,9 +11,14 @@
  * `commands` run only when the model or the user calls them by name, which is what installing a
  * tool package is for; they are not asked about (docs/components.md, "Consent for what runs").
  */
+import { createHmac, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { TSchema } from "../manifest/typebox.js";
 import type { PluginManifest } from "../manifest/plugin-manifest.js";
+import { isRecord } from "../manifest/result.js";
 import { scanPluginComponents } from "./scan.js";
+import { HookSchema, LspServerSchema, McpServerSchema, MonitorSchema } from "./schemas.js";
 import type { Component } from "./types.js";
 
 /** One thing a plugin runs. */
@@ -30,10 +35,101 @@ export interface Executable {
    * otherwise always look changed.
    */
   same: string;
+  /**
+   * Everything else that decides what runs, compared between versions: each field of the
+   * definition as written (`env.NODE_OPTIONS`, `cwd`, `args`...), and `content` (a hash) for
+   * executables that are a file of the plugin. Values of maps that may hold secrets (`env`,
+   * `headers`) and of fields no schema knows are kept as hashes, never as written.
+   */
+  fields: Record<string, { value: string; shown?: string }>;
 }
 
 /** Component kinds of an npm plugin that run without being invoked: these need consent. */
 const NPM_EXECUTABLE_KINDS: ReadonlySet<Component["kind"]> = new Set(["hook", "extension"]);
+
+/**
+ * The schema of each kind of executable that is written as JSON. Every field of a definition is
+ * compared between versions except those in HARMLESS_FIELDS, so a field a schema gains later, or one no
+ * schema knows, counts by default (fail closed).
+ */
+export const DEFINITION_SCHEMAS: Partial<Record<Component["kind"], TSchema>> = { hook: HookSchema, "mcp-server": McpServerSchema, "lsp-server": LspServerSchema, monitor: MonitorSchema };
+
+/**
+ * Fields that change nothing that runs: text for people. Everything else is compared, including
+ * `env` values and `cwd` (`NODE_OPTIONS` alone loads code), a remote server's `type`, `url` and
+ * `headers`, a hook's `async` and every timeout and restart setting: those decide how long and
+ * how often a program runs and where its data goes; they rarely change, so asking costs little.
+ */
+export const HARMLESS_FIELDS: Partial<Record<Component["kind"], readonly string[]>> = { monitor: ["description"] };
+
+/** Kinds whose program is a file of the plugin itself: what runs is that file's content. */
+const FILE_KINDS = (c: Component): boolean => c.kind === "bin" || (c.kind === "hook" && c.hookType === "script");
+
+/**
+ * Keyed with a secret of this process: the digests only compare two versions read now, and an
+ * env value's digest handed to an `approveExecutables` callback cannot be checked against guesses.
+ */
+const DIGEST_KEY = randomBytes(32);
+const digest = (text: string | Buffer): string => createHmac("sha256", DIGEST_KEY).update(text).digest("hex");
+
+/** JSON with sorted keys, so the same definition written in another key order compares equal. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (isRecord(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(",")}}`;
+  return JSON.stringify(value) ?? "undefined";
+}
+
+/** A value that equals nothing: what could not be read counts as changed. */
+const unreadable = (): { value: string } => ({ value: `unreadable ${Math.random()}` });
+
+/** The value at a JSON pointer (RFC 6901) of a parsed document. */
+function atPointer(doc: unknown, at: string): unknown {
+  let value = doc;
+  for (const raw of at.split("/").slice(1)) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (!isRecord(value) && !Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * The compared fields of one executable: its definition read again from its file (the
+ * component records carry env names only, so that no secret reaches `show` or the boot index),
+ * or the hash of its file. `docs` caches parsed files across one plugin's components.
+ */
+function fieldsOf(c: Component, npm: boolean, docs: Map<string, unknown>): Executable["fields"] {
+  if (npm || FILE_KINDS(c)) {
+    try {
+      return { content: { value: digest(readFileSync(c.file)) } };
+    } catch {
+      return { content: unreadable() };
+    }
+  }
+  const schema = DEFINITION_SCHEMAS[c.kind];
+  if (!schema || c.pointer === undefined) return { definition: unreadable() };
+  if (!docs.has(c.file)) {
+    try {
+      docs.set(c.file, JSON.parse(readFileSync(c.file, "utf8")) as unknown);
+    } catch {
+      docs.set(c.file, undefined);
+    }
+  }
+  const raw = atPointer(docs.get(c.file), c.pointer);
+  if (!isRecord(raw)) return { definition: unreadable() };
+  const properties = (schema.properties ?? {}) as Record<string, TSchema>;
+  const out: Executable["fields"] = {};
+  for (const [field, value] of Object.entries(raw)) {
+    if (HARMLESS_FIELDS[c.kind]?.includes(field)) continue;
+    const known = Object.hasOwn(properties, field) ? properties[field] : undefined;
+    // A map of strings (env, headers) may hold tokens: compared per key, by hash.
+    const secretMap = known !== undefined && "patternProperties" in known;
+    if (secretMap && isRecord(value)) for (const [k, v] of Object.entries(value)) out[`${field}.${k}`] = { value: digest(canonical(v)) };
+    else if (known && !secretMap) out[field] = { value: canonical(value), shown: canonical(value) };
+    else out[field] = { value: digest(canonical(value)) };
+  }
+  return out;
+}
 
 /**
  * The executables among `components`, read from `root`. `as`: the folder the plugin will run
@@ -44,6 +140,7 @@ export function executablesOf(components: readonly Component[], options: { root?
   const out: Executable[] = [];
   const seen = new Map<string, number>();
   const runsFrom = options.as ?? options.root;
+  const docs = new Map<string, unknown>();
   for (const c of components) {
     let runs: string;
     let base: string;
@@ -54,13 +151,13 @@ export function executablesOf(components: readonly Component[], options: { root?
       runs = `imported by the host: ${runsFrom ? path.join(runsFrom, rel) : c.file}${feature ? ` ${feature}` : ""}`;
       base = `${c.kind} ${rel.split(path.sep).join("/")}`;
     } else {
-      if (!c.exec && !(c.kind === "mcp-server" && c.url)) continue;
+      if (!c.exec && !c.url) continue;
       runs = c.exec ? `${[c.exec.command, ...c.exec.args].join(" ")}${c.exec.env.length ? `  (env: ${c.exec.env.join(", ")})` : ""}` : `connects to ${c.url}`;
       base = `${c.kind} ${c.name}`;
     }
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
-    out.push({ key: n === 1 ? base : `${base} #${n}`, kind: c.kind, name: c.name, runs, same: runsFrom ? runs.split(runsFrom).join("<plugin>") : runs });
+    out.push({ key: n === 1 ? base : `${base} #${n}`, kind: c.kind, name: c.name, runs, same: runsFrom ? runs.split(runsFrom).join("<plugin>") : runs, fields: fieldsOf(c, Boolean(options.npm), docs) });
   }
   return out;
 }
@@ -80,10 +177,31 @@ export function diffExecutables(before: readonly Executable[], after: readonly E
   for (const e of after) {
     const prev = old.get(e.key);
     if (!prev) added.push(e);
-    else if (prev.same !== e.same) changed.push({ before: prev, after: e });
+    else if (prev.same !== e.same || fieldChanges(prev, e).length > 0) changed.push({ before: prev, after: e });
     old.delete(e.key);
   }
   return { added, changed, removed: [...old.values()] };
+}
+
+/**
+ * The fields that differ between two versions of one executable, one line each. Values are shown
+ * only for fields a schema knows that are not maps of strings: an env or header value, a file's
+ * content or a field no schema knows is named, never printed.
+ */
+function fieldChanges(before: Executable, after: Executable): string[] {
+  const lines: string[] = [];
+  const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 117)}...` : text);
+  for (const field of new Set([...Object.keys(before.fields), ...Object.keys(after.fields)])) {
+    const was = before.fields[field];
+    const now = after.fields[field];
+    if (was?.value === now?.value) continue;
+    const show = (f: { shown?: string } | undefined) => (f?.shown !== undefined ? clip(f.shown) : "(not shown)");
+    if (was?.shown === undefined && now?.shown === undefined) lines.push(`${field} ${!was ? "added" : !now ? "removed" : "changed"} (value not shown)`);
+    else if (!was) lines.push(`${field} added: ${show(now)}`);
+    else if (!now) lines.push(`${field} removed (was ${show(was)})`);
+    else lines.push(`${field} changed: ${show(was)} -> ${show(now)}`);
+  }
+  return lines;
 }
 
 /** True when the change adds or alters something that runs (removals need no consent). */
@@ -119,7 +237,11 @@ export interface ExecutableRequest {
 export function describeExecutableChanges(changes: ExecutableChanges): string[] {
   return [
     ...changes.added.map((e) => `+ ${e.kind} ${e.name}: ${e.runs}`),
-    ...changes.changed.flatMap(({ before, after }) => [`~ ${after.kind} ${after.name}: ${after.runs}`, `    was: ${before.runs}`]),
+    ...changes.changed.flatMap(({ before, after }) => [
+      `~ ${after.kind} ${after.name}: ${after.runs}`,
+      ...(before.same !== after.same ? [`    was: ${before.runs}`] : []),
+      ...fieldChanges(before, after).map((line) => `    ${line}`),
+    ]),
     ...changes.removed.map((e) => `- ${e.kind} ${e.name}: ${e.runs}`),
   ];
 }

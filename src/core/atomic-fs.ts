@@ -98,8 +98,15 @@ export async function fsyncFile(file: string): Promise<void> {
 }
 
 /**
+ * The mode of a state file we create: owner-only. State files hold URLs and specs that may carry
+ * credentials (`https://user:token@…`, `?token=`), which are needed to fetch again, so they are
+ * kept from other users rather than redacted (issue 41).
+ */
+export const STATE_FILE_MODE = 0o600;
+
+/**
  * Write `data` to `file` atomically and durably (temp file, fsync, rename, fsync folder), keeping
- * an existing file's mode (a new one gets 0o666 minus the umask).
+ * an existing file's mode (a new one is STATE_FILE_MODE).
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   // Write through a symlink to its target, as write-file-atomic does, rather than replacing
@@ -116,10 +123,10 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   const temp = tempSibling(target);
   let handle;
   try {
-    handle = await open(temp, "wx", mode ?? 0o666);
+    handle = await open(temp, "wx", mode ?? STATE_FILE_MODE);
     await handle.writeFile(data);
     // open()'s mode is filtered by the umask; a preserved mode must be exact.
-    if (mode !== undefined) await handle.chmod(mode);
+    await handle.chmod(mode ?? STATE_FILE_MODE);
     await handle.sync();
     await handle.close();
     handle = undefined;

@@ -43,7 +43,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fsyncDir, fsyncFile, jsonText, lstatOrUndefined, movePath, pathExists, removeTree, writeJsonAtomic } from "./atomic-fs.js";
+import { STATE_FILE_MODE, fsyncDir, fsyncFile, jsonText, lstatOrUndefined, movePath, pathExists, removeTree, writeJsonAtomic } from "./atomic-fs.js";
 import { confinePath, isPathInside, type PathOrigin } from "./contain.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 import { confineJournalPath, xcshHomeOfOurs } from "./state-places.js";
@@ -231,8 +231,8 @@ export class Transaction {
     return path.join(this.dir, "s", String(await this.#record(target, "stage")));
   }
 
-  /** `stage` a JSON file and write its new content (`jsonText`) into the slot. */
-  async stageJson(target: string, value: unknown, mode = 0o644): Promise<void> {
+  /** `stage` a JSON file and write its new content (`jsonText`) into the slot; owner-only unless told. */
+  async stageJson(target: string, value: unknown, mode = STATE_FILE_MODE): Promise<void> {
     await writeFile(await this.stage(target), jsonText(value), { mode });
   }
 

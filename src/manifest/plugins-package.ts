@@ -43,22 +43,35 @@ export function validatePluginsPackageJson(value: unknown, options: PluginsPacka
     out.warn({ path: "/private", code: "ENOT_PRIVATE", message: '/private: should be true so the plugins folder can never be published', expected: "true", found: String(shape.value.private), hint: 'Set "private": true.' });
   }
   for (const [name, spec] of Object.entries(shape.value.dependencies ?? {})) {
-    const at = pointer("", "dependencies", name);
-    const problem = npmNameProblem(name);
-    if (problem) {
-      out.error({ path: at, code: "EPACKAGE_NAME", message: `${at}: "${name}" is not an npm package name: ${problem}`, found: JSON.stringify(name), hint: "Remove the dependency and reinstall the plugin." });
-      continue;
-    }
-    let parsed: ReturnType<typeof npa.resolve>;
-    try {
-      parsed = npa.resolve(name, spec, "/");
-    } catch (error) {
-      out.error({ path: at, code: "ESPEC", message: `${at}: "${spec}" is not a spec npm understands: ${(error as Error).message}`, found: JSON.stringify(spec), hint: "Use a version range, a tag, a tarball, a folder (file:) or a git URL." });
-      continue;
-    }
-    if (parsed.type !== "git") continue;
-    const git = npmGitSpecProblem(parsed, { allowLocal: options.localGit?.(name) === true });
-    if (git) out.error({ path: at, code: git.code, message: `${at}: ${git.problem}`, found: JSON.stringify(spec), hint: `${sourceArgHint(git.code)} Nothing was fetched. If you did not write this spec, remove the dependency from the file by hand, then install the plugin again.` });
+    const issue = dependencySpecIssue(name, spec, pointer("", "dependencies", name), options);
+    if (issue) out.error(issue);
   }
   return out.result(shape.value);
+}
+
+/**
+ * What is wrong with one dependency `name: spec` of the plugins package.json, found at `at`: the
+ * name, whether npm understands the spec, and a git spec by core/source-args.ts's rules. Also
+ * the check of a spec read back from elsewhere in state for the same use (the dependency `unlink`
+ * restores), so that every spec arborist is handed passes the same gate. `remedy` ends the hint
+ * of a refused git spec: what the user does about a spec they did not write, where it was found.
+ */
+export function dependencySpecIssue(
+  name: string,
+  spec: string,
+  at: string,
+  options: PluginsPackageOptions = {},
+  remedy = "If you did not write this spec, remove the dependency from the file by hand, then install the plugin again.",
+): { path: string; code: string; message: string; found: string; hint: string } | undefined {
+  const problem = npmNameProblem(name);
+  if (problem) return { path: at, code: "EPACKAGE_NAME", message: `${at}: "${name}" is not an npm package name: ${problem}`, found: JSON.stringify(name), hint: "Remove the dependency and reinstall the plugin." };
+  let parsed: ReturnType<typeof npa.resolve>;
+  try {
+    parsed = npa.resolve(name, spec, "/");
+  } catch (error) {
+    return { path: at, code: "ESPEC", message: `${at}: "${spec}" is not a spec npm understands: ${(error as Error).message}`, found: JSON.stringify(spec), hint: "Use a version range, a tag, a tarball, a folder (file:) or a git URL." };
+  }
+  if (parsed.type !== "git") return undefined;
+  const git = npmGitSpecProblem(parsed, { allowLocal: options.localGit?.(name) === true });
+  return git ? { path: at, code: git.code, message: `${at}: ${git.problem}`, found: JSON.stringify(spec), hint: `${sourceArgHint(git.code)} Nothing was fetched. ${remedy}` } : undefined;
 }

@@ -20,6 +20,11 @@ export type RuntimePluginState = Static<typeof RuntimePluginStateSchema>;
 export const RuntimeLockSchema = Type.Object({
   plugins: Type.Optional(Type.Record(Type.String(), RuntimePluginStateSchema)),
   settings: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()))),
+  /**
+   * Ours: per plugin, the setting keys whose stored value was set while the plugin declared them
+   * `secret: true`. Such a value stays secret on output whatever a later version declares.
+   */
+  secretSettings: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
 });
 export type RuntimeLock = Static<typeof RuntimeLockSchema>;
 
@@ -40,7 +45,7 @@ export function validateRuntimeLock(value: unknown): ValidationResult<RuntimeLoc
   out.absorb(shape);
   if (!shape.ok) return out.result(value as RuntimeLock);
   const lock = shape.value;
-  if (isRecord(value)) out.warnings.push(...unknownKeyWarnings(value, ["plugins", "settings"], "", { onlyTypos: true, what: "the runtime lock" }));
+  if (isRecord(value)) out.warnings.push(...unknownKeyWarnings(value, ["plugins", "settings", "secretSettings"], "", { onlyTypos: true, what: "the runtime lock" }));
   for (const section of ["plugins", "settings"] as const) {
     for (const [name, state] of Object.entries(lock[section] ?? {})) {
       const problem = npmNameProblem(name);

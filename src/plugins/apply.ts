@@ -52,6 +52,7 @@ import {
   stateFiles,
   withRecordEntry,
   withRuntimePlugin,
+  withStoredSecrets,
   withoutRuntimePlugin,
   type InstallRecord,
   type InstallRecordEntry,
@@ -336,6 +337,8 @@ function nextInstallState(plan: Plan, inventory: InstalledPlugin[], before: Stat
     const stored = current?.runtime?.enabledFeatures;
     const { features } = nextFeatures(action.name, installed.manifest, selection, current ? (stored ?? null) : undefined);
     runtimeLock = withRuntimePlugin(runtimeLock, action.name, { version: installed.version, enabledFeatures: features, enabled: runtimeEnabled(current?.runtime) });
+    const wasSecret = Object.entries(current?.manifest?.settings ?? {}).filter(([, schema]) => schema.secret === true).map(([key]) => key);
+    runtimeLock = withStoredSecrets(runtimeLock, action.name, wasSecret);
     const scriptsRan = options.client.allowScripts && installed.scripts.length > 0;
     record = withRecordEntry(record, action.name, recordFor(action, current, installed.scripts, scriptsRan, now().toISOString(), savedDeps[action.name]));
     applied.push({ name: action.name, type: action.type, version: installed.version, scripts: installed.scripts, scriptsRan });

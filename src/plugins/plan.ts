@@ -15,14 +15,18 @@
  *     the reason.
  *   - settings: kept; removed with the plugin on uninstall (as the host does).
  */
+import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
+import { npa } from "../core/npm-spec.js";
 import { didYouMean } from "../core/suggest.js";
+import { dependencySpecIssue } from "../manifest/plugins-package.js";
 import type { PluginManifest } from "../manifest/plugin-manifest.js";
 import { declaredFeatures, unknownFeatureError } from "./features.js";
 import type { InstalledPlugin } from "./inventory.js";
 import type { ResolvedPackage } from "./resolve.js";
 import { recordedSpec, type FeatureSelection } from "./spec.js";
-import type { InstallRecordEntry, SourceKind } from "./state.js";
+import { isLocalGitEntry, type InstallRecordEntry, type SourceKind } from "./state.js";
+import { PACKED_REL } from "./work-copy.js";
 
 export type PlanActionType = "ADD" | "CHANGE" | "REMOVE" | "NOOP";
 
@@ -235,6 +239,7 @@ export function planUnlink(inventory: InstalledPlugin[], name: string): Plan {
     version: over?.version ?? null,
     record: (over?.record as InstallRecordEntry | null | undefined) ?? null,
   };
+  if (restore.dependency !== null) checkRestoredSpec(name, restore.dependency, restore.record);
   if (restore.dependency === null) {
     return { command: "unlink", actions: [{ type: "REMOVE", name, reason: `remove the link to ${current.linkTarget ?? "?"} (nothing was installed before it)`, from: fromOf(current), apply: { kind: "unlink", restore } }] };
   }
@@ -242,6 +247,27 @@ export function planUnlink(inventory: InstalledPlugin[], name: string): Plan {
     command: "unlink",
     actions: [{ type: "CHANGE", name, reason: `remove the link and put back ${name}@${restore.version ?? "?"} (${restore.dependency})`, from: fromOf(current), to: { version: restore.version ?? undefined, spec: restore.dependency, source: restore.record?.source ?? "registry" }, apply: { kind: "unlink", restore } }],
   };
+}
+
+/**
+ * The dependency `unlink` restores is read back from our record, so it passes the gate every spec
+ * of the plugins package.json passes (dependencySpecIssue: no option-shaped git URL or ref, no
+ * local repository the user did not type), and, being what package.json held before the link, a
+ * `file:` spec may only name a packed source inside the plugins folder (`file:.xcsh-tools/packed/…`).
+ */
+function checkRestoredSpec(name: string, spec: string, record: InstallRecordEntry | null): void {
+  const at = `/plugins/${name}/linkedOver/dependency`;
+  const where = "xcsh-tools' install record (installs.json)";
+  const remedy = "If you did not write this spec, `xcsh-tools uninstall` the plugin and install it again.";
+  const issue = dependencySpecIssue(name, spec, at, { localGit: () => isLocalGitEntry(record ?? undefined) }, remedy);
+  if (issue) throw new XcshToolsError(issue.code, `${where} ${issue.message}`, { path: at, hint: `${issue.hint} Nothing was changed.` });
+  const parsed = npa.resolve(name, spec, "/");
+  if (parsed.type !== "file" && parsed.type !== "directory") return;
+  const rel = spec.replace(/^file:/, "");
+  const packed = path.posix.normalize(rel);
+  if (path.isAbsolute(rel) || rel.includes("\\") || !packed.startsWith(`${PACKED_REL}/`) || packed.split("/").includes("..")) {
+    throw new XcshToolsError("EPATH_OUTSIDE", `${where} ${at}: ${JSON.stringify(spec)} is not a packed source of the plugins folder; unlink restores only what an install put there`, { path: at, hint: `Expected file:${PACKED_REL}/<file>.tgz. Nothing was changed. ${remedy}` });
+  }
 }
 
 /** The plan as the `--json` document and the human lines show it (no resolved internals). */

@@ -198,6 +198,8 @@ export function requireSetting(manifest: PluginManifest, ref: SettingRef): Plugi
 export interface StoredSettings {
   user?: Record<string, unknown>;
   userFile?: string;
+  /** Keys whose user value was stored as a secret: they stay secret whatever the manifest says now. */
+  secretKeys?: readonly string[];
   project?: Record<string, unknown>;
   projectFile?: string;
 }
@@ -206,9 +208,18 @@ function own(record: Record<string, unknown> | undefined, key: string): boolean 
   return record !== undefined && Object.hasOwn(record, key);
 }
 
+/**
+ * `schema` as output must treat `key`: secret when the manifest says so, or when the stored value
+ * was stored as a secret (a version that forgets `secret: true` must not print a stored token).
+ */
+export function storedSchema(key: string, schema: PluginSettingSchema, stored: Pick<StoredSettings, "secretKeys">): PluginSettingSchema {
+  return schema.secret !== true && stored.secretKeys?.includes(key) ? { ...schema, secret: true } : schema;
+}
+
 /** Every declared setting with its effective value and origin (secrets masked). */
 export function effectiveSettings(manifest: PluginManifest, stored: StoredSettings, env: NodeJS.ProcessEnv): EffectiveSetting[] {
-  return Object.entries(manifest.settings ?? {}).map(([key, schema]) => {
+  return Object.entries(manifest.settings ?? {}).map(([key, declared]) => {
+    const schema = storedSchema(key, declared, stored);
     const base: EffectiveSetting = {
       key,
       type: schema.type,
@@ -297,7 +308,7 @@ export function checkStoredSettings(plugin: string, manifest: PluginManifest, st
   ];
   for (const [values, source] of layers) {
     for (const [key, value] of Object.entries(values ?? {})) {
-      const schema = Object.hasOwn(settings, key) ? settings[key] : undefined;
+      const schema = Object.hasOwn(settings, key) ? storedSchema(key, settings[key]!, stored) : undefined;
       if (schema?.secret === true && values === stored.project) {
         problems.push(secretInProject(plugin, key, source));
         continue;
@@ -331,7 +342,8 @@ export function checkStoredSettings(plugin: string, manifest: PluginManifest, st
       }
     }
   }
-  for (const [key, schema] of Object.entries(settings)) {
+  for (const [key, declared] of Object.entries(settings)) {
+    const schema = storedSchema(key, declared, stored);
     if (schema.env === undefined || own(stored.user, key) || (own(stored.project, key) && schema.secret !== true)) continue;
     const raw = env[schema.env];
     if (raw === undefined || raw === "") continue;

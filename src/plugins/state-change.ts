@@ -36,6 +36,7 @@ import {
   describeAccepted,
   effectiveSettings,
   maskSetting,
+  storedSchema,
   parseSettingInput,
   requireSetting,
   type EffectiveSetting,
@@ -55,6 +56,7 @@ import {
   type ProjectOverrides,
 } from "./project-overrides.js";
 import {
+  pluginSecretKeys,
   pluginSettings,
   runtimeEntry,
   stageStateWrites,
@@ -180,9 +182,11 @@ export function featureState(plugin: InstalledPlugin, manifest: PluginManifest, 
 export function storedSettings(view: Pick<StateView, "state" | "overrides">, name: string, lock = view.state.runtimeLock, overrides = view.overrides.value): StoredSettings {
   const user = pluginSettings(lock, name);
   const project = projectSettings(overrides, name);
+  const secretKeys = pluginSecretKeys(lock, name);
   return {
     ...(Object.keys(user).length > 0 ? { user } : {}),
     userFile: view.state.paths.runtimeLock,
+    ...(secretKeys.length > 0 ? { secretKeys } : {}),
     ...(project !== undefined ? { project } : {}),
     projectFile: view.overrides.file,
   };
@@ -335,15 +339,17 @@ export function planSettingSet(name: string, key: string, raw: string, scope: St
     let overrides = view.overrides.value;
     const values = scope === "user" ? pluginSettings(runtimeLock, name) : { ...(projectSettings(overrides, name) ?? {}) };
     const from = Object.hasOwn(values, key) ? values[key] : undefined;
-    const setting = { scope, key, secret, from: maskSetting(from, schema), to: maskSetting(value, schema) };
+    // The value replaced is shown as it was stored: masked if it was stored as a secret.
+    const fromSchema = scope === "user" ? storedSchema(key, schema, { secretKeys: pluginSecretKeys(runtimeLock, name) }) : schema;
+    const setting = { scope, key, secret, from: maskSetting(from, fromSchema), to: maskSetting(value, schema) };
     const shadowed = scope === "user" && Object.hasOwn(projectSettings(overrides, name) ?? {}, key) ? ` (this project's value in ${view.overrides.file} still applies here)` : "";
     const where = scope === "user" ? "for the user" : "in this project";
     const plan = (a: PlanAction): StateChange => ({ plan: { command: "config", actions: [a] }, runtimeLock, overrides });
-    if (from !== undefined && sameValue(from, value)) return plan(action("NOOP", name, `${key} is already ${shownValue(value, schema)} ${where}${shadowed}`, scope, { setting }));
+    if (from !== undefined && sameValue(from, value)) return plan(action("NOOP", name, `${key} is already ${shownValue(value, fromSchema)} ${where}${shadowed}`, scope, { setting }));
     values[key] = value;
-    if (scope === "user") runtimeLock = withPluginSettings(runtimeLock, name, values);
+    if (scope === "user") runtimeLock = withPluginSettings(runtimeLock, name, values, { key, secret });
     else overrides = withProjectSettings(overrides, name, values);
-    const what = from === undefined ? `set ${key} = ${shownValue(value, schema)}` : `${key}: ${shownValue(from, schema)} → ${shownValue(value, schema)}`;
+    const what = from === undefined ? `set ${key} = ${shownValue(value, schema)}` : `${key}: ${shownValue(from, fromSchema)} → ${shownValue(value, schema)}`;
     return plan(action(from === undefined ? "ADD" : "CHANGE", name, `${what} ${where}${shadowed}`, scope, { setting }));
   };
 }
@@ -358,8 +364,11 @@ export function planSettingDelete(name: string, key: string, scope: StateScope):
     let overrides = view.overrides.value;
     const values = scope === "user" ? pluginSettings(runtimeLock, name) : { ...(projectSettings(overrides, name) ?? {}) };
     const declared = manifest.settings ?? {};
-    const schema = Object.hasOwn(declared, key) ? declared[key] : undefined;
-    if (!schema && !Object.hasOwn(values, key)) requireSetting(manifest, { plugin: name, key });
+    const marked = scope === "user" && pluginSecretKeys(runtimeLock, name).includes(key);
+    const declaredSchema = Object.hasOwn(declared, key) ? declared[key] : undefined;
+    if (!declaredSchema && !Object.hasOwn(values, key)) requireSetting(manifest, { plugin: name, key });
+    // A value stored as a secret is shown masked even when the manifest no longer declares the key.
+    const schema = declaredSchema ? storedSchema(key, declaredSchema, { secretKeys: marked ? [key] : [] }) : marked ? ({ type: "string", secret: true } as PluginSettingSchema) : undefined;
     const secret = schema?.secret === true;
     const where = scope === "user" ? "for the user" : "in this project";
     const plan = (a: PlanAction): StateChange => ({ plan: { command: "config", actions: [a] }, runtimeLock, overrides });

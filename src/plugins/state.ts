@@ -236,6 +236,24 @@ export function withoutRuntimePlugin(lock: RuntimeLockFile | undefined, name: st
     delete settings[name];
     next.settings = settings;
   }
+  if (!options.keepSettings && lock.secretSettings && Object.hasOwn(lock.secretSettings, name)) {
+    const { [name]: _, ...secretSettings } = lock.secretSettings;
+    next.secretSettings = secretSettings;
+  }
+  return next;
+}
+
+/**
+ * The runtime lock with each of `keys` of `name` that has a stored value marked as stored as a
+ * secret: called with the keys the version being replaced declares secret, so that a value the
+ * host or an older xcsh-tools stored stays masked after a version that forgets `secret: true`.
+ */
+export function withStoredSecrets(lock: RuntimeLockFile | undefined, name: string, keys: readonly string[]): RuntimeLockFile | undefined {
+  let next = lock;
+  for (const key of keys) {
+    const values = pluginSettings(next, name);
+    if (Object.hasOwn(values, key) && !pluginSecretKeys(next, name).includes(key)) next = withPluginSettings(next, name, values, { key, secret: true });
+  }
   return next;
 }
 
@@ -244,13 +262,29 @@ export function pluginSettings(lock: RuntimeLock | undefined, name: string): Rec
   return Object.hasOwn(all, name) ? { ...all[name] } : {};
 }
 
-/** The runtime lock with `name`'s settings replaced (an empty object removes the section). */
-export function withPluginSettings(lock: RuntimeLockFile | undefined, name: string, values: Record<string, unknown>): RuntimeLockFile {
+/** The keys of `name` whose stored value was stored as a secret (runtime-lock.ts `secretSettings`). */
+export function pluginSecretKeys(lock: RuntimeLock | undefined, name: string): string[] {
+  const all = lock?.secretSettings ?? {};
+  return Object.hasOwn(all, name) && Array.isArray(all[name]) ? [...all[name]] : [];
+}
+
+/**
+ * The runtime lock with `name`'s settings replaced (an empty object removes the section). `secret`:
+ * whether the value of that key now stored is a secret; secret marks of keys no longer stored go.
+ */
+export function withPluginSettings(lock: RuntimeLockFile | undefined, name: string, values: Record<string, unknown>, secret?: { key: string; secret: boolean }): RuntimeLockFile {
   const base: RuntimeLockFile = lock ?? { plugins: {}, settings: {} };
   const settings = { ...(base.settings ?? {}) };
   if (Object.keys(values).length === 0) delete settings[name];
   else settings[name] = values;
-  return { ...base, settings };
+  const marked = new Set(pluginSecretKeys(base, name).filter((k) => Object.hasOwn(values, k)));
+  if (secret?.secret) marked.add(secret.key);
+  else if (secret) marked.delete(secret.key);
+  const secretSettings = { ...(base.secretSettings ?? {}) };
+  if (marked.size === 0) delete secretSettings[name];
+  else secretSettings[name] = [...marked].sort();
+  const { secretSettings: _, ...rest } = base;
+  return Object.keys(secretSettings).length > 0 ? { ...rest, settings, secretSettings } : { ...rest, settings };
 }
 
 /** Our record with `name` set (or removed with `undefined`). */
@@ -292,7 +326,8 @@ export async function stageStateWrites(tx: Transaction, paths: PluginsPaths, bef
       await tx.stageRemoval(file, paths.plugins);
       continue;
     }
-    await tx.stageJson(file, value, file === paths.runtimeLock ? 0o600 : 0o644);
+    // package.json and the record hold specs (git URLs may carry tokens): owner-only, as the lock.
+    await tx.stageJson(file, value);
   }
   return changed;
 }

@@ -349,23 +349,50 @@ export function guardTarballStreams(pacote: typeof import("pacote"), tar: Tar): 
   const original = proto.tarballStream as (this: FetcherLike, handler: (stream: unknown) => Promise<unknown>) => Promise<unknown>;
   proto[GUARDED] = true;
   proto.tarballStream = function guardedTarballStream(this: FetcherLike, handler: (stream: unknown) => Promise<unknown>) {
+    // One deadline for the whole download, headers and body (npm's own `timeout` stops at the
+    // headers, so a server that answers and then drips bytes would hold the install forever), and
+    // one abort for every way an attempt ends early: destroying pacote's stream does not reach the
+    // HTTP request below it, aborting its signal does (minipass-fetch closes the socket), so the
+    // process can exit as soon as it has printed its error. pacote reads `opts.signal` when it
+    // starts each attempt (cache, network, one retry): each gets a signal of its own.
+    const ms = typeof this.opts?.timeout === "number" && this.opts.timeout > 0 ? this.opts.timeout : undefined;
+    const deadline = ms === undefined ? undefined : AbortSignal.timeout(ms);
+    const outer = this.opts?.signal as AbortSignal | undefined;
+    let stop = new AbortController();
+    const arm = () => {
+      stop = new AbortController();
+      if (this.opts) this.opts = { ...this.opts, signal: AbortSignal.any([stop.signal, ...(deadline ? [deadline] : []), ...(outer ? [outer] : [])]) };
+    };
+    arm();
+    const what = describeFetcher(this);
+    const timedOut = (error: unknown) => (deadline?.aborted && !(error instanceof XcshToolsError) ? fetchTimeout(what, ms!, error) : error);
     return original.call(this, async (stream: unknown) => {
       const source = stream as AsyncIterable<Buffer> & { on?(event: string, fn: (...a: unknown[]) => void): unknown; destroy?(): unknown };
       const given = (this.opts?.[TARBALL_CHECK_OPTION] ?? {}) as Partial<TarballCheckOptions>;
       const spool = new Spool();
       try {
         try {
-          await inspectTarball(tar, source, { what: describeFetcher(this), ...(given.limits ? { limits: given.limits } : {}), ...(given.requirePackageJson ? { requirePackageJson: true } : {}) }, (chunk) => spool.add(chunk));
+          await inspectTarball(tar, source, { what, ...(given.limits ? { limits: given.limits } : {}), ...(given.requirePackageJson ? { requirePackageJson: true } : {}) }, (chunk) => spool.add(chunk));
         } catch (error) {
           // Whatever the fetch still emits goes nowhere, and its connection is let go.
           source.on?.("error", () => undefined);
           source.destroy?.();
-          throw error;
+          stop.abort();
+          arm();
+          throw timedOut(error);
         }
         return await handler(await spool.replay());
       } finally {
         await spool.dispose();
       }
+    }).catch((error: unknown) => {
+      stop.abort();
+      throw timedOut(error);
     });
   };
+}
+
+/** `EFETCH_TIMEOUT`: a tarball download that did not finish within `timeouts.fetchMs`. */
+function fetchTimeout(what: string, ms: number, cause: unknown): XcshToolsError {
+  return new XcshToolsError("EFETCH_TIMEOUT", `${what}: the download did not finish within ${ms} ms`, { hint: "Raise timeouts.fetchMs (or XCSH_TOOLS_FETCH_TIMEOUT_MS), or check the network.", cause });
 }

@@ -8,9 +8,9 @@
  * after the work, rebased back and moved piece by piece into the journal's slots, so that the
  * commit swaps them in together and a failure before it leaves the live folder untouched.
  */
-import { copyFile, mkdir, rename, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { copyTree, jsonText, pathExists } from "../core/atomic-fs.js";
+import { STATE_FILE_MODE, copyTree, jsonText, pathExists } from "../core/atomic-fs.js";
 import { EMPTY_PLUGINS_PACKAGE_JSON } from "../manifest/plugins-package.js";
 import type { Mutation } from "./mutation.js";
 import { rebaseTree } from "./tree-rebase.js";
@@ -65,6 +65,11 @@ export async function copyToWork(m: Mutation): Promise<WorkCopy> {
  */
 export async function stageWork(m: Mutation, work: WorkCopy, pieces: readonly Piece[]): Promise<void> {
   await rebaseTree(work.dir, work.dir, m.paths.plugins);
+  // npm writes its manifests and lockfiles readable by all, and they record every spec and
+  // resolved URL, tokens included (`https://…/x.tgz?token=`): owner-only, as our state files.
+  for (const file of [work.packageJson, work.packageLock, path.join(work.nodeModules, ".package-lock.json")]) {
+    if (await pathExists(file)) await chmod(file, STATE_FILE_MODE);
+  }
   for (const piece of pieces) {
     const source = work[piece];
     const target = LIVE[piece](m);

@@ -9,6 +9,8 @@
  * Secret settings are never printed — not by `list`, not by `get`, not in plans, JSON or errors:
  * `••••` stands for a set value. They are stored only in the runtime lock, which is written 0600,
  * and never taken from the project's file (`validate` reports one there: `ESECRET_IN_PROJECT`).
+ * A value stored as a secret stays masked when a later version of the plugin forgets `secret: true`
+ * (runtime lock `secretSettings`).
  *
  * The project's file is read only in a trusted project: elsewhere `list`, `get` and `validate`
  * say it was not loaded, and `set`/`delete --scope project` are `EUNTRUSTED_PROJECT`. `validate`
