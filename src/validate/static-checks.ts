@@ -10,8 +10,9 @@
  * JSON file, one after another, and each fs/promises call is a thread-pool round trip costing
  * more than the call itself (every plugin of an install is checked so before its modules can be).
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import path from "node:path";
+import { readTextBounded } from "../core/bounded-read.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { checkJsonDepth, checkJsonSize, readJsonOrUndefined } from "../manifest/json-file.js";
 import { isPathInside } from "../core/contain.js";
@@ -62,7 +63,9 @@ function locate(text: string, message: string): string {
 export async function readJson(file: string, run: ValidateRun): Promise<{ value: unknown } | undefined> {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    const read = readTextBounded(file);
+    if (read === undefined) throw Object.assign(new Error(`${file} does not exist`), { code: "ENOENT" });
+    text = read;
   } catch (error) {
     const missing = nodeErrorCode(error) === "ENOENT";
     run.error(file, { path: "", code: missing ? "EENTRY_NOT_FOUND" : "EREAD", message: missing ? `${file} does not exist` : `cannot read ${file}: ${errorMessage(error)}`, hint: missing ? "Create the file or fix the path." : "Check the file's permissions." });
