@@ -4,6 +4,7 @@
  * `EFETCH_TIMEOUT` past the deadline, `ESOURCE_NOT_FOUND` for 404/410, else `EFETCH`.
  */
 import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { codedFailure } from "../core/failure.js";
 import { redactUrl } from "../core/git.js";
 
 /**
@@ -23,6 +24,9 @@ export async function fetchWithDeadline(
   const timeout = AbortSignal.timeout(world.fetchTimeoutMs);
   const bodyFailed = (error: unknown): XcshToolsError => {
     if (error instanceof XcshToolsError) return error;
+    // Writing the body where it goes failed (a full disk): that is no fetch failure.
+    const machine = codedFailure(error);
+    if (machine) return machine;
     if (timeout.aborted) return new XcshToolsError("EFETCH_TIMEOUT", say(`fetching ${shown} did not finish within ${world.fetchTimeoutMs} ms`), { hint: "Raise timeouts.fetchMs (or XCSH_TOOLS_FETCH_TIMEOUT_MS), or check the network.", cause: error });
     return new XcshToolsError("EFETCH", say(`cannot fetch ${shown}: ${errorMessage((error as Error).cause ?? error)}`), { hint: "Check the URL and the network, then retry.", cause: error });
   };
