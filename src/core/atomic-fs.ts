@@ -113,6 +113,14 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   }
   const dir = path.dirname(target);
   const existing = await lstatOrUndefined(target);
+  // A state file replaced by a link to a device or a FIFO (`/dev/zero`) must not make the rename
+  // below replace that device node: only a regular file (or nothing) is ever replaced.
+  if (existing !== undefined && !existing.isFile()) {
+    throw new XcshToolsError("ENOT_A_FILE", `${file}${target !== path.resolve(file) ? ` (a link to ${target})` : ""} is not a regular file: it was not replaced`, {
+      file,
+      hint: `Remove ${file} (or the link that leads elsewhere); it is recreated when needed.`,
+    });
+  }
   const mode = existing?.isFile() ? existing.mode & 0o7777 : undefined;
   const temp = tempSibling(target);
   let handle;

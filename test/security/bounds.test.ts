@@ -177,14 +177,38 @@ describe("class C: a plugin folder whose symlinks fan out is copied once per rea
   }, 60_000);
 });
 
-/** How each special file is put in place of a state file. */
-const SPECIALS: Record<string, (file: string) => Promise<void>> = {
+/**
+ * How each special file is put in place of a state file, and the node it is (checked unchanged
+ * after the run). The devices are made in the test's own folder with `/dev/zero`'s and
+ * `/dev/urandom`'s numbers (1,5 and 1,9; CI runs as root, as this machine does; mknod failing fails
+ * the test), never linked to the real ones: a write that follows the link and renames over its
+ * target replaces the node it points at, for the whole machine (it happened while writing this
+ * test, before writeFileAtomic refused non-regular targets).
+ */
+const SPECIALS: Record<string, (file: string) => Promise<string>> = {
   fifo: async (file) => {
     execFileSync("mkfifo", [file]);
+    return file;
   },
-  "/dev/zero": (file) => symlink("/dev/zero", file),
-  "/dev/urandom": (file) => symlink("/dev/urandom", file),
+  "/dev/zero": (file) => linkToDevice(file, "zero", 5),
+  "/dev/urandom": (file) => linkToDevice(file, "urandom", 9),
 };
+
+async function linkToDevice(file: string, name: string, minor: number): Promise<string> {
+  const node = path.join(w.root, "dev", name);
+  if (!existsSync(node)) {
+    await mkdir(path.dirname(node), { recursive: true });
+    execFileSync("mknod", ["-m", "666", node, "c", "1", String(minor)]);
+  }
+  await symlink(node, file);
+  return node;
+}
+
+/** The special node is still what it was: nothing wrote through the link and replaced it. */
+async function stillSpecial(node: string): Promise<void> {
+  const info = await lstat(node);
+  expect(info.isFIFO() || info.isCharacterDevice(), `${node} was replaced by a ${info.isFile() ? "regular file" : "non-special file"}`).toBe(true);
+}
 
 /** The state files a command or the boot reads, relative to the world: `project/...` or `xcsh/...`. */
 const STATE_FILES = [
@@ -208,9 +232,9 @@ process.stdout.write(JSON.stringify({ tools: r.tools.map((t) => t.tool.name), er
   return runProcess(process.execPath, ["--input-type=module", "-e", script], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: CHILD_MS });
 }
 
-/** When `output` names `file`, it says the file is not a regular file (read through the bounded reader). */
+/** Every problem `output` reports about `file` says it is not a regular file (it went through the bounded reader). */
 function namedAsNotAFile(output: string, file: string): void {
-  for (const line of output.split("\n").filter((l) => l.includes(file) && /not valid JSON|cannot be read|Cannot read/.test(l))) {
+  for (const line of output.split("\n").filter((l) => l.includes(file) && /^Error:|expected|JSON|read|found|size/i.test(l.split(file).join("")))) {
     expect(line, "a special file was read as if it were a file").toMatch(/not a regular file/);
   }
 }
@@ -223,7 +247,7 @@ describe("class C: a FIFO or a device in place of a state file", () => {
         const file = placeOf(rel);
         await mkdir(path.dirname(file), { recursive: true });
         await rm(file, { force: true });
-        await make(file);
+        const node = await make(file);
         const outputs: string[] = [];
         for (const args of [["list"], ["tools"]]) {
           const r = await cli(args);
@@ -241,6 +265,7 @@ describe("class C: a FIFO or a device in place of a state file", () => {
           expect(result.errors).toContainEqual(expect.objectContaining({ path: file, code: "ESTATE_FILE", error: expect.stringContaining("not a regular file") }));
           expect(outputs[1]).toContain(`${file} is ${kind === "fifo" ? "a named pipe (FIFO)" : "a device"}, not a regular file`);
         }
+        await stillSpecial(node);
       }, 120_000);
     }
   }
@@ -253,7 +278,7 @@ describe("class C: the registries of a project that is not trusted are not read 
       await mkdir(path.dirname(placeOf(rel)), { recursive: true });
       await SPECIALS.fifo!(placeOf(rel));
     }
-    await SPECIALS["/dev/zero"]!(placeOf("project/.xcsh/marketplaces.json"));
+    const zero = await SPECIALS["/dev/zero"]!(placeOf("project/.xcsh/marketplaces.json"));
     for (const args of [["list"], ["tools"], ["marketplace", "list"], ["doctor"]]) {
       const r = await cli(args);
       finished(r, args.join(" "));
@@ -264,5 +289,6 @@ describe("class C: the registries of a project that is not trusted are not read 
     const started = await boot();
     finished(started, "discoverAndLoadCustomTools");
     expect(started.json().errors).toEqual([]);
+    for (const node of [placeOf("project/.xcsh/plugins/installed_plugins.json"), placeOf("project/.xcsh/plugin-overrides.json"), zero]) await stillSpecial(node);
   }, 120_000);
 });
