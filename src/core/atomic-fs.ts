@@ -114,8 +114,9 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   const dir = path.dirname(target);
   const existing = await lstatOrUndefined(target);
   // A state file replaced by a link to a device or a FIFO (`/dev/zero`) must not make the rename
-  // below replace that device node: only a regular file (or nothing) is ever replaced.
-  if (existing !== undefined && !existing.isFile()) {
+  // below replace that device node: only a regular file (or nothing) is ever replaced (a folder
+  // makes the rename itself fail: EWRITE).
+  if (existing !== undefined && !existing.isFile() && !existing.isDirectory()) {
     throw new XcshToolsError("ENOT_A_FILE", `${file}${target !== path.resolve(file) ? ` (a link to ${target})` : ""} is not a regular file: it was not replaced`, {
       file,
       hint: `Remove ${file} (or the link that leads elsewhere); it is recreated when needed.`,

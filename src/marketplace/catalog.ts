@@ -108,6 +108,16 @@ export function parseCatalog(text: string, file: string, flavour: CatalogFlavour
   return checkCatalog(value, file, flavour, origin);
 }
 
+/** A catalog file's text; too large or not a regular file is `ECATALOG_INVALID` (exit 2), as a catalog that is not JSON. */
+function readCatalogText(file: string): string | undefined {
+  try {
+    return readJsonText(file);
+  } catch (error) {
+    if (!isXcshToolsError(error) || error.code === "EREAD") throw error;
+    throw new XcshToolsError("ECATALOG_INVALID", error.message, { file, hint: error.hint ?? "Fix the catalog.", cause: error, exitCode: 2 });
+  }
+}
+
 /** Read the catalog of a repository folder; `ECATALOG_NOT_FOUND` when it has none. */
 export async function readCatalogIn(dir: string, what: string, origin: CatalogOrigin = { allowLocal: false }): Promise<LoadedCatalog> {
   const found = await findCatalogFile(dir);
@@ -117,14 +127,14 @@ export async function readCatalogIn(dir: string, what: string, origin: CatalogOr
       hint: "Point at the root of a marketplace repository: the folder that holds .xcsh-plugin/ or .claude-plugin/.",
     });
   }
-  return parseCatalog(readJsonText(found.file) ?? "", found.file, found.flavour, origin);
+  return parseCatalog(readCatalogText(found.file) ?? "", found.file, found.flavour, origin);
 }
 
 /** Read a cached catalog (`catalogPath`); `ECATALOG_NOT_FOUND` with an update hint when missing. */
 export async function readCachedCatalog(file: string, marketplace: string, origin: CatalogOrigin = { allowLocal: false }): Promise<LoadedCatalog> {
   let text: string;
   try {
-    const read = readJsonText(file);
+    const read = readCatalogText(file);
     if (read === undefined) throw Object.assign(new Error(`${file} does not exist`), { code: "ENOENT" });
     text = read;
   } catch (error) {
