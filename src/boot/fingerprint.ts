@@ -13,7 +13,8 @@
  * Signatures are taken BEFORE the content they vouch for is read (see `captureFingerprints`'s
  * callers), so a change racing with the write makes the index stale, never wrongly fresh.
  */
-import { lstatSync, readFileSync, statSync, type Stats } from "node:fs";
+import { lstatSync, statSync, type Stats } from "node:fs";
+import { readFileBounded } from "../core/bounded-read.js";
 
 /** How an input is looked at: `stat` follows symlinks, `lstat` sees the link itself. */
 export type InputKind = "stat" | "lstat";
@@ -85,7 +86,8 @@ let crypto: Promise<typeof import("node:crypto")> | undefined;
 export async function hashFile(file: string): Promise<string | undefined> {
   try {
     const { createHash } = await (crypto ??= import("node:crypto"));
-    return createHash("sha256").update(readFileSync(file)).digest("hex");
+    const bytes = readFileBounded(file);
+    return bytes === undefined ? undefined : createHash("sha256").update(bytes).digest("hex");
   } catch {
     return undefined;
   }

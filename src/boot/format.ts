@@ -31,7 +31,7 @@
  * component file; version 4 held one record per file, of whichever runtime validated it last)
  * reads as "unknown-version" and is rebuilt, never read with today's meaning.
  */
-import { readFileSync } from "node:fs";
+import { readTextBounded } from "../core/bounded-read.js";
 import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../core/contract.js";
 import type { InputFingerprint } from "./fingerprint.js";
 
@@ -241,7 +241,9 @@ export function readChecked(file: string, shape: Shape, generator: string): File
   try {
     // Synchronous: the boot waits for this answer and does nothing meanwhile, and it spares the
     // boot path node:fs/promises (about 2 ms to load under Bun).
-    text = readFileSync(file, "utf8");
+    const read = readTextBounded(file);
+    if (read === undefined) return { status: "missing", reason: `${file} does not exist` };
+    text = read;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException)?.code;
     if (code === "ENOENT" || code === "ENOTDIR") return { status: "missing", reason: `${file} does not exist` };

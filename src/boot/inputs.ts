@@ -27,8 +27,8 @@
  *   and the paths of errors, metadata and ignored files (a missing entry that appears, a folder
  *   without index that gets one).
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
+import { readTextBounded } from "../core/bounded-read.js";
 import { isPathBelow } from "../core/contain.js";
 import { findProjectRoot, projectPaths, projectRootProbes, resolveUserPath, type XcshPaths } from "../core/paths.js";
 import type { ToolDiscoveryResult } from "../discovery/index.js";
@@ -48,7 +48,8 @@ export interface InputContext {
 /** Synchronous, as discovery's reads are (manifest/json-file.ts): small files, no thread-pool trips. */
 async function readJsonLoose(file: string): Promise<unknown> {
   try {
-    return JSON.parse(readFileSync(file, "utf8"));
+    const text = readTextBounded(file);
+    return text === undefined ? undefined : JSON.parse(text);
   } catch {
     return undefined;
   }

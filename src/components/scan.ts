@@ -23,10 +23,11 @@
  * `${XCSH_PLUGIN_ROOT}` in commands are replaced by the root, and a path built from them that
  * leaves the root is reported. Nothing is executed or imported; problems become issues.
  */
-import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
+import { existsSync, readdirSync, type Dirent } from "node:fs";
 import path from "node:path";
+import { readTextBounded } from "../core/bounded-read.js";
 import { confinePath, isPathInside, realPathOrNearest } from "../core/contain.js";
-import { errorMessage } from "../core/errors.js";
+import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { statOrUndefined } from "../core/paths.js";
 import { listPluginJsonPaths } from "../manifest/plugin-json.js";
 import { listManifestEntries, type PluginManifest } from "../manifest/plugin-manifest.js";
@@ -133,16 +134,18 @@ class Scan {
 
   readText(p: string, at = ""): string | undefined {
     try {
-      const info = statSync(p);
-      if (info.size > MAX_FILE_BYTES) {
-        this.error(p, { path: at, code: "EFILE_TOO_LARGE", message: `${p} is ${info.size} bytes; component files over ${MAX_FILE_BYTES} bytes are not read`, hint: "Split the file; no host loads a component this large into context." });
-        return undefined;
-      }
-      return readFileSync(p, "utf8");
+      const text = readTextBounded(p, {
+        maxBytes: MAX_FILE_BYTES,
+        tooLarge: (file, size) => new XcshToolsError("EFILE_TOO_LARGE", `${file} is ${size} bytes; component files over ${MAX_FILE_BYTES} bytes are not read`, { hint: "Split the file; no host loads a component this large into context." }),
+      });
+      if (text !== undefined) return text;
+      this.error(p, { path: at, code: "EREAD", message: `${p} cannot be read: it does not exist`, hint: "Check the file's permissions." });
     } catch (error) {
-      this.error(p, { path: at, code: "EREAD", message: `${p} cannot be read: ${errorMessage(error)}`, hint: "Check the file's permissions." });
-      return undefined;
+      // A FIFO or device in the plugin (ENOT_A_FILE) is reported, never read.
+      const coded = error instanceof XcshToolsError ? error : undefined;
+      this.error(p, { path: at, code: coded?.code ?? "EREAD", message: coded?.message ?? `${p} cannot be read: ${errorMessage(error)}`, hint: coded?.hint ?? "Check the file's permissions." });
     }
+    return undefined;
   }
 
   /** A default component file of the root (`.mcp.json`, `hooks/hooks.json`...), parsed; undefined when absent, outside or broken. */

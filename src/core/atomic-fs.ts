@@ -16,7 +16,7 @@
  * and mode-identical), removal refuses obviously dangerous targets, and moving falls back to
  * copy + remove across file systems.
  */
-import { constants as fsConstants, lstatSync, mkdirSync, mkdtempSync } from "node:fs";
+import { constants as fsConstants, lstatSync, mkdirSync, mkdtempSync, type Stats } from "node:fs";
 import os from "node:os";
 import {
   chmod,
@@ -29,11 +29,13 @@ import {
   realpath,
   rename,
   rm,
+  stat,
   symlink,
   unlink,
   utimes,
 } from "node:fs/promises";
 import path from "node:path";
+import { isPathInside } from "./contain.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 import { codedFailure } from "./failure.js";
 
@@ -119,6 +121,15 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   }
   const dir = path.dirname(target);
   const existing = await lstatOrUndefined(target);
+  // A state file replaced by a link to a device or a FIFO (`/dev/zero`) must not make the rename
+  // below replace that device node: only a regular file (or nothing) is ever replaced (a folder
+  // makes the rename itself fail: EWRITE).
+  if (existing !== undefined && !existing.isFile() && !existing.isDirectory()) {
+    throw new XcshToolsError("ENOT_A_FILE", `${file}${target !== path.resolve(file) ? ` (a link to ${target})` : ""} is not a regular file: it was not replaced`, {
+      file,
+      hint: `Remove ${file} (or the link that leads elsewhere); it is recreated when needed.`,
+    });
+  }
   const mode = existing?.isFile() ? existing.mode & 0o7777 : undefined;
   const temp = tempSibling(target);
   let handle;
@@ -156,27 +167,139 @@ export async function mkdirDurable(dir: string): Promise<void> {
   if (created !== undefined) await fsyncDir(path.dirname(dir));
 }
 
+/** The limits of one copy: entries (files, folders and links), bytes of file content, wall time. */
+export interface CopyLimits {
+  entries: number;
+  bytes: number;
+  ms: number;
+}
+
+/** No limits: a copy of a folder of ours is as large as what is on disk, links are kept, nothing multiplies. */
+const UNBOUNDED: CopyLimits = { entries: Infinity, bytes: Infinity, ms: Infinity };
+
+export interface CopyTreeOptions {
+  /** fsync every copied file and folder. */
+  sync?: boolean;
+  /**
+   * Copy a folder we did not write (a plugin, a marketplace): symlinks that resolve inside
+   * `within` are followed (the host's Claude Code-compatible behaviour: a plugin may link a shared
+   * file from elsewhere in its repository, which only exists in the copy if it is materialized),
+   * one that leaves it or dangles is an error, special files are skipped, and modes are kept
+   * without times. Without it the copy is of our own state: links stay links, special files are
+   * an error, modes and times are kept exactly (a staged copy must be identical).
+   */
+  within?: string;
+  /** Names never copied (at any depth), e.g. `.git`. */
+  skip?: ReadonlySet<string>;
+  /** Limits (default: none, for our own folders; callers copying what they did not write set them). */
+  limits?: Partial<CopyLimits>;
+}
+
+function copyLimitError(src: string, limit: keyof CopyLimits, max: number): XcshToolsError {
+  const what = limit === "entries" ? `more than ${max} files and folders` : limit === "bytes" ? `more than ${max} bytes` : `longer than ${max / 1000} s`;
+  return new XcshToolsError("ECOPY_LIMIT", `Copying ${src} stopped: it is ${what} (the limit of ${limit} of one copy); the partial copy was removed`, {
+    file: src,
+    hint: `A plugin folder is rarely this large: look in ${src} for symbolic links that lead to folders again and again (each followed link is copied), or build output that does not belong in the plugin, and remove them.`,
+  });
+}
+
 /**
- * Copy a file, folder or symlink to `dest` (which must not exist), keeping modes, symlinks as
- * symlinks and file times. With `sync`, every copied file and folder is fsynced.
+ * The one recursive copy (the journal's staging, the plugins folder's work copy, plugins and
+ * marketplaces into the cache). Copies `src` (a file, folder or symlink) to `dest`, which must not
+ * exist; on any failure the partial copy is removed and a full disk is `EDISK_FULL`.
+ *
+ * With `within`, followed links cannot make the copy exponential (a folder with two links to a
+ * folder with two links to ..., 25 levels deep, is 2^25 folders if every link is copied as what
+ * it points at): each real folder is copied once, and every further link to it becomes a relative
+ * link to that first copy, which the host loads as the same files (the OS follows it; an import
+ * resolves to the first copy's real path, inside the plugin). A link to a folder being copied
+ * (a loop) is `ETREE_DEPTH`. Files are copied for each link: that is linear in the source's entries,
+ * and the entry, byte and time limits (`ECOPY_LIMIT`) hold whatever the source is.
  */
-export async function copyTree(src: string, dest: string, options: { sync?: boolean } = {}): Promise<void> {
-  const info = await lstat(src);
-  if (info.isSymbolicLink()) return symlink(await readlink(src), dest);
-  if (info.isDirectory()) {
-    await mkdir(dest, { mode: 0o700 });
-    for (const name of await readdir(src)) await copyTree(path.join(src, name), path.join(dest, name), options);
-  } else if (info.isFile()) {
-    await copyFile(src, dest, fsConstants.COPYFILE_EXCL);
-  } else {
-    throw new XcshToolsError("EUNSUPPORTED_FILE", `Cannot copy ${src}: it is not a file, folder or symlink`, {
-      file: src,
-      hint: "Remove the special file (socket, FIFO, device) from the folder.",
-    });
+export async function copyTree(src: string, dest: string, options: CopyTreeOptions = {}): Promise<void> {
+  const limits = { ...UNBOUNDED, ...options.limits };
+  const foreign = options.within !== undefined;
+  const rootReal = foreign ? await realpath(options.within!) : "";
+  const started = Date.now();
+  let entries = 0;
+  let bytes = 0;
+  /** Real folders copied, and where their first copy is; folders being copied now. */
+  const done = new Map<string, string>();
+  const open = new Set<string>();
+  let made = false;
+  /** One more entry, or `size` more bytes of file content; `ECOPY_LIMIT` past a limit. */
+  const count = (size?: number) => {
+    if (size === undefined) entries += 1;
+    else bytes += size;
+    if (entries > limits.entries) throw copyLimitError(src, "entries", limits.entries);
+    if (bytes > limits.bytes) throw copyLimitError(src, "bytes", limits.bytes);
+    if (Date.now() - started > limits.ms) throw copyLimitError(src, "ms", limits.ms);
+  };
+  async function copy(from: string, to: string): Promise<void> {
+    count();
+    let info = await lstat(from);
+    if (info.isSymbolicLink()) {
+      if (!foreign) {
+        await symlink(await readlink(from), to);
+        made = true;
+        return;
+      }
+      const real = await realpath(from).catch(() => undefined);
+      if (!real) throw new XcshToolsError("EENTRY_NOT_FOUND", `${from} is a dangling symbolic link (${await readlink(from)})`, { file: from, hint: "Remove the link or commit the file it points at." });
+      if (!isPathInside(real, rootReal)) {
+        throw new XcshToolsError("EENTRY_ESCAPE", `${from} links to ${real}, outside ${rootReal}`, { file: from, hint: "A plugin is copied on its own: put the shared files inside the plugin instead of linking to them." });
+      }
+      info = await stat(real);
+      if (info.isDirectory()) {
+        if (open.has(real)) throw new XcshToolsError("ETREE_DEPTH", `${from} links to ${real}, a folder that contains it (a symlink loop)`, { file: from, hint: "Remove the symlink loop from the plugin." });
+        const first = done.get(real);
+        if (first !== undefined) {
+          await symlink(path.relative(path.dirname(to), first), to);
+          made = true;
+          return;
+        }
+      }
+      from = real;
+    }
+    if (info.isDirectory()) {
+      await mkdir(to, { mode: 0o700 });
+      made = true;
+      const real = foreign ? await realpath(from) : "";
+      open.add(real);
+      for (const name of (await readdir(from)).sort()) {
+        if (!options.skip?.has(name)) await copy(path.join(from, name), path.join(to, name));
+      }
+      open.delete(real);
+      if (foreign && !done.has(real)) done.set(real, to);
+    } else if (info.isFile()) {
+      count(info.size);
+      await copyFile(from, to, fsConstants.COPYFILE_EXCL);
+      made = true;
+    } else if (foreign) {
+      return; // sockets, FIFOs and devices are not plugin content: skipped
+    } else {
+      throw new XcshToolsError("EUNSUPPORTED_FILE", `Cannot copy ${from}: it is not a file, folder or symlink`, {
+        file: from,
+        hint: "Remove the special file (socket, FIFO, device) from the folder.",
+      });
+    }
+    await finish(to, info);
   }
-  await chmod(dest, info.mode & 0o7777);
-  await utimes(dest, info.atime, info.mtime);
-  if (options.sync) await (info.isDirectory() ? fsyncDir : fsyncFile)(dest);
+  async function finish(to: string, info: Stats): Promise<void> {
+    if (foreign) await chmod(to, (info.mode & 0o777) | (info.isDirectory() ? 0o700 : 0));
+    else {
+      await chmod(to, info.mode & 0o7777);
+      await utimes(to, info.atime, info.mtime);
+    }
+    if (options.sync) await (info.isDirectory() ? fsyncDir : fsyncFile)(to);
+  }
+  try {
+    await copy(src, dest);
+  } catch (error) {
+    // Only what this copy made: a `dest` that was already there (EEXIST) is someone else's.
+    if (made) await removeTree(path.resolve(dest)).catch(() => undefined);
+    throw codedFailure(error, { folder: path.dirname(path.resolve(dest)) }) ?? error;
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
  * naming the path, a tarball URL that failed is `ETARBALL` naming that URL (with the HTTP status
  * or the network error), and only a request to a registry is ever reported as a registry failure.
  */
+import os from "node:os";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 
 /** What a caller knows about the request or folder a failure is about. */
@@ -60,7 +61,7 @@ export function codedFailure(error: unknown, context: FailureContext = {}): Xcsh
   if (DISK_FULL.has(code)) {
     return new XcshToolsError("EDISK_FULL", `${about}the disk is full${where ? `: cannot write ${where}` : ""} (${code})`, {
       ...(where ? { file: where } : {}),
-      hint: `Free some space on the disk that holds ${where ?? "the folder being written"}, then retry. A failed install or update changed nothing.`,
+      hint: `Free some space on the disk that holds ${where ?? "the folder being written"} (npm's cache: \`npm cache clean --force\`; leftover xcsh-tools-* scratch folders in ${os.tmpdir()}; plugins you no longer use: \`xcsh-tools uninstall\`), then retry. A failed install or update changed nothing.`,
       cause: error,
     });
   }

@@ -41,9 +41,10 @@
  * instead, the next command's recovery rolls back.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { STATE_FILE_MODE, fsyncDir, fsyncFile, jsonText, lstatOrUndefined, movePath, pathExists, removeTree, writeJsonAtomic } from "./atomic-fs.js";
+import { readTextBounded } from "./bounded-read.js";
 import { confinePath, isPathInside, type PathOrigin } from "./contain.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 import { confineJournalPath, xcshHomeOfOurs } from "./state-places.js";
@@ -93,7 +94,7 @@ function journalError(message: string, hint: string, cause?: unknown, file?: str
 async function readIntent(dir: string, xcshHome: string): Promise<Intent> {
   const file = path.join(dir, "intent.json");
   // Written only by atomic rename, so a torn file means outside interference, not a crash.
-  const value = JSON.parse(await readFile(file, "utf8")) as Partial<Intent>;
+  const value = JSON.parse(readTextBounded(file) ?? "") as Partial<Intent>;
   if (
     value.version !== 1 ||
     (value.state !== "active" && value.state !== "committing") ||

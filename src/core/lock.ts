@@ -33,11 +33,12 @@
  * at `waitMs: 0` gets ELOCKED rather than a deadlock): code that holds the lock never takes it again.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync, unlinkSync } from "node:fs";
-import { link, mkdir, readFile, readdir, stat, unlink, utimes, writeFile } from "node:fs/promises";
+import { unlinkSync } from "node:fs";
+import { link, mkdir, readdir, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import os from "node:os";
 import path from "node:path";
+import { readTextBounded } from "./bounded-read.js";
 import { tempSibling } from "./atomic-fs.js";
 import { XcshToolsError, nodeErrorCode } from "./errors.js";
 
@@ -109,7 +110,7 @@ function installExitHook(): void {
   process.on("exit", () => {
     for (const held of heldByUs.values()) {
       try {
-        const owner = JSON.parse(readFileSync(held.file, "utf8")) as LockOwner;
+        const owner = JSON.parse(readTextBounded(held.file) ?? "") as LockOwner;
         if (owner.token === held.owner.token) unlinkSync(held.file);
       } catch {
         // already gone or unreadable: nothing of ours to remove
@@ -132,7 +133,9 @@ function parseOwner(text: string): LockOwner | undefined {
 
 async function readSnapshot(file: string): Promise<Snapshot | undefined> {
   try {
-    const [text, info] = await Promise.all([readFile(file, "utf8"), stat(file)]);
+    const text = readTextBounded(file);
+    if (text === undefined) return undefined;
+    const info = await stat(file);
     const owner = parseOwner(text);
     return { owner, mtimeMs: info.mtimeMs, identity: owner?.token ?? `ino${info.ino}-${Math.floor(info.mtimeMs)}` };
   } catch (error) {

@@ -20,8 +20,8 @@
  * (`.config/config.js` would run) and its `$import` reads further files a project names.
  */
 import path from "node:path";
-import { readFile, stat } from "node:fs/promises";
-import { checkJsonDepth, checkJsonSize } from "../manifest/json-file.js";
+import { stat } from "node:fs/promises";
+import { checkJsonDepth, readJsonText } from "../manifest/json-file.js";
 import { XcshToolsError, errorMessage, isXcshToolsError } from "./errors.js";
 import { isProjectTrustedByUser, trustCommand, type TrustWorld } from "./trust.js";
 import type { ConfigWarning } from "./settings-check.js";
@@ -65,8 +65,7 @@ async function isFile(file: string): Promise<boolean> {
 async function loadCandidate(file: string): Promise<{ file: string; config: unknown } | undefined> {
   if (!(await isFile(file))) return undefined;
   try {
-    checkJsonSize((await stat(file)).size, file);
-    const content = await readFile(file, "utf8");
+    const content = readJsonText(file) ?? "";
     if (content.trim() === "") return undefined;
     const byExtension = await loadersOnce();
     const ext = path.extname(file);
@@ -98,9 +97,7 @@ async function loadCandidate(file: string): Promise<{ file: string; config: unkn
 async function isIgnoredCandidate(file: string): Promise<boolean> {
   if (path.basename(file) !== "package.json") return true;
   try {
-    const { size } = await stat(file);
-    checkJsonSize(size, file);
-    const doc = JSON.parse(await readFile(file, "utf8")) as unknown;
+    const doc = JSON.parse(readJsonText(file) ?? "") as unknown;
     return typeof doc === "object" && doc !== null && Object.hasOwn(doc, "xcsh-tools");
   } catch {
     return false;

@@ -14,8 +14,8 @@
  *
  * Reads are synchronous on purpose: a host asks at every start, and the record is one small file.
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
+import { readTextBounded } from "./bounded-read.js";
 import { realPathOrNearest } from "./contain.js";
 import { xcshPaths, type XcshRoots } from "./paths.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
@@ -47,9 +47,11 @@ export function readTrustRecord(file: string): ReadTrustRecord {
   const nothing = (problem?: string): ReadTrustRecord => ({ record: { version: 1, projects: [] }, ...(problem ? { problem } : {}) });
   let doc: unknown;
   try {
-    doc = JSON.parse(readFileSync(file, "utf8"));
+    const text = readTextBounded(file);
+    if (text === undefined) return nothing();
+    doc = JSON.parse(text);
   } catch (error) {
-    if (nodeErrorCode(error) === "ENOENT" || nodeErrorCode(error) === "ENOTDIR") return nothing();
+    if (error instanceof XcshToolsError) return nothing(error.message);
     return nothing(error instanceof SyntaxError ? `${file} is not valid JSON: ${errorMessage(error)}` : `cannot read ${file}: ${errorMessage(error)}`);
   }
   const projects = (doc as { projects?: unknown } | null)?.projects;

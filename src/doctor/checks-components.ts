@@ -14,8 +14,9 @@
  * host's root order wins (project installs, then the user's, each in registry order). Each clash says which
  * file the host uses and which it hides. Nothing here imports plugin code.
  */
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { readTextBounded } from "../core/bounded-read.js";
 import { xcshPaths } from "../core/paths.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
 
@@ -112,7 +113,7 @@ export async function checkComponents(world: DoctorWorld, settings: { contextWar
     for (const file of mdFiles(dir)) {
       let name = path.basename(file, ".md");
       try {
-        const fm = readFrontmatter(readFileSync(file, "utf8"));
+        const fm = readFrontmatter(readTextBounded(file) ?? "");
         if (typeof fm.data.name === "string" && fm.data.name.trim()) name = fm.data.name.trim();
       } catch {
         // An unreadable agent file: the host skips it too.

@@ -4,8 +4,8 @@
  * names). Warnings only: xcsh-tools keeps its behaviour on purpose, and `--fix` changes nothing
  * here. Project files are read only in a trusted project, as everywhere else.
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
+import { readTextBounded } from "../core/bounded-read.js";
 import { confinePath, isPathBelow } from "../core/contain.js";
 import { effectiveOverridesFile, projectPaths, projectRegistryFile, xcshPaths } from "../core/paths.js";
 import { nodeErrorCode } from "../core/errors.js";
@@ -30,7 +30,9 @@ const MANUAL = "xcsh-tools keeps its behaviour on purpose; this says what the ho
 /** `parsed`: JSON parsed (as the host parses it: no BOM); `missing`; `bad`: the file is there and is not JSON. */
 function jsonState(file: string): "parsed" | "missing" | "bad" {
   try {
-    JSON.parse(readFileSync(file, "utf8"));
+    const text = readTextBounded(file);
+    if (text === undefined) return "missing";
+    JSON.parse(text);
     return "parsed";
   } catch (error) {
     return nodeErrorCode(error) === "ENOENT" || nodeErrorCode(error) === "ENOTDIR" ? "missing" : "bad";

@@ -3,8 +3,8 @@
  * but is not JSON is a coded error naming the file and the position, never silently treated as
  * empty (the host treats some such files as empty; docs/host-parity.md).
  */
-import { readFileSync, statSync } from "node:fs";
-import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { readTextBounded } from "../core/bounded-read.js";
+import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { jsonErrorDetail } from "../core/json-position.js";
 import type { ValidationIssue, ValidationResult } from "./result.js";
 
@@ -71,39 +71,32 @@ export function parseJsonText(text: string, file: string): unknown {
 }
 
 /**
- * Read and parse a JSON file; `undefined` when it does not exist.
+ * Read and parse a JSON file; `undefined` when it does not exist. A FIFO, device or folder in its
+ * place is `ENOT_A_FILE`, never opened for a read that blocks or never ends (core/bounded-read.ts).
  *
  * The read is synchronous on purpose: these files are small (a package.json, a state file) and
  * read one after another, and fs/promises' stat + open/fstat/read/close is five thread-pool
- * round trips per file where a blocking read is two system calls (the boot index refresh after an
+ * round trips per file where a blocking read is a few system calls (the boot index refresh after an
  * install scans twice; `npm run bench` measures it). The async signature stays: callers need not change if a file ever warrants streaming.
  */
 export async function readJsonFile(file: string): Promise<unknown | undefined> {
-  let text: string;
-  try {
-    const info = statSync(file);
-    if (info.isFile()) checkJsonSize(info.size, file);
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if (error instanceof XcshToolsError) throw error;
-    const code = nodeErrorCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new XcshToolsError("EREAD", `Cannot read ${file}: ${errorMessage(error)}`, {
-      file,
-      hint: "Check the file's permissions.",
-      cause: error,
-    });
-  }
-  return parseJsonText(text, file);
+  const text = readJsonText(file);
+  return text === undefined ? undefined : parseJsonText(text, file);
+}
+
+/** The text of a JSON file, bounded by the JSON limit; `undefined` when missing. */
+export function readJsonText(file: string): string | undefined {
+  return readTextBounded(file, { maxBytes: MAX_JSON_FILE_BYTES, tooLarge: (f, size) => tooLarge(f, size) });
 }
 
 /**
- * A JSON file read for a best guess: `undefined` when it is missing, unreadable, too large or not
- * JSON. Only for callers that fall back quietly; state files are read with `readJsonFile`.
+ * A JSON file read for a best guess: `undefined` when it is missing, unreadable, too large, not a
+ * regular file or not JSON. Only for callers that fall back quietly; state files are read with `readJsonFile`.
  */
 export function readJsonOrUndefined(file: string): unknown {
   try {
-    return parseJsonText(readFileSync(file, "utf8"), file);
+    const text = readJsonText(file);
+    return text === undefined ? undefined : parseJsonText(text, file);
   } catch {
     return undefined;
   }

@@ -14,10 +14,9 @@
  * paths): only a catalog read from the local disk (a folder marketplace, or a clone of a local
  * repository) may; one fetched from a remote may not (`CatalogOrigin`).
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { XcshToolsError } from "../core/errors.js";
-import { parseJsonText } from "../manifest/json-file.js";
+import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
+import { parseJsonText, readJsonText } from "../manifest/json-file.js";
 import { isLocalGitUrl } from "../core/source-args.js";
 import { validateMarketplaceCatalog, type MarketplaceCatalog, type MarketplacePluginEntry } from "../manifest/marketplace-catalog.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
@@ -109,6 +108,16 @@ export function parseCatalog(text: string, file: string, flavour: CatalogFlavour
   return checkCatalog(value, file, flavour, origin);
 }
 
+/** A catalog file's text; too large or not a regular file is `ECATALOG_INVALID` (exit 2), as a catalog that is not JSON. */
+function readCatalogText(file: string): string | undefined {
+  try {
+    return readJsonText(file);
+  } catch (error) {
+    if (!isXcshToolsError(error) || error.code === "EREAD") throw error;
+    throw new XcshToolsError("ECATALOG_INVALID", error.message, { file, hint: error.hint ?? "Fix the catalog.", cause: error, exitCode: 2 });
+  }
+}
+
 /** Read the catalog of a repository folder; `ECATALOG_NOT_FOUND` when it has none. */
 export async function readCatalogIn(dir: string, what: string, origin: CatalogOrigin = { allowLocal: false }): Promise<LoadedCatalog> {
   const found = await findCatalogFile(dir);
@@ -118,15 +127,18 @@ export async function readCatalogIn(dir: string, what: string, origin: CatalogOr
       hint: "Point at the root of a marketplace repository: the folder that holds .xcsh-plugin/ or .claude-plugin/.",
     });
   }
-  return parseCatalog(await readFile(found.file, "utf8"), found.file, found.flavour, origin);
+  return parseCatalog(readCatalogText(found.file) ?? "", found.file, found.flavour, origin);
 }
 
 /** Read a cached catalog (`catalogPath`); `ECATALOG_NOT_FOUND` with an update hint when missing. */
 export async function readCachedCatalog(file: string, marketplace: string, origin: CatalogOrigin = { allowLocal: false }): Promise<LoadedCatalog> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    const read = readCatalogText(file);
+    if (read === undefined) throw Object.assign(new Error(`${file} does not exist`), { code: "ENOENT" });
+    text = read;
   } catch (error) {
+    if (isXcshToolsError(error)) throw error;
     throw new XcshToolsError("ECATALOG_NOT_FOUND", `The cached catalog of marketplace "${marketplace}" is missing (${file})`, {
       file,
       hint: `Run \`xcsh-tools marketplace update ${marketplace}\` to fetch it again.`,

@@ -4,6 +4,7 @@
  * `EFETCH_TIMEOUT` past the deadline, `ESOURCE_NOT_FOUND` for 404/410, else `EFETCH`.
  */
 import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { codedFailure } from "../core/failure.js";
 import { redactUrl } from "../core/git.js";
 
 /**
@@ -11,18 +12,21 @@ import { redactUrl } from "../core/git.js";
  * messages; `checkLanded` sees where redirects landed and throws to refuse it. `checkSize` sees the
  * size the server declares, then the bytes received so far as `chunks` yields them, and throws to
  * stop the download (the server is not ours: nothing is held or written past the caller's limit).
- * `bodyFailed` codes a failure while the caller reads `chunks`.
+ * `bodyFailed` codes a failure while the caller reads `chunks` (and writes them into `folder`: a full disk is `EDISK_FULL`).
  */
 export async function fetchWithDeadline(
   url: string,
   world: { fetchTimeoutMs: number; signal?: AbortSignal | undefined },
   options: { what?: string; headers?: Record<string, string>; goneHint: string; checkLanded?: (url: string) => void; checkSize: (bytes: number, declared: boolean) => void },
-): Promise<{ chunks: AsyncIterable<Uint8Array>; bodyFailed: (error: unknown) => XcshToolsError }> {
+): Promise<{ chunks: AsyncIterable<Uint8Array>; bodyFailed: (error: unknown, folder?: string) => XcshToolsError }> {
   const shown = redactUrl(url);
   const say = (rest: string) => (options.what ? `${options.what}: ${rest}` : rest[0]!.toUpperCase() + rest.slice(1));
   const timeout = AbortSignal.timeout(world.fetchTimeoutMs);
-  const bodyFailed = (error: unknown): XcshToolsError => {
+  const bodyFailed = (error: unknown, folder?: string): XcshToolsError => {
     if (error instanceof XcshToolsError) return error;
+    // Writing the body into `folder` failed (a full disk): that is no fetch failure.
+    const machine = codedFailure(error, folder !== undefined ? { folder } : {});
+    if (machine) return machine;
     if (timeout.aborted) return new XcshToolsError("EFETCH_TIMEOUT", say(`fetching ${shown} did not finish within ${world.fetchTimeoutMs} ms`), { hint: "Raise timeouts.fetchMs (or XCSH_TOOLS_FETCH_TIMEOUT_MS), or check the network.", cause: error });
     return new XcshToolsError("EFETCH", say(`cannot fetch ${shown}: ${errorMessage((error as Error).cause ?? error)}`), { hint: "Check the URL and the network, then retry.", cause: error });
   };

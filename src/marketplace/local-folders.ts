@@ -27,14 +27,14 @@
  * registry needs a record, so an entry added to the file by hand later is refused. Project
  * registries are never adopted: an old project entry outside the project must be added again.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { isRealPathInside, realPathOrNearest } from "../core/contain.js";
-import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { XcshToolsError, errorMessage, isXcshToolsError, nodeErrorCode } from "../core/errors.js";
 import type { Transaction } from "../core/journal.js";
 import { xcshPaths } from "../core/paths.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
-import { parseJsonText } from "../manifest/json-file.js";
+import { parseJsonText, readJsonText } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplaceContext, Scope } from "./context.js";
 import type { FoundMarketplace } from "./state.js";
@@ -70,9 +70,11 @@ export function readFolderRecords(ctx: Pick<MarketplaceContext, "roots">): Folde
   const file = folderRecordsFile(ctx);
   let doc: unknown;
   try {
-    doc = parseJsonText(readFileSync(file, "utf8"), file);
+    const text = readJsonText(file);
+    if (text === undefined) return { version: 1, registries: {} };
+    doc = parseJsonText(text, file);
   } catch (error) {
-    if (nodeErrorCode(error) === "ENOENT") return { version: 1, registries: {} };
+    if (isXcshToolsError(error, "ENOT_A_FILE") || isXcshToolsError(error, "EREAD")) throw new XcshToolsError("EREGISTRY_FILE", error.message, { file, hint: error.hint ?? "Check the file.", cause: error });
     // Text that is not JSON (or past the limits of a JSON file we read) is reported below as not a record.
     if (!(error instanceof XcshToolsError)) throw new XcshToolsError("EREGISTRY_FILE", `Cannot read ${file}: ${errorMessage(error)}`, { file, hint: "Check the file's permissions.", cause: error });
   }

@@ -5,48 +5,28 @@
  * different code, old folder reused).
  *
  * Symlinks inside the source that point inside its root are copied as the files they point at
- * (Claude Code follows them too); one that leaves the root, or dangles, is an error:
- * a plugin must not smuggle files from elsewhere on the disk into the cache.
+ * (Claude Code follows them too), each real folder once (core/atomic-fs.ts `copyTree`); one that
+ * leaves the root, or dangles, is an error: a plugin must not smuggle files from elsewhere on the
+ * disk into the cache.
  */
 import { createHash } from "node:crypto";
-import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rmdir, stat } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rmdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { isPathInside } from "../core/contain.js";
-import { XcshToolsError } from "../core/errors.js";
-import { removeTree } from "../core/atomic-fs.js";
+import { copyTree, removeTree, type CopyLimits } from "../core/atomic-fs.js";
 
 /** Names never copied into the cache. */
 const SKIPPED = new Set([".git"]);
 
-/** Copy the folder `src` to `dest` (must not exist) without `.git`, resolving inner symlinks. */
+/**
+ * The limits of copying a plugin or marketplace folder (core/atomic-fs.ts `copyTree`): the
+ * unpacked-size default of a package tarball, more files than any real plugin, and a time well
+ * past what copying that takes on a slow disk.
+ */
+export const PLUGIN_COPY_LIMITS: CopyLimits = { entries: 100_000, bytes: 512 * 1024 * 1024, ms: 120_000 };
+
+/** Copy the folder `src` to `dest` (must not exist) without `.git`, resolving inner symlinks inside `within`. */
 export async function copyPluginTree(src: string, dest: string, within = src): Promise<void> {
-  const rootReal = await realpath(within);
-  async function copy(from: string, to: string, depth: number): Promise<void> {
-    if (depth > 64) throw new XcshToolsError("ETREE_DEPTH", `${from} is nested too deeply (a symlink loop?)`, { hint: "Remove the symlink loop from the plugin." });
-    let info = await lstat(from);
-    if (info.isSymbolicLink()) {
-      const real = await realpath(from).catch(() => undefined);
-      if (!real) throw new XcshToolsError("EENTRY_NOT_FOUND", `${from} is a dangling symbolic link (${await readlink(from)})`, { file: from, hint: "Remove the link or commit the file it points at." });
-      if (!isPathInside(real, rootReal)) {
-        throw new XcshToolsError("EENTRY_ESCAPE", `${from} links to ${real}, outside ${rootReal}`, { file: from, hint: "A plugin is copied on its own: put the shared files inside the plugin instead of linking to them." });
-      }
-      info = await stat(real);
-      from = real;
-    }
-    if (info.isDirectory()) {
-      await mkdir(to, { mode: 0o755 });
-      for (const name of (await readdir(from)).sort()) {
-        if (SKIPPED.has(name)) continue;
-        await copy(path.join(from, name), path.join(to, name), depth + 1);
-      }
-      await chmod(to, (info.mode & 0o777) | 0o700);
-    } else if (info.isFile()) {
-      await copyFile(from, to);
-      await chmod(to, info.mode & 0o777);
-    }
-    // sockets, FIFOs and devices are not plugin content: skipped
-  }
-  await copy(src, dest, 0);
+  await copyTree(src, dest, { within, skip: SKIPPED, limits: PLUGIN_COPY_LIMITS });
 }
 
 /**

@@ -46,7 +46,7 @@ import { runtimeEnabled } from "../manifest/runtime-lock.js";
 import { nextFeatures, planNeedsInstall, type Plan, type PlanAction } from "./plan.js";
 import { loadInventory, readInstalledPackage, type InstalledPlugin } from "./inventory.js";
 import { runMutation, type Mutation, type MutationWorld } from "./mutation.js";
-import { loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
+import { failOnFullDisk, loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import {
   stageStateWrites,
   stateFiles,
@@ -255,7 +255,7 @@ async function reifyCopy(m: Mutation, plan: Plan, copy: WorkCopy, request: Arbor
   const Arborist = await loadArborist();
   const arb = new Arborist({ ...npmOptions(options.client), path: copy.dir });
   try {
-    await arb.reify({ ...(add.length ? { add } : {}), ...(rmNames.length ? { rm: rmNames } : {}), save: true });
+    await failOnFullDisk(copy.dir, doing.join("; "), () => arb.reify({ ...(add.length ? { add } : {}), ...(rmNames.length ? { rm: rmNames } : {}), save: true }));
   } catch (error) {
     throw npmError(error, add.join(" ") || rmNames.join(" "), options.client, add.length === 1 ? plan.actions[0]?.name : undefined);
   }

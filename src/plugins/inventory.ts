@@ -7,8 +7,9 @@
  * A missing or unreadable plugin folder is reported on the item (`problem`), not thrown: `list`
  * must still show the others, and doctor repairs it.
  */
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { readTextBounded } from "../core/bounded-read.js";
 import { errorMessage } from "../core/errors.js";
 import { PluginManifestSchema, pickManifest, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { isRecord } from "../manifest/result.js";
@@ -80,7 +81,7 @@ export async function readInstalledPackage(nodeModules: string, name: string): P
   }
   let pkg: Record<string, unknown>;
   try {
-    const parsed = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as unknown;
+    const parsed = JSON.parse(readTextBounded(path.join(dir, "package.json")) ?? "") as unknown;
     if (!isRecord(parsed)) throw new Error("not an object");
     pkg = parsed;
   } catch (error) {

@@ -33,6 +33,7 @@ import { readdir, rmdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fsyncDir, pathExists } from "../core/atomic-fs.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { codedFailure } from "../core/failure.js";
 import { journalRoot, recoverPending, withTransaction, type RecoveryReport, type Transaction } from "../core/journal.js";
 import { withLock, type LockOptions, type LockOwner } from "../core/lock.js";
 import type { XcshRoots } from "../core/paths.js";
@@ -91,7 +92,8 @@ export async function runMutation<T>(world: MutationWorld, label: string, fn: (m
     return await lockedMutation(world, label, fn, paths, step);
   } catch (error) {
     for (const dir of created) await rmdir(dir).catch(() => undefined);
-    throw error;
+    // A write through a file handle fails without a path (ENOSPC "write"): the change was in the plugins folder.
+    throw codedFailure(error, { folder: paths.plugins }) ?? error;
   }
 }
 

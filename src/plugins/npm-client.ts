@@ -95,6 +95,42 @@ function isRegistryUrl(url: string, registry: RegistryOptions): boolean {
   });
 }
 
+/** A full disk's code in one of npm's log lines (`log.warn("tar", "TAR_ENTRY_ERROR", "ENOSPC: …")`, or the error itself). */
+function diskFullIn(args: readonly unknown[]): { code: string; path?: string } | undefined {
+  for (const arg of args) {
+    const code = nodeErrorCode(arg) ?? (typeof arg === "string" ? /\b(ENOSPC|EDQUOT)\b/.exec(arg)?.[1] : undefined);
+    if (code === "ENOSPC" || code === "EDQUOT") {
+      const where = (arg as { path?: unknown })?.path;
+      return { code, ...(typeof where === "string" ? { path: where } : {}) };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Run npm's installer (or packer) on `folder`, failing with `EDISK_FULL` when the disk filled up
+ * during it. node-tar, unpacking a package, turns a failed write into a warning and carries on
+ * (pacote logs it through proc-log's `process.emit("log", …)`), so a full disk otherwise surfaces
+ * later as a truncated package.json, `EPLUGIN_INVALID`, which is a lie about the package.
+ */
+export async function failOnFullDisk<T>(folder: string, what: string, run: () => Promise<T>): Promise<T> {
+  let full: { code: string; path?: string } | undefined;
+  const listener = (...args: unknown[]) => {
+    full ??= diskFullIn(args);
+  };
+  process.on("log", listener);
+  const asError = () => codedFailure(Object.assign(new Error(`${full!.code}: no space left on device`), full), { what, folder })!;
+  try {
+    const result = await run().catch((error: unknown) => {
+      throw full ? asError() : error;
+    });
+    if (full) throw asError();
+    return result;
+  } finally {
+    process.off("log", listener);
+  }
+}
+
 /**
  * A coded error for a failed registry/fetch call about `what` (a spec or package name). A failure
  * of the disk, of a permission or of a tarball URL (`tarballUrl`: the URL the spec names; else

@@ -24,10 +24,10 @@
  * Secrets never leave this module in text form: `secretsOf` lists them so that messages which
  * might echo one are redacted (npm-client.ts).
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { readTextBounded } from "../core/bounded-read.js";
 import ini from "ini";
-import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
+import { XcshToolsError, errorMessage, isXcshToolsError } from "../core/errors.js";
 
 /** The default registry when nothing configures one (npm's). */
 export const DEFAULT_REGISTRY = "https://registry.npmjs.org/";
@@ -104,10 +104,11 @@ function coerce(value: string): string | boolean {
 async function readNpmrc(file: string, env: NodeJS.ProcessEnv): Promise<NpmConfig | undefined> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    const read = readTextBounded(file);
+    if (read === undefined) return undefined;
+    text = read;
   } catch (error) {
-    const code = nodeErrorCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
+    if (isXcshToolsError(error) && error.code === "ENOT_A_FILE") throw new XcshToolsError("ENPMRC", error.message, { file, hint: error.hint ?? "" });
     throw new XcshToolsError("ENPMRC", `Cannot read ${file}: ${errorMessage(error)}`, { file, hint: "Check the file's permissions." });
   }
   return parseNpmrc(text, file, env);
@@ -200,7 +201,9 @@ export async function toRegistryOptions(config: NpmConfig): Promise<RegistryOpti
       case "cafile": {
         const file = String(value);
         try {
-          options.ca = await readFile(file, "utf8");
+          const ca = readTextBounded(file);
+          if (ca === undefined) throw new Error("it does not exist");
+          options.ca = ca;
         } catch (error) {
           throw new XcshToolsError("ENPMRC", `cafile ${file} cannot be read: ${errorMessage(error)}`, { file, hint: "Fix the cafile path in your .npmrc.", exitCode: 2 });
         }

@@ -16,8 +16,9 @@
  * values of every entry's dependency maps), and `file:` values of package.json's dependencies.
  */
 import type { Dirent } from "node:fs";
-import { readFile, readdir, readlink, symlink, unlink, writeFile } from "node:fs/promises";
+import { readdir, readlink, symlink, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { readTextBounded } from "../core/bounded-read.js";
 import { jsonText } from "../core/atomic-fs.js";
 import { isPathInside } from "../core/contain.js";
 import { isRecord } from "../manifest/result.js";
@@ -54,7 +55,9 @@ function remapDeps(entry: Record<string, unknown>, from: string, to: string): vo
 async function rebaseLockfile(file: string, from: string, to: string): Promise<void> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    const read = readTextBounded(file);
+    if (read === undefined) return;
+    text = read;
   } catch {
     return;
   }
@@ -116,7 +119,8 @@ export async function rebaseTree(dir: string, from: string, to: string): Promise
   await rebaseLockfile(path.join(dir, "node_modules", ".package-lock.json"), from, to);
   const pkgFile = path.join(dir, "package.json");
   try {
-    const text = await readFile(pkgFile, "utf8");
+    const text = readTextBounded(pkgFile);
+    if (text === undefined) throw Object.assign(new Error(`${pkgFile} does not exist`), { code: "ENOENT" });
     const pkg = JSON.parse(text) as Record<string, unknown>;
     const before = JSON.stringify(pkg);
     remapDeps(pkg, from, to);

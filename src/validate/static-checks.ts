@@ -10,10 +10,11 @@
  * JSON file, one after another, and each fs/promises call is a thread-pool round trip costing
  * more than the call itself (every plugin of an install is checked so before its modules can be).
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import path from "node:path";
+import { readTextBounded } from "../core/bounded-read.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
-import { checkJsonDepth, checkJsonSize, readJsonOrUndefined } from "../manifest/json-file.js";
+import { checkJsonDepth, checkJsonSize, readJsonOrUndefined, readJsonText } from "../manifest/json-file.js";
 import { isPathInside } from "../core/contain.js";
 import { statOrUndefined } from "../core/paths.js";
 import { resolveToolEntry, scanToolsDir } from "../discovery/tools-dir.js";
@@ -62,8 +63,15 @@ function locate(text: string, message: string): string {
 export async function readJson(file: string, run: ValidateRun): Promise<{ value: unknown } | undefined> {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    const read = readJsonText(file);
+    if (read === undefined) throw Object.assign(new Error(`${file} does not exist`), { code: "ENOENT" });
+    text = read;
   } catch (error) {
+    // Too large (EJSON_TOO_LARGE) or not a regular file (ENOT_A_FILE): the reader's own code.
+    if (error instanceof XcshToolsError && error.code !== "EREAD") {
+      run.error(file, { path: "", code: error.code, message: error.message, hint: error.hint ?? "Move the file away or fix it." });
+      return undefined;
+    }
     const missing = nodeErrorCode(error) === "ENOENT";
     run.error(file, { path: "", code: missing ? "EENTRY_NOT_FOUND" : "EREAD", message: missing ? `${file} does not exist` : `cannot read ${file}: ${errorMessage(error)}`, hint: missing ? "Create the file or fix the path." : "Check the file's permissions." });
     return undefined;

@@ -4,6 +4,7 @@
  * host's own link is not listed in `dependencies` and is not found). What it replaces is remembered; `unlink` puts it back.
  */
 import path from "node:path";
+import { readTextBounded } from "../../core/bounded-read.js";
 import type { Command } from "commander";
 import { XcshToolsError } from "../../core/errors.js";
 import { resolveUserPath } from "../../core/paths.js";
@@ -25,7 +26,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       let pkg: unknown;
       try {
         abs = await realpath(folder);
-        pkg = JSON.parse(await readFile(path.join(abs, "package.json"), "utf8"));
+        pkg = JSON.parse(readTextBounded(path.join(abs, "package.json")) ?? "");
       } catch (error) {
         throw new XcshToolsError("ENOT_FOUND", `${folder} is not a plugin folder: ${(error as Error).message}`, { hint: "Give the folder that holds the plugin's package.json." });
       }

@@ -12,8 +12,9 @@
  * The registry lives on `globalThis` under a registered symbol so that two copies of xcsh-tools in
  * one process (a host bundling one, a plugin importing another) still share it.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { readTextBounded } from "../../core/bounded-read.js";
 import type * as TypeBox from "@sinclair/typebox";
 
 /** The symbol under which the registry (`Map<name, namespace>`) lives on `globalThis`. */
@@ -179,7 +180,7 @@ export function writeShims(shimDir: string, names: Iterable<string> = getModuleR
 function writeIfChanged(file: string, text: string): void {
   let current: string | undefined;
   try {
-    current = readFileSync(file, "utf8");
+    current = readTextBounded(file);
   } catch {
     current = undefined;
   }

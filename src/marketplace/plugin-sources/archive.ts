@@ -63,7 +63,7 @@ async function download(url: string, file: string, maxBytes: number, world: Plug
   try {
     await pipeline(chunks, hashed, createWriteStream(file));
   } catch (error) {
-    throw bodyFailed(error);
+    throw bodyFailed(error, path.dirname(file));
   }
   return { sha256: hashes.sha256.digest(), sha384: hashes.sha384.digest(), sha512: hashes.sha512.digest() };
 }
