@@ -80,7 +80,7 @@ function isTerminal(fd: number): boolean {
 }
 
 const argv = process.argv.slice(2);
-const { runCli } = await import("./program.js");
+const { runCli, commandNameOf } = await import("./program.js");
 const code = await runCli(argv, {
   stdout: sinkOf(1, () => process.stdout),
   stderr: sinkOf(2, () => process.stderr),
@@ -91,7 +91,6 @@ const code = await runCli(argv, {
 process.exitCode = code;
 // `run` ran a tool in this process: whatever it left behind (a timer, a server, a child it did not
 // wait for) must not keep the one-off run alive once its answer is written.
-const { commandNameOf } = await import("./command-name.js");
 if (commandNameOf(argv) === "run") process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
 // Once the event loop has nothing left (every write flushed, every child reaped), end the process
 // without Node's teardown of the environment, which frees an install's whole heap after its last

@@ -7,6 +7,10 @@ import type { Command, CommanderError } from "commander";
 import type { XcshToolsError } from "../core/errors.js";
 import { ReportedFailure, usageError } from "./command-errors.js";
 import { commandNameOf, flagOf, GLOBAL_OPTIONS, takesValue } from "./command-name.js";
+
+// main.ts reads the command's name from the chunk it already loaded (a dynamic import of
+// command-name.js of its own is one more file for every command to open).
+export { commandNameOf };
 import { loadCommands } from "./commands/index.js";
 import type { ToolsFlags } from "./commands/tools.js";
 import { createContext, type CommandContext, type GlobalFlags } from "./context.js";

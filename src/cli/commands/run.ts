@@ -52,7 +52,10 @@ async function runTool(name: string, paramsText: string | undefined, flags: RunF
   const updates: AgentToolResult[] = [];
   const onUpdate = (update: AgentToolResult) => {
     updates.push(update);
-    context.output.note(`${style(context.output, "dim", "…")} ${resultText(update) || JSON.stringify(update.details ?? null)}`);
+    // The tool's text is its own lines: printed as lines (each neutralised), not one escaped line.
+    const [first, ...rest] = (resultText(update) || JSON.stringify(update.details ?? null)).split("\n");
+    context.output.note(`${style(context.output, "dim", "…")} ${first}`);
+    for (const line of rest) context.output.note(`  ${line}`);
   };
   const stop = new AbortController();
   const abortRun = () => stop.abort(context.signal.reason);
@@ -87,7 +90,7 @@ async function runTool(name: string, paramsText: string | undefined, flags: RunF
     return;
   }
   const text = resultText(result);
-  if (text !== "") context.output.line(text);
+  if (text !== "") for (const line of text.split("\n")) context.output.line(line);
   if (result.isWarning) context.output.note(style(context.output, "yellow", `warning: ${name} marked its result as a warning`));
 }
 
