@@ -121,9 +121,13 @@ describe("class D: an install onto a full disk (a real 4 MB tmpfs under the plug
     expect(list.stdout).not.toContain("second-plugin");
   }, 240_000);
 
-  it("an archive source's download onto a full TMPDIR is EDISK_FULL naming the scratch folder (was EFETCH), scratch removed", async () => {
+  it("an archive source's download onto a full disk is EDISK_FULL naming the scratch folder (was EFETCH), scratch removed", async () => {
     w = await makeTmpWorld();
-    await mountTmpfs(tmp(), "1m");
+    await mkdir(tmp(), { recursive: true });
+    // A marketplace install's scratch lives in its transaction folder under the plugins folder
+    // (never the system temp folder): that is the disk that fills.
+    const plugins = path.join(w.xcshHome, "plugins");
+    await mountTmpfs(plugins, "1m");
     server = await startHttpServer();
     server.set(
       "/arch.tar.gz",
@@ -136,8 +140,8 @@ describe("class D: an install onto a full disk (a real 4 MB tmpfs under the plug
     await w.write(path.join(root, catalogPath("claude")), catalog("arch-market", [{ name: "arch", source: { source: "archive", url: `${server.url}/arch.tar.gz` } }]));
     const add = await run(["marketplace", "add", root]);
     expect(add.code, add.stderr).toBe(0);
-    diskFull(await run(["install", "arch@arch-market", "--yes", "--json"]), tmp());
-    await nothingLeft(path.join(w.xcshHome, "plugins"));
-    expect(existsSync(path.join(w.xcshHome, "plugins", "installed_plugins.json"))).toBe(false);
+    diskFull(await run(["install", "arch@arch-market", "--yes", "--json"]), path.join(plugins, ".xcsh-tools"));
+    await nothingLeft(plugins);
+    expect(existsSync(path.join(plugins, "installed_plugins.json"))).toBe(false);
   }, 120_000);
 });
