@@ -10,7 +10,8 @@
  * a canary file. A second plugin has no hook or extension at all, only a postinstall: its script
  * alone is asked about. Install and update: without a terminal and without --yes (EUNCONFIRMED),
  * answered "n" on a terminal, and --dry-run: no canary; --yes: the canary has both lines and the
- * plugin is installed; without --allow-scripts: never.
+ * plugin is installed; without --allow-scripts: never. A local folder's `prepare`, which npm runs
+ * while packing it (before anything could be asked, even on --dry-run), never runs.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
@@ -130,6 +131,26 @@ describe("CLASS A: install scripts run only after consent", () => {
     const yes = await cli(["install", BARE, "--yes"]);
     expect(yes.code, yes.stderr).toBe(0);
     expect(canary()).toBe("bare postinstall\n");
+  });
+
+  it("install <folder> --allow-scripts: packing the folder runs no `prepare` — not on --dry-run, not unasked, not after --yes", async () => {
+    const folder = path.join(w.root, "local-plugin");
+    await w.write(path.join(folder, "package.json"), { name: "local-scripts", version: "1.0.0", type: "module", scripts: { prepare: "node prepare-canary.cjs" }, xcsh: { tools: "./tools/t.js", hooks: "./hooks/guard.js" } });
+    await w.write(path.join(folder, "prepare-canary.cjs"), canaryScript("folder prepare"));
+    await w.write(path.join(folder, "tools/t.js"), TOOL);
+    await w.write(path.join(folder, "hooks/guard.js"), "export default function () {}\n");
+    const dry = await cli(["install", folder, "--allow-scripts", "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(canary()).toBe("");
+    const refused = await cli(["install", folder, "--allow-scripts", "--json"]);
+    expect(refused.json().error.code).toBe("EUNCONFIRMED");
+    expect(canary()).toBe("");
+    expect(installed("local-scripts")).toBe(false);
+    // npm runs a folder's prepare while packing it, before anything could be asked: never, even accepted.
+    const yes = await cli(["install", folder, "--allow-scripts", "--yes"]);
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(installed("local-scripts")).toBe(true);
+    expect(canary()).toBe("");
   });
 
   it("update --latest --allow-scripts: no terminal and \"n\" run none of the new version's scripts and keep the old one; --yes runs them", async () => {
