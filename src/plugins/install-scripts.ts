@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type Arborist from "@npmcli/arborist";
 import type { ArboristDiff, ArboristNode } from "@npmcli/arborist";
-import { failOnFullDisk, loadArborist, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
+import { failOnFullDisk, loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 
 export type { InstallScript as PendingScript } from "../components/consent.js";
 import type { InstallScript as PendingScript } from "../components/consent.js";
@@ -98,5 +98,15 @@ export async function runInstallScripts(nodes: readonly ArboristNode[], dir: str
     await failOnFullDisk(dir, what, () => arb.rebuild({ nodes }));
   } catch (error) {
     throw npmError(error, what, client);
+  }
+}
+
+/** The install scripts of one registry version, read from its manifest (a dry run of `update` names them; nothing runs). */
+export async function registryInstallScripts(name: string, version: string, client: NpmClientOptions): Promise<PendingScript[]> {
+  const pacote = await loadPacote();
+  try {
+    return installScriptsOf(name, (await pacote.manifest(`${name}@${version}`, npmOptions(client) as never)) as unknown as Record<string, unknown>);
+  } catch (error) {
+    throw npmError(error, `${name}@${version}`, client, name);
   }
 }

@@ -153,10 +153,16 @@ describe("CLASS A: install scripts run only after consent", () => {
     expect(canary()).toBe("");
   });
 
-  it("update --latest --allow-scripts: no terminal and \"n\" run none of the new version's scripts and keep the old one; --yes runs them", async () => {
+  it("update --latest --allow-scripts: --dry-run names the new version's script; no terminal and \"n\" run none of the new version's scripts and keep the old one; --yes runs them", async () => {
     await writeUserNpmrc(w.home, reg.url);
     expect((await cli(["install", `${PLUGIN}@1.0.0`, "--yes"])).code).toBe(0);
     expect(canary()).toBe("");
+
+    const dry = await cli(["update", PLUGIN, "--latest", "--allow-scripts", "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`+ script ${PLUGIN} postinstall: node plugin-canary.cjs 1.1.0`);
+    expect(canary()).toBe("");
+    expect(installedVersion(PLUGIN)).toBe("1.0.0");
 
     const refused = await cli(["update", PLUGIN, "--latest", "--allow-scripts", "--json"]);
     expect(refused.code, refused.stderr).toBe(1);

@@ -7,7 +7,7 @@
  * the plugins' hooks (plugins/install-scripts.ts); a dry run names them and runs none.
  */
 import type { Command } from "commander";
-import { npmClient, planAndApply, reportPlanned } from "../plugin-command.js";
+import { npmClient, planAndApply, printWouldRunScripts, reportPlanned } from "../plugin-command.js";
 import { usageError } from "../command-errors.js";
 import type { CommandModule } from "../context.js";
 
@@ -56,12 +56,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const changing = new Set(result.plan.actions.filter((a) => a.apply.kind === "install").map((a) => a.name));
       const wouldRun = dryRun && client.allowScripts ? resolved.filter((r) => changing.has(r.name)).flatMap((r) => r.installScripts) : [];
       if (!(await reportPlanned(ctx, result, dryRun, { ...conflicts.json, ...(dryRun && client.allowScripts ? { wouldRunScripts: wouldRun } : {}) }))) return;
-      if (dryRun && client.allowScripts) {
-        const { describeInstallScripts } = await import("../../components/consent.js");
-        ctx.output.line(`With --allow-scripts the real run asks first, then runs these install scripts (and any its dependencies declare); none ran now:`);
-        for (const line of describeInstallScripts(wouldRun)) ctx.output.line(`  ${line}`);
-        if (wouldRun.length === 0) ctx.output.line("  (the plugins declare none)");
-      }
+      if (dryRun && client.allowScripts) await printWouldRunScripts(ctx, wouldRun);
       for (const plugin of result.applied?.plugins ?? []) {
         if (plugin.scripts.length > 0) {
           ctx.output.line(
