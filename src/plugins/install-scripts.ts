@@ -34,7 +34,7 @@ export function installScriptsOf(name: string, pkg: Record<string, unknown>, eve
   return events.flatMap((event) => (typeof scripts[event] === "string" && scripts[event] !== "" ? [{ pkg: name, event, command: scripts[event] as string }] : []));
 }
 
-/** The added or changed nodes whose scripts npm's reify would run, as its `[_build]` collects them. */
+/** The added or changed nodes whose scripts npm's reify would run, as its `[_build]` collects them (tip first). */
 export function changedNodes(diff: ArboristDiff | null): ArboristNode[] {
   const nodes: ArboristNode[] = [];
   const walk = (d: ArboristDiff) => {
@@ -42,7 +42,7 @@ export function changedNodes(diff: ArboristDiff | null): ArboristNode[] {
     if (d.ideal && !d.ideal.isProjectRoot && (d.action === "ADD" || d.action === "CHANGE")) nodes.push(d.ideal);
   };
   if (diff) walk(diff);
-  for (const node of diff?.unchanged ?? []) if (node.isLink) nodes.push(node);
+  // Unlike reify, links that did not change are left out: a command runs the scripts of what it adds or changes, nothing else.
   return nodes;
 }
 

@@ -28,7 +28,6 @@ declare module "@npmcli/arborist" {
     action: "ADD" | "CHANGE" | "REMOVE" | null;
     ideal: ArboristNode | null;
     children: ArboristDiff[];
-    unchanged: ArboristNode[];
   }
   class Arborist {
     diff: ArboristDiff | null;
