@@ -2,7 +2,8 @@
  * Consent for what a plugin runs: the one `approveExecutables` the CLI gives both engines (the
  * marketplace engine, and the npm applier through `planAndApply`). An install or update that
  * adds or changes a marketplace plugin's hooks, MCP/LSP servers, monitors or bin/ executables,
- * or an npm plugin's hook or extension modules, prints each before anything is committed;
+ * or an npm plugin's hook or extension modules and (with --allow-scripts) the install scripts
+ * that will run, prints each before anything is committed or any of them ran;
  * `--yes` accepts; on a terminal (stdin and stdout TTYs, no `--json`) it asks y/N; otherwise it
  * refuses with `EUNCONFIRMED`, listing them, and nothing is written. A dry run prints and never
  * asks; an update that only removes some prints them and goes on. Each command is one line
@@ -25,10 +26,13 @@ export interface ApproverOptions {
 
 export function executableApprover(ctx: CommandContext, options: ApproverOptions): (request: ExecutableRequest) => Promise<void> {
   return async (request) => {
-    const { describeExecutableChanges, needsConsent } = await import("../components/consent.js");
-    const lines = describeExecutableChanges(request.changes);
+    const { describeExecutableChanges, describeInstallScripts, needsConsent } = await import("../components/consent.js");
+    const lines = [...describeExecutableChanges(request.changes), ...describeInstallScripts(request.scripts)];
     const what = `${request.id} ${request.version}${request.update ? " (update)" : ""}`;
-    const ask = needsConsent(request.changes);
+    // Install scripts that --allow-scripts runs are asked about like hooks: none has run yet.
+    const scripts = (request.scripts?.length ?? 0) > 0;
+    const ask = needsConsent(request.changes) || scripts;
+    const npmWhat = scripts ? "its hooks, extensions and install scripts" : "its hooks and extensions";
     const verb = request.source === "npm" ? "has the host run code" : "runs programs";
     if (!ctx.output.json) {
       if (ask && options.beforePrompt && !request.dryRun && !options.yes) await options.beforePrompt();
@@ -45,12 +49,12 @@ export function executableApprover(ctx: CommandContext, options: ApproverOptions
       } finally {
         prompter.close();
       }
-      throw new XcshToolsError("EUNCONFIRMED", `Not ${request.update ? "updated" : "installed"}: ${what} was not allowed to run ${request.source === "npm" ? "its hooks and extensions" : "its commands"}`, {
+      throw new XcshToolsError("EUNCONFIRMED", `Not ${request.update ? "updated" : "installed"}: ${what} was not allowed to run ${request.source === "npm" ? npmWhat : "its commands"}`, {
         // Never a command that imports the plugin just refused: `validate --static` reads it without running any of it.
         hint: "Nothing was written and none of the plugin's code ran. The lines above list what it would run; to read the rest without running it: `xcsh-tools validate --static <folder>` on a checkout.",
       });
     }
-    throw new XcshToolsError("EUNCONFIRMED", `${what} ${request.update ? "adds or changes" : "brings"} ${request.source === "npm" ? "hooks or extensions the host runs" : "commands that run on this machine"}, and nobody confirmed them:\n${lines.map((l) => `  ${printable(l)}`).join("\n")}`, {
+    throw new XcshToolsError("EUNCONFIRMED", `${what} ${request.update ? "adds or changes" : "brings"} ${request.source === "npm" ? (scripts ? "hooks, extensions or install scripts that run" : "hooks or extensions the host runs") : "commands that run on this machine"}, and nobody confirmed them:\n${lines.map((l) => `  ${printable(l)}`).join("\n")}`, {
       hint: "Nothing was written. Read them, then run the command again with --yes to accept (or on a terminal to be asked).",
       exitCode: 1,
     });

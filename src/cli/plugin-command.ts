@@ -190,3 +190,15 @@ export async function reportPlanned(ctx: CommandContext, result: { plan: Plan; a
   }
   return true;
 }
+
+/**
+ * What a dry run with --allow-scripts says of install scripts: the real run asks first, then runs
+ * these (the plugins' own; their dependencies' are known only once npm resolved them). None ran.
+ */
+export async function printWouldRunScripts(ctx: CommandContext, scripts: readonly { pkg: string; event: string; command: string }[]): Promise<void> {
+  if (ctx.output.json) return;
+  const { describeInstallScripts } = await import("../components/consent.js");
+  ctx.output.line("With --allow-scripts the real run asks first, then runs these install scripts (and any its dependencies declare); none ran now:");
+  for (const line of describeInstallScripts(scripts)) ctx.output.line(`  ${line}`);
+  if (scripts.length === 0) ctx.output.line("  (the plugins declare none)");
+}

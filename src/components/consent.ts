@@ -231,6 +231,20 @@ export interface ExecutableRequest {
   update: boolean;
   dryRun: boolean;
   changes: ExecutableChanges;
+  /** npm plugins with --allow-scripts: the install scripts that run once this is allowed (plugins/install-scripts.ts). */
+  scripts?: readonly InstallScript[];
+}
+
+/** One lifecycle script an install will run: the package, the event and its command as written. */
+export interface InstallScript {
+  pkg: string;
+  event: string;
+  command: string;
+}
+
+/** The lines that show the install scripts, like executables: `+ script <pkg> <event>: <command>`. */
+export function describeInstallScripts(scripts: readonly InstallScript[] | undefined): string[] {
+  return (scripts ?? []).map((s) => `+ script ${s.pkg} ${s.event}: ${s.command}`);
 }
 
 /** The lines that show a change, for a terminal or an error message. */

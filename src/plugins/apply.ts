@@ -8,8 +8,11 @@
  *
  *     work/package.json, work/package-lock.json, work/node_modules, work/.xcsh-tools/packed
  *         copied from the live folder (work-copy.ts; rebased: links outside the tree stay right)
- *     arborist.reify({add, rm, save: true, ignoreScripts: !allowScripts}) in work/
- *         npm's own resolution, dedupe and lockfile; scripts only when allowed
+ *     arborist.reify({add, rm, save: true, ignoreScripts: true}) in work/
+ *         npm's own resolution, dedupe and lockfile; no script runs
+ *     consent: the hook and extension modules, and the install scripts --allow-scripts would run
+ *     arborist.rebuild({nodes}) of the added and changed packages: their scripts, only when
+ *         allowed and after the answer (install-scripts.ts)
  *     validate every added or changed plugin in work/ (validatePath: static checks, tools
  *         loaded in a child process) — one failure fails the whole command, nothing is left behind
  *     rebase work/ back to the live location, move each piece into its journal slot
@@ -59,6 +62,8 @@ import {
   type PluginsState,
   type StateFiles,
 } from "./state.js";
+import type { ArboristDiff, ArboristNode } from "@npmcli/arborist";
+import { changedNodes, runInstallScripts, scriptsByPlugin, type PendingScript } from "./install-scripts.js";
 import { copyToWork, PACKED_REL, stageWork, type WorkCopy } from "./work-copy.js";
 import { recordedSpec } from "./spec.js";
 
@@ -154,9 +159,17 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   await m.step("apply:copied");
   const request = await arboristRequest(plan, copy, options);
   await m.step("apply:packed");
-  const { savedDeps } = await reifyCopy(m, plan, copy, request, options);
+  const { savedDeps, scripts } = await reifyCopy(m, plan, copy, request, options);
   const arrived = await readArrived(plan, copy);
-  if (options.approveExecutables) await approveModules(options.approveExecutables, plan.actions, arrived, inventory, m.paths.nodeModules);
+  if (options.approveExecutables) await approveModules(options.approveExecutables, plan.actions, arrived, inventory, { liveNodeModules: m.paths.nodeModules, scripts: scripts.byPlugin });
+  const withScripts = [...scripts.byPlugin].filter(([, list]) => list.length > 0).map(([name]) => name);
+  if (withScripts.length > 0) {
+    // Only now, after the answer: the scripts run in the staging copy, before validation.
+    options.progress?.(`Running install scripts (${namesLabel(withScripts)})`);
+    await runInstallScripts(scripts.nodes, copy.dir, options.client, [...arrived.keys()].join(" "));
+    if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; the change was rolled back", { hint: "Nothing was changed." });
+    await m.step("scripts:done");
+  }
   await validateArrived(m, plan, arrived, { options, scratch, root: copy.dir });
   const { applied, runtimeLock, record } = nextInstallState(plan, inventory, before, arrived, savedDeps, options);
   // Settings of removed plugins go with them (withoutRuntimePlugin); of others, they stay.
@@ -255,6 +268,7 @@ async function reifyCopy(m: Mutation, plan: Plan, copy: WorkCopy, request: Arbor
   const Arborist = await loadArborist();
   const arb = new Arborist({ ...npmOptions(options.client), path: copy.dir });
   try {
+    // npmOptions turns scripts off: they run after consent (install-scripts.ts), never here.
     await failOnFullDisk(copy.dir, doing.join("; "), () => arb.reify({ ...(add.length ? { add } : {}), ...(rmNames.length ? { rm: rmNames } : {}), save: true }));
   } catch (error) {
     throw npmError(error, add.join(" ") || rmNames.join(" "), options.client, add.length === 1 ? plan.actions[0]?.name : undefined);
@@ -268,7 +282,19 @@ async function reifyCopy(m: Mutation, plan: Plan, copy: WorkCopy, request: Arbor
     workPkg.dependencies = {};
     await writeFile(copy.packageJson, jsonText(workPkg));
   }
-  return { savedDeps: workPkg.dependencies as Record<string, string> };
+  return { savedDeps: workPkg.dependencies as Record<string, string>, scripts: pendingScripts(arb, plan, options.client) };
+}
+
+/** The added or changed packages whose install scripts run after consent (none without --allow-scripts), by plugin. */
+function pendingScripts(arb: { diff: ArboristDiff | null }, plan: Plan, client: NpmClientOptions): { nodes: ArboristNode[]; byPlugin: Map<string, PendingScript[]> } {
+  if (!client.allowScripts) return { nodes: [], byPlugin: new Map() };
+  const nodes = changedNodes(arb.diff);
+  const byName = new Map(nodes.map((node) => [node.name, node]));
+  const plugins = plan.actions.filter(needsValidation).flatMap((action) => {
+    const node = byName.get(action.name);
+    return node && node.isProjectRoot === false ? [node] : [];
+  });
+  return { nodes, byPlugin: scriptsByPlugin(nodes, plugins) };
 }
 
 /** A plugin that arrived in the copy, read once: its records are made from the same reads (validation changes no package). */
@@ -348,14 +374,15 @@ function nextInstallState(plan: Plan, inventory: InstalledPlugin[], before: Stat
 
 /**
  * Ask about the hook and extension modules each arriving plugin adds or changes, compared with
- * the installed version (consent for npm plugins: components/consent.ts says what counts).
+ * the installed version (consent for npm plugins: components/consent.ts says what counts), and
+ * about the install scripts it brings that --allow-scripts will run (none has run yet).
  */
 async function approveModules(
   approve: (request: ExecutableRequest) => Promise<void>,
   actions: readonly PlanAction[],
   arrived: ReadonlyMap<string, { dir: string; version: string | undefined; manifest: PluginManifest; pkg?: unknown }>,
   inventory: readonly InstalledPlugin[],
-  liveNodeModules: string,
+  where: { liveNodeModules: string; scripts: ReadonlyMap<string, PendingScript[]> },
 ): Promise<void> {
   const { npmExecutableChanges, hasChanges } = await import("../components/consent.js");
   for (const action of actions) {
@@ -366,10 +393,11 @@ async function approveModules(
     const changes = npmExecutableChanges(
       current?.manifest ? { dir: current.dir, manifest: current.manifest, manifestKey: keyOf(current.pkg) } : undefined,
       { dir: next.dir, manifest: next.manifest, manifestKey: keyOf(next.pkg) },
-      path.join(liveNodeModules, action.name),
+      path.join(where.liveNodeModules, action.name),
     );
-    if (!hasChanges(changes)) continue;
-    await approve({ id: action.name, version: next.version ?? "?", source: "npm", scope: "user", update: current !== undefined, dryRun: false, changes });
+    const scripts = where.scripts.get(action.name) ?? [];
+    if (!hasChanges(changes) && scripts.length === 0) continue;
+    await approve({ id: action.name, version: next.version ?? "?", source: "npm", scope: "user", update: current !== undefined, dryRun: false, changes, ...(scripts.length > 0 ? { scripts } : {}) });
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * npm's libraries, loaded lazily and called with one options object built here: the registry
  * options from the user's npm config (npmrc.ts), npm's own cache (`<cache>/_cacache`, shared
- * with the npm CLI so a warm npm cache is a warm cache for us), the scripts policy, and the
+ * with the npm CLI so a warm npm cache is a warm cache for us), no scripts ever, and the
  * timeouts of our settings. Nothing else in the engine knows pacote's or arborist's option names.
  *
  * Registry failures are turned into coded errors here: `EREGISTRY` for a registry that cannot
@@ -24,6 +24,7 @@ export interface NpmClientOptions {
   registry: RegistryOptions;
   /** The user's home (npm's default cache is `<home>/.npm`). */
   home: string;
+  /** Run the install scripts of what an install adds, after consent (install-scripts.ts); never while fetching. */
   allowScripts: boolean;
   fetchTimeoutMs?: number;
   signal?: AbortSignal;
@@ -51,7 +52,8 @@ export function npmOptions(client: NpmClientOptions): Record<string, unknown> {
   return {
     ...rest,
     cache: path.join(cacheRoot, "_cacache"),
-    ignoreScripts: !client.allowScripts,
+    // Never while fetching, packing or installing: scripts run only after consent (install-scripts.ts).
+    ignoreScripts: true,
     audit: false,
     fund: false,
     progress: false,

@@ -9,8 +9,10 @@ import { XcshToolsError } from "../core/errors.js";
 import { validatePluginPackageJson, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { warmDependencies } from "./dependency-warmup.js";
 import { declaredScripts, dependencyNames } from "./inventory.js";
+import { installScriptsOf } from "./install-scripts.js";
 import { loadPacote, loadTar, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import { assertGitSpec, type InstallSpec } from "./spec.js";
+import type { InstallScript } from "../components/consent.js";
 import { TARBALL_CHECK_OPTION, inspectTarball } from "./tarball-check.js";
 
 /** A spec resolved to one package version. */
@@ -23,6 +25,8 @@ export interface ResolvedPackage {
   integrity: string | undefined;
   manifest: PluginManifest;
   scripts: string[];
+  /** Its own preinstall/install/postinstall commands: what --allow-scripts runs of it (a dry run names them). */
+  installScripts: InstallScript[];
   /** The packages its manifest has npm install beside it (dependencies, optional and peer ones). */
   dependencyNames: string[];
 }
@@ -103,6 +107,7 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
     integrity: typeof pkg._integrity === "string" ? pkg._integrity : undefined,
     manifest: checked.value.manifest,
     scripts: declaredScripts(pkg),
+    installScripts: installScriptsOf(String(pkg.name), pkg),
     dependencyNames: dependencyNames(pkg),
   };
 }

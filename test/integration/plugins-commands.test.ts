@@ -235,7 +235,11 @@ describe("lifecycle scripts", () => {
     expect(r.stdout).toContain("NOT run");
     await expect(readFile(marker, "utf8")).rejects.toThrow();
     expect((await w.cli(["list", "--json"])).json().plugins[0]).toMatchObject({ scripts: ["postinstall"], scriptsRan: false });
-    const allowed = await w.cli(["install", n.scripts, "--allow-scripts"]);
+    // Scripts are asked about like hooks (issue 41): without a terminal or --yes, refused and none ran.
+    const unasked = await w.cli(["install", n.scripts, "--allow-scripts", "--json"]);
+    expect(unasked.json().error.code).toBe("EUNCONFIRMED");
+    await expect(readFile(marker, "utf8")).rejects.toThrow();
+    const allowed = await w.cli(["install", n.scripts, "--allow-scripts", "--yes"]);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(await readFile(marker, "utf8")).toBe("ran");
     expect((await w.cli(["list", "--json"])).json().plugins[0]).toMatchObject({ scripts: ["postinstall"], scriptsRan: true });
@@ -246,7 +250,9 @@ describe("lifecycle scripts", () => {
       await mkdir(w.xcshHome, { recursive: true });
       await writeFile(path.join(w.xcshHome, "xcsh-tools.json"), JSON.stringify({ allowScripts: true }));
     });
-    expect((await w.cli(["install", n.scripts])).code).toBe(0);
+    expect((await w.cli(["install", n.scripts, "--json"])).json().error.code).toBe("EUNCONFIRMED");
+    await expect(readFile(path.join(w.root, "marker"), "utf8")).rejects.toThrow();
+    expect((await w.cli(["install", n.scripts, "--yes"])).code).toBe(0);
     expect(await readFile(path.join(w.root, "marker"), "utf8")).toBe("ran");
   });
 });

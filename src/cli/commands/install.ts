@@ -3,10 +3,11 @@
  * check each is an xcsh plugin and its requested features exist, then install them all in one
  * transaction (arborist in a staging copy, each plugin validated with its tools loaded in a
  * child process). `--dry-run` prints the plan and writes nothing. Lifecycle scripts run only
- * with `--allow-scripts` (or settings `allowScripts`).
+ * with `--allow-scripts` (or settings `allowScripts`), and only after the user allowed them with
+ * the plugins' hooks (plugins/install-scripts.ts); a dry run names them and runs none.
  */
 import type { Command } from "commander";
-import { npmClient, planAndApply, reportPlanned } from "../plugin-command.js";
+import { npmClient, planAndApply, printWouldRunScripts, reportPlanned } from "../plugin-command.js";
 import { usageError } from "../command-errors.js";
 import type { CommandModule } from "../context.js";
 
@@ -51,7 +52,11 @@ export const register: CommandModule["register"] = (program, getContext) => {
       });
       // Tool names the new plugins share with built-ins or other tools: said now, not at a session.
       const conflicts = await (await import("../tool-conflicts.js")).toolConflictsAfter(ctx, (result.applied?.plugins ?? []).map((p) => p.name));
-      if (!(await reportPlanned(ctx, result, dryRun, conflicts.json))) return;
+      // A dry run runs no script: it names those the real run would, after asking.
+      const changing = new Set(result.plan.actions.filter((a) => a.apply.kind === "install").map((a) => a.name));
+      const wouldRun = dryRun && client.allowScripts ? resolved.filter((r) => changing.has(r.name)).flatMap((r) => r.installScripts) : [];
+      if (!(await reportPlanned(ctx, result, dryRun, { ...conflicts.json, ...(dryRun && client.allowScripts ? { wouldRunScripts: wouldRun } : {}) }))) return;
+      if (dryRun && client.allowScripts) await printWouldRunScripts(ctx, wouldRun);
       for (const plugin of result.applied?.plugins ?? []) {
         if (plugin.scripts.length > 0) {
           ctx.output.line(

@@ -4,7 +4,8 @@
  * would (`^x.y.z`). Enabled state, features and settings are kept. Registry failures are errors.
  */
 import type { Command } from "commander";
-import { npmClient, planAndApply, renderPlan } from "../plugin-command.js";
+import { npmClient, planAndApply, printWouldRunScripts, renderPlan } from "../plugin-command.js";
+import type { NpmClientOptions } from "../../plugins/npm-client.js";
 import { ReportedFailure } from "../command-errors.js";
 import type { CommandContext, CommandModule } from "../context.js";
 import type { Plan, VersionInfo } from "../../plugins/plan.js";
@@ -81,13 +82,16 @@ export const register: CommandModule["register"] = (program, getContext) => {
         consent: { yes: Boolean(flags.yes) },
       });
       const dryRun = Boolean(flags.dryRun);
+      // A dry run runs no script: it names those of each new version the real run would, after asking.
+      const wouldRun = dryRun && client.allowScripts ? await updateScripts(result.plan, client) : undefined;
       const mkt = names.length === 0 ? await market.updateAllMarketplacePlugins(ctx, flags) : undefined;
       if (ctx.output.json) {
-        ctx.output.result({ ok: !mkt?.failed, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [], ...mkt?.json });
+        ctx.output.result({ ok: !mkt?.failed, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [], ...(wouldRun ? { wouldRunScripts: wouldRun } : {}), ...mkt?.json });
         if (mkt?.failed) throw new ReportedFailure(1);
         return;
       }
       for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
+      if (wouldRun) await printWouldRunScripts(ctx, wouldRun);
       for (const line of mkt?.lines ?? []) ctx.output.line(line);
       if (!dryRun) {
         const commits = await gitCommits(ctx);
@@ -102,3 +106,10 @@ export const register: CommandModule["register"] = (program, getContext) => {
       if (mkt?.failed) throw new ReportedFailure(1);
     });
 };
+
+/** The install scripts of the registry versions an update plan moves to (a git plugin's are known only once fetched). */
+async function updateScripts(plan: Plan, client: NpmClientOptions) {
+  const { registryInstallScripts } = await import("../../plugins/install-scripts.js");
+  const moving = plan.actions.filter((a) => a.type === "CHANGE" && a.to?.source === "registry" && a.to.version !== undefined);
+  return (await Promise.all(moving.map((a) => registryInstallScripts(a.name, a.to!.version!, client)))).flat();
+}

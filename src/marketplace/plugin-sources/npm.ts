@@ -39,7 +39,8 @@ function optionsOf(s: NpmSource, world: PluginWorld): Record<string, unknown> {
     const scope = s.package.startsWith("@") ? s.package.split("/")[0] : undefined;
     if (scope) base[`${scope}:registry`] = s.registry;
   }
-  return { ...base, ...(world.signal ? { signal: world.signal } : {}) };
+  // A marketplace plugin is extracted, never installed: no npm script of it runs, whatever the settings say.
+  return { ...base, ignoreScripts: true, ...(world.signal ? { signal: world.signal } : {}) };
 }
 
 function npmError(s: NpmSource, error: unknown): XcshToolsError {
