@@ -10,7 +10,7 @@
  * "Inside" means the folder itself or anything below it. A name that merely starts with two dots
  * (`..foo`) is inside; `..` and `../x` are not.
  */
-import { realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { XcshToolsError, nodeErrorCode } from "./errors.js";
 
@@ -137,4 +137,50 @@ export function confinePath(p: string, root: string, origin: PathOrigin, options
         `Nothing was read, replaced or deleted. If ${origin.file ?? "the state file"} was edited by hand or by another program, restore it, or run \`xcsh-tools doctor\` to see what is wrong.`,
     },
   );
+}
+
+/**
+ * The first symbolic link on the way from `place` down to `p` (lexically: `p` itself or a folder
+ * between them), as `link -> what it says`; `undefined` when there is none.
+ */
+function linkOnTheWay(p: string, place: string): string | undefined {
+  const stop = path.resolve(place);
+  const found: string[] = [];
+  for (let current = path.resolve(p); current !== stop && path.dirname(current) !== current; current = path.dirname(current)) {
+    if (lstatSync(current, { throwIfNoEntry: false })?.isSymbolicLink()) found.push(current);
+  }
+  const link = found.at(-1);
+  return link === undefined ? undefined : `${link} -> ${readlinkSync(link)}`;
+}
+
+/**
+ * The real path a write to (or a removal of) `p` lands on, checked to stay inside `place`, the
+ * folder of ours the file belongs to: the one rule for symbolic links at a state file's place.
+ *
+ * A link there (the file itself, or a folder on its way) is followed only when its real target
+ * stays inside `place`, resolved too; otherwise `EPATH_OUTSIDE` naming the file, the link and its
+ * target, and nothing is written. Why this rule (docs/security.md, "Links at a state file's
+ * place"): a rename onto a followed link replaces its target, and whoever made the link chose that
+ * target. For project state that is whoever can write the project's `.xcsh/` (a clone, a once-
+ * trusted repository), so its links may never lead out of that `.xcsh/`, not even into the user's
+ * own state. For user state it is usually the user, but we cannot tell a dotfiles link from one to
+ * `~/.bashrc` by looking at it, so the rule is the same: a dotfiles manager keeps the whole xcsh
+ * root in its repository (GNU stow's folded link, `XCSH_HOME`), which the rule allows because
+ * `place` is resolved too.
+ */
+export function confineWriteTarget(p: string, place: string, scope: "user" | "project", origin: PathOrigin, options: ConfineOptions = {}): string {
+  try {
+    return confinePath(p, place, origin, options);
+  } catch (error) {
+    const link = linkOnTheWay(p, place);
+    if (link === undefined) throw error;
+    const real = realPathOrNearest(p);
+    throw new XcshToolsError("EPATH_OUTSIDE", `The ${origin.what} ${p}${describeOrigin(origin)} leads through the link ${link} to ${real}, outside ${realPathOrNearest(place)} where it belongs: it was not written`, {
+      file: p,
+      ...(origin.field ? { path: origin.field } : {}),
+      hint: `Nothing was written or deleted. Remove the link ${link.split(" -> ")[0]} (xcsh-tools writes a regular file in its place).${
+        scope === "user" ? ` To keep your xcsh state in a dotfiles repository, link (or point XCSH_HOME at) the whole folder ${place} there, not single files.` : " A project's state stays inside its .xcsh folder."
+      }`,
+    });
+  }
 }

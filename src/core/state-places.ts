@@ -28,7 +28,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { pointerSegment } from "../manifest/result.js";
-import { confinePath, describeOrigin, isPathBelow, realPathOrNearest, type PathOrigin } from "./contain.js";
+import { confinePath, confineWriteTarget, describeOrigin, isPathBelow, realPathOrNearest, type PathOrigin } from "./contain.js";
 import { XcshToolsError } from "./errors.js";
 import { projectPaths, xcshPaths, type XcshRoots } from "./paths.js";
 
@@ -133,15 +133,22 @@ export function isInPlace(kind: StatePathKind, p: string, world: PlaceWorld): bo
  */
 export function confineJournalPath(p: string, xcshHome: string, origin: Omit<PathOrigin, "what">): string {
   const what = "journaled path";
+  const hint = origin.hint ?? "Nothing was restored or deleted. Inspect the journal folder by hand and remove it.";
   if (typeof p !== "string" || !path.isAbsolute(p)) {
-    throw outside(`The ${what} ${JSON.stringify(p)}${describeOrigin(origin)} is not an absolute path`, { ...origin, hint: "Nothing was restored or deleted. Inspect the journal folder by hand and remove it." });
+    throw outside(`The ${what} ${JSON.stringify(p)}${describeOrigin(origin)} is not an absolute path`, { ...origin, hint });
   }
-  const real = realPathOrNearest(p);
-  const xcsh = realPathOrNearest(xcshHome);
-  if (isPathBelow(real, xcsh)) return real;
-  const project = xcshFolderAbove(real);
-  if (project !== undefined && PROJECT_STATE.has(path.relative(project, real).split(path.sep)[0]!)) return real;
-  return confinePath(p, xcshHome, { what, ...origin, hint: origin.hint ?? "Nothing was restored or deleted. Inspect the journal folder by hand and remove it." }, { strictlyBelow: true });
+  // The place is chosen by the path as written, and its real path must stay in that place: a
+  // project's state may not lead (by a link) into the user's state or out of its own `.xcsh`,
+  // nor user state out of the xcsh root (confineWriteTarget says why).
+  const lexical = path.resolve(p);
+  if (isPathBelow(lexical, xcshHome)) return confineWriteTarget(lexical, xcshHome, "user", { what, ...origin }, { strictlyBelow: true });
+  const project = xcshFolderAbove(lexical);
+  if (project !== undefined && PROJECT_STATE.has(path.relative(project, lexical).split(path.sep)[0]!)) {
+    // The `.xcsh` folder itself may be a link only within its project (else it is someone else's state).
+    confineWriteTarget(project, path.dirname(project), "project", { what: "project state folder", ...origin });
+    return confineWriteTarget(lexical, project, "project", { what, ...origin }, { strictlyBelow: true });
+  }
+  return confinePath(p, xcshHome, { what, ...origin, hint }, { strictlyBelow: true });
 }
 
 /**
@@ -156,12 +163,12 @@ export function xcshHomeOfOurs(oursDir: string): string {
 const PROJECT_STATE = new Set(["plugins", "cache", "marketplaces.json", "plugin-overrides.json"]);
 
 /**
- * The nearest folder named `.xcsh` strictly above `real` (a real path: a `.xcsh` that is a
- * symlink was already resolved away), if any. It need not exist yet: a first project install
+ * The nearest folder named `.xcsh` strictly above `p` (lexically: the folder the path names, whose
+ * real path is checked by the caller), if any. It need not exist yet: a first project install
  * creates it, and nothing that does not exist can be deleted or replaced.
  */
-function xcshFolderAbove(real: string): string | undefined {
-  for (let current = path.dirname(real); ; current = path.dirname(current)) {
+function xcshFolderAbove(p: string): string | undefined {
+  for (let current = path.dirname(p); ; current = path.dirname(current)) {
     if (path.basename(current) === ".xcsh") return current;
     if (path.dirname(current) === current) return undefined;
   }
