@@ -35,7 +35,7 @@ import {
   utimes,
 } from "node:fs/promises";
 import path from "node:path";
-import { confineWriteTarget, isPathInside } from "./contain.js";
+import { confinePath, isPathInside } from "./contain.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 import { codedFailure } from "./failure.js";
 
@@ -113,10 +113,10 @@ export const STATE_FILE_MODE = 0o600;
  * A symlink at `file` is written through (its target is replaced, as write-file-atomic does, so a
  * link the user made stays a link) only when its real target stays inside `within`, the folder of
  * ours the file belongs to (default: the folder `file` is in): otherwise `EPATH_OUTSIDE` and
- * nothing is written (`confineWriteTarget`, core/contain.ts, says why).
+ * nothing is written (`confinePath`, core/contain.ts, says why).
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, within: string = path.dirname(path.resolve(file))): Promise<void> {
-  const target = confineWriteTarget(file, within, "user", { what: "state file" });
+  const target = confinePath(file, within, { what: "state file" }, { scope: "user" });
   const dir = path.dirname(target);
   const existing = await lstatOrUndefined(target);
   // A state file replaced by a link to a device or a FIFO (`/dev/zero`) must not make the rename

@@ -19,7 +19,7 @@
  * | user-catalog          | `catalogPath`, `<xcshHome>/marketplaces.json`         | `<xcshHome>/plugins/cache/marketplaces/`    |
  * | project-catalog       | `catalogPath`, `<project>/.xcsh/marketplaces.json`    | `<project>/.xcsh/cache/marketplaces/`       |
  * | npm-plugin            | `dependencies` of `<xcshHome>/plugins/package.json`   | `<xcshHome>/plugins/node_modules/` (a linked plugin: the folder its lock record names) |
- * | journal-entry         | `entries[].path` of a journal's `intent.json`         | `<xcshHome>/`, or below a folder named `.xcsh` |
+ * | journal-entry         | `entries[].path` of a journal's `intent.json`         | `<xcshHome>/`, or below a folder named `.xcsh` (the one the path names, real path inside it) |
  *
  * Everything that is deleted must be strictly below its place (never the place itself).
  * Marketplace and plugin names that become folder names are checked by `nameSegmentProblem`
@@ -28,7 +28,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { pointerSegment } from "../manifest/result.js";
-import { confinePath, confineWriteTarget, describeOrigin, isPathBelow, realPathOrNearest, type PathOrigin } from "./contain.js";
+import { confinePath, describeOrigin, isPathBelow, realPathOrNearest, type PathOrigin } from "./contain.js";
 import { XcshToolsError } from "./errors.js";
 import { projectPaths, xcshPaths, type XcshRoots } from "./paths.js";
 
@@ -139,14 +139,14 @@ export function confineJournalPath(p: string, xcshHome: string, origin: Omit<Pat
   }
   // The place is chosen by the path as written, and its real path must stay in that place: a
   // project's state may not lead (by a link) into the user's state or out of its own `.xcsh`,
-  // nor user state out of the xcsh root (confineWriteTarget says why).
+  // nor user state out of the xcsh root (confinePath says why).
   const lexical = path.resolve(p);
-  if (isPathBelow(lexical, xcshHome)) return confineWriteTarget(lexical, xcshHome, "user", { what, ...origin }, { strictlyBelow: true });
+  if (isPathBelow(lexical, xcshHome)) return confinePath(lexical, xcshHome, { what, ...origin }, { strictlyBelow: true, scope: "user" });
   const project = xcshFolderAbove(lexical);
   if (project !== undefined && PROJECT_STATE.has(path.relative(project, lexical).split(path.sep)[0]!)) {
     // The `.xcsh` folder itself may be a link only within its project (else it is someone else's state).
-    confineWriteTarget(project, path.dirname(project), "project", { what: "project state folder", ...origin });
-    return confineWriteTarget(lexical, project, "project", { what, ...origin }, { strictlyBelow: true });
+    confinePath(project, path.dirname(project), { what: "project state folder", ...origin }, { scope: "project" });
+    return confinePath(lexical, project, { what, ...origin }, { strictlyBelow: true, scope: "project" });
   }
   return confinePath(p, xcshHome, { what, ...origin, hint }, { strictlyBelow: true });
 }

@@ -151,6 +151,26 @@ describe("project state linked out of the project's .xcsh is never written throu
   });
 });
 
+describe("a project's state never leads into the user's state, and removals never follow a link out", () => {
+  it("the project's .xcsh folder itself is a link to the user's xcsh root: marketplace add --scope project leaves the user's marketplaces.json alone", async () => {
+    const { w, acme, other } = await world();
+    await ok(w, ["marketplace", "add", other]);
+    const userRegistry = path.join(w.xcshHome, "marketplaces.json");
+    const xcshDir = path.join(w.cwd, ".xcsh");
+    await symlink(w.xcshHome, xcshDir);
+    await expectRefused(w, ["marketplace", "add", acme, "--scope", "project"], xcshDir, w.xcshHome);
+    expect(JSON.parse(await readFile(userRegistry, "utf8")).marketplaces).toMatchObject([{ name: "other" }]);
+  });
+
+  it(".xcsh/cache/marketplaces/acme (a folder marketplace remove deletes) -> a folder outside: marketplace remove --scope project deletes nothing there", async () => {
+    const { w, acme } = await world();
+    await ok(w, ["marketplace", "add", acme, "--scope", "project"]);
+    const folder = path.join(w.cwd, ".xcsh", "cache", "marketplaces", "acme");
+    const victim = await linkOut(w, folder);
+    await expectRefused(w, ["marketplace", "remove", "acme", "--scope", "project"], folder, victim);
+  });
+});
+
 describe("user state linked out of the xcsh root is never written through: EPATH_OUTSIDE, nothing changed", () => {
   it("trusted-projects.json -> victim: trust", async () => {
     const { w } = await world();
