@@ -149,7 +149,7 @@ export function confinePath(p: string, root: string, origin: PathOrigin, options
       ...(origin.file ? { file: origin.file } : link ? { file: p } : {}),
       ...(origin.field ? { path: origin.field } : {}),
       hint: link
-        ? `Nothing was read, written or deleted. Remove the link ${link.link}: xcsh-tools makes what belongs there again when it is needed.${
+        ? `Nothing was changed. Remove the link ${link.link}: xcsh-tools makes what belongs there again when it is needed.${
             options.scope === "user" ? ` To keep your xcsh state in a dotfiles repository, link (or point XCSH_HOME at) the whole folder ${root} there, not single files.` : options.scope === "project" ? " A project's state stays inside its own .xcsh folder." : ""
           }`
         : (origin.hint ?? fallback),

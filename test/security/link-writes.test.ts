@@ -10,31 +10,14 @@
  */
 import { mkdir, readFile, readlink, rename, symlink } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { buildDist } from "../helpers/build-dist.js";
+import { describe, expect, it, vi } from "vitest";
 import { writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
-import { runCli, type ProcessResult } from "../helpers/run-cli.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
-import { makeHostileWorld, type HostileWorld } from "./hostile-world.js";
+import { describeRun, hostileCli as cli, hostileWorldsPerTest, type HostileWorld } from "./hostile-world.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
-beforeAll(async () => {
-  await buildDist();
-}, 180_000);
-
-const worlds: HostileWorld[] = [];
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.cleanup();
-});
-
-function cli(w: HostileWorld, args: string[], cwd = w.cwd): Promise<ProcessResult> {
-  return runCli(args, { cwd, home: w.home, timeoutMs: 60_000 });
-}
-
-function describeRun(r: ProcessResult): string {
-  return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-}
+const hostileWorld = hostileWorldsPerTest();
 
 async function ok(w: HostileWorld, args: string[], cwd = w.cwd): Promise<void> {
   const r = await cli(w, args, cwd);
@@ -64,8 +47,7 @@ async function folderMarketplace(w: HostileWorld, name: string): Promise<string>
 
 /** A trusted project (trusted with the CLI, as a user does), a hand-installed plugin and two marketplaces. */
 async function world(): Promise<{ w: HostileWorld; acme: string; other: string }> {
-  const w = await makeHostileWorld();
-  worlds.push(w);
+  const w = await hostileWorld();
   await installPluginByHand(w);
   await ok(w, ["trust"]);
   return { w, acme: await folderMarketplace(w, "acme"), other: await folderMarketplace(w, "other") };
@@ -234,8 +216,7 @@ describe("a link the rule allows is written through", () => {
   });
 
   it("user: the whole xcsh root is a link into a dotfiles folder (GNU stow's folded link): trust and marketplace add work", async () => {
-    const w = await makeHostileWorld();
-    worlds.push(w);
+    const w = await hostileWorld();
     const dotfiles = path.join(w.home, "dotfiles", "xcsh", ".xcsh");
     await mkdir(dotfiles, { recursive: true });
     await symlink(dotfiles, w.xcshHome);
