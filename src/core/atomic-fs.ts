@@ -35,7 +35,7 @@ import {
   utimes,
 } from "node:fs/promises";
 import path from "node:path";
-import { isPathInside } from "./contain.js";
+import { confinePath, isPathInside } from "./contain.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "./errors.js";
 import { codedFailure } from "./failure.js";
 
@@ -109,16 +109,14 @@ export const STATE_FILE_MODE = 0o600;
 /**
  * Write `data` to `file` atomically and durably (temp file, fsync, rename, fsync folder), keeping
  * an existing file's mode (a new one is STATE_FILE_MODE).
+ *
+ * A symlink at `file` is written through (its target is replaced, as write-file-atomic does, so a
+ * link the user made stays a link) only when its real target stays inside `within`, the folder of
+ * ours the file belongs to (default: the folder `file` is in): otherwise `EPATH_OUTSIDE` and
+ * nothing is written (`confinePath`, core/contain.ts, says why).
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
-  // Write through a symlink to its target, as write-file-atomic does, rather than replacing
-  // the link with a regular file.
-  let target = path.resolve(file);
-  try {
-    target = await realpath(target);
-  } catch {
-    // does not exist yet: write the path itself
-  }
+export async function writeFileAtomic(file: string, data: string | Uint8Array, within: string = path.dirname(path.resolve(file))): Promise<void> {
+  const target = confinePath(file, within, { what: "state file" }, { scope: "user" });
   const dir = path.dirname(target);
   const existing = await lstatOrUndefined(target);
   // A state file replaced by a link to a device or a FIFO (`/dev/zero`) must not make the rename
@@ -157,8 +155,8 @@ export function jsonText(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
-export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
-  await writeFileAtomic(file, jsonText(value));
+export async function writeJsonAtomic(file: string, value: unknown, within?: string): Promise<void> {
+  await writeFileAtomic(file, jsonText(value), within);
 }
 
 /** Create a folder (and parents) and fsync its parent so the creation is durable. */

@@ -10,7 +10,7 @@
  * "Inside" means the folder itself or anything below it. A name that merely starts with two dots
  * (`..foo`) is inside; `..` and `../x` are not.
  */
-import { realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { XcshToolsError, nodeErrorCode } from "./errors.js";
 
@@ -113,12 +113,26 @@ export function describeOrigin(origin: Pick<PathOrigin, "file" | "field">): stri
 export interface ConfineOptions {
   /** The folder itself is not allowed, only what is below it (for anything that is deleted). */
   strictlyBelow?: boolean;
+  /** Whose folder `root` is, for the fix a link out of it gets (a user's dotfiles, or a project's state). */
+  scope?: "user" | "project";
 }
 
 /**
  * The real path of `p`, checked to stay inside `root` (also resolved): the one gate for every
- * path from untrusted input. Throws `EPATH_OUTSIDE` naming the file and field otherwise; the
- * caller then reads, imports, replaces or deletes nothing.
+ * path from untrusted input, and for where a write or removal of a state file lands. Throws
+ * `EPATH_OUTSIDE` naming the file and field otherwise; the caller then reads, imports, replaces
+ * or deletes nothing.
+ *
+ * The rule for symbolic links at a state file's place is this check: a link there (the file
+ * itself, or a folder on its way below `root`) is followed only when its real target stays inside
+ * `root`, and the error names the link and the fix. Why (docs/security.md, "Links at a state
+ * file's place"): a rename onto a followed link replaces its target, and whoever made the link
+ * chose that target. For project state that is whoever can write the project's `.xcsh/` (a clone,
+ * a once-trusted repository), so its links may never leave that `.xcsh/`, not even into the user's
+ * own state. For user state it is usually the user, but a dotfiles link cannot be told from one to
+ * `~/.bashrc` by looking at it, so the rule is the same: a dotfiles manager keeps the whole xcsh
+ * root in its repository (GNU stow's folded link, `XCSH_HOME`), which passes because `root` is
+ * resolved too.
  */
 export function confinePath(p: string, root: string, origin: PathOrigin, options: ConfineOptions = {}): string {
   const real = realPathOrNearest(p);
@@ -126,15 +140,32 @@ export function confinePath(p: string, root: string, origin: PathOrigin, options
   const inside = options.strictlyBelow ? isPathBelow(real, realRoot) : isPathInside(real, realRoot);
   if (inside) return real;
   const resolved = real === path.resolve(p) ? "" : ` (resolves to ${real})`;
+  const link = isPathInside(p, root) ? linkOnTheWay(p, root) : undefined;
+  const fallback = `Nothing was read, replaced or deleted. If ${origin.file ?? "the state file"} was edited by hand or by another program, restore it, or run \`xcsh-tools doctor\` to see what is wrong.`;
   throw new XcshToolsError(
     "EPATH_OUTSIDE",
-    `The ${origin.what} ${p}${resolved}${describeOrigin(origin)} is ${options.strictlyBelow && real === realRoot ? "the folder" : "outside the folder"} ${realRoot} where it must live`,
+    `The ${origin.what} ${p}${resolved}${describeOrigin(origin)} is ${options.strictlyBelow && real === realRoot ? "the folder" : "outside the folder"} ${realRoot} where it must live${link ? `: it leads there through the link ${link.link} -> ${link.target}` : ""}`,
     {
-      ...(origin.file ? { file: origin.file } : {}),
+      ...(origin.file ? { file: origin.file } : link ? { file: p } : {}),
       ...(origin.field ? { path: origin.field } : {}),
-      hint:
-        origin.hint ??
-        `Nothing was read, replaced or deleted. If ${origin.file ?? "the state file"} was edited by hand or by another program, restore it, or run \`xcsh-tools doctor\` to see what is wrong.`,
+      hint: link
+        ? `Nothing was changed. Remove the link ${link.link}: xcsh-tools makes what belongs there again when it is needed.${
+            options.scope === "user" ? ` To keep your xcsh state in a dotfiles repository, link (or point XCSH_HOME at) the whole folder ${root} there, not single files.` : options.scope === "project" ? " A project's state stays inside its own .xcsh folder." : ""
+          }`
+        : (origin.hint ?? fallback),
     },
   );
+}
+
+/**
+ * The outermost symbolic link on the way from `root` down to `p` (lexically: `p` itself or a
+ * folder between them) and what it says; `undefined` when there is none.
+ */
+function linkOnTheWay(p: string, root: string): { link: string; target: string } | undefined {
+  const stop = path.resolve(root);
+  let found: string | undefined;
+  for (let current = path.resolve(p); current !== stop && path.dirname(current) !== current; current = path.dirname(current)) {
+    if (lstatSync(current, { throwIfNoEntry: false })?.isSymbolicLink()) found = current;
+  }
+  return found === undefined ? undefined : { link: found, target: readlinkSync(found) };
 }

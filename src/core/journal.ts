@@ -135,24 +135,33 @@ async function discardLive(target: string, trash: string): Promise<void> {
   await fsyncDir(path.dirname(target));
 }
 
-/** Swap staged content in and apply removals (COMMITTING → new state). Idempotent. */
-async function swapAll(dir: string, intent: Intent, step: Step): Promise<void> {
+/**
+ * Swap staged content in and apply removals (COMMITTING → new state). Idempotent. Each path is
+ * checked again right before it is replaced (a link may have appeared since it was recorded), and
+ * a staged file goes where a link at its path really leads, which that check keeps inside the
+ * place the path belongs to (`confineJournalPath`): the link stays a link, as with writeFileAtomic.
+ * A folder, and anything removed, replaces or removes the link itself, never what it leads to.
+ */
+async function swapAll(dir: string, intent: Intent, xcshHome: string, step: Step): Promise<void> {
   const trash = path.join(dir, "t");
   for (const [i, entry] of intent.entries.entries()) {
+    const real = confineJournalPath(entry.path, xcshHome, { file: path.join(dir, "intent.json"), field: `entries/${i}/path` });
     if (entry.kind === "stage") {
       const slot = path.join(dir, "s", String(i));
       const slotInfo = await lstatOrUndefined(slot);
       if (!slotInfo) continue; // already swapped in
+      const live = await lstatOrUndefined(entry.path);
+      const dest = slotInfo.isFile() && live?.isSymbolicLink() ? real : entry.path;
       // A file over a file (or over nothing) is one rename, so that a reader — the host at boot,
       // another command's lock-free read — sees the old file or the new one, never no file. A
       // folder cannot be renamed over: the old one goes to the trash first.
-      if (slotInfo.isDirectory() || (await lstatOrUndefined(entry.path))?.isDirectory()) {
+      if (slotInfo.isDirectory() || live?.isDirectory()) {
         await discardLive(entry.path, trash);
         await step(`commit:swap:${i}:old-moved`);
       }
-      await mkdir(path.dirname(entry.path), { recursive: true });
-      await movePath(slot, entry.path);
-      await fsyncDir(path.dirname(entry.path));
+      await mkdir(path.dirname(dest), { recursive: true });
+      await movePath(slot, dest);
+      await fsyncDir(path.dirname(dest));
     } else {
       await discardLive(entry.path, trash);
     }
@@ -272,7 +281,7 @@ export class Transaction {
     this.#phase = "committing";
     await this.#step("commit:marked");
     try {
-      await swapAll(this.dir, this.#intent, this.#step);
+      await swapAll(this.dir, this.#intent, xcshHomeOfOurs(path.dirname(path.dirname(this.dir))), this.#step);
       await this.#step("commit:finishing");
       await finish(this.dir, this.#step);
     } catch (error) {
@@ -415,7 +424,7 @@ export async function recoverPending(
       );
     }
     const committed = intent.state === "committing";
-    if (committed) await swapAll(dir, intent, step);
+    if (committed) await swapAll(dir, intent, xcshHomeOfOurs(oursDir), step);
     await finish(dir, step);
     reports.push({ id: intent.id, label: intent.label, action: committed ? "completed" : "rolled-back" });
   }

@@ -19,7 +19,7 @@
  * | user-catalog          | `catalogPath`, `<xcshHome>/marketplaces.json`         | `<xcshHome>/plugins/cache/marketplaces/`    |
  * | project-catalog       | `catalogPath`, `<project>/.xcsh/marketplaces.json`    | `<project>/.xcsh/cache/marketplaces/`       |
  * | npm-plugin            | `dependencies` of `<xcshHome>/plugins/package.json`   | `<xcshHome>/plugins/node_modules/` (a linked plugin: the folder its lock record names) |
- * | journal-entry         | `entries[].path` of a journal's `intent.json`         | `<xcshHome>/`, or below a folder named `.xcsh` |
+ * | journal-entry         | `entries[].path` of a journal's `intent.json`         | `<xcshHome>/`, or below a folder named `.xcsh` (the one the path names, real path inside it) |
  *
  * Everything that is deleted must be strictly below its place (never the place itself).
  * Marketplace and plugin names that become folder names are checked by `nameSegmentProblem`
@@ -133,15 +133,22 @@ export function isInPlace(kind: StatePathKind, p: string, world: PlaceWorld): bo
  */
 export function confineJournalPath(p: string, xcshHome: string, origin: Omit<PathOrigin, "what">): string {
   const what = "journaled path";
+  const hint = origin.hint ?? "Nothing was restored or deleted. Inspect the journal folder by hand and remove it.";
   if (typeof p !== "string" || !path.isAbsolute(p)) {
-    throw outside(`The ${what} ${JSON.stringify(p)}${describeOrigin(origin)} is not an absolute path`, { ...origin, hint: "Nothing was restored or deleted. Inspect the journal folder by hand and remove it." });
+    throw outside(`The ${what} ${JSON.stringify(p)}${describeOrigin(origin)} is not an absolute path`, { ...origin, hint });
   }
-  const real = realPathOrNearest(p);
-  const xcsh = realPathOrNearest(xcshHome);
-  if (isPathBelow(real, xcsh)) return real;
-  const project = xcshFolderAbove(real);
-  if (project !== undefined && PROJECT_STATE.has(path.relative(project, real).split(path.sep)[0]!)) return real;
-  return confinePath(p, xcshHome, { what, ...origin, hint: origin.hint ?? "Nothing was restored or deleted. Inspect the journal folder by hand and remove it." }, { strictlyBelow: true });
+  // The place is chosen by the path as written, and its real path must stay in that place: a
+  // project's state may not lead (by a link) into the user's state or out of its own `.xcsh`,
+  // nor user state out of the xcsh root (confinePath says why).
+  const lexical = path.resolve(p);
+  if (isPathBelow(lexical, xcshHome)) return confinePath(lexical, xcshHome, { what, ...origin }, { strictlyBelow: true, scope: "user" });
+  const project = xcshFolderAbove(lexical);
+  if (project !== undefined && PROJECT_STATE.has(path.relative(project, lexical).split(path.sep)[0]!)) {
+    // The `.xcsh` folder itself may be a link only within its project (else it is someone else's state).
+    confinePath(project, path.dirname(project), { what: "project state folder", ...origin }, { scope: "project" });
+    return confinePath(lexical, project, { what, ...origin }, { strictlyBelow: true, scope: "project" });
+  }
+  return confinePath(p, xcshHome, { what, ...origin, hint }, { strictlyBelow: true });
 }
 
 /**
@@ -156,12 +163,12 @@ export function xcshHomeOfOurs(oursDir: string): string {
 const PROJECT_STATE = new Set(["plugins", "cache", "marketplaces.json", "plugin-overrides.json"]);
 
 /**
- * The nearest folder named `.xcsh` strictly above `real` (a real path: a `.xcsh` that is a
- * symlink was already resolved away), if any. It need not exist yet: a first project install
+ * The nearest folder named `.xcsh` strictly above `p` (lexically: the folder the path names, whose
+ * real path is checked by the caller), if any. It need not exist yet: a first project install
  * creates it, and nothing that does not exist can be deleted or replaced.
  */
-function xcshFolderAbove(real: string): string | undefined {
-  for (let current = path.dirname(real); ; current = path.dirname(current)) {
+function xcshFolderAbove(p: string): string | undefined {
+  for (let current = path.dirname(p); ; current = path.dirname(current)) {
     if (path.basename(current) === ".xcsh") return current;
     if (path.dirname(current) === current) return undefined;
   }

@@ -163,7 +163,9 @@ export async function changeTrust(projectDir: string, trust: boolean, world: Tru
     const projects = trust
       ? [...record.projects.filter((p) => p.path !== real), { path: real, trustedAt: (world.now?.() ?? new Date()).toISOString() }]
       : record.projects.filter((p) => p.path !== real);
-    await writeJsonAtomic(world.trustFile, { version: 1, projects } satisfies TrustRecord);
+    // The record is `<xcsh root>/plugins/.xcsh-tools/trusted-projects.json`: a link there may lead
+    // anywhere in the xcsh root, never out of it (writeFileAtomic).
+    await writeJsonAtomic(world.trustFile, { version: 1, projects } satisfies TrustRecord, path.dirname(path.dirname(path.dirname(world.trustFile))));
     return { path: real, changed: true };
   }, { label: trust ? `trust ${real}` : `untrust ${real}` });
 }

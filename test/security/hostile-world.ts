@@ -12,7 +12,9 @@
  */
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { expect } from "vitest";
+import { afterEach, beforeAll, expect } from "vitest";
+import { buildDist } from "../helpers/build-dist.js";
+import { runCli, type ProcessResult } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
 
@@ -68,4 +70,33 @@ export async function makeHostileWorld(options: { trusted?: boolean } = {}): Pro
       expect(await canaryRan(), "the canary program ran").toBe(false);
     },
   };
+}
+
+/**
+ * For a file of CLI cases: builds dist/ once, and returns a maker of hostile worlds that are
+ * removed after each test.
+ */
+export function hostileWorldsPerTest(): (options?: { trusted?: boolean }) => Promise<HostileWorld> {
+  const made: HostileWorld[] = [];
+  beforeAll(async () => {
+    await buildDist();
+  }, 180_000);
+  afterEach(async () => {
+    for (const w of made.splice(0)) await w.cleanup();
+  });
+  return async (options = {}) => {
+    const w = await makeHostileWorld(options);
+    made.push(w);
+    return w;
+  };
+}
+
+/** Run the CLI in `w` (cwd: its project), as the user whose HOME it is. */
+export function hostileCli(w: HostileWorld, args: string[], cwd = w.cwd): Promise<ProcessResult> {
+  return runCli(args, { cwd, home: w.home, timeoutMs: 60_000 });
+}
+
+/** A run's exit code and output, for an assertion's message. */
+export function describeRun(r: ProcessResult): string {
+  return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 }
