@@ -25,7 +25,7 @@
  * Marketplace and plugin names that become folder names are checked by `nameSegmentProblem`
  * (manifest/names.ts) when the registry is read, so they never hold a separator or `..`.
  */
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { pointerSegment } from "../manifest/result.js";
 import { confinePath, describeOrigin, isPathBelow, realPathOrNearest, type PathOrigin } from "./contain.js";
@@ -141,6 +141,8 @@ export function confineJournalPath(p: string, xcshHome: string, origin: Omit<Pat
   if (isPathBelow(real, xcsh)) return real;
   const project = xcshFolderAbove(real);
   if (project !== undefined && PROJECT_STATE.has(path.relative(project, real).split(path.sep)[0]!)) return real;
+  // A team set's lock (docs/design/team-sets.md), written by the restore in the same transaction as the state it describes: only that file name, beside a `.xcsh` folder.
+  if (path.basename(real) === "xcsh-team.lock.json" && existsSync(path.join(path.dirname(real), ".xcsh"))) return real;
   return confinePath(p, xcshHome, { what, ...origin, hint: origin.hint ?? "Nothing was restored or deleted. Inspect the journal folder by hand and remove it." }, { strictlyBelow: true });
 }
 
@@ -153,7 +155,7 @@ export function xcshHomeOfOurs(oursDir: string): string {
 }
 
 /** What a command journals inside a project's `.xcsh` folder (core/paths.ts `projectPaths`). */
-const PROJECT_STATE = new Set(["plugins", "cache", "marketplaces.json", "plugin-overrides.json"]);
+const PROJECT_STATE = new Set(["plugins", "cache", "marketplaces.json", "plugin-overrides.json", ".gitignore"]);
 
 /**
  * The nearest folder named `.xcsh` strictly above `real` (a real path: a `.xcsh` that is a
