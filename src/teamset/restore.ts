@@ -1,0 +1,171 @@
+/**
+ * The restore engine (docs/design/team-sets.md (d) `install` with no operand): make this machine
+ * load exactly the project's declared set, at the locked versions and content hashes.
+ *
+ * Order, each step before the next may write: trust (before any project file is read) → read the
+ * set and the lock → `--frozen`: the lock must already describe the set, in canonical bytes →
+ * one mutation (lock, journal): resolve what the lock lacks, fetch the rest at its locked
+ * commits, verify every content hash (`EINTEGRITY`: nothing installed), ask consent for what the
+ * plugins run (before any of their code runs; restore runs none: static checks only, the module
+ * check ran when the plugin was locked), then stage the cache folders, the off folders, the
+ * generated host files and the lock; the journal's commit makes it all live at once, so a kill
+ * leaves the previous state.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { XcshToolsError } from "../core/errors.js";
+import { teamPaths, xcshPaths } from "../core/paths.js";
+import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
+import { pathExists } from "../core/atomic-fs.js";
+import { hasChanges } from "../components/consent.js";
+import { executableChangesOf, stagePreparedPlugins, stageProjectRegistry, type PreparedPlugin } from "../marketplace/index.js";
+import { splitPluginId } from "../manifest/installed-plugins.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
+import { isRecord, pointer } from "../manifest/result.js";
+import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lock.js";
+import type { EffectiveSet } from "../manifest/team-set.js";
+import { runMutation, type Mutation } from "../plugins/mutation.js";
+import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
+import { loadTeamSet } from "./load.js";
+import { isCanonicalLock } from "./lock-format.js";
+import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock, type TeamWorld } from "./resolve.js";
+import { satisfies } from "./satisfy.js";
+
+export type { TeamWorld } from "./resolve.js";
+
+/** Options of `restoreTeamSet`. */
+export interface RestoreOptions {
+  world: TeamWorld;
+  /** CI: the committed files must not change (`ETEAM_FROZEN` otherwise, nothing written). */
+  frozen?: boolean;
+  /** The host's config folder name, `.xcsh` by default. */
+  configDirName?: string;
+}
+
+/** What a restore did. */
+export interface RestoreReport {
+  /** Files written (absolute), the lock included when it changed. */
+  written: string[];
+  lockChanged: boolean;
+  /** Marketplace plugins whose cache folder was added. */
+  installed: string[];
+  /** Lock entries resolved anew. */
+  resolved: string[];
+}
+
+/** `ETEAM_FROZEN` listing what stops a frozen restore. */
+function frozenError(lockFile: string, problems: string[]): XcshToolsError {
+  return new XcshToolsError("ETEAM_FROZEN", `${lockFile} does not describe the project's set as committed (--frozen): ${problems.join("; ")}`, {
+    file: lockFile,
+    hint: "Run `xcsh-tools install` without --frozen, commit xcsh-team.lock.json, then retry.",
+  });
+}
+
+/** The problems a frozen restore refuses (none: the committed lock is exactly what a restore would write). */
+function frozenProblems(set: EffectiveSet, lock: TeamLock | undefined, lockText: string | undefined, lockFile: string): string[] {
+  if (!lock || lockText === undefined) return [`there is no ${TEAM_LOCK_FILE}`];
+  const problems = satisfies(set, lock)
+    .filter((entry) => entry.state !== "ok")
+    .map((entry) => `${pointer("", entry.section, entry.key)} is ${entry.state}${entry.why ? ` (${entry.why})` : ""}`);
+  if (problems.length === 0 && !isCanonicalLock(lockText, lockFile)) problems.push("its bytes are not canonical (it would be rewritten)");
+  return problems;
+}
+
+/** `EINTEGRITY` naming the lock field whose content does not match. */
+function integrityError(lockFile: string, key: string, expected: string, got: string): XcshToolsError {
+  const at = pointer("", "marketplacePlugins", key, "hash");
+  return new XcshToolsError("EINTEGRITY", `${lockFile}: ${at}: the content of ${key} does not match the lock (expected ${expected}, got ${got})`, {
+    file: lockFile,
+    path: at,
+    hint: "Nothing was installed. The plugin's files changed behind the lock: if the change is wanted, run `xcsh-tools update --scope project` and review the new lock; otherwise restore the plugin's files.",
+  });
+}
+
+/** The project's registry as it is now (ids the set does not mention are kept by renderHostFiles). */
+function existingRegistry(file: string): ({ plugins: Record<string, unknown[]> } & Record<string, unknown>) | undefined {
+  const doc = readJsonOrUndefined(file);
+  return isRecord(doc) && isRecord(doc.plugins) ? (doc as { plugins: Record<string, unknown[]> } & Record<string, unknown>) : undefined;
+}
+
+/** The installPath the project registry has now for `id` (the "before" of consent). */
+function installedPathOf(registry: ReturnType<typeof existingRegistry>, id: string): string | undefined {
+  const entries = registry?.plugins[id];
+  const first = Array.isArray(entries) ? entries[0] : undefined;
+  return isRecord(first) && typeof first.installPath === "string" ? first.installPath : undefined;
+}
+
+/** Stage `text` as the new content of `file` when it differs from what is there. */
+async function stageText(m: Mutation, file: string, text: string, written: string[]): Promise<void> {
+  const current = await readFile(file, "utf8").catch(() => undefined);
+  if (current === text) return;
+  await writeFile(await m.tx.stage(file), text, { mode: 0o644 });
+  written.push(file);
+}
+
+/**
+ * Restore the project at `root` to its declared set. Throws `EUNTRUSTED_PROJECT` before any
+ * project file is read, `ETEAM_FROZEN` (frozen), `EINTEGRITY`, or what the consent callback
+ * throws (`EUNCONFIRMED`); each leaves every file as it was.
+ */
+export async function restoreTeamSet(root: string, options: RestoreOptions): Promise<RestoreReport> {
+  const { world } = options;
+  const ctx = { ...world.ctx, cwd: root, projectTrusted: true };
+  if (!isProjectTrustedByUser(root, trustWorldOf(ctx.roots))) throw untrustedProjectError(root, "restore the project's plugin set");
+  const paths = teamPaths(root, options.configDirName);
+  const set = loadTeamSet(root, options.configDirName ? { configDirName: options.configDirName } : {});
+  if (!set) {
+    throw new XcshToolsError("EUSAGE", `${root} declares no plugin set (no xcsh-team.json, no .claude/settings.json)`, { hint: "Declare one: xcsh-tools install <spec> --scope project.", exitCode: 2 });
+  }
+  const lockText = await readFile(paths.lock, "utf8").catch(() => undefined);
+  const lock = readTeamLock(paths.lock);
+  if (options.frozen) {
+    const problems = frozenProblems(set, lock, lockText, paths.lock);
+    if (problems.length > 0) throw frozenError(paths.lock, problems);
+  }
+  const teamWorld: TeamWorld = { ...world, ctx };
+  return runMutation(ctx, "restore the project's plugin set", async (m) => {
+    const scratch = path.join(m.tx.dir, "scratch");
+    await mkdir(scratch, { recursive: true, mode: 0o700 });
+    const fetcher = new MarketplaceFetcher(teamWorld, set, scratch);
+    const resolved = await resolveTeamLock(teamWorld, set, lock, scratch, fetcher);
+    const next = resolved.lock;
+    // Every plugin this machine loads, its content verified against the lock before anything is staged.
+    const ready: PreparedPlugin[] = [];
+    for (const [index, plugin] of [...set.plugins.values()].entries()) {
+      if (plugin.kind !== "marketplace" || !plugin.enabled) continue;
+      const locked = next.marketplacePlugins[plugin.key];
+      if (!locked) continue; // switched on only by a personal choice: not part of the set
+      const market = splitPluginId(plugin.key)!.marketplace;
+      const prepared = resolved.prepared.get(plugin.key) ?? (await fetcher.prepare(plugin.key, next.marketplaces[market]?.commit, 1000 + index));
+      const got = lockedTreeHash(prepared);
+      if (got !== locked.hash) throw integrityError(paths.lock, plugin.key, locked.hash, got);
+      ready.push(prepared);
+    }
+    await m.step("teamset:verified");
+    const registry = existingRegistry(paths.installedPlugins);
+    for (const prepared of ready) {
+      const before = installedPathOf(registry, prepared.id);
+      if (before === prepared.cacheDir) continue;
+      const changes = executableChangesOf(ctx, prepared, before);
+      if (hasChanges(changes) && ctx.approveExecutables) {
+        await ctx.approveExecutables({ id: prepared.id, version: prepared.version, source: "marketplace", scope: "project", update: before !== undefined, dryRun: false, changes });
+      }
+    }
+    await m.step("teamset:approved");
+    const written: string[] = [];
+    await stagePreparedPlugins(ctx, m, ready);
+    const installs = new Map<string, MarketplaceInstall>(ready.map((p) => [p.id, { installPath: p.cacheDir, version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) }]));
+    const host = renderHostFiles({ set, pluginCache: xcshPaths(ctx.roots).pluginCache, installs, ...(registry ? { existingRegistry: registry } : {}) });
+    for (const off of host.offFolders) {
+      if (!(await pathExists(off))) await mkdir(await m.tx.stage(off));
+    }
+    await stageText(m, paths.installedPlugins, host.registryText, written);
+    if (Object.keys(host.overrides).length > 0 || (await readFile(paths.pluginOverrides).catch(() => undefined)) !== undefined) await stageText(m, paths.pluginOverrides, host.overridesText, written);
+    if ((await readFile(paths.gitignore).catch(() => undefined)) === undefined) await stageText(m, paths.gitignore, GITIGNORE_TEXT, written);
+    const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
+    if (lockChange !== undefined) await stageText(m, paths.lock, lockChange, written);
+    if (written.includes(paths.installedPlugins)) await stageProjectRegistry(ctx, m, paths.installedPlugins);
+    await m.step("teamset:staged");
+    return { written, lockChanged: lockChange !== undefined, installed: ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id), resolved: resolved.resolved };
+  });
+}
