@@ -37,4 +37,4 @@ export { parseCatalogSource } from "./sources/index.js";
 export { projectFilesNotLoaded } from "./state.js";
 export type { PlanItem } from "./plan.js";
 export { fetchDeclaredMarketplace, prepareDeclaredPlugin, stagePreparedPlugins, stageProjectRegistry, executableChangesOf, type FetchedDeclaredMarketplace, type PreparedPlugin, type CatalogSourceSpec } from "./team.js";
-export { hashTree } from "./tree.js";
+export { hashTree, makeScratch } from "./tree.js";

@@ -4,12 +4,14 @@
  *
  * Order, each step before the next may write: trust (before any project file is read) → read the
  * set and the lock → `--frozen`: the lock must already describe the set, in canonical bytes →
- * one mutation (lock, journal): resolve what the lock lacks, fetch the rest at its locked
- * commits, verify every content hash (`EINTEGRITY`: nothing installed), ask consent for what the
- * plugins run (before any of their code runs; restore runs none: static checks only, the module
- * check ran when the plugin was locked), then stage the cache folders, the off folders, the
- * generated host files and the lock; the journal's commit makes it all live at once, so a kill
- * leaves the previous state.
+ * outside the lock, in our scratch: resolve what the lock lacks, fetch the rest at its locked
+ * commits and versions, verify every content hash and npm integrity (`EINTEGRITY`: nothing
+ * installed), ask consent for what marketplace plugins run (restore runs none of their code:
+ * static checks only, the module check ran when the plugin was locked) → one mutation (lock,
+ * journal): the npm plugins through the plugins engine's pinned install (which asks about their
+ * hook and extension modules before committing), then the cache folders, the off folders, the
+ * generated host files and the lock staged in the same journal, whose commit makes it all live at
+ * once, so a kill leaves the previous state.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -18,17 +20,18 @@ import { teamPaths, xcshPaths } from "../core/paths.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { pathExists } from "../core/atomic-fs.js";
 import { hasChanges } from "../components/consent.js";
-import { executableChangesOf, stagePreparedPlugins, stageProjectRegistry, type PreparedPlugin } from "../marketplace/index.js";
+import { executableChangesOf, makeScratch, stagePreparedPlugins, stageProjectRegistry, type PreparedPlugin } from "../marketplace/index.js";
 import { splitPluginId } from "../manifest/installed-plugins.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord, pointer } from "../manifest/result.js";
 import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lock.js";
 import type { EffectiveSet } from "../manifest/team-set.js";
-import { runMutation, type Mutation } from "../plugins/mutation.js";
+import type { Mutation } from "../plugins/mutation.js";
+import { applyPinned, resolvePinned, type PinnedNpmPlugin } from "../plugins/team.js";
 import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
 import { loadTeamSet } from "./load.js";
 import { isCanonicalLock } from "./lock-format.js";
-import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock, type TeamWorld } from "./resolve.js";
+import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock, teamScratchParent, type TeamWorld } from "./resolve.js";
 import { satisfies } from "./satisfy.js";
 
 export type { TeamWorld } from "./resolve.js";
@@ -49,6 +52,8 @@ export interface RestoreReport {
   lockChanged: boolean;
   /** Marketplace plugins whose cache folder was added. */
   installed: string[];
+  /** npm plugins installed or changed in the user's tree, `name@version`. */
+  npmInstalled: string[];
   /** Lock entries resolved anew. */
   resolved: string[];
 }
@@ -72,12 +77,11 @@ function frozenProblems(set: EffectiveSet, lock: TeamLock | undefined, lockText:
 }
 
 /** `EINTEGRITY` naming the lock field whose content does not match. */
-function integrityError(lockFile: string, key: string, expected: string, got: string): XcshToolsError {
-  const at = pointer("", "marketplacePlugins", key, "hash");
+function integrityError(lockFile: string, at: string, key: string, expected: string, got: string): XcshToolsError {
   return new XcshToolsError("EINTEGRITY", `${lockFile}: ${at}: the content of ${key} does not match the lock (expected ${expected}, got ${got})`, {
     file: lockFile,
     path: at,
-    hint: "Nothing was installed. The plugin's files changed behind the lock: if the change is wanted, run `xcsh-tools update --scope project` and review the new lock; otherwise restore the plugin's files.",
+    hint: "Nothing was installed. The bytes changed behind the lock (the plugin's files, or what the registry serves): if the change is wanted, run `xcsh-tools update --scope project` and review the new lock; otherwise restore the original content.",
   });
 }
 
@@ -123,25 +127,34 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     if (problems.length > 0) throw frozenError(paths.lock, problems);
   }
   const teamWorld: TeamWorld = { ...world, ctx };
-  return runMutation(ctx, "restore the project's plugin set", async (m) => {
-    const scratch = path.join(m.tx.dir, "scratch");
-    await mkdir(scratch, { recursive: true, mode: 0o700 });
+  // Network and checks first, outside the lock: nothing of the user's state is touched until every hash matched and consent was given.
+  const scratchDir = await makeScratch("team", teamScratchParent(teamWorld));
+  const scratch = scratchDir.dir;
+  try {
     const fetcher = new MarketplaceFetcher(teamWorld, set, scratch);
     const resolved = await resolveTeamLock(teamWorld, set, lock, scratch, fetcher);
     const next = resolved.lock;
-    // Every plugin this machine loads, its content verified against the lock before anything is staged.
     const ready: PreparedPlugin[] = [];
+    const pinned: PinnedNpmPlugin[] = [];
     for (const [index, plugin] of [...set.plugins.values()].entries()) {
-      if (plugin.kind !== "marketplace" || !plugin.enabled) continue;
+      if (!plugin.enabled) continue;
+      if (plugin.kind === "npm") {
+        const locked = next.npm[plugin.key];
+        if (locked) pinned.push({ name: plugin.key, version: locked.version, integrity: locked.integrity, ...(locked.from ? { from: locked.from } : {}) });
+        continue;
+      }
       const locked = next.marketplacePlugins[plugin.key];
       if (!locked) continue; // switched on only by a personal choice: not part of the set
       const market = splitPluginId(plugin.key)!.marketplace;
       const prepared = resolved.prepared.get(plugin.key) ?? (await fetcher.prepare(plugin.key, next.marketplaces[market]?.commit, 1000 + index));
       const got = lockedTreeHash(prepared);
-      if (got !== locked.hash) throw integrityError(paths.lock, plugin.key, locked.hash, got);
+      if (got !== locked.hash) throw integrityError(paths.lock, pointer("", "marketplacePlugins", plugin.key, "hash"), plugin.key, locked.hash, got);
       ready.push(prepared);
     }
-    await m.step("teamset:verified");
+    const npmReady = await resolvePinned(world.npm, root, pinned);
+    for (const r of npmReady) {
+      if (r.integrity !== r.pinned.integrity) throw integrityError(paths.lock, pointer("", "npm", r.pinned.name, "integrity"), r.pinned.name, r.pinned.integrity, r.integrity ?? "no integrity");
+    }
     const registry = existingRegistry(paths.installedPlugins);
     for (const prepared of ready) {
       const before = installedPathOf(registry, prepared.id);
@@ -151,21 +164,40 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         await ctx.approveExecutables({ id: prepared.id, version: prepared.version, source: "marketplace", scope: "project", update: before !== undefined, dryRun: false, changes });
       }
     }
-    await m.step("teamset:approved");
     const written: string[] = [];
-    await stagePreparedPlugins(ctx, m, ready);
-    const installs = new Map<string, MarketplaceInstall>(ready.map((p) => [p.id, { installPath: p.cacheDir, version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) }]));
-    const host = renderHostFiles({ set, pluginCache: xcshPaths(ctx.roots).pluginCache, installs, ...(registry ? { existingRegistry: registry } : {}) });
-    for (const off of host.offFolders) {
-      if (!(await pathExists(off))) await mkdir(await m.tx.stage(off));
-    }
-    await stageText(m, paths.installedPlugins, host.registryText, written);
-    if (Object.keys(host.overrides).length > 0 || (await readFile(paths.pluginOverrides).catch(() => undefined)) !== undefined) await stageText(m, paths.pluginOverrides, host.overridesText, written);
-    if ((await readFile(paths.gitignore).catch(() => undefined)) === undefined) await stageText(m, paths.gitignore, GITIGNORE_TEXT, written);
-    const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
-    if (lockChange !== undefined) await stageText(m, paths.lock, lockChange, written);
-    if (written.includes(paths.installedPlugins)) await stageProjectRegistry(ctx, m, paths.installedPlugins);
-    await m.step("teamset:staged");
-    return { written, lockChanged: lockChange !== undefined, installed: ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id), resolved: resolved.resolved };
-  });
+    let lockChanged = false;
+    // One transaction: the npm plugins (their hook and extension modules asked about by the applier), then our files in the same journal.
+    const applied = await applyPinned(ctx, "restore the project's plugin set", {
+      client: world.npm,
+      cwd: root,
+      resolved: npmReady,
+      ...(ctx.approveExecutables ? { approveExecutables: ctx.approveExecutables } : {}),
+      stageMore: async (m) => {
+        await stagePreparedPlugins(ctx, m, ready);
+        const installs = new Map<string, MarketplaceInstall>(ready.map((p) => [p.id, { installPath: p.cacheDir, version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) }]));
+        const npmFeatures = new Map(npmReady.map((r) => [r.pinned.name, r.features]));
+        const host = renderHostFiles({ set, pluginCache: xcshPaths(ctx.roots).pluginCache, installs, npmFeatures, ...(registry ? { existingRegistry: registry } : {}) });
+        for (const off of host.offFolders) {
+          if (!(await pathExists(off))) await mkdir(await m.tx.stage(off));
+        }
+        await stageText(m, paths.installedPlugins, host.registryText, written);
+        if (Object.keys(host.overrides).length > 0 || (await pathExists(paths.pluginOverrides))) await stageText(m, paths.pluginOverrides, host.overridesText, written);
+        if (!(await pathExists(paths.gitignore))) await stageText(m, paths.gitignore, GITIGNORE_TEXT, written);
+        const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
+        if (lockChange !== undefined) await stageText(m, paths.lock, lockChange, written);
+        lockChanged = lockChange !== undefined;
+        if (written.includes(paths.installedPlugins)) await stageProjectRegistry(ctx, m, paths.installedPlugins);
+        await m.step("teamset:staged");
+      },
+    });
+    return {
+      written,
+      lockChanged,
+      installed: ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id),
+      npmInstalled: applied.plugins.filter((p) => p.type !== "NOOP").map((p) => `${p.name}@${p.version ?? "?"}`),
+      resolved: resolved.resolved,
+    };
+  } finally {
+    await scratchDir.dispose();
+  }
 }

@@ -1,0 +1,71 @@
+/**
+ * What the team-set engine needs of this one (docs/design/team-sets.md (c), (d) 6.): npm plugins
+ * installed into the user's tree at the exact versions a team lock names, their bytes checked
+ * against the lock's integrity before anything is installed, in one transaction that the caller
+ * can add its own staged files to (the generated host files, the lock), so the whole restore
+ * commits at once.
+ */
+import { applyPlan, type ApplyResult } from "./apply.js";
+import type { MutationWorld, Mutation } from "./mutation.js";
+import type { NpmClientOptions } from "./npm-client.js";
+import { planInstall } from "./plan.js";
+import { resolveSpec, type ResolvedPackage } from "./resolve.js";
+import { parseInstallSpec } from "./spec.js";
+import type { ExecutableRequest } from "../components/consent.js";
+
+/** An npm plugin as a team lock pins it. */
+export interface PinnedNpmPlugin {
+  name: string;
+  version: string;
+  integrity: string;
+  from?: { kind: "git"; url: string; commit: string } | { kind: "tarball"; url: string };
+}
+
+/** A pinned plugin resolved now, and the integrity its source offers now (compared by the caller, who names the lock field). */
+export interface ResolvedPinned {
+  pinned: PinnedNpmPlugin;
+  resolved: ResolvedPackage;
+  /** The integrity of the bytes the source offers now (`undefined`: it gave none). */
+  integrity: string | undefined;
+  /** The feature names the package's manifest offers (for `features: "*"`). */
+  features: string[];
+}
+
+/** The npm spec of exactly the pinned bytes: the version from the registry, the commit from git, the tarball URL. */
+function pinnedSpec(p: PinnedNpmPlugin): string {
+  if (p.from?.kind === "git") return `${p.name}@git+${p.from.url}#${p.from.commit}`;
+  if (p.from?.kind === "tarball") return `${p.name}@${p.from.url}`;
+  return `${p.name}@${p.version}`;
+}
+
+/** Resolve pinned plugins (manifest and bytes into npm's cache; nothing of ours written). */
+export async function resolvePinned(client: NpmClientOptions, cwd: string, pinned: readonly PinnedNpmPlugin[]): Promise<ResolvedPinned[]> {
+  return Promise.all(
+    pinned.map(async (p) => {
+      const resolved = await resolveSpec(parseInstallSpec(pinnedSpec(p), cwd), client, cwd);
+      return { pinned: p, resolved, integrity: resolved.integrity, features: Object.keys(resolved.manifest.features ?? {}) };
+    }),
+  );
+}
+
+/**
+ * Install the resolved pinned plugins (an installed one at the same version is a NOOP; features
+ * stay the user's: a team's go to the project's overrides) in one transaction, with
+ * `stageMore` staging the caller's files in it before the commit.
+ */
+export function applyPinned(
+  world: MutationWorld,
+  label: string,
+  options: { client: NpmClientOptions; cwd: string; resolved: readonly ResolvedPinned[]; approveExecutables?: (request: ExecutableRequest) => Promise<void>; stageMore: (m: Mutation) => Promise<void> },
+): Promise<ApplyResult> {
+  const packages = options.resolved.map((r) => ({ ...r.resolved, spec: { ...r.resolved.spec, features: null } }));
+  return applyPlan(world, label, {
+    client: options.client,
+    cwd: options.cwd,
+    replan: (inventory) => planInstall(inventory, packages),
+    stageMore: options.stageMore,
+    ...(options.approveExecutables ? { approveExecutables: options.approveExecutables } : {}),
+  });
+}
+
+export type { ApplyResult } from "./apply.js";
