@@ -9,7 +9,7 @@ import { execFile } from "node:child_process";
 import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { executableApprover } from "../../src/cli/consent.js";
 import type { CommandContext } from "../../src/cli/context.js";
 import { loadRegistryOptions } from "../../src/plugins/npmrc.js";
@@ -17,7 +17,10 @@ import { restoreTeamSet, type TeamWorld } from "../../src/teamset/index.js";
 import type { ExecutableRequest } from "../../src/marketplace/index.js";
 import { isolatedGitEnv, makeGitRemote, type GitRemote } from "../helpers/git-remote.js";
 import { catalog, catalogPath, marketplaceCtx } from "../helpers/marketplace-fixtures.js";
-import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
+import { useGlobalRegistry } from "../helpers/global-registry.js";
+import type { RegistryHandle } from "../helpers/registry.js";
+import { makeTmpWorld, writeTrustRecord, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
+import { toolName, toolSource } from "./plugins-fixtures.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 
 const exec = promisify(execFile);
@@ -214,5 +217,102 @@ describe("team set restore (marketplace plugins)", () => {
     expect((error as Error).message).toContain("hello.sh");
     expect(await snapshotTree(b.root)).toEqual(before);
     expect(await stat(canary).catch(() => undefined)).toBeUndefined();
+  });
+});
+
+describe("team set restore (npm plugins)", () => {
+  let reg: RegistryHandle & { dispose(): Promise<void> };
+  const tag = Math.random().toString(36).slice(2, 8);
+  const plugin = `@teamrst/p1-${tag}`;
+  const dep = `@teamrst/dep-${tag}`;
+  let a: TmpWorld;
+  let b: TmpWorld;
+  let remote: GitRemote;
+  let cloneB: string;
+
+  const publishPlugin = (version: string) =>
+    reg.publish({
+      name: plugin,
+      version,
+      packageJson: { type: "module", dependencies: { [dep]: "^1.0.0" }, xcsh: { tools: "./t.js", features: { web: { description: "web", default: true, tools: ["./web.js"] }, cache: { description: "cache", default: false, tools: ["./cache.js"] } } } },
+      files: { "t.js": toolSource(toolName(plugin)), "web.js": toolSource(`${toolName(plugin)}_web`), "cache.js": toolSource(`${toolName(plugin)}_cache`) },
+    });
+
+  beforeAll(async () => {
+    reg = await useGlobalRegistry();
+    await reg.publish({ name: dep, version: "1.0.0", packageJson: { type: "module" }, files: { "index.js": "export default 42;\n" } });
+    await publishPlugin("1.0.0");
+    await publishPlugin("1.1.0");
+  });
+  afterAll(async () => {
+    await reg.dispose();
+  });
+  beforeEach(async () => {
+    a = await makeTmpWorld("xcsh-team-npm-a-");
+    b = await makeTmpWorld("xcsh-team-npm-b-");
+    await writeUserNpmrc(a.home, reg.url);
+    await writeUserNpmrc(b.home, reg.url);
+    remote = await makeGitRemote(a.root, "project", { "xcsh-team.json": { version: 1, plugins: { [plugin]: { spec: "^1.0.0", features: "*" } } }, ".xcsh/.keep": "" }, isolatedGitEnv(a.home));
+    cloneB = path.join(b.root, "clone");
+  });
+  afterEach(async () => {
+    await a.cleanup();
+    await b.cleanup();
+  });
+
+  async function lockInAAndClone(): Promise<string> {
+    await writeTrustRecord(a.xcshHome, [remote.work]);
+    await restoreTeamSet(remote.work, { world: await teamWorld(a, remote.work, yes([])) });
+    const env = isolatedGitEnv(a.home);
+    await git(["add", "-A"], remote.work, env);
+    await git(["commit", "-q", "-m", "lock"], remote.work, env);
+    await git(["push", "-q", "origin", "main"], remote.work, env);
+    await git(["clone", "-q", remote.bare, cloneB], b.root, isolatedGitEnv(b.home));
+    await writeTrustRecord(b.xcshHome, [cloneB]);
+    return readFile(path.join(remote.work, "xcsh-team.lock.json"), "utf8");
+  }
+
+  const installedVersion = async (w: TmpWorld) => JSON.parse(await readFile(path.join(w.xcshHome, "plugins", "node_modules", plugin, "package.json"), "utf8")).version;
+
+  it("A locks the highest match with its closure; B installs exactly the locked version though a newer one matches, its features in the overrides; again: a no-op", async () => {
+    const lockText = await lockInAAndClone();
+    const lock = JSON.parse(lockText);
+    expect(lock.npm[plugin]).toMatchObject({ version: "1.1.0", integrity: expect.stringMatching(/^sha512-/) });
+    expect(Object.keys(lock.npm[plugin].dependencies)).toEqual([`${dep}@1.0.0`]);
+    expect(lock.npm[plugin].dependencies[`${dep}@1.0.0`]).toMatch(/^sha512-/);
+    expect(lockText).not.toContain(a.root);
+    expect(lockText).not.toContain("127.0.0.1");
+    expect(await installedVersion(a)).toBe("1.1.0");
+
+    await publishPlugin("1.2.0");
+    const report = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) });
+    expect(report).toMatchObject({ lockChanged: false, npmInstalled: [`${plugin}@1.1.0`], resolved: [] });
+    expect(await installedVersion(b)).toBe("1.1.0");
+    expect(JSON.parse(await readFile(path.join(b.xcshHome, "plugins", "node_modules", dep, "package.json"), "utf8")).version).toBe("1.0.0");
+    expect(await readFile(path.join(cloneB, "xcsh-team.lock.json"), "utf8")).toBe(lockText);
+    expect(JSON.parse(await readFile(path.join(cloneB, ".xcsh", "plugin-overrides.json"), "utf8"))).toEqual({ features: { [plugin]: ["web", "cache"] } });
+    expect((await git(["status", "--porcelain"], cloneB, isolatedGitEnv(b.home))).stdout).toBe("");
+
+    const project = await snapshotTree(cloneB);
+    const tree = await snapshotTree(path.join(b.xcshHome, "plugins"), { exclude: [".xcsh-tools"] });
+    const again = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) });
+    expect(again).toMatchObject({ written: [], lockChanged: false, npmInstalled: [] });
+    expect(await snapshotTree(cloneB)).toEqual(project);
+    expect(await snapshotTree(path.join(b.xcshHome, "plugins"), { exclude: [".xcsh-tools"] })).toEqual(tree);
+  });
+
+  it("the registry serves other bytes than the locked integrity: EINTEGRITY naming /npm/<name>/integrity, nothing installed", async () => {
+    const lockText = await lockInAAndClone();
+    const lock = JSON.parse(lockText);
+    const locked = lock.npm[plugin].integrity;
+    // The bytes B would get are not the ones A locked (a republished or swapped tarball looks so from B).
+    lock.npm[plugin].integrity = `sha512-${Buffer.alloc(64, 7).toString("base64")}`;
+    await writeFile(path.join(cloneB, "xcsh-team.lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
+    // npm's own cache (~/.npm) may fill while resolving: it is npm's, shared with the npm CLI.
+    const before = await snapshotTree(b.root, { exclude: [".npm"] });
+    const error = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "EINTEGRITY", path: `/npm/${plugin.replace("/", "~1")}/integrity` });
+    expect((error as Error).message).toContain(`got ${locked}`);
+    expect(await snapshotTree(b.root, { exclude: [".npm"] })).toEqual(before);
   });
 });
