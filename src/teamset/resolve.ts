@@ -8,6 +8,7 @@
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { isRealPathInside, realPathOrNearest } from "../core/contain.js";
 import { XcshToolsError } from "../core/errors.js";
 import { npa, semver } from "../core/npm-spec.js";
 import { xcshPaths } from "../core/paths.js";
@@ -57,8 +58,18 @@ function unsupported(file: string, at: string, what: string): XcshToolsError {
 export function catalogSpecOf(root: string, name: string, source: DeclaredSource, file: string, commit?: string): CatalogSourceSpec {
   const at = pointer("", "marketplaces", name, "source");
   switch (source.source) {
-    case "directory":
-      return { kind: "local", uri: path.resolve(root, source.path) };
+    case "directory": {
+      // The text stays inside the root (team-declaration.ts); a symlink in the checkout must not lead it out either.
+      const folder = path.resolve(root, source.path);
+      if (!isRealPathInside(folder, root)) {
+        throw new XcshToolsError("ETEAM_MACHINE_PATH", `${file}: ${pointer(at, "path")}: ${JSON.stringify(source.path)} resolves to ${realPathOrNearest(folder)}, outside the project root ${root} (expected a folder inside the project)`, {
+          file,
+          path: pointer(at, "path"),
+          hint: "A directory marketplace must be a folder of the repository itself: replace the symlink with the folder, or use a git marketplace.",
+        });
+      }
+      return { kind: "local", uri: folder };
+    }
     case "git":
     case "github": {
       if (source.path !== undefined) throw unsupported(file, pointer(at, "path"), "a catalog in a subfolder (`path`)");

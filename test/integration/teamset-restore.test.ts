@@ -6,7 +6,7 @@
  * consent) each leave every file as it was.
  */
 import { execFile } from "node:child_process";
-import { readFile, rm, stat, writeFile } from "node:fs/promises";
+import { readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ import { loadRegistryOptions } from "../../src/plugins/npmrc.js";
 import { restoreTeamSet, type TeamWorld } from "../../src/teamset/index.js";
 import type { ExecutableRequest } from "../../src/marketplace/index.js";
 import { isolatedGitEnv, makeGitRemote, type GitRemote } from "../helpers/git-remote.js";
-import { catalog, catalogPath, marketplaceCtx } from "../helpers/marketplace-fixtures.js";
+import { catalog, catalogPath, marketplaceCtx, writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { makeTmpWorld, writeTrustRecord, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
@@ -204,6 +204,32 @@ describe("team set restore (marketplace plugins)", () => {
     const before = await snapshotTree(b.root);
     await expect(restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) })).rejects.toMatchObject({ code: "EUNTRUSTED_PROJECT" });
     expect(await snapshotTree(b.root)).toEqual(before);
+  });
+
+  it("a directory marketplace that a symlink in the checkout leads out of the root: ETEAM_MACHINE_PATH, nothing read there, nothing written", async () => {
+    await lockInA();
+    await cloneInB();
+    await writeTrustRecord(b.xcshHome, [cloneB]);
+    // Another marketplace of the same name outside the project, reached through a committed-looking symlink.
+    const outside = path.join(b.root, "elsewhere");
+    await writeFolderMarketplace(outside, { name: "in-repo", tools: ["evil"] });
+    await rm(path.join(cloneB, MKT), { recursive: true });
+    await symlink(outside, path.join(cloneB, MKT));
+    const before = await snapshotTree(b.root);
+    const error = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "ETEAM_MACHINE_PATH", file: path.join(cloneB, "xcsh-team.json"), path: "/marketplaces/in-repo/source/path" });
+    expect(await snapshotTree(b.root)).toEqual(before);
+  });
+
+  it("killed before the commit (a failure at the last staged step): the previous state stays, the lock included", async () => {
+    await writeTrustRecord(a.xcshHome, [remote.work]);
+    const before = await snapshotTree(a.root);
+    const world = await teamWorld(a, remote.work, yes([]));
+    world.ctx.onStep = (step) => {
+      if (step === "teamset:staged") throw new Error("killed");
+    };
+    await expect(restoreTeamSet(remote.work, { world })).rejects.toThrow("killed");
+    expect(await snapshotTree(a.root)).toEqual(before);
   });
 
   it("consent refused (no --yes, no terminal): EUNCONFIRMED, nothing written, no plugin code ran", async () => {
