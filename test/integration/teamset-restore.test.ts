@@ -14,7 +14,7 @@ import { executableApprover } from "../../src/cli/consent.js";
 import type { CommandContext } from "../../src/cli/context.js";
 import { loadRegistryOptions } from "../../src/plugins/npmrc.js";
 import { restoreTeamSet, type TeamWorld } from "../../src/teamset/index.js";
-import type { ExecutableRequest } from "../../src/marketplace/index.js";
+import { fetchDeclaredMarketplace, type ExecutableRequest } from "../../src/marketplace/index.js";
 import { isolatedGitEnv, makeGitRemote, type GitRemote } from "../helpers/git-remote.js";
 import { catalog, catalogPath, marketplaceCtx, writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
@@ -340,5 +340,33 @@ describe("team set restore (npm plugins)", () => {
     expect(error).toMatchObject({ code: "EINTEGRITY", path: `/npm/${plugin.replace("/", "~1")}/integrity` });
     expect((error as Error).message).toContain(`got ${locked}`);
     expect(await snapshotTree(b.root, { exclude: [".npm"] })).toEqual(before);
+  });
+});
+
+describe("a git catalog fetched at a locked commit (what restore asks of git marketplaces)", () => {
+  let w: TmpWorld;
+  beforeEach(async () => {
+    w = await makeTmpWorld("xcsh-team-git-");
+  });
+  afterEach(async () => {
+    await w.cleanup();
+  });
+
+  it("`url#<40 hex>` fetches that commit, though the branch moved on; a ref still fetches its tip", async () => {
+    const mkt = await makeGitRemote(w.root, "mkt", { [catalogPath()]: catalog("acme", [{ name: "one", source: "./plugins/one", version: "1.0.0" }]) }, isolatedGitEnv(w.home));
+    const locked = await mkt.head();
+    const moved = await mkt.commit({ [catalogPath()]: catalog("acme", [{ name: "two", source: "./plugins/two", version: "2.0.0" }]) }, "move on");
+    const ctx = marketplaceCtx(w);
+    const at = (uri: string, dir: string) => fetchDeclaredMarketplace(ctx, "acme", { kind: "git", uri }, path.join(w.root, dir), "xcsh-team.json");
+    const pinned = await at(`${mkt.url}#${locked}`, "s1");
+    expect(pinned.commit).toBe(locked);
+    expect(JSON.parse(await readFile(pinned.found.entry.catalogPath, "utf8")).plugins.map((p: { name: string }) => p.name)).toEqual(["one"]);
+    const tip = await at(`${mkt.url}#main`, "s2");
+    expect(tip.commit).toBe(moved);
+  });
+
+  it("a catalog named otherwise than the declared key: EMARKETPLACE_NAME_DRIFT naming the declaration", async () => {
+    const mkt = await makeGitRemote(w.root, "mkt", { [catalogPath()]: catalog("other-name", []) }, isolatedGitEnv(w.home));
+    await expect(fetchDeclaredMarketplace(marketplaceCtx(w), "acme", { kind: "git", uri: mkt.url }, path.join(w.root, "s"), "/p/xcsh-team.json")).rejects.toMatchObject({ code: "EMARKETPLACE_NAME_DRIFT", file: "/p/xcsh-team.json", path: "/marketplaces/acme" });
   });
 });
