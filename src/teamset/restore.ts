@@ -25,7 +25,7 @@ import { splitPluginId } from "../manifest/installed-plugins.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord, pointer } from "../manifest/result.js";
 import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lock.js";
-import type { EffectiveSet } from "../manifest/team-set.js";
+import type { EffectiveSet, SetPlugin } from "../manifest/team-set.js";
 import type { Mutation } from "../plugins/mutation.js";
 import { applyPinned, resolvePinned, type PinnedNpmPlugin } from "../plugins/team.js";
 import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
@@ -82,6 +82,22 @@ function integrityError(lockFile: string, at: string, key: string, expected: str
     file: lockFile,
     path: at,
     hint: "Nothing was installed. The bytes changed behind the lock (the plugin's files, or what the registry serves): if the change is wanted, run `xcsh-tools update --scope project` and review the new lock; otherwise restore the original content.",
+  });
+}
+
+/** `EUNKNOWN_FEATURE` when the set chooses a feature the locked version does not declare (nothing written yet). */
+function checkFeatures(plugin: SetPlugin, version: string, offered: readonly string[]): void {
+  if (!Array.isArray(plugin.features)) return;
+  const unknown = plugin.features.filter((f) => !offered.includes(f));
+  if (unknown.length === 0) return;
+  // The last file that spoke about the plugin chose them (the personal file over the declaration).
+  const file = plugin.decided.at(-1)?.file ?? "xcsh-team.json";
+  const at = pointer("", "plugins", plugin.key, "features");
+  throw new XcshToolsError("EUNKNOWN_FEATURE", `${file}: ${at}: ${plugin.key} ${version} has no feature ${unknown.map((f) => JSON.stringify(f)).join(", ")} (expected some of: ${offered.join(", ") || "none"})`, {
+    file,
+    path: at,
+    hint: `Choose among ${plugin.key}'s features (${offered.join(", ") || "it has none"}), or "*" for all of them.`,
+    exitCode: 2,
   });
 }
 
@@ -154,6 +170,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     const npmReady = await resolvePinned(world.npm, root, pinned);
     for (const r of npmReady) {
       if (r.integrity !== r.pinned.integrity) throw integrityError(paths.lock, pointer("", "npm", r.pinned.name, "integrity"), r.pinned.name, r.pinned.integrity, r.integrity ?? "no integrity");
+      checkFeatures(set.plugins.get(r.pinned.name)!, r.pinned.version, r.features);
     }
     const registry = existingRegistry(paths.installedPlugins);
     for (const prepared of ready) {

@@ -181,6 +181,19 @@ describe("team set restore (marketplace plugins)", () => {
     expect(report).toMatchObject({ lockChanged: false, installed: ["hello@in-repo"] });
   });
 
+  it("a declared range the marketplace's version does not meet: ETEAM_UNSATISFIABLE naming the range, nothing written", async () => {
+    await writeTrustRecord(a.xcshHome, [remote.work]);
+    const file = path.join(remote.work, "xcsh-team.json");
+    const declaration = JSON.parse(await readFile(file, "utf8"));
+    declaration.plugins["hello@in-repo"] = { version: "^2.0.0" };
+    await writeFile(file, `${JSON.stringify(declaration, null, 2)}\n`);
+    const before = await snapshotTree(a.root);
+    const error = await restoreTeamSet(remote.work, { world: await teamWorld(a, remote.work, yes([])) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "ETEAM_UNSATISFIABLE", file, path: "/plugins/hello@in-repo/version" });
+    expect((error as Error).message).toContain("offers hello@in-repo 1.0.0, which does not meet the declared range ^2.0.0");
+    expect(await snapshotTree(a.root)).toEqual(before);
+  });
+
   it("a plugin folder changed after locking: EINTEGRITY naming /marketplacePlugins/<id>/hash, expected and got, nothing installed", async () => {
     const { lockText } = await lockInA();
     await cloneInB();
@@ -325,6 +338,17 @@ describe("team set restore (npm plugins)", () => {
     expect(again).toMatchObject({ written: [], lockChanged: false, npmInstalled: [] });
     expect(await snapshotTree(cloneB)).toEqual(project);
     expect(await snapshotTree(path.join(b.xcshHome, "plugins"), { exclude: [".xcsh-tools"] })).toEqual(tree);
+  });
+
+  it("a feature the locked version does not declare: EUNKNOWN_FEATURE naming the file and /plugins/<name>/features, nothing written", async () => {
+    await lockInAAndClone();
+    const file = path.join(cloneB, "xcsh-team.json");
+    await writeFile(file, `${JSON.stringify({ version: 1, plugins: { [plugin]: { spec: "^1.0.0", features: ["web", "nope"] } } }, null, 2)}\n`);
+    const before = await snapshotTree(b.root, { exclude: [".npm"] });
+    const error = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "EUNKNOWN_FEATURE", file, path: `/plugins/${plugin.replace("/", "~1")}/features` });
+    expect((error as Error).message).toContain('has no feature "nope" (expected some of: web, cache)');
+    expect(await snapshotTree(b.root, { exclude: [".npm"] })).toEqual(before);
   });
 
   it("the registry serves other bytes than the locked integrity: EINTEGRITY naming /npm/<name>/integrity, nothing installed", async () => {
