@@ -168,6 +168,20 @@ describe("team set restore (marketplace plugins)", () => {
     expect(await snapshotTree(b.root)).toEqual(before);
   });
 
+  it("frozen with a lock that satisfies the set but is not in canonical bytes: ETEAM_FROZEN, nothing written; without --frozen it is rewritten canonically", async () => {
+    const { lockText } = await lockInA();
+    await cloneInB();
+    await writeTrustRecord(b.xcshHome, [cloneB]);
+    const lockFile = path.join(cloneB, "xcsh-team.lock.json");
+    await writeFile(lockFile, `${JSON.stringify(JSON.parse(lockText), null, 4)}\n`);
+    const before = await snapshotTree(b.root);
+    await expect(restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])), frozen: true })).rejects.toMatchObject({ code: "ETEAM_FROZEN", message: expect.stringContaining("its bytes are not canonical") });
+    expect(await snapshotTree(b.root)).toEqual(before);
+    const report = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) });
+    expect(report.lockChanged).toBe(true);
+    expect(await readFile(lockFile, "utf8")).toBe(lockText);
+  });
+
   it("frozen without a lock: ETEAM_FROZEN, nothing written; frozen on a clean clone restores", async () => {
     await writeTrustRecord(a.xcshHome, [remote.work]);
     const before = await snapshotTree(a.root);
