@@ -57,9 +57,12 @@ export async function fetchDeclaredMarketplace(ctx: MarketplaceContext, name: st
   return { found: { scope: "project", entry, paths: { ...scopePaths(ctx, "project"), marketplaceCache: cache } }, ...(commit.commitSha ? { commit: commit.commitSha } : {}) };
 }
 
-/** Prepare `plugin` of a fetched declared marketplace in `scratch` (static checks only: nothing of it runs). */
-export function prepareDeclaredPlugin(ctx: MarketplaceContext, market: FetchedDeclaredMarketplace, plugin: string, scratch: string): Promise<PreparedPlugin> {
-  return preparePlugin(ctx, market.found, plugin, scratch);
+/**
+ * Prepare `plugin` of a fetched declared marketplace in `scratch` (static checks only: nothing of
+ * it runs); a git plugin source at `pinCommit` (the lock's) rather than where its ref points now.
+ */
+export function prepareDeclaredPlugin(ctx: MarketplaceContext, market: FetchedDeclaredMarketplace, plugin: string, scratch: string, pinCommit?: string): Promise<PreparedPlugin> {
+  return preparePlugin(ctx, market.found, plugin, scratch, pinCommit ? { pinCommit } : {});
 }
 
 /**

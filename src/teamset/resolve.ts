@@ -137,11 +137,11 @@ export class MarketplaceFetcher {
     return found;
   }
 
-  /** Prepare `key` (`name@marketplace`) from its marketplace fetched at `commit`. */
-  async prepare(key: string, commit: string | undefined, index: number): Promise<PreparedPlugin> {
+  /** Prepare `key` (`name@marketplace`) from its marketplace fetched at `commit`, a git plugin source at `pinCommit`. */
+  async prepare(key: string, commit: string | undefined, index: number, pinCommit?: string): Promise<PreparedPlugin> {
     const id = splitPluginId(key)!;
     const market = await this.fetch(id.marketplace, commit);
-    const prepared = await prepareDeclaredPlugin(this.world.ctx, market, id.plugin, path.join(this.scratch, `p${index}`));
+    const prepared = await prepareDeclaredPlugin(this.world.ctx, market, id.plugin, path.join(this.scratch, `p${index}`), pinCommit);
     if (prepared.id !== key) {
       const file = declarationFileOf(this.set, id.marketplace);
       throw new XcshToolsError("ETEAM_PLUGIN_DELISTED", `${file}: ${pointer("", "plugins", key)}: marketplace "${id.marketplace}" renamed ${key} to ${prepared.id}`, {

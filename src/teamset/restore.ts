@@ -162,7 +162,8 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       const locked = next.marketplacePlugins[plugin.key];
       if (!locked) continue; // switched on only by a personal choice: not part of the set
       const market = splitPluginId(plugin.key)!.marketplace;
-      const prepared = resolved.prepared.get(plugin.key) ?? (await fetcher.prepare(plugin.key, next.marketplaces[market]?.commit, 1000 + index));
+      const pin = "commit" in locked.from ? locked.from.commit : undefined;
+      const prepared = resolved.prepared.get(plugin.key) ?? (await fetcher.prepare(plugin.key, next.marketplaces[market]?.commit, 1000 + index, pin));
       const got = lockedTreeHash(prepared);
       if (got !== locked.hash) throw integrityError(paths.lock, pointer("", "marketplacePlugins", plugin.key, "hash"), plugin.key, locked.hash, got);
       ready.push(prepared);

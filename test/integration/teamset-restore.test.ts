@@ -17,6 +17,7 @@ import { restoreTeamSet, type TeamWorld } from "../../src/teamset/index.js";
 import { fetchDeclaredMarketplace, type ExecutableRequest } from "../../src/marketplace/index.js";
 import { isolatedGitEnv, makeGitRemote, type GitRemote } from "../helpers/git-remote.js";
 import { catalog, catalogPath, marketplaceCtx, writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
+import { startGitHttpServer, type GitHttpServer } from "../helpers/git-http.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { makeTmpWorld, writeTrustRecord, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
@@ -406,5 +407,70 @@ describe("a git catalog fetched at a locked commit (what restore asks of git mar
   it("a catalog named otherwise than the declared key: EMARKETPLACE_NAME_DRIFT naming the declaration", async () => {
     const mkt = await makeGitRemote(w.root, "mkt", { [catalogPath()]: catalog("other-name", []) }, isolatedGitEnv(w.home));
     await expect(fetchDeclaredMarketplace(marketplaceCtx(w), "acme", { kind: "git", uri: mkt.url }, path.join(w.root, "s"), "/p/xcsh-team.json")).rejects.toMatchObject({ code: "EMARKETPLACE_NAME_DRIFT", file: "/p/xcsh-team.json", path: "/marketplaces/acme" });
+  });
+});
+
+describe("team set restore (a git marketplace over http, an external plugin repository)", () => {
+  let a: TmpWorld;
+  let b: TmpWorld;
+  let served: string;
+  let http: GitHttpServer;
+  let mkt: GitRemote;
+  let ext: GitRemote;
+  let project: GitRemote;
+  let cloneB: string;
+
+  beforeEach(async () => {
+    a = await makeTmpWorld("xcsh-team-git-a-");
+    b = await makeTmpWorld("xcsh-team-git-b-");
+    served = path.join(a.root, "served");
+    const env = isolatedGitEnv(a.home);
+    http = await startGitHttpServer(served);
+    ext = await makeGitRemote(served, "ext", { ".xcsh-plugin/plugin.json": { name: "ext", version: "1.0.0", description: "an external plugin" }, "skills/x/SKILL.md": "---\nname: x\ndescription: v1\n---\nv1\n" }, env);
+    mkt = await makeGitRemote(served, "mkt", {
+      [catalogPath()]: catalog("acme", [
+        { name: "inrepo", source: "./plugins/inrepo", version: "1.0.0" },
+        { name: "ext", source: { source: "url", url: `${http.url}/ext.git` } },
+      ]),
+      "plugins/inrepo/.xcsh-plugin/plugin.json": { name: "inrepo", version: "1.0.0", description: "in the marketplace repository" },
+    }, env);
+    project = await makeGitRemote(a.root, "project", {
+      "xcsh-team.json": { version: 1, marketplaces: { acme: { source: { source: "git", url: `${http.url}/mkt.git`, ref: "main" } } }, plugins: { "inrepo@acme": {}, "ext@acme": {} } },
+      ".xcsh/.keep": "",
+    }, env);
+    cloneB = path.join(b.root, "clone");
+  });
+  afterEach(async () => {
+    await http.close();
+    await a.cleanup();
+    await b.cleanup();
+  });
+
+  it("A locks the catalog commit and the external commit; both move on; B restores exactly what A locked", async () => {
+    await writeTrustRecord(a.xcshHome, [project.work]);
+    await restoreTeamSet(project.work, { world: await teamWorld(a, project.work, yes([])) });
+    const lockText = await readFile(path.join(project.work, "xcsh-team.lock.json"), "utf8");
+    const lock = JSON.parse(lockText);
+    expect(lock.marketplaces.acme).toEqual({ commit: await mkt.head(), source: { source: "git", url: `${http.url}/mkt.git`, ref: "main" } });
+    expect(lock.marketplacePlugins["ext@acme"]).toMatchObject({ from: { kind: "git", url: `${http.url}/ext.git`, commit: await ext.head() } });
+    expect(lock.marketplacePlugins["inrepo@acme"]).toMatchObject({ version: "1.0.0", from: { kind: "relative", path: "./plugins/inrepo" } });
+    const env = isolatedGitEnv(a.home);
+    await git(["add", "-A"], project.work, env);
+    await git(["commit", "-q", "-m", "lock"], project.work, env);
+    await git(["push", "-q", "origin", "main"], project.work, env);
+
+    // Upstream moves on after the lock: new content in both repositories.
+    await mkt.commit({ "plugins/inrepo/.xcsh-plugin/plugin.json": { name: "inrepo", version: "1.1.0", description: "moved on" } });
+    await ext.commit({ "skills/x/SKILL.md": "---\nname: x\ndescription: v2\n---\nv2\n" });
+
+    await git(["clone", "-q", project.bare, cloneB], b.root, isolatedGitEnv(b.home));
+    await writeTrustRecord(b.xcshHome, [cloneB]);
+    const report = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) });
+    expect(report).toMatchObject({ lockChanged: false, resolved: [] });
+    expect(await readFile(path.join(cloneB, "xcsh-team.lock.json"), "utf8")).toBe(lockText);
+    const registry = JSON.parse(await readFile(path.join(cloneB, ".xcsh/plugins/installed_plugins.json"), "utf8"));
+    expect(registry.plugins["inrepo@acme"][0].version).toBe("1.0.0");
+    expect(await readFile(path.join(registry.plugins["ext@acme"][0].installPath, "skills/x/SKILL.md"), "utf8")).toContain("v1");
+    expect(registry.plugins["ext@acme"][0].gitCommitSha).toBe(lock.marketplacePlugins["ext@acme"].from.commit);
   });
 });
