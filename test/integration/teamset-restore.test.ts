@@ -473,4 +473,27 @@ describe("team set restore (a git marketplace over http, an external plugin repo
     expect(await readFile(path.join(registry.plugins["ext@acme"][0].installPath, "skills/x/SKILL.md"), "utf8")).toContain("v1");
     expect(registry.plugins["ext@acme"][0].gitCommitSha).toBe(lock.marketplacePlugins["ext@acme"].from.commit);
   });
+
+  it("the locked catalog commit was rewritten away (force-push): ESHA_NOT_FOUND, nothing written", async () => {
+    await writeTrustRecord(a.xcshHome, [project.work]);
+    await restoreTeamSet(project.work, { world: await teamWorld(a, project.work, yes([])) });
+    const env = isolatedGitEnv(a.home);
+    await git(["add", "-A"], project.work, env);
+    await git(["commit", "-q", "-m", "lock"], project.work, env);
+    await git(["push", "-q", "origin", "main"], project.work, env);
+    const locked = await mkt.head();
+    // A new history without the locked commit, force-pushed; the old objects pruned from the server.
+    await git(["checkout", "-q", "--orphan", "rewritten"], mkt.work, env);
+    await git(["commit", "-q", "-m", "rewritten"], mkt.work, env);
+    await git(["push", "-q", "-f", "origin", "rewritten:main"], mkt.work, env);
+    await git(["reflog", "expire", "--expire=now", "--all"], mkt.bare, env);
+    await git(["gc", "-q", "--prune=now"], mkt.bare, env);
+
+    await git(["clone", "-q", project.bare, cloneB], b.root, isolatedGitEnv(b.home));
+    await writeTrustRecord(b.xcshHome, [cloneB]);
+    const before = await snapshotTree(b.root);
+    const error = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "ESHA_NOT_FOUND", message: expect.stringContaining(locked) });
+    expect(await snapshotTree(b.root)).toEqual(before);
+  });
 });
