@@ -14,7 +14,6 @@
  * once, so a kill leaves the previous state.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { teamPaths, xcshPaths } from "../core/paths.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
@@ -56,6 +55,8 @@ export interface RestoreReport {
   npmInstalled: string[];
   /** Lock entries resolved anew. */
   resolved: string[];
+  /** Ids of the project registry the set does not mention, kept as they were (`WTEAM_UNDECLARED`). */
+  undeclared: string[];
 }
 
 /** `ETEAM_FROZEN` listing what stops a frozen restore. */
@@ -184,6 +185,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     }
     const written: string[] = [];
     let lockChanged = false;
+    let undeclared: string[] = [];
     // One transaction: the npm plugins (their hook and extension modules asked about by the applier), then our files in the same journal.
     const applied = await applyPinned(ctx, "restore the project's plugin set", {
       client: world.npm,
@@ -195,6 +197,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         const installs = new Map<string, MarketplaceInstall>(ready.map((p) => [p.id, { installPath: p.cacheDir, version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) }]));
         const npmFeatures = new Map(npmReady.map((r) => [r.pinned.name, r.features]));
         const host = renderHostFiles({ set, pluginCache: xcshPaths(ctx.roots).pluginCache, installs, npmFeatures, ...(registry ? { existingRegistry: registry } : {}) });
+        undeclared = host.undeclared;
         for (const off of host.offFolders) {
           if (!(await pathExists(off))) await mkdir(await m.tx.stage(off));
         }
@@ -214,6 +217,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       installed: ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id),
       npmInstalled: applied.plugins.filter((p) => p.type !== "NOOP").map((p) => `${p.name}@${p.version ?? "?"}`),
       resolved: resolved.resolved,
+      undeclared,
     };
   } finally {
     await scratchDir.dispose();

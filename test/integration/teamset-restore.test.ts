@@ -130,9 +130,12 @@ describe("team set restore (marketplace plugins)", () => {
 
     await cloneInB();
     await writeTrustRecord(b.xcshHome, [cloneB]);
+    // B had installed a plugin of its own in the project: the generated registry keeps it and says so.
+    const mine = { scope: "project", installPath: path.join(b.xcshHome, "plugins", "cache", "plugins", "other___mine___1.0.0-aaaaaaaaaaaa"), version: "1.0.0" };
+    await b.write(path.join(cloneB, ".xcsh/plugins/installed_plugins.json"), { version: 2, plugins: { "mine@other": [mine] } });
     const asked: ExecutableRequest[] = [];
     const report = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes(asked)) });
-    expect(report).toMatchObject({ lockChanged: false, installed: ["hello@in-repo"], resolved: [] });
+    expect(report).toMatchObject({ lockChanged: false, installed: ["hello@in-repo"], resolved: [], undeclared: ["mine@other"] });
     expect(asked.map((r) => `${r.id} ${r.version} ${r.scope}`)).toEqual(["hello@in-repo 1.0.0 project"]);
     expect(await readFile(path.join(cloneB, "xcsh-team.lock.json"), "utf8")).toBe(lockText);
     const registry = JSON.parse(await readFile(path.join(cloneB, ".xcsh/plugins/installed_plugins.json"), "utf8"));
@@ -140,6 +143,7 @@ describe("team set restore (marketplace plugins)", () => {
     const cache = path.join(b.xcshHome, "plugins", "cache", "plugins");
     expect(registry.plugins["hello@in-repo"]).toEqual([{ scope: "project", installPath: path.join(cache, `in-repo___hello___1.0.0-${hash12}`), version: "1.0.0", enabled: true }]);
     // Off by the team: an enabled entry at the empty off folder, which shadows a user copy.
+    expect(registry.plugins["mine@other"]).toEqual([mine]);
     expect(registry.plugins["old@in-repo"]).toEqual([{ scope: "project", installPath: path.join(cache, "in-repo___old___off"), enabled: true }]);
     for (const entries of Object.values(registry.plugins) as { installPath: string }[][]) for (const e of entries) expect(e.installPath.startsWith(b.home + path.sep)).toBe(true);
     expect(await readFile(path.join(cache, `in-repo___hello___1.0.0-${hash12}`, "hooks", "hooks.json"), "utf8")).toContain("SessionStart");
