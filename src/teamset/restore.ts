@@ -14,7 +14,7 @@
  * once, so a kill leaves the previous state.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { XcshToolsError } from "../core/errors.js";
+import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
 import { teamPaths, xcshPaths } from "../core/paths.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { pathExists } from "../core/atomic-fs.js";
@@ -29,7 +29,7 @@ import type { Mutation } from "../plugins/mutation.js";
 import { applyPinned, resolvePinned, type PinnedNpmPlugin } from "../plugins/team.js";
 import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
 import { loadTeamSet } from "./load.js";
-import { isCanonicalLock } from "./lock-format.js";
+import { isCanonicalLock, mergeLockSides, parseConflictedLock } from "./lock-format.js";
 import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock, teamScratchParent, type TeamWorld } from "./resolve.js";
 import { satisfies } from "./satisfy.js";
 
@@ -49,6 +49,8 @@ export interface RestoreReport {
   /** Files written (absolute), the lock included when it changed. */
   written: string[];
   lockChanged: boolean;
+  /** The lock had conflict markers and was merged ("merged xcsh-team.lock.json"). */
+  lockMerged: boolean;
   /** Marketplace plugins whose cache folder was added. */
   installed: string[];
   /** npm plugins installed or changed in the user's tree, `name@version`. */
@@ -84,6 +86,21 @@ function integrityError(lockFile: string, at: string, key: string, expected: str
     path: at,
     hint: "Nothing was installed. The bytes changed behind the lock (the plugin's files, or what the registry serves): if the change is wanted, run `xcsh-tools update --scope project` and review the new lock; otherwise restore the original content.",
   });
+}
+
+/**
+ * The lock, or after a merge left conflict markers in it (and not `--frozen`, which keeps
+ * `ETEAM_CONFLICT_MARKERS`): both sides merged per entry for the set (lock-format.ts
+ * `mergeLockSides`); what neither side settles is left out, so the resolver locks it anew.
+ */
+function readOrMergeLock(file: string, text: string | undefined, set: EffectiveSet, frozen: boolean): { lock: TeamLock | undefined; merged: boolean } {
+  try {
+    return { lock: readTeamLock(file), merged: false };
+  } catch (error) {
+    const sides = !frozen && text !== undefined && isXcshToolsError(error, "ETEAM_CONFLICT_MARKERS") ? parseConflictedLock(text, file) : undefined;
+    if (!sides) throw error;
+    return { lock: mergeLockSides(sides.ours, sides.theirs, set).lock, merged: true };
+  }
 }
 
 /** `EUNKNOWN_FEATURE` when the set chooses a feature the locked version does not declare (nothing written yet). */
@@ -138,7 +155,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     throw new XcshToolsError("EUSAGE", `${root} declares no plugin set (no xcsh-team.json, no .claude/settings.json)`, { hint: "Declare one: xcsh-tools install <spec> --scope project.", exitCode: 2 });
   }
   const lockText = await readFile(paths.lock, "utf8").catch(() => undefined);
-  const lock = readTeamLock(paths.lock);
+  const { lock, merged } = readOrMergeLock(paths.lock, lockText, set, options.frozen === true);
   if (options.frozen) {
     const problems = frozenProblems(set, lock, lockText, paths.lock);
     if (problems.length > 0) throw frozenError(paths.lock, problems);
@@ -214,6 +231,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     return {
       written,
       lockChanged,
+      lockMerged: merged,
       installed: ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id),
       npmInstalled: applied.plugins.filter((p) => p.type !== "NOOP").map((p) => `${p.name}@${p.version ?? "?"}`),
       resolved: resolved.resolved,

@@ -187,6 +187,26 @@ describe("team set restore (marketplace plugins)", () => {
     expect(await readFile(lockFile, "utf8")).toBe(lockText);
   });
 
+  it("a lock a merge left with conflict markers: frozen keeps ETEAM_CONFLICT_MARKERS, nothing written; a plain restore merges, re-resolves the conflicted entry, writes the canonical lock", async () => {
+    const { lockText } = await lockInA();
+    await cloneInB();
+    await writeTrustRecord(b.xcshHome, [cloneB]);
+    const real = JSON.parse(lockText).marketplacePlugins["hello@in-repo"].hash;
+    const bogus = `tree1-sha256:${"0".repeat(64)}`;
+    const lockFile = path.join(cloneB, "xcsh-team.lock.json");
+    const conflicted = lockText.replace(`      "hash": "${real}"\n`, `<<<<<<< HEAD\n      "hash": "${real}"\n=======\n      "hash": "${bogus}"\n>>>>>>> feat-b\n`);
+    expect(conflicted).not.toBe(lockText);
+    await writeFile(lockFile, conflicted);
+    const before = await snapshotTree(b.root);
+    await expect(restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])), frozen: true })).rejects.toMatchObject({ code: "ETEAM_CONFLICT_MARKERS", file: lockFile });
+    expect(await snapshotTree(b.root)).toEqual(before);
+    const report = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) });
+    expect(report).toMatchObject({ lockMerged: true, lockChanged: true, resolved: ["hello@in-repo"], installed: ["hello@in-repo"] });
+    expect(await readFile(lockFile, "utf8")).toBe(lockText);
+    const again = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) });
+    expect(again).toMatchObject({ lockMerged: false, lockChanged: false, written: [] });
+  });
+
   it("frozen without a lock: ETEAM_FROZEN, nothing written; frozen on a clean clone restores", async () => {
     await writeTrustRecord(a.xcshHome, [remote.work]);
     const before = await snapshotTree(a.root);
