@@ -7,7 +7,9 @@
  */
 import { applyPlan, type ApplyResult } from "./apply.js";
 import type { MutationWorld, Mutation } from "./mutation.js";
-import type { NpmClientOptions } from "./npm-client.js";
+import { loadArborist, npmOptions, type NpmClientOptions } from "./npm-client.js";
+import { pluginsPaths } from "./state.js";
+import type { XcshRoots } from "../core/paths.js";
 import { planInstall } from "./plan.js";
 import { resolveSpec, type ResolvedPackage } from "./resolve.js";
 import { parseInstallSpec } from "./spec.js";
@@ -66,6 +68,43 @@ export function applyPinned(
     stageMore: options.stageMore,
     ...(options.approveExecutables ? { approveExecutables: options.approveExecutables } : {}),
   });
+}
+
+/** The parts of an arborist node the closure walk reads (the package ships no types for them). */
+interface ClosureNode {
+  packageName: string;
+  version: string;
+  integrity?: string | null;
+  edgesOut: Map<string, { to: ClosureNode | null; peer: boolean }>;
+}
+
+/**
+ * What each installed plugin of `names` pulls in from the user's tree now, layout-free
+ * (`name@version → integrity`, as a team lock records it); a plugin not installed is absent.
+ */
+export async function installedClosures(roots: XcshRoots, client: NpmClientOptions, names: readonly string[]): Promise<Map<string, Record<string, string>>> {
+  const out = new Map<string, Record<string, string>>();
+  if (names.length === 0) return out;
+  const Arborist = await loadArborist();
+  const tree = await new Arborist({ ...npmOptions(client), path: pluginsPaths(roots).plugins }).loadActual();
+  for (const name of names) {
+    const top = tree.children.get(name) as unknown as ClosureNode | undefined;
+    if (!top) continue;
+    const closure: Record<string, string> = {};
+    const seen = new Set<ClosureNode>([top]);
+    const walk = (node: ClosureNode) => {
+      for (const edge of node.edgesOut.values()) {
+        const to = edge.to;
+        if (!to || seen.has(to)) continue;
+        seen.add(to);
+        Object.defineProperty(closure, `${to.packageName}@${to.version}`, { value: to.integrity ?? "", enumerable: true, writable: true, configurable: true });
+        walk(to);
+      }
+    };
+    walk(top);
+    out.set(name, closure);
+  }
+  return out;
 }
 
 export type { ApplyResult } from "./apply.js";

@@ -26,7 +26,7 @@ import { isRecord, pointer } from "../manifest/result.js";
 import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lock.js";
 import type { EffectiveSet, SetPlugin } from "../manifest/team-set.js";
 import type { Mutation } from "../plugins/mutation.js";
-import { applyPinned, resolvePinned, type PinnedNpmPlugin } from "../plugins/team.js";
+import { applyPinned, installedClosures, resolvePinned, type PinnedNpmPlugin } from "../plugins/team.js";
 import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
 import { loadTeamSet } from "./load.js";
 import { isCanonicalLock, mergeLockSides, parseConflictedLock } from "./lock-format.js";
@@ -57,6 +57,11 @@ export interface RestoreReport {
   npmInstalled: string[];
   /** Lock entries resolved anew. */
   resolved: string[];
+  /**
+   * Where an npm plugin's installed dependencies differ from the lock's closure (the dependencies
+   * are resolved by arborist as \`install\` resolves them; pinning them is still to do): one line each.
+   */
+  closureDrift: string[];
   /** Ids of the project registry the set does not mention, kept as they were (`WTEAM_UNDECLARED`). */
   undeclared: string[];
 }
@@ -101,6 +106,20 @@ function readOrMergeLock(file: string, text: string | undefined, set: EffectiveS
     if (!sides) throw error;
     return { lock: mergeLockSides(sides.ours, sides.theirs, set).lock, merged: true };
   }
+}
+
+/** What differs between the installed closures and the lock's, one line per dependency. */
+function driftOf(installed: ReadonlyMap<string, Record<string, string>>, lock: TeamLock): string[] {
+  const lines: string[] = [];
+  for (const [name, now] of installed) {
+    const locked = lock.npm[name]?.dependencies ?? {};
+    for (const [dep, integrity] of Object.entries(now)) {
+      if (!Object.hasOwn(locked, dep)) lines.push(`${name}: ${dep} is installed, the lock has ${Object.keys(locked).filter((k) => k.slice(0, k.lastIndexOf("@")) === dep.slice(0, dep.lastIndexOf("@"))).join(", ") || "no such dependency"}`);
+      else if (locked[dep] !== integrity) lines.push(`${name}: ${dep} has integrity ${integrity || "(none)"}, the lock ${locked[dep]}`);
+    }
+    for (const dep of Object.keys(locked)) if (!Object.hasOwn(now, dep)) lines.push(`${name}: ${dep} of the lock is not installed`);
+  }
+  return lines;
 }
 
 /** `EUNKNOWN_FEATURE` when the set chooses a feature the locked version does not declare (nothing written yet). */
@@ -228,7 +247,9 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         await m.step("teamset:staged");
       },
     });
+    const closureDrift = driftOf(await installedClosures(ctx.roots, world.npm, pinned.map((p) => p.name)), next);
     return {
+      closureDrift,
       written,
       lockChanged,
       lockMerged: merged,

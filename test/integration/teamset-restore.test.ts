@@ -364,7 +364,7 @@ describe("team set restore (npm plugins)", () => {
 
     await publishPlugin("1.2.0");
     const report = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) });
-    expect(report).toMatchObject({ lockChanged: false, npmInstalled: [`${plugin}@1.1.0`], resolved: [] });
+    expect(report).toMatchObject({ lockChanged: false, npmInstalled: [`${plugin}@1.1.0`], resolved: [], closureDrift: [] });
     expect(await installedVersion(b)).toBe("1.1.0");
     expect(JSON.parse(await readFile(path.join(b.xcshHome, "plugins", "node_modules", dep, "package.json"), "utf8")).version).toBe("1.0.0");
     expect(await readFile(path.join(cloneB, "xcsh-team.lock.json"), "utf8")).toBe(lockText);
@@ -403,6 +403,16 @@ describe("team set restore (npm plugins)", () => {
     expect(error).toMatchObject({ code: "EINTEGRITY", path: `/npm/${plugin.replace("/", "~1")}/integrity` });
     expect((error as Error).message).toContain(`got ${locked}`);
     expect(await snapshotTree(b.root, { exclude: [".npm"] })).toEqual(before);
+  });
+
+  // Last of this block: it publishes a newer dependency, which the tests above must not see.
+  it("a dependency published after locking: installed as npm resolves it today, and the report names the drift from the lock", async () => {
+    const locked = JSON.parse(await lockInAAndClone()).npm[plugin];
+    expect(Object.keys(locked.dependencies)).toEqual([`${dep}@1.0.0`]);
+    await reg.publish({ name: dep, version: "1.0.1", packageJson: { type: "module" }, files: { "index.js": "export default 42;\n" } });
+    const report = await restoreTeamSet(cloneB, { world: await teamWorld(b, cloneB, yes([])) });
+    expect(report.npmInstalled).toEqual([`${plugin}@${locked.version}`]);
+    expect(report.closureDrift).toEqual([`${plugin}: ${dep}@1.0.1 is installed, the lock has ${dep}@1.0.0`, `${plugin}: ${dep}@1.0.0 of the lock is not installed`]);
   });
 });
 
