@@ -71,6 +71,30 @@ function noTerminal(): (request: ExecutableRequest) => Promise<void> {
 
 const git = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => exec("git", args, { cwd, env });
 
+/** Two fresh HOMEs per test (A and B, nothing trusted), removed after it; `assign` receives them. */
+function twoHomesPerTest(prefix: string, assign: (a: TmpWorld, b: TmpWorld) => void): void {
+  let homes: TmpWorld[] = [];
+  beforeEach(async () => {
+    homes = [await makeTmpWorld(`${prefix}a-`), await makeTmpWorld(`${prefix}b-`)];
+    assign(homes[0]!, homes[1]!);
+  });
+  afterEach(async () => {
+    for (const home of homes) await home.cleanup();
+    homes = [];
+  });
+}
+
+/** A restores in its checkout `work` (trusted, consent given), then commits and pushes what git does not ignore; the lock's bytes. */
+async function lockAndPush(w: TmpWorld, work: string): Promise<string> {
+  await writeTrustRecord(w.xcshHome, [work]);
+  await restoreTeamSet(work, { world: await teamWorld(w, work, yes([])) });
+  const env = isolatedGitEnv(w.home);
+  await git(["add", "-A"], work, env);
+  await git(["commit", "-q", "-m", "lock the team set"], work, env);
+  await git(["push", "-q", "origin", "main"], work, env);
+  return readFile(path.join(work, "xcsh-team.lock.json"), "utf8");
+}
+
 describe("team set restore (marketplace plugins)", () => {
   let a: TmpWorld;
   let b: TmpWorld;
@@ -78,16 +102,14 @@ describe("team set restore (marketplace plugins)", () => {
   let canary: string;
   let cloneB: string;
 
+  twoHomesPerTest("xcsh-team-", (x, y) => {
+    a = x;
+    b = y;
+  });
   beforeEach(async () => {
-    a = await makeTmpWorld("xcsh-team-a-");
-    b = await makeTmpWorld("xcsh-team-b-");
     canary = path.join(a.root, "canary");
     remote = await makeGitRemote(a.root, "project", projectFiles(canary), isolatedGitEnv(a.home));
     cloneB = path.join(b.root, "clone");
-  });
-  afterEach(async () => {
-    await a.cleanup();
-    await b.cleanup();
   });
 
   /** A trusts its checkout, restores (writing the lock), commits and pushes what git does not ignore. */
@@ -325,29 +347,22 @@ describe("team set restore (npm plugins)", () => {
   afterAll(async () => {
     await reg.dispose();
   });
+  twoHomesPerTest("xcsh-team-npm-", (x, y) => {
+    a = x;
+    b = y;
+  });
   beforeEach(async () => {
-    a = await makeTmpWorld("xcsh-team-npm-a-");
-    b = await makeTmpWorld("xcsh-team-npm-b-");
     await writeUserNpmrc(a.home, reg.url);
     await writeUserNpmrc(b.home, reg.url);
     remote = await makeGitRemote(a.root, "project", { "xcsh-team.json": { version: 1, plugins: { [plugin]: { spec: "^1.0.0", features: "*" } } }, ".xcsh/.keep": "" }, isolatedGitEnv(a.home));
     cloneB = path.join(b.root, "clone");
   });
-  afterEach(async () => {
-    await a.cleanup();
-    await b.cleanup();
-  });
 
   async function lockInAAndClone(): Promise<string> {
-    await writeTrustRecord(a.xcshHome, [remote.work]);
-    await restoreTeamSet(remote.work, { world: await teamWorld(a, remote.work, yes([])) });
-    const env = isolatedGitEnv(a.home);
-    await git(["add", "-A"], remote.work, env);
-    await git(["commit", "-q", "-m", "lock"], remote.work, env);
-    await git(["push", "-q", "origin", "main"], remote.work, env);
+    const lockText = await lockAndPush(a, remote.work);
     await git(["clone", "-q", remote.bare, cloneB], b.root, isolatedGitEnv(b.home));
     await writeTrustRecord(b.xcshHome, [cloneB]);
-    return readFile(path.join(remote.work, "xcsh-team.lock.json"), "utf8");
+    return lockText;
   }
 
   const installedVersion = async (w: TmpWorld) => JSON.parse(await readFile(path.join(w.xcshHome, "plugins", "node_modules", plugin, "package.json"), "utf8")).version;
@@ -454,9 +469,11 @@ describe("team set restore (a git marketplace over http, an external plugin repo
   let project: GitRemote;
   let cloneB: string;
 
+  twoHomesPerTest("xcsh-team-git-", (x, y) => {
+    a = x;
+    b = y;
+  });
   beforeEach(async () => {
-    a = await makeTmpWorld("xcsh-team-git-a-");
-    b = await makeTmpWorld("xcsh-team-git-b-");
     served = path.join(a.root, "served");
     const env = isolatedGitEnv(a.home);
     http = await startGitHttpServer(served);
@@ -476,22 +493,14 @@ describe("team set restore (a git marketplace over http, an external plugin repo
   });
   afterEach(async () => {
     await http.close();
-    await a.cleanup();
-    await b.cleanup();
   });
 
   it("A locks the catalog commit and the external commit; both move on; B restores exactly what A locked", async () => {
-    await writeTrustRecord(a.xcshHome, [project.work]);
-    await restoreTeamSet(project.work, { world: await teamWorld(a, project.work, yes([])) });
-    const lockText = await readFile(path.join(project.work, "xcsh-team.lock.json"), "utf8");
+    const lockText = await lockAndPush(a, project.work);
     const lock = JSON.parse(lockText);
     expect(lock.marketplaces.acme).toEqual({ commit: await mkt.head(), source: { source: "git", url: `${http.url}/mkt.git`, ref: "main" } });
     expect(lock.marketplacePlugins["ext@acme"]).toMatchObject({ from: { kind: "git", url: `${http.url}/ext.git`, commit: await ext.head() } });
     expect(lock.marketplacePlugins["inrepo@acme"]).toMatchObject({ version: "1.0.0", from: { kind: "relative", path: "./plugins/inrepo" } });
-    const env = isolatedGitEnv(a.home);
-    await git(["add", "-A"], project.work, env);
-    await git(["commit", "-q", "-m", "lock"], project.work, env);
-    await git(["push", "-q", "origin", "main"], project.work, env);
 
     // Upstream moves on after the lock: new content in both repositories.
     await mkt.commit({ "plugins/inrepo/.xcsh-plugin/plugin.json": { name: "inrepo", version: "1.1.0", description: "moved on" } });
@@ -509,12 +518,8 @@ describe("team set restore (a git marketplace over http, an external plugin repo
   });
 
   it("the locked catalog commit was rewritten away (force-push): ESHA_NOT_FOUND, nothing written", async () => {
-    await writeTrustRecord(a.xcshHome, [project.work]);
-    await restoreTeamSet(project.work, { world: await teamWorld(a, project.work, yes([])) });
+    await lockAndPush(a, project.work);
     const env = isolatedGitEnv(a.home);
-    await git(["add", "-A"], project.work, env);
-    await git(["commit", "-q", "-m", "lock"], project.work, env);
-    await git(["push", "-q", "origin", "main"], project.work, env);
     const locked = await mkt.head();
     // A new history without the locked commit, force-pushed; the old objects pruned from the server.
     await git(["checkout", "-q", "--orphan", "rewritten"], mkt.work, env);
