@@ -7,7 +7,7 @@
  */
 import { applyPlan, type ApplyResult } from "./apply.js";
 import type { MutationWorld, Mutation } from "./mutation.js";
-import { loadArborist, npmOptions, type NpmClientOptions } from "./npm-client.js";
+import { loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import { pluginsPaths } from "./state.js";
 import type { XcshRoots } from "../core/paths.js";
 import { planInstall } from "./plan.js";
@@ -33,19 +33,41 @@ export interface ResolvedPinned {
   features: string[];
 }
 
-/** The npm spec of exactly the pinned bytes: the version from the registry, the commit from git, the tarball URL. */
+/**
+ * The install spec of exactly the pinned bytes: the version from the registry, the commit from
+ * git, the tarball URL (git and tarball specs as the user would type them: the installer names
+ * them by their manifest).
+ */
 function pinnedSpec(p: PinnedNpmPlugin): string {
-  if (p.from?.kind === "git") return `${p.name}@git+${p.from.url}#${p.from.commit}`;
-  if (p.from?.kind === "tarball") return `${p.name}@${p.from.url}`;
+  if (p.from?.kind === "git") return `git+${p.from.url}#${p.from.commit}`;
+  if (p.from?.kind === "tarball") return p.from.url;
   return `${p.name}@${p.version}`;
+}
+
+/**
+ * The integrity of the bytes `spec` installs: the registry's for registry packages (`known`),
+ * else that of the tarball pacote packs (a git commit gives no integrity of its own; its packed
+ * tarball is what a lock can compare).
+ */
+export async function packedIntegrity(client: NpmClientOptions, cwd: string, spec: string, known: string | undefined): Promise<string | undefined> {
+  if (known) return known;
+  const pacote = await loadPacote();
+  try {
+    // pacote packs a git checkout with arborist (its prepare step); no scripts run (`ignoreScripts` unless allowed).
+    const data = (await pacote.tarball(spec, { ...npmOptions(client), Arborist: await loadArborist(), where: cwd } as never)) as unknown as { integrity?: string };
+    return data.integrity;
+  } catch (error) {
+    throw npmError(error, spec, client);
+  }
 }
 
 /** Resolve pinned plugins (manifest and bytes into npm's cache; nothing of ours written). */
 export async function resolvePinned(client: NpmClientOptions, cwd: string, pinned: readonly PinnedNpmPlugin[]): Promise<ResolvedPinned[]> {
   return Promise.all(
     pinned.map(async (p) => {
-      const resolved = await resolveSpec(parseInstallSpec(pinnedSpec(p), cwd), client, cwd);
-      return { pinned: p, resolved, integrity: resolved.integrity, features: Object.keys(resolved.manifest.features ?? {}) };
+      const spec = pinnedSpec(p);
+      const resolved = await resolveSpec(parseInstallSpec(spec, cwd), client, cwd);
+      return { pinned: p, resolved, integrity: await packedIntegrity(client, cwd, spec, resolved.integrity), features: Object.keys(resolved.manifest.features ?? {}) };
     }),
   );
 }

@@ -19,6 +19,7 @@ import type { DeclaredSource } from "../manifest/team-declaration.js";
 import { emptyLock, TEAM_LOCK_FILE, type LockedMarketplace, type LockedMarketplacePlugin, type LockedNpmPlugin, type PluginFrom, type TeamLock } from "../manifest/team-lock.js";
 import type { EffectiveSet, Satisfaction, SetPlugin } from "../manifest/team-set.js";
 import { loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "../plugins/npm-client.js";
+import { packedIntegrity } from "../plugins/team.js";
 import { formatLock } from "./lock-format.js";
 import { npmGitUrlOf, satisfies } from "./satisfy.js";
 
@@ -166,7 +167,7 @@ export async function resolveNpmPlugin(world: TeamWorld, plugin: SetPlugin, scra
     throw npmError(error, raw, world.npm, plugin.key);
   }
   const version = String(pkg.version);
-  const integrity = typeof pkg._integrity === "string" ? pkg._integrity : undefined;
+  const integrity = await packedIntegrity(world.npm, scratch, raw, typeof pkg._integrity === "string" ? pkg._integrity : undefined);
   if (pkg.name !== plugin.key || !integrity) {
     throw new XcshToolsError("ETEAM_UNSATISFIABLE", `${raw} resolved to ${String(pkg.name)}@${version}${integrity ? "" : " without an integrity"} (expected ${plugin.key} with an integrity to lock)`, {
       hint: `Check the spec of ${plugin.key} in xcsh-team.json.`,

@@ -122,6 +122,22 @@ function driftOf(installed: ReadonlyMap<string, Record<string, string>>, lock: T
   return lines;
 }
 
+/**
+ * `ETEAM_SPEC` for an npm plugin from git: the installer does not yet install the locked commit
+ * (a test saw the branch tip installed), so restoring it could load content the lock does not
+ * name. Refused before anything is written.
+ */
+function gitNpmNotYet(plugin: SetPlugin): XcshToolsError {
+  const file = plugin.decided.find((w) => w.by === "team")?.file ?? "xcsh-team.json";
+  const at = pointer("", "plugins", plugin.key, "spec");
+  return new XcshToolsError("ETEAM_SPEC", `${file}: ${at}: ${plugin.key} comes from git, which this version of xcsh-tools cannot restore at its locked commit yet (expected a registry version or range)`, {
+    file,
+    path: at,
+    hint: "Publish the plugin to a registry and declare its version range, or put it in a `directory` marketplace inside the repository.",
+    exitCode: 2,
+  });
+}
+
 /** `EUNKNOWN_FEATURE` when the set chooses a feature the locked version does not declare (nothing written yet). */
 function checkFeatures(plugin: SetPlugin, version: string, offered: readonly string[]): void {
   if (!Array.isArray(plugin.features)) return;
@@ -205,6 +221,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       if (got !== locked.hash) throw integrityError(paths.lock, pointer("", "marketplacePlugins", plugin.key, "hash"), plugin.key, locked.hash, got);
       ready.push(prepared);
     }
+    for (const p of pinned) if (p.from?.kind === "git") throw gitNpmNotYet(set.plugins.get(p.name)!);
     const npmReady = await resolvePinned(world.npm, root, pinned);
     for (const r of npmReady) {
       if (r.integrity !== r.pinned.integrity) throw integrityError(paths.lock, pointer("", "npm", r.pinned.name, "integrity"), r.pinned.name, r.pinned.integrity, r.integrity ?? "no integrity");

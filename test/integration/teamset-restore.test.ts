@@ -517,6 +517,17 @@ describe("team set restore (a git marketplace over http, an external plugin repo
     expect(registry.plugins["ext@acme"][0].gitCommitSha).toBe(lock.marketplacePlugins["ext@acme"].from.commit);
   });
 
+  it("an npm plugin from a git repository: ETEAM_SPEC naming the declaration (its locked commit cannot be installed yet), nothing written", async () => {
+    const env = isolatedGitEnv(a.home);
+    await makeGitRemote(served, "git-plugin", { "package.json": { name: "git-plugin", version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } }, "t.js": toolSource("git_plugin") }, env);
+    await project.commit({ "xcsh-team.json": { version: 1, plugins: { "git-plugin": { spec: `git+${http.url}/git-plugin.git#main` } } } });
+    await writeTrustRecord(a.xcshHome, [project.work]);
+    const before = await snapshotTree(a.root, { exclude: [".npm"] });
+    const error = await restoreTeamSet(project.work, { world: await teamWorld(a, project.work, yes([])) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "ETEAM_SPEC", file: path.join(project.work, "xcsh-team.json"), path: "/plugins/git-plugin/spec" });
+    expect(await snapshotTree(a.root, { exclude: [".npm"] })).toEqual(before);
+  });
+
   it("the locked catalog commit was rewritten away (force-push): ESHA_NOT_FOUND, nothing written", async () => {
     await lockAndPush(a, project.work);
     const env = isolatedGitEnv(a.home);
