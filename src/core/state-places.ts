@@ -25,7 +25,7 @@
  * Marketplace and plugin names that become folder names are checked by `nameSegmentProblem`
  * (manifest/names.ts) when the registry is read, so they never hold a separator or `..`.
  */
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { pointerSegment } from "../manifest/result.js";
 import { confinePath, describeOrigin, isPathBelow, realPathOrNearest, type PathOrigin } from "./contain.js";
@@ -148,6 +148,11 @@ export function confineJournalPath(p: string, xcshHome: string, origin: Omit<Pat
     confinePath(project, path.dirname(project), { what: "project state folder", ...origin }, { scope: "project" });
     return confinePath(lexical, project, { what, ...origin }, { strictlyBelow: true, scope: "project" });
   }
+  // A team set's lock (docs/design/team-sets.md), written by the restore in the same transaction as
+  // the state it describes: only that file name, beside a `.xcsh` folder, and not through a link out.
+  if (path.basename(lexical) === "xcsh-team.lock.json" && existsSync(path.join(path.dirname(lexical), ".xcsh"))) {
+    return confinePath(lexical, path.dirname(lexical), { what, ...origin }, { strictlyBelow: true, scope: "project" });
+  }
   return confinePath(p, xcshHome, { what, ...origin, hint }, { strictlyBelow: true });
 }
 
@@ -160,7 +165,7 @@ export function xcshHomeOfOurs(oursDir: string): string {
 }
 
 /** What a command journals inside a project's `.xcsh` folder (core/paths.ts `projectPaths`). */
-const PROJECT_STATE = new Set(["plugins", "cache", "marketplaces.json", "plugin-overrides.json"]);
+const PROJECT_STATE = new Set(["plugins", "cache", "marketplaces.json", "plugin-overrides.json", ".gitignore"]);
 
 /**
  * The nearest folder named `.xcsh` strictly above `p` (lexically: the folder the path names, whose

@@ -171,11 +171,10 @@ async function finish(ctx: MarketplaceContext, state: EngineState, ws: WorkingSe
 }
 
 /**
- * Ask `ctx.approveExecutables` when the prepared plugin adds or changes what it runs, compared
- * with the installed version at `previousRoot` (a new install: with nothing). Throws to refuse.
+ * What the prepared plugin runs that the installed version at `previousRoot` (a new install:
+ * nothing) did not: the `changes` of an `ExecutableRequest`.
  */
-async function approveExecutables(ctx: MarketplaceContext, prepared: PreparedPlugin, scope: Scope, previousRoot: string | undefined, dryRun: boolean): Promise<void> {
-  if (!ctx.approveExecutables) return;
+export function executableChangesOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, prepared: PreparedPlugin, previousRoot: string | undefined): ReturnType<typeof diffExecutables> {
   const after = executablesOf(scanPluginComponents(prepared.copy, { rootKind: "xcsh-marketplace", rootAs: prepared.cacheDir }).components, { as: prepared.cacheDir });
   let before: ReturnType<typeof executablesOf> = [];
   if (previousRoot) {
@@ -186,7 +185,16 @@ async function approveExecutables(ctx: MarketplaceContext, prepared: PreparedPlu
       // An installed path outside the cache is not read; everything counts as new.
     }
   }
-  const changes = diffExecutables(before, after);
+  return diffExecutables(before, after);
+}
+
+/**
+ * Ask `ctx.approveExecutables` when the prepared plugin adds or changes what it runs, compared
+ * with the installed version at `previousRoot` (a new install: with nothing). Throws to refuse.
+ */
+async function approveExecutables(ctx: MarketplaceContext, prepared: PreparedPlugin, scope: Scope, previousRoot: string | undefined, dryRun: boolean): Promise<void> {
+  if (!ctx.approveExecutables) return;
+  const changes = executableChangesOf(ctx, prepared, previousRoot);
   if (!hasChanges(changes)) return;
   await ctx.approveExecutables({ id: prepared.id, version: prepared.version, source: "marketplace", scope, update: previousRoot !== undefined, dryRun, changes });
 }

@@ -154,12 +154,22 @@ export async function fetchCopy(ctx: MarketplaceContext, found: FoundMarketplace
   return { fetched, copy, hash: await hashTree(copy) };
 }
 
-/** Fetch, copy, hash and validate `plugin@marketplace` into `scratch`. */
-export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string): Promise<PreparedPlugin> {
+/**
+ * The entry with its git source pinned to `commit` (a team lock's `from.commit`: the catalog at
+ * the locked commit may name a branch that moved since). Sources without a commit are as they are.
+ */
+function pinnedEntry(entry: MarketplacePluginEntry, commit: string | undefined): MarketplacePluginEntry {
+  const source = entry.source;
+  if (commit === undefined || typeof source === "string" || (source.source !== "github" && source.source !== "url" && source.source !== "git-subdir")) return entry;
+  return { ...entry, source: { ...source, sha: commit } };
+}
+
+/** Fetch, copy, hash and validate `plugin@marketplace` into `scratch` (its git source at `options.pinCommit` when given). */
+export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string, options: { pinCommit?: string } = {}): Promise<PreparedPlugin> {
   const marketplace = found.entry.name;
   await mkdir(scratch, { recursive: true });
   const loaded = await catalogOf(ctx, found);
-  const entry = catalogEntry(loaded, plugin, marketplace);
+  const entry = pinnedEntry(catalogEntry(loaded, plugin, marketplace), options.pinCommit);
   const renamedFrom = entry.name !== plugin ? plugin : undefined;
   plugin = entry.name;
   const { fetched, copy, hash } = await fetchCopy(ctx, found, loaded, entry, scratch);

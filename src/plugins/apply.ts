@@ -85,6 +85,8 @@ export interface ApplyOptions {
    * throws to refuse (the whole change is rolled back). The CLI's asks the user (cli/consent.ts).
    */
   approveExecutables?: (request: ExecutableRequest) => Promise<void>;
+  /** Stage more files in the same transaction before its commit (a team restore's host files and lock: plugins/team.ts). */
+  stageMore?: (m: Mutation) => Promise<void>;
 }
 
 /** One plugin as it ended up. */
@@ -119,14 +121,16 @@ export async function applyPlan(world: MutationWorld, label: string, options: Ap
     const plan = options.replan(inventory, m.state);
     await m.step("apply:planned");
     const before = stateFiles(m.state);
-    if (!plan.actions.some((a) => a.type !== "NOOP")) return { plan, plugins: [], changed: false };
-    if (!planNeedsInstall(plan)) {
+    let result: ApplyResult;
+    if (!plan.actions.some((a) => a.type !== "NOOP")) result = { plan, plugins: [], changed: false };
+    else if (!planNeedsInstall(plan)) {
       const after = runtimeOnly(plan, before, inventory);
       await stageStateWrites(m.tx, m.paths, before, after);
       await m.step("apply:staged");
-      return { plan, plugins: plan.actions.map((a) => ({ name: a.name, type: a.type, version: a.to?.version, scripts: [], scriptsRan: false })), changed: true };
-    }
-    return reifyAndStage(m, plan, inventory, before, options);
+      result = { plan, plugins: plan.actions.map((a) => ({ name: a.name, type: a.type, version: a.to?.version, scripts: [], scriptsRan: false })), changed: true };
+    } else result = await reifyAndStage(m, plan, inventory, before, options);
+    if (options.stageMore) await options.stageMore(m);
+    return result;
   });
 }
 

@@ -54,7 +54,8 @@ const ENGINES: Record<string, readonly string[]> = {
   // The refresh the installer runs after a commit (plugins/mutation.ts, apply.ts).
   boot: ["index.ts", "prevalidated.ts", "refresh.ts"],
   // The npm plugin engine's transaction, fetcher and tarball limits, which marketplace installs share.
-  plugins: ["mutation.ts", "npm-client.ts", "tarball-check.ts"],
+  // team.ts: the pinned installs of a team restore (teamset/restore.ts), in one transaction with its host files.
+  plugins: ["mutation.ts", "npm-client.ts", "tarball-check.ts", "team.ts"],
   marketplace: ["index.ts"],
   // The team-set engine (issue 42). fast.ts (the no-op restore check on the CLI's hot path) joins once it exists.
   teamset: ["index.ts"],

@@ -16,6 +16,9 @@ beforeAll(async () => {
   await mkdir(path.join(roots.xcshHome, "plugins", "cache", "marketplaces"), { recursive: true });
   await mkdir(path.join(root, "victim"), { recursive: true });
   await symlink(path.join(root, "victim"), path.join(roots.xcshHome, "plugins", "cache", "marketplaces", "evil"));
+  await mkdir(path.join(root, "team", ".xcsh"), { recursive: true });
+  await mkdir(path.join(root, "team", "sub"), { recursive: true });
+  await symlink(path.join(root, "victim"), path.join(root, "team", "link"));
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -67,6 +70,12 @@ describe("journaled paths", () => {
     ["`..` out of the root", () => `${roots.xcshHome}/../../victim`, false],
     ["through a symlink in the cache", () => path.join(roots.xcshHome, "plugins", "cache", "marketplaces", "evil", "x"), false],
     ["a relative path", () => "plugins/package.json", false],
+    ["a project's .xcsh/.gitignore (written once by a team restore)", () => path.join(root, "team", ".xcsh", ".gitignore"), true],
+    ["a team lock beside a .xcsh folder", () => path.join(root, "team", "xcsh-team.lock.json"), true],
+    ["a team lock's name in a folder without .xcsh", () => path.join(root, "victim", "xcsh-team.lock.json"), false],
+    ["another file beside a .xcsh folder", () => path.join(root, "team", "xcsh-team.json"), false],
+    ["a team lock's name below a .xcsh folder's sibling", () => path.join(root, "team", "sub", "xcsh-team.lock.json"), false],
+    ["a team lock through a symlink to a folder without .xcsh", () => path.join(root, "team", "link", "xcsh-team.lock.json"), false],
   ];
   it.each(table)("%s", (_what, p, allowed) => {
     const check = () => confineJournalPath(p(), roots.xcshHome, { file: "intent.json", field: "entries/0/path" });

@@ -23,7 +23,9 @@ export async function fetchGitCatalog(uri: string, scratch: string, world: Sourc
   if (ref !== undefined) assertSourceArg(gitRefProblem(ref), where);
   const dir = path.join(scratch, "clone");
   const allowLocal = isLocalGitUrl(url);
-  const commitSha = await cloneAt(url, dir, ref ? { ref } : {}, { env: world.env, timeoutMs: world.gitTimeoutMs, allowLocal, ...(world.signal ? { signal: world.signal } : {}) });
+  // A 40-hex ref is a commit (a team lock pins catalogs so): git fetches it by id, `--branch` would not find it.
+  const pin = ref === undefined ? {} : /^[0-9a-f]{40}$/.test(ref) ? { sha: ref } : { ref };
+  const commitSha = await cloneAt(url, dir, pin, { env: world.env, timeoutMs: world.gitTimeoutMs, allowLocal, ...(world.signal ? { signal: world.signal } : {}) });
   const loaded = await readCatalogIn(dir, `The repository ${redactUrl(uri)}`, { allowLocal });
   return { loaded, contentDir: dir, commitSha };
 }

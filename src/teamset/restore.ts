@@ -1,0 +1,281 @@
+/**
+ * The restore engine (docs/design/team-sets.md (d) `install` with no operand): make this machine
+ * load exactly the project's declared set, at the locked versions and content hashes.
+ *
+ * Order, each step before the next may write: trust (before any project file is read) → read the
+ * set and the lock → `--frozen`: the lock must already describe the set, in canonical bytes →
+ * outside the lock, in our scratch: resolve what the lock lacks, fetch the rest at its locked
+ * commits and versions, verify every content hash and npm integrity (`EINTEGRITY`: nothing
+ * installed), ask consent for what marketplace plugins run (restore runs none of their code:
+ * static checks only, the module check ran when the plugin was locked) → one mutation (lock,
+ * journal): the npm plugins through the plugins engine's pinned install (which asks about their
+ * hook and extension modules before committing), then the cache folders, the off folders, the
+ * generated host files and the lock staged in the same journal, whose commit makes it all live at
+ * once, so a kill leaves the previous state.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
+import { teamPaths, xcshPaths } from "../core/paths.js";
+import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
+import { pathExists } from "../core/atomic-fs.js";
+import { hasChanges } from "../components/consent.js";
+import { executableChangesOf, makeScratch, stagePreparedPlugins, stageProjectRegistry, type PreparedPlugin } from "../marketplace/index.js";
+import { splitPluginId } from "../manifest/installed-plugins.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
+import { isRecord, pointer } from "../manifest/result.js";
+import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lock.js";
+import type { EffectiveSet, SetPlugin } from "../manifest/team-set.js";
+import type { Mutation } from "../plugins/mutation.js";
+import { applyPinned, installedClosures, resolvePinned, type PinnedNpmPlugin } from "../plugins/team.js";
+import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
+import { loadTeamSet } from "./load.js";
+import { isCanonicalLock, mergeLockSides, parseConflictedLock } from "./lock-format.js";
+import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock, teamScratchParent, type TeamWorld } from "./resolve.js";
+import { satisfies } from "./satisfy.js";
+
+export type { TeamWorld } from "./resolve.js";
+
+/** Options of `restoreTeamSet`. */
+export interface RestoreOptions {
+  world: TeamWorld;
+  /** CI: the committed files must not change (`ETEAM_FROZEN` otherwise, nothing written). */
+  frozen?: boolean;
+  /** The host's config folder name, `.xcsh` by default. */
+  configDirName?: string;
+}
+
+/** What a restore did. */
+export interface RestoreReport {
+  /** Files written (absolute), the lock included when it changed. */
+  written: string[];
+  lockChanged: boolean;
+  /** The lock had conflict markers and was merged ("merged xcsh-team.lock.json"). */
+  lockMerged: boolean;
+  /** Marketplace plugins whose cache folder was added. */
+  installed: string[];
+  /** npm plugins installed or changed in the user's tree, `name@version`. */
+  npmInstalled: string[];
+  /** Lock entries resolved anew. */
+  resolved: string[];
+  /**
+   * Where an npm plugin's installed dependencies differ from the lock's closure (the dependencies
+   * are resolved by arborist as \`install\` resolves them; pinning them is still to do): one line each.
+   */
+  closureDrift: string[];
+  /** Ids of the project registry the set does not mention, kept as they were (`WTEAM_UNDECLARED`). */
+  undeclared: string[];
+}
+
+/** `ETEAM_FROZEN` listing what stops a frozen restore. */
+function frozenError(lockFile: string, problems: string[]): XcshToolsError {
+  return new XcshToolsError("ETEAM_FROZEN", `${lockFile} does not describe the project's set as committed (--frozen): ${problems.join("; ")}`, {
+    file: lockFile,
+    hint: "Run `xcsh-tools install` without --frozen, commit xcsh-team.lock.json, then retry.",
+  });
+}
+
+/** The problems a frozen restore refuses (none: the committed lock is exactly what a restore would write). */
+function frozenProblems(set: EffectiveSet, lock: TeamLock | undefined, lockText: string | undefined, lockFile: string): string[] {
+  if (!lock || lockText === undefined) return [`there is no ${TEAM_LOCK_FILE}`];
+  const problems = satisfies(set, lock)
+    .filter((entry) => entry.state !== "ok")
+    .map((entry) => `${pointer("", entry.section, entry.key)} is ${entry.state}${entry.why ? ` (${entry.why})` : ""}`);
+  if (problems.length === 0 && !isCanonicalLock(lockText, lockFile)) problems.push("its bytes are not canonical (it would be rewritten)");
+  return problems;
+}
+
+/** `EINTEGRITY` naming the lock field whose content does not match. */
+function integrityError(lockFile: string, at: string, key: string, expected: string, got: string): XcshToolsError {
+  return new XcshToolsError("EINTEGRITY", `${lockFile}: ${at}: the content of ${key} does not match the lock (expected ${expected}, got ${got})`, {
+    file: lockFile,
+    path: at,
+    hint: "Nothing was installed. The bytes changed behind the lock (the plugin's files, or what the registry serves): if the change is wanted, run `xcsh-tools update --scope project` and review the new lock; otherwise restore the original content.",
+  });
+}
+
+/**
+ * The lock, or after a merge left conflict markers in it (and not `--frozen`, which keeps
+ * `ETEAM_CONFLICT_MARKERS`): both sides merged per entry for the set (lock-format.ts
+ * `mergeLockSides`); what neither side settles is left out, so the resolver locks it anew.
+ */
+function readOrMergeLock(file: string, text: string | undefined, set: EffectiveSet, frozen: boolean): { lock: TeamLock | undefined; merged: boolean } {
+  try {
+    return { lock: readTeamLock(file), merged: false };
+  } catch (error) {
+    const sides = !frozen && text !== undefined && isXcshToolsError(error, "ETEAM_CONFLICT_MARKERS") ? parseConflictedLock(text, file) : undefined;
+    if (!sides) throw error;
+    return { lock: mergeLockSides(sides.ours, sides.theirs, set).lock, merged: true };
+  }
+}
+
+/** What differs between the installed closures and the lock's, one line per dependency. */
+function driftOf(installed: ReadonlyMap<string, Record<string, string>>, lock: TeamLock): string[] {
+  const lines: string[] = [];
+  for (const [name, now] of installed) {
+    const locked = lock.npm[name]?.dependencies ?? {};
+    for (const [dep, integrity] of Object.entries(now)) {
+      if (!Object.hasOwn(locked, dep)) lines.push(`${name}: ${dep} is installed, the lock has ${Object.keys(locked).filter((k) => k.slice(0, k.lastIndexOf("@")) === dep.slice(0, dep.lastIndexOf("@"))).join(", ") || "no such dependency"}`);
+      else if (locked[dep] !== integrity) lines.push(`${name}: ${dep} has integrity ${integrity || "(none)"}, the lock ${locked[dep]}`);
+    }
+    for (const dep of Object.keys(locked)) if (!Object.hasOwn(now, dep)) lines.push(`${name}: ${dep} of the lock is not installed`);
+  }
+  return lines;
+}
+
+/**
+ * `ETEAM_SPEC` for an npm plugin from git: the installer does not yet install the locked commit
+ * (a test saw the branch tip installed), so restoring it could load content the lock does not
+ * name. Refused before anything is written.
+ */
+function gitNpmNotYet(plugin: SetPlugin): XcshToolsError {
+  const file = plugin.decided.find((w) => w.by === "team")?.file ?? "xcsh-team.json";
+  const at = pointer("", "plugins", plugin.key, "spec");
+  return new XcshToolsError("ETEAM_SPEC", `${file}: ${at}: ${plugin.key} comes from git, which this version of xcsh-tools cannot restore at its locked commit yet (expected a registry version or range)`, {
+    file,
+    path: at,
+    hint: "Publish the plugin to a registry and declare its version range, or put it in a `directory` marketplace inside the repository.",
+    exitCode: 2,
+  });
+}
+
+/** `EUNKNOWN_FEATURE` when the set chooses a feature the locked version does not declare (nothing written yet). */
+function checkFeatures(plugin: SetPlugin, version: string, offered: readonly string[]): void {
+  if (!Array.isArray(plugin.features)) return;
+  const unknown = plugin.features.filter((f) => !offered.includes(f));
+  if (unknown.length === 0) return;
+  // The last file that spoke about the plugin chose them (the personal file over the declaration).
+  const file = plugin.decided.at(-1)?.file ?? "xcsh-team.json";
+  const at = pointer("", "plugins", plugin.key, "features");
+  throw new XcshToolsError("EUNKNOWN_FEATURE", `${file}: ${at}: ${plugin.key} ${version} has no feature ${unknown.map((f) => JSON.stringify(f)).join(", ")} (expected some of: ${offered.join(", ") || "none"})`, {
+    file,
+    path: at,
+    hint: `Choose among ${plugin.key}'s features (${offered.join(", ") || "it has none"}), or "*" for all of them.`,
+    exitCode: 2,
+  });
+}
+
+/** The project's registry as it is now (ids the set does not mention are kept by renderHostFiles). */
+function existingRegistry(file: string): ({ plugins: Record<string, unknown[]> } & Record<string, unknown>) | undefined {
+  const doc = readJsonOrUndefined(file);
+  return isRecord(doc) && isRecord(doc.plugins) ? (doc as { plugins: Record<string, unknown[]> } & Record<string, unknown>) : undefined;
+}
+
+/** The installPath the project registry has now for `id` (the "before" of consent). */
+function installedPathOf(registry: ReturnType<typeof existingRegistry>, id: string): string | undefined {
+  const entries = registry?.plugins[id];
+  const first = Array.isArray(entries) ? entries[0] : undefined;
+  return isRecord(first) && typeof first.installPath === "string" ? first.installPath : undefined;
+}
+
+/** Stage `text` as the new content of `file` when it differs from what is there. */
+async function stageText(m: Mutation, file: string, text: string, written: string[]): Promise<void> {
+  const current = await readFile(file, "utf8").catch(() => undefined);
+  if (current === text) return;
+  await writeFile(await m.tx.stage(file), text, { mode: 0o644 });
+  written.push(file);
+}
+
+/**
+ * Restore the project at `root` to its declared set. Throws `EUNTRUSTED_PROJECT` before any
+ * project file is read, `ETEAM_FROZEN` (frozen), `EINTEGRITY`, or what the consent callback
+ * throws (`EUNCONFIRMED`); each leaves every file as it was.
+ */
+export async function restoreTeamSet(root: string, options: RestoreOptions): Promise<RestoreReport> {
+  const { world } = options;
+  const ctx = { ...world.ctx, cwd: root, projectTrusted: true };
+  if (!isProjectTrustedByUser(root, trustWorldOf(ctx.roots))) throw untrustedProjectError(root, "restore the project's plugin set");
+  const paths = teamPaths(root, options.configDirName);
+  const set = loadTeamSet(root, options.configDirName ? { configDirName: options.configDirName } : {});
+  if (!set) {
+    throw new XcshToolsError("EUSAGE", `${root} declares no plugin set (no xcsh-team.json, no .claude/settings.json)`, { hint: "Declare one: xcsh-tools install <spec> --scope project.", exitCode: 2 });
+  }
+  const lockText = await readFile(paths.lock, "utf8").catch(() => undefined);
+  const { lock, merged } = readOrMergeLock(paths.lock, lockText, set, options.frozen === true);
+  if (options.frozen) {
+    const problems = frozenProblems(set, lock, lockText, paths.lock);
+    if (problems.length > 0) throw frozenError(paths.lock, problems);
+  }
+  const teamWorld: TeamWorld = { ...world, ctx };
+  // Network and checks first, outside the lock: nothing of the user's state is touched until every hash matched and consent was given.
+  const scratchDir = await makeScratch("team", teamScratchParent(teamWorld));
+  const scratch = scratchDir.dir;
+  try {
+    const fetcher = new MarketplaceFetcher(teamWorld, set, scratch);
+    const resolved = await resolveTeamLock(teamWorld, set, lock, scratch, fetcher);
+    const next = resolved.lock;
+    const ready: PreparedPlugin[] = [];
+    const pinned: PinnedNpmPlugin[] = [];
+    for (const [index, plugin] of [...set.plugins.values()].entries()) {
+      if (!plugin.enabled) continue;
+      if (plugin.kind === "npm") {
+        const locked = next.npm[plugin.key];
+        if (locked) pinned.push({ name: plugin.key, version: locked.version, integrity: locked.integrity, ...(locked.from ? { from: locked.from } : {}) });
+        continue;
+      }
+      const locked = next.marketplacePlugins[plugin.key];
+      if (!locked) continue; // switched on only by a personal choice: not part of the set
+      const market = splitPluginId(plugin.key)!.marketplace;
+      const pin = "commit" in locked.from ? locked.from.commit : undefined;
+      const prepared = resolved.prepared.get(plugin.key) ?? (await fetcher.prepare(plugin.key, next.marketplaces[market]?.commit, 1000 + index, pin));
+      const got = lockedTreeHash(prepared);
+      if (got !== locked.hash) throw integrityError(paths.lock, pointer("", "marketplacePlugins", plugin.key, "hash"), plugin.key, locked.hash, got);
+      ready.push(prepared);
+    }
+    for (const p of pinned) if (p.from?.kind === "git") throw gitNpmNotYet(set.plugins.get(p.name)!);
+    const npmReady = await resolvePinned(world.npm, root, pinned);
+    for (const r of npmReady) {
+      if (r.integrity !== r.pinned.integrity) throw integrityError(paths.lock, pointer("", "npm", r.pinned.name, "integrity"), r.pinned.name, r.pinned.integrity, r.integrity ?? "no integrity");
+      checkFeatures(set.plugins.get(r.pinned.name)!, r.pinned.version, r.features);
+    }
+    const registry = existingRegistry(paths.installedPlugins);
+    for (const prepared of ready) {
+      const before = installedPathOf(registry, prepared.id);
+      if (before === prepared.cacheDir) continue;
+      const changes = executableChangesOf(ctx, prepared, before);
+      if (hasChanges(changes) && ctx.approveExecutables) {
+        await ctx.approveExecutables({ id: prepared.id, version: prepared.version, source: "marketplace", scope: "project", update: before !== undefined, dryRun: false, changes });
+      }
+    }
+    const written: string[] = [];
+    let lockChanged = false;
+    let undeclared: string[] = [];
+    // One transaction: the npm plugins (their hook and extension modules asked about by the applier), then our files in the same journal.
+    const applied = await applyPinned(ctx, "restore the project's plugin set", {
+      client: world.npm,
+      cwd: root,
+      resolved: npmReady,
+      ...(ctx.approveExecutables ? { approveExecutables: ctx.approveExecutables } : {}),
+      stageMore: async (m) => {
+        await stagePreparedPlugins(ctx, m, ready);
+        const installs = new Map<string, MarketplaceInstall>(ready.map((p) => [p.id, { installPath: p.cacheDir, version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) }]));
+        const npmFeatures = new Map(npmReady.map((r) => [r.pinned.name, r.features]));
+        const host = renderHostFiles({ set, pluginCache: xcshPaths(ctx.roots).pluginCache, installs, npmFeatures, ...(registry ? { existingRegistry: registry } : {}) });
+        undeclared = host.undeclared;
+        for (const off of host.offFolders) {
+          if (!(await pathExists(off))) await mkdir(await m.tx.stage(off));
+        }
+        await stageText(m, paths.installedPlugins, host.registryText, written);
+        if (Object.keys(host.overrides).length > 0 || (await pathExists(paths.pluginOverrides))) await stageText(m, paths.pluginOverrides, host.overridesText, written);
+        if (!(await pathExists(paths.gitignore))) await stageText(m, paths.gitignore, GITIGNORE_TEXT, written);
+        const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
+        if (lockChange !== undefined) await stageText(m, paths.lock, lockChange, written);
+        lockChanged = lockChange !== undefined;
+        if (written.includes(paths.installedPlugins)) await stageProjectRegistry(ctx, m, paths.installedPlugins);
+        await m.step("teamset:staged");
+      },
+    });
+    const closureDrift = driftOf(await installedClosures(ctx.roots, world.npm, pinned.map((p) => p.name)), next);
+    return {
+      closureDrift,
+      written,
+      lockChanged,
+      lockMerged: merged,
+      installed: ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id),
+      npmInstalled: applied.plugins.filter((p) => p.type !== "NOOP").map((p) => `${p.name}@${p.version ?? "?"}`),
+      resolved: resolved.resolved,
+      undeclared,
+    };
+  } finally {
+    await scratchDir.dispose();
+  }
+}
