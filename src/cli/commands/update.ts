@@ -49,7 +49,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--dry-run", "print the plan; write nothing")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
     .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
-    .option("-y, --yes", "accept new or changed things the plugins run without asking (marketplace: hooks, MCP/LSP servers, bin/; npm: hook and extension modules)")
+    .option("-y, --yes", "accept new or changed things the plugins run without asking (marketplace: hooks, MCP/LSP servers, bin/; npm: hook and extension modules, and install scripts with --allow-scripts)")
     .action(async (names: string[], flags: { latest?: boolean; dryRun?: boolean; allowScripts?: boolean; scope?: string; yes?: boolean }, command: Command) => {
       const ctx = getContext(command);
       const market = await import("./marketplace.js");
