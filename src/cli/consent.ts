@@ -54,7 +54,10 @@ export function executableApprover(ctx: CommandContext, options: ApproverOptions
         hint: "Nothing was written and none of the plugin's code ran. The lines above list what it would run; to read the rest without running it: `xcsh-tools validate --static <folder>` on a checkout.",
       });
     }
-    throw new XcshToolsError("EUNCONFIRMED", `${what} ${request.update ? "adds or changes" : "brings"} ${request.source === "npm" ? (scripts ? "hooks, extensions or install scripts that run" : "hooks or extensions the host runs") : "commands that run on this machine"}, and nobody confirmed them:\n${lines.map((l) => `  ${printable(l)}`).join("\n")}`, {
+    // The human report printed the lines just above: the error points at them instead of printing
+    // them twice; a --json document has no notes, so its error carries them.
+    const listed = ctx.output.json ? `:\n${lines.map((l) => `  ${printable(l)}`).join("\n")}` : " (listed above)";
+    throw new XcshToolsError("EUNCONFIRMED", `${what} ${request.update ? "adds or changes" : "brings"} ${request.source === "npm" ? (scripts ? "hooks, extensions or install scripts that run" : "hooks or extensions the host runs") : "commands that run on this machine"}, and nobody confirmed them${listed}`, {
       hint: "Nothing was written. Read them, then run the command again with --yes to accept (or on a terminal to be asked).",
       exitCode: 1,
     });
