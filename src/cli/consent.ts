@@ -34,15 +34,19 @@ export function executableApprover(ctx: CommandContext, options: ApproverOptions
     const ask = needsConsent(request.changes) || scripts;
     const npmWhat = scripts ? "its hooks, extensions and install scripts" : "its hooks and extensions";
     const verb = request.source === "npm" ? "has the host run code" : "runs programs";
-    if (!ctx.output.json) {
-      if (ask && options.beforePrompt && !request.dryRun && !options.yes) await options.beforePrompt();
+    const { canPrompt, createPrompter } = await import("./prompt.js");
+    const willAsk = ask && !request.dryRun && !options.yes;
+    const canAsk = !ctx.output.json && canPrompt(process.stdin, process.stdout);
+    // A refusal without a question carries the lines in its error: printing them as notes too
+    // would show every command twice.
+    if (!ctx.output.json && !(willAsk && !canAsk)) {
+      if (willAsk && options.beforePrompt) await options.beforePrompt();
       const heading = !ask ? `${what} no longer runs:` : request.update ? `${what} changes what it runs:` : `${what} ${verb} on your machine:`;
       ctx.output.note(style(ctx.output, "yellow", heading));
       for (const line of lines) ctx.output.note(`  ${line}`);
     }
-    if (!ask || request.dryRun || options.yes) return;
-    const { canPrompt, createPrompter } = await import("./prompt.js");
-    if (!ctx.output.json && canPrompt(process.stdin, process.stdout)) {
+    if (!willAsk) return;
+    if (canAsk) {
       const prompter = createPrompter(process.stdin, process.stdout);
       try {
         if (await prompter.confirm(`Allow ${request.id} to run these?`, false)) return;
@@ -54,10 +58,7 @@ export function executableApprover(ctx: CommandContext, options: ApproverOptions
         hint: "Nothing was written and none of the plugin's code ran. The lines above list what it would run; to read the rest without running it: `xcsh-tools validate --static <folder>` on a checkout.",
       });
     }
-    // The human report printed the lines just above: the error points at them instead of printing
-    // them twice; a --json document has no notes, so its error carries them.
-    const listed = ctx.output.json ? `:\n${lines.map((l) => `  ${printable(l)}`).join("\n")}` : " (listed above)";
-    throw new XcshToolsError("EUNCONFIRMED", `${what} ${request.update ? "adds or changes" : "brings"} ${request.source === "npm" ? (scripts ? "hooks, extensions or install scripts that run" : "hooks or extensions the host runs") : "commands that run on this machine"}, and nobody confirmed them${listed}`, {
+    throw new XcshToolsError("EUNCONFIRMED", `${what} ${request.update ? "adds or changes" : "brings"} ${request.source === "npm" ? (scripts ? "hooks, extensions or install scripts that run" : "hooks or extensions the host runs") : "commands that run on this machine"}, and nobody confirmed them:\n${lines.map((l) => `  ${printable(l)}`).join("\n")}`, {
       hint: "Nothing was written. Read them, then run the command again with --yes to accept (or on a terminal to be asked).",
       exitCode: 1,
     });

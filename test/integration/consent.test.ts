@@ -118,11 +118,11 @@ describe("install consent (built CLI)", () => {
     expect(error.code).toBe("EUNCONFIRMED");
     expect(error.message).toMatch(/\+ hook PreToolUse \[Bash\]: python3 .*\/scripts\/check\.py/);
     expect(existsSync(xcshPaths({ home: w.home, xcshHome: w.xcshHome }).installedPlugins)).toBe(false);
-    // In the human report the commands are listed once, above the error that points at them.
+    // In the human report the commands are listed once: in the error, not also as notes above it.
     const human = await runCli(["install", "guard@acme"], { cwd: w.cwd, home: w.home });
     expect(human.code).toBe(1);
     expect(human.stderr.match(/\+ hook PreToolUse \[Bash\]: python3 /g)).toHaveLength(1);
-    expect(human.stderr).toMatch(/nobody confirmed them \(listed above\)/);
+    expect(human.stderr).toMatch(/nobody confirmed them:\n\s+\+ hook PreToolUse \[Bash\]: python3 /);
     expect(existsSync(xcshPaths({ home: w.home, xcshHome: w.xcshHome }).installedPlugins)).toBe(false);
     const accepted = await runCli(["install", "guard@acme", "--yes"], { cwd: w.cwd, home: w.home });
     expect(accepted.code, accepted.stderr).toBe(0);
