@@ -6,10 +6,9 @@
  * turning the first validation issue into a coded error naming file, JSON path, what was expected
  * and the fix.
  */
-import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { EXIT_CODES, XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
-import { checkJsonSize, parseJsonText } from "./json-file.js";
+import { EXIT_CODES, XcshToolsError } from "../core/errors.js";
+import { parseJsonText, readJsonText } from "./json-file.js";
 import type { ValidationIssue, ValidationResult } from "./result.js";
 
 /** A line a merge tool writes around the two sides of a conflict (git's 7-character markers). */
@@ -33,23 +32,6 @@ export function conflictMarkersError(file: string, lines: readonly number[]): Xc
   });
 }
 
-/**
- * The text of `file`, `undefined` when it does not exist; over the JSON size limit is
- * `EJSON_TOO_LARGE`, unreadable `EREAD`. (json-file.ts reads and parses in one step; these files
- * need the text first, for the markers and for the two sides of a conflicted lock.)
- */
-export function readTeamText(file: string): string | undefined {
-  try {
-    const info = statSync(file);
-    if (info.isFile()) checkJsonSize(info.size, file);
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    if (error instanceof XcshToolsError) throw error;
-    const code = nodeErrorCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new XcshToolsError("EREAD", `Cannot read ${file}: ${errorMessage(error)}`, { file, hint: "Check the file's permissions.", cause: error });
-  }
-}
 
 /** Parse a team file's text: markers first (`ETEAM_CONFLICT_MARKERS`), then JSON (`invalidCode` naming the file). */
 export function parseTeamText(text: string, file: string, invalidCode: string, hint: string): unknown {
@@ -89,7 +71,8 @@ export function valueOrThrow<T>(result: ValidationResult<T>, file: string, fallb
 
 /** Read, check markers, parse and validate a team file; `undefined` when it does not exist. */
 export function readTeamFile<T>(file: string, validate: (value: unknown) => ValidationResult<T>, invalidCode: string, hint: string): T | undefined {
-  const text = readTeamText(file);
+  // Through the one bounded reader: a project file may be a FIFO or a device (never a hang).
+  const text = readJsonText(file);
   if (text === undefined) return undefined;
   return valueOrThrow(validate(parseTeamText(text, file, invalidCode, hint)), file, invalidCode);
 }

@@ -3,6 +3,7 @@
  * code, naming the file, the JSON path, what was expected and the fix; a good file reads with its
  * unknown keys kept.
  */
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -39,6 +40,13 @@ describe("xcsh-team.json", () => {
     const doc = readTeamDeclaration(write(GOOD));
     expect(doc).toEqual(GOOD);
     expect(doc?.["//"]).toBe("review: keep db pinned");
+  });
+
+  it("a FIFO in the declaration's place (a project file: untrusted) is ENOT_A_FILE, never a read that waits for a writer", () => {
+    const file = path.join(w.cwd, "xcsh-team.json");
+    execFileSync("mkfifo", [file]);
+    const e = refusedBy(() => readTeamDeclaration(file), file);
+    expect(e.code).toBe("ENOT_A_FILE");
   });
 
   it("a missing file is no declaration", () => {
