@@ -82,8 +82,6 @@ export function gitEnvForNpm(env: NodeJS.ProcessEnv, allowLocal = false): NodeJS
   return out;
 }
 
-/** Redact credentials in URLs (userinfo, query tokens) before they reach a message: core/redact.ts. */
-export const redactUrl = redactSecrets;
 
 /**
  * Run `git <hardening> <args>`; resolves to stdout, rejects with `EGIT` / `EGIT_TIMEOUT` /
@@ -97,7 +95,7 @@ async function runGit(args: string[], options: GitOptions, op: string, url: stri
   const result = await runInProcessGroup("git", argv, { cwd: options.cwd, env: gitEnv(options.env), timeoutMs: options.timeoutMs, signal: options.signal, graceMs: 0 });
   if (result.spawnError) throw missingGit(result.spawnError);
   if (result.code === 0 && !result.killedBy) return result.stdout;
-  const command = `git ${op} of ${redactUrl(url)}`;
+  const command = `git ${op} of ${redactSecrets(url)}`;
   if (result.killedBy === "abort") {
     throw new XcshToolsError("EABORTED", `Interrupted: ${command}`, { hint: "Nothing was changed; run the command again." });
   }
@@ -133,7 +131,7 @@ function gitSaid(stderr: string): string {
  * and npm's git runner (npm-client.ts) both report through it.
  */
 export function gitError(command: string, code: number | null, stderr: string): XcshToolsError {
-  const said = redactUrl(gitSaid(stderr));
+  const said = redactSecrets(gitSaid(stderr));
   let hint = "Check the URL and that you can run the same git command yourself.";
   if (/could not read Username|Authentication failed|terminal prompts disabled|Permission denied \(publickey\)|403/i.test(stderr)) {
     hint = "Git needs credentials: configure a credential helper or an SSH key (xcsh-tools never prompts), then retry.";
@@ -155,7 +153,7 @@ export interface GitPin {
 
 /** Check what untrusted input handed us, again, right before git sees it. */
 function checkPin(url: string, pin: GitPin, allowLocal: boolean): void {
-  const where = `git source ${redactUrl(url).slice(0, 200)}`;
+  const where = `git source ${redactSecrets(url).slice(0, 200)}`;
   assertSourceArg(gitUrlProblem(url, { allowLocal }), where);
   if (pin.ref !== undefined) assertSourceArg(gitRefProblem(pin.ref), where);
   if (pin.sha !== undefined) assertSourceArg(gitShaProblem(pin.sha), where);
@@ -183,7 +181,7 @@ export async function cloneAt(url: string, dest: string, pin: GitPin, options: G
         // above, and `^{commit}` makes it a commit expression that cannot be an option or a path.
         await runGit([...quiet, "checkout", "-q", "--detach", `${pin.sha}^{commit}`], inDest, "checkout", url);
       } catch (checkoutError) {
-        throw new XcshToolsError("ESHA_NOT_FOUND", `Commit ${pin.sha} is not in ${redactUrl(url)}${pin.ref ? ` (ref ${pin.ref})` : ""}`, {
+        throw new XcshToolsError("ESHA_NOT_FOUND", `Commit ${pin.sha} is not in ${redactSecrets(url)}${pin.ref ? ` (ref ${pin.ref})` : ""}`, {
           hint: "The catalog pins a commit the repository does not have (force-pushed or wrong sha): ask the marketplace owner to fix the pin.",
           cause: checkoutError,
         });
@@ -194,7 +192,7 @@ export async function cloneAt(url: string, dest: string, pin: GitPin, options: G
   }
   const head = (await runGit(["rev-parse", "HEAD"], { ...options, cwd: dest }, "rev-parse", url)).trim();
   if (pin.sha && head.toLowerCase() !== pin.sha.toLowerCase()) {
-    throw new XcshToolsError("ESHA_NOT_FOUND", `Checked out ${head} from ${redactUrl(url)}, not the pinned ${pin.sha}`, {
+    throw new XcshToolsError("ESHA_NOT_FOUND", `Checked out ${head} from ${redactSecrets(url)}, not the pinned ${pin.sha}`, {
       hint: "Ask the marketplace owner to pin a full 40-character commit sha.",
     });
   }

@@ -1,7 +1,7 @@
 /**
  * The one redaction of credentials in text we show: every line, note, error and `--json` value
  * the CLI prints passes through it (cli/output.ts), and the engines use it where they build a
- * message from a URL (core/git.ts `redactUrl`), so no route prints a token it was handed.
+ * message from a URL (core/git.ts and the marketplace sources), so no route prints a token it was handed.
  *
  * In a URL (any `scheme://...`) the whole userinfo is hidden (`https://***@host`: a token is
  * often the user name alone, `https://ghp_...@github.com`), and so is the value of every query

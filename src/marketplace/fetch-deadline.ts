@@ -5,7 +5,7 @@
  */
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { codedFailure } from "../core/failure.js";
-import { redactUrl } from "../core/git.js";
+import { redactSecrets } from "../core/redact.js";
 
 /**
  * `fetch` under `world`'s deadline and signal, refusing a status that is not 2xx. `what` leads the
@@ -19,7 +19,7 @@ export async function fetchWithDeadline(
   world: { fetchTimeoutMs: number; signal?: AbortSignal | undefined },
   options: { what?: string; headers?: Record<string, string>; goneHint: string; checkLanded?: (url: string) => void; checkSize: (bytes: number, declared: boolean) => void },
 ): Promise<{ chunks: AsyncIterable<Uint8Array>; bodyFailed: (error: unknown, folder?: string) => XcshToolsError }> {
-  const shown = redactUrl(url);
+  const shown = redactSecrets(url);
   const say = (rest: string) => (options.what ? `${options.what}: ${rest}` : rest[0]!.toUpperCase() + rest.slice(1));
   const timeout = AbortSignal.timeout(world.fetchTimeoutMs);
   const bodyFailed = (error: unknown, folder?: string): XcshToolsError => {

@@ -16,7 +16,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Static } from "../../manifest/typebox.js";
 import { XcshToolsError } from "../../core/errors.js";
-import { redactUrl } from "../../core/git.js";
+import { redactSecrets } from "../../core/redact.js";
 import { archiveUrlProblem, type ArchiveSourceSchema } from "../../manifest/marketplace-catalog.js";
 import { loadTar } from "../../plugins/npm-client.js";
 import { TARBALL_CHECK_OPTION, inspectTarball, tarballLimitsOf, type TarballLimits } from "../../plugins/tarball-check.js";
@@ -45,7 +45,7 @@ async function download(url: string, file: string, maxBytes: number, world: Plug
     // A redirect may not downgrade to a transport the entry itself could not name.
     checkLanded(landedUrl) {
       const landed = archiveUrlProblem(landedUrl, { allowLocal });
-      if (landed) throw new XcshToolsError("ESOURCE_URL", `${what}: ${redactUrl(url)} redirected to a refused address: ${landed.problem}`, { hint: "Ask the marketplace owner for an https:// archive URL." });
+      if (landed) throw new XcshToolsError("ESOURCE_URL", `${what}: ${redactSecrets(url)} redirected to a refused address: ${landed.problem}`, { hint: "Ask the marketplace owner for an https:// archive URL." });
     },
     checkSize(bytes, declared) {
       if (bytes <= maxBytes) return;
@@ -95,7 +95,7 @@ export const archivePluginSource: PluginSourceKind = {
   kind: "archive",
   async fetch(input, scratch, world) {
     const s = checked(input);
-    const what = `Plugin "${input.entry.name}" of marketplace "${input.marketplace.name}" (archive ${redactUrl(s.url)})`;
+    const what = `Plugin "${input.entry.name}" of marketplace "${input.marketplace.name}" (archive ${redactSecrets(s.url)})`;
     const limits = limitsOf(world);
     const file = path.join(scratch, "archive.tar.gz");
     const hashes = await download(s.url, file, limits.unpackedBytes, world, what, catalogOriginOf(input.marketplace).allowLocal);

@@ -8,7 +8,8 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { isPathInside } from "../../core/contain.js";
 import { XcshToolsError } from "../../core/errors.js";
-import { cloneAt, redactUrl, remoteHead } from "../../core/git.js";
+import { cloneAt, remoteHead } from "../../core/git.js";
+import { redactSecrets } from "../../core/redact.js";
 import { assertSourceArg, gitRefProblem, gitShaProblem, githubRepoProblem, gitUrlProblem, isGithubShorthand, subdirPathProblem, subdirUrlProblem, type SourceArgProblem } from "../../core/source-args.js";
 import { catalogOriginOf } from "../catalog.js";
 import type { FetchedPlugin, PluginSourceInput, PluginSourceKind, PluginWorld, Revision } from "./types.js";
@@ -81,7 +82,7 @@ async function fetchSubdir(input: PluginSourceInput, target: GitTarget, subdir: 
   const rootReal = await realpath(clone.dir);
   const real = await realpath(path.resolve(clone.dir, subdir)).catch(() => undefined);
   if (!real || !(await stat(real)).isDirectory()) {
-    throw new XcshToolsError("ESOURCE_NOT_FOUND", `Plugin "${entry.name}": path "${subdir}" does not exist in ${redactUrl(target.url)}${clone.gitCommitSha ? ` at ${clone.gitCommitSha.slice(0, 12)}` : ""}`, {
+    throw new XcshToolsError("ESOURCE_NOT_FOUND", `Plugin "${entry.name}": path "${subdir}" does not exist in ${redactSecrets(target.url)}${clone.gitCommitSha ? ` at ${clone.gitCommitSha.slice(0, 12)}` : ""}`, {
       hint: "The catalog entry points at a folder the repository does not have at that ref: ask the marketplace owner to fix it.",
     });
   }

@@ -4,7 +4,8 @@
  * without `.git`, becomes the marketplace cache so relative plugin sources resolve in it.
  */
 import path from "node:path";
-import { cloneAt, redactUrl } from "../../core/git.js";
+import { cloneAt } from "../../core/git.js";
+import { redactSecrets } from "../../core/redact.js";
 import { assertSourceArg, gitRefProblem, gitUrlProblem, isLocalGitUrl } from "../../core/source-args.js";
 import { readCatalogIn } from "../catalog.js";
 import { splitRef, type CatalogSource, type CatalogSourceSpec, type FetchedCatalog, type SourceWorld } from "./types.js";
@@ -18,7 +19,7 @@ const GIT_URL = /^(https?:\/\/|ssh:\/\/|git:\/\/|file:\/\/|[\w.-]+@[\w.-]+:)/i;
  */
 export async function fetchGitCatalog(uri: string, scratch: string, world: SourceWorld): Promise<FetchedCatalog> {
   const { url, ref } = splitRef(uri);
-  const where = `Marketplace source ${redactUrl(uri)}`;
+  const where = `Marketplace source ${redactSecrets(uri)}`;
   assertSourceArg(gitUrlProblem(url, { allowLocal: true }), where);
   if (ref !== undefined) assertSourceArg(gitRefProblem(ref), where);
   const dir = path.join(scratch, "clone");
@@ -26,7 +27,7 @@ export async function fetchGitCatalog(uri: string, scratch: string, world: Sourc
   // A 40-hex ref is a commit (a team lock pins catalogs so): git fetches it by id, `--branch` would not find it.
   const pin = ref === undefined ? {} : /^[0-9a-f]{40}$/.test(ref) ? { sha: ref } : { ref };
   const commitSha = await cloneAt(url, dir, pin, { env: world.env, timeoutMs: world.gitTimeoutMs, allowLocal, ...(world.signal ? { signal: world.signal } : {}) });
-  const loaded = await readCatalogIn(dir, `The repository ${redactUrl(uri)}`, { allowLocal });
+  const loaded = await readCatalogIn(dir, `The repository ${redactSecrets(uri)}`, { allowLocal });
   return { loaded, contentDir: dir, commitSha };
 }
 

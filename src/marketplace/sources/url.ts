@@ -4,7 +4,7 @@
  * url, git-subdir, npm); a relative source is refused at install with that explanation.
  */
 import { XcshToolsError } from "../../core/errors.js";
-import { redactUrl } from "../../core/git.js";
+import { redactSecrets } from "../../core/redact.js";
 import { checkJsonSize } from "../../manifest/json-file.js";
 import { parseCatalog } from "../catalog.js";
 import { fetchWithDeadline } from "../fetch-deadline.js";
@@ -21,14 +21,14 @@ export const urlSource: CatalogSource = {
     }
   },
   async fetch(spec, _scratch, world) {
-    const shown = redactUrl(spec.uri);
+    const shown = redactSecrets(spec.uri);
     const { chunks, bodyFailed } = await fetchWithDeadline(spec.uri, world, {
       headers: { accept: "application/json" },
       goneHint: "The catalog is gone from that address: check the URL, or remove the marketplace.",
       // The user asked for https: a redirect may not hand the catalog over in clear text.
       checkLanded(landed) {
         if (/^https:/i.test(spec.uri) && !/^https:/i.test(landed)) {
-          throw new XcshToolsError("ESOURCE_URL", `${shown} redirected to ${redactUrl(landed)}, which is not https: the catalog is not read`, { hint: "Ask the catalog's owner to serve it over https only, or add the https address it should have." });
+          throw new XcshToolsError("ESOURCE_URL", `${shown} redirected to ${redactSecrets(landed)}, which is not https: the catalog is not read`, { hint: "Ask the catalog's owner to serve it over https only, or add the https address it should have." });
         }
       },
       // The size of a JSON file we read (`EJSON_TOO_LARGE`): the server is not ours, its answer is not held past that.
