@@ -30,7 +30,8 @@ describe("usage errors", () => {
     ["doctor --dry-run without --fix", () => ["doctor", "--dry-run"], /doctor --dry-run needs --fix/],
     ["commander: unknown command", () => ["no-such-command"], /unknown command 'no-such-command'/],
     ["commander: unknown option", () => ["tools", "--no-such-flag"], /unknown option '--no-such-flag'/],
-    ["commander: missing argument", () => ["install"], /missing required argument 'spec'/],
+    ["install with no spec where no set is declared", () => ["install"], /install needs at least one spec/],
+    ["commander: missing argument", () => ["link"], /missing required argument/],
     ["commander: option without its value", () => ["list", "--scope"], /option '--scope <scope>' argument missing/],
   ];
   for (const [title, args, message] of cases) {

@@ -9,19 +9,22 @@
 import type { Command } from "commander";
 import { npmClient, planAndApply, printWouldRunScripts, reportPlanned } from "../plugin-command.js";
 import { usageError } from "../command-errors.js";
-import type { CommandModule } from "../context.js";
+import type { CommandContext, CommandModule } from "../context.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
   program
-    .command("install <spec...>")
+    .command("install [spec...]")
     .alias("i")
-    .description("install plugins: from npm (name, name@version|range|tag, tarball, URL, folder, git URL; features: name[a,b]) or a marketplace (name@marketplace)")
+    .description("install plugins: with no spec, restore the project's set (xcsh-team.json and its lock); else from npm (name, name@version|range|tag, tarball, URL, folder, git URL; features: name[a,b]) or a marketplace (name@marketplace)")
     .option("--dry-run", "print the plan; write nothing")
+    .option("--frozen", "with no spec (CI): fail, writing nothing, unless xcsh-team.lock.json already describes the declared set")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
     .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
     .option("-y, --yes", "accept what the plugins run without asking (marketplace: hooks, MCP/LSP servers, bin/; npm: hook and extension modules, and install scripts with --allow-scripts)")
-    .action(async (specs: string[], flags: { dryRun?: boolean; scope?: string; allowScripts?: boolean; yes?: boolean }, command: Command) => {
+    .action(async (specs: string[], flags: { dryRun?: boolean; scope?: string; allowScripts?: boolean; yes?: boolean; frozen?: boolean }, command: Command) => {
       const ctx = getContext(command);
+      if (specs.length === 0 && flags.scope === undefined) return restoreCommand(ctx, flags);
+      if (flags.frozen) throw usageError("--frozen applies to `install` with no spec (restoring the project's set)", "Drop --frozen, or run `xcsh-tools install --frozen` alone.");
       if (await (await import("./marketplace.js")).dispatchChange(ctx, "install", specs, flags)) return;
       if (specs.length === 0) throw usageError("install needs at least one spec", "e.g. xcsh-tools install @acme/xcsh-search");
       const { parseInstallSpec } = await import("../../plugins/spec.js");
@@ -73,3 +76,12 @@ export const register: CommandModule["register"] = (program, getContext) => {
       conflicts.warn();
     });
 };
+
+/** `install` with no spec: restore the project's declared set (cli/team-restore.ts). */
+async function restoreCommand(ctx: CommandContext, flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean; frozen?: boolean }): Promise<void> {
+  if (flags.dryRun) throw usageError("install --dry-run needs a spec (a dry run of the project's restore is not available yet)", "Run `xcsh-tools install --frozen` to check the lock without installing anything new.");
+  const { restoreProject, restoreLines, teamRootOf } = await import("../team-restore.js");
+  const report = await restoreProject(ctx, flags);
+  if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
+  for (const line of restoreLines(teamRootOf(ctx), report)) ctx.output.line(line);
+}
