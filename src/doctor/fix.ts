@@ -36,6 +36,7 @@ import { isTypedLocalGit, stageStateWrites, stateFiles } from "../plugins/state.
 import { copyToWork, stageWork } from "../plugins/work-copy.js";
 import { failedCheck, readLockStatus } from "./checks-state.js";
 import { repairRuntimeState } from "./runtime-repair.js";
+import { repairGitignores } from "./team.js";
 import type { Finding, Repair } from "./types.js";
 
 /** What the fixer needs from outside. */
@@ -79,6 +80,8 @@ export async function repairTransactions(findings: readonly Finding[], world: Fi
 
 /** Step 3: one transaction for the plugins folder and the caches; step 4 comes with it. */
 export async function repairState(findings: readonly Finding[], world: FixWorld, failures: FixFailures): Promise<void> {
+  // A project file of a team set, outside the plugins folder and its lock: appended on its own.
+  await repairGitignores(findings, failures);
   const reify = findings.filter((f) => f.repair?.kind === "reify");
   const runtime = findings.some((f) => f.repair?.kind === "runtime");
   const caches = findings.flatMap((f) => (f.repair?.kind === "remove-cache" ? [f.repair.path] : []));

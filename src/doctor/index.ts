@@ -16,6 +16,7 @@ import { checkHostParity } from "./checks-host.js";
 import { checkMarketplaces, checkOverrides } from "./checks-marketplace.js";
 import { checkPlugins } from "./checks-plugins.js";
 import { checkSettings, checkTransactions, failedCheck } from "./checks-state.js";
+import { checkTeamSet, type NpmView } from "./team.js";
 import { repairState, repairTransactions, type FixFailures, type FixWorld } from "./fix.js";
 import { DOCTOR_AREAS, type DoctorArea, type DoctorCheck, type DoctorReport, type Finding, type SettingRow } from "./types.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
@@ -48,10 +49,12 @@ export async function diagnose(world: DoctorWorld): Promise<Diagnosis> {
   const areas: AreaFindings[] = [settings.area];
   areas.push(...(await guarded("transactions", () => checkTransactions(world))));
   let inventory: Awaited<ReturnType<typeof checkPlugins>>["inventory"] | undefined;
+  let npm: NpmView | undefined;
   areas.push(
     ...(await guarded("plugins", async () => {
       const d = await checkPlugins(world.roots);
       inventory = d.state ? d.inventory : undefined;
+      npm = { inventory: d.inventory, state: d.state };
       return [d.folder, d.plugins, d.lockfile];
     })),
   );
@@ -61,6 +64,7 @@ export async function diagnose(world: DoctorWorld): Promise<Diagnosis> {
   areas.push(...(await guarded("marketplace", () => checkMarketplaces(world))));
   areas.push(...(await guarded("overrides", () => checkOverrides(world, inventory))));
   areas.push(...(await guarded("host parity", () => checkHostParity(world, inventory))));
+  areas.push(...(await guarded("team set", () => checkTeamSet(world, npm))));
   areas.push(...(await guarded("boot index", () => checkBoot(world))));
   const findings = areas.flatMap((a) => a.findings);
   findings.sort((a, b) => DOCTOR_AREAS.indexOf(a.area) - DOCTOR_AREAS.indexOf(b.area));

@@ -9,7 +9,7 @@
 export type CheckStatus = "ok" | "warn" | "error";
 
 /** The areas, in report order. */
-export const DOCTOR_AREAS = ["settings", "transactions", "plugins folder", "plugins", "lockfile", "conflicts", "components", "marketplace", "overrides", "host parity", "boot index"] as const;
+export const DOCTOR_AREAS = ["settings", "transactions", "plugins folder", "plugins", "lockfile", "conflicts", "components", "marketplace", "overrides", "host parity", "team set", "boot index"] as const;
 export type DoctorArea = (typeof DOCTOR_AREAS)[number];
 
 /** One check as the report and `--json` show it. */
@@ -37,7 +37,9 @@ export type Repair =
   /** Remove a cache folder no registry references. */
   | { kind: "remove-cache"; path: string }
   /** Rebuild the boot index. */
-  | { kind: "boot-rebuild" };
+  | { kind: "boot-rebuild" }
+  /** Append the lines a team set's `.xcsh/.gitignore` lacks (doctor/team.ts); the others stay. */
+  | { kind: "gitignore-append"; file: string };
 
 /** A check with what `--fix` would do (`repair`) or why it cannot (`manual`). */
 export interface Finding extends DoctorCheck {

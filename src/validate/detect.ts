@@ -6,7 +6,7 @@
  * | `…/plugin.json` | plugin-json |
  * | `…/marketplace.json` | marketplace-catalog |
  * | `…/package.json` | plugin-package (its folder) |
- * | a state file by name (installed_plugins.json, known_marketplaces.json, marketplaces.json, xcsh-plugins.lock.json, plugin-overrides.json, and our settings xcsh-tools.json, .xcsh-toolsrc.json, xcsh-tools.config.json) | state-file |
+ * | a state file by name (installed_plugins.json, known_marketplaces.json, marketplaces.json, xcsh-plugins.lock.json, plugin-overrides.json, and our settings xcsh-tools.json, .xcsh-toolsrc.json, xcsh-tools.config.json; a team set's xcsh-team.json, xcsh-team.lock.json, team.local.json) | state-file |
  * | any other file | tool-file (a .md/.json/.sh is reported as not a module) |
  * | a folder with `.xcsh-plugin/marketplace.json` or `.claude-plugin/marketplace.json` | marketplace |
  * | a folder with a package.json (unless it has no `xcsh`/`pi` manifest and the folder has a plugin.json) | plugin-package |
@@ -21,6 +21,7 @@ import { XcshToolsError } from "../core/errors.js";
 import { statOrUndefined } from "../core/paths.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { STATE_FILES } from "./static-checks.js";
+import { TEAM_FILES } from "./team-files.js";
 import type { TargetKind } from "./types.js";
 
 const exists = (p: string) => statOrUndefined(p) !== undefined;
@@ -51,7 +52,7 @@ export async function detectTarget(target: string): Promise<{ kind: TargetKind; 
     if (base === "plugin.json") return { kind: "plugin-json", path: target };
     if (base === "marketplace.json") return { kind: "marketplace-catalog", path: target };
     if (base === "package.json") return { kind: "plugin-package", path: path.dirname(target) };
-    if (base in STATE_FILES) return { kind: "state-file", path: target };
+    if (Object.hasOwn(STATE_FILES, base) || Object.hasOwn(TEAM_FILES, base)) return { kind: "state-file", path: target };
     return { kind: "tool-file", path: target };
   }
   if (exists(path.join(target, ".xcsh-plugin", "marketplace.json")) || exists(path.join(target, ".claude-plugin", "marketplace.json"))) {

@@ -33,6 +33,7 @@ import { isRecord, pointer, type ValidationResult } from "../manifest/result.js"
 import { validateRuntimeLock } from "../manifest/runtime-lock.js";
 import { prepareSettingsCheck, validateSettingsFile } from "../core/settings-check.js";
 import type { ValidateRun } from "./run.js";
+import { TEAM_FILES, checkTeamFile } from "./team-files.js";
 import { HOST_DIFFERENCES, describeStemCollision, filesOnlyTheHostLoads, folderWithoutIndex, hostToolFiles, stemCollisions } from "./host-differences.js";
 
 const SOURCE: ToolSource = { provider: "config", providerName: "validate", level: "project" };
@@ -323,6 +324,7 @@ export async function checkCatalogFile(
 
 /** A state file recognised by its name. */
 export async function checkStateFile(run: ValidateRun, file: string): Promise<void> {
+  if (Object.hasOwn(TEAM_FILES, path.basename(file))) return checkTeamFile(run, file);
   const validate = STATE_FILES[path.basename(file)];
   if (!validate) return;
   await prepareSettingsCheck();

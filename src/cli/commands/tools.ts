@@ -18,6 +18,7 @@ import { insideAnyOf } from "../../core/contain.js";
 import { XcshToolsError } from "../../core/errors.js";
 import { ReportedFailure } from "../command-errors.js";
 import { resolveUserPath } from "../../core/paths.js";
+import { declaredByFrom, overridesCwdNote, teamDeclaredNpm } from "../../teamset/notes.js";
 import type { listInstalledTools } from "../../boot/index.js";
 import type { CommandContext, CommandModule } from "../context.js";
 import { style } from "../output.js";
@@ -63,11 +64,11 @@ export async function runTools(options: ToolsFlags, context: CommandContext): Pr
     ...(options.builtins ? { builtInToolNames: options.builtins } : {}),
     ...(options.pi !== undefined ? { piModule: options.pi } : {}),
   });
-  const report = toolsReport(result);
+  const report = withTeamNotes(toolsReport(result), context);
   const otherComponents = await pluginsWithoutTools(context, report.tools);
   if (context.output.json) {
-    const { tools, errors, untrusted } = report;
-    context.output.result({ cwd: context.cwd, tools, errors, ...(untrusted ? { untrusted } : {}), ...(otherComponents.length ? { otherComponents } : {}), index: { fresh: result.index.fresh, reason: result.index.reason } });
+    const { tools, errors, untrusted, warnings } = report;
+    context.output.result({ cwd: context.cwd, tools, errors, ...(warnings.length ? { warnings } : {}), ...(untrusted ? { untrusted } : {}), ...(otherComponents.length ? { otherComponents } : {}), index: { fresh: result.index.fresh, reason: result.index.reason } });
   } else printTools(context.output, report, otherComponents);
   // A tool that fails to load (or is skipped for a name conflict) is a failure, as in `doctor`:
   // scripts and CI read the exit code, not the listing.
@@ -123,7 +124,23 @@ function toolsReport(result: Awaited<ReturnType<typeof listInstalledTools>>) {
   };
   return { tools, errors, untrusted };
 }
-type ToolsReport = ReturnType<typeof toolsReport>;
+
+/**
+ * What the host cannot express about team sets (teamset/notes.ts): an npm tool of a plugin a
+ * project's set declares gets `declaredBy` (that project's root; in another project it loads too,
+ * at level user: npm plugins are per user), and starting below a set's root is
+ * `WTEAM_OVERRIDES_CWD`. Stat only, and our install record read only when npm tools are listed.
+ */
+function withTeamNotes(report: ReturnType<typeof toolsReport>, context: CommandContext) {
+  const declared = report.tools.some((t) => t.provider === "npm") ? teamDeclaredNpm(context.roots) : new Map<string, string[]>();
+  const tools = report.tools.map((tool) => {
+    const by = tool.provider === "npm" && tool.plugin ? declaredByFrom(declared.get(tool.plugin) ?? [], context.cwd, context.roots) : undefined;
+    return by ? { ...tool, declaredBy: by.root, declaredHere: by.here } : tool;
+  });
+  const note = overridesCwdNote(context.cwd, context.roots);
+  return { ...report, tools, warnings: note ? [note] : [] };
+}
+type ToolsReport = ReturnType<typeof withTeamNotes>;
 
 /**
  * Installed plugins that bring no tool but skills, hooks, servers...: said, or "No custom tools
@@ -147,13 +164,23 @@ async function pluginsWithoutTools(context: CommandContext, tools: ToolsReport["
     .map((p) => ({ plugin: p.id, rootKind: p.rootKind, summary: summarizeComponents(p.components) }));
 }
 
-function printTools(output: CommandContext["output"], { tools, errors, untrusted }: ToolsReport, otherComponents: Awaited<ReturnType<typeof pluginsWithoutTools>>): void {
+function printTools(output: CommandContext["output"], { tools, errors, untrusted, warnings }: ToolsReport, otherComponents: Awaited<ReturnType<typeof pluginsWithoutTools>>): void {
   if (tools.length === 0) output.line("No custom tools found.");
   for (const tool of tools) {
     const origin = [tool.provider, tool.level, tool.plugin].filter(Boolean).join(" · ");
     output.line(`${style(output, "bold", tool.name)}  ${style(output, "dim", origin)}`);
     if (tool.description) output.line(`  ${tool.description}`);
     output.line(`  ${style(output, "dim", tool.file)}`);
+    if ("declaredBy" in tool) {
+      output.line(
+        `  ${style(output, "dim", tool.declaredHere ? `declared by this project's set (${tool.declaredBy}); npm plugins are per user: it loads in your other projects too` : `declared by the set of ${tool.declaredBy}; npm plugins are per user, so it loads here too (level user)`)}`,
+      );
+    }
+  }
+  for (const warning of warnings) {
+    output.line();
+    output.line(`${style(output, "yellow", `warning ${warning.code}`)}: ${warning.message}`);
+    output.line(`  ${style(output, "dim", warning.hint)}`);
   }
   if (errors.length > 0) {
     output.line();
