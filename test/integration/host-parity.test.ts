@@ -15,6 +15,7 @@ import { discoverToolPaths } from "../../src/discovery/index.js";
 import { diagnose } from "../../src/doctor/index.js";
 import { createToolHarness } from "../../src/testing.js";
 import { validatePath } from "../../src/validate/index.js";
+import { buildEffectiveSet, renderHostFiles } from "../../src/teamset/index.js";
 import { runCli } from "../helpers/run-cli.js";
 import { writeTrustRecord, type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 import { installEntry, rel, writeTool } from "./discovery-fixtures.js";
@@ -441,5 +442,98 @@ describe("host parity: where we differ on purpose, and warn", () => {
     expect(result.errors.map((e) => e.code)).toEqual(["ESTATE_FILE"]);
     expect(await doctorCodes()).toEqual(["WHOST_OVERRIDES_MALFORMED"]);
     expect(codes(await validatePath(path.join(w.cwd, ".xcsh/plugin-overrides.json"), { cwd: w.cwd, staticOnly: true }))).toEqual(["WHOST_OVERRIDES_MALFORMED"]);
+  }, 60_000);
+});
+
+/*
+ * Team sets (docs/design/team-sets.md (a), docs/host-parity.md "Team sets"): what the host reads of
+ * a project, what xcsh-tools generates for it from the committed set, and what the host cannot
+ * express. The generated files are rendered by the restore's own function (teamset/host-files.ts
+ * `renderHostFiles`) from a set built from a declaration, then read the host's way.
+ */
+describe("host parity: team sets", () => {
+  const DECLARATION = () => path.join(w.cwd, "xcsh-team.json");
+  const setOf = (plugins: Record<string, Record<string, unknown>>) =>
+    buildEffectiveSet({ root: w.cwd, declaration: { file: DECLARATION(), doc: { version: 1, marketplaces: { mkt: { source: { source: "directory", path: "./m" } } }, plugins } } });
+  const teamCodes = async (cwd = w.cwd) =>
+    (await diagnose({ roots: { home: w.home, xcshHome: w.xcshHome }, cwd, env: {}, projectTrusted: true })).findings.filter((f) => f.area === "team set" && f.status !== "ok").map((f) => f.message.split(":")[0]);
+
+  /*
+   * 1. On disk: the project registry generated from the set: p@mkt → an absolute path in this
+   *   user's plugin cache.
+   * Host: listXcshPluginRoots uses each installPath as is (discovery/helpers.ts:744-860), scope project.
+   * Ours: the same registry is generated per machine (never committed); the committed truth is xcsh-team.json.
+   */
+  it("1. the generated project registry holds this machine's absolute paths, and the host loads from it at project level", async () => {
+    const entry = await marketplacePlugin("p", { "p.ts": "p" });
+    const host = renderHostFiles({ set: setOf({ "p@mkt": {} }), pluginCache: xcshPaths({ home: w.home, xcshHome: w.xcshHome }).pluginCache, installs: new Map([["p@mkt", { installPath: entry.installPath as string, version: "1.0.0" }]]) });
+    await w.write(path.join(w.cwd, ".xcsh/plugins/installed_plugins.json"), host.registryText);
+    expect(host.registry.plugins["p@mkt"]![0]!.installPath.startsWith(`${w.home}${path.sep}`)).toBe(true);
+    expect(await discover(w.cwd, { providers: ["xcsh-plugins"] })).toEqual(["xcsh-plugins/project: home/.xcsh/plugins/cache/plugins/mkt/p/1.0.0/tools/p.ts"]);
+  });
+
+  /*
+   * 2. On disk: an npm plugin in the user's tree that a project's set declared.
+   * Host: getEnabledPlugins reads PLUGINS/package.json + node_modules for every project
+   *   (extensibility/plugins/loader.ts:53-120): it loads in the user's other projects too.
+   * Ours: level user everywhere; `tools` says `declaredBy: <root>` (team-doctor.test.ts).
+   */
+  it("2. a team's npm plugin loads in the user's other projects too, at level user", async () => {
+    await npmPlugins(path.join(w.xcshHome, "plugins"), ["a"]);
+    await w.write(path.join(w.xcshHome, "plugins/xcsh-plugins.lock.json"), { plugins: { a: { version: "1.0.0", enabled: true } } });
+    const other = path.join(w.root, "other");
+    await mkdir(path.join(other, ".git"), { recursive: true });
+    expect(await discover(other, { providers: ["npm"] })).toEqual(["npm/user: home/.xcsh/plugins/node_modules/a/a.ts"]);
+  });
+
+  /*
+   * 3. On disk: the set's generated <root>/.xcsh/plugin-overrides.json switches npm plugin a off.
+   * Host: loadProjectOverrides(cwd) reads <cwd>/.xcsh/plugin-overrides.json only, no walk-up
+   *   (extensibility/plugins/loader.ts:33-45): started in <root>/sub, a loads.
+   * Ours: the same; doctor and tools say WTEAM_OVERRIDES_CWD below the root.
+   */
+  it("3. the set's npm overrides apply at the root only: below it a loads, and doctor says WTEAM_OVERRIDES_CWD", async () => {
+    await npmPlugins(path.join(w.xcshHome, "plugins"), ["a"]);
+    await w.write(path.join(w.xcshHome, "plugins/xcsh-plugins.lock.json"), { plugins: { a: { version: "1.0.0", enabled: true } } });
+    await w.write(DECLARATION(), { version: 1, plugins: { a: { enabled: false } } });
+    const host = renderHostFiles({ set: setOf({ a: { enabled: false } }), pluginCache: "/unused", installs: new Map() });
+    await w.write(path.join(w.cwd, ".xcsh/plugin-overrides.json"), host.overridesText);
+    const sub = path.join(w.cwd, "sub");
+    await mkdir(sub, { recursive: true });
+    expect(await discover(w.cwd, { providers: ["npm"] })).toEqual([]);
+    expect(await discover(sub, { providers: ["npm"] })).toEqual(["npm/user: home/.xcsh/plugins/node_modules/a/a.ts"]);
+    expect(await teamCodes(sub)).toContain("WTEAM_OVERRIDES_CWD");
+    expect(await teamCodes(w.cwd)).not.toContain("WTEAM_OVERRIDES_CWD");
+  }, 60_000);
+
+  /*
+   * 4. On disk: the user installed p@mkt; the set switches it off: the generated project entry is
+   *   enabled and points at the empty `___off` folder.
+   * Host: a project root shadows the user's root with the same id (helpers.ts:838-844); the off
+   *   folder has no tools: p does not load (a disabled entry would not shadow: WHOST_PROJECT_DISABLED).
+   */
+  it("4. a plugin the set switches off is shadowed by an entry at the empty off folder: the user's copy does not load", async () => {
+    const entry = await marketplacePlugin("p", { "p.ts": "p" });
+    await registry(path.join(w.xcshHome, "plugins/installed_plugins.json"), { "p@mkt": [entry] });
+    expect(await discover(w.cwd, { providers: ["xcsh-plugins"] })).toEqual(["xcsh-plugins/user: home/.xcsh/plugins/cache/plugins/mkt/p/1.0.0/tools/p.ts"]);
+    const host = renderHostFiles({ set: setOf({ "p@mkt": { enabled: false } }), pluginCache: xcshPaths({ home: w.home, xcshHome: w.xcshHome }).pluginCache, installs: new Map() });
+    for (const off of host.offFolders) await mkdir(off, { recursive: true });
+    await w.write(path.join(w.cwd, ".xcsh/plugins/installed_plugins.json"), host.registryText);
+    expect(await discover(w.cwd, { providers: ["xcsh-plugins"] })).toEqual([]);
+  });
+
+  /*
+   * 5. On disk: the generated entry of p@mkt rewritten by the host's marketplace update
+   *   (`autoUpdate: "auto"`, main.ts:721-745) to another installPath and version.
+   * Host: loads what the entry names. Ours: doctor says WTEAM_HOST_DRIFT (fix: `xcsh-tools install`).
+   */
+  it("5. an entry the host rewrote (autoUpdate): doctor says WTEAM_HOST_DRIFT", async () => {
+    const hash = "ab".repeat(32);
+    await w.write(DECLARATION(), { version: 1, marketplaces: { mkt: { source: { source: "directory", path: "./m" } } }, plugins: { "p@mkt": {} } });
+    await w.write(path.join(w.cwd, "xcsh-team.lock.json"), { lockfileVersion: 1, marketplaces: { mkt: { source: { source: "directory", path: "./m" } } }, marketplacePlugins: { "p@mkt": { version: "1.0.0", from: { kind: "relative", path: "./p" }, hash: `tree1-sha256:${hash}` } }, npm: {} });
+    await w.write(path.join(w.cwd, ".xcsh/.gitignore"), "/plugins/\n/cache/\n/marketplaces.json\n/plugin-overrides.json\n/team.local.json\n");
+    const updated = await marketplacePlugin("p", { "p.ts": "p" }, { scope: "project", version: "1.1.0" });
+    await registry(path.join(w.cwd, ".xcsh/plugins/installed_plugins.json"), { "p@mkt": [updated] });
+    expect(await teamCodes()).toEqual(["WTEAM_HOST_DRIFT"]);
   }, 60_000);
 });
