@@ -119,6 +119,7 @@ describe("validate xcsh-team.lock.json", () => {
     ["a hand-edited hash", () => ({ ...lock(), marketplacePlugins: { "lint-helper@acme-tools": { ...lock().marketplacePlugins["lint-helper@acme-tools"]!, hash: "sha1:abc" } } }), ["ETEAM_LOCK_INVALID /marketplacePlugins/lint-helper@acme-tools/hash"]],
     ["a range where an exact version belongs", () => ({ ...lock(), npm: { "@acme/xcsh-search": { ...lock().npm["@acme/xcsh-search"]!, version: "^1.4.0" } } }), ["ETEAM_LOCK_INVALID /npm/@acme~1xcsh-search/version"]],
     ["an unknown key (closed schema)", () => ({ ...lock(), resolvedAt: "2026-01-01" }), ["ETEAM_LOCK_INVALID /resolvedAt"]],
+    ["a relative plugin path that climbs out of its marketplace", () => ({ ...lock(), marketplacePlugins: { "lint-helper@acme-tools": { ...lock().marketplacePlugins["lint-helper@acme-tools"]!, from: { kind: "relative", path: "../../../home/me/.ssh" } } } }), ["EENTRY_ESCAPE /marketplacePlugins/lint-helper@acme-tools/from/path"]],
     ["a git from with an ext:: URL", () => ({ ...lock(), npm: { "@acme/xcsh-db": { ...lock().npm["@acme/xcsh-db"]!, from: { kind: "git", url: "ext::sh -c touch% /tmp/x", commit: sha("aa01") } } } }), ["EGIT_URL /npm/@acme~1xcsh-db/from/url"]],
   ])("%s: exit 1, code and JSON path", async (_what, doc, expected) => {
     const file = await put("xcsh-team.lock.json", doc());
