@@ -15,6 +15,7 @@ import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 import { makePluginWorld, toolName, toolSource, type PluginWorld } from "./plugins-fixtures.js";
+import type { DoctorCheck } from "../../src/doctor/types.js";
 
 const MKT = "tools/marketplace";
 let reg: RegistryHandle & { dispose(): Promise<void> };
@@ -22,14 +23,7 @@ const tag = Math.random().toString(36).slice(2, 8);
 const NPM = `@teamdr/p-${tag}`;
 let w: PluginWorld;
 
-interface Check {
-  id: string;
-  area: string;
-  status: "ok" | "warn" | "error";
-  message: string;
-  hint?: string;
-  fixed?: boolean;
-}
+type Check = DoctorCheck;
 
 const publish = (version: string) =>
   reg.publish({
