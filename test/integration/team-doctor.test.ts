@@ -6,7 +6,7 @@
  * code, the file and field it names, and the fix. `doctor` without `--fix` writes nothing;
  * `--fix` appends missing .gitignore lines and leaves the others as they were.
  */
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
@@ -204,6 +204,21 @@ describe("doctor: the other team warnings", () => {
     expect(await readFile(file, "utf8")).toContain("/plugins/\n/cache/\n/marketplaces.json\n/plugin-overrides.json\n/team.local.json\n");
     const { stat } = await import("node:fs/promises");
     expect((await stat(file)).mode & 0o777).toBe(0o644);
+  });
+
+  it("WTEAM_GITIGNORE: a .gitignore that links out of .xcsh/ (or dangles) is never written through by --fix", async () => {
+    const file = path.join(w.cwd, ".xcsh/.gitignore");
+    const outside = path.join(w.root, "outside.txt");
+    await writeFile(outside, "keep me\n");
+    await rm(file);
+    await symlink(outside, file);
+    const fixed = await doctor(["--fix"]);
+    expect(team(fixed.checks).find((c) => c.id.startsWith("team:WTEAM_GITIGNORE"))).toMatchObject({ fixed: false, hint: expect.stringContaining("could not fix") });
+    expect(await readFile(outside, "utf8")).toBe("keep me\n");
+    await rm(outside);
+    const dangling = await doctor(["--fix"]);
+    expect(team(dangling.checks).find((c) => c.id.startsWith("team:WTEAM_GITIGNORE"))).toMatchObject({ fixed: false });
+    expect(await readFile(outside, "utf8").catch(() => "absent")).toBe("absent");
   });
 
   it("WTEAM_OVERRIDES_CWD: doctor and tools run in a subfolder of the root", async () => {
