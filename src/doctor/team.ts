@@ -22,7 +22,7 @@ import { projectRootOf, statOrUndefined, teamPaths, xcshPaths, type TeamPaths, t
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord, pointer } from "../manifest/result.js";
 import { readTeamLock, type TeamLock } from "../manifest/team-lock.js";
-import { TEAM_WARNINGS, type EffectiveSet, type TeamWarning } from "../manifest/team-set.js";
+import type { EffectiveSet, TeamWarning } from "../manifest/team-set.js";
 import { splitPluginId } from "../manifest/installed-plugins.js";
 import { cacheDirOf } from "../marketplace/prepare.js";
 import type { InstalledPlugin } from "../plugins/inventory.js";
@@ -59,8 +59,8 @@ function nestedRootOf(root: string, roots: XcshRoots): string | undefined {
 /** The team-set findings. */
 export async function checkTeamSet(world: DoctorWorld, npm: NpmView | undefined): Promise<AreaFindings> {
   const area = new AreaFindings("team set");
-  const warn = (code: TeamWarning, key: string, message: string, fix: Pick<Finding, "hint" | "repair" | "repairText" | "manual">) =>
-    area.problem(`team:${TEAM_WARNINGS[code]}:${key}`, "warn", `${code}: ${message}`, { manual: `run \`${RESTORE}\` or change the files by hand`, ...fix });
+  const warn: Warn = (code, key, message, fix) =>
+    area.problem(`team:${code}:${key}`, "warn", `${code}: ${message}`, { manual: `run \`${RESTORE}\` or change the files by hand`, ...fix });
   const root = projectRootOf(world.cwd, world.roots);
   if (root === undefined) return area;
   const parent = nestedRootOf(root, world.roots);
