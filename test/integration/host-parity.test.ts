@@ -536,4 +536,18 @@ describe("host parity: team sets", () => {
     await registry(path.join(w.cwd, ".xcsh/plugins/installed_plugins.json"), { "p@mkt": [updated] });
     expect(await teamCodes()).toEqual(["WTEAM_HOST_DRIFT"]);
   }, 60_000);
+
+  /*
+   * 6. On disk: <root>/xcsh-team.json and <root>/packages/app/.xcsh/ (no declaration there).
+   * Host: the nearest folder with .xcsh/ is the project root (helpers.ts:678-711): started in
+   *   packages/app, it reads packages/app/.xcsh and nothing of the root's set.
+   * Ours: the same root; doctor says WTEAM_NESTED_ROOT.
+   */
+  it("6. a nested .xcsh/ without a declaration hides the parent's set: doctor says WTEAM_NESTED_ROOT", async () => {
+    await w.write(DECLARATION(), { version: 1, plugins: {} });
+    const nested = path.join(w.cwd, "packages/app");
+    await mkdir(path.join(nested, ".xcsh"), { recursive: true });
+    expect(findProjectRoot(nested, w.home)).toBe(nested);
+    expect(await teamCodes(nested)).toEqual(["WTEAM_NESTED_ROOT"]);
+  }, 60_000);
 });
