@@ -14,19 +14,26 @@
  * once, so a kill leaves the previous state.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
 import { teamPaths, xcshPaths } from "../core/paths.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { pathExists } from "../core/atomic-fs.js";
-import { hasChanges } from "../components/consent.js";
+import { describeExecutableChanges, describeInstallScripts, hasChanges, npmExecutableChanges, type ExecutableRequest } from "../components/consent.js";
 import { executableChangesOf, makeScratch, stagePreparedPlugins, stageProjectRegistry, type PreparedPlugin } from "../marketplace/index.js";
 import { splitPluginId } from "../manifest/installed-plugins.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord, pointer } from "../manifest/result.js";
 import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lock.js";
-import type { EffectiveSet, SetPlugin } from "../manifest/team-set.js";
-import type { Mutation } from "../plugins/mutation.js";
-import { applyPinned, installedClosures, resolvePinned, type PinnedNpmPlugin } from "../plugins/team.js";
+import type { EffectiveSet, SetPlugin, Who } from "../manifest/team-set.js";
+import { readStateForQuery, type Mutation, type MutationWorld } from "../plugins/mutation.js";
+import { manifestKeyOf } from "../plugins/apply.js";
+import { loadInventory } from "../plugins/inventory.js";
+import { loadPacote, npmError, npmOptions } from "../plugins/npm-client.js";
+import { planInstall } from "../plugins/plan.js";
+import { resolveSetting } from "../plugins/plugin-settings.js";
+import { pluginSettings, pluginsPaths } from "../plugins/state.js";
+import { applyPinned, installedClosures, resolvePinned, type PinnedNpmPlugin, type ResolvedPinned } from "../plugins/team.js";
 import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
 import { loadTeamSet } from "./load.js";
 import { isCanonicalLock, mergeLockSides, parseConflictedLock } from "./lock-format.js";
@@ -42,6 +49,40 @@ export interface RestoreOptions {
   frozen?: boolean;
   /** The host's config folder name, `.xcsh` by default. */
   configDirName?: string;
+  /**
+   * Resolve, fetch and verify into scratch, then stop before consent: nothing asked, written or
+   * run; the report says what would change and `wouldRun` what the set's plugins would run.
+   */
+  dryRun?: boolean;
+  /**
+   * Ask once for everything the set's plugins run (marketplace and npm, one list, one question;
+   * cli/consent.ts `batchApprover`). Without it each plugin is asked through `approveExecutables`.
+   */
+  approveAll?: (requests: ExecutableRequest[]) => Promise<void>;
+}
+
+/** What one plugin of the set would run on this machine (consent's lines: `+ hook SessionStart: …`). */
+export interface WouldRun {
+  id: string;
+  version: string;
+  source: "marketplace" | "npm";
+  update: boolean;
+  lines: string[];
+}
+
+/** A secret setting of a declared plugin that has no value on this machine. */
+export interface SecretNeeded {
+  plugin: string;
+  key: string;
+  /** The environment variable the schema offers instead, when it names one. */
+  env?: string;
+}
+
+/** A declared plugin that does not load here, and who switched it off. */
+export interface OptOut {
+  plugin: string;
+  by: Who["by"];
+  file: string;
 }
 
 /** What a restore did. */
@@ -64,6 +105,12 @@ export interface RestoreReport {
   closureDrift: string[];
   /** Ids of the project registry the set does not mention, kept as they were (`WTEAM_UNDECLARED`). */
   undeclared: string[];
+  /** Nothing was written (`dryRun`): the other fields say what a restore would do. */
+  dryRun: boolean;
+  /** What the new or changed plugins run (hooks, MCP/LSP servers, bin/, npm hook and extension modules). */
+  wouldRun: WouldRun[];
+  secretsNeeded: SecretNeeded[];
+  optOuts: OptOut[];
 }
 
 /** `ETEAM_FROZEN` listing what stops a frozen restore. */
@@ -175,6 +222,76 @@ async function stageText(m: Mutation, file: string, text: string, written: strin
   written.push(file);
 }
 
+/** A request as consent shows it (the lines a terminal prints and `--dry-run`/`--json` report). */
+function wouldRunOf(request: ExecutableRequest): WouldRun {
+  return { id: request.id, version: request.version, source: request.source, update: request.update, lines: [...describeExecutableChanges(request.changes), ...describeInstallScripts(request.scripts)] };
+}
+
+/**
+ * The npm plugins of the set a restore installs or changes (`ADD`/`CHANGE` of the plugins
+ * engine's plan against this user's tree), and what their hook and extension modules would run:
+ * each tarball is extracted into scratch and read, never imported, so a dry run and the one
+ * question of a restore can list them before anything is installed.
+ */
+async function npmChangesOf(world: TeamWorld, mworld: MutationWorld, npmReady: readonly ResolvedPinned[], scratch: string): Promise<{ changing: string[]; requests: ExecutableRequest[] }> {
+  if (npmReady.length === 0) return { changing: [], requests: [] };
+  const inventory = await loadInventory(await readStateForQuery(mworld));
+  // As applyPinned plans it: the set's features go to the project's overrides, not to the user's runtime lock.
+  const plan = planInstall(inventory, npmReady.map((r) => ({ ...r.resolved, spec: { ...r.resolved.spec, features: null } })));
+  const liveModules = pluginsPaths(mworld.roots).nodeModules;
+  const pacote = await loadPacote();
+  const requests: ExecutableRequest[] = [];
+  for (const [index, action] of plan.actions.entries()) {
+    if (action.apply.kind !== "install") continue;
+    const r = npmReady.find((x) => x.pinned.name === action.name)!;
+    const dir = path.join(scratch, `npm-${index}`);
+    try {
+      await pacote.extract(r.resolved.spec.npmSpec, dir, { ...npmOptions(world.npm), ...(r.integrity ? { integrity: r.integrity } : {}) } as never);
+    } catch (error) {
+      throw npmError(error, r.resolved.spec.npmSpec, world.npm);
+    }
+    const current = inventory.find((p) => p.name === action.name && p.manifest !== undefined);
+    const next = { dir, manifest: r.resolved.manifest, manifestKey: manifestKeyOf(readJsonOrUndefined(path.join(dir, "package.json"))) };
+    const changes = npmExecutableChanges(current?.manifest ? { dir: current.dir, manifest: current.manifest, manifestKey: manifestKeyOf(current.pkg) } : undefined, next, path.join(liveModules, action.name));
+    if (hasChanges(changes)) requests.push({ id: action.name, version: r.pinned.version, source: "npm", scope: "user", update: current !== undefined, dryRun: false, changes });
+  }
+  return { changing: plan.actions.filter((a) => a.type !== "NOOP").map((a) => `${a.name}@${a.to?.version ?? "?"}`), requests };
+}
+
+/**
+ * The npm applier's consent after the one question: a request the user already saw (same
+ * plugin, same lines) passes; anything the pre-scan could not know (install scripts of a
+ * dependency with --allow-scripts) is asked on its own.
+ */
+function alreadyAsked(asked: readonly ExecutableRequest[], approveAll: (requests: ExecutableRequest[]) => Promise<void>): (request: ExecutableRequest) => Promise<void> {
+  const seen = new Map(asked.map((r) => [r.id, wouldRunOf(r).lines.join("\n")]));
+  return async (request) => {
+    if (seen.get(request.id) === wouldRunOf(request).lines.join("\n")) return;
+    await approveAll([request]);
+  };
+}
+
+/** The secret settings of the set's npm plugins that have no value for this user (stored or from their env variable). */
+async function secretsNeededOf(mworld: MutationWorld, npmReady: readonly ResolvedPinned[]): Promise<SecretNeeded[]> {
+  const withSecrets = npmReady.filter((r) => Object.values(r.resolved.manifest.settings ?? {}).some((s) => s.secret === true));
+  if (withSecrets.length === 0) return [];
+  const lock = (await readStateForQuery(mworld)).runtimeLock;
+  const out: SecretNeeded[] = [];
+  for (const r of withSecrets) {
+    const stored = { user: pluginSettings(lock, r.pinned.name) };
+    for (const [key, schema] of Object.entries(r.resolved.manifest.settings ?? {})) {
+      if (schema.secret !== true || resolveSetting(key, schema, stored, mworld.env).origin !== "unset") continue;
+      out.push({ plugin: r.pinned.name, key, ...(schema.env !== undefined ? { env: schema.env } : {}) });
+    }
+  }
+  return out;
+}
+
+/** The declared plugins switched off on this machine, with who decided (the team, Claude's files, or you). */
+function optOutsOf(set: EffectiveSet): OptOut[] {
+  return [...set.plugins.values()].filter((p) => !p.enabled).map((p) => ({ plugin: p.key, by: p.enabledBy.by, file: p.enabledBy.file }));
+}
+
 /**
  * Restore the project at `root` to its declared set. Throws `EUNTRUSTED_PROJECT` before any
  * project file is read, `ETEAM_FROZEN` (frozen), `EINTEGRITY`, or what the consent callback
@@ -228,14 +345,28 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       checkFeatures(set.plugins.get(r.pinned.name)!, r.pinned.version, r.features);
     }
     const registry = existingRegistry(paths.installedPlugins);
+    const requests: ExecutableRequest[] = [];
     for (const prepared of ready) {
       const before = installedPathOf(registry, prepared.id);
       if (before === prepared.cacheDir) continue;
       const changes = executableChangesOf(ctx, prepared, before);
-      if (hasChanges(changes) && ctx.approveExecutables) {
-        await ctx.approveExecutables({ id: prepared.id, version: prepared.version, source: "marketplace", scope: "project", update: before !== undefined, dryRun: false, changes });
-      }
+      if (hasChanges(changes)) requests.push({ id: prepared.id, version: prepared.version, source: "marketplace", scope: "project", update: before !== undefined, dryRun: options.dryRun === true, changes });
     }
+    const npmChanges = options.dryRun || options.approveAll ? await npmChangesOf(world, ctx, npmReady, scratch) : undefined;
+    if (npmChanges) requests.push(...npmChanges.requests);
+    const installing = ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id);
+    const secretsNeeded = await secretsNeededOf(ctx, npmReady);
+    if (options.dryRun) {
+      const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
+      return { dryRun: true, written: [], lockChanged: lockChange !== undefined, lockMerged: merged, installed: installing, npmInstalled: npmChanges!.changing, resolved: resolved.resolved, closureDrift: [], undeclared: [], wouldRun: requests.map(wouldRunOf), secretsNeeded, optOuts: optOutsOf(set) };
+    }
+    // One question for the whole set, or (a library caller without `approveAll`) one per plugin.
+    if (options.approveAll) {
+      if (requests.length > 0) await options.approveAll(requests);
+    } else if (ctx.approveExecutables) {
+      for (const request of requests) await ctx.approveExecutables(request);
+    }
+    const approveNpm = options.approveAll ? alreadyAsked(requests, options.approveAll) : ctx.approveExecutables;
     const written: string[] = [];
     let lockChanged = false;
     let undeclared: string[] = [];
@@ -244,7 +375,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       client: world.npm,
       cwd: root,
       resolved: npmReady,
-      ...(ctx.approveExecutables ? { approveExecutables: ctx.approveExecutables } : {}),
+      ...(approveNpm ? { approveExecutables: approveNpm } : {}),
       stageMore: async (m) => {
         await stagePreparedPlugins(ctx, m, ready);
         const installs = new Map<string, MarketplaceInstall>(ready.map((p) => [p.id, { installPath: p.cacheDir, version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) }]));
@@ -266,14 +397,18 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     });
     const closureDrift = driftOf(await installedClosures(ctx.roots, world.npm, pinned.map((p) => p.name)), next);
     return {
+      dryRun: false,
       closureDrift,
       written,
       lockChanged,
       lockMerged: merged,
-      installed: ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id),
+      installed: installing,
       npmInstalled: applied.plugins.filter((p) => p.type !== "NOOP").map((p) => `${p.name}@${p.version ?? "?"}`),
       resolved: resolved.resolved,
       undeclared,
+      wouldRun: requests.map(wouldRunOf),
+      secretsNeeded,
+      optOuts: optOutsOf(set),
     };
   } finally {
     await scratchDir.dispose();
