@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
-import { projectRootOf, statOrUndefined, teamPaths } from "../core/paths.js";
+import { projectFolder, statOrUndefined, teamPaths } from "../core/paths.js";
 import type { OptOut, RestoreReport, TeamWorld } from "../teamset/index.js";
 import { assertScopeAllowed } from "./project-scope.js";
 import type { CommandContext } from "./context.js";
@@ -29,15 +29,16 @@ export interface RestoreFlags {
  * `stat`, so nothing of an untrusted project is read.
  */
 export function teamRootOf(ctx: CommandContext): string {
-  const root = projectRootOf(ctx.cwd, ctx.roots);
-  const paths = root === undefined ? undefined : teamPaths(root, ctx.roots.configDirName);
-  if (paths === undefined || (statOrUndefined(paths.declaration) === undefined && statOrUndefined(paths.claudeSettings) === undefined)) {
-    throw new XcshToolsError("EUSAGE", `install needs at least one spec: ${root ?? ctx.cwd} declares no plugin set (no xcsh-team.json, no .claude/settings.json)`, {
+  // As the host: the root found from cwd, else cwd itself (a folder with no .git and no .xcsh yet).
+  const root = projectFolder(ctx.cwd, ctx.roots);
+  const paths = teamPaths(root, ctx.roots.configDirName);
+  if (statOrUndefined(paths.declaration) === undefined && statOrUndefined(paths.claudeSettings) === undefined) {
+    throw new XcshToolsError("EUSAGE", `install needs at least one spec: ${root} declares no plugin set (no xcsh-team.json, no .claude/settings.json)`, {
       hint: "Give a spec (xcsh-tools install @acme/xcsh-search), or declare the project's set: xcsh-tools install <spec> --scope project.",
       exitCode: 2,
     });
   }
-  return root!;
+  return root;
 }
 
 /** The team world of a command: marketplace context and npm options of this user, consent as the flags say. */
