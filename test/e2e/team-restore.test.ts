@@ -197,7 +197,7 @@ describe("install with no spec: a team's flow through the CLI", () => {
     const seen = async (w: TmpWorld, cwd: string) => {
       const list = (await cli(w, cwd, ["list", "--json"])).json();
       const tools = (await cli(w, cwd, ["tools", "--json"])).json();
-      return { list: JSON.stringify(projection(list, w)), tools: JSON.stringify(projection(tools, w)) };
+      return { list: JSON.stringify(projection(list, w, cwd)), tools: JSON.stringify(projection(tools, w, cwd)) };
     };
     expect(await seen(b, cloneB)).toEqual(await seen(a, project.work));
 
@@ -291,9 +291,9 @@ describe("install with no spec: a team's flow through the CLI", () => {
   }, 600_000);
 });
 
-/** Ids and versions of a `list --json` / `tools --json` document, with paths of the HOME written `~`. */
-function projection(doc: unknown, w: TmpWorld): unknown {
-  return JSON.parse(JSON.stringify(doc).split(w.home).join("~").split(w.root).join("<root>"));
+/** A `list --json` / `tools --json` document with the paths of its HOME written `~` and of its checkout `<project>`. */
+function projection(doc: unknown, w: TmpWorld, checkout: string): unknown {
+  return JSON.parse(JSON.stringify(doc).split(checkout).join("<project>").split(w.home).join("~"));
 }
 
 describe("install with no spec: bad input through the CLI (a coded error naming file, field and fix; nothing written)", () => {
