@@ -14,26 +14,20 @@
  * once, so a kill leaves the previous state.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
 import { teamPaths, xcshPaths } from "../core/paths.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { pathExists } from "../core/atomic-fs.js";
-import { describeExecutableChanges, describeInstallScripts, hasChanges, npmExecutableChanges, type ExecutableRequest } from "../components/consent.js";
+import { describeExecutableChanges, describeInstallScripts, hasChanges, type ExecutableRequest } from "../components/consent.js";
 import { executableChangesOf, makeScratch, stagePreparedPlugins, stageProjectRegistry, type PreparedPlugin } from "../marketplace/index.js";
 import { splitPluginId } from "../manifest/installed-plugins.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord, pointer } from "../manifest/result.js";
 import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lock.js";
 import type { EffectiveSet, SetPlugin, Who } from "../manifest/team-set.js";
-import { readStateForQuery, type Mutation, type MutationWorld } from "../plugins/mutation.js";
-import { manifestKeyOf } from "../plugins/apply.js";
-import { loadInventory } from "../plugins/inventory.js";
-import { loadPacote, npmError, npmOptions } from "../plugins/npm-client.js";
-import { planInstall } from "../plugins/plan.js";
-import { resolveSetting } from "../plugins/plugin-settings.js";
-import { pluginSettings, pluginsPaths } from "../plugins/state.js";
-import { applyPinned, installedClosures, resolvePinned, type PinnedNpmPlugin, type ResolvedPinned } from "../plugins/team.js";
+import type { Mutation } from "../plugins/mutation.js";
+import { previewPinned, secretsNeededOf, type SecretNeeded } from "../plugins/team-preview.js";
+import { applyPinned, installedClosures, resolvePinned, type PinnedNpmPlugin } from "../plugins/team.js";
 import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
 import { loadTeamSet } from "./load.js";
 import { isCanonicalLock, mergeLockSides, parseConflictedLock } from "./lock-format.js";
@@ -41,6 +35,7 @@ import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock,
 import { satisfies } from "./satisfy.js";
 
 export type { TeamWorld } from "./resolve.js";
+export type { SecretNeeded } from "../plugins/team-preview.js";
 
 /** Options of `restoreTeamSet`. */
 export interface RestoreOptions {
@@ -68,14 +63,6 @@ export interface WouldRun {
   source: "marketplace" | "npm";
   update: boolean;
   lines: string[];
-}
-
-/** A secret setting of a declared plugin that has no value on this machine. */
-export interface SecretNeeded {
-  plugin: string;
-  key: string;
-  /** The environment variable the schema offers instead, when it names one. */
-  env?: string;
 }
 
 /** A declared plugin that does not load here, and who switched it off. */
@@ -228,37 +215,6 @@ function wouldRunOf(request: ExecutableRequest): WouldRun {
 }
 
 /**
- * The npm plugins of the set a restore installs or changes (`ADD`/`CHANGE` of the plugins
- * engine's plan against this user's tree), and what their hook and extension modules would run:
- * each tarball is extracted into scratch and read, never imported, so a dry run and the one
- * question of a restore can list them before anything is installed.
- */
-async function npmChangesOf(world: TeamWorld, mworld: MutationWorld, npmReady: readonly ResolvedPinned[], scratch: string): Promise<{ changing: string[]; requests: ExecutableRequest[] }> {
-  if (npmReady.length === 0) return { changing: [], requests: [] };
-  const inventory = await loadInventory(await readStateForQuery(mworld));
-  // As applyPinned plans it: the set's features go to the project's overrides, not to the user's runtime lock.
-  const plan = planInstall(inventory, npmReady.map((r) => ({ ...r.resolved, spec: { ...r.resolved.spec, features: null } })));
-  const liveModules = pluginsPaths(mworld.roots).nodeModules;
-  const pacote = await loadPacote();
-  const requests: ExecutableRequest[] = [];
-  for (const [index, action] of plan.actions.entries()) {
-    if (action.apply.kind !== "install") continue;
-    const r = npmReady.find((x) => x.pinned.name === action.name)!;
-    const dir = path.join(scratch, `npm-${index}`);
-    try {
-      await pacote.extract(r.resolved.spec.npmSpec, dir, { ...npmOptions(world.npm), ...(r.integrity ? { integrity: r.integrity } : {}) } as never);
-    } catch (error) {
-      throw npmError(error, r.resolved.spec.npmSpec, world.npm);
-    }
-    const current = inventory.find((p) => p.name === action.name && p.manifest !== undefined);
-    const next = { dir, manifest: r.resolved.manifest, manifestKey: manifestKeyOf(readJsonOrUndefined(path.join(dir, "package.json"))) };
-    const changes = npmExecutableChanges(current?.manifest ? { dir: current.dir, manifest: current.manifest, manifestKey: manifestKeyOf(current.pkg) } : undefined, next, path.join(liveModules, action.name));
-    if (hasChanges(changes)) requests.push({ id: action.name, version: r.pinned.version, source: "npm", scope: "user", update: current !== undefined, dryRun: false, changes });
-  }
-  return { changing: plan.actions.filter((a) => a.type !== "NOOP").map((a) => `${a.name}@${a.to?.version ?? "?"}`), requests };
-}
-
-/**
  * The npm applier's consent after the one question: a request the user already saw (same
  * plugin, same lines) passes; anything the pre-scan could not know (install scripts of a
  * dependency with --allow-scripts) is asked on its own.
@@ -269,22 +225,6 @@ function alreadyAsked(asked: readonly ExecutableRequest[], approveAll: (requests
     if (seen.get(request.id) === wouldRunOf(request).lines.join("\n")) return;
     await approveAll([request]);
   };
-}
-
-/** The secret settings of the set's npm plugins that have no value for this user (stored or from their env variable). */
-async function secretsNeededOf(mworld: MutationWorld, npmReady: readonly ResolvedPinned[]): Promise<SecretNeeded[]> {
-  const withSecrets = npmReady.filter((r) => Object.values(r.resolved.manifest.settings ?? {}).some((s) => s.secret === true));
-  if (withSecrets.length === 0) return [];
-  const lock = (await readStateForQuery(mworld)).runtimeLock;
-  const out: SecretNeeded[] = [];
-  for (const r of withSecrets) {
-    const stored = { user: pluginSettings(lock, r.pinned.name) };
-    for (const [key, schema] of Object.entries(r.resolved.manifest.settings ?? {})) {
-      if (schema.secret !== true || resolveSetting(key, schema, stored, mworld.env).origin !== "unset") continue;
-      out.push({ plugin: r.pinned.name, key, ...(schema.env !== undefined ? { env: schema.env } : {}) });
-    }
-  }
-  return out;
 }
 
 /** The declared plugins switched off on this machine, with who decided (the team, Claude's files, or you). */
@@ -352,7 +292,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       const changes = executableChangesOf(ctx, prepared, before);
       if (hasChanges(changes)) requests.push({ id: prepared.id, version: prepared.version, source: "marketplace", scope: "project", update: before !== undefined, dryRun: options.dryRun === true, changes });
     }
-    const npmChanges = options.dryRun || options.approveAll ? await npmChangesOf(world, ctx, npmReady, scratch) : undefined;
+    const npmChanges = options.dryRun || options.approveAll ? await previewPinned(ctx, world.npm, npmReady, scratch) : undefined;
     if (npmChanges) requests.push(...npmChanges.requests);
     const installing = ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id);
     const secretsNeeded = await secretsNeededOf(ctx, npmReady);
