@@ -64,7 +64,7 @@ async function assertGeneratedUntracked(root: string, world: TeamWorld, configDi
   const quoted = tracked.map((file) => (/^[\w./@-]+$/.test(file) ? file : `'${file.replaceAll("'", "'\\''")}'`));
   throw new XcshToolsError("ETEAM_GENERATED_TRACKED", `git tracks ${tracked.join(", ")}, which xcsh-tools generates for each machine from xcsh-team.json (a committed copy holds one machine's paths)`, {
     file: path.join(root, tracked[0]!),
-    hint: `Stop tracking it (the file stays on disk), commit, then run install again: git rm --cached ${quoted.join(" ")}`,
+    hint: `Stop tracking ${tracked.length > 1 ? "them (the files stay" : "it (the file stays"} on disk), commit, then run install again: git rm --cached ${quoted.join(" ")}`,
   });
 }
 

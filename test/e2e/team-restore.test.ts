@@ -212,6 +212,10 @@ describe("install with no spec: a team's flow through the CLI", () => {
     const againJson = (await cli(b, cloneB, ["install", "--json"], { TEAM_E2E_ALPHA_KEY: "from-env" })).json();
     expect(againJson).toMatchObject({ ok: true, dryRun: false, changed: false, lockChanged: false, lockMerged: false, installed: [], npmInstalled: [], resolved: [], secretsNeeded: [], undeclared: [] });
     expect(againJson.optOuts).toEqual([{ plugin: "old@inrepo", by: "team", file: path.join(cloneB, "xcsh-team.json") }]);
+    // A value stored with `config set` (no env variable): no longer needed.
+    expect((await cli(b, cloneB, ["config", "set", alpha, "apiKey", "s3cret"])).code).toBe(0);
+    expect((await cli(b, cloneB, ["install", "--json"])).json().secretsNeeded).toEqual([]);
+    expect((await cli(b, cloneB, ["install", "--json"], { TEAM_E2E_ALPHA_KEY: "" })).json().secretsNeeded).toEqual([]);
 
     // C, a CI job: no terminal, --frozen --yes after `trust`.
     const cloneC = await cloneFor(c);
@@ -368,6 +372,68 @@ describe("install with no spec: bad input through the CLI (a coded error naming 
     expect((await git(["ls-files", "--", tracked], project.work, w)).stdout.trim()).toBe(tracked);
     // Also with --dry-run, which writes nothing either.
     expect(refusal(await cli(w, project.work, ["install", "--dry-run", "--json"])).code).toBe("ETEAM_GENERATED_TRACKED");
+  });
+});
+
+describe("install with no spec: dry runs and personal choices (an in-repo marketplace)", () => {
+  let w: TmpWorld;
+  let project: GitRemote;
+  const declaration = { version: 1, marketplaces: { inrepo: { source: { source: "directory", path: `./${MKT}` } } }, plugins: { "hello@inrepo": {}, "old@inrepo": { enabled: false } } };
+  beforeEach(async () => {
+    w = await makeTmpWorld("xcsh-team-e2e-dry-");
+    project = await makeGitRemote(w.root, "project", { ...inRepoMarketplace(), "xcsh-team.json": declaration }, isolatedGitEnv(w.home));
+    expect((await cli(w, project.work, ["trust"])).code).toBe(0);
+  });
+  afterEach(async () => {
+    await w.cleanup();
+  });
+
+  it("a dry run before the first lock says what it would lock and install; no lock, no .xcsh, no cache written", async () => {
+    const before = await snap(w);
+    const dry = await cli(w, project.work, ["install", "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain("Would install hello@inrepo");
+    expect(dry.stdout).toContain("Would lock ");
+    expect(dry.stdout).toContain("old@inrepo: off — team (xcsh-team.json)");
+    const doc = (await cli(w, project.work, ["install", "--dry-run", "--json", "--frozen"])).json();
+    // --frozen keeps its refusal in a dry run: there is no lock to describe the set.
+    expect(doc.error?.code).toBe("ETEAM_FROZEN");
+    const json = (await cli(w, project.work, ["install", "--dry-run", "--json"])).json();
+    expect(json).toMatchObject({ ok: true, dryRun: true, changed: true, lockChanged: true, written: [], installed: ["hello@inrepo"] });
+    expect(await snap(w)).toEqual(before);
+  });
+
+  it("a personal opt-out (.xcsh/team.local.json) is shown as yours; the team's as the team's", async () => {
+    await w.write(path.join(project.work, ".xcsh/team.local.json"), { version: 1, plugins: { "hello@inrepo": { enabled: false } } });
+    const r = await cli(w, project.work, ["install", "--yes"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("hello@inrepo: off — you (.xcsh/team.local.json)");
+    expect(r.stdout).toContain("old@inrepo: off — team (xcsh-team.json)");
+    const json = (await cli(w, project.work, ["install", "--json"])).json();
+    expect(json.optOuts).toEqual([
+      { plugin: "hello@inrepo", by: "local", file: path.join(project.work, ".xcsh/team.local.json") },
+      { plugin: "old@inrepo", by: "team", file: path.join(project.work, "xcsh-team.json") },
+    ]);
+  });
+
+  it("every generated file git tracks is named, odd names quoted for the shell; the repository untouched", async () => {
+    expect((await cli(w, project.work, ["install", "--yes"])).code).toBe(0);
+    const odd = ".xcsh/plugins/it's here.json";
+    await writeFile(path.join(project.work, odd), "{}\n");
+    await writeFile(path.join(project.work, ".xcsh/plugin-overrides.json"), "{}\n");
+    await git(["add", "-f", odd, ".xcsh/plugin-overrides.json"], project.work, w);
+    await git(["commit", "-q", "-m", "commit generated files by mistake"], project.work, w);
+    const head = (await git(["rev-parse", "HEAD"], project.work, w)).stdout;
+    const index = await readFile(path.join(project.work, ".git/index"));
+    const before = await snap(w);
+    const error = refusal(await cli(w, project.work, ["install", "--yes", "--json"]));
+    expect(error.code).toBe("ETEAM_GENERATED_TRACKED");
+    expect(error.message).toContain(odd);
+    expect(error.message).toContain(".xcsh/plugin-overrides.json");
+    expect(error.hint).toContain(`git rm --cached .xcsh/plugin-overrides.json '.xcsh/plugins/it'\\''s here.json'`);
+    expect(await snap(w)).toEqual(before);
+    expect((await git(["rev-parse", "HEAD"], project.work, w)).stdout).toBe(head);
+    expect(await readFile(path.join(project.work, ".git/index"))).toEqual(index);
   });
 });
 
