@@ -51,7 +51,9 @@ export async function previewPinned(mworld: MutationWorld, client: NpmClientOpti
     const current = inventory.find((p) => p.name === action.name && p.manifest !== undefined);
     const next = { dir, manifest: r.resolved.manifest, manifestKey: manifestKeyOf(readJsonOrUndefined(path.join(dir, "package.json"))) };
     const changes = npmExecutableChanges(current?.manifest ? { dir: current.dir, manifest: current.manifest, manifestKey: manifestKeyOf(current.pkg) } : undefined, next, path.join(liveModules, action.name));
-    if (hasChanges(changes)) requests.push({ id: action.name, version: r.pinned.version, source: "npm", scope: "user", update: current !== undefined, dryRun: false, changes });
+    // Its own install scripts run only with --allow-scripts; a dependency's are asked about by the applier, which sees them.
+    const scripts = client.allowScripts ? r.resolved.installScripts : [];
+    if (hasChanges(changes) || scripts.length > 0) requests.push({ id: action.name, version: r.pinned.version, source: "npm", scope: "user", update: current !== undefined, dryRun: false, changes, ...(scripts.length > 0 ? { scripts } : {}) });
   }
   return { changing: plan.actions.filter((a) => a.type !== "NOOP").map((a) => `${a.name}@${a.to?.version ?? "?"}`), requests };
 }
