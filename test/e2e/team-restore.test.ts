@@ -62,6 +62,7 @@ describe("install with no spec: a team's flow through the CLI", () => {
   const alpha = `@teame2e/alpha-${tag}`;
   const beta = `@teame2e/beta-${tag}`;
   const gamma = `@teame2e/gamma-${tag}`;
+  const delta = `@teame2e/delta-${tag}`;
   let canaryDir: TmpWorld;
   let canary: string;
 
@@ -77,7 +78,7 @@ describe("install with no spec: a team's flow through the CLI", () => {
     const alphaXcsh = { tools: "./t.js", hooks: "./hooks/guard.js", settings: { apiKey: { type: "string", secret: true, env: "TEAM_E2E_ALPHA_KEY" } } };
     await publish(alpha, "1.0.0", alphaXcsh, alphaFiles);
     await publish(alpha, "1.1.0", alphaXcsh, alphaFiles);
-    for (const name of [beta, gamma]) await publish(name, "1.0.0", { tools: "./t.js" }, { "t.js": toolSource(toolName(name)) });
+    for (const name of [beta, gamma, delta]) await publish(name, "1.0.0", { tools: "./t.js" }, { "t.js": toolSource(toolName(name)) });
   }, LONG);
   afterAll(async () => {
     await reg?.dispose();
@@ -104,7 +105,7 @@ describe("install with no spec: a team's flow through the CLI", () => {
       "plugins/guard/server.js": "// an MCP server\n",
     }, isolatedGitEnv(a.home));
     const marketplaces = { gitmkt: { source: { source: "git", url: `${http.url}/mkt.git`, ref: "main" } }, inrepo: { source: { source: "directory", path: `./${MKT}` } } };
-    const text = declarationText(marketplaces, [`"${alpha}": { "spec": "^1.0.0" }`, `"hello@inrepo": {}`, `"old@inrepo": { "enabled": false }`, `"guard@gitmkt": {}`]);
+    const text = declarationText(marketplaces, [`"${alpha}": { "spec": "^1.0.0" }`, `"${beta}": { "spec": "^1.0.0" }`, `"hello@inrepo": {}`, `"old@inrepo": { "enabled": false }`, `"guard@gitmkt": {}`]);
     project = await makeGitRemote(a.root, "project", { ...inRepoMarketplace(), "xcsh-team.json": text }, isolatedGitEnv(a.home));
   }, LONG);
   afterEach(async () => {
@@ -143,7 +144,7 @@ describe("install with no spec: a team's flow through the CLI", () => {
     }
     expect((await git(["status", "--porcelain"], project.work, a)).stdout).toBe("");
     const lock = JSON.parse(lockText);
-    expect(Object.keys(lock.npm)).toEqual([alpha]);
+    expect(Object.keys(lock.npm)).toEqual([alpha, beta]);
     expect(lock.npm[alpha].version).toBe("1.1.0");
     expect(Object.keys(lock.marketplacePlugins).sort()).toEqual(["guard@gitmkt", "hello@inrepo"]);
 
@@ -170,14 +171,16 @@ describe("install with no spec: a team's flow through the CLI", () => {
     // Dry run: what would be installed and run; nothing asked, written or run.
     const dry = await cli(b, cloneB, ["install", "--dry-run"]);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain(`Would install ${alpha}@1.1.0`);
+    expect(dry.stdout).toMatch(new RegExp(`Would install .*${alpha}@1\\.1\\.0`));
+    expect(dry.stdout).toMatch(new RegExp(`Would install .*${beta}@1\\.0\\.0`));
     expect(dry.stdout).toMatch(/guard@gitmkt 2\.0\.0 would run:\n {2}\+ hook PreToolUse \[Bash\]/);
     expect(dry.stdout).toContain("+ mcp-server lookup: node ");
     expect(dry.stdout).toContain(`${alpha} 1.1.0 would run (hook and extension modules):`);
     expect(dry.stdout).toContain("old@inrepo: off — team (xcsh-team.json)");
     expect(dry.stdout).toContain("Dry run: nothing was asked, written or run.");
     const dryJson = (await cli(b, cloneB, ["install", "--dry-run", "--json"])).json();
-    expect(dryJson).toMatchObject({ ok: true, dryRun: true, changed: true, lockChanged: false, written: [], npmInstalled: [`${alpha}@1.1.0`] });
+    expect(dryJson).toMatchObject({ ok: true, dryRun: true, changed: true, lockChanged: false, written: [] });
+    expect(dryJson.npmInstalled.sort()).toEqual([`${alpha}@1.1.0`, `${beta}@1.0.0`].sort());
     expect(dryJson.wouldRun.map((w: { id: string }) => w.id).sort()).toEqual([alpha, "guard@gitmkt"].sort());
     expect(await snap(b)).toEqual(before);
     expect(await stat(canary).catch(() => undefined)).toBeUndefined();
@@ -266,15 +269,15 @@ describe("install with no spec: a team's flow through the CLI", () => {
       await git(["commit", "-q", "-am", `add a plugin on ${branch}`], work, a);
     };
     // One adds a plugin on the first line of "plugins", the other after the last: the declaration merges cleanly.
-    await relock("one", original.replace(`    "${alpha}"`, `    "${beta}": { "spec": "^1.0.0" },\n    "${alpha}"`));
-    await relock("two", original.replace(`"guard@gitmkt": {}`, `"guard@gitmkt": {},\n    "${gamma}": { "spec": "^1.0.0" }`));
+    await relock("one", original.replace(`    "${alpha}"`, `    "${gamma}": { "spec": "^1.0.0" },\n    "${alpha}"`));
+    await relock("two", original.replace(`"guard@gitmkt": {}`, `"guard@gitmkt": {},\n    "${delta}": { "spec": "^1.0.0" }`));
     await git(["checkout", "-q", "main"], work, a);
     await git(["merge", "-q", "--no-edit", "one"], work, a);
     const merge = await git(["merge", "--no-edit", "two"], work, a).catch((e: { code: number; stdout: string }) => e);
     expect((merge as { code?: number }).code).toBe(1);
     expect(await readFile(path.join(work, "xcsh-team.lock.json"), "utf8")).toContain("<<<<<<<");
     const merged = JSON.parse(await readFile(decl, "utf8"));
-    expect(Object.keys(merged.plugins)).toEqual(expect.arrayContaining([alpha, beta, gamma]));
+    expect(Object.keys(merged.plugins)).toEqual(expect.arrayContaining([alpha, beta, gamma, delta]));
 
     const before = await snap(a);
     const error = refusal(await cli(a, work, ["install", "--frozen", "--yes", "--json"]));
@@ -285,7 +288,7 @@ describe("install with no spec: a team's flow through the CLI", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("Merged xcsh-team.lock.json");
     const lock = JSON.parse(await readFile(path.join(work, "xcsh-team.lock.json"), "utf8"));
-    expect(Object.keys(lock.npm).sort()).toEqual([alpha, beta, gamma].sort());
+    expect(Object.keys(lock.npm).sort()).toEqual([alpha, beta, gamma, delta].sort());
     expect(lock.npm[alpha].version).toBe("1.1.0");
     expect(Object.keys(lock.marketplacePlugins).sort()).toEqual(["guard@gitmkt", "hello@inrepo"]);
     const next = await cli(a, work, ["install"]);
