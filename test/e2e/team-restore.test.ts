@@ -440,6 +440,47 @@ describe("install with no spec: dry runs and personal choices (an in-repo market
   });
 });
 
+describe("install with no spec asks git what it tracks, read-only and running nothing of the repository's configuration", () => {
+  let w: TmpWorld;
+  beforeEach(async () => {
+    w = await makeTmpWorld("xcsh-team-e2e-git-");
+  });
+  afterEach(async () => {
+    await w.cleanup();
+  });
+  const declaration = { version: 1, marketplaces: { inrepo: { source: { source: "directory", path: `./${MKT}` } } }, plugins: { "hello@inrepo": {} } };
+
+  it("a core.fsmonitor program in .git/config never runs (plain `git ls-files` would run it)", async () => {
+    const project = await makeGitRemote(w.root, "project", { ...inRepoMarketplace(), "xcsh-team.json": declaration }, isolatedGitEnv(w.home));
+    const canary = path.join(w.root, "fsmonitor-ran");
+    const monitor = await w.write("monitor.sh", `#!/bin/sh\necho ran > ${JSON.stringify(canary)}\n`);
+    await exec("chmod", ["+x", monitor]);
+    await git(["config", "core.fsmonitor", monitor], project.work, w);
+    expect((await cli(w, project.work, ["trust"])).code).toBe(0);
+    const r = await cli(w, project.work, ["install", "--yes"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await stat(canary).catch(() => undefined)).toBeUndefined();
+    // The same question asked without our hardening runs it: the check above can fail.
+    await git(["ls-files", "-z", "--", ".xcsh/plugins"], project.work, w);
+    expect((await stat(canary)).isFile()).toBe(true);
+  });
+
+  it("a project in a subfolder of a repository: a generated file tracked there stops install; names are relative to the project", async () => {
+    const repo = await makeGitRemote(w.root, "mono", Object.fromEntries(Object.entries({ ...inRepoMarketplace(), "xcsh-team.json": declaration }).map(([k, v]) => [`apps/web/${k}`, v])), isolatedGitEnv(w.home));
+    const web = path.join(repo.work, "apps/web");
+    // The project root is where the host finds it: a .xcsh folder marks the subfolder.
+    await w.write(path.join(web, ".xcsh/plugin-overrides.json"), "{}\n");
+    await git(["add", "-f", "apps/web/.xcsh/plugin-overrides.json"], repo.work, w);
+    await git(["commit", "-q", "-m", "overrides"], repo.work, w);
+    expect((await cli(w, web, ["trust"])).code).toBe(0);
+    const before = await snap(w);
+    const error = refusal(await cli(w, web, ["install", "--yes", "--json"]));
+    expect(error).toMatchObject({ code: "ETEAM_GENERATED_TRACKED", file: path.join(web, ".xcsh/plugin-overrides.json") });
+    expect(error.hint).toContain("git rm --cached .xcsh/plugin-overrides.json");
+    expect(await snap(w)).toEqual(before);
+  });
+});
+
 describe("install with no spec in a repository set up for Claude Code only", () => {
   let w: TmpWorld;
   beforeEach(async () => {
