@@ -17,7 +17,7 @@ import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
 import { runOnPty } from "../helpers/pty.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli, type ProcessResult } from "../helpers/run-cli.js";
-import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, worldPerTest, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 import { toolName, toolSource } from "../integration/plugins-fixtures.js";
 
@@ -308,13 +308,10 @@ describe("install with no spec: bad input through the CLI (a coded error naming 
   let project: GitRemote;
   const declaration = { version: 1, marketplaces: { inrepo: { source: { source: "directory", path: `./${MKT}` } } }, plugins: { "hello@inrepo": {} } };
 
+  worldPerTest((x) => (w = x), "xcsh-team-e2e-bad-");
   beforeEach(async () => {
-    w = await makeTmpWorld("xcsh-team-e2e-bad-");
     project = await makeGitRemote(w.root, "project", { ...inRepoMarketplace(), "xcsh-team.json": declaration }, isolatedGitEnv(w.home));
     expect((await cli(w, project.work, ["trust"])).code).toBe(0);
-  });
-  afterEach(async () => {
-    await w.cleanup();
   });
 
   /** Restore once (the lock), then apply `edit`, and expect `install` to refuse with `expected`, writing nothing. */
@@ -382,13 +379,10 @@ describe("install with no spec: dry runs and personal choices (an in-repo market
   let w: TmpWorld;
   let project: GitRemote;
   const declaration = { version: 1, marketplaces: { inrepo: { source: { source: "directory", path: `./${MKT}` } } }, plugins: { "hello@inrepo": {}, "old@inrepo": { enabled: false } } };
+  worldPerTest((x) => (w = x), "xcsh-team-e2e-dry-");
   beforeEach(async () => {
-    w = await makeTmpWorld("xcsh-team-e2e-dry-");
     project = await makeGitRemote(w.root, "project", { ...inRepoMarketplace(), "xcsh-team.json": declaration }, isolatedGitEnv(w.home));
     expect((await cli(w, project.work, ["trust"])).code).toBe(0);
-  });
-  afterEach(async () => {
-    await w.cleanup();
   });
 
   it("a dry run before the first lock says what it would lock and install; no lock, no .xcsh, no cache written", async () => {
@@ -442,12 +436,7 @@ describe("install with no spec: dry runs and personal choices (an in-repo market
 
 describe("install with no spec asks git what it tracks, read-only and running nothing of the repository's configuration", () => {
   let w: TmpWorld;
-  beforeEach(async () => {
-    w = await makeTmpWorld("xcsh-team-e2e-git-");
-  });
-  afterEach(async () => {
-    await w.cleanup();
-  });
+  worldPerTest((x) => (w = x), "xcsh-team-e2e-git-");
   const declaration = { version: 1, marketplaces: { inrepo: { source: { source: "directory", path: `./${MKT}` } } }, plugins: { "hello@inrepo": {} } };
 
   it("a core.fsmonitor program in .git/config never runs (plain `git ls-files` would run it)", async () => {
@@ -483,12 +472,7 @@ describe("install with no spec asks git what it tracks, read-only and running no
 
 describe("install with no spec in a repository set up for Claude Code only", () => {
   let w: TmpWorld;
-  beforeEach(async () => {
-    w = await makeTmpWorld("xcsh-team-e2e-claude-");
-  });
-  afterEach(async () => {
-    await w.cleanup();
-  });
+  worldPerTest((x) => (w = x), "xcsh-team-e2e-claude-");
 
   it("restores what .claude/settings.json declares, never touches .claude/, and writes the lock", async () => {
     const claude = { extraKnownMarketplaces: { inrepo: { source: { source: "directory", path: `./${MKT}` } } }, enabledPlugins: { "hello@inrepo": true } };
