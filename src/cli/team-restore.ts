@@ -24,12 +24,11 @@ export interface RestoreFlags {
 }
 
 /**
- * The project root whose declared set `install` with no spec restores, or `EUSAGE` when there is
- * none (outside any project, or no xcsh-team.json and no .claude/settings.json at its root): only
- * `stat`, so nothing of an untrusted project is read.
+ * The project root whose declared set `install` with no spec restores (the host's project folder:
+ * the root found from cwd, else cwd itself), or `EUSAGE` when it has no xcsh-team.json and no
+ * .claude/settings.json: only `stat`, so nothing of an untrusted project is read.
  */
 export function teamRootOf(ctx: CommandContext): string {
-  // As the host: the root found from cwd, else cwd itself (a folder with no .git and no .xcsh yet).
   const root = projectFolder(ctx.cwd, ctx.roots);
   const paths = teamPaths(root, ctx.roots.configDirName);
   if (statOrUndefined(paths.declaration) === undefined && statOrUndefined(paths.claudeSettings) === undefined) {
