@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
+import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { projectFolder, statOrUndefined, teamPaths } from "../core/paths.js";
 import type { OptOut, RestoreReport, TeamWorld } from "../teamset/index.js";
 import { assertScopeAllowed } from "./project-scope.js";
@@ -74,6 +75,8 @@ async function assertGeneratedUntracked(root: string, world: TeamWorld, configDi
  */
 export async function restoreProject(ctx: CommandContext, flags: RestoreFlags = {}): Promise<RestoreReport> {
   const root = teamRootOf(ctx);
+  // A dry run asks nothing, trust included: an untrusted project is refused (the engine checks it too).
+  if (flags.dryRun && !isProjectTrustedByUser(root, trustWorldOf(ctx.roots))) throw untrustedProjectError(root, "restore the project's plugin set");
   await assertScopeAllowed(ctx, "project", "restore the project's plugin set");
   const { restoreTeamSet } = await import("../teamset/index.js");
   const world = await teamWorldOf(ctx, flags);

@@ -385,6 +385,19 @@ describe("install with no spec: dry runs and personal choices (an in-repo market
     expect((await cli(w, project.work, ["trust"])).code).toBe(0);
   });
 
+  it("a dry run on a terminal in a project not trusted yet asks nothing (not even trust): EUNTRUSTED_PROJECT, nothing written", async () => {
+    const fresh = path.join(w.root, "fresh");
+    await git(["clone", "-q", project.bare, fresh], w.root, w);
+    // Project state of its own: a command that may ask about trust on a terminal would ask here.
+    await w.write(path.join(fresh, ".xcsh/tools/x.ts"), "export default {};\n");
+    const before = await snap(w);
+    const r = await runOnPty(["install", "--dry-run"], { cwd: fresh, home: w.home }, "y");
+    expect(r.asked).toBe(false);
+    expect(r.code).not.toBe(0);
+    expect(r.screen).toContain("EUNTRUSTED_PROJECT");
+    expect(await snap(w)).toEqual(before);
+  });
+
   it("a dry run before the first lock says what it would lock and install; no lock, no .xcsh, no cache written", async () => {
     const before = await snap(w);
     const dry = await cli(w, project.work, ["install", "--dry-run"]);
