@@ -6,8 +6,9 @@
  */
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
-import { projectRootOf, statOrUndefined, teamPaths } from "../core/paths.js";
-import type { RestoreReport, TeamWorld } from "../teamset/index.js";
+import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
+import { projectFolder, statOrUndefined, teamPaths } from "../core/paths.js";
+import type { OptOut, RestoreReport, TeamWorld } from "../teamset/index.js";
 import { assertScopeAllowed } from "./project-scope.js";
 import type { CommandContext } from "./context.js";
 import { npmClient } from "./plugin-command.js";
@@ -19,23 +20,25 @@ export interface RestoreFlags {
   /** Accept what the set's plugins run without asking. */
   yes?: boolean;
   allowScripts?: boolean;
+  /** Resolve, fetch and verify, print what would change and run; ask, write and run nothing. */
+  dryRun?: boolean;
 }
 
 /**
- * The project root whose declared set `install` with no spec restores, or `EUSAGE` when there is
- * none (outside any project, or no xcsh-team.json and no .claude/settings.json at its root): only
- * `stat`, so nothing of an untrusted project is read.
+ * The project root whose declared set `install` with no spec restores (the host's project folder:
+ * the root found from cwd, else cwd itself), or `EUSAGE` when it has no xcsh-team.json and no
+ * .claude/settings.json: only `stat`, so nothing of an untrusted project is read.
  */
 export function teamRootOf(ctx: CommandContext): string {
-  const root = projectRootOf(ctx.cwd, ctx.roots);
-  const paths = root === undefined ? undefined : teamPaths(root, ctx.roots.configDirName);
-  if (paths === undefined || (statOrUndefined(paths.declaration) === undefined && statOrUndefined(paths.claudeSettings) === undefined)) {
-    throw new XcshToolsError("EUSAGE", `install needs at least one spec: ${root ?? ctx.cwd} declares no plugin set (no xcsh-team.json, no .claude/settings.json)`, {
+  const root = projectFolder(ctx.cwd, ctx.roots);
+  const paths = teamPaths(root, ctx.roots.configDirName);
+  if (statOrUndefined(paths.declaration) === undefined && statOrUndefined(paths.claudeSettings) === undefined) {
+    throw new XcshToolsError("EUSAGE", `install needs at least one spec: ${root} declares no plugin set (no xcsh-team.json, no .claude/settings.json)`, {
       hint: "Give a spec (xcsh-tools install @acme/xcsh-search), or declare the project's set: xcsh-tools install <spec> --scope project.",
       exitCode: 2,
     });
   }
-  return root!;
+  return root;
 }
 
 /** The team world of a command: marketplace context and npm options of this user, consent as the flags say. */
@@ -47,28 +50,74 @@ export async function teamWorldOf(ctx: CommandContext, flags: RestoreFlags = {})
 }
 
 /**
+ * `ETEAM_GENERATED_TRACKED` when git tracks a file restore generates (design (b) `.xcsh/.gitignore`):
+ * it holds paths of one machine, and a teammate's commit of it would undo this one's. Asked of git
+ * read-only (`ls-files`); only a git work tree is checked. Nothing is changed in the repository:
+ * the fix is the user's `git rm --cached`.
+ */
+async function assertGeneratedUntracked(root: string, world: TeamWorld, configDirName: string | undefined): Promise<void> {
+  const paths = teamPaths(root, configDirName);
+  const generated = [path.dirname(paths.installedPlugins), paths.pluginOverrides, paths.marketplacesRegistry, path.dirname(paths.catalogCache)].map((file) => path.relative(root, file));
+  const { trackedFiles } = await import("../core/git.js");
+  const tracked = await trackedFiles(root, generated, { env: world.ctx.env, timeoutMs: world.ctx.gitTimeoutMs });
+  if (!tracked || tracked.length === 0) return;
+  const quoted = tracked.map((file) => (/^[\w./@-]+$/.test(file) ? file : `'${file.replaceAll("'", "'\\''")}'`));
+  throw new XcshToolsError("ETEAM_GENERATED_TRACKED", `git tracks ${tracked.join(", ")}, which xcsh-tools generates for each machine from xcsh-team.json (a committed copy holds one machine's paths)`, {
+    file: path.join(root, tracked[0]!),
+    hint: `Stop tracking ${tracked.length > 1 ? "them (the files stay" : "it (the file stays"} on disk), commit, then run install again: git rm --cached ${quoted.join(" ")}`,
+  });
+}
+
+/**
  * Restore the project's declared set on this machine and report it. Trust is asked (on a
- * terminal) or refused (`EUNTRUSTED_PROJECT`) before any project file is read.
+ * terminal) or refused (`EUNTRUSTED_PROJECT`) before any project file is read; what the set's
+ * plugins run is asked about once, for the whole set.
  */
 export async function restoreProject(ctx: CommandContext, flags: RestoreFlags = {}): Promise<RestoreReport> {
   const root = teamRootOf(ctx);
+  // A dry run asks nothing, trust included: an untrusted project is refused (the engine checks it too).
+  if (flags.dryRun && !isProjectTrustedByUser(root, trustWorldOf(ctx.roots))) throw untrustedProjectError(root, "restore the project's plugin set");
   await assertScopeAllowed(ctx, "project", "restore the project's plugin set");
   const { restoreTeamSet } = await import("../teamset/index.js");
   const world = await teamWorldOf(ctx, flags);
-  return restoreTeamSet(root, { world, frozen: Boolean(flags.frozen), ...(ctx.roots.configDirName ? { configDirName: ctx.roots.configDirName } : {}) });
+  await assertGeneratedUntracked(root, world, ctx.roots.configDirName);
+  const { batchApprover } = await import("./consent.js");
+  return restoreTeamSet(root, {
+    world,
+    frozen: Boolean(flags.frozen),
+    dryRun: Boolean(flags.dryRun),
+    approveAll: batchApprover(ctx, { yes: Boolean(flags.yes) }),
+    ...(ctx.roots.configDirName ? { configDirName: ctx.roots.configDirName } : {}),
+  });
+}
+
+/** Who switched a declared plugin off, as `list` says it: `you (.xcsh/team.local.json)`, `team (xcsh-team.json)`. */
+function decidedBy(root: string, optOut: OptOut): string {
+  const who = optOut.by === "local" || optOut.by === "claude-local" || optOut.by === "user" ? "you" : optOut.by === "claude" ? "team (Claude Code)" : "team";
+  return `${who} (${path.relative(root, optOut.file) || optOut.file})`;
 }
 
 /** The human lines of a restore (`--json` prints the report as it is). */
 export function restoreLines(root: string, report: RestoreReport): string[] {
   const rel = (file: string) => path.relative(root, file) || file;
   const lines: string[] = [];
-  if (report.lockMerged) lines.push("Merged xcsh-team.lock.json (it had conflict markers).");
+  const would = report.dryRun ? "Would " : "";
+  if (report.lockMerged) lines.push(report.dryRun ? "Would merge xcsh-team.lock.json (it has conflict markers)." : "Merged xcsh-team.lock.json (it had conflict markers).");
   const changed = [...report.npmInstalled, ...report.installed];
-  if (changed.length > 0) lines.push(`Installed ${changed.join(", ")}`);
-  if (report.resolved.length > 0) lines.push(`Locked ${report.resolved.join(", ")}`);
+  if (changed.length > 0) lines.push(`${would}${would ? "install" : "Installed"} ${changed.join(", ")}`);
+  if (report.resolved.length > 0) lines.push(`${would}${would ? "lock" : "Locked"} ${report.resolved.join(", ")}`);
+  if (report.dryRun) {
+    for (const plugin of report.wouldRun) {
+      lines.push(`${plugin.id} ${plugin.version} would run${plugin.source === "npm" ? " (hook and extension modules)" : ""}:`);
+      for (const line of plugin.lines) lines.push(`  ${line}`);
+    }
+  }
+  for (const optOut of report.optOuts) lines.push(`${optOut.plugin}: off — ${decidedBy(root, optOut)}`);
   for (const line of report.closureDrift) lines.push(`note: ${line}`);
   if (report.undeclared.length > 0) lines.push(`warning: WTEAM_UNDECLARED: the project registry also lists ${report.undeclared.join(", ")}, which the set does not declare (kept as they were)`);
   if (report.written.length > 0) lines.push(`Wrote ${report.written.map(rel).join(", ")}`);
-  lines.push(changed.length > 0 || report.written.length > 0 ? "Restart xcsh (or /reload-plugins) to load the set." : "Up to date (xcsh-team.lock.json).");
+  for (const s of report.secretsNeeded) lines.push(`needs a secret: xcsh-tools config set ${s.plugin} ${s.key} <value>${s.env ? `  (or ${s.env})` : ""}`);
+  if (report.dryRun) lines.push(changed.length > 0 || report.lockChanged || report.lockMerged ? "Dry run: nothing was asked, written or run." : "Up to date (xcsh-team.lock.json); dry run: nothing was written.");
+  else lines.push(changed.length > 0 || report.written.length > 0 ? "Restart xcsh (or /reload-plugins) to load the set." : "Up to date (xcsh-team.lock.json).");
   return lines;
 }

@@ -26,7 +26,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { devNull } from "node:os";
-import { XcshToolsError } from "./errors.js";
+import { XcshToolsError, isXcshToolsError } from "./errors.js";
 import { runInProcessGroup } from "./process-group.js";
 import { redactSecrets } from "./redact.js";
 import { removeTree } from "./atomic-fs.js";
@@ -207,4 +207,22 @@ export async function remoteHead(url: string, ref: string | undefined, options: 
   // Prefer a peeled tag (^{}) so an annotated tag compares by its commit.
   const peeled = lines.find((l) => l[1]?.endsWith("^{}"));
   return (peeled ?? lines[0])?.[0];
+}
+
+/**
+ * The files among `paths` (relative to `workTree`) that git tracks there, relative to it, or
+ * `undefined` when `workTree` is not in a git work tree (or there is no git: then nothing can be
+ * tracked that we could tell about). Read-only: `rev-parse` and `ls-files` with literal
+ * pathspecs, the hardening above, never a command that changes the user's repository.
+ */
+export async function trackedFiles(workTree: string, paths: readonly string[], options: Pick<GitOptions, "env" | "timeoutMs" | "signal">): Promise<string[] | undefined> {
+  const at = { ...options, cwd: workTree };
+  try {
+    if ((await runGit(["rev-parse", "--is-inside-work-tree"], at, "rev-parse", workTree)).trim() !== "true") return undefined;
+  } catch (error) {
+    if (isXcshToolsError(error, "EGIT") || isXcshToolsError(error, "EGIT_MISSING")) return undefined;
+    throw error;
+  }
+  const out = await runGit(["--literal-pathspecs", "ls-files", "-z", "--", ...paths], at, "ls-files", workTree);
+  return out.split("\0").filter(Boolean);
 }

@@ -149,8 +149,11 @@ export function confineJournalPath(p: string, xcshHome: string, origin: Omit<Pat
     return confinePath(lexical, project, { what, ...origin }, { strictlyBelow: true, scope: "project" });
   }
   // A team set's lock (docs/design/team-sets.md), written by the restore in the same transaction as
-  // the state it describes: only that file name, beside a `.xcsh` folder, and not through a link out.
-  if (path.basename(lexical) === "xcsh-team.lock.json" && existsSync(path.join(path.dirname(lexical), ".xcsh"))) {
+  // the state it describes: only that file name, beside a `.xcsh` folder or a declaration (a first
+  // restore of a repository that has only xcsh-team.json creates `.xcsh` in the same transaction),
+  // and not through a link out.
+  const beside = (name: string) => existsSync(path.join(path.dirname(lexical), name));
+  if (path.basename(lexical) === "xcsh-team.lock.json" && (beside(".xcsh") || beside("xcsh-team.json") || beside(path.join(".claude", "settings.json")))) {
     return confinePath(lexical, path.dirname(lexical), { what, ...origin }, { strictlyBelow: true, scope: "project" });
   }
   return confinePath(p, xcshHome, { what, ...origin, hint }, { strictlyBelow: true });

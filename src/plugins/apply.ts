@@ -381,6 +381,9 @@ function nextInstallState(plan: Plan, inventory: InstalledPlugin[], before: Stat
  * the installed version (consent for npm plugins: components/consent.ts says what counts), and
  * about the install scripts it brings that --allow-scripts will run (none has run yet).
  */
+/** The package.json key a plugin's manifest is read from: `pi` only for a package that has no `xcsh`. */
+export const manifestKeyOf = (pkg: unknown): "pi" | "xcsh" => (isRecord(pkg) && pkg.xcsh === undefined && pkg.pi !== undefined ? "pi" : "xcsh");
+
 async function approveModules(
   approve: (request: ExecutableRequest) => Promise<void>,
   actions: readonly PlanAction[],
@@ -393,10 +396,9 @@ async function approveModules(
     const next = arrived.get(action.name);
     if (!next) continue;
     const current = inventory.find((p) => p.name === action.name && p.manifest !== undefined);
-    const keyOf = (pkg: unknown) => (isRecord(pkg) && pkg.xcsh === undefined && pkg.pi !== undefined ? "pi" : "xcsh");
     const changes = npmExecutableChanges(
-      current?.manifest ? { dir: current.dir, manifest: current.manifest, manifestKey: keyOf(current.pkg) } : undefined,
-      { dir: next.dir, manifest: next.manifest, manifestKey: keyOf(next.pkg) },
+      current?.manifest ? { dir: current.dir, manifest: current.manifest, manifestKey: manifestKeyOf(current.pkg) } : undefined,
+      { dir: next.dir, manifest: next.manifest, manifestKey: manifestKeyOf(next.pkg) },
       path.join(where.liveNodeModules, action.name),
     );
     const scripts = where.scripts.get(action.name) ?? [];

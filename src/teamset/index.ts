@@ -13,4 +13,4 @@ export { GITIGNORE_LINES, GITIGNORE_TEXT, missingGitignoreLines, renderHostFiles
 export { editDeclaration, editLocal, formatDeclaration, formatLocal, type DeclarationEdit, type EditContext, type PluginEdit } from "./edit.js";
 export { loadTeamSet, type LoadTeamSetOptions } from "./load.js";
 export { catalogSpecOf, lockTextIfChanged, resolveNpmPlugin, resolveTeamLock, type ResolvedLock, type TeamWorld } from "./resolve.js";
-export { restoreTeamSet, type RestoreOptions, type RestoreReport } from "./restore.js";
+export { restoreTeamSet, type OptOut, type RestoreOptions, type RestoreReport, type SecretNeeded, type WouldRun } from "./restore.js";

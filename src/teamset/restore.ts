@@ -18,14 +18,15 @@ import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
 import { teamPaths, xcshPaths } from "../core/paths.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { pathExists } from "../core/atomic-fs.js";
-import { hasChanges } from "../components/consent.js";
+import { describeExecutableChanges, describeInstallScripts, hasChanges, type ExecutableRequest } from "../components/consent.js";
 import { executableChangesOf, makeScratch, stagePreparedPlugins, stageProjectRegistry, type PreparedPlugin } from "../marketplace/index.js";
 import { splitPluginId } from "../manifest/installed-plugins.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord, pointer } from "../manifest/result.js";
 import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lock.js";
-import type { EffectiveSet, SetPlugin } from "../manifest/team-set.js";
+import type { EffectiveSet, SetPlugin, Who } from "../manifest/team-set.js";
 import type { Mutation } from "../plugins/mutation.js";
+import { previewPinned, secretsNeededOf, type SecretNeeded } from "../plugins/team-preview.js";
 import { applyPinned, installedClosures, resolvePinned, type PinnedNpmPlugin } from "../plugins/team.js";
 import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
 import { loadTeamSet } from "./load.js";
@@ -34,6 +35,7 @@ import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock,
 import { satisfies } from "./satisfy.js";
 
 export type { TeamWorld } from "./resolve.js";
+export type { SecretNeeded } from "../plugins/team-preview.js";
 
 /** Options of `restoreTeamSet`. */
 export interface RestoreOptions {
@@ -42,6 +44,32 @@ export interface RestoreOptions {
   frozen?: boolean;
   /** The host's config folder name, `.xcsh` by default. */
   configDirName?: string;
+  /**
+   * Resolve, fetch and verify into scratch, then stop before consent: nothing asked, written or
+   * run; the report says what would change and `wouldRun` what the set's plugins would run.
+   */
+  dryRun?: boolean;
+  /**
+   * Ask once for everything the set's plugins run (marketplace and npm, one list, one question;
+   * cli/consent.ts `batchApprover`). Without it each plugin is asked through `approveExecutables`.
+   */
+  approveAll?: (requests: ExecutableRequest[]) => Promise<void>;
+}
+
+/** What one plugin of the set would run on this machine (consent's lines: `+ hook SessionStart: …`). */
+export interface WouldRun {
+  id: string;
+  version: string;
+  source: "marketplace" | "npm";
+  update: boolean;
+  lines: string[];
+}
+
+/** A declared plugin that does not load here, and who switched it off. */
+export interface OptOut {
+  plugin: string;
+  by: Who["by"];
+  file: string;
 }
 
 /** What a restore did. */
@@ -64,6 +92,12 @@ export interface RestoreReport {
   closureDrift: string[];
   /** Ids of the project registry the set does not mention, kept as they were (`WTEAM_UNDECLARED`). */
   undeclared: string[];
+  /** Nothing was written (`dryRun`): the other fields say what a restore would do. */
+  dryRun: boolean;
+  /** What the new or changed plugins run (hooks, MCP/LSP servers, bin/, npm hook and extension modules). */
+  wouldRun: WouldRun[];
+  secretsNeeded: SecretNeeded[];
+  optOuts: OptOut[];
 }
 
 /** `ETEAM_FROZEN` listing what stops a frozen restore. */
@@ -175,6 +209,29 @@ async function stageText(m: Mutation, file: string, text: string, written: strin
   written.push(file);
 }
 
+/** A request as consent shows it (the lines a terminal prints and `--dry-run`/`--json` report). */
+function wouldRunOf(request: ExecutableRequest): WouldRun {
+  return { id: request.id, version: request.version, source: request.source, update: request.update, lines: [...describeExecutableChanges(request.changes), ...describeInstallScripts(request.scripts)] };
+}
+
+/**
+ * The npm applier's consent after the one question: a request the user already saw (same
+ * plugin, same lines) passes; anything the pre-scan could not know (install scripts of a
+ * dependency with --allow-scripts) is asked on its own.
+ */
+function alreadyAsked(asked: readonly ExecutableRequest[], approveAll: (requests: ExecutableRequest[]) => Promise<void>): (request: ExecutableRequest) => Promise<void> {
+  const seen = new Map(asked.map((r) => [r.id, wouldRunOf(r).lines.join("\n")]));
+  return async (request) => {
+    if (seen.get(request.id) === wouldRunOf(request).lines.join("\n")) return;
+    await approveAll([request]);
+  };
+}
+
+/** The declared plugins switched off on this machine, with who decided (the team, Claude's files, or you). */
+function optOutsOf(set: EffectiveSet): OptOut[] {
+  return [...set.plugins.values()].filter((p) => !p.enabled).map((p) => ({ plugin: p.key, by: p.enabledBy.by, file: p.enabledBy.file }));
+}
+
 /**
  * Restore the project at `root` to its declared set. Throws `EUNTRUSTED_PROJECT` before any
  * project file is read, `ETEAM_FROZEN` (frozen), `EINTEGRITY`, or what the consent callback
@@ -228,14 +285,28 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       checkFeatures(set.plugins.get(r.pinned.name)!, r.pinned.version, r.features);
     }
     const registry = existingRegistry(paths.installedPlugins);
+    const requests: ExecutableRequest[] = [];
     for (const prepared of ready) {
       const before = installedPathOf(registry, prepared.id);
       if (before === prepared.cacheDir) continue;
       const changes = executableChangesOf(ctx, prepared, before);
-      if (hasChanges(changes) && ctx.approveExecutables) {
-        await ctx.approveExecutables({ id: prepared.id, version: prepared.version, source: "marketplace", scope: "project", update: before !== undefined, dryRun: false, changes });
-      }
+      if (hasChanges(changes)) requests.push({ id: prepared.id, version: prepared.version, source: "marketplace", scope: "project", update: before !== undefined, dryRun: options.dryRun === true, changes });
     }
+    const npmChanges = options.dryRun || options.approveAll ? await previewPinned(ctx, world.npm, npmReady, scratch) : undefined;
+    if (npmChanges) requests.push(...npmChanges.requests);
+    const installing = ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id);
+    const secretsNeeded = await secretsNeededOf(ctx, npmReady);
+    if (options.dryRun) {
+      const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
+      return { dryRun: true, written: [], lockChanged: lockChange !== undefined, lockMerged: merged, installed: installing, npmInstalled: npmChanges!.changing, resolved: resolved.resolved, closureDrift: [], undeclared: [], wouldRun: requests.map(wouldRunOf), secretsNeeded, optOuts: optOutsOf(set) };
+    }
+    // One question for the whole set, or (a library caller without `approveAll`) one per plugin.
+    if (options.approveAll) {
+      if (requests.length > 0) await options.approveAll(requests);
+    } else if (ctx.approveExecutables) {
+      for (const request of requests) await ctx.approveExecutables(request);
+    }
+    const approveNpm = options.approveAll ? alreadyAsked(requests, options.approveAll) : ctx.approveExecutables;
     const written: string[] = [];
     let lockChanged = false;
     let undeclared: string[] = [];
@@ -244,7 +315,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       client: world.npm,
       cwd: root,
       resolved: npmReady,
-      ...(ctx.approveExecutables ? { approveExecutables: ctx.approveExecutables } : {}),
+      ...(approveNpm ? { approveExecutables: approveNpm } : {}),
       stageMore: async (m) => {
         await stagePreparedPlugins(ctx, m, ready);
         const installs = new Map<string, MarketplaceInstall>(ready.map((p) => [p.id, { installPath: p.cacheDir, version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) }]));
@@ -266,14 +337,18 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     });
     const closureDrift = driftOf(await installedClosures(ctx.roots, world.npm, pinned.map((p) => p.name)), next);
     return {
+      dryRun: false,
       closureDrift,
       written,
       lockChanged,
       lockMerged: merged,
-      installed: ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id),
+      installed: installing,
       npmInstalled: applied.plugins.filter((p) => p.type !== "NOOP").map((p) => `${p.name}@${p.version ?? "?"}`),
       resolved: resolved.resolved,
       undeclared,
+      wouldRun: requests.map(wouldRunOf),
+      secretsNeeded,
+      optOuts: optOutsOf(set),
     };
   } finally {
     await scratchDir.dispose();

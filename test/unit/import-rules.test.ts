@@ -55,7 +55,8 @@ const ENGINES: Record<string, readonly string[]> = {
   boot: ["index.ts", "prevalidated.ts", "refresh.ts"],
   // The npm plugin engine's transaction, fetcher and tarball limits, which marketplace installs share.
   // team.ts: the pinned installs of a team restore (teamset/restore.ts), in one transaction with its host files.
-  plugins: ["mutation.ts", "npm-client.ts", "tarball-check.ts", "team.ts"],
+  // team-preview.ts: what a restore's pinned install would do, before consent (--dry-run, the one question).
+  plugins: ["mutation.ts", "npm-client.ts", "tarball-check.ts", "team.ts", "team-preview.ts"],
   marketplace: ["index.ts"],
   // The team-set engine (issue 42). fast.ts (the no-op restore check on the CLI's hot path) joins once it exists.
   teamset: ["index.ts"],

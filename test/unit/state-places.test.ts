@@ -1,7 +1,7 @@
 /**
  * core/state-places.ts: one place per kind of recorded path, and the journal's rule.
  */
-import { mkdir, mkdtemp, realpath, rm, symlink } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,6 +19,12 @@ beforeAll(async () => {
   await mkdir(path.join(root, "team", ".xcsh"), { recursive: true });
   await mkdir(path.join(root, "team", "sub"), { recursive: true });
   await symlink(path.join(root, "victim"), path.join(root, "team", "link"));
+  // A first restore of a repository that has only a declaration: no .xcsh yet.
+  await mkdir(path.join(root, "decl-only"), { recursive: true });
+  await writeFile(path.join(root, "decl-only", "xcsh-team.json"), "{}\n");
+  await mkdir(path.join(root, "claude-only", ".claude"), { recursive: true });
+  await writeFile(path.join(root, "claude-only", ".claude", "settings.json"), "{}\n");
+  await mkdir(path.join(root, "claude-empty", ".claude"), { recursive: true });
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -76,6 +82,11 @@ describe("journaled paths", () => {
     ["another file beside a .xcsh folder", () => path.join(root, "team", "xcsh-team.json"), false],
     ["a team lock's name below a .xcsh folder's sibling", () => path.join(root, "team", "sub", "xcsh-team.lock.json"), false],
     ["a team lock through a symlink to a folder without .xcsh", () => path.join(root, "team", "link", "xcsh-team.lock.json"), false],
+    ["a team lock beside only an xcsh-team.json (a first restore: no .xcsh yet)", () => path.join(root, "decl-only", "xcsh-team.lock.json"), true],
+    ["a team lock beside only a .claude/settings.json", () => path.join(root, "claude-only", "xcsh-team.lock.json"), true],
+    ["another file beside an xcsh-team.json", () => path.join(root, "decl-only", "xcsh-team.json"), false],
+    ["a team lock's name beside a .claude folder with no settings.json", () => path.join(root, "claude-empty", "xcsh-team.lock.json"), false],
+    ["a team lock's name below a folder with an xcsh-team.json", () => path.join(root, "decl-only", "sub", "xcsh-team.lock.json"), false],
   ];
   it.each(table)("%s", (_what, p, allowed) => {
     const check = () => confineJournalPath(p(), roots.xcshHome, { file: "intent.json", field: "entries/0/path" });

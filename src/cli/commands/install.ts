@@ -79,9 +79,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
 
 /** `install` with no spec: restore the project's declared set (cli/team-restore.ts). */
 async function restoreCommand(ctx: CommandContext, flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean; frozen?: boolean }): Promise<void> {
-  if (flags.dryRun) throw usageError("install --dry-run needs a spec (a dry run of the project's restore is not available yet)", "Run `xcsh-tools install --frozen` to check the lock without installing anything new.");
   const { restoreProject, restoreLines, teamRootOf } = await import("../team-restore.js");
   const report = await restoreProject(ctx, flags);
-  if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
+  // `changed`: anything installed or written on this machine (a dry run: anything it would).
+  if (ctx.output.json) return ctx.output.result({ ok: true, changed: report.installed.length + report.npmInstalled.length + report.written.length > 0 || (report.dryRun && report.lockChanged), ...report });
   for (const line of restoreLines(teamRootOf(ctx), report)) ctx.output.line(line);
 }
