@@ -10,7 +10,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { isPathBelow } from "../core/contain.js";
-import { projectFolder, projectPaths, projectRegistryFile, projectRootOf, xcshPaths, type XcshRoots } from "../core/paths.js";
+import { projectFolder, projectPaths, projectRegistryFile, projectRootOf, teamPaths, xcshPaths, type XcshRoots } from "../core/paths.js";
 import { changeTrust, decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
 import { printable, type Output } from "./output.js";
 
@@ -18,7 +18,11 @@ import { printable, type Output } from "./output.js";
 function projectStateFound(cwd: string, roots: XcshRoots, root: string | undefined): string[] {
   const p = projectPaths(cwd);
   const registry = projectRegistryFile(cwd, roots, root);
-  const files = [p.tools, p.claudeTools, p.codexTools, ...(registry ? [registry] : []), p.pluginOverrides, ...p.otherPluginOverrides, projectPaths(projectFolder(cwd, roots, root)).marketplacesRegistry];
+  const folder = projectFolder(cwd, roots, root);
+  // A team declaration counts (a fresh clone has nothing else): `install` would restore its set.
+  // Claude Code's own .claude/settings.json does not, or every Claude repository would ask.
+  const team = teamPaths(folder, roots.configDirName);
+  const files = [p.tools, p.claudeTools, p.codexTools, ...(registry ? [registry] : []), p.pluginOverrides, ...p.otherPluginOverrides, projectPaths(folder).marketplacesRegistry, team.declaration, team.lock];
   return [...new Set(files)].filter((f) => existsSync(f));
 }
 

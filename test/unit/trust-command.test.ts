@@ -165,6 +165,15 @@ describe("the trust question on a terminal", () => {
     await expect(readFile(trustFile(), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
   });
 
+  it("a fresh clone with only a team declaration (xcsh-team.json) is asked about: install would restore its set", async () => {
+    await rm(path.join(w.cwd, ".xcsh"), { recursive: true });
+    await w.write(path.join(w.cwd, "xcsh-team.json"), `${JSON.stringify({ version: 1, plugins: {} })}\n`);
+    const t = terminal("y");
+    expect(await decideCommandTrust(ctx(), t.io)).toBe(true);
+    expect(t.transcript()).toContain("xcsh-team.json");
+    expect(trustedNow(w.cwd)).toBe(true);
+  });
+
   it("a trusted project is not asked about", async () => {
     await run(["trust"]);
     const t = terminal("n");
