@@ -57,8 +57,8 @@ const ENGINES: Record<string, readonly string[]> = {
   // team.ts: the pinned installs of a team restore (teamset/restore.ts), in one transaction with its host files.
   plugins: ["mutation.ts", "npm-client.ts", "tarball-check.ts", "team.ts"],
   marketplace: ["index.ts"],
-  // The team-set engine (issue 42). fast.ts (the no-op restore check on the CLI's hot path) joins once it exists.
-  teamset: ["index.ts"],
+  // The team-set engine (issue 42); fast.ts: the no-op restore check on the CLI's hot path (no engine loaded).
+  teamset: ["index.ts", "fast.ts"],
   scaffold: ["index.ts"],
 };
 
