@@ -257,7 +257,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     const written: string[] = [];
     let lockChanged = false;
     let undeclared: string[] = [];
-    const stampFacts: StampFacts = { root, paths, roots: ctx.roots, inputs: stampInputs, plugins: pinned.length + ready.length + reused.length, outputs: [] };
+    const stampFacts: StampFacts = { root, paths, roots: ctx.roots, inputs: stampInputs, plugins: pinned.length + ready.length + reused.length, npm: Object.fromEntries(pinned.map((p) => [p.name, p.version])), outputs: [] };
     // One transaction: the npm plugins (their hook and extension modules asked about by the applier), then our files in the same journal.
     const applied = await applyPinned(withStampAtCommit(ctx, stampFacts), "restore the project's plugin set", {
       client: world.npm,

@@ -19,6 +19,8 @@ export interface StampFacts {
   /** `readStampInputs` before the set was read; `undefined`: no stamp (the next `install` runs the engine). */
   inputs: string[] | undefined;
   plugins: number;
+  /** npm plugins of the set, name → locked version. */
+  npm: Record<string, string>;
   /** Every file and folder the restored set relies on. */
   outputs: string[];
   /** The lock's bytes after the restore (what it wrote, else what it read). */
@@ -65,6 +67,7 @@ async function writeRestoreStamp(facts: StampFacts): Promise<void> {
       inputs: inputDigest(facts.paths, digests),
       plugins: facts.plugins,
       frozenOk: facts.frozenOk === true,
+      npm: facts.npm,
       trust: identityOf(trustWorldOf(facts.roots).trustFile),
       outputs: [...new Set(facts.outputs)].map(identityOf),
     });

@@ -36,6 +36,8 @@ export interface RestoreStamp {
   plugins: number;
   /** The lock was canonical and satisfied the declaration: a `--frozen` restore would have passed. */
   frozenOk: boolean;
+  /** The npm plugins this project's set installed in the user's tree, name → locked version (for other projects' clash notes, `doctor`). */
+  npm: Record<string, string>;
   /** The trust record the project's trust was read from. */
   trust: FileIdentity;
   outputs: FileIdentity[];
@@ -93,5 +95,6 @@ export function readStamp(file: string): RestoreStamp | undefined {
   if (typeof doc !== "object" || doc === null || doc.version !== STAMP_VERSION) return undefined;
   if (typeof doc.root !== "string" || typeof doc.inputs !== "string" || !Number.isInteger(doc.plugins) || typeof doc.frozenOk !== "boolean") return undefined;
   if (!isIdentity(doc.trust) || !Array.isArray(doc.outputs) || !doc.outputs.every(isIdentity)) return undefined;
+  if (typeof doc.npm !== "object" || doc.npm === null || Array.isArray(doc.npm) || !Object.values(doc.npm).every((v) => typeof v === "string")) return undefined;
   return doc;
 }

@@ -67,6 +67,7 @@ async function stamped(more: Partial<RestoreStamp> = {}): Promise<{ stampFile: s
     inputs: inputDigest(paths, readInputDigests(paths)),
     plugins: 1,
     frozenOk: true,
+    npm: { a: "1.0.0" },
     trust: identityOf(xcshPaths(roots).trustedProjects),
     outputs: [identityOf(output), identityOf(path.join(w.cwd, ".xcsh/plugin-overrides.json"))],
     ...more,
@@ -109,7 +110,7 @@ describe("fastRestore: up to date only when everything the stamp names is equal"
     });
     it("a stamp whose fields have the wrong types", async () => {
       const { stampFile, stamp } = await stamped();
-      for (const bad of [{ plugins: "1" }, { outputs: [{ file: 1, size: 0, mtimeMs: 0 }] }, { trust: null }, { frozenOk: "yes" }, { inputs: 7 }]) {
+      for (const bad of [{ plugins: "1" }, { outputs: [{ file: 1, size: 0, mtimeMs: 0 }] }, { trust: null }, { frozenOk: "yes" }, { inputs: 7 }, { npm: { a: 1 } }, { npm: null }]) {
         await writeFile(stampFile, JSON.stringify({ ...stamp, ...bad }));
         expect(readStamp(stampFile), JSON.stringify(bad)).toBeUndefined();
         expect(check()).toBeUndefined();
