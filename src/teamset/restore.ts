@@ -269,10 +269,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         const installs = new Map<string, MarketplaceInstall>(ready.map((p) => [p.id, { installPath: p.cacheDir, version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) }]));
         for (const r of reused) installs.set(r.id, { installPath: r.cacheDir, version: r.content.version, ...(r.content.gitCommitSha ? { gitCommitSha: r.content.gitCommitSha } : {}) });
         const hashesText = contentHashesText(recorded, created.map((p) => ({ cacheDir: p.cacheDir, content: { hash: lockedTreeHash(p), version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) } })));
-        if (hashesText !== undefined) {
-          await mkdir(path.dirname(contentHashesFile), { recursive: true });
-          await stageText(m, contentHashesFile, hashesText, []);
-        }
+        if (hashesText !== undefined) await stageText(m, contentHashesFile, hashesText, []);
         const npmFeatures = new Map(npmReady.map((r) => [r.pinned.name, r.features]));
         const host = renderHostFiles({ set, pluginCache: xcshPaths(ctx.roots).pluginCache, installs, npmFeatures, ...(registry ? { existingRegistry: registry } : {}) });
         undeclared = host.undeclared;
