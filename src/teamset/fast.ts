@@ -10,7 +10,7 @@
  * On the CLI's hot path: node built-ins and core modules that import only built-ins (the CLI's
  * program chunk has loaded those already; test/unit/teamset-fast.test.ts walks the imports).
  */
-import { statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { realPathOrNearest } from "../core/contain.js";
 import { projectRootOf, resolveRoots, teamPaths, teamStampFile, xcshPaths } from "../core/paths.js";
@@ -52,11 +52,30 @@ function check({ cwd: started, env, flags }: FastRestoreInput): FastRestoreResul
   if (root === undefined) return undefined;
   const world = trustWorldOf(roots);
   if (decideProjectTrustOf(cwd, root, undefined, world) !== true) return undefined;
-  const stamp = readStamp(teamStampFile(xcshPaths(roots).ours, realPathOrNearest(root)));
-  if (stamp === undefined || stamp.root !== realPathOrNearest(root) || (flags.frozen && !stamp.frozenOk)) return undefined;
+  const ours = xcshPaths(roots).ours;
+  if (pendingWork(ours)) return undefined;
+  const real = realPathOrNearest(root);
+  const stamp = readStamp(teamStampFile(ours, real));
+  if (stamp === undefined || stamp.root !== real || (flags.frozen && !stamp.frozenOk)) return undefined;
   if (stamp.trust.file !== world.trustFile || !sameIdentity(stamp.trust)) return undefined;
   const paths = teamPaths(root, roots.configDirName);
   if (inputDigest(paths, readInputDigests(paths)) !== stamp.inputs) return undefined;
   if (!stamp.outputs.every(sameIdentity)) return undefined;
   return { plugins: stamp.plugins };
+}
+
+/**
+ * Whether a command left work for the next one: a journal to recover (core/journal.ts
+ * `journalRoot`) or a committed change whose boot index refresh has not run (plugins/mutation.ts
+ * `bootPendingFile`; the stamp is written at the commit, just before that refresh). The engine's
+ * mutation finishes either; the fast path would skip it. Named here, not imported: those modules
+ * are not on the CLI's hot path.
+ */
+function pendingWork(ours: string): boolean {
+  if (statSync(path.join(ours, "boot-refresh-pending"), { throwIfNoEntry: false }) !== undefined) return true;
+  try {
+    return readdirSync(path.join(ours, "journal")).length > 0;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
 }

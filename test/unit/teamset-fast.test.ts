@@ -161,6 +161,17 @@ describe("fastRestore: up to date only when everything the stamp names is equal"
       expect(check({ cwd: path.join(w.cwd, "missing") })).toBeUndefined();
       expect(check({ cwd: path.join(w.cwd, "file") })).toBeUndefined();
     });
+    it("a command left work behind: a journal to recover, or a commit whose boot index refresh did not run", async () => {
+      await stamped();
+      const ours = xcshPaths({ home: w.home, xcshHome: w.xcshHome }).ours;
+      await mkdir(path.join(ours, "journal"), { recursive: true });
+      expect(check()).toEqual({ plugins: 1 });
+      await mkdir(path.join(ours, "journal", "tx-1"));
+      expect(check()).toBeUndefined();
+      await rm(path.join(ours, "journal", "tx-1"), { recursive: true });
+      await writeFile(path.join(ours, "boot-refresh-pending"), "");
+      expect(check()).toBeUndefined();
+    });
     it("an input that cannot be read as a file (a folder in its place)", async () => {
       await stamped();
       await mkdir(path.join(w.cwd, ".claude/settings.json"), { recursive: true });
