@@ -88,6 +88,15 @@ function frozenProblems(set: EffectiveSet, lock: TeamLock | undefined, lockText:
   return problems;
 }
 
+/** Whether a `--frozen` restore of these inputs would pass (the stamp's `frozenOk`); a check that throws says no. */
+function frozenCleanForStamp(set: EffectiveSet, lock: TeamLock, lockText: string | undefined, lockFile: string): boolean {
+  try {
+    return frozenProblems(set, lock, lockText, lockFile).length === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** `EINTEGRITY` naming the lock field whose content does not match. */
 function integrityError(lockFile: string, at: string, key: string, expected: string, got: string): XcshToolsError {
   return new XcshToolsError("EINTEGRITY", `${lockFile}: ${at}: the content of ${key} does not match the lock (expected ${expected}, got ${got})`, {
@@ -283,7 +292,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         if (lockChange !== undefined) await stageText(m, paths.lock, lockChange, written);
         lockChanged = lockChange !== undefined;
         stampFacts.lockText = lockChange ?? lockText;
-        stampFacts.frozenOk = frozenProblems(set, next, stampFacts.lockText, paths.lock).length === 0;
+        stampFacts.frozenOk = frozenCleanForStamp(set, next, stampFacts.lockText, paths.lock);
         stampFacts.outputs = [paths.installedPlugins, paths.pluginOverrides, paths.gitignore, m.paths.packageJson, m.paths.packageLock, m.paths.runtimeLock, m.paths.record, ...pinned.map((p) => path.join(m.paths.nodeModules, p.name, "package.json")), ...ready.map((p) => p.cacheDir), ...reused.map((r) => r.cacheDir), ...host.offFolders];
         if (written.includes(paths.installedPlugins)) await stageProjectRegistry(ctx, m, paths.installedPlugins);
         await m.step("teamset:staged");

@@ -108,9 +108,11 @@ describe("install with nothing to do", () => {
     expect(new Set(loaded.filter((url) => url.includes("/dist/"))).size).toBeLessThanOrEqual(11);
   });
 
-  it("--frozen, --yes and --cwd are honoured on the fast path; any other flag goes to commander", { timeout: 240_000 }, async () => {
+  it("--frozen, --yes, --cwd and the alias i are honoured on the fast path; any other flag goes to commander", { timeout: 240_000 }, async () => {
     await restored();
     expect(await install("--frozen", "--yes")).toEqual(FAST);
+    const alias = await cli(["i", "--json"]);
+    expect(alias.json()).toEqual(FAST);
     const elsewhere = await runCli(["install", "--json", "--cwd", w.cwd], { cwd: w.home, home: w.home });
     expect(elsewhere.json()).toEqual(FAST);
     // --dry-run is the engine's refusal (EUSAGE), never an "up to date".
