@@ -31,15 +31,15 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createJiti } from "jiti";
+import { benchEnv, benchPublisher, median, SHAPE_NAMES, shapeDescription } from "./lib/bench-plugins.js";
 import { buildAll, repo } from "./lib/build.js";
 import { findRuntimes } from "./lib/runtimes.js";
 import { timeProcessClocks } from "./lib/time.js";
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const COUNT = Number(process.env.PLUGINS ?? 20);
-const SHAPES = (process.env.SHAPES ?? "shared,own").split(",").filter(Boolean);
+const SHAPES = (process.env.SHAPES ?? SHAPE_NAMES.join(",")).split(",").filter(Boolean);
 const LATENCIES = (process.env.LATENCY_MS ?? "0").split(",").map(Number);
-for (const shape of SHAPES) if (shape !== "shared" && shape !== "own") throw new Error(`bench: unknown shape ${shape} (shared, own)`);
 if (LATENCIES.some((ms) => !Number.isFinite(ms) || ms < 0)) throw new Error(`bench: LATENCY_MS must be milliseconds, got ${process.env.LATENCY_MS}`);
 
 const builds = buildAll("xcsh-tools-bench-install");
@@ -55,40 +55,11 @@ const work = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-install-"));
 const registry = await startRegistry();
 try {
   const prefix = `bench${Date.now().toString(36)}`;
-  const library = (name) => registry.publish({ name, version: "1.0.0", files: { "index.js": "module.exports = { greet: (n) => `hello ${n}` };\n" } });
-  await library(`${prefix}-shared`);
-  /** The plugins of one shape: each imports the shared library, and with `own` a library of its own. */
-  const publishShape = async (shape) => {
-    const names = [];
-    for (let i = 0; i < COUNT; i++) {
-      const name = `${prefix}-${shape}-plugin-${i}`;
-      const dependencies = { [`${prefix}-shared`]: "^1.0.0" };
-      let imports = `import shared from "${prefix}-shared";\n`;
-      if (shape === "own") {
-        await library(`${prefix}-own-lib-${i}`);
-        dependencies[`${prefix}-own-lib-${i}`] = "^1.0.0";
-        imports += `import own from "${prefix}-own-lib-${i}";\nvoid own;\n`;
-      }
-      const tool = `${imports}export default (api) => ({ name: "bench_tool_${i}", label: "Bench ${i}", description: shared.greet("${i}"), parameters: api.typebox.Type.Object({}), async execute() { return { content: [{ type: "text", text: "ok" }] }; } });\n`;
-      await registry.publish({ name, version: "1.0.0", packageJson: { type: "module", dependencies, xcsh: { tools: "./tools/index.js" } }, files: { "tools/index.js": tool, "README.md": `# ${name}\n`.repeat(50) } });
-      names.push(name);
-    }
-    return names;
-  };
+  const publishShape = await benchPublisher(registry, prefix, COUNT);
   const shapes = [];
   for (const shape of SHAPES) shapes.push({ shape, names: await publishShape(shape) });
 
-  const baseEnv = (home, cache) => ({
-    PATH: process.env.PATH,
-    HOME: home,
-    npm_config_userconfig: path.join(home, ".npmrc"),
-    npm_config_globalconfig: path.join(home, ".npmrc-global"),
-    npm_config_cache: cache,
-    npm_config_update_notifier: "false",
-    npm_config_fund: "false",
-    npm_config_audit: "false",
-    NO_COLOR: "1",
-  });
+  const baseEnv = benchEnv;
   const freshHome = (url) => {
     const home = mkdtempSync(path.join(work, "home-"));
     writeFileSync(path.join(home, ".npmrc"), `registry=${url}\n`);
@@ -125,7 +96,6 @@ try {
     return { own, children: Math.max(0, whole.cpu - own) };
   };
 
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const fmt = (ms) => `${(ms / 1000).toFixed(2)} s`;
   const npmVersion = execFileSync("npm", ["--version"], { encoding: "utf8" }).trim();
   console.log(`install of ${COUNT} plugins from a local Verdaccio, median of ${RUNS} (npm ${npmVersion}); ${builds.map((b) => b.label).join(" vs ")}; load average ${os.loadavg()[0].toFixed(1)}`);
@@ -136,7 +106,7 @@ try {
     try {
       const url = proxy ? proxy.url : registry.url;
       for (const { shape, names } of shapes) {
-        const what = shape === "shared" ? `each depending on one shared library (${COUNT + 1} packages)` : `each depending on a library of its own and the shared one (${2 * COUNT + 1} packages)`;
+        const what = shapeDescription(shape, COUNT);
         console.log(`  plugins ${what}${latency > 0 ? `, ${latency} ms per request (loopback delay proxy)` : ""}`);
         for (const runtime of runtimes) {
           const results = Object.fromEntries(sides.map(([side]) => [side, { cold: [], warm: [] }]));

@@ -52,9 +52,11 @@ export async function runCli(rawArgv: string[], io: RunCliOptions): Promise<numb
   try {
     // `tools` is asked at a host's every boot, and loading commander costs more than the rest of
     // its answer under Bun: a plain `tools` argv runs without it (parsed as commander would).
-    const tools = commandNameOf(argv) === "tools" ? await import("./commands/tools.js") : undefined;
+    const name = commandNameOf(argv);
+    const tools = name === "tools" ? await import("./commands/tools.js") : undefined;
     const plain = tools && plainFlags(argv, "tools", tools.TOOLS_OPTIONS);
     if (plain) await tools.runTools(plain as ToolsFlags, contextOf(plain));
+    else if ((name === "install" || name === "i") && (await restoredAlready(argv, name, io))) return 0;
     else await runCommander((commander = await import("commander")), argv, io, contextOf);
     return 0;
   } catch (error) {
@@ -123,6 +125,25 @@ export function plainFlags(argv: readonly string[], name: string, options: Reado
     flags[key] = "parse" in option && option.parse ? option.parse(value) : value;
   }
   return named ? flags : undefined;
+}
+
+/** The options of `install` with no spec that a restore with nothing to do honours as the engine would (none of them changes a no-op). */
+const FAST_RESTORE_OPTIONS = [{ flags: "--frozen" }, { flags: "--yes" }, { flags: "-y" }, { flags: "--allow-scripts" }];
+
+/**
+ * `install` with no spec in a project whose set is restored already answers from the restore
+ * stamp, without commander or the engine (teamset/fast.ts; the engine decides anything else).
+ */
+async function restoredAlready(argv: readonly string[], name: string, io: RunCliOptions): Promise<boolean> {
+  const flags = plainFlags(argv, name, FAST_RESTORE_OPTIONS);
+  if (!flags) return false;
+  const { fastRestore } = await import("../teamset/fast.js");
+  const upToDate = fastRestore({ cwd: io.cwd, env: io.env, flags });
+  if (!upToDate) return false;
+  const output = createOutput(io, { json: Boolean(flags.json), color: flags.color === false ? false : undefined, env: io.env });
+  if (output.json) output.result({ ok: true, upToDate: true, plugins: upToDate.plugins });
+  else output.line(`Up to date: ${upToDate.plugins} plugin${upToDate.plugins === 1 ? "" : "s"} (xcsh-team.lock.json)`);
+  return true;
 }
 
 /**

@@ -174,7 +174,7 @@ async function finish(ctx: MarketplaceContext, state: EngineState, ws: WorkingSe
  * What the prepared plugin runs that the installed version at `previousRoot` (a new install:
  * nothing) did not: the `changes` of an `ExecutableRequest`.
  */
-export function executableChangesOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, prepared: PreparedPlugin, previousRoot: string | undefined): ReturnType<typeof diffExecutables> {
+export function executableChangesOf(ctx: Pick<MarketplaceContext, "roots" | "cwd">, prepared: Pick<PreparedPlugin, "copy" | "cacheDir">, previousRoot: string | undefined): ReturnType<typeof diffExecutables> {
   const after = executablesOf(scanPluginComponents(prepared.copy, { rootKind: "xcsh-marketplace", rootAs: prepared.cacheDir }).components, { as: prepared.cacheDir });
   let before: ReturnType<typeof executablesOf> = [];
   if (previousRoot) {

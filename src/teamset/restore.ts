@@ -13,9 +13,11 @@
  * generated host files and the lock staged in the same journal, whose commit makes it all live at
  * once, so a kill leaves the previous state.
  */
+import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
-import { teamPaths, xcshPaths } from "../core/paths.js";
+import { teamPaths, teamStatePaths, xcshPaths } from "../core/paths.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { pathExists } from "../core/atomic-fs.js";
 import { describeExecutableChanges, describeInstallScripts, hasChanges, type ExecutableRequest } from "../components/consent.js";
@@ -33,6 +35,8 @@ import { loadTeamSet } from "./load.js";
 import { isCanonicalLock, mergeLockSides, parseConflictedLock } from "./lock-format.js";
 import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock, teamScratchParent, type TeamWorld } from "./resolve.js";
 import { satisfies } from "./satisfy.js";
+import { readStampInputs, withStampAtCommit, type StampFacts } from "./stamp-write.js";
+import { contentHashesText, readContentHashes, reusableFolder, type CachedContent } from "./warm.js";
 
 export type { TeamWorld } from "./resolve.js";
 export type { SecretNeeded } from "../plugins/team-preview.js";
@@ -116,6 +120,15 @@ function frozenProblems(set: EffectiveSet, lock: TeamLock | undefined, lockText:
     .map((entry) => `${pointer("", entry.section, entry.key)} is ${entry.state}${entry.why ? ` (${entry.why})` : ""}`);
   if (problems.length === 0 && !isCanonicalLock(lockText, lockFile)) problems.push("its bytes are not canonical (it would be rewritten)");
   return problems;
+}
+
+/** Whether a `--frozen` restore of these inputs would pass (the stamp's `frozenOk`); a check that throws says no. */
+function frozenCleanForStamp(set: EffectiveSet, lock: TeamLock, lockText: string | undefined, lockFile: string): boolean {
+  try {
+    return frozenProblems(set, lock, lockText, lockFile).length === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** `EINTEGRITY` naming the lock field whose content does not match. */
@@ -242,6 +255,8 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
   const ctx = { ...world.ctx, cwd: root, projectTrusted: true };
   if (!isProjectTrustedByUser(root, trustWorldOf(ctx.roots))) throw untrustedProjectError(root, "restore the project's plugin set");
   const paths = teamPaths(root, options.configDirName);
+  // Before the set is read: a file edited while this runs then differs from the stamp, and the next `install` restores again.
+  const stampInputs = readStampInputs(paths);
   const set = loadTeamSet(root, options.configDirName ? { configDirName: options.configDirName } : {});
   if (!set) {
     throw new XcshToolsError("EUSAGE", `${root} declares no plugin set (no xcsh-team.json, no .claude/settings.json)`, { hint: "Declare one: xcsh-tools install <spec> --scope project.", exitCode: 2 });
@@ -262,6 +277,11 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     const next = resolved.lock;
     const ready: PreparedPlugin[] = [];
     const pinned: PinnedNpmPlugin[] = [];
+    const pluginCache = xcshPaths(ctx.roots).pluginCache;
+    const contentHashesFile = teamStatePaths(xcshPaths(ctx.roots).ours).contentHashes;
+    const recorded = readContentHashes(contentHashesFile);
+    // Warm: cache folders a restore created and recorded with this very hash, installed as they are.
+    const reused: { id: string; cacheDir: string; content: CachedContent }[] = [];
     for (const [index, plugin] of [...set.plugins.values()].entries()) {
       if (!plugin.enabled) continue;
       if (plugin.kind === "npm") {
@@ -272,6 +292,11 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       const locked = next.marketplacePlugins[plugin.key];
       if (!locked) continue; // switched on only by a personal choice: not part of the set
       const market = splitPluginId(plugin.key)!.marketplace;
+      const warm = resolved.prepared.has(plugin.key) ? undefined : reusableFolder(recorded, pluginCache, market, splitPluginId(plugin.key)!.plugin, locked);
+      if (warm) {
+        reused.push({ id: plugin.key, ...warm });
+        continue;
+      }
       const pin = "commit" in locked.from ? locked.from.commit : undefined;
       const prepared = resolved.prepared.get(plugin.key) ?? (await fetcher.prepare(plugin.key, next.marketplaces[market]?.commit, 1000 + index, pin));
       const got = lockedTreeHash(prepared);
@@ -286,7 +311,8 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     }
     const registry = existingRegistry(paths.installedPlugins);
     const requests: ExecutableRequest[] = [];
-    for (const prepared of ready) {
+    // A reused folder is asked about as a fresh copy is: scanned where it is (its bytes are the recorded hash's).
+    for (const prepared of [...ready, ...reused.map((r) => ({ id: r.id, version: r.content.version, copy: r.cacheDir, cacheDir: r.cacheDir }))]) {
       const before = installedPathOf(registry, prepared.id);
       if (before === prepared.cacheDir) continue;
       const changes = executableChangesOf(ctx, prepared, before);
@@ -294,7 +320,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     }
     const npmChanges = options.dryRun || options.approveAll ? await previewPinned(ctx, world.npm, npmReady, scratch) : undefined;
     if (npmChanges) requests.push(...npmChanges.requests);
-    const installing = ready.filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id);
+    const installing = [...ready, ...reused].filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id);
     const secretsNeeded = await secretsNeededOf(ctx, npmReady);
     if (options.dryRun) {
       const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
@@ -307,11 +333,13 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       for (const request of requests) await ctx.approveExecutables(request);
     }
     const approveNpm = options.approveAll ? alreadyAsked(requests, options.approveAll) : ctx.approveExecutables;
+    const created = ready.filter((p) => !existsSync(p.cacheDir));
     const written: string[] = [];
     let lockChanged = false;
     let undeclared: string[] = [];
+    const stampFacts: StampFacts = { root, paths, roots: ctx.roots, inputs: stampInputs, plugins: pinned.length + ready.length + reused.length, npm: Object.fromEntries(pinned.map((p) => [p.name, p.version])), outputs: [] };
     // One transaction: the npm plugins (their hook and extension modules asked about by the applier), then our files in the same journal.
-    const applied = await applyPinned(ctx, "restore the project's plugin set", {
+    const applied = await applyPinned(withStampAtCommit(ctx, stampFacts), "restore the project's plugin set", {
       client: world.npm,
       cwd: root,
       resolved: npmReady,
@@ -319,6 +347,9 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       stageMore: async (m) => {
         await stagePreparedPlugins(ctx, m, ready);
         const installs = new Map<string, MarketplaceInstall>(ready.map((p) => [p.id, { installPath: p.cacheDir, version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) }]));
+        for (const r of reused) installs.set(r.id, { installPath: r.cacheDir, version: r.content.version, ...(r.content.gitCommitSha ? { gitCommitSha: r.content.gitCommitSha } : {}) });
+        const hashesText = contentHashesText(recorded, created.map((p) => ({ cacheDir: p.cacheDir, content: { hash: lockedTreeHash(p), version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) } })));
+        if (hashesText !== undefined) await stageText(m, contentHashesFile, hashesText, []);
         const npmFeatures = new Map(npmReady.map((r) => [r.pinned.name, r.features]));
         const host = renderHostFiles({ set, pluginCache: xcshPaths(ctx.roots).pluginCache, installs, npmFeatures, ...(registry ? { existingRegistry: registry } : {}) });
         undeclared = host.undeclared;
@@ -331,6 +362,9 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
         if (lockChange !== undefined) await stageText(m, paths.lock, lockChange, written);
         lockChanged = lockChange !== undefined;
+        stampFacts.lockText = lockChange ?? lockText;
+        stampFacts.frozenOk = frozenCleanForStamp(set, next, stampFacts.lockText, paths.lock);
+        stampFacts.outputs = [paths.installedPlugins, paths.pluginOverrides, paths.gitignore, m.paths.packageJson, m.paths.packageLock, m.paths.runtimeLock, m.paths.record, ...pinned.map((p) => path.join(m.paths.nodeModules, p.name, "package.json")), ...ready.map((p) => p.cacheDir), ...reused.map((r) => r.cacheDir), ...host.offFolders];
         if (written.includes(paths.installedPlugins)) await stageProjectRegistry(ctx, m, paths.installedPlugins);
         await m.step("teamset:staged");
       },

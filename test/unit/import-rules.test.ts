@@ -58,8 +58,8 @@ const ENGINES: Record<string, readonly string[]> = {
   // team-preview.ts: what a restore's pinned install would do, before consent (--dry-run, the one question).
   plugins: ["mutation.ts", "npm-client.ts", "tarball-check.ts", "team.ts", "team-preview.ts"],
   marketplace: ["index.ts"],
-  // The team-set engine (issue 42). fast.ts (the no-op restore check on the CLI's hot path) joins once it exists.
-  teamset: ["index.ts"],
+  // The team-set engine (issue 42); fast.ts: the no-op restore check on the CLI's hot path (no engine loaded).
+  teamset: ["index.ts", "fast.ts"],
   scaffold: ["index.ts"],
 };
 

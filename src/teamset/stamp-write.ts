@@ -1,0 +1,79 @@
+/**
+ * The restore's side of the stamp (stamp.ts): the input digests taken before the set is read, and
+ * the stamp written once the restore's transaction committed, under its lock, so the outputs'
+ * identities are those of the committed files and no other command changed them in between.
+ */
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { writeFileAtomic } from "../core/atomic-fs.js";
+import { realPathOrNearest } from "../core/contain.js";
+import { teamStampFile, xcshPaths, type TeamPaths, type XcshRoots } from "../core/paths.js";
+import { trustWorldOf } from "../core/trust.js";
+import { fileDigest, identityOf, inputDigest, inputFiles, readInputDigests, stampText, STAMP_VERSION } from "./stamp.js";
+
+/** What the restore learns for its stamp as it goes (filled in while staging). */
+export interface StampFacts {
+  root: string;
+  paths: TeamPaths;
+  roots: XcshRoots;
+  /** `readStampInputs` before the set was read; `undefined`: no stamp (the next `install` runs the engine). */
+  inputs: string[] | undefined;
+  plugins: number;
+  /** npm plugins of the set, name → locked version. */
+  npm: Record<string, string>;
+  /** Every file and folder the restored set relies on. */
+  outputs: string[];
+  /** The lock's bytes after the restore (what it wrote, else what it read). */
+  lockText?: string;
+  frozenOk?: boolean;
+}
+
+/** The input files' digests now, or `undefined` when one cannot be read (the engine then says why). */
+export function readStampInputs(paths: TeamPaths): string[] | undefined {
+  try {
+    return readInputDigests(paths);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `world` whose commit step (under the mutation's lock, after the commit) writes the stamp. */
+export function withStampAtCommit<W extends { onStep?: (step: string) => void | Promise<void> }>(world: W, facts: StampFacts): W {
+  return {
+    ...world,
+    onStep: async (step: string) => {
+      await world.onStep?.(step);
+      if (step === "mutation:committed") await writeRestoreStamp(facts);
+    },
+  };
+}
+
+/**
+ * Write the stamp of `facts`. A stamp that cannot be written is removed instead: one left from an
+ * earlier restore must not outlive the state it described (its outputs changed, so it would not
+ * match anyway; removing it keeps that from resting on mtimes alone). Never fails the restore.
+ */
+async function writeRestoreStamp(facts: StampFacts): Promise<void> {
+  const ours = xcshPaths(facts.roots).ours;
+  const real = realPathOrNearest(facts.root);
+  const file = teamStampFile(ours, real);
+  try {
+    if (facts.inputs === undefined || facts.lockText === undefined) throw new Error("no inputs");
+    const digests = [...facts.inputs];
+    digests[inputFiles(facts.paths).indexOf(facts.paths.lock)] = fileDigest(facts.lockText);
+    const text = stampText({
+      version: STAMP_VERSION,
+      root: real,
+      inputs: inputDigest(facts.paths, digests),
+      plugins: facts.plugins,
+      frozenOk: facts.frozenOk === true,
+      npm: facts.npm,
+      trust: identityOf(trustWorldOf(facts.roots).trustFile),
+      outputs: [...new Set(facts.outputs)].map(identityOf),
+    });
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFileAtomic(file, text, ours);
+  } catch {
+    await rm(file, { force: true }).catch(() => undefined);
+  }
+}
