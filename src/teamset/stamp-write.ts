@@ -3,6 +3,7 @@
  * the stamp written once the restore's transaction committed, under its lock, so the outputs'
  * identities are those of the committed files and no other command changed them in between.
  */
+import { readFileSync, statSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../core/atomic-fs.js";
@@ -69,11 +70,35 @@ async function writeRestoreStamp(facts: StampFacts): Promise<void> {
       frozenOk: facts.frozenOk === true,
       npm: facts.npm,
       trust: identityOf(trustWorldOf(facts.roots).trustFile),
-      outputs: [...new Set(facts.outputs)].map(identityOf),
+      outputs: [...new Set([...facts.outputs, ...gitIndexOf(facts.root)])].map(identityOf),
     });
     await mkdir(path.dirname(file), { recursive: true });
     await writeFileAtomic(file, text, ours);
   } catch {
     await rm(file, { force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * The index of the git repository holding `root`, if any: what git tracks is an input of the
+ * restore's `ETEAM_GENERATED_TRACKED` check, so a `git add` of a generated file (which rewrites
+ * the index) sends the next `install` to the engine. Found as git finds it, by walking up to a
+ * `.git` folder, or a `.git` file (worktree, submodule) naming its folder with `gitdir:`. Only
+ * stat and one small read: no git process. The index is only stat'ed by the fast path.
+ */
+function gitIndexOf(root: string): string[] {
+  for (let dir = path.resolve(root); ; dir = path.dirname(dir)) {
+    const marker = path.join(dir, ".git");
+    try {
+      const found = statSync(marker);
+      if (found.isDirectory()) return [path.join(marker, "index")];
+      // A FIFO or a huge file in a cloned repository must not hang or fill the read.
+      if (!found.isFile() || found.size > 4096) return [];
+      const gitdir = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(marker, "utf8").slice(0, 4096))?.[1];
+      return gitdir ? [path.join(path.resolve(dir, gitdir), "index")] : [];
+    } catch {
+      // no marker here: go on up
+    }
+    if (path.dirname(dir) === dir) return [];
   }
 }

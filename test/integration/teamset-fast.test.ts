@@ -101,9 +101,9 @@ describe("install with nothing to do", () => {
     const loaded = (await readFile(log, "utf8")).split("\n").filter(Boolean);
     const urls = modulesOfLoadedFiles(loaded);
     expect(urls.some((url) => url.endsWith("/src/teamset/fast.ts"))).toBe(true);
-    // No commander, no engine: of the team-set engine only the check and the stamp's reader, and
-    // nothing of the installers or the install command (the program's hot chunks hold the rest).
-    expect(urls.filter((url) => url.includes("/node_modules/") || /\/src\/(teamset\/(?!fast\.ts|stamp\.ts)|marketplace\/|plugins\/|validate\/|cli\/commands\/install|cli\/team-restore)/.test(url))).toEqual([]);
+    // No commander, no engine: of the team-set engine only the check, the stamp's reader and the
+    // notes `tools` prints on the query path (teamset/notes.ts: node-only, stat-only), and nothing of the installers or the install command (the program's hot chunks hold the rest).
+    expect(urls.filter((url) => url.includes("/node_modules/") || /\/src\/(teamset\/(?!fast\.ts|stamp\.ts|notes\.ts)|marketplace\/|plugins\/|validate\/|cli\/commands\/install|cli\/team-restore)/.test(url))).toEqual([]);
     // The files of `tools`' query path (boot-index-cli.test.ts: at most 10) and the check's own chunk.
     expect(new Set(loaded.filter((url) => url.includes("/dist/"))).size).toBeLessThanOrEqual(11);
   });
@@ -115,10 +115,11 @@ describe("install with nothing to do", () => {
     expect(alias.json()).toEqual(FAST);
     const elsewhere = await runCli(["install", "--json", "--cwd", w.cwd], { cwd: w.home, home: w.home });
     expect(elsewhere.json()).toEqual(FAST);
-    // --dry-run is the engine's refusal (EUSAGE), never an "up to date".
+    // --dry-run is the engine's (a dry run of the restore), never the stamp's "up to date".
     const dry = await cli(["install", "--dry-run", "--json"]);
-    expect(dry.code).toBe(2);
-    expect(dry.json()).toMatchObject({ error: { code: "EUSAGE" } });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.json()).toMatchObject({ ok: true, dryRun: true });
+    expect(dry.json()).not.toHaveProperty("upToDate");
     // A --cwd that is no folder: the engine's EUSAGE, though the folder above it is restored.
     const missing = await cli(["install", "--json", "--cwd", path.join(w.cwd, "nope")]);
     expect(missing.code).toBe(2);
