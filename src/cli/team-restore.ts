@@ -8,7 +8,7 @@ import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { projectFolder, statOrUndefined, teamPaths } from "../core/paths.js";
-import type { OptOut, RestoreReport, TeamWorld } from "../teamset/index.js";
+import type { OptOut, RestoreOptions, RestoreReport, TeamWorld } from "../teamset/index.js";
 import { assertScopeAllowed } from "./project-scope.js";
 import type { CommandContext } from "./context.js";
 import { npmClient } from "./plugin-command.js";
@@ -39,6 +39,15 @@ export function teamRootOf(ctx: CommandContext): string {
     });
   }
   return root;
+}
+
+/** The project root when it declares a set (`update --scope project`, `outdated`), else undefined: `teamRootOf` without the error. */
+export function declaredRootOf(ctx: CommandContext): string | undefined {
+  try {
+    return teamRootOf(ctx);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The team world of a command: marketplace context and npm options of this user, consent as the flags say. */
@@ -73,7 +82,7 @@ async function assertGeneratedUntracked(root: string, world: TeamWorld, configDi
  * terminal) or refused (`EUNTRUSTED_PROJECT`) before any project file is read; what the set's
  * plugins run is asked about once, for the whole set.
  */
-export async function restoreProject(ctx: CommandContext, flags: RestoreFlags = {}): Promise<RestoreReport> {
+export async function restoreProject(ctx: CommandContext, flags: RestoreFlags = {}, planned?: RestoreOptions["planned"]): Promise<RestoreReport> {
   const root = teamRootOf(ctx);
   // A dry run asks nothing, trust included: an untrusted project is refused (the engine checks it too).
   if (flags.dryRun && !isProjectTrustedByUser(root, trustWorldOf(ctx.roots))) throw untrustedProjectError(root, "restore the project's plugin set");
@@ -88,6 +97,7 @@ export async function restoreProject(ctx: CommandContext, flags: RestoreFlags = 
     dryRun: Boolean(flags.dryRun),
     approveAll: batchApprover(ctx, { yes: Boolean(flags.yes) }),
     ...(ctx.roots.configDirName ? { configDirName: ctx.roots.configDirName } : {}),
+    ...(planned ? { planned } : {}),
   });
 }
 

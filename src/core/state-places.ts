@@ -153,7 +153,8 @@ export function confineJournalPath(p: string, xcshHome: string, origin: Omit<Pat
   // restore of a repository that has only xcsh-team.json creates `.xcsh` in the same transaction),
   // and not through a link out.
   const beside = (name: string) => existsSync(path.join(path.dirname(lexical), name));
-  if (path.basename(lexical) === "xcsh-team.lock.json" && (beside(".xcsh") || beside("xcsh-team.json") || beside(path.join(".claude", "settings.json")))) {
+  // The declaration too, beside a `.xcsh` folder: a `--scope project` change writes it in the restore's transaction.
+  if ((path.basename(lexical) === "xcsh-team.lock.json" && (beside(".xcsh") || beside("xcsh-team.json") || beside(path.join(".claude", "settings.json")))) || (path.basename(lexical) === "xcsh-team.json" && beside(".xcsh"))) {
     return confinePath(lexical, path.dirname(lexical), { what, ...origin }, { strictlyBelow: true, scope: "project" });
   }
   return confinePath(p, xcshHome, { what, ...origin, hint }, { strictlyBelow: true });
@@ -168,7 +169,7 @@ export function xcshHomeOfOurs(oursDir: string): string {
 }
 
 /** What a command journals inside a project's `.xcsh` folder (core/paths.ts `projectPaths`). */
-const PROJECT_STATE = new Set(["plugins", "cache", "marketplaces.json", "plugin-overrides.json", ".gitignore"]);
+const PROJECT_STATE = new Set(["plugins", "cache", "marketplaces.json", "plugin-overrides.json", ".gitignore", "team.local.json"]);
 
 /**
  * The nearest folder named `.xcsh` strictly above `p` (lexically: the folder the path names, whose

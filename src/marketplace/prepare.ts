@@ -43,6 +43,10 @@ export interface PreparedPlugin {
   hash: string;
   version: string;
   gitCommitSha?: string;
+  /** npm sources: the integrity of the package extracted (a team lock pins it). */
+  integrity?: string;
+  /** archive sources: the sha256 (hex) of the archive downloaded (a team lock pins it). */
+  archiveSha256?: string;
   /** `<pluginCache>/<mkt>___<plugin>___<version>-<hash12>`. */
   cacheDir: string;
   warnings: string[];
@@ -155,21 +159,29 @@ export async function fetchCopy(ctx: MarketplaceContext, found: FoundMarketplace
 }
 
 /**
- * The entry with its git source pinned to `commit` (a team lock's `from.commit`: the catalog at
- * the locked commit may name a branch that moved since). Sources without a commit are as they are.
+ * What a team lock pins of a plugin's source: a git commit, an npm version with its integrity,
+ * an archive's sha256. The catalog at the locked commit may name a branch that moved since, an
+ * npm range a newer release now meets, an archive without a digest.
  */
-function pinnedEntry(entry: MarketplacePluginEntry, commit: string | undefined): MarketplacePluginEntry {
+export type PluginPin = { commit: string } | { version: string; integrity: string } | { sha256: string };
+
+/** The entry with its source pinned (a pin of another kind than the source leaves it as it is). */
+function pinnedEntry(entry: MarketplacePluginEntry, pin: PluginPin | undefined): MarketplacePluginEntry {
   const source = entry.source;
-  if (commit === undefined || typeof source === "string" || (source.source !== "github" && source.source !== "url" && source.source !== "git-subdir")) return entry;
-  return { ...entry, source: { ...source, sha: commit } };
+  if (pin === undefined || typeof source === "string") return entry;
+  if ("commit" in pin && (source.source === "github" || source.source === "url" || source.source === "git-subdir")) return { ...entry, source: { ...source, sha: pin.commit } };
+  // `integrity` is not a catalog field of npm sources: the npm kind verifies the bytes with it (plugin-sources/npm.ts).
+  if ("integrity" in pin && source.source === "npm") return { ...entry, source: { ...source, version: pin.version, integrity: pin.integrity } as typeof source };
+  if ("sha256" in pin && source.source === "archive") return { ...entry, source: { ...source, sha256: pin.sha256 } };
+  return entry;
 }
 
 /** Fetch, copy, hash and validate `plugin@marketplace` into `scratch` (its git source at `options.pinCommit` when given). */
-export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string, options: { pinCommit?: string } = {}): Promise<PreparedPlugin> {
+export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string, options: { pinCommit?: string; pin?: PluginPin } = {}): Promise<PreparedPlugin> {
   const marketplace = found.entry.name;
   await mkdir(scratch, { recursive: true });
   const loaded = await catalogOf(ctx, found);
-  const entry = pinnedEntry(catalogEntry(loaded, plugin, marketplace), options.pinCommit);
+  const entry = pinnedEntry(catalogEntry(loaded, plugin, marketplace), options.pin ?? (options.pinCommit ? { commit: options.pinCommit } : undefined));
   const renamedFrom = entry.name !== plugin ? plugin : undefined;
   plugin = entry.name;
   const { fetched, copy, hash } = await fetchCopy(ctx, found, loaded, entry, scratch);
@@ -191,6 +203,8 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
     hash,
     version,
     ...(fetched.gitCommitSha ? { gitCommitSha: fetched.gitCommitSha } : {}),
+    ...(fetched.integrity ? { integrity: fetched.integrity } : {}),
+    ...(fetched.archiveSha256 ? { archiveSha256: fetched.archiveSha256 } : {}),
     cacheDir: cacheDirOf(ctx, marketplace, plugin, version, hash),
     warnings: [
       ...(renamedFrom ? [`ERENAMED ${renamedFrom}@${marketplace} is now ${plugin}@${marketplace} (the catalog's renames); ${plugin}@${marketplace} is installed instead`] : []),

@@ -14,7 +14,8 @@ import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
 import { applyPluginPlan } from "./apply.js";
 import { nowIso, scopePaths, type MarketplaceContext } from "./context.js";
 import { buildCacheDir, commitOf, fetchSource } from "./marketplace-cache.js";
-import { preparePlugin, type PreparedPlugin } from "./prepare.js";
+import type { PluginFrom } from "../manifest/team-lock.js";
+import { preparePlugin, type PluginPin, type PreparedPlugin } from "./prepare.js";
 import type { CatalogSourceSpec } from "./sources/index.js";
 import type { FoundMarketplace } from "./state.js";
 import { readProjectList, stageProjectList, withProject } from "./registry.js";
@@ -28,6 +29,8 @@ export interface FetchedDeclaredMarketplace {
   found: FoundMarketplace;
   /** The commit the catalog came from (git kinds). */
   commit?: string;
+  /** url catalogs: sha256 (hex) of the catalog's bytes. */
+  sha256?: string;
 }
 
 /**
@@ -54,15 +57,29 @@ export async function fetchDeclaredMarketplace(ctx: MarketplaceContext, name: st
   const now = nowIso(ctx);
   const commit = commitOf(fetched);
   const entry: MarketplaceEntry = { name, sourceType: spec.kind, sourceUri: spec.uri, catalogPath: path.join(cache, name, "marketplace.json"), addedAt: now, updatedAt: now, ...commit };
-  return { found: { scope: "project", entry, paths: { ...scopePaths(ctx, "project"), marketplaceCache: cache } }, ...(commit.commitSha ? { commit: commit.commitSha } : {}) };
+  return { found: { scope: "project", entry, paths: { ...scopePaths(ctx, "project"), marketplaceCache: cache } }, ...(commit.commitSha ? { commit: commit.commitSha } : {}), ...(fetched.sha256 ? { sha256: fetched.sha256 } : {}) };
 }
 
 /**
  * Prepare `plugin` of a fetched declared marketplace in `scratch` (static checks only: nothing of
- * it runs); a git plugin source at `pinCommit` (the lock's) rather than where its ref points now.
+ * it runs); its source pinned as the lock's `from` says (a git commit, an npm version and
+ * integrity, an archive's sha256) rather than where the catalog's source points now.
  */
-export function prepareDeclaredPlugin(ctx: MarketplaceContext, market: FetchedDeclaredMarketplace, plugin: string, scratch: string, pinCommit?: string): Promise<PreparedPlugin> {
-  return preparePlugin(ctx, market.found, plugin, scratch, pinCommit ? { pinCommit } : {});
+export function prepareDeclaredPlugin(ctx: MarketplaceContext, market: FetchedDeclaredMarketplace, plugin: string, scratch: string, from?: PluginFrom): Promise<PreparedPlugin> {
+  return preparePlugin(ctx, market.found, plugin, scratch, from ? { pin: pinOf(from) } : {});
+}
+
+function pinOf(from: PluginFrom): PluginPin | undefined {
+  switch (from.kind) {
+    case "relative":
+      return undefined;
+    case "npm":
+      return { version: from.version, integrity: from.integrity };
+    case "archive":
+      return { sha256: from.sha256 };
+    default:
+      return { commit: from.commit };
+  }
 }
 
 /**

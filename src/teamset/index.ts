@@ -14,3 +14,5 @@ export { editDeclaration, editLocal, formatDeclaration, formatLocal, type Declar
 export { loadTeamSet, type LoadTeamSetOptions } from "./load.js";
 export { catalogSpecOf, lockTextIfChanged, resolveNpmPlugin, resolveTeamLock, type ResolvedLock, type TeamWorld } from "./resolve.js";
 export { restoreTeamSet, type OptOut, type RestoreOptions, type RestoreReport, type SecretNeeded, type WouldRun } from "./restore.js";
+export { registryVersions, teamOutdated, type TeamOutdatedRow } from "./outdated.js";
+export { planTeamUpdate, type TeamUpdateEntry, type TeamUpdateOptions, type TeamUpdatePlan } from "./update.js";

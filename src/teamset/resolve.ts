@@ -48,7 +48,7 @@ function unsupported(file: string, at: string, what: string): XcshToolsError {
   return new XcshToolsError("ETEAM_SOURCE", `${file}: ${at}: ${what} cannot be locked by this version of xcsh-tools yet`, {
     file,
     path: at,
-    hint: "Use a `git`, `github` or `directory` marketplace whose catalog is at the repository's root, or leave the plugin out of the set.",
+    hint: "Ask the marketplace's owner for a source a lock can pin (a git repository, an npm package or an https archive), or leave the plugin out of the set.",
   });
 }
 
@@ -73,14 +73,34 @@ export function catalogSpecOf(root: string, name: string, source: DeclaredSource
     }
     case "git":
     case "github": {
-      if (source.path !== undefined) throw unsupported(file, pointer(at, "path"), "a catalog in a subfolder (`path`)");
       const pin = commit ?? source.sha ?? source.ref;
       const base = source.source === "git" ? source.url : source.repo;
-      return { kind: source.source, uri: pin ? `${base}#${pin}` : base };
+      const folder = source.path === undefined ? undefined : catalogFolderOf(source.path, file, pointer(at, "path"));
+      return { kind: source.source, uri: pin ? `${base}#${pin}` : base, ...(folder ? { folder } : {}) };
     }
     case "url":
-      throw unsupported(file, at, "a catalog URL (`url`) marketplace");
+      return { kind: "url", uri: source.url };
   }
+}
+
+/**
+ * The marketplace folder a declared `path` names: Claude Code's form names the catalog file
+ * (`<folder>/.claude-plugin/marketplace.json`), ours may name the folder itself; relative plugin
+ * sources resolve in that folder. `undefined`: the repository's root.
+ */
+function catalogFolderOf(declared: string, file: string, at: string): string | undefined {
+  const parts = declared.replace(/\\/g, "/").split("/").filter((part) => part !== "" && part !== ".");
+  if (parts.at(-1)?.toLowerCase().endsWith(".json")) {
+    if (parts.at(-1) !== "marketplace.json" || (parts.at(-2) !== ".claude-plugin" && parts.at(-2) !== ".xcsh-plugin")) {
+      throw new XcshToolsError("ETEAM_SOURCE", `${file}: ${at}: ${JSON.stringify(declared)} names a catalog file other than <folder>/.claude-plugin/marketplace.json or <folder>/.xcsh-plugin/marketplace.json`, {
+        file,
+        path: at,
+        hint: "Point `path` at the marketplace's folder (the one holding .claude-plugin/ or .xcsh-plugin/), or at its .claude-plugin/marketplace.json.",
+      });
+    }
+    parts.splice(-2);
+  }
+  return parts.length > 0 ? parts.join("/") : undefined;
 }
 
 /** The lock's name of a prepared plugin's content hash (marketplace/tree.ts `hashTree`, algorithm `tree1`). */
@@ -90,7 +110,28 @@ export function lockedTreeHash(prepared: Pick<PreparedPlugin, "hash">): string {
 
 /** The lock entry of a marketplace fetched now. */
 function lockedMarketplaceOf(source: DeclaredSource, fetched: FetchedDeclaredMarketplace): LockedMarketplace {
-  return { ...(fetched.commit ? { commit: fetched.commit } : {}), source };
+  return { ...(fetched.commit ? { commit: fetched.commit } : {}), ...(source.source === "url" && fetched.sha256 ? { sha256: fetched.sha256 } : {}), source };
+}
+
+/**
+ * `EINTEGRITY` when a `url` catalog kept from the lock serves other bytes than its locked
+ * `sha256` (a url catalog has no commit: its bytes are its identity). The fetcher keeps what it
+ * read, so the plugins are then prepared from exactly the bytes checked here.
+ */
+async function checkUrlCatalogs(set: EffectiveSet, lock: TeamLock, resolved: readonly string[], fetcher: MarketplaceFetcher): Promise<void> {
+  for (const [name, { source }] of set.marketplaces) {
+    const expected = lock.marketplaces[name]?.sha256;
+    if (source.source !== "url" || expected === undefined || resolved.includes(name)) continue;
+    const got = (await fetcher.fetch(name)).sha256;
+    if (got === expected) continue;
+    const file = path.join(set.root, TEAM_LOCK_FILE);
+    const at = pointer("", "marketplaces", name, "sha256");
+    throw new XcshToolsError("EINTEGRITY", `${file}: ${at}: the catalog at ${source.url} does not match the lock (expected ${expected}, got ${got ?? "no bytes"})`, {
+      file,
+      path: at,
+      hint: "Nothing was installed. The catalog changed behind the lock: if the change is wanted, run `xcsh-tools update --scope project` and review the new lock; otherwise ask its owner to restore it.",
+    });
+  }
 }
 
 /** Where a prepared plugin's bytes came from, as the lock records it. */
@@ -108,6 +149,20 @@ function pluginFromOf(prepared: PreparedPlugin, file: string): PluginFrom {
       break;
     case "git-subdir":
       if (commit) return { kind: "git-subdir", url: source.url, path: source.path, commit };
+      break;
+    case "npm":
+      if (prepared.integrity) return { kind: "npm", package: source.package, version: prepared.version, integrity: prepared.integrity };
+      break;
+    case "archive":
+      // A committed lock is fetched on every teammate's machine: plain http (which a catalog on one's own disk may name) is no place to fetch from.
+      if (!/^https:\/\//i.test(source.url)) {
+        throw new XcshToolsError("ESOURCE_URL", `${file}: ${at}: the archive URL ${JSON.stringify(source.url)} is not https, which a team lock requires (expected an https:// URL)`, {
+          file,
+          path: at,
+          hint: "Ask the marketplace's owner to serve the archive over https, or leave the plugin out of the set.",
+        });
+      }
+      if (prepared.archiveSha256) return { kind: "archive", url: source.url, sha256: prepared.archiveSha256 };
       break;
   }
   throw unsupported(file, at, `a plugin from a ${source.source} source`);
@@ -138,11 +193,11 @@ export class MarketplaceFetcher {
     return found;
   }
 
-  /** Prepare `key` (`name@marketplace`) from its marketplace fetched at `commit`, a git plugin source at `pinCommit`. */
-  async prepare(key: string, commit: string | undefined, index: number, pinCommit?: string): Promise<PreparedPlugin> {
+  /** Prepare `key` (`name@marketplace`) from its marketplace fetched at `commit`, its source pinned as the lock's `from` says. */
+  async prepare(key: string, commit: string | undefined, index: number, from?: PluginFrom): Promise<PreparedPlugin> {
     const id = splitPluginId(key)!;
     const market = await this.fetch(id.marketplace, commit);
-    const prepared = await prepareDeclaredPlugin(this.world.ctx, market, id.plugin, path.join(this.scratch, `p${index}`), pinCommit);
+    const prepared = await prepareDeclaredPlugin(this.world.ctx, market, id.plugin, path.join(this.scratch, `p${index}`), from);
     if (prepared.id !== key) {
       const file = declarationFileOf(this.set, id.marketplace);
       throw new XcshToolsError("ETEAM_PLUGIN_DELISTED", `${file}: ${pointer("", "plugins", key)}: marketplace "${id.marketplace}" renamed ${key} to ${prepared.id}`, {
@@ -259,6 +314,7 @@ export async function resolveTeamLock(world: TeamWorld, set: EffectiveSet, lock:
       put(next.npm, entry.key, await resolveNpmPlugin(world, set.plugins.get(entry.key)!, scratch));
     }
   }
+  await checkUrlCatalogs(set, next, resolved, fetcher);
   return { lock: next, satisfaction, resolved, prepared };
 }
 

@@ -58,6 +58,11 @@ export interface RestoreOptions {
    * cli/consent.ts `batchApprover`). Without it each plugin is asked through `approveExecutables`.
    */
   approveAll?: (requests: ExecutableRequest[]) => Promise<void>;
+  /**
+   * `update --scope project` (update.ts): restore this set and lock instead of the files', the
+   * lock and the declaration's new bytes (`--latest`) written in the same transaction.
+   */
+  planned?: { set: EffectiveSet; lock: TeamLock; declaration?: string };
 }
 
 /** What one plugin of the set would run on this machine (consent's lines: `+ hook SessionStart: …`). */
@@ -257,12 +262,12 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
   const paths = teamPaths(root, options.configDirName);
   // Before the set is read: a file edited while this runs then differs from the stamp, and the next `install` restores again.
   const stampInputs = readStampInputs(paths);
-  const set = loadTeamSet(root, options.configDirName ? { configDirName: options.configDirName } : {});
+  const set = options.planned?.set ?? loadTeamSet(root, options.configDirName ? { configDirName: options.configDirName } : {});
   if (!set) {
     throw new XcshToolsError("EUSAGE", `${root} declares no plugin set (no xcsh-team.json, no .claude/settings.json)`, { hint: "Declare one: xcsh-tools install <spec> --scope project.", exitCode: 2 });
   }
   const lockText = await readFile(paths.lock, "utf8").catch(() => undefined);
-  const { lock, merged } = readOrMergeLock(paths.lock, lockText, set, options.frozen === true);
+  const { lock, merged } = options.planned ? { lock: options.planned.lock, merged: false } : readOrMergeLock(paths.lock, lockText, set, options.frozen === true);
   if (options.frozen) {
     const problems = frozenProblems(set, lock, lockText, paths.lock);
     if (problems.length > 0) throw frozenError(paths.lock, problems);
@@ -297,8 +302,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         reused.push({ id: plugin.key, ...warm });
         continue;
       }
-      const pin = "commit" in locked.from ? locked.from.commit : undefined;
-      const prepared = resolved.prepared.get(plugin.key) ?? (await fetcher.prepare(plugin.key, next.marketplaces[market]?.commit, 1000 + index, pin));
+      const prepared = resolved.prepared.get(plugin.key) ?? (await fetcher.prepare(plugin.key, next.marketplaces[market]?.commit, 1000 + index, locked.from));
       const got = lockedTreeHash(prepared);
       if (got !== locked.hash) throw integrityError(paths.lock, pointer("", "marketplacePlugins", plugin.key, "hash"), plugin.key, locked.hash, got);
       ready.push(prepared);
@@ -361,6 +365,11 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         if (!(await pathExists(paths.gitignore))) await stageText(m, paths.gitignore, GITIGNORE_TEXT, written);
         const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
         if (lockChange !== undefined) await stageText(m, paths.lock, lockChange, written);
+        if (options.planned?.declaration !== undefined) {
+          await stageText(m, paths.declaration, options.planned.declaration, written);
+          // The inputs were read before the declaration changed: no stamp, so the next `install` checks the new bytes (a no-op).
+          stampFacts.inputs = undefined;
+        }
         lockChanged = lockChange !== undefined;
         stampFacts.lockText = lockChange ?? lockText;
         stampFacts.frozenOk = frozenCleanForStamp(set, next, stampFacts.lockText, paths.lock);

@@ -193,14 +193,15 @@ export async function dispatchChange(ctx: CommandContext, verb: keyof typeof DON
 }
 
 /**
- * `update` without names: after the npm plugins, the marketplace plugins. Returns the JSON to
+ * `update` without names: after the npm plugins, the marketplace plugins (`userOnly`: the user's
+ * only, in a project whose set's lock decides its own). Returns the JSON to
  * merge into the command's document, the human lines to print after the npm ones, and whether
  * the command must exit 1 (a plugin failed).
  */
-export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { dryRun?: boolean; yes?: boolean }): Promise<{ json: { marketplacePlugins?: PluginChangeReport }; lines: string[]; failed: boolean; changed: string[] }> {
+export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { dryRun?: boolean; yes?: boolean; userOnly?: boolean }): Promise<{ json: { marketplacePlugins?: PluginChangeReport }; lines: string[]; failed: boolean; changed: string[] }> {
   const mctx = await marketplaceContext(ctx, { yes: Boolean(flags.yes) });
   const { updateMarketplacePlugins } = await import("../../marketplace/index.js");
-  const report = await updateMarketplacePlugins(mctx, undefined, { dryRun: Boolean(flags.dryRun) });
+  const report = await updateMarketplacePlugins(mctx, undefined, { dryRun: Boolean(flags.dryRun), ...(flags.userOnly ? { scope: "user" as const } : {}) });
   const lines: string[] = [];
   if (report.items.length > 0 || report.failed.length > 0) {
     lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
@@ -213,13 +214,15 @@ export async function updateAllMarketplacePlugins(ctx: CommandContext, flags: { 
 
 /**
  * Shared `outdated`. Named marketplace plugins: printed here (`handled`). No names: the rows of
- * every marketplace plugin, as JSON to merge and lines to print after the npm table.
+ * every marketplace plugin (but the project's that its set, `setIds`, declares), as JSON to merge
+ * and lines to print after the npm table.
  */
-export async function outdatedSection(ctx: CommandContext, names: string[]): Promise<{ handled: boolean; json: { marketplacePlugins?: unknown[]; projectNotLoaded?: ProjectNotLoaded }; lines: string[] }> {
+export async function outdatedSection(ctx: CommandContext, names: string[], setIds: ReadonlySet<string> = new Set()): Promise<{ handled: boolean; json: { marketplacePlugins?: unknown[]; projectNotLoaded?: ProjectNotLoaded }; lines: string[] }> {
   const mctx = await marketplaceContext(ctx);
   const { outdatedMarketplacePlugins, projectFilesNotLoaded } = await import("../../marketplace/index.js");
   if (names.length > 0 && !(await marketplaceSpecs(mctx, names, undefined, "outdated"))) return { handled: false, json: {}, lines: [] };
-  const rows = await outdatedMarketplacePlugins(mctx, names.length > 0 ? names : undefined);
+  // A project entry the project's set declares is the set's row (outdated.ts), checked against its lock, not here.
+  const rows = (await outdatedMarketplacePlugins(mctx, names.length > 0 ? names : undefined)).filter((row) => !(row.scope === "project" && setIds.has(row.id)));
   const notLoaded = projectNotLoaded(ctx, projectFilesNotLoaded(mctx));
   const lines: string[] = [];
   if (rows.length > 0) {

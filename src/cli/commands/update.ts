@@ -4,10 +4,13 @@
  * would (`^x.y.z`). Enabled state, features and settings are kept. Registry failures are errors.
  */
 import type { Command } from "commander";
-import { npmClient, planAndApply, printWouldRunScripts, renderPlan } from "../plugin-command.js";
+import { npmClient, planAndApply, planLine, printWouldRunScripts, renderPlan, withProgress } from "../plugin-command.js";
 import type { NpmClientOptions } from "../../plugins/npm-client.js";
-import { ReportedFailure } from "../command-errors.js";
+import { ReportedFailure, usageError } from "../command-errors.js";
 import type { CommandContext, CommandModule } from "../context.js";
+import { style } from "../output.js";
+import type { TeamUpdateEntry, TeamUpdatePlan } from "../../teamset/index.js";
+import { shortState } from "./outdated.js";
 import type { Plan, VersionInfo } from "../../plugins/plan.js";
 
 /**
@@ -52,6 +55,11 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("-y, --yes", "accept new or changed things the plugins run without asking (marketplace: hooks, MCP/LSP servers, bin/; npm: hook and extension modules, and install scripts with --allow-scripts)")
     .action(async (names: string[], flags: { latest?: boolean; dryRun?: boolean; allowScripts?: boolean; scope?: string; yes?: boolean }, command: Command) => {
       const ctx = getContext(command);
+      // A project that declares a set: --scope project moves its lock (without a set, project-scope installs as before);
+      // without --scope its marketplace plugins are left to the lock (the user's are updated, as everywhere).
+      const setRoot = (await import("../team-restore.js")).declaredRootOf(ctx);
+      if (flags.scope === "project" && setRoot !== undefined) return updateProjectSet(ctx, setRoot, names, flags);
+      if (flags.scope === undefined && setRoot !== undefined && names.length > 0) await refuseSetPlugins(ctx, setRoot, names);
       const market = await import("./marketplace.js");
       if (await market.dispatchChange(ctx, "update", names, flags)) return;
       const { parsePackageName } = await import("../../plugins/spec.js");
@@ -84,7 +92,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const dryRun = Boolean(flags.dryRun);
       // A dry run runs no script: it names those of each new version the real run would, after asking.
       const wouldRun = dryRun && client.allowScripts ? await updateScripts(result.plan, client) : undefined;
-      const mkt = names.length === 0 ? await market.updateAllMarketplacePlugins(ctx, flags) : undefined;
+      const mkt = names.length === 0 ? await market.updateAllMarketplacePlugins(ctx, { ...flags, userOnly: setRoot !== undefined }) : undefined;
       if (ctx.output.json) {
         ctx.output.result({ ok: !mkt?.failed, dryRun, ...planJson(result.plan), plugins: result.applied?.plugins ?? [], ...(wouldRun ? { wouldRunScripts: wouldRun } : {}), ...mkt?.json });
         if (mkt?.failed) throw new ReportedFailure(1);
@@ -93,6 +101,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       for (const line of renderPlan(ctx, result.plan, { dryRun })) ctx.output.line(line);
       if (wouldRun) await printWouldRunScripts(ctx, wouldRun);
       for (const line of mkt?.lines ?? []) ctx.output.line(line);
+      if (setRoot !== undefined && names.length === 0) ctx.output.line(style(ctx.output, "dim", "The project's set (xcsh-team.lock.json) is not updated here: xcsh-tools update --scope project"));
       if (!dryRun) {
         const commits = await gitCommits(ctx);
         // A git plugin is updated when its commit moved (shown), not whenever it was fetched again.
@@ -112,4 +121,62 @@ async function updateScripts(plan: Plan, client: NpmClientOptions) {
   const { registryInstallScripts } = await import("../../plugins/install-scripts.js");
   const moving = plan.actions.filter((a) => a.type === "CHANGE" && a.to?.source === "registry" && a.to.version !== undefined);
   return (await Promise.all(moving.map((a) => registryInstallScripts(a.name, a.to!.version!, client)))).flat();
+}
+
+/**
+ * `EUSAGE` for a named marketplace plugin the project's set declares, without `--scope`: its
+ * project entry is the lock's to decide (the marketplace engine does not even know a declared
+ * marketplace), so say which command moves it rather than fail on it or move it off the lock. An
+ * untrusted project's set is not read; a declaration that does not load is `install`'s to report.
+ */
+async function refuseSetPlugins(ctx: CommandContext, root: string, names: readonly string[]): Promise<void> {
+  if (!(await ctx.projectTrusted())) return;
+  const { loadTeamSet } = await import("../../teamset/index.js");
+  let declared: ReadonlySet<string>;
+  try {
+    const set = loadTeamSet(root, ctx.roots.configDirName ? { configDirName: ctx.roots.configDirName } : {});
+    declared = new Set([...(set?.plugins.values() ?? [])].filter((p) => p.kind === "marketplace").map((p) => p.key));
+  } catch {
+    return;
+  }
+  const ours = names.filter((name) => declared.has(name));
+  if (ours.length === 0) return;
+  throw usageError(`${ours.join(", ")} ${ours.length === 1 ? "is" : "are"} declared by the project's set (xcsh-team.json), whose lock decides ${ours.length === 1 ? "its" : "their"} version here`, `Move the lock: xcsh-tools update --scope project ${ours.join(" ")}. Your own copy (if you installed one): xcsh-tools update ${ours.join(" ")} --scope user.`);
+}
+
+/** One line per entry of the plan: old → new, or unchanged; a range `--latest` rewrote says so. */
+function teamPlanLines(ctx: CommandContext, plan: TeamUpdatePlan): string[] {
+  const what = (e: TeamUpdateEntry) => `${e.section === "marketplaces" ? "marketplace " : ""}${e.key}`;
+  const width = Math.max(0, ...plan.entries.map((e) => what(e).length));
+  return plan.entries.map((e) => {
+    const moved = e.from !== e.to;
+    const range = e.range ? `; xcsh-team.json ${e.range.from} → ${e.range.to}` : "";
+    const shown = (state: string | undefined) => shortState(state) ?? "(not locked)";
+    return planLine(ctx, moved || e.range ? "CHANGE" : "NOOP", what(e), moved ? `${shown(e.from)} → ${shown(e.to)}${range}` : `${shown(e.to)} (newest allowed)${range}`, width);
+  });
+}
+
+/**
+ * `update --scope project [name...]` in a project that declares a set: plan the new lock (and,
+ * with --latest, ranges) in scratch; `--dry-run` prints it, otherwise the restore applies it with
+ * its consent and in one transaction (cli/team-restore.ts).
+ */
+async function updateProjectSet(ctx: CommandContext, root: string, names: string[], flags: { latest?: boolean; dryRun?: boolean; allowScripts?: boolean; yes?: boolean }): Promise<void> {
+  const { assertScopeAllowed } = await import("../project-scope.js");
+  await assertScopeAllowed(ctx, "project", "update the project's plugin set (--scope project)");
+  const team = await import("../team-restore.js");
+  const { planTeamUpdate } = await import("../../teamset/index.js");
+  const world = await team.teamWorldOf(ctx, flags);
+  const plan = await withProgress(ctx, "Checking the project's set", () =>
+    planTeamUpdate(root, { world, names, latest: Boolean(flags.latest), ...(ctx.roots.configDirName ? { configDirName: ctx.roots.configDirName } : {}) }),
+  );
+  const dryRun = Boolean(flags.dryRun);
+  const report = dryRun ? undefined : await team.restoreProject(ctx, flags, { set: plan.set, lock: plan.lock, ...(plan.declaration !== undefined ? { declaration: plan.declaration } : {}) });
+  if (ctx.output.json) {
+    ctx.output.result({ ok: true, dryRun, entries: plan.entries, declarationChanged: plan.declaration !== undefined, ...(report ?? {}) });
+    return;
+  }
+  if (dryRun) ctx.output.line(style(ctx.output, "bold", "Plan (dry run: nothing was written)"));
+  for (const line of teamPlanLines(ctx, plan)) ctx.output.line(line);
+  for (const line of report ? team.restoreLines(root, report) : []) ctx.output.line(line);
 }

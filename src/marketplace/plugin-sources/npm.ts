@@ -27,6 +27,12 @@ function checked(input: PluginSourceInput): NpmSource {
   return s;
 }
 
+/** The integrity a team lock pinned on the entry (not a catalog field: prepare.ts `pinnedEntry` adds it). */
+function pinnedIntegrity(input: PluginSourceInput): string | undefined {
+  const value = (input.entry.source as { integrity?: unknown }).integrity;
+  return typeof value === "string" ? value : undefined;
+}
+
 function specOf(s: NpmSource): string {
   return `${s.package}@${s.version ?? "latest"}`;
 }
@@ -48,6 +54,9 @@ function npmError(s: NpmSource, error: unknown): XcshToolsError {
   const machine = codedFailure(error, { what: `npm package ${specOf(s)}` });
   if (machine) return machine;
   const code = (error as { code?: string }).code;
+  if (code === "EINTEGRITY") {
+    return new XcshToolsError("EINTEGRITY", `npm package ${specOf(s)}: the registry sent other bytes than the integrity pinned for it (${errorMessage(error)})`, { hint: "Nothing was installed. The package was republished or swapped behind the lock: run `xcsh-tools update --scope project` if the change is wanted.", cause: error });
+  }
   const notFound = code === "E404" || code === "ETARGET";
   return new XcshToolsError(notFound ? "ESOURCE_NOT_FOUND" : "ENPM_FETCH", `Cannot fetch npm package ${specOf(s)}: ${errorMessage(error)}`, {
     hint: notFound ? "The package or version is not on the registry: check the catalog entry and the registry (.npmrc)." : "Check the registry URL and your .npmrc auth, then retry.",
@@ -64,9 +73,11 @@ export const npmPluginSource: PluginSourceKind = {
     try {
       const options = optionsOf(s, world);
       const manifest = await pacote.manifest(specOf(s), options);
-      // Extract exactly the version the manifest resolved, by integrity when the registry gives one.
-      await pacote.extract(`${s.package}@${manifest.version}`, dir, { ...options, ...(manifest._integrity ? { integrity: manifest._integrity } : {}) });
-      return { dir, within: dir, version: manifest.version };
+      // Extract exactly the version the manifest resolved, by integrity: a team lock's (pinnedEntry
+      // in prepare.ts), else the registry's; pacote refuses other bytes (EINTEGRITY).
+      const integrity = pinnedIntegrity(input) ?? manifest._integrity;
+      await pacote.extract(`${s.package}@${manifest.version}`, dir, { ...options, ...(integrity ? { integrity } : {}) });
+      return { dir, within: dir, version: manifest.version, ...(integrity ? { integrity } : {}) };
     } catch (error) {
       throw npmError(s, error);
     }

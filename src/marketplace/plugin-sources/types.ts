@@ -24,6 +24,8 @@ export interface FetchedPlugin {
   gitCommitSha?: string;
   /** The version the source itself resolved (npm). */
   version?: string;
+  /** npm: the integrity of the package extracted. */
+  integrity?: string;
   /** The sha256 of a downloaded archive (the version of an archive plugin that names none). */
   archiveSha256?: string;
 }

@@ -43,6 +43,6 @@ export const githubSource: CatalogSource = {
     return { kind: "github", uri: `${repo}${match[4] ?? ""}` };
   },
   fetch(spec, scratch, world) {
-    return fetchGitCatalog(githubCloneUrl(spec.uri), scratch, world);
+    return fetchGitCatalog(githubCloneUrl(spec.uri), scratch, world, spec.folder);
   },
 };

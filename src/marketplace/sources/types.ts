@@ -11,6 +11,11 @@ import type { MarketplaceContext } from "../context.js";
 export interface CatalogSourceSpec {
   kind: MarketplaceSourceType;
   uri: string;
+  /**
+   * git kinds: the marketplace is this folder of the repository, not its root (a team set's
+   * declared `path`, team.ts `catalogFolderOf`); relative to the clone, checked to stay in it.
+   */
+  folder?: string;
 }
 
 /** What a fetch produced. */
@@ -23,6 +28,8 @@ export interface FetchedCatalog {
   contentDir?: string;
   /** The commit the catalog came from (git kinds). */
   commitSha?: string;
+  /** url catalogs: sha256 (hex) of the bytes read, which a team lock pins. */
+  sha256?: string;
 }
 
 export type SourceWorld = Pick<MarketplaceContext, "cwd" | "roots" | "env" | "gitTimeoutMs" | "fetchTimeoutMs" | "signal">;

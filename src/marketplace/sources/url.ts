@@ -3,6 +3,7 @@
  * `timeouts.fetchMs` deadline), so such a catalog can only use remote plugin sources (github,
  * url, git-subdir, npm); a relative source is refused at install with that explanation.
  */
+import { createHash } from "node:crypto";
 import { XcshToolsError } from "../../core/errors.js";
 import { redactSecrets } from "../../core/redact.js";
 import { checkJsonSize } from "../../manifest/json-file.js";
@@ -34,16 +35,16 @@ export const urlSource: CatalogSource = {
       // The size of a JSON file we read (`EJSON_TOO_LARGE`): the server is not ours, its answer is not held past that.
       checkSize: (bytes) => checkJsonSize(bytes, shown),
     });
-    const text = await readAll(chunks).catch((error: unknown) => {
+    const bytes = await readAll(chunks).catch((error: unknown) => {
       throw bodyFailed(error);
     });
     // A catalog from the network: its entries may not name local git URLs.
-    return { loaded: parseCatalog(text, shown, "xcsh", { allowLocal: false }) };
+    return { loaded: parseCatalog(bytes.toString("utf8"), shown, "xcsh", { allowLocal: false }), sha256: createHash("sha256").update(bytes).digest("hex") };
   },
 };
 
-async function readAll(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+async function readAll(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const parts: Uint8Array[] = [];
   for await (const chunk of chunks) parts.push(chunk);
-  return Buffer.concat(parts).toString("utf8");
+  return Buffer.concat(parts);
 }
