@@ -66,9 +66,10 @@ export function restoreLines(root: string, report: RestoreReport): string[] {
   const changed = [...report.npmInstalled, ...report.installed];
   if (changed.length > 0) lines.push(`Installed ${changed.join(", ")}`);
   if (report.resolved.length > 0) lines.push(`Locked ${report.resolved.join(", ")}`);
-  for (const line of report.closureDrift) lines.push(`note: ${line}`);
+  if (report.removed.length > 0) lines.push(`Removed ${report.removed.join(", ")} (no restored project declares them any more)`);
+  for (const line of report.versionMoves) lines.push(`note: ${line}`);
   if (report.undeclared.length > 0) lines.push(`warning: WTEAM_UNDECLARED: the project registry also lists ${report.undeclared.join(", ")}, which the set does not declare (kept as they were)`);
   if (report.written.length > 0) lines.push(`Wrote ${report.written.map(rel).join(", ")}`);
-  lines.push(changed.length > 0 || report.written.length > 0 ? "Restart xcsh (or /reload-plugins) to load the set." : "Up to date (xcsh-team.lock.json).");
+  lines.push(changed.length > 0 || report.removed.length > 0 || report.written.length > 0 ? "Restart xcsh (or /reload-plugins) to load the set." : "Up to date (xcsh-team.lock.json).");
   return lines;
 }
