@@ -227,12 +227,10 @@ function lockEntryOf(p: PinnedPackage, as: string): Record<string, unknown> {
 
 /**
  * Where each package of a pinned plugin goes (package-lock key → entry), breadth first from the
- * plugin: a dependency goes as high as no other version of its name is in the way of Node's
- * resolution from the package that needs it: the top level when the user's tree has no package of
- * that name there (never sharing one of theirs, whose own dependencies are not the lock's), else
- * the plugin's own subtree, else beside the package. Peers resolve from the needing package's
- * parent; the plugin's own peers go to the top level when nothing is there (else arborist's check
- * of the edge decides, and `verify` judges).
+ * plugin, each dependency as high as Node's resolution from the package that needs it allows: the
+ * top level when the user's tree has no package of that name there (never sharing one of theirs,
+ * whose own dependencies are not the lock's), else the plugin's own subtree, else beside the
+ * package that needs it. Peers resolve from the needing package's parent.
  */
 function layoutOf(r: ResolvedPinned, existing: Record<string, unknown>): Map<string, Record<string, unknown>> {
   const versions = new Map<string, PinnedPackage[]>();
@@ -240,6 +238,8 @@ function layoutOf(r: ResolvedPinned, existing: Record<string, unknown>): Map<str
   const top = childOf("", r.pinned.name);
   const placed = new Map<string, PinnedPackage>([[top, r.top]]);
   const out = new Map<string, Record<string, unknown>>([[top, lockEntryOf(r.top, r.pinned.name)]]);
+  /** `<folder>\0<name>`: an edge resolved `name` past `<folder>/node_modules`. */
+  const walked = new Set<string>();
   const queue = [top];
   while (queue.length > 0) {
     const at = queue.shift()!;
@@ -247,36 +247,28 @@ function layoutOf(r: ResolvedPinned, existing: Record<string, unknown>): Map<str
       const candidates = (versions.get(edge.name) ?? []).filter((p) => semver.satisfies(p.version, edge.range, { includePrerelease: true, loose: true }));
       const dep = candidates.sort((x, y) => semver.rcompare(x.version, y.version))[0] ?? (versions.get(edge.name)?.length === 1 && !semver.validRange(edge.range) ? versions.get(edge.name)![0] : undefined);
       if (!dep) continue; // not in the closure (an optional one that did not install): arborist decides, verify judges
+      // Up from `from` as Node's resolution goes: the first folder holding the name decides; below
+      // it, the highest folder that no edge already resolved past gets the package (a package
+      // there would shadow what that edge found higher up).
       const from = edge.peer ? parentOf(at) : at;
-      if (from === "") {
-        const location = childOf("", edge.as);
-        if (existing[location] === undefined) {
-          placed.set(location, dep);
-          out.set(location, lockEntryOf(dep, edge.as));
-          queue.push(location);
-        }
+      const chain: string[] = [];
+      let found: PinnedPackage | "theirs" | undefined;
+      for (let folder = from; ; folder = parentOf(folder)) {
+        const location = childOf(folder, edge.as);
+        found = placed.get(location) ?? (folder === "" && existing[location] !== undefined ? "theirs" : undefined);
+        if (found) break;
+        chain.push(folder);
+        if (folder === "") break;
+      }
+      const pass = (folders: string[]) => folders.forEach((f) => walked.add(`${f}\0${edge.as}`));
+      if (found === dep) {
+        pass(chain);
         continue;
       }
-      // Up from `from` to the plugin's folder: the first folder holding the name decides.
-      let target: string | undefined;
-      let resolvedHere = false;
-      for (let folder = from; ; folder = parentOf(folder)) {
-        const there = placed.get(childOf(folder, edge.as));
-        if (there) {
-          resolvedHere = there === dep;
-          break;
-        }
-        target = folder;
-        if (folder === top) break;
-      }
-      if (resolvedHere) continue;
-      if (target === top) {
-        // Nothing in the plugin's subtree is in the way: the top level, as npm hoists, when the user's tree has no package there.
-        const there = placed.get(childOf("", edge.as));
-        if (there === dep) continue;
-        if (!there && existing[childOf("", edge.as)] === undefined) target = "";
-      }
-      const location = childOf(target ?? from, edge.as);
+      const target = chain.filter((f) => !walked.has(`${f}\0${edge.as}`)).at(-1);
+      if (target === undefined) continue; // no free folder (a peer whose place the user's tree holds): arborist decides, verify judges
+      pass(chain.slice(0, chain.indexOf(target)));
+      const location = childOf(target, edge.as);
       placed.set(location, dep);
       out.set(location, lockEntryOf(dep, edge.as));
       queue.push(location);
