@@ -167,6 +167,24 @@ describe("team restore of npm plugins: the closure exactly as locked", () => {
     expect(await versionSeenBy(b, mine, dep)).toBe("1.0.1");
   });
 
+  it("a closure holding two versions of one name (plugin → dep ^1, plugin → other → dep ^2): each package finds the version the lock gives it, though newer ones were published", async () => {
+    const other = `@teamnpm/other-${n}-${Math.random().toString(36).slice(2, 7)}`;
+    const two = `@teamnpm/p2-${n}-${Math.random().toString(36).slice(2, 7)}`;
+    await publishDep(dep, "2.0.0", { dependencies: { [sub]: "^1.0.0" } });
+    await publishDep(other, "1.0.0", { dependencies: { [dep]: "^2.0.0" } });
+    await reg.publish({ name: two, version: "1.0.0", packageJson: { type: "module", dependencies: { [dep]: "^1.0.0", [other]: "^1.0.0" }, xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(two)) } });
+    const { root, lock } = await lockInA({ [two]: { spec: "^1.0.0" } });
+    expect(Object.keys(lock.npm[two].dependencies).sort()).toEqual([`${dep}@1.0.0`, `${dep}@2.0.0`, `${other}@1.0.0`, `${sub}@1.0.0`].sort());
+    await publishDep(dep, "1.0.1", { dependencies: { [sub]: "^1.0.0" } });
+    await publishDep(dep, "2.0.1", { dependencies: { [sub]: "^1.0.0" } });
+    await restore(b, root);
+    expect(await versionSeenBy(b, two, dep)).toBe("1.0.0");
+    // What `other` finds, by Node's own resolution from its folder.
+    const { createRequire } = await import("node:module");
+    const otherDir = path.dirname(createRequire(path.join(plugins(b), "node_modules", two, "package.json")).resolve(`${other}/package.json`));
+    expect(JSON.parse(await readFile(createRequire(path.join(otherDir, "package.json")).resolve(`${dep}/package.json`), "utf8")).version).toBe("2.0.0");
+  });
+
   it("the registry serves other bytes for a locked dependency: EINTEGRITY naming /npm/<name>/dependencies/<dep@version> with expected and got, the plugins tree unchanged", async () => {
     const { root, lock } = await lockInA();
     const expected = lock.npm[plugin].dependencies[`${dep}@1.0.0`];
