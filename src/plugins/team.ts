@@ -62,7 +62,7 @@ export interface PinnedMismatch {
 }
 
 /** One package of a pinned tree, read from its bytes. */
-interface PinnedPackage {
+export interface PinnedPackage {
   name: string;
   version: string;
   resolved: string;
@@ -74,8 +74,11 @@ interface PinnedPackage {
 export interface ResolvedPinned {
   pinned: PinnedNpmPlugin;
   resolved: ResolvedPackage;
+  /** The integrity of the plugin's bytes as fetched (the lock's; none for a git plugin, whose identity is its commit). */
+  integrity: string | undefined;
   /** The feature names the package's manifest offers (for `features: "*"`). */
   features: string[];
+  /** The plugin as fetched: `top.resolved` is the URL (or git spec at the commit) its bytes come from. */
   top: PinnedPackage;
   closure: PinnedPackage[];
 }
@@ -169,7 +172,7 @@ export async function resolvePinned(client: NpmClientOptions, cwd: string, pinne
         );
         const spec = parseInstallSpec(p.from?.kind === "git" ? top.resolved : p.from?.kind === "tarball" ? p.from.url : `${p.name}@${p.version}`, cwd);
         const resolved = packageOf(spec, top.pkg);
-        return { pinned: p, resolved, features: Object.keys(resolved.manifest.features ?? {}), top, closure };
+        return { pinned: p, resolved, integrity: top.integrity, features: Object.keys(resolved.manifest.features ?? {}), top, closure };
       }),
     );
   } catch (error) {

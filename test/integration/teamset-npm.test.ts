@@ -10,7 +10,8 @@
  *   a locked dependency — exactly the locked closure, or `EINTEGRITY` naming the lock field and
  *   nothing installed;
  * - the source moved after locking: a git branch moved on → the locked commit;
- * - requests: a cold and a warm restore fetch no packument;
+ * - requests: a cold and a warm restore fetch no packument; a registry without npm's tarball
+ *   layout costs one packument per package;
  * - who keeps a plugin: another project, the user themselves, nobody (uninstalled); two projects
  *   locking two versions.
  */
@@ -70,14 +71,23 @@ async function declare(root: string, declared: Record<string, unknown>): Promise
   await writeFile(path.join(root, "xcsh-team.json"), `${JSON.stringify({ version: 1, plugins: declared }, null, 2)}\n`);
 }
 
+/** The shared test registry (names of this file are unique per test: `tag()`). */
+let reg: RegistryHandle & { dispose(): Promise<void> };
+beforeAll(async () => {
+  reg = await useGlobalRegistry();
+});
+afterAll(async () => {
+  await reg.dispose();
+});
+let tags = 0;
+const tag = () => `${Math.random().toString(36).slice(2, 7)}${(tags += 1)}`;
+
 describe("team restore of npm plugins: the closure exactly as locked", () => {
-  let reg: RegistryHandle & { dispose(): Promise<void> };
   let a: TmpWorld;
   let b: TmpWorld;
   let proxy: RegistryProxy | undefined;
   let requests: string[];
   let swap: ((url: string) => Buffer | undefined) | undefined;
-  let n = 0;
   let plugin: string;
   let dep: string;
   let sub: string;
@@ -85,18 +95,11 @@ describe("team restore of npm plugins: the closure exactly as locked", () => {
   const publishDep = (name: string, version: string, more: Record<string, unknown> = {}) =>
     reg.publish({ name, version, packageJson: { type: "module", ...more }, files: { "index.js": `export default ${JSON.stringify(version)};\n` } });
 
-  beforeAll(async () => {
-    reg = await useGlobalRegistry();
-  });
-  afterAll(async () => {
-    await reg.dispose();
-  });
   beforeEach(async () => {
-    n += 1;
-    const tag = `${Math.random().toString(36).slice(2, 7)}${n}`;
-    plugin = `@teamnpm/p-${tag}`;
-    dep = `@teamnpm/dep-${tag}`;
-    sub = `@teamnpm/sub-${tag}`;
+    const t = tag();
+    plugin = `@teamnpm/p-${t}`;
+    dep = `@teamnpm/dep-${t}`;
+    sub = `@teamnpm/sub-${t}`;
     // A two-level closure: the plugin → dep → sub.
     await publishDep(sub, "1.0.0");
     await publishDep(dep, "1.0.0", { dependencies: { [sub]: "^1.0.0" } });
@@ -110,6 +113,10 @@ describe("team restore of npm plugins: the closure exactly as locked", () => {
       requests.push(`${req.method} ${req.url}`);
       const other = swap?.(req.url ?? "");
       if (!other) return false;
+      if (other.length === 0) {
+        res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
+        return true;
+      }
       res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(other.length) });
       res.end(other);
       return true;
@@ -157,7 +164,7 @@ describe("team restore of npm plugins: the closure exactly as locked", () => {
   it("the user's tree already holds another version of a locked dependency at the top level: the plugin still gets the locked one, the user's stays", async () => {
     const { root } = await lockInA();
     await publishDep(dep, "1.0.1", { dependencies: { [sub]: "^1.0.0" } });
-    const mine = `@teamnpm/mine-${n}-${Math.random().toString(36).slice(2, 7)}`;
+    const mine = `@teamnpm/mine-${tag()}`;
     await reg.publish({ name: mine, version: "1.0.0", packageJson: { type: "module", dependencies: { [dep]: "1.0.1" }, xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(mine)) } });
     const installed = await runCli(["install", mine, "--json"], { cwd: b.root, home: b.home });
     expect(installed.code, installed.stderr).toBe(0);
@@ -168,8 +175,8 @@ describe("team restore of npm plugins: the closure exactly as locked", () => {
   });
 
   it("a closure holding two versions of one name (plugin → dep ^1, plugin → other → dep ^2): each package finds the version the lock gives it, though newer ones were published", async () => {
-    const other = `@teamnpm/other-${n}-${Math.random().toString(36).slice(2, 7)}`;
-    const two = `@teamnpm/p2-${n}-${Math.random().toString(36).slice(2, 7)}`;
+    const other = `@teamnpm/other-${tag()}`;
+    const two = `@teamnpm/p2-${tag()}`;
     await publishDep(dep, "2.0.0", { dependencies: { [sub]: "^1.0.0" } });
     await publishDep(other, "1.0.0", { dependencies: { [dep]: "^2.0.0" } });
     await reg.publish({ name: two, version: "1.0.0", packageJson: { type: "module", dependencies: { [dep]: "^1.0.0", [other]: "^1.0.0" }, xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(two)) } });
@@ -222,6 +229,22 @@ describe("team restore of npm plugins: the closure exactly as locked", () => {
     expect(report.npmInstalled).toEqual([`${plugin}@1.0.0`]);
     expect(requests).toEqual([]);
   });
+
+  it("a registry that does not serve npm's tarball layout (404 at the derived URL): the packument's tarball URL is used, once per package", async () => {
+    const { root } = await lockInA();
+    const refused = new Set<string>();
+    // Each tarball path answers 404 the first time (as a registry with another layout would), then its bytes.
+    swap = (url) => {
+      if (!/\.tgz$/.test(url) || refused.has(url)) return undefined;
+      refused.add(url);
+      return Buffer.alloc(0);
+    };
+    const report = await restore(b, root);
+    expect(report.npmInstalled).toEqual([`${plugin}@1.0.0`]);
+    expect(refused.size).toBe(3);
+    expect(packuments().map((r) => decodeURIComponent(r).replace(/^GET \//, "")).sort()).toEqual([dep, plugin, sub].sort());
+    expect(await versionSeenBy(b, plugin, sub)).toBe("1.0.0");
+  });
 });
 
 describe("team restore of an npm plugin from git: the locked commit", () => {
@@ -268,25 +291,16 @@ describe("team restore of an npm plugin from git: the locked commit", () => {
 });
 
 describe("team restore of npm plugins: who keeps a plugin (our record)", () => {
-  let reg: RegistryHandle & { dispose(): Promise<void> };
   let w: TmpWorld;
   let p1: string;
   let p2: string;
-  let n = 0;
 
   const publishPlugin = (name: string, version: string) => reg.publish({ name, version, packageJson: { type: "module", xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(name)) } });
 
-  beforeAll(async () => {
-    reg = await useGlobalRegistry();
-  });
-  afterAll(async () => {
-    await reg.dispose();
-  });
   beforeEach(async () => {
-    n += 1;
-    const tag = `${Math.random().toString(36).slice(2, 7)}${n}`;
-    p1 = `@teamkeep/p1-${tag}`;
-    p2 = `@teamkeep/p2-${tag}`;
+    const t = tag();
+    p1 = `@teamkeep/p1-${t}`;
+    p2 = `@teamkeep/p2-${t}`;
     for (const name of [p1, p2]) {
       await publishPlugin(name, "1.0.0");
       await publishPlugin(name, "1.1.0");
