@@ -28,6 +28,7 @@
  */
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import validateNpmPackageName from "validate-npm-package-name";
 import { jsonText } from "../core/atomic-fs.js";
 import { nodeErrorCode } from "../core/errors.js";
 import { semver } from "../core/npm-spec.js";
@@ -200,7 +201,8 @@ function edgesOf(pkg: Record<string, unknown>): { as: string; name: string; rang
   for (const [field, peer, optional] of [["dependencies", false, false], ["optionalDependencies", false, true], ["peerDependencies", true, false]] as const) {
     const deps = isRecord(pkg[field]) ? pkg[field] : {};
     for (const [as, value] of Object.entries(deps)) {
-      if (typeof value !== "string") continue;
+      // The name becomes a package-lock location (`…/node_modules/<as>`): a package's manifest must not lead it out of node_modules.
+      if (typeof value !== "string" || !validateNpmPackageName(as).validForOldPackages) continue;
       // An alias (`"x": "npm:y@^1"`) installs y in the folder x.
       const alias = /^npm:((?:@[^/@]+\/)?[^@]+)(?:@(.*))?$/.exec(value);
       const isOptional = optional || (peer && isRecord(meta[as]) && meta[as].optional === true);
