@@ -301,7 +301,9 @@ async function reifyCopy(m: Mutation, plan: Plan, copy: WorkCopy, request: Arbor
     // npmOptions turns scripts off: they run after consent (install-scripts.ts), never here.
     await failOnFullDisk(copy.dir, doing.join("; "), () => arb.reify({ ...(add.length ? { add } : {}), ...(rmNames.length ? { rm: rmNames } : {}), save: true }));
   } catch (error) {
-    throw npmError(error, add.join(" ") || rmNames.join(" "), options.client, add.length === 1 ? plan.actions[0]?.name : undefined);
+    // A pinned install (ApplyOptions.pinned) adds nothing by spec: the plugins of the plan name it.
+    const what = add.join(" ") || rmNames.join(" ") || plan.actions.filter((a) => a.type !== "NOOP").map((a) => a.name).join(" ");
+    throw npmError(error, what, options.client, add.length === 1 ? plan.actions[0]?.name : undefined);
   }
   if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; the change was rolled back", { hint: "Nothing was changed." });
   await m.step("reify:done");

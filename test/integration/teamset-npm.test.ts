@@ -16,9 +16,11 @@
  *   locking two versions.
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFile, realpath, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import * as tar from "tar";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadRegistryOptions } from "../../src/plugins/npmrc.js";
 import { restoreTeamSet, type TeamWorld } from "../../src/teamset/index.js";
@@ -26,6 +28,7 @@ import { startGitHttpServer, type GitHttpServer } from "../helpers/git-http.js";
 import { isolatedGitEnv, makeGitRemote, type GitRemote } from "../helpers/git-remote.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { marketplaceCtx } from "../helpers/marketplace-fixtures.js";
+import { publishRaw } from "../helpers/publish-raw.js";
 import { startRegistryProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
@@ -190,6 +193,30 @@ describe("team restore of npm plugins: the closure exactly as locked", () => {
     const { createRequire } = await import("node:module");
     const otherDir = path.dirname(createRequire(path.join(plugins(b), "node_modules", two, "package.json")).resolve(`${other}/package.json`));
     expect(JSON.parse(await readFile(createRequire(path.join(otherDir, "package.json")).resolve(`${dep}/package.json`), "utf8")).version).toBe("2.0.0");
+  });
+
+  it("a locked plugin whose manifest names a dependency folder outside node_modules (alias key `../../escaped`): ESPEC naming the plugin, nothing written outside the plugins folder", async () => {
+    const { root, lock } = await lockInA();
+    const evil = `@teamnpm/evil-${tag()}`;
+    const dir = path.join(b.root, "evil", "package");
+    const manifest = { name: evil, version: "1.0.0", type: "module", dependencies: { "../../escaped": `npm:${dep}@^1.0.0` }, xcsh: { tools: "./t.js" } };
+    await b.write(path.join(dir, "package.json"), manifest);
+    await b.write(path.join(dir, "t.js"), toolSource(toolName(evil)));
+    const tgz = path.join(b.root, "evil.tgz");
+    await tar.c({ gzip: true, file: tgz, cwd: path.dirname(dir), portable: true }, ["package"]);
+    const bytes = await readFile(tgz);
+    await publishRaw(reg, evil, bytes, { manifest: { type: "module", dependencies: manifest.dependencies, xcsh: manifest.xcsh } });
+    // A lock written by hand (no resolver would lock it): the evil plugin by its true integrity, with dep's closure.
+    const locked = lock.npm[plugin];
+    const handmade = { ...lock, npm: { [evil]: { version: "1.0.0", integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`, dependencies: locked.dependencies } } };
+    await declare(root, { [evil]: { spec: "1.0.0" } });
+    await writeFile(path.join(root, "xcsh-team.lock.json"), `${JSON.stringify(handmade, null, 2)}\n`);
+    const outside = await snapshotTree(b.root, { exclude: ["home"] });
+    const home = await snapshotTree(b.home, { exclude: [".npm"] });
+    // npm's installer refuses the name (ESPEC naming the plugin); the synthesised package-lock never holds it either.
+    await expect(restore(b, root)).rejects.toMatchObject({ code: "ESPEC", message: expect.stringContaining(`${evil}: Invalid package name "../../escaped"`) });
+    expect(await snapshotTree(b.root, { exclude: ["home"] })).toEqual(outside);
+    expect(await snapshotTree(b.home, { exclude: [".npm"] })).toEqual(home);
   });
 
   it("the registry serves other bytes for a locked dependency: EINTEGRITY naming /npm/<name>/dependencies/<dep@version> with expected and got, the plugins tree unchanged", async () => {
