@@ -116,6 +116,8 @@ export function restoreLines(root: string, report: RestoreReport): string[] {
   const changed = [...report.npmInstalled, ...report.installed];
   if (changed.length > 0) lines.push(`${would}${would ? "install" : "Installed"} ${changed.join(", ")}`);
   if (report.resolved.length > 0) lines.push(`${would}${would ? "lock" : "Locked"} ${report.resolved.join(", ")}`);
+  if (report.removed.length > 0) lines.push(`Removed ${report.removed.join(", ")} (no restored project declares them any more)`);
+  for (const line of report.versionMoves) lines.push(`note: ${line}`);
   if (report.dryRun) {
     for (const plugin of report.wouldRun) {
       lines.push(`${plugin.id} ${plugin.version} would run${plugin.source === "npm" ? " (hook and extension modules)" : ""}:`);
@@ -123,11 +125,10 @@ export function restoreLines(root: string, report: RestoreReport): string[] {
     }
   }
   for (const optOut of report.optOuts) lines.push(`${optOut.plugin}: off — ${decidedBy(root, optOut)}`);
-  for (const line of report.closureDrift) lines.push(`note: ${line}`);
   if (report.undeclared.length > 0) lines.push(`warning: WTEAM_UNDECLARED: the project registry also lists ${report.undeclared.join(", ")}, which the set does not declare (kept as they were)`);
   if (report.written.length > 0) lines.push(`Wrote ${report.written.map(rel).join(", ")}`);
   for (const s of report.secretsNeeded) lines.push(`needs a secret: xcsh-tools config set ${s.plugin} ${s.key} <value>${s.env ? `  (or ${s.env})` : ""}`);
   if (report.dryRun) lines.push(changed.length > 0 || report.lockChanged || report.lockMerged ? "Dry run: nothing was asked, written or run." : "Up to date (xcsh-team.lock.json); dry run: nothing was written.");
-  else lines.push(changed.length > 0 || report.written.length > 0 ? "Restart xcsh (or /reload-plugins) to load the set." : "Up to date (xcsh-team.lock.json).");
+  else lines.push(changed.length > 0 || report.removed.length > 0 || report.written.length > 0 ? "Restart xcsh (or /reload-plugins) to load the set." : "Up to date (xcsh-team.lock.json).");
   return lines;
 }

@@ -87,6 +87,15 @@ export interface ApplyOptions {
   approveExecutables?: (request: ExecutableRequest) => Promise<void>;
   /** Stage more files in the same transaction before its commit (a team restore's host files and lock: plugins/team.ts). */
   stageMore?: (m: Mutation) => Promise<void>;
+  /**
+   * A team restore's exact install (plugins/team.ts): the plugins of `names` are not handed to
+   * arborist as `add` specs; `prepare` writes those of them the plan installs, with their locked
+   * dependencies, into the work copy's package.json and package-lock.json, so that reify installs
+   * exactly that tree; `verify` checks the reified copy before anything is validated or staged.
+   */
+  pinned?: { names: ReadonlySet<string>; prepare(dir: string, names: string[]): Promise<void>; verify(dir: string): Promise<void> };
+  /** Adjust our record before it is staged (a team restore's `team`/`personal` marks): `had` names the plugins installed before. */
+  patchRecord?: (before: InstallRecord, after: InstallRecord, had: ReadonlySet<string>) => InstallRecord;
 }
 
 /** One plugin as it ended up. */
@@ -122,9 +131,12 @@ export async function applyPlan(world: MutationWorld, label: string, options: Ap
     await m.step("apply:planned");
     const before = stateFiles(m.state);
     let result: ApplyResult;
-    if (!plan.actions.some((a) => a.type !== "NOOP")) result = { plan, plugins: [], changed: false };
-    else if (!planNeedsInstall(plan)) {
-      const after = runtimeOnly(plan, before, inventory);
+    if (!plan.actions.some((a) => a.type !== "NOOP")) {
+      result = { plan, plugins: [], changed: false };
+      if (options.patchRecord) await stageStateWrites(m.tx, m.paths, before, { ...before, record: patchedRecord(options, before, before.record, inventory) });
+    } else if (!planNeedsInstall(plan)) {
+      const runtime = runtimeOnly(plan, before, inventory);
+      const after = { ...runtime, record: patchedRecord(options, before, runtime.record, inventory) };
       await stageStateWrites(m.tx, m.paths, before, after);
       await m.step("apply:staged");
       result = { plan, plugins: plan.actions.map((a) => ({ name: a.name, type: a.type, version: a.to?.version, scripts: [], scriptsRan: false })), changed: true };
@@ -137,6 +149,11 @@ export async function applyPlan(world: MutationWorld, label: string, options: Ap
 /** Where validation's child keeps what it writes: a scratch root inside the transaction. */
 function validationRoots(options: ApplyOptions, scratch: string): { home: string; xcshHome: string; cacheDir: string } {
   return { home: options.client.home, xcshHome: scratch, cacheDir: path.join(scratch, "transpile") };
+}
+
+/** Our record after `options.patchRecord`, if any. */
+function patchedRecord(options: ApplyOptions, before: StateFiles, record: InstallRecord, inventory: readonly InstalledPlugin[]): InstallRecord {
+  return options.patchRecord ? options.patchRecord(before.record, record, new Set(inventory.map((p) => p.name))) : record;
 }
 
 function runtimeOnly(plan: Plan, before: StateFiles, inventory: InstalledPlugin[]): StateFiles {
@@ -162,8 +179,11 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const copy = await copyToWork(m);
   await m.step("apply:copied");
   const request = await arboristRequest(plan, copy, options);
+  const pinned = options.pinned;
+  if (pinned) await pinned.prepare(copy.dir, plan.actions.filter((a) => a.apply.kind === "install" && pinned.names.has(a.name)).map((a) => a.name));
   await m.step("apply:packed");
   const { savedDeps, scripts } = await reifyCopy(m, plan, copy, request, options);
+  if (pinned) await pinned.verify(copy.dir);
   const arrived = await readArrived(plan, copy);
   if (options.approveExecutables) await approveModules(options.approveExecutables, plan.actions, arrived, inventory, { liveNodeModules: m.paths.nodeModules, scripts: scripts.byPlugin });
   const withScripts = [...scripts.byPlugin].filter(([, list]) => list.length > 0).map(([name]) => name);
@@ -175,7 +195,8 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
     await m.step("scripts:done");
   }
   await validateArrived(m, plan, arrived, { options, scratch, root: copy.dir });
-  const { applied, runtimeLock, record } = nextInstallState(plan, inventory, before, arrived, savedDeps, options);
+  const { applied, runtimeLock, record: next } = nextInstallState(plan, inventory, before, arrived, savedDeps, options);
+  const record = patchedRecord(options, before, next, inventory);
   // Settings of removed plugins go with them (withoutRuntimePlugin); of others, they stay.
   await collectPacked(copy.dir, copy.packed, record);
 
@@ -212,6 +233,11 @@ async function arboristRequest(plan: Plan, copy: WorkCopy, options: ApplyOptions
     switch (step.kind) {
       case "install": {
         const r = step.resolved;
+        // A pinned plugin is written into the copy's lockfile instead (ApplyOptions.pinned).
+        if (options.pinned?.names.has(r.name)) {
+          if (action.type === "CHANGE") await rm(path.join(copy.nodeModules, r.name), { recursive: true, force: true });
+          break;
+        }
         if (r.spec.source === "directory" || r.spec.source === "tarball") {
           // Absolute here (arborist resolves add specs against the process cwd); it saves the
           // spec relative to the root: `file:.xcsh-tools/packed/<file>`, the same in work/ and live.
@@ -275,7 +301,9 @@ async function reifyCopy(m: Mutation, plan: Plan, copy: WorkCopy, request: Arbor
     // npmOptions turns scripts off: they run after consent (install-scripts.ts), never here.
     await failOnFullDisk(copy.dir, doing.join("; "), () => arb.reify({ ...(add.length ? { add } : {}), ...(rmNames.length ? { rm: rmNames } : {}), save: true }));
   } catch (error) {
-    throw npmError(error, add.join(" ") || rmNames.join(" "), options.client, add.length === 1 ? plan.actions[0]?.name : undefined);
+    // A pinned install (ApplyOptions.pinned) adds nothing by spec: the plugins of the plan name it.
+    const what = add.join(" ") || rmNames.join(" ") || plan.actions.filter((a) => a.type !== "NOOP").map((a) => a.name).join(" ");
+    throw npmError(error, what, options.client, add.length === 1 ? plan.actions[0]?.name : undefined);
   }
   if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; the change was rolled back", { hint: "Nothing was changed." });
   await m.step("reify:done");
@@ -409,16 +437,19 @@ async function approveModules(
 
 function recordFor(action: PlanAction, current: InstalledPlugin | undefined, scripts: string[], scriptsRan: boolean, installedAt: string, saved: string | undefined): InstallRecordEntry {
   const step = action.apply;
+  // Installed or linked by the user: theirs, whatever team sets also installed it (a team restore re-marks its own: ApplyOptions.patchRecord).
+  const team = current?.record?.team;
   const base = { scripts, scriptsRan, installedAt };
+  const mine = { ...(team ? { team } : {}), personal: true };
   switch (step.kind) {
     case "install":
-      return { spec: recordedSpec(step.resolved.spec), source: step.resolved.spec.source, ...base };
+      return { spec: recordedSpec(step.resolved.spec), source: step.resolved.spec.source, ...base, ...mine };
     case "link": {
       // Linking over a link keeps what the first link replaced.
       const linkedOver = current?.linked && current.record?.linkedOver
         ? current.record.linkedOver
         : { dependency: current?.dependency ?? null, version: current?.version ?? null, record: current?.record ?? null };
-      return { spec: `file:${step.target}`, source: "link", linkTarget: step.target, linkedOver, ...base };
+      return { spec: `file:${step.target}`, source: "link", linkTarget: step.target, linkedOver, ...base, ...mine };
     }
     case "unlink":
       return step.restore.record ? { ...step.restore.record, scripts, scriptsRan, installedAt } : { spec: step.restore.dependency ?? "", source: "registry", ...base };

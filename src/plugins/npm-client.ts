@@ -64,6 +64,10 @@ export function npmOptions(client: NpmClientOptions): Record<string, unknown> {
     // package.json may name one): the environment carries our git settings (core/git.ts), the
     // only thing of their git calls we control. npm's libraries use \`env\` for git alone.
     env: gitEnvForNpm(process.env, client.allowLocalGit === true),
+    // @npmcli/git keeps each repository's refs for 5 minutes per process, and for a commit a
+    // cached ref still names it clones the branch's tip as that commit: a restore after the
+    // branch moved installed the new tip as the locked commit. Every git call reads the refs anew.
+    noGitRevCache: true,
     ...(client.tarballLimits ? { [TARBALL_CHECK_OPTION]: { limits: client.tarballLimits } } : {}),
     ...(client.fetchTimeoutMs ? { timeout: client.fetchTimeoutMs } : {}),
     ...(client.signal ? { signal: client.signal } : {}),

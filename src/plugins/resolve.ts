@@ -91,6 +91,14 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
     }
   }
   await warming;
+  return packageOf(spec, pkg);
+}
+
+/**
+ * A fetched package.json checked statically as a plugin (name, version, manifest), as the
+ * planner takes it; `pkg` is pacote's manifest (`_resolved`, `_integrity` when it gave them).
+ */
+export function packageOf(spec: InstallSpec, pkg: Record<string, unknown>): ResolvedPackage {
   const checked = validatePluginPackageJson(pkg);
   if (!checked.ok) {
     const first = checked.issues[0]!;

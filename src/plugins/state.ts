@@ -97,6 +97,14 @@ export const InstallRecordEntrySchema = Type.Object({
   /** Whether its scripts were allowed to run at install. */
   scriptsRan: Type.Optional(Type.Boolean()),
   installedAt: Type.String(),
+  /**
+   * Installed for team sets (teamset/restore.ts): each project root (realpath) whose restore
+   * installed it, with the version that project locks. A restore that no longer finds it declared
+   * drops its root; with none left and not `personal`, the plugin is uninstalled.
+   */
+  team: Type.Optional(Type.Object({ projects: Type.Record(Type.String(), Type.String()) })),
+  /** The user installed it themselves (a restore never removes it). An entry with no `team` is the user's too. */
+  personal: Type.Optional(Type.Boolean()),
 });
 export type InstallRecordEntry = Static<typeof InstallRecordEntrySchema>;
 

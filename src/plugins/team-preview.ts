@@ -44,7 +44,8 @@ export async function previewPinned(mworld: MutationWorld, client: NpmClientOpti
     const r = npmReady.find((x) => x.pinned.name === action.name)!;
     const dir = path.join(scratch, `npm-${index}`);
     try {
-      await pacote.extract(r.resolved.spec.npmSpec, dir, { ...npmOptions(client), ...(r.integrity ? { integrity: r.integrity } : {}) } as never);
+      // By the URL and integrity the restore fetched (plugins/team.ts): npm's cache answers, no packument.
+      await pacote.extract(r.top.resolved, dir, { ...npmOptions(client), ...(r.integrity ? { integrity: r.integrity } : {}) } as never);
     } catch (error) {
       throw npmError(error, r.resolved.spec.npmSpec, client);
     }

@@ -13,7 +13,7 @@
  * generated host files and the lock staged in the same journal, whose commit makes it all live at
  * once, so a kill leaves the previous state.
  */
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
@@ -29,7 +29,7 @@ import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lo
 import type { EffectiveSet, SetPlugin, Who } from "../manifest/team-set.js";
 import type { Mutation } from "../plugins/mutation.js";
 import { previewPinned, secretsNeededOf, type SecretNeeded } from "../plugins/team-preview.js";
-import { applyPinned, installedClosures, resolvePinned, type PinnedNpmPlugin } from "../plugins/team.js";
+import { applyPinned, resolvePinned, type PinnedMismatch, type PinnedNpmPlugin } from "../plugins/team.js";
 import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
 import { loadTeamSet } from "./load.js";
 import { isCanonicalLock, mergeLockSides, parseConflictedLock } from "./lock-format.js";
@@ -92,13 +92,12 @@ export interface RestoreReport {
   installed: string[];
   /** npm plugins installed or changed in the user's tree, `name@version`. */
   npmInstalled: string[];
+  /** npm plugins a team set had installed that no restored project declares any more (and the user did not install): uninstalled. */
+  removed: string[];
+  /** `moves <name> <v> → <w>, which <other root> locks`: another restored project locks another version (the project restored now wins). */
+  versionMoves: string[];
   /** Lock entries resolved anew. */
   resolved: string[];
-  /**
-   * Where an npm plugin's installed dependencies differ from the lock's closure (the dependencies
-   * are resolved by arborist as \`install\` resolves them; pinning them is still to do): one line each.
-   */
-  closureDrift: string[];
   /** Ids of the project registry the set does not mention, kept as they were (`WTEAM_UNDECLARED`). */
   undeclared: string[];
   /** Nothing was written (`dryRun`): the other fields say what a restore would do. */
@@ -160,34 +159,9 @@ function readOrMergeLock(file: string, text: string | undefined, set: EffectiveS
   }
 }
 
-/** What differs between the installed closures and the lock's, one line per dependency. */
-function driftOf(installed: ReadonlyMap<string, Record<string, string>>, lock: TeamLock): string[] {
-  const lines: string[] = [];
-  for (const [name, now] of installed) {
-    const locked = lock.npm[name]?.dependencies ?? {};
-    for (const [dep, integrity] of Object.entries(now)) {
-      if (!Object.hasOwn(locked, dep)) lines.push(`${name}: ${dep} is installed, the lock has ${Object.keys(locked).filter((k) => k.slice(0, k.lastIndexOf("@")) === dep.slice(0, dep.lastIndexOf("@"))).join(", ") || "no such dependency"}`);
-      else if (locked[dep] !== integrity) lines.push(`${name}: ${dep} has integrity ${integrity || "(none)"}, the lock ${locked[dep]}`);
-    }
-    for (const dep of Object.keys(locked)) if (!Object.hasOwn(now, dep)) lines.push(`${name}: ${dep} of the lock is not installed`);
-  }
-  return lines;
-}
-
-/**
- * `ETEAM_SPEC` for an npm plugin from git: the installer does not yet install the locked commit
- * (a test saw the branch tip installed), so restoring it could load content the lock does not
- * name. Refused before anything is written.
- */
-function gitNpmNotYet(plugin: SetPlugin): XcshToolsError {
-  const file = plugin.decided.find((w) => w.by === "team")?.file ?? "xcsh-team.json";
-  const at = pointer("", "plugins", plugin.key, "spec");
-  return new XcshToolsError("ETEAM_SPEC", `${file}: ${at}: ${plugin.key} comes from git, which this version of xcsh-tools cannot restore at its locked commit yet (expected a registry version or range)`, {
-    file,
-    path: at,
-    hint: "Publish the plugin to a registry and declare its version range, or put it in a `directory` marketplace inside the repository.",
-    exitCode: 2,
-  });
+/** `EINTEGRITY` for npm bytes (fetched or installed) that are not the lock's. */
+function npmMismatchError(lockFile: string, found: PinnedMismatch): XcshToolsError {
+  return integrityError(lockFile, pointer("", "npm", found.plugin, ...found.at), found.plugin, found.expected, found.got);
 }
 
 /** `EUNKNOWN_FEATURE` when the set chooses a feature the locked version does not declare (nothing written yet). */
@@ -291,7 +265,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       if (!plugin.enabled) continue;
       if (plugin.kind === "npm") {
         const locked = next.npm[plugin.key];
-        if (locked) pinned.push({ name: plugin.key, version: locked.version, integrity: locked.integrity, ...(locked.from ? { from: locked.from } : {}) });
+        if (locked) pinned.push({ name: plugin.key, version: locked.version, integrity: locked.integrity, ...(locked.from ? { from: locked.from } : {}), dependencies: locked.dependencies });
         continue;
       }
       const locked = next.marketplacePlugins[plugin.key];
@@ -307,12 +281,9 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       if (got !== locked.hash) throw integrityError(paths.lock, pointer("", "marketplacePlugins", plugin.key, "hash"), plugin.key, locked.hash, got);
       ready.push(prepared);
     }
-    for (const p of pinned) if (p.from?.kind === "git") throw gitNpmNotYet(set.plugins.get(p.name)!);
-    const npmReady = await resolvePinned(world.npm, root, pinned);
-    for (const r of npmReady) {
-      if (r.integrity !== r.pinned.integrity) throw integrityError(paths.lock, pointer("", "npm", r.pinned.name, "integrity"), r.pinned.name, r.pinned.integrity, r.integrity ?? "no integrity");
-      checkFeatures(set.plugins.get(r.pinned.name)!, r.pinned.version, r.features);
-    }
+    const mismatch = (found: PinnedMismatch) => npmMismatchError(paths.lock, found);
+    const npmReady = await resolvePinned(world.npm, root, pinned, mismatch);
+    for (const r of npmReady) checkFeatures(set.plugins.get(r.pinned.name)!, r.pinned.version, r.features);
     const registry = existingRegistry(paths.installedPlugins);
     const requests: ExecutableRequest[] = [];
     // A reused folder is asked about as a fresh copy is: scanned where it is (its bytes are the recorded hash's).
@@ -328,7 +299,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     const secretsNeeded = await secretsNeededOf(ctx, npmReady);
     if (options.dryRun) {
       const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
-      return { dryRun: true, written: [], lockChanged: lockChange !== undefined, lockMerged: merged, installed: installing, npmInstalled: npmChanges!.changing, resolved: resolved.resolved, closureDrift: [], undeclared: [], wouldRun: requests.map(wouldRunOf), secretsNeeded, optOuts: optOutsOf(set) };
+      return { dryRun: true, written: [], lockChanged: lockChange !== undefined, lockMerged: merged, installed: installing, npmInstalled: npmChanges!.changing, resolved: resolved.resolved, removed: [], versionMoves: [], undeclared: [], wouldRun: requests.map(wouldRunOf), secretsNeeded, optOuts: optOutsOf(set) };
     }
     // One question for the whole set, or (a library caller without `approveAll`) one per plugin.
     if (options.approveAll) {
@@ -346,7 +317,10 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     const applied = await applyPinned(withStampAtCommit(ctx, stampFacts), "restore the project's plugin set", {
       client: world.npm,
       cwd: root,
+      project: realpathSync(root),
       resolved: npmReady,
+      declared: new Set([...set.plugins.values()].filter((p) => p.kind === "npm").map((p) => p.key)),
+      mismatch,
       ...(approveNpm ? { approveExecutables: approveNpm } : {}),
       stageMore: async (m) => {
         await stagePreparedPlugins(ctx, m, ready);
@@ -378,15 +352,15 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         await m.step("teamset:staged");
       },
     });
-    const closureDrift = driftOf(await installedClosures(ctx.roots, world.npm, pinned.map((p) => p.name)), next);
     return {
       dryRun: false,
-      closureDrift,
       written,
       lockChanged,
       lockMerged: merged,
       installed: installing,
-      npmInstalled: applied.plugins.filter((p) => p.type !== "NOOP").map((p) => `${p.name}@${p.version ?? "?"}`),
+      npmInstalled: applied.plugins.filter((p) => p.type !== "NOOP" && p.type !== "REMOVE").map((p) => `${p.name}@${p.version ?? "?"}`),
+      removed: applied.removed,
+      versionMoves: applied.versionMoves,
       resolved: resolved.resolved,
       undeclared,
       wouldRun: requests.map(wouldRunOf),
