@@ -11,6 +11,7 @@ import { usageError } from "./command-errors.js";
 import type { CommandContext } from "./context.js";
 import { style } from "./output.js";
 import { mutationWorld } from "./plugin-world.js";
+import { npmClient } from "./plugin-command.js";
 
 /** The marketplace engine's world for reading: no npm options, nobody to ask for consent. */
 export async function listContext(ctx: CommandContext): Promise<MarketplaceContext> {
@@ -23,6 +24,25 @@ export async function listContext(ctx: CommandContext): Promise<MarketplaceConte
     projectTrusted: await ctx.projectTrusted(),
     gitTimeoutMs: settings.timeouts.gitMs,
     fetchTimeoutMs: settings.timeouts.fetchMs,
+  };
+}
+
+/** The marketplace engine's world for this command: the listing's, with npm's options and the consent prompt. */
+export async function marketplaceContext(ctx: CommandContext, consent?: { yes?: boolean }): Promise<MarketplaceContext> {
+  const base = await listContext(ctx);
+  const { npmOptions } = await import("../plugins/npm-client.js");
+  let npm: Record<string, unknown> | undefined;
+  try {
+    npm = npmOptions(await npmClient(ctx));
+  } catch (error) {
+    // A broken .npmrc only matters to npm sources: report it there, not for git or folder catalogs.
+    npm = undefined;
+    ctx.output.note(`warning: npm configuration not loaded (${(error as Error).message}); npm plugin sources will use the default registry`);
+  }
+  return {
+    ...base,
+    ...(npm ? { npmOptions: npm } : {}),
+    ...(consent ? { approveExecutables: (await import("./consent.js")).executableApprover(ctx, consent) } : {}),
   };
 }
 

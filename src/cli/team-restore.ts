@@ -8,7 +8,7 @@ import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { projectFolder, statOrUndefined, teamPaths } from "../core/paths.js";
-import type { OptOut, RestoreOptions, RestoreReport, TeamWorld } from "../teamset/index.js";
+import type { OptOut, RestoreOptions, RestoreReport, TeamEdit, TeamWorld } from "../teamset/index.js";
 import { assertScopeAllowed } from "./project-scope.js";
 import type { CommandContext } from "./context.js";
 import { npmClient } from "./plugin-command.js";
@@ -52,7 +52,7 @@ export function declaredRootOf(ctx: CommandContext): string | undefined {
 
 /** The team world of a command: marketplace context and npm options of this user, consent as the flags say. */
 export async function teamWorldOf(ctx: CommandContext, flags: RestoreFlags = {}): Promise<TeamWorld> {
-  const { marketplaceContext } = await import("./commands/marketplace.js");
+  const { marketplaceContext } = await import("./marketplace-list.js");
   const mctx = await marketplaceContext(ctx, { yes: Boolean(flags.yes) });
   const npm = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });
   return { ctx: mctx, npm };
@@ -80,16 +80,19 @@ async function assertGeneratedUntracked(root: string, world: TeamWorld, configDi
 /**
  * Restore the project's declared set on this machine and report it. Trust is asked (on a
  * terminal) or refused (`EUNTRUSTED_PROJECT`) before any project file is read; what the set's
- * plugins run is asked about once, for the whole set.
+ * plugins run is asked about once, for the whole set. With `change` (a `--scope project|local`
+ * change, cli/team-write.ts): restore the edited files at `root` and write them in the restore's
+ * own transaction, so a failed restore leaves them as they were.
  */
-export async function restoreProject(ctx: CommandContext, flags: RestoreFlags = {}, planned?: RestoreOptions["planned"]): Promise<RestoreReport> {
-  const root = teamRootOf(ctx);
+export async function restoreProject(ctx: CommandContext, flags: RestoreFlags = {}, planned?: RestoreOptions["planned"], change?: { root: string; edit: TeamEdit; migrating?: boolean }): Promise<RestoreReport> {
+  const root = change?.root ?? teamRootOf(ctx);
   // A dry run asks nothing, trust included: an untrusted project is refused (the engine checks it too).
   if (flags.dryRun && !isProjectTrustedByUser(root, trustWorldOf(ctx.roots))) throw untrustedProjectError(root, "restore the project's plugin set");
   await assertScopeAllowed(ctx, "project", "restore the project's plugin set");
   const { restoreTeamSet } = await import("../teamset/index.js");
   const world = await teamWorldOf(ctx, flags);
-  await assertGeneratedUntracked(root, world, ctx.roots.configDirName);
+  // A migration (cli/team-migrate.ts) prints the `git rm --cached` lines itself: the files it imports are the tracked ones.
+  if (!change?.migrating) await assertGeneratedUntracked(root, world, ctx.roots.configDirName);
   const { batchApprover } = await import("./consent.js");
   return restoreTeamSet(root, {
     world,
@@ -98,11 +101,12 @@ export async function restoreProject(ctx: CommandContext, flags: RestoreFlags = 
     approveAll: batchApprover(ctx, { yes: Boolean(flags.yes) }),
     ...(ctx.roots.configDirName ? { configDirName: ctx.roots.configDirName } : {}),
     ...(planned ? { planned } : {}),
+    ...(change ? { edit: change.edit } : {}),
   });
 }
 
 /** Who switched a declared plugin off, as `list` says it: `you (.xcsh/team.local.json)`, `team (xcsh-team.json)`. */
-function decidedBy(root: string, optOut: OptOut): string {
+export function decidedBy(root: string, optOut: Pick<OptOut, "by" | "file">): string {
   const who = optOut.by === "local" || optOut.by === "claude-local" || optOut.by === "user" ? "you" : optOut.by === "claude" ? "team (Claude Code)" : "team";
   return `${who} (${path.relative(root, optOut.file) || optOut.file})`;
 }

@@ -61,6 +61,14 @@ export async function fetchDeclaredMarketplace(ctx: MarketplaceContext, name: st
 }
 
 /**
+ * The name the catalog at `spec` gives itself (fetched into `scratch`, an empty folder of ours):
+ * `marketplace add --scope project` declares the marketplace under it, as the registry would.
+ */
+export async function catalogNameOf(ctx: MarketplaceContext, spec: CatalogSourceSpec, scratch: string): Promise<string> {
+  return (await fetchSource(ctx, spec, scratch)).loaded.catalog.name;
+}
+
+/**
  * Prepare `plugin` of a fetched declared marketplace in `scratch` (static checks only: nothing of
  * it runs); its source pinned as the lock's `from` says (a git commit, an npm version and
  * integrity, an archive's sha256) rather than where the catalog's source points now.

@@ -4,6 +4,7 @@
  * can never write a file a teammate's xcsh-tools would refuse. Unknown keys are kept; the bytes are
  * canonical (schema field order, marketplaces and plugins sorted), so a re-run writes nothing new.
  */
+import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import type { ClaudeTeamSettings } from "../manifest/claude-team-settings.js";
 import { pointer } from "../manifest/result.js";
@@ -181,4 +182,31 @@ export function formatLocal(doc: TeamLocal): string {
     if (at.length === 2) return knownFirst(object, LOCAL_PLUGIN_FIELD_ORDER);
     return Object.keys(object);
   });
+}
+
+/** The declared source of what `marketplace add` was given, relative to the root for a folder inside it. */
+export function declaredSourceOf(spec: { kind: string; uri: string }, root: string, file: string): DeclaredSource {
+  const hash = spec.uri.lastIndexOf("#");
+  const [base, ref] = hash > 0 ? [spec.uri.slice(0, hash), spec.uri.slice(hash + 1)] : [spec.uri, undefined];
+  switch (spec.kind) {
+    case "local": {
+      const rel = path.relative(root, spec.uri);
+      if (rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
+        throw new XcshToolsError("ETEAM_MACHINE_PATH", `${file}: /marketplaces: the folder ${spec.uri} is outside the project ${root} (expected a folder of the repository, which every teammate has)`, {
+          file,
+          path: "/marketplaces",
+          hint: "Move the marketplace into the repository (a `directory` marketplace), push it to a git host and add its URL, or add it for yourself only (--scope user).",
+          exitCode: 2,
+        });
+      }
+      // The repository itself may be the marketplace (its catalog at the root): "./".
+      return { source: "directory", path: `./${rel.split(path.sep).join("/")}` };
+    }
+    case "github":
+      return { source: "github", repo: base, ...(ref ? { ref } : {}) };
+    case "git":
+      return { source: "git", url: base, ...(ref ? { ref } : {}) };
+    default:
+      return { source: "url", url: spec.uri };
+  }
 }

@@ -4,8 +4,8 @@
  */
 import { teamPaths } from "../core/paths.js";
 import { readClaudeTeamSettings } from "../manifest/claude-team-settings.js";
-import { readTeamDeclaration } from "../manifest/team-declaration.js";
-import { readTeamLocal } from "../manifest/team-local.js";
+import { readTeamDeclaration, type TeamDeclaration } from "../manifest/team-declaration.js";
+import { readTeamLocal, type TeamLocal } from "../manifest/team-local.js";
 import type { EffectiveSet } from "../manifest/team-set.js";
 import { buildEffectiveSet } from "./set.js";
 
@@ -15,6 +15,10 @@ export interface LoadTeamSetOptions {
   configDirName?: string;
   /** npm plugins the user switched off for themselves: name → their runtime lock file. */
   userDisabled?: ReadonlyMap<string, string>;
+  /** The declaration as a `--scope project` change is about to write it (read from the file otherwise). */
+  declaration?: TeamDeclaration;
+  /** The personal file as a `--scope local` change is about to write it. */
+  local?: TeamLocal;
 }
 
 /**
@@ -26,9 +30,9 @@ export interface LoadTeamSetOptions {
 export function loadTeamSet(root: string, options: LoadTeamSetOptions = {}): EffectiveSet | undefined {
   const paths = teamPaths(root, options.configDirName);
   const claude = readClaudeTeamSettings(paths.claudeSettings, root);
-  const doc = readTeamDeclaration(paths.declaration, { otherMarketplaces: claude?.marketplaces.keys() ?? [] });
+  const doc = options.declaration ?? readTeamDeclaration(paths.declaration, { otherMarketplaces: claude?.marketplaces.keys() ?? [] });
   if (!doc && !claude) return undefined;
-  const local = readTeamLocal(paths.local);
+  const local = options.local ?? readTeamLocal(paths.local);
   const claudeLocal = readClaudeTeamSettings(paths.claudeLocalSettings, root);
   return buildEffectiveSet({
     root,

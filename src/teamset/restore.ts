@@ -27,9 +27,12 @@ import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord, pointer } from "../manifest/result.js";
 import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lock.js";
 import type { EffectiveSet, SetPlugin, Who } from "../manifest/team-set.js";
+import type { TeamDeclaration } from "../manifest/team-declaration.js";
+import type { TeamLocal } from "../manifest/team-local.js";
 import type { Mutation } from "../plugins/mutation.js";
 import { previewPinned, secretsNeededOf, type SecretNeeded } from "../plugins/team-preview.js";
 import { applyPinned, resolvePinned, type PinnedMismatch, type PinnedNpmPlugin } from "../plugins/team.js";
+import { formatDeclaration, formatLocal } from "./edit.js";
 import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
 import { loadTeamSet } from "./load.js";
 import { isCanonicalLock, mergeLockSides, parseConflictedLock } from "./lock-format.js";
@@ -63,6 +66,20 @@ export interface RestoreOptions {
    * lock and the declaration's new bytes (`--latest`) written in the same transaction.
    */
   planned?: { set: EffectiveSet; lock: TeamLock; declaration?: string };
+  /** A `--scope project|local` change: the files as edited, restored from and written in the same journal. */
+  edit?: TeamEdit;
+}
+
+/**
+ * What a change restores from instead of the files on disk (teamset/edit.ts made them). They are
+ * written by the restore's own transaction, so a failed restore (`EINTEGRITY`, `EUNCONFIRMED`,
+ * `EUNKNOWN_FEATURE`…) leaves them as they were.
+ */
+export interface TeamEdit {
+  declaration?: TeamDeclaration;
+  local?: TeamLocal;
+  /** Ids this change took out of the set: dropped from the project registry (else kept as undeclared). */
+  removed?: readonly string[];
 }
 
 /** What one plugin of the set would run on this machine (consent's lines: `+ hook SessionStart: …`). */
@@ -193,6 +210,14 @@ function installedPathOf(registry: ReturnType<typeof existingRegistry>, id: stri
   return isRecord(first) && typeof first.installPath === "string" ? first.installPath : undefined;
 }
 
+/** The registry without the entries of `ids` (a copy; `undefined` stays `undefined`). */
+function withoutIds(registry: ReturnType<typeof existingRegistry>, ids: readonly string[]): ReturnType<typeof existingRegistry> {
+  if (!registry || ids.length === 0) return registry;
+  const plugins = { ...registry.plugins };
+  for (const id of ids) delete plugins[id];
+  return { ...registry, plugins };
+}
+
 /** Stage `text` as the new content of `file` when it differs from what is there. */
 async function stageText(m: Mutation, file: string, text: string, written: string[]): Promise<void> {
   const current = await readFile(file, "utf8").catch(() => undefined);
@@ -236,7 +261,8 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
   const paths = teamPaths(root, options.configDirName);
   // Before the set is read: a file edited while this runs then differs from the stamp, and the next `install` restores again.
   const stampInputs = readStampInputs(paths);
-  const set = options.planned?.set ?? loadTeamSet(root, options.configDirName ? { configDirName: options.configDirName } : {});
+  const edit = options.frozen ? undefined : options.edit;
+  const set = options.planned?.set ?? loadTeamSet(root, { ...(options.configDirName ? { configDirName: options.configDirName } : {}), ...(edit?.declaration ? { declaration: edit.declaration } : {}), ...(edit?.local ? { local: edit.local } : {}) });
   if (!set) {
     throw new XcshToolsError("EUSAGE", `${root} declares no plugin set (no xcsh-team.json, no .claude/settings.json)`, { hint: "Declare one: xcsh-tools install <spec> --scope project.", exitCode: 2 });
   }
@@ -284,7 +310,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     const mismatch = (found: PinnedMismatch) => npmMismatchError(paths.lock, found);
     const npmReady = await resolvePinned(world.npm, root, pinned, mismatch);
     for (const r of npmReady) checkFeatures(set.plugins.get(r.pinned.name)!, r.pinned.version, r.features);
-    const registry = existingRegistry(paths.installedPlugins);
+    const registry = withoutIds(existingRegistry(paths.installedPlugins), edit?.removed ?? []);
     const requests: ExecutableRequest[] = [];
     // A reused folder is asked about as a fresh copy is: scanned where it is (its bytes are the recorded hash's).
     for (const prepared of [...ready, ...reused.map((r) => ({ id: r.id, version: r.content.version, copy: r.cacheDir, cacheDir: r.cacheDir }))]) {
@@ -337,6 +363,8 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         await stageText(m, paths.installedPlugins, host.registryText, written);
         if (Object.keys(host.overrides).length > 0 || (await pathExists(paths.pluginOverrides))) await stageText(m, paths.pluginOverrides, host.overridesText, written);
         if (!(await pathExists(paths.gitignore))) await stageText(m, paths.gitignore, GITIGNORE_TEXT, written);
+        if (edit?.declaration) await stageText(m, paths.declaration, formatDeclaration(edit.declaration), written);
+        if (edit?.local) await stageText(m, paths.local, formatLocal(edit.local), written);
         const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
         if (lockChange !== undefined) await stageText(m, paths.lock, lockChange, written);
         if (options.planned?.declaration !== undefined) {

@@ -3,7 +3,7 @@
  * (src/teamset/edit.ts): canonical bytes, unknown keys kept, every result valid, refusals coded.
  */
 import { describe, expect, it } from "vitest";
-import { editDeclaration, editLocal, formatDeclaration, formatLocal, type DeclarationEdit } from "../../src/teamset/index.js";
+import { declaredSourceOf, editDeclaration, editLocal, formatDeclaration, formatLocal, type DeclarationEdit } from "../../src/teamset/index.js";
 import { CLAUDE_FILE, DECLARATION_FILE, LOCAL_FILE, claudeSettings, declaration, refusedBy, setOf } from "../helpers/team-fixtures.js";
 
 const ctx = { file: DECLARATION_FILE, secretKeysOf: (name: string) => (name === "@acme/xcsh-search" ? ["apiKey"] : undefined) };
@@ -109,5 +109,28 @@ describe("editLocal (--scope local)", () => {
   it("ESECRET_SCOPE for a secret, naming the personal file", () => {
     const e = refused(() => editLocal(undefined, setOf(), { op: "setting-set", key: "@acme/xcsh-search", setting: "apiKey", value: "x" }, localCtx));
     expect([e.code, e.file, e.path]).toEqual(["ESECRET_SCOPE", LOCAL_FILE, "/plugins/@acme~1xcsh-search/settings/apiKey"]);
+  });
+});
+
+describe("declaredSourceOf: what `marketplace add --scope project` declares", () => {
+  const root = "/work/project";
+  const at = (kind: string, uri: string) => declaredSourceOf({ kind, uri }, root, DECLARATION_FILE);
+
+  it("a folder inside the root → a relative directory source; git and GitHub as typed, with their ref", () => {
+    expect(at("local", "/work/project/tools/mkt")).toEqual({ source: "directory", path: "./tools/mkt" });
+    expect(at("local", "/work/project")).toEqual({ source: "directory", path: "./" });
+    expect(at("local", "/work/project/..dots/mkt")).toEqual({ source: "directory", path: "./..dots/mkt" });
+    expect(at("git", "https://git.acme.dev/mkt.git#v3")).toEqual({ source: "git", url: "https://git.acme.dev/mkt.git", ref: "v3" });
+    expect(at("github", "acme/mkt")).toEqual({ source: "github", repo: "acme/mkt" });
+    expect(at("url", "https://acme.dev/marketplace.json")).toEqual({ source: "url", url: "https://acme.dev/marketplace.json" });
+  });
+
+  it.each([
+    ["a folder outside the root", "/work/other/mkt"],
+    ["a sibling whose name starts like the root's", "/work/project-evil/mkt"],
+    ["a parent of the root", "/work"],
+  ])("%s: ETEAM_MACHINE_PATH naming the declaration", (_what, folder) => {
+    const e = refusedBy(() => at("local", folder), DECLARATION_FILE);
+    expect(e.code).toBe("ETEAM_MACHINE_PATH");
   });
 });

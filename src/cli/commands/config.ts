@@ -30,6 +30,7 @@ import type { CommandModule } from "../context.js";
 interface MutationFlags {
   dryRun?: boolean;
   scope?: string;
+  yes?: boolean;
 }
 
 function valueText(setting: Pick<EffectiveSetting, "value" | "origin">): string {
@@ -96,6 +97,9 @@ async function get(ctx: CommandContext, rawName: string, key: string): Promise<v
 
 /** `set` with the words of the value, `delete` without them. */
 async function change(ctx: CommandContext, rawName: string, key: string, words: string[] | undefined, flags: MutationFlags): Promise<void> {
+  const team = await import("../team-write.js");
+  const where = team.setScopeOf(ctx, flags.scope);
+  if (where) return changeInSet(ctx, where, rawName, key, words, flags);
   const { parsePackageName } = await import("../../plugins/spec.js");
   const name = parsePackageName(rawName);
   const scope = stateScope(flags.scope);
@@ -112,6 +116,26 @@ async function change(ctx: CommandContext, rawName: string, key: string, words: 
   if (!ctx.output.json && setting && setting.origin !== scope && !dryRun && applied.change.plan.actions[0]?.type !== "REMOVE") {
     ctx.output.note(`note: the value in effect here comes from ${originText(setting)}`);
   }
+}
+
+/**
+ * `config set|delete --scope project|local` where the set is written (cli/team-write.ts): the value
+ * is parsed and checked against the installed plugin's schema, then written to xcsh-team.json or
+ * .xcsh/team.local.json; a secret is `ESECRET_SCOPE` naming the file and `/plugins/<name>/settings/<key>`.
+ */
+async function changeInSet(ctx: CommandContext, where: NonNullable<ReturnType<typeof import("../team-write.js").setScopeOf>>, rawName: string, key: string, words: string[] | undefined, flags: MutationFlags): Promise<void> {
+  const { changePlugins } = await import("../team-write.js");
+  const secrets = new Map<string, string[]>();
+  await changePlugins(ctx, where, `change the project's plugin settings (--scope ${flags.scope})`, flags, [rawName], async ({ key: plugin }) => {
+    if (!words) return { op: "setting-delete", key: plugin, setting: key };
+    const engine = await import("../../plugins/state-change.js");
+    const { parseSettingInput, requireSetting } = await import("../../plugins/plugin-settings.js");
+    const manifest = engine.requireManifest(engine.requirePlugin(await readStateView(ctx), plugin));
+    secrets.set(plugin, Object.entries(manifest.settings ?? {}).filter(([, schema]) => schema.secret === true).map(([k]) => k));
+    const schema = requireSetting(manifest, { plugin, key });
+    // The host joins the words of the value with spaces (`config set p greeting hello world`).
+    return { op: "setting-set", key: plugin, setting: key, value: parseSettingInput(words.join(" "), schema, { plugin, key }) };
+  }, { secretKeysOf: (plugin) => secrets.get(plugin) });
 }
 
 async function validate(ctx: CommandContext, rawName: string | undefined): Promise<void> {
@@ -165,7 +189,7 @@ async function validate(ctx: CommandContext, rawName: string | undefined): Promi
 
 export const register: CommandModule["register"] = (program, getContext) => {
   const config = program.command("config").description("a plugin's settings: list, get, set, delete, validate");
-  const scopeHelp = "user (default: the runtime lock) or project (<cwd>/.xcsh/plugin-overrides.json; not for secrets)";
+  const scopeHelp = "user (default: the runtime lock), project (xcsh-team.json in a repository, else <cwd>/.xcsh/plugin-overrides.json; not for secrets) or local (your own value in the project: .xcsh/team.local.json; not for secrets)";
 
   config
     .command("list <name>")
@@ -182,6 +206,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("store a value, checked against the plugin's schema")
     .option("--dry-run", "print the plan; write nothing")
     .option("--scope <scope>", scopeHelp)
+    .option("-y, --yes", "accept what the plugins run without asking (a project change restores the set)")
     .action(async (name: string, key: string, value: string[], flags: MutationFlags, command: Command) => change(getContext(command), name, key, value, flags));
 
   config
@@ -189,6 +214,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("remove the stored value (the env variable or the default applies again)")
     .option("--dry-run", "print the plan; write nothing")
     .option("--scope <scope>", scopeHelp)
+    .option("-y, --yes", "accept what the plugins run without asking (a project change restores the set)")
     .action(async (name: string, key: string, flags: MutationFlags, command: Command) => change(getContext(command), name, key, undefined, flags));
 
   config

@@ -14,11 +14,16 @@ import type { CommandModule } from "../context.js";
 interface EnableFlags {
   dryRun?: boolean;
   scope?: string;
+  yes?: boolean;
 }
 
 async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean, flags: EnableFlags): Promise<void> {
   // Before anything is read: a project-scope change needs a trusted project, whichever engine owns the names.
   await assertScopeAllowed(ctx, flags.scope, `${enabled ? "enable" : "disable"} plugins in the project (--scope project)`);
+  // In a repository (or a project with a set): the team's declaration, or the personal file (--scope local).
+  const { changePlugins, setScopeOf } = await import("../team-write.js");
+  const where = setScopeOf(ctx, flags.scope);
+  if (where) return changePlugins(ctx, where, `${enabled ? "enable" : "disable"} plugins in the project (--scope ${flags.scope})`, flags, names, ({ key }) => ({ op: "enable", key, enabled }), { switchOff: !enabled });
   // Marketplace plugins are the marketplace engine's (its --scope is the install's scope).
   const { mayNameMarketplacePlugin } = await import("../../manifest/installed-plugins.js");
   if (names.some(mayNameMarketplacePlugin) && (await (await import("./marketplace.js")).dispatchChange(ctx, enabled ? "enable" : "disable", names, flags))) return;
@@ -57,7 +62,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
       .command(`${verb} <name...>`)
       .description(enabled ? "enable installed plugins (for the user, or --scope project)" : "disable installed plugins (for the user, or --scope project) without uninstalling them")
       .option("--dry-run", "print the plan; write nothing")
-      .option("--scope <scope>", "user (default: the runtime lock) or project (<cwd>/.xcsh/plugin-overrides.json); for name@marketplace, the install's scope")
+      .option("--scope <scope>", "user (default: the runtime lock), project (the project's xcsh-team.json in a repository, else <cwd>/.xcsh/plugin-overrides.json; for name@marketplace, the install's scope) or local (your own choice in the project: .xcsh/team.local.json)")
+      .option("-y, --yes", "accept what the plugins run without asking (a project change restores the set)")
       .action(async (names: string[], flags: EnableFlags, command: Command) => {
         await setEnabled(getContext(command), names, enabled, flags);
       });

@@ -16,6 +16,7 @@ import type { FeatureState } from "../../plugins/state-change.js";
 import type { CommandModule } from "../context.js";
 
 interface FeaturesFlags {
+  yes?: boolean;
   enable?: string;
   disable?: string;
   set?: string;
@@ -63,6 +64,9 @@ async function features(ctx: CommandContext, rawName: string, flags: FeaturesFla
   if (flags.reset && (flags.enable !== undefined || flags.disable !== undefined || flags.set !== undefined)) {
     throw usageError("--reset cannot be combined with --enable, --disable or --set", "Run them as two commands.");
   }
+  const { changePlugins, setScopeOf } = await import("../team-write.js");
+  const where = setScopeOf(ctx, flags.scope);
+  if (where) return changePlugins(ctx, where, `change the project's features (--scope ${flags.scope})`, flags, [rawName], async ({ key, features }) => ({ op: "features", key, features: await featuresAfter(ctx, key, features, flags) }));
   const scope = stateScope(flags.scope);
   const request = flags.reset
     ? ({ reset: true } as const)
@@ -78,6 +82,31 @@ async function features(ctx: CommandContext, rawName: string, flags: FeaturesFla
   await reportStateChange(ctx, applied, { dryRun, scope, done: `Features of ${name}: ${after.effective.length ? after.effective.join(", ") : "none"}`, extra: { plugin: name, features: after } });
 }
 
+/**
+ * The feature list a set file gets: `--reset` drops it (the plugin's defaults), `--set` replaces
+ * it, `--enable`/`--disable` start from what the set chooses now (its list, all for "*", else the
+ * installed plugin's defaults). Names are checked against the locked version by the restore
+ * (`EUNKNOWN_FEATURE`, nothing written).
+ */
+async function featuresAfter(ctx: CommandContext, key: string, current: string[] | "*" | undefined, flags: FeaturesFlags): Promise<string[] | "*" | undefined> {
+  const { parseFeatureList, declaredFeatures, effectiveFeatures } = await import("../../plugins/features.js");
+  if (flags.reset) return undefined;
+  if (flags.set !== undefined) return parseFeatureList(flags.set);
+  let base: string[] = Array.isArray(current) ? current : [];
+  if (!Array.isArray(current)) {
+    // "*" or the defaults: only the installed plugin's manifest knows which those are.
+    const { requireManifest } = await import("../../plugins/state-change.js");
+    const plugin = (await readStateView(ctx)).inventory.find((p) => p.name === key);
+    const manifest = plugin?.manifest ? requireManifest(plugin) : undefined;
+    base = manifest ? (current === "*" ? declaredFeatures(manifest) : effectiveFeatures(manifest, null)) : [];
+  }
+  const on = flags.enable === undefined ? [] : parseFeatureList(flags.enable);
+  const off = flags.disable === undefined ? [] : parseFeatureList(flags.disable);
+  if (on === "*") return "*";
+  if (off === "*") return [];
+  return [...base.filter((f) => !off.includes(f)), ...on.filter((f) => !base.includes(f) && !off.includes(f))];
+}
+
 export const register: CommandModule["register"] = (program, getContext) => {
   program
     .command("features <name>")
@@ -87,7 +116,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--set <list>", 'exactly these (comma list; * = all; "" = none)')
     .option("--reset", "user: follow the plugin's defaults again; project: drop the project's list")
     .option("--dry-run", "print the plan; write nothing")
-    .option("--scope <scope>", "user (default: the runtime lock) or project (<cwd>/.xcsh/plugin-overrides.json)")
+    .option("--scope <scope>", "user (default: the runtime lock), project (xcsh-team.json in a repository, else <cwd>/.xcsh/plugin-overrides.json) or local (your own choice in the project: .xcsh/team.local.json)")
+    .option("-y, --yes", "accept what the plugins run without asking (a project change restores the set)")
     .action(async (name: string, flags: FeaturesFlags, command: Command) => {
       await features(getContext(command), name, flags);
     });

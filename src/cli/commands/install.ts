@@ -10,6 +10,8 @@ import type { Command } from "commander";
 import { npmClient, planAndApply, printWouldRunScripts, reportPlanned } from "../plugin-command.js";
 import { usageError } from "../command-errors.js";
 import type { CommandContext, CommandModule } from "../context.js";
+import type { DeclaredPlugin } from "../../manifest/team-declaration.js";
+import type { DeclarationEdit } from "../../teamset/index.js";
 
 export const register: CommandModule["register"] = (program, getContext) => {
   program
@@ -19,12 +21,17 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .option("--dry-run", "print the plan; write nothing")
     .option("--frozen", "with no spec (CI): fail, writing nothing, unless xcsh-team.lock.json already describes the declared set")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
-    .option("--scope <scope>", "marketplace plugins (name@marketplace): user (default) or project")
+    .option("--scope <scope>", "user (default) or project: in a repository, declared in xcsh-team.json and restored (npm plugins are still installed for you, the host loads them per user); elsewhere marketplace plugins only, in the project's .xcsh/")
     .option("-y, --yes", "accept what the plugins run without asking (marketplace: hooks, MCP/LSP servers, bin/; npm: hook and extension modules, and install scripts with --allow-scripts)")
     .action(async (specs: string[], flags: { dryRun?: boolean; scope?: string; allowScripts?: boolean; yes?: boolean; frozen?: boolean }, command: Command) => {
       const ctx = getContext(command);
       if (specs.length === 0 && flags.scope === undefined) return restoreCommand(ctx, flags);
       if (flags.frozen) throw usageError("--frozen applies to `install` with no spec (restoring the project's set)", "Drop --frozen, or run `xcsh-tools install --frozen` alone.");
+      if (flags.scope === "project" && specs.length > 0) {
+        const { teamWriteRoot } = await import("../team-write.js");
+        const root = teamWriteRoot(ctx);
+        if (root !== undefined) return installIntoSet(ctx, root, specs, flags);
+      }
       if (await (await import("./marketplace.js")).dispatchChange(ctx, "install", specs, flags)) return;
       if (specs.length === 0) throw usageError("install needs at least one spec", "e.g. xcsh-tools install @acme/xcsh-search");
       const { parseInstallSpec } = await import("../../plugins/spec.js");
@@ -84,4 +91,78 @@ async function restoreCommand(ctx: CommandContext, flags: { dryRun?: boolean; al
   // `changed`: anything installed or written on this machine (a dry run: anything it would).
   if (ctx.output.json) return ctx.output.result({ ok: true, changed: report.installed.length + report.npmInstalled.length + report.written.length > 0 || (report.dryRun && report.lockChanged), ...report });
   for (const line of restoreLines(teamRootOf(ctx), report)) ctx.output.line(line);
+}
+
+/**
+ * `install <spec>... --scope project` where the project has (or gets) a declared set: each spec
+ * becomes an entry of xcsh-team.json, then the set is restored (cli/team-write.ts). A marketplace
+ * plugin gets `{}`; an npm spec given bare or as a dist-tag gets `^<resolved>` as npm saves it, a
+ * range or version stays as typed; folders, tarballs and git specs are `ETEAM_SPEC` (not the
+ * same on a teammate's machine, or not restorable at a locked commit yet).
+ */
+async function installIntoSet(ctx: CommandContext, root: string, specs: string[], flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean }): Promise<void> {
+  const { changeDeclaration, isDeclaredMarketplaceId } = await import("../team-write.js");
+  const { semver } = await import("../../core/npm-spec.js");
+  await changeDeclaration(ctx, root, "install plugins into the project (--scope project)", flags, async (state) => {
+    const edits: DeclarationEdit[] = [];
+    for (const spec of specs) {
+      const entry = marketplaceEntryOf(spec, (id) => isDeclaredMarketplaceId(id, state), (text) => semver.validRange(text) !== null) ?? (await npmEntryOf(ctx, spec, state.paths.declaration));
+      // An entry the team had switched off is switched on again: that is what installing it means.
+      edits.push({ op: "add-plugin", key: entry.key, entry: entry.entry }, { op: "enable", key: entry.key, enabled: true });
+    }
+    return edits;
+  });
+}
+
+/**
+ * The declaration entry of `name@marketplace` (`{}`) or `name@marketplace@<range>` (the range the
+ * catalog's version must meet), when that marketplace is declared; `undefined` for anything else.
+ */
+function marketplaceEntryOf(spec: string, declared: (id: string) => boolean, isRange: (text: string) => boolean): { key: string; entry: DeclaredPlugin } | undefined {
+  if (declared(spec)) return { key: spec, entry: {} };
+  const at = spec.lastIndexOf("@");
+  const id = spec.slice(0, at);
+  const range = spec.slice(at + 1);
+  return at > 0 && range !== "" && declared(id) && isRange(range) ? { key: id, entry: { version: range } } : undefined;
+}
+
+/** The declaration entry of an npm spec typed on the command line. */
+async function npmEntryOf(ctx: CommandContext, spec: string, file: string): Promise<{ key: string; entry: DeclaredPlugin }> {
+  const { XcshToolsError } = await import("../../core/errors.js");
+  const { mayNameMarketplacePlugin, splitPluginId } = await import("../../manifest/installed-plugins.js");
+  const { semver } = await import("../../core/npm-spec.js");
+  const market = mayNameMarketplacePlugin(spec) && !spec.startsWith("npm:") ? splitPluginId(spec.replace(/\[[^\]]*\]$/, ""))?.marketplace : undefined;
+  if (market !== undefined && market !== "latest" && !semver.validRange(market)) {
+    throw new XcshToolsError("ETEAM_UNKNOWN_MARKETPLACE", `${file}: "${spec}": the marketplace "${market}" is not declared in the project (expected one under /marketplaces of ${file} or in .claude/settings.json)`, {
+      file,
+      path: "/marketplaces",
+      hint: `Declare it first: xcsh-tools marketplace add <source> --scope project. For the npm dist-tag "${market}", write npm:${spec}.`,
+      exitCode: 2,
+    });
+  }
+  const { parseInstallSpec } = await import("../../plugins/spec.js");
+  const parsed = parseInstallSpec(spec, ctx.cwd);
+  if (parsed.source !== "registry" || !parsed.name) {
+    throw new XcshToolsError("ETEAM_SPEC", `${file}: "${spec}" is a ${parsed.source} spec, which a teammate's machine cannot restore (expected a registry name, version, range or dist-tag)`, {
+      file,
+      path: "/plugins",
+      hint: "Publish the plugin and install it by name, or put it in a `directory` marketplace inside the repository (xcsh-tools marketplace add ./folder --scope project).",
+      exitCode: 2,
+    });
+  }
+  const features = parsed.features === null ? {} : { features: parsed.features };
+  // A bare name is npm's range "*" (or an empty spec): saved as `^<resolved>` like a dist-tag.
+  const raw = String(parsed.parsed.rawSpec ?? "");
+  if (parsed.parsed.type !== "tag" && raw !== "" && raw !== "*") return { key: parsed.name, entry: { spec: raw, ...features } };
+  // npm saves a bare name or a dist-tag as `^<the version it resolved to>`.
+  const { loadPacote, npmError, npmOptions } = await import("../../plugins/npm-client.js");
+  const client = await npmClient(ctx);
+  const pacote = await loadPacote();
+  let version: string;
+  try {
+    version = String((await pacote.manifest(parsed.npmSpec, npmOptions(client) as never)).version);
+  } catch (error) {
+    throw npmError(error, parsed.npmSpec, client, parsed.name);
+  }
+  return { key: parsed.name, entry: { spec: `^${version}`, ...features } };
 }

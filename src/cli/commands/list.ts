@@ -11,7 +11,10 @@ import type { Command } from "commander";
 import { style } from "../output.js";
 import { notLoadedLine, projectNotLoaded } from "../project-scope.js";
 import { readStateView } from "../state-command.js";
-import type { CommandModule } from "../context.js";
+import path from "node:path";
+import type { CommandContext, CommandModule } from "../context.js";
+import type { Who } from "../../manifest/team-set.js";
+import type { StateView } from "../../plugins/state-change.js";
 
 /** The word before a local source's path in a listed line (the path alone could be either). */
 const LOCAL_KIND: Record<string, string> = { directory: "folder ", tarball: "tarball " };
@@ -44,6 +47,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const installed: Installed = await components();
       // An untrusted project's installs and overrides are left out, unread: say so.
       const notLoaded = projectNotLoaded(ctx, [...mkt.notLoaded, ...(view.overrides.untrusted?.present ? [view.overrides.file] : [])]);
+      // Who decided each plugin of the project's set (only in a trusted project: its files are read).
+      const team = notLoaded === undefined && (await ctx.projectTrusted()) ? await teamRows(ctx, view) : [];
+      const decided = new Map(team.map(({ row }) => [row.key, row.decidedBy]));
       // Each npm plugin's components, described once for its JSON item and its printed line.
       const componentLines = new Map<string, string>();
       const items = view.inventory.map((p) => {
@@ -68,19 +74,21 @@ export const register: CommandModule["register"] = (program, getContext) => {
           ...(p.manifest?.description ? { description: p.manifest.description } : {}),
           ...(p.problem ? { problem: p.problem } : {}),
           ...(components ? { components: components.json } : {}),
+          ...(decided.has(p.name) ? { decidedBy: decided.get(p.name) } : {}),
         };
       });
       const counted = installed.filter((p) => !p.problem && (p.rootKind !== "claude-cache") && (flags.scope === undefined || p.rootKind === "npm" || p.scope === flags.scope));
       const total = { alwaysOn: counted.reduce((n, p) => n + p.cost.alwaysOn, 0), alwaysOnForXcsh: counted.reduce((n, p) => n + p.cost.alwaysOnForXcsh, 0) };
       const totalLine = total.alwaysOn > 0 ? `Context: ${formatTokens(total.alwaysOn)} tokens added to every session by these plugins (${formatTokens(total.alwaysOnForXcsh)} by what xcsh loads); \`xcsh-tools show <plugin>\` has the details.` : undefined;
       if (ctx.output.json) {
-        ctx.output.result({ plugins: items, ...mkt.json, contextTokens: total, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
+        ctx.output.result({ plugins: items, ...mkt.json, ...(team.length > 0 ? { teamSet: team.map(({ row }) => row) } : {}), contextTokens: total, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
         return;
       }
       if (notLoaded) ctx.output.line(notLoadedLine(ctx, notLoaded));
       if (items.length === 0) {
         if (mkt.lines.length === 0) ctx.output.line("No plugins installed. Install one with `xcsh-tools install <package>`.");
         for (const line of mkt.lines) ctx.output.line(line);
+        for (const line of teamLines(ctx, team)) ctx.output.line(line);
         if (totalLine) ctx.output.line(totalLine);
         return;
       }
@@ -97,6 +105,53 @@ export const register: CommandModule["register"] = (program, getContext) => {
         if (components) ctx.output.line(`  ${components}`);
       }
       for (const line of mkt.lines) ctx.output.line(line);
+      for (const line of teamLines(ctx, team)) ctx.output.line(line);
       if (totalLine) ctx.output.line(totalLine);
     });
 };
+
+/** One plugin of the project's set and who decided whether it loads here. */
+interface TeamRow {
+  key: string;
+  kind: "npm" | "marketplace";
+  enabled: boolean;
+  decidedBy: Who["by"];
+  /** The file that decided, relative to the project root (the user's runtime lock: absolute). */
+  file: string;
+}
+
+/** The project's set with who decided each plugin's state: the personal choices over the committed files (teamset/set.ts). */
+async function teamRows(ctx: CommandContext, view: StateView): Promise<{ row: TeamRow; said: string }[]> {
+  const { projectRootOf } = await import("../../core/paths.js");
+  const root = projectRootOf(ctx.cwd, ctx.roots);
+  if (root === undefined) return [];
+  const { loadTeamSet } = await import("../../teamset/index.js");
+  // npm plugins this user switched off everywhere (runtime lock `enabled: false`) stay off in the set too.
+  const userDisabled = new Map(Object.entries(view.state.runtimeLock?.plugins ?? {}).filter(([, e]) => e?.enabled === false).map(([name]) => [name, view.state.paths.runtimeLock]));
+  let set: ReturnType<typeof loadTeamSet>;
+  try {
+    set = loadTeamSet(root, { ...(ctx.roots.configDirName ? { configDirName: ctx.roots.configDirName } : {}), userDisabled });
+  } catch (error) {
+    // A broken set file is `install`'s and `validate`'s error to report; the listing of what is installed goes on.
+    ctx.output.note(`warning: the project's plugin set was not read: ${(error as Error).message}`);
+    return [];
+  }
+  if (!set) return [];
+  const { decidedBy } = await import("../team-restore.js");
+  return [...set.plugins.values()].map((p) => {
+    const rel = path.relative(root, p.enabledBy.file);
+    const row: TeamRow = { key: p.key, kind: p.kind, enabled: p.enabled, decidedBy: p.enabledBy.by, file: rel.startsWith("..") || path.isAbsolute(rel) ? p.enabledBy.file : rel };
+    // Said as the restore says an opt-out: `you (.xcsh/team.local.json)`.
+    return { row, said: decidedBy(root, p.enabledBy) };
+  });
+}
+
+/** The "decided by" lines: `old@acme  off — you (.xcsh/team.local.json)`. */
+function teamLines(ctx: CommandContext, rows: readonly { row: TeamRow; said: string }[]): string[] {
+  if (rows.length === 0) return [];
+  const width = Math.max(...rows.map(({ row }) => row.key.length));
+  return [
+    style(ctx.output, "bold", "Project set (decided by):"),
+    ...rows.map(({ row, said }) => `  ${row.key.padEnd(width)}  ${row.enabled ? style(ctx.output, "green", "on") : style(ctx.output, "dim", "off")} — ${said}`),
+  ];
+}

@@ -6,6 +6,7 @@
  * installed); scoped names and `pkg@<version|range>` always stay npm (the host's CLI classifies them so).
  * Any other `name@x` is `EUNKNOWN_MARKETPLACE`; `npm:name@x` is the npm dist-tag `x`.
  */
+import path from "node:path";
 import type { Command } from "commander";
 import { XcshToolsError, errorSummary } from "../../core/errors.js";
 import { npa, semver } from "../../core/npm-spec.js";
@@ -17,7 +18,9 @@ import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { npmClient, planLine } from "../plugin-command.js";
 import { ReportedFailure, usageError } from "../command-errors.js";
-import { claudeInstalledPlugins, listContext, parseScope } from "../marketplace-list.js";
+import { claudeInstalledPlugins, marketplaceContext, parseScope } from "../marketplace-list.js";
+
+export { marketplaceContext };
 import { assertScopeAllowed, notLoadedLine, projectNotLoaded, type ProjectNotLoaded } from "../project-scope.js";
 import type { CommandModule } from "../context.js";
 
@@ -254,25 +257,6 @@ export const register: CommandModule["register"] = (program, getContext) => {
   registerImportClaude(mkt, getContext);
 };
 
-/** The marketplace engine's world for this command: the listing's, with npm's options and the consent prompt. */
-export async function marketplaceContext(ctx: CommandContext, consent?: { yes?: boolean }): Promise<MarketplaceContext> {
-  const base = await listContext(ctx);
-  const { npmOptions } = await import("../../plugins/npm-client.js");
-  let npm: Record<string, unknown> | undefined;
-  try {
-    npm = npmOptions(await npmClient(ctx));
-  } catch (error) {
-    // A broken .npmrc only matters to npm sources: report it there, not for git or folder catalogs.
-    npm = undefined;
-    ctx.output.note(`warning: npm configuration not loaded (${(error as Error).message}); npm plugin sources will use the default registry`);
-  }
-  return {
-    ...base,
-    ...(npm ? { npmOptions: npm } : {}),
-    ...(consent ? { approveExecutables: (await import("../consent.js")).executableApprover(ctx, consent) } : {}),
-  };
-}
-
 /**
  * What a subcommand that takes `--scope` and `--dry-run` needs: its context (refused early when
  * `--scope project` names a project that is not trusted), the engine, and the options every such
@@ -291,10 +275,13 @@ function registerAdd(mkt: Command, getContext: GetContext): void {
     .command("add <source>")
     .description("add a marketplace: ./folder, git URL (https, ssh, file://), owner/repo (GitHub), or https://…/marketplace.json")
     .option("--name <name>", "register it under this name instead of the catalog's")
-    .option("--scope <scope>", "user (default) or project")
+    .option("--scope <scope>", "user (default) or project (in a repository: declared in xcsh-team.json; a folder must be inside the repository)")
     .option("--dry-run", "fetch and check; write nothing")
-    .action(async (source: string, flags: { name?: string; scope?: string; dryRun?: boolean }, command: Command) => {
+    .option("-y, --yes", "accept what the project's set runs without asking (a project change restores the set)")
+    .action(async (source: string, flags: { name?: string; scope?: string; dryRun?: boolean; yes?: boolean }, command: Command) => {
       const { ctx, engine, options } = await scopedContext(getContext, command, flags, "add a marketplace to the project (--scope project)");
+      const root = flags.scope === "project" ? (await import("../team-write.js")).teamWriteRoot(ctx) : undefined;
+      if (root !== undefined) return addToSet(ctx, root, source, flags);
       const report = await engine.addMarketplace(await marketplaceContext(ctx), source, { ...(flags.name ? { name: flags.name } : {}), ...options });
       if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
       for (const w of report.warnings) ctx.output.note(`warning: ${w}`);
@@ -308,10 +295,16 @@ function registerRemove(mkt: Command, getContext: GetContext): void {
   mkt
     .command("remove <name>")
     .description("remove a marketplace and uninstall the plugins installed from it (as Claude Code does)")
-    .option("--scope <scope>", "user or project (default: where it is)")
+    .option("--scope <scope>", "user or project (default: where it is; in a repository, project takes it out of xcsh-team.json)")
     .option("--dry-run", "print what would be removed; write nothing")
-    .action(async (name: string, flags: { scope?: string; dryRun?: boolean }, command: Command) => {
+    .option("-y, --yes", "accept what the rest of the project's set runs without asking (a project change restores the set)")
+    .action(async (name: string, flags: { scope?: string; dryRun?: boolean; yes?: boolean }, command: Command) => {
       const { ctx, engine, options } = await scopedContext(getContext, command, flags, "remove a project marketplace (--scope project)");
+      const root = flags.scope === "project" ? (await import("../team-write.js")).teamWriteRoot(ctx) : undefined;
+      if (root !== undefined) {
+        const { changeDeclaration } = await import("../team-write.js");
+        return changeDeclaration(ctx, root, "remove a project marketplace (--scope project)", flags, () => [{ op: "marketplace-remove", name }]);
+      }
       const report = await engine.removeMarketplace(await marketplaceContext(ctx), name, options);
       if (ctx.output.json) return ctx.output.result({ ok: true, ...report });
       for (const w of report.warnings) ctx.output.note(`warning: ${w}`);
@@ -319,6 +312,34 @@ function registerRemove(mkt: Command, getContext: GetContext): void {
       if (report.uninstalled?.length) ctx.output.line(`${report.dryRun ? "Would uninstall" : "Uninstalled"} its plugins with it: ${report.uninstalled.join(", ")}`);
       if (report.stillInstalled?.length) ctx.output.line(`Still installed (a project marketplace of that name serves them): ${report.stillInstalled.join(", ")}`);
     });
+}
+
+/**
+ * `marketplace add <source> --scope project` where the set is written: the source as a committed
+ * file can hold it (a folder inside the repository → a relative `directory` source, outside it →
+ * `ETEAM_MACHINE_PATH`; git URLs and owner/repo as typed), under the catalog's own name, then the
+ * project restored (cli/team-write.ts).
+ */
+async function addToSet(ctx: CommandContext, root: string, source: string, flags: { name?: string; dryRun?: boolean; yes?: boolean }): Promise<void> {
+  const { changeDeclaration } = await import("../team-write.js");
+  const { declaredSourceOf } = await import("../../teamset/index.js");
+  await changeDeclaration(ctx, root, "add a marketplace to the project (--scope project)", flags, async (state) => {
+    const engine = await import("../../marketplace/index.js");
+    const mctx = await marketplaceContext(ctx);
+    const spec = engine.parseCatalogSource(source, mctx);
+    const declared = declaredSourceOf(spec, root, state.paths.declaration);
+    let name = flags.name;
+    if (name === undefined) {
+      const { xcshPaths } = await import("../../core/paths.js");
+      const scratch = await engine.makeScratch("team-add", path.join(xcshPaths(ctx.roots).ours, "tmp"));
+      try {
+        name = await engine.catalogNameOf(mctx, spec, scratch.dir);
+      } finally {
+        await scratch.dispose();
+      }
+    }
+    return [{ op: "marketplace-add", name, source: declared }];
+  });
 }
 
 function registerUpdate(mkt: Command, getContext: GetContext): void {
