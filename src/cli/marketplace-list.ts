@@ -64,14 +64,15 @@ export async function listSection(
   const [{ listMarketplacePlugins }, { projectFilesNotLoaded }] = await Promise.all([import("../marketplace/installed-list.js"), import("../marketplace/state.js")]);
   const scope = parseScope(flags.scope);
   const listed = await listMarketplacePlugins(mctx, scope ? { scope } : {});
-  const described = await Promise.all(listed.map(async (row) => ({ row, components: await componentsOf?.(row) })));
+  // An off entry of the set points at an empty folder: it has no components to describe.
+  const described = await Promise.all(listed.map(async (row) => ({ row, components: row.offBySet ? undefined : await componentsOf?.(row) })));
   const rows = described.map(({ row, components }) => (components ? { ...row, components: components.json } : row));
   const lines: string[] = [];
   if (rows.length > 0) {
     lines.push(style(ctx.output, "bold", "Marketplace plugins:"));
     for (const { row } of described) {
       const bits = [
-        row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", "disabled"),
+        row.offBySet ? style(ctx.output, "dim", "off (the project's set)") : row.enabled ? style(ctx.output, "green", "enabled") : style(ctx.output, "dim", "disabled"),
         row.scope,
         ...(row.gitCommitSha ? [`commit ${row.gitCommitSha.slice(0, 12)}`] : []),
         ...(row.shadowedBy ? [style(ctx.output, "dim", "shadowed by the project install")] : []),

@@ -6,6 +6,7 @@
  */
 import { stat } from "node:fs/promises";
 import { isXcshToolsError } from "../core/errors.js";
+import { teamOffFolder, xcshPaths } from "../core/paths.js";
 import { confineStatePath } from "../core/state-places.js";
 import { splitPluginId } from "../manifest/installed-plugins.js";
 import { pointerSegment } from "../manifest/result.js";
@@ -25,6 +26,8 @@ export interface InstalledRow {
   gitCommitSha?: string;
   /** A user install hidden by a project install of the same id. */
   shadowedBy?: "project";
+  /** The project's set switches it off: the entry points at the set's empty `___off` folder (teamset/host-files.ts), which loads nothing and shadows a user copy. */
+  offBySet?: boolean;
   /** The install folder is gone (run update or reinstall). */
   missing?: boolean;
   /** The installPath is outside the plugin cache (`EPATH_OUTSIDE`): not looked at, not loaded. */
@@ -50,13 +53,15 @@ export async function listMarketplacePlugins(ctx: MarketplaceContext, options: {
           problem = { code: error.code, message: error.message };
         }
         const exists = problem === undefined && (await stat(entry.installPath).then((info) => info.isDirectory(), () => false));
+        const offBySet = s.paths.scope === "project" && split !== undefined && entry.installPath === teamOffFolder(xcshPaths(ctx.roots).pluginCache, split.marketplace, split.plugin);
         rows.push({
           id,
           plugin: split?.plugin ?? id,
           marketplace: split?.marketplace ?? "",
           scope: s.paths.scope,
-          version: entry.version ?? "unknown",
-          enabled: entry.enabled !== false,
+          version: offBySet ? "-" : (entry.version ?? "unknown"),
+          enabled: !offBySet && entry.enabled !== false,
+          ...(offBySet ? { offBySet } : {}),
           installPath: entry.installPath,
           ...(entry.gitCommitSha ? { gitCommitSha: entry.gitCommitSha } : {}),
           ...(s.paths.scope === "user" && projectIds.has(id) ? { shadowedBy: "project" as const } : {}),

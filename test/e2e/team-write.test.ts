@@ -236,7 +236,11 @@ describe("--scope project over Claude Code's settings, and marketplace versions"
     await ok(["disable", "x@mkt", "--scope", "project"]);
     expect(await declaration()).toEqual({ version: 1, plugins: { "x@mkt": { enabled: false } } });
     expect(await readFile(claude, "utf8")).toBe(claudeBytes);
-    expect((await ok(["list", "--json"])).json().teamSet).toContainEqual({ key: "x@mkt", kind: "marketplace", enabled: false, decidedBy: "team", file: "xcsh-team.json" });
+    const listed = (await ok(["list", "--json"])).json();
+    expect(listed.teamSet).toContainEqual({ key: "x@mkt", kind: "marketplace", enabled: false, decidedBy: "team", file: "xcsh-team.json" });
+    // Its project row is the set's off entry (an empty folder that shadows any copy of yours): off, not an enabled plugin of unknown version.
+    expect(listed.marketplacePlugins.filter((row: { id: string; scope: string }) => row.id === "x@mkt" && row.scope === "project")).toEqual([expect.objectContaining({ enabled: false, version: "-", offBySet: true })]);
+    expect((await ok(["list"])).stdout).toMatch(/^x@mkt -  off \(the project's set\)  project$/m);
     await expectCommittable();
 
     await ok(["install", "old@mkt@^0.1.0", "--scope", "project", "--yes"]);
