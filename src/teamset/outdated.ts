@@ -61,6 +61,8 @@ export async function teamOutdated(root: string, options: { world: TeamWorld; co
   try {
     const fetcher = new MarketplaceFetcher(world, set, scratchDir.dir);
     for (const [name, { source }] of set.marketplaces) {
+      // A folder of the repository moves with the repository: nothing of its own to be outdated (its plugins have rows).
+      if (source.source === "directory") continue;
       const locked = lock.marketplaces[name];
       const head = await fetcher.fetch(name);
       const now = head.commit ?? (head.sha256 ? `sha256:${head.sha256}` : null);

@@ -428,6 +428,10 @@ describe("an npm plugin source in a catalog: locked by version and integrity", (
     expect(lock.marketplacePlugins["frompkg@in-repo"]).toMatchObject({ version: "1.0.0", from: { kind: "npm", package: pkg, version: "1.0.0", integrity: expect.stringMatching(/^sha512-/) } });
 
     await publish("1.1.0");
+    // outdated: a marketplace that is a folder of the repository has no row of its own (it moves with the repository), its plugin has one.
+    const outdated = await xcsh(w, project, ["outdated", "--json"]);
+    expect(outdated.code, outdated.stderr).toBe(0);
+    expect(outdated.json().set.map((row: { section: string; key: string }) => `${row.section} ${row.key}`)).toEqual(["marketplacePlugins frompkg@in-repo"]);
     // A restore from scratch (a machine that never restored): the locked 1.0.0, not the 1.1.0 the range now allows.
     await forgetRestored(w, project);
     const again = await xcsh(w, project, ["install", "--frozen", "--yes", "--json"]);
