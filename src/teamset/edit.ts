@@ -5,6 +5,7 @@
  * canonical (schema field order, marketplaces and plugins sorted), so a re-run writes nothing new.
  */
 import path from "node:path";
+import { mayNameMarketplacePlugin, splitPluginId } from "../manifest/installed-plugins.js";
 import { XcshToolsError } from "../core/errors.js";
 import type { ClaudeTeamSettings } from "../manifest/claude-team-settings.js";
 import { pointer } from "../manifest/result.js";
@@ -73,6 +74,12 @@ function notDeclared(file: string, key: string, hint: string): XcshToolsError {
   return new XcshToolsError("ETEAM_NOT_DECLARED", `${file}: ${pointer("", "plugins", key)}: ${key} is not declared there (expected a plugin of the project's set)`, { file, path: pointer("", "plugins", key), hint });
 }
 
+/** Whether `{}` under `key` declares an installable plugin: one of a marketplace the set (or Claude's file) declares. */
+function isDeclarable(key: string, marketplaces: Record<string, unknown>, ctx: EditContext): boolean {
+  const id = mayNameMarketplacePlugin(key) ? splitPluginId(key) : undefined;
+  return id !== undefined && (Object.hasOwn(marketplaces, id.marketplace) || (ctx.claude?.marketplaces.has(id.marketplace) ?? false));
+}
+
 /** A plugin entry changed by one `PluginEdit`; `undefined` fields are dropped. */
 function applyPluginEdit<P extends LocalPlugin>(entry: P, edit: PluginEdit, explicitOn: boolean): P {
   switch (edit.op) {
@@ -138,7 +145,12 @@ export function editDeclaration(doc: TeamDeclaration | undefined, edit: Declarat
       if (edit.op === "setting-set") secretRefusal(ctx, edit.key, edit.setting, "/plugins");
       const current = Object.hasOwn(plugins, edit.key) ? plugins[edit.key]! : {};
       const explicitOn = ctx.claude?.enabledPlugins.get(edit.key) === false;
-      nextPlugins = withKey(plugins, edit.key, applyPluginEdit(current, edit, explicitOn));
+      const next = applyPluginEdit(current, edit, explicitOn);
+      // An entry that was only the team's "off" switch, switched on again, says nothing any more: it goes. Kept as `{}`
+      // it would declare the plugin anew (an npm one without a spec would mean its registry's latest; a plugin of a
+      // marketplace the set does not declare, an unknown marketplace), where the user wanted their own copy back.
+      const onlySwitch = edit.op === "enable" && edit.enabled && Object.keys(next).length === 0 && !isDeclarable(edit.key, marketplaces, ctx);
+      nextPlugins = onlySwitch ? withoutKey(plugins, edit.key) : withKey(plugins, edit.key, next);
     }
   }
   const next: TeamDeclaration = { ...base, marketplaces: nextMarketplaces, plugins: nextPlugins };

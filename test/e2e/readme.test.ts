@@ -9,13 +9,14 @@
  * in test/e2e/first-steps.test.ts, with the bare command and npm).
  */
 import { readFileSync } from "node:fs";
-import { cp, mkdir, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
 import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 import { commandsOf, shBlocks } from "../helpers/readme-blocks.js";
+import { isolatedGitEnv } from "../helpers/git-remote.js";
 
 const README = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
 const LIBRARY_API = readFileSync(path.join(REPO_ROOT, "docs", "library-api.md"), "utf8");
@@ -145,12 +146,15 @@ describe("README", () => {
     expect(blocks.filter((b) => b.name && elsewhere.has(b.name)).map((b) => b.name)).toEqual(["get-command", "first-plugin"]);
     const here = blocks.slice(1).filter((b) => !b.name || !elsewhere.has(b.name));
     for (const block of here) expect(block.name, `an unmarked block: ${block.lines.join("; ")}`).toBeDefined();
-    expect(here.map((b) => b.name)).toEqual(expect.arrayContaining(["install-plugins", "state-commands", "marketplace", "doctor"]));
+    expect(here.map((b) => b.name)).toEqual(expect.arrayContaining(["install-plugins", "state-commands", "marketplace", "team", "doctor"]));
 
     // The reader's clone, as a new user has it: the shipped examples, nothing trusted yet.
     const world = await makeTmpWorld("xcsh-tools-readme-blocks-");
     worlds.push(world);
     await cp(path.join(REPO_ROOT, "examples"), path.join(world.cwd, "examples"), { recursive: true });
+    // A clone is a git repository: `--scope project` changes write the team's declaration there (xcsh-team.json).
+    const init = await runProcess("git", ["init", "-q"], { cwd: world.cwd, env: isolatedGitEnv(world.home) });
+    expect(init.code, init.stderr).toBe(0);
     const ran: string[] = [];
     for (const block of here) {
       let cwd = world.cwd; // each block starts in the clone's folder
@@ -158,6 +162,13 @@ describe("README", () => {
         for (const [bin, ...args] of commandsOf(line)) {
           if (bin === "cd") {
             cwd = path.resolve(cwd, args[0]!);
+            continue;
+          }
+          if (bin === "git") {
+            // The team walkthrough makes a repository and stages what it commits, with the reader's git (its own config kept out).
+            const git = await runProcess("git", args, { cwd, env: isolatedGitEnv(world.home), timeoutMs: 60_000 });
+            expect({ block: block.name, line, code: git.code }, git.stderr).toEqual({ block: block.name, line, code: 0 });
+            ran.push(`${block.name}: git ${args.join(" ")}`);
             continue;
           }
           expect(bin, `${block.name}: ${line}`).toBe("xcsh-tools");
@@ -168,9 +179,20 @@ describe("README", () => {
       }
     }
     expect(ran.length).toBeGreaterThan(15);
+    // Where the team walkthrough leaves the clone: the set declared and locked, nothing of this machine in it, and
+    // exactly the files to commit (the state-commands block's switch is gone again: `enable --scope project` removed it).
+    const declared = JSON.parse(await readFile(path.join(world.cwd, "xcsh-team.json"), "utf8"));
+    expect(declared).toEqual({ version: 1, marketplaces: { "acme-market": { source: { source: "directory", path: "./acme-market" } } }, plugins: { "acme-market-plugin@acme-market": {} } });
+    const lockText = await readFile(path.join(world.cwd, "xcsh-team.lock.json"), "utf8");
+    expect(JSON.parse(lockText).marketplacePlugins["acme-market-plugin@acme-market"]).toMatchObject({ version: "0.1.0", hash: expect.stringMatching(/^tree1-sha256:[0-9a-f]{64}$/) });
+    expect(lockText).not.toContain(world.home);
+    const status = await runProcess("git", ["status", "--porcelain", "--untracked-files=all", "--", "xcsh-team.json", "xcsh-team.lock.json", ".xcsh"], { cwd: world.cwd, env: isolatedGitEnv(world.home) });
+    expect(status.stdout.split("\n").filter(Boolean).sort()).toEqual(["?? .xcsh/.gitignore", "?? xcsh-team.json", "?? xcsh-team.lock.json"]);
+    const teamList = (await runCli(["list", "--json"], { cwd: world.cwd, home: world.home })).json<{ teamSet: unknown[] }>();
+    expect(teamList.teamSet).toEqual([expect.objectContaining({ key: "acme-market-plugin@acme-market", enabled: true, decidedBy: "team" })]);
     // Where the walkthroughs leave the reader: both plugins installed, and their tools loaded.
     const list = await runCli(["list", "--json"], { cwd: world.cwd, home: world.home });
-    expect(list.json()).toMatchObject({ plugins: [{ name: "@example/xcsh-search" }], marketplacePlugins: [{ id: "acme-market-plugin@acme-market" }] });
+    expect(list.json()).toMatchObject({ plugins: [{ name: "@example/xcsh-search" }], marketplacePlugins: [{ id: "acme-market-plugin@acme-market", scope: "project" }, { id: "acme-market-plugin@acme-market", scope: "user" }] });
     const tools = (await runCli(["tools", "--json"], { cwd: world.cwd, home: world.home })).json<{ tools: { name: string }[] }>().tools.map((t) => t.name);
     expect(tools).toEqual(expect.arrayContaining(["project_search", "web_lookup", "search_history"]));
   });

@@ -31,6 +31,21 @@ describe("editDeclaration", () => {
     expect(once).toContain('"source": "github",\n        "repo": "acme/xcsh-marketplace",\n        "ref": "v3"');
   });
 
+  it("a plugin the team only switched off, switched on again, leaves the declaration (it would otherwise be declared anew)", () => {
+    let doc = declaration();
+    // An npm plugin of the user's own (a folder install, say): off for the team, then on again: no entry, not a spec-less "latest".
+    doc = editDeclaration(doc, { op: "enable", key: "@mine/folder-plugin", enabled: false }, ctx);
+    expect(doc.plugins!["@mine/folder-plugin"]).toEqual({ enabled: false });
+    doc = editDeclaration(doc, { op: "enable", key: "@mine/folder-plugin", enabled: true }, ctx);
+    expect(doc.plugins).not.toHaveProperty(["@mine/folder-plugin"]);
+    // Declared otherwise (a spec, a declared marketplace): kept, switched on.
+    doc = editDeclaration(doc, { op: "enable", key: "@acme/xcsh-search", enabled: false }, ctx);
+    doc = editDeclaration(doc, { op: "enable", key: "@acme/xcsh-search", enabled: true }, ctx);
+    expect(doc.plugins!["@acme/xcsh-search"]).toHaveProperty("spec");
+    expect(doc.plugins!["old-thing@acme-tools"]).toEqual({ enabled: false });
+    expect(editDeclaration(doc, { op: "enable", key: "old-thing@acme-tools", enabled: true }, ctx).plugins!["old-thing@acme-tools"]).toEqual({});
+  });
+
   it("enable/disable, features, settings set/delete", () => {
     let doc = declaration();
     doc = editDeclaration(doc, { op: "enable", key: "old-thing@acme-tools", enabled: true }, ctx);
