@@ -347,6 +347,8 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       resolved: npmReady,
       declared: new Set([...set.plugins.values()].filter((p) => p.kind === "npm").map((p) => p.key)),
       mismatch,
+      // Content pinned by a lock entry from before this run: static checks only (team-sets.md (f)); one resolved now is module-checked.
+      lockedBefore: new Set(pinned.map((p) => p.name).filter((name) => !resolved.resolved.includes(name))),
       ...(approveNpm ? { approveExecutables: approveNpm } : {}),
       stageMore: async (m) => {
         await stagePreparedPlugins(ctx, m, ready);
