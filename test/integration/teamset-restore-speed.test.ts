@@ -9,7 +9,10 @@
  *
  * Class: which plugins a restore imports. Hostile cases: a canary tool module (it writes a file
  * when imported) at its locked integrity; a canary resolved anew beside it (must be imported);
- * a module that throws at import resolved anew beside a locked one (EVALIDATE, nothing written).
+ * a module that throws at import resolved anew beside a locked one (EVALIDATE, nothing written);
+ * `update --scope project` moving the lock to a version whose module throws (the restore it runs
+ * starts from a planned lock the resolver finds satisfied: the entry is still new to the
+ * committed lock, so it is imported — EVALIDATE, the lock stays).
  */
 import { access, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -114,5 +117,23 @@ describe("team restore: plugins at their locked integrity are not imported, plug
     expect(await exists(nodeModule(b, locked))).toBe(false);
     expect(await exists(lockedCanary)).toBe(false);
     expect(await snapshotTree(b.root, { exclude: [".npm"] })).toEqual(before);
+  });
+
+  it("`update --scope project` moving a plugin to a version whose tool module throws at import: EVALIDATE, the lock and the installed version stay (an entry new to the committed lock is imported, even from a planned lock)", async () => {
+    const name = `@restorespeed/moved-${tag()}`;
+    const canary = path.join(b.root, "moved-imported");
+    await publishCanary(name, canary);
+    const root = await project(b, { [name]: { spec: "^1.0.0" } });
+    const installed = await xcsh(b, root, ["install", "--yes"]);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(await exists(canary)).toBe(true);
+    await reg.publish({ name, version: "1.0.1", packageJson: { type: "module", xcsh: { tools: "./t.js" } }, files: { "t.js": `throw new Error("1.0.1 always fails at import");\n` } });
+    const lockBefore = await readFile(path.join(root, "xcsh-team.lock.json"), "utf8");
+    const updated = await xcsh(b, root, ["update", "--scope", "project", "--yes"]);
+    expect(updated.code).not.toBe(0);
+    expect(updated.stderr).toContain("EVALIDATE");
+    expect(updated.stderr).toContain("1.0.1 always fails at import");
+    expect(await readFile(path.join(root, "xcsh-team.lock.json"), "utf8")).toBe(lockBefore);
+    expect(JSON.parse(await readFile(nodeModule(b, name), "utf8")).version).toBe("1.0.0");
   });
 });
