@@ -94,13 +94,6 @@ export interface ApplyOptions {
    * exactly that tree; `verify` checks the reified copy before anything is validated or staged.
    */
   pinned?: { names: ReadonlySet<string>; prepare(dir: string, names: string[]): Promise<void>; verify(dir: string): Promise<void> };
-  /**
-   * Plugins whose tool modules validation does not import (static checks only): a team restore's
-   * npm plugins at a lock entry this run did not resolve anew. Their bytes are pinned by
-   * integrity (checked by `pinned.verify` and arborist), and whoever locked them installed and
-   * module-checked those very bytes; importing them again is the restore's largest cost.
-   */
-  staticOnly?: ReadonlySet<string>;
   /** Adjust our record before it is staged (a team restore's `team`/`personal` marks): `had` names the plugins installed before. */
   patchRecord?: (before: InstallRecord, after: InstallRecord, had: ReadonlySet<string>) => InstallRecord;
 }
@@ -221,7 +214,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
  * fetching and extracting instead of following them.
  */
 async function warmUpChecker(plan: Plan, options: ApplyOptions, scratch: string): Promise<void> {
-  if (!plan.actions.some((action) => needsValidation(action) && !options.staticOnly?.has(action.name))) return;
+  if (!plan.actions.some(needsValidation)) return;
   (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch) });
 }
 
@@ -355,7 +348,7 @@ async function readArrived(plan: Plan, copy: WorkCopy): Promise<Map<string, Arri
 
 /** Validate the arrived plugins, several at once (each validation is a child process that imports the plugin's tools). */
 async function validateArrived(m: Mutation, plan: Plan, arrived: Map<string, ArrivedPlugin>, how: { options: ApplyOptions; scratch: string; root: string }): Promise<void> {
-  const dirs = [...arrived].map(([name, installed]) => ({ name, dir: installed.dir, ...(how.options.staticOnly?.has(name) ? { staticOnly: true } : {}) }));
+  const dirs = [...arrived].map(([name, installed]) => ({ name, dir: installed.dir }));
   if (dirs.length === 0) return;
   const { options } = how;
   options.progress?.(`Validating ${namesLabel(dirs.map((d) => d.name))}`);

@@ -57,12 +57,6 @@ export interface MutationWorld {
   onWarning?: (message: string) => void;
   /** Named steps (fault injection in tests; progress). Thrown errors abort the mutation. */
   onStep?: (step: string) => void | Promise<void>;
-  /**
-   * `false`: the boot index refresh after the commit scans but imports no tool entry (a team
-   * restore of plugins pinned by integrity: their records are made lazily, by the next `tools`
-   * or refresh that validates; a host boot needs none).
-   */
-  bootValidate?: boolean;
 }
 
 /** What the body of a mutation gets. */
@@ -211,7 +205,7 @@ async function refreshBoot(world: MutationWorld): Promise<void> {
   try {
     // Lazy: only a committed mutation pays for loading the boot module.
     const { refreshBootIndex } = await import("../boot/refresh.js");
-    await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}), ...(world.bootValidate === false ? { validate: false } : {}) });
+    await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}) });
   } catch (error) {
     world.onWarning?.(`The change was made, but the boot index could not be refreshed: ${errorMessage(error)} (the host rebuilds it at its next start)`);
   }

@@ -422,12 +422,6 @@ export interface ApplyPinnedOptions {
   mismatch: (found: PinnedMismatch) => Error;
   approveExecutables?: (request: ExecutableRequest) => Promise<void>;
   stageMore: (m: Mutation) => Promise<void>;
-  /**
-   * The pinned plugins at a lock entry this run did not resolve anew: static checks only, none
-   * of their tools imported, here or by the boot index refresh after the commit (the index's
-   * records of them are made lazily: a host boot needs none). See apply.ts `staticOnly`.
-   */
-  lockedBefore?: ReadonlySet<string>;
 }
 
 /** What `applyPinned` did besides the plan. */
@@ -509,10 +503,8 @@ export async function applyPinned(world: MutationWorld, label: string, options: 
     }
     return next;
   };
-  const staticOnly = new Set([...pinnedNames].filter((name) => options.lockedBefore?.has(name)));
-  const applied = await applyPlan(staticOnly.size > 0 ? { ...world, bootValidate: false } : world, label, {
+  const applied = await applyPlan(world, label, {
     client: options.client,
-    staticOnly,
     cwd: options.cwd,
     replan,
     stageMore: options.stageMore,

@@ -36,12 +36,8 @@ export interface ValidatePluginsOptions {
   confineTo: readonly string[];
 }
 
-/**
- * Validate each `{name, dir}`; never throws for a bad plugin (see `errors`). A plugin marked
- * `staticOnly` gets the static checks only: none of its modules is imported (apply.ts
- * `ApplyOptions.staticOnly` says which and why), and its `tools` are not known.
- */
-export async function validatePlugins(plugins: readonly { name: string; dir: string; staticOnly?: boolean }[], options: ValidatePluginsOptions): Promise<PluginValidation[]> {
+/** Validate each `{name, dir}`; never throws for a bad plugin (see `errors`). */
+export async function validatePlugins(plugins: readonly { name: string; dir: string }[], options: ValidatePluginsOptions): Promise<PluginValidation[]> {
   const runs = await Promise.all(
     plugins.map(async (plugin) => {
       const run = new ValidateRun();
@@ -49,8 +45,7 @@ export async function validatePlugins(plugins: readonly { name: string; dir: str
       return { plugin, run };
     }),
   );
-  const imported = (plugin: { staticOnly?: boolean }, run: ValidateRun) => (plugin.staticOnly ? [] : run.modules);
-  const files = runs.flatMap(({ plugin, run }) => imported(plugin, run).map((m) => m.file));
+  const files = runs.flatMap(({ run }) => run.modules.map((m) => m.file));
   const outcomes =
     files.length === 0
       ? []
@@ -67,10 +62,9 @@ export async function validatePlugins(plugins: readonly { name: string; dir: str
   const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...(options.builtins ?? [])]);
   let offset = 0;
   return runs.map(({ plugin, run }) => {
-    const modules = imported(plugin, run);
-    const mine = outcomes.slice(offset, offset + modules.length);
-    offset += modules.length;
-    const tools = modules.length > 0 ? checkOutcomes(run, modules, mine, builtins) : [];
+    const mine = outcomes.slice(offset, offset + run.modules.length);
+    offset += run.modules.length;
+    const tools = run.modules.length > 0 ? checkOutcomes(run, run.modules, mine, builtins) : [];
     return { name: plugin.name, dir: plugin.dir, errors: [...run.errors], tools: tools.map((t) => t.name) };
   });
 }

@@ -35,7 +35,6 @@ import { applyPinned, resolvePinned, type PinnedMismatch, type PinnedNpmPlugin }
 import { formatDeclaration, formatLocal } from "./edit.js";
 import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
 import { loadTeamSet } from "./load.js";
-import { orderedJson, sortedKeys } from "./canonical-json.js";
 import { isCanonicalLock, mergeLockSides, parseConflictedLock } from "./lock-format.js";
 import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock, teamScratchParent, type TeamWorld } from "./resolve.js";
 import { satisfies } from "./satisfy.js";
@@ -175,34 +174,6 @@ function readOrMergeLock(file: string, text: string | undefined, set: EffectiveS
     if (!sides) throw error;
     return { lock: mergeLockSides(sides.ours, sides.theirs, set).lock, merged: true };
   }
-}
-
-/** The lock as committed (what a planned restore, `update`, starts from); none when it cannot be read as one. */
-function committedLock(file: string): TeamLock | undefined {
-  try {
-    return readTeamLock(file);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The pinned npm plugins at an entry of the lock this run started from (`before`: the committed
- * file, or the merge of its two sides) with the same version, bytes, source and closure: whoever
- * wrote that entry installed and module-checked those very bytes, so this restore checks them
- * statically only (team-sets.md (f); plugins/apply.ts `staticOnly`). Anything resolved now — a
- * missing or stale entry, one `update` moved — is not among them, and is imported after consent.
- */
-function lockedBefore(pinned: readonly PinnedNpmPlugin[], before: TeamLock | undefined): Set<string> {
-  const same = (a: unknown, b: unknown) => orderedJson(a, sortedKeys) === orderedJson(b, sortedKeys);
-  return new Set(
-    pinned
-      .filter((p) => {
-        const entry = before && Object.hasOwn(before.npm, p.name) ? before.npm[p.name] : undefined;
-        return entry !== undefined && entry.version === p.version && entry.integrity === p.integrity && same(entry.from ?? null, p.from ?? null) && same(entry.dependencies, p.dependencies);
-      })
-      .map((p) => p.name),
-  );
 }
 
 /** `EINTEGRITY` for npm bytes (fetched or installed) that are not the lock's. */
@@ -376,7 +347,6 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       resolved: npmReady,
       declared: new Set([...set.plugins.values()].filter((p) => p.kind === "npm").map((p) => p.key)),
       mismatch,
-      lockedBefore: lockedBefore(pinned, options.planned ? committedLock(paths.lock) : lock),
       ...(approveNpm ? { approveExecutables: approveNpm } : {}),
       stageMore: async (m) => {
         await stagePreparedPlugins(ctx, m, ready);
