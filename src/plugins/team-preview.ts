@@ -38,9 +38,9 @@ export async function previewPinned(mworld: MutationWorld, client: NpmClientOpti
   const plan = planInstall(inventory, npmReady.map((r) => ({ ...r.resolved, spec: { ...r.resolved.spec, features: null } })));
   const liveModules = pluginsPaths(mworld.roots).nodeModules;
   const pacote = await loadPacote();
-  const requests: ExecutableRequest[] = [];
-  for (const [index, action] of plan.actions.entries()) {
-    if (action.apply.kind !== "install") continue;
+  // Every tarball at once (they were sequential: one restore waited for each in turn), asked about in the plan's order.
+  const asked = await Promise.all(plan.actions.map(async (action, index): Promise<ExecutableRequest | undefined> => {
+    if (action.apply.kind !== "install") return undefined;
     const r = npmReady.find((x) => x.pinned.name === action.name)!;
     const dir = path.join(scratch, `npm-${index}`);
     try {
@@ -54,8 +54,9 @@ export async function previewPinned(mworld: MutationWorld, client: NpmClientOpti
     const changes = npmExecutableChanges(current?.manifest ? { dir: current.dir, manifest: current.manifest, manifestKey: manifestKeyOf(current.pkg) } : undefined, next, path.join(liveModules, action.name));
     // Its own install scripts run only with --allow-scripts; a dependency's are asked about by the applier, which sees them.
     const scripts = client.allowScripts ? r.resolved.installScripts : [];
-    if (hasChanges(changes) || scripts.length > 0) requests.push({ id: action.name, version: r.pinned.version, source: "npm", scope: "user", update: current !== undefined, dryRun: false, changes, ...(scripts.length > 0 ? { scripts } : {}) });
-  }
+    return hasChanges(changes) || scripts.length > 0 ? { id: action.name, version: r.pinned.version, source: "npm", scope: "user", update: current !== undefined, dryRun: false, changes, ...(scripts.length > 0 ? { scripts } : {}) } : undefined;
+  }));
+  const requests = asked.filter((request) => request !== undefined);
   return { changing: plan.actions.filter((a) => a.type !== "NOOP").map((a) => `${a.name}@${a.to?.version ?? "?"}`), requests };
 }
 

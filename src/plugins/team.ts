@@ -164,12 +164,25 @@ async function fetchLocked(client: NpmClientOptions, cwd: string, what: { plugin
  * Bytes other than the lock's: the error `mismatch` makes of it, before anything is installed.
  */
 export async function resolvePinned(client: NpmClientOptions, cwd: string, pinned: readonly PinnedNpmPlugin[], mismatch: (found: PinnedMismatch) => Error): Promise<ResolvedPinned[]> {
+  // A package several plugins lock at the same bytes (a shared library) is read once, not once
+  // per plugin; a mismatch still names the lock field of each plugin that asked for it.
+  const fetched = new Map<string, Promise<PinnedPackage>>();
+  const fetchOnce = async (what: Parameters<typeof fetchLocked>[2]): Promise<PinnedPackage> => {
+    const key = JSON.stringify([what.name, what.version, what.integrity ?? null, what.from ?? null]);
+    let pending = fetched.get(key);
+    if (!pending) fetched.set(key, (pending = fetchLocked(client, cwd, what)));
+    try {
+      return await pending;
+    } catch (error) {
+      throw error instanceof Mismatch ? new Mismatch({ ...error.found, plugin: what.plugin, at: what.at }) : error;
+    }
+  };
   try {
     return await Promise.all(
       pinned.map(async (p) => {
-        const top = await fetchLocked(client, cwd, { plugin: p.name, at: p.from?.kind === "git" ? ["from", "commit"] : ["integrity"], name: p.name, version: p.version, integrity: p.integrity, ...(p.from ? { from: p.from } : {}) });
+        const top = await fetchOnce({ plugin: p.name, at: p.from?.kind === "git" ? ["from", "commit"] : ["integrity"], name: p.name, version: p.version, integrity: p.integrity, ...(p.from ? { from: p.from } : {}) });
         const closure = await Promise.all(
-          Object.entries(p.dependencies).map(([key, integrity]) => fetchLocked(client, cwd, { plugin: p.name, at: ["dependencies", key], ...splitKey(key), integrity })),
+          Object.entries(p.dependencies).map(([key, integrity]) => fetchOnce({ plugin: p.name, at: ["dependencies", key], ...splitKey(key), integrity })),
         );
         const spec = parseInstallSpec(p.from?.kind === "git" ? top.resolved : p.from?.kind === "tarball" ? p.from.url : `${p.name}@${p.version}`, cwd);
         const resolved = packageOf(spec, top.pkg);
