@@ -25,9 +25,9 @@ import path from "node:path";
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { sourceArgHint, gitRefProblem, githubRepoProblem, gitUrlProblem, npmVersionProblem, registryUrlProblem, subdirPathProblem, subdirUrlProblem, type SourceArgProblem } from "../core/source-args.js";
-import { PLUGIN_COMPONENT_FIELDS, checkComponentPaths } from "./plugin-json.js";
+import { PLUGIN_COMPONENT_FIELDS, checkClaudeAuthor, checkComponentPaths } from "./plugin-json.js";
 import { entryPathProblem } from "./plugin-manifest.js";
-import { nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";
+import { claudeNameProblem, nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
@@ -243,7 +243,11 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
     const problem = nameSegmentProblem(name);
     if (problem) out.error({ path: "/name", code: "EMARKETPLACE_NAME", message: `/name: marketplace name "${name}" is invalid: ${problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(name), hint: `Use e.g. "${suggestNameSegment(name) || "my-marketplace"}".` });
     const reserved = reservedMarketplaceName(name);
-    if (reserved) {
+    if (reserved === "impersonating" && options.flavour === "claude") {
+      // Claude Code (2.1.332) refuses a name that impersonates Anthropic's outright; the exact
+      // reserved names it takes (they are Anthropic's own catalogs' names): a warning below.
+      out.error({ path: "/name", code: "EMARKETPLACE_RESERVED", message: `/name: "${name}" impersonates an official Anthropic marketplace; Claude Code refuses it`, found: JSON.stringify(name), hint: 'Choose a name of your own, without "anthropic" or "official" beside "claude".' });
+    } else if (reserved) {
       // A warning for both flavours: Anthropic's own catalogs carry these names legitimately, and
       // Claude Code refuses them only for marketplaces not fetched from github.com/anthropics/.
       out.warn({ path: "/name", code: "EMARKETPLACE_RESERVED", message: `/name: "${name}" ${reserved === "reserved" ? "is reserved for Anthropic's marketplaces" : "looks like one of Anthropic's marketplace names"}; Claude Code refuses it unless the marketplace comes from github.com/anthropics/`, found: JSON.stringify(name), hint: "If this is not one of Anthropic's marketplaces, choose a name of your own." });
@@ -271,7 +275,10 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
     out.warnings.push(...unknownKeyWarnings(entry, ENTRY_KEYS, at, { what: "a plugin entry" }));
     if (typeof entry.name === "string" && entry.name.length > 0) {
       const problem = nameSegmentProblem(entry.name);
-      if (problem) out.error({ path: pointer(at, "name"), code: "EPLUGIN_NAME", message: `${pointer(at, "name")}: plugin name "${entry.name}" is invalid: ${problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(entry.name), hint: `Use e.g. "${suggestNameSegment(entry.name) || "my-plugin"}".` });
+      if (problem) {
+        const claudeProblem = options.flavour === "claude" ? claudeNameProblem(entry.name) : undefined;
+        out.error({ path: pointer(at, "name"), code: "EPLUGIN_NAME", message: `${pointer(at, "name")}: plugin name "${entry.name}" is invalid: ${claudeProblem ?? problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(entry.name), hint: `Use e.g. "${suggestNameSegment(entry.name) || "my-plugin"}".` });
+      }
       else if (name && !nameSegmentProblem(name)) {
         const idProblem = pluginIdProblem(`${entry.name}@${name}`);
         if (idProblem) out.error({ path: pointer(at, "name"), code: "EPLUGIN_ID", message: `${pointer(at, "name")}: the id "${entry.name}@${name}" is invalid: ${idProblem}`, hint: "Shorten the plugin or the marketplace name." });
@@ -282,7 +289,8 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
     }
     if (entry.source === undefined) return; // reported as EREQUIRED
     checkSource(entry.source, pointer(at, "source"), out, options.allowLocalSources !== false, isRecord(value.metadata) && typeof value.metadata.pluginRoot === "string" ? value.metadata.pluginRoot : undefined);
-    checkComponentPaths(entry, at, out);
+    checkComponentPaths(entry, at, out, options.flavour);
+    if (options.flavour === "claude") checkClaudeAuthor(entry, at, out);
     if (typeof entry.version === "string" && !semver.valid(entry.version)) {
       out.warn({ path: pointer(at, "version"), code: "EVERSION", message: `${pointer(at, "version")}: "${entry.version}" is not a semver version; update checks compare versions`, found: JSON.stringify(entry.version), hint: 'Use "MAJOR.MINOR.PATCH".' });
     }

@@ -29,6 +29,32 @@ export function nameSegmentProblem(name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Why Claude Code (2.1.332, `claude plugin validate`) refuses `name` as a plugin or marketplace
+ * name, or `undefined`. Its rule is wider than ours: capitals and "_" pass there (our kebab-case
+ * rule then only warns for a Claude Code catalog), spaces and other characters do not.
+ */
+export function claudeNameProblem(name: string): string | undefined {
+  if (/\s/.test(name)) return "it contains spaces";
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) return "each part of a plugin id may use only letters, digits, '.', '_' and '-', and must start with a letter or digit";
+  return undefined;
+}
+
+/**
+ * Why a third party may not use `name` as a plugin name in Claude Code (2.1.332): it passes as
+ * one of Anthropic's own. Anthropic's catalogs list such plugins legitimately, so only a
+ * plugin.json validated on its own is held to it (Claude Code says: validate the marketplace).
+ */
+export function reservedPluginNameProblem(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (["claude", "anthropic", "anthropics", "claude-code", "claude-mods"].includes(lower)) return `"${name}" is one of Anthropic's own names`;
+  const prefix = ["claude-", "anthropic-", "anthropics-", "cc-plugin-"].find((p) => lower.startsWith(p));
+  if (prefix) return `a third party's plugin name cannot start with "${prefix}"`;
+  const words = lower.split(/[-_.]+/);
+  if (words.includes("official") && (words.includes("claude") || words.includes("anthropic"))) return `it puts "official" beside "claude" or "anthropic"`;
+  return undefined;
+}
+
 /** A suggestion for an invalid name segment: lowercase kebab-case. */
 export function suggestNameSegment(name: string): string {
   return name

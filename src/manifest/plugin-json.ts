@@ -9,7 +9,7 @@
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { entryPathProblem } from "./plugin-manifest.js";
-import { nameSegmentProblem, suggestNameSegment } from "./names.js";
+import { claudeNameProblem, nameSegmentProblem, reservedPluginNameProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
@@ -83,17 +83,43 @@ export function listPluginJsonPaths(json: Record<string, unknown>, base = "", ke
   return out;
 }
 
-/** Component paths must stay inside the plugin (installs copy only its folder) and should start with "./". */
-export function checkComponentPaths(json: Record<string, unknown>, base: string, out: IssueCollector): void {
+/** The file suffix Claude Code requires of a component path that names one file, by field. */
+const COMPONENT_FILE_SUFFIX: Record<string, string> = { agents: ".md", hooks: ".json", mcpServers: ".json", lspServers: ".json" };
+
+/**
+ * Component paths must stay inside the plugin (installs copy only its folder). Claude Code
+ * (2.1.332) also refuses a path without "./" and a path of the wrong kind (`agents` must name .md
+ * files, `hooks`/`mcpServers`/`lspServers` a .json file): errors in a Claude Code manifest,
+ * warnings in ours, where xcsh resolves both.
+ */
+export function checkComponentPaths(json: Record<string, unknown>, base: string, out: IssueCollector, flavour: "xcsh" | "claude" = "xcsh"): void {
+  const report = (issue: Parameters<IssueCollector["error"]>[0]) => (flavour === "claude" ? out.error(issue) : out.warn(issue));
   for (const { entry, pointer: at } of listPluginJsonPaths(json, base)) {
     const problem = entryPathProblem(entry, "plugin");
-    if (problem) out.error({ path: at, code: "EENTRY_ESCAPE", message: `${at}: "${entry}" must stay inside the plugin, but ${problem.reason}`, found: JSON.stringify(entry), hint: "Use a ./ path inside the plugin folder; installs copy only the plugin folder." });
-    else if (!entry.startsWith("./")) out.warn({ path: at, code: "ECOMPONENT_PATH", message: `${at}: component paths should start with "./" (Claude Code requires it)`, found: JSON.stringify(entry), hint: `Write "./${entry}".` });
+    if (problem) {
+      out.error({ path: at, code: "EENTRY_ESCAPE", message: `${at}: "${entry}" must stay inside the plugin, but ${problem.reason}`, found: JSON.stringify(entry), hint: "Use a ./ path inside the plugin folder; installs copy only the plugin folder." });
+      continue;
+    }
+    if (!entry.startsWith("./")) report({ path: at, code: "ECOMPONENT_PATH", message: `${at}: "${entry}" must start with "./" (Claude Code refuses the plugin otherwise)`, found: JSON.stringify(entry), hint: `Write "./${entry}".` });
+    const field = at.slice(base.length).split("/")[1] ?? "";
+    const suffix = COMPONENT_FILE_SUFFIX[field];
+    if (suffix && !entry.endsWith(suffix)) report({ path: at, code: "ECOMPONENT_PATH", message: `${at}: "${entry}" must name a ${suffix} file (Claude Code refuses the plugin otherwise)`, expected: `a path ending in ${suffix}`, found: JSON.stringify(entry), hint: field === "agents" ? 'List the agent files themselves, e.g. ["./agents/reviewer.md"], or drop the field: agents/ is read by default.' : `Point "${field}" at the ${suffix} file itself, e.g. "./${field === "hooks" ? "hooks/hooks" : field === "mcpServers" ? ".mcp" : ".lsp"}${suffix}".` });
   }
 }
 
-/** Validate a plugin.json; `flavour` is the folder it sits in. */
-export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" | "claude" } = {}): ValidationResult<PluginJson> {
+/** Claude Code requires `author` to be an object; a string is ours to read but refused there. */
+export function checkClaudeAuthor(json: Record<string, unknown>, base: string, out: IssueCollector): void {
+  if (typeof json.author !== "string") return;
+  const at = pointer(base, "author");
+  out.error({ path: at, code: "ETYPE", message: `${at}: Claude Code requires an object, found a string`, expected: "an object {name, email?, url?}", found: JSON.stringify(json.author), hint: `Write "author": {"name": ${JSON.stringify(json.author)}}.` });
+}
+
+/**
+ * Validate a plugin.json; `flavour` is the folder it sits in. `standalone`: the plugin.json is
+ * validated on its own, not as a plugin of a catalog (Claude Code's reserved plugin names apply
+ * then: Anthropic's own catalogs list such plugins legitimately).
+ */
+export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" | "claude"; standalone?: boolean } = {}): ValidationResult<PluginJson> {
   const out = new IssueCollector();
   const shape = checkSchema(PluginJsonSchema, value);
   out.absorb(shape);
@@ -102,11 +128,14 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
   if (typeof value.name === "string" && value.name.length > 0) {
     const problem = nameSegmentProblem(value.name);
     if (problem) {
-      const issue = { path: "/name", code: "EPLUGIN_NAME", message: `/name: plugin name "${value.name}" is invalid: ${problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(value.name), hint: `Use e.g. "${suggestNameSegment(value.name) || "my-plugin"}".` };
-      // Claude only prefers kebab-case; xcsh builds ids and cache folders from the name.
-      if (options.flavour === "claude") out.warn(issue);
+      const claudeProblem = options.flavour === "claude" ? claudeNameProblem(value.name) : undefined;
+      const issue = { path: "/name", code: "EPLUGIN_NAME", message: `/name: plugin name "${value.name}" is invalid: ${claudeProblem ?? problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(value.name), hint: `Use e.g. "${suggestNameSegment(value.name) || "my-plugin"}".` };
+      // Claude Code refuses spaces and odd characters but takes capitals and "_"; xcsh builds ids and cache folders from the name.
+      if (options.flavour === "claude" && !claudeProblem) out.warn(issue);
       else out.error(issue);
     }
+    const reserved = options.flavour === "claude" && options.standalone ? reservedPluginNameProblem(value.name) : undefined;
+    if (reserved) out.error({ path: "/name", code: "EPLUGIN_RESERVED", message: `/name: plugin name "${value.name}" is reserved: ${reserved}; Claude Code refuses it as passing for one of Anthropic's own plugins`, found: JSON.stringify(value.name), hint: "Name the plugin for what it does. If it is one of Anthropic's own plugins, validate the marketplace that lists it." });
   }
   if (typeof value.version === "string" && !semver.valid(value.version)) {
     out.warn({ path: "/version", code: "EVERSION", message: `/version: "${value.version}" is not a semver version`, found: JSON.stringify(value.version), hint: 'Use "MAJOR.MINOR.PATCH"; the version is the cache key of installs.' });
@@ -120,6 +149,7 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
       }
     }
   }
-  checkComponentPaths(value, "", out);
+  checkComponentPaths(value, "", out, options.flavour);
+  if (options.flavour === "claude") checkClaudeAuthor(value, "", out);
   return out.result(value as PluginJson);
 }

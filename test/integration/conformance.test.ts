@@ -1,0 +1,107 @@
+/**
+ * Conformance with Claude Code (issue 45): for every fixture of test/fixtures/conformance/, our
+ * `validate` gives the verdict the pinned Claude Code gave, as recorded by
+ * `npm run conformance:record` in verdicts.json (Claude Code never runs here): pass ↔ no error,
+ * fail ↔ at least one error, and every field a recorded error points at is named by one of our
+ * errors. Where we differ on purpose, EXCEPTIONS says why (docs/conformance.md lists the same):
+ * the test then checks that we really do differ in the documented way, so a stale exception fails.
+ */
+import { cpSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { validatePath, type ValidateReport } from "../../src/validate/index.js";
+import { REPO } from "../helpers/build-dist.js";
+import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+
+const FIXTURES = path.join(REPO, "test", "fixtures", "conformance");
+interface Finding {
+  file: string;
+  path: string;
+  message: string;
+}
+interface Recorded {
+  verdict: "pass" | "fail";
+  exit: number;
+  errors: Finding[];
+  warnings: Finding[];
+}
+const VERDICTS = JSON.parse(readFileSync(path.join(FIXTURES, "verdicts.json"), "utf8")) as { claudeCode: string; fixtures: Record<string, Recorded> };
+const IDS = readdirSync(FIXTURES, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
+
+/**
+ * Where we differ from Claude Code on purpose: `ours` is our verdict, `reason` why (the same
+ * words as docs/conformance.md). Each is asserted, so an exception that no longer holds fails.
+ */
+const EXCEPTIONS: Record<string, { ours: "pass" | "fail"; reason: string }> = {
+  "marketplace-source-npm-bad-name": {
+    ours: "fail",
+    reason:
+      "security: an npm source's package is handed to npm's spec parser, which reads a string that is not a package name as a path, a URL or a git remote; untrusted catalogs must never steer what is fetched, so the entry is refused (EPACKAGE_NAME) at validate as at install",
+  },
+};
+
+/** A recorded field as words: `plugins[0].source`, `plugins.0.source` and `/plugins/0/source` alike. */
+function words(field: string): string[] {
+  return field
+    .replace(/\[(\d+)\]/g, ".$1")
+    .split(/[./\s→]+/)
+    .filter((w) => w !== "" && !/^\d+$/.test(w));
+}
+/** Fields that mean the file as a whole (Claude Code's `json`, `root`, `frontmatter`). */
+const WHOLE_FILE = new Set(["json", "root", "frontmatter", "directory"]);
+
+let world: TmpWorld;
+let work: string;
+beforeAll(async () => {
+  world = await makeTmpWorld("xcsh-tools-conformance-", { trustProject: true });
+  work = path.join(world.root, "fixtures");
+});
+afterAll(async () => world?.cleanup());
+
+/** Our verdict on a copy of the fixture without its case.json (Claude Code was given the same). */
+async function ours(id: string): Promise<ValidateReport> {
+  const target = path.join(work, id);
+  cpSync(path.join(FIXTURES, id), target, { recursive: true });
+  rmSync(path.join(target, "case.json"));
+  return validatePath(target, { cwd: work, home: world.home, xcshHome: world.xcshHome, staticOnly: true });
+}
+
+function show(report: ValidateReport, base: string): string {
+  const line = (e: ValidateReport["errors"][number]) => `${e.code} ${path.relative(base, e.file)} ${e.path}: ${e.message}`;
+  return [...report.errors.map((e) => `E ${line(e)}`), ...report.warnings.map((e) => `W ${line(e)}`)].join("\n");
+}
+
+describe(`conformance with Claude Code ${VERDICTS.claudeCode}`, () => {
+  it("every fixture has a recorded verdict and a case.json, and every verdict a fixture", () => {
+    expect(Object.keys(VERDICTS.fixtures).sort()).toEqual(IDS);
+    for (const id of IDS) {
+      const c = JSON.parse(readFileSync(path.join(FIXTURES, id, "case.json"), "utf8")) as { what?: unknown; kind?: unknown };
+      expect(typeof c.what, id).toBe("string");
+      expect(["marketplace", "plugin"], id).toContain(c.kind);
+    }
+  });
+
+  it.each(IDS)("%s", async (id) => {
+    const recorded = VERDICTS.fixtures[id]!;
+    const report = await ours(id);
+    const base = path.join(work, id);
+    const verdict = report.errors.length === 0 ? "pass" : "fail";
+    const exception = EXCEPTIONS[id];
+    if (exception) {
+      expect(recorded.verdict, `${id}: the exception no longer differs from Claude Code`).not.toBe(exception.ours);
+      expect(verdict, `${id}: ${exception.reason}\n${show(report, base)}`).toBe(exception.ours);
+      return;
+    }
+    expect(verdict, `${id}: Claude Code says ${recorded.verdict} (${JSON.stringify(recorded.errors)}), we say:\n${show(report, base)}`).toBe(recorded.verdict);
+    for (const error of recorded.errors) {
+      const field = words(error.path);
+      const named = WHOLE_FILE.has(field.at(-1) ?? "") || field.length === 0
+        ? report.errors.some((e) => path.relative(base, e.file) === error.file)
+        : report.errors.some((e) => words(e.path).includes(field.at(-1)!));
+      expect(named, `${id}: Claude Code's error on ${error.file} "${error.path}" (${error.message}) is not named by ours:\n${show(report, base)}`).toBe(true);
+    }
+  });
+});
