@@ -76,7 +76,8 @@ export type TargetKind =
 
 export interface ValidateReport {
   ok: boolean;
-  target: { path: string; kind: TargetKind };
+  /** `given`: the path as the user typed it (messages and the CLI show paths from it, validate/display.ts). */
+  target: { path: string; kind: TargetKind; given: string };
   errors: ValidateIssue[];
   warnings: ValidateIssue[];
   /** Tools that would load: name and the module that returns them. */

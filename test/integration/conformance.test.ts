@@ -6,9 +6,10 @@
  * errors. Where we differ on purpose, EXCEPTIONS says why (docs/conformance.md lists the same):
  * the test then checks that we really do differ in the documented way, so a stale exception fails.
  */
-import { cpSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderValidateReport } from "../../src/cli/commands/validate.js";
 import { validatePath, type ValidateReport } from "../../src/validate/index.js";
 import { REPO } from "../helpers/build-dist.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
@@ -103,5 +104,40 @@ describe(`conformance with Claude Code ${VERDICTS.claudeCode}`, () => {
         : report.errors.some((e) => words(e.path).includes(field.at(-1)!));
       expect(named, `${id}: Claude Code's error on ${error.file} "${error.path}" (${error.message}) is not named by ours:\n${show(report, base)}`).toBe(true);
     }
+  });
+});
+
+describe("validate speaks the user's way (issue 45 point 4)", () => {
+  /** Fixtures with findings on files below the target, in messages and in hints. */
+  const NOISY = ["marketplace-source-missing-folder", "skill-frontmatter-unclosed", "plugin-hooks-path-is-folder", "marketplace-plugin-broken-manifest", "plugin-skills-path-is-file"];
+
+  it.each(NOISY)("%s: every path is shown as typed, from two folders up and through a symlink, none absolute", async (id) => {
+    const place = path.join(world.root, "places", id);
+    const deep = path.join(place, "a", "b");
+    mkdirSync(deep, { recursive: true });
+    cpSync(path.join(FIXTURES, id), path.join(place, "catalog"), { recursive: true });
+    rmSync(path.join(place, "catalog", "case.json"));
+    symlinkSync(path.join(place, "catalog"), path.join(place, "link"));
+    for (const typed of ["../../catalog", "../../link/", path.join(place, "catalog")]) {
+      const report = await validatePath(typed, { cwd: deep, home: world.home, xcshHome: world.xcshHome, staticOnly: true });
+      expect(report.target.given).toBe(typed);
+      const lines = renderValidateReport(report, { color: false }, deep);
+      const text = lines.join("\n");
+      expect(report.errors.length + report.warnings.length, text).toBeGreaterThan(0);
+      const shown = typed.replace(/\/+$/, "");
+      // File headings and the summary line (the Components/Tools headings name no path).
+      for (const line of lines.filter((l) => l !== "" && !l.startsWith(" ") && !/^(Components|Tools)\b/.test(l))) expect(line, text).toContain(shown);
+      if (!path.isAbsolute(typed)) expect(text).not.toContain(world.root);
+      expect(text).not.toMatch(/(^|[\s"(])\.\.\/\.\.\/\.\.(\/|\s|$)/m);
+    }
+  });
+
+  it("a missing target is named as typed", async () => {
+    await expect(validatePath("../nowhere/catalog", { cwd: world.cwd, staticOnly: true })).rejects.toMatchObject({ code: "ETARGET_NOT_FOUND", message: "Nothing to validate at ../nowhere/catalog" });
+  });
+
+  it.each(IDS)("%s: each of our findings carries its fix", async (id) => {
+    const report = await ours(id);
+    for (const issue of [...report.errors, ...report.warnings]) expect(issue.hint, `${id}: ${issue.code} ${issue.path}: ${issue.message}`).toMatch(/\S/);
   });
 });
