@@ -104,10 +104,12 @@ function record(id, home) {
   return { verdict: r.status === 0 && errors.length === 0 ? "pass" : "fail", exit: r.status, errors: errors.sort(byText), warnings: warnings.sort(byText) };
 }
 
+/** The value with every object's keys sorted, so that equal findings stringify alike. */
+const sortKeys = (v) => (Array.isArray(v) ? v.map(sortKeys) : v && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])])) : v);
+
 /** JSON with every object's keys sorted, two-space indent, trailing newline. */
 function canonical(value) {
-  const sort = (v) => (Array.isArray(v) ? v.map(sort) : v && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort(v[k])])) : v);
-  return JSON.stringify(sort(value), null, 2) + "\n";
+  return JSON.stringify(sortKeys(value), null, 2) + "\n";
 }
 
 function printDifferences(before, after) {
@@ -121,8 +123,8 @@ function printDifferences(before, after) {
     if (!b) { lines.push(`- ${id} (fixture removed)`); continue; }
     if (a.verdict !== b.verdict || a.exit !== b.exit) lines.push(`~ ${id}: ${a.verdict} (exit ${a.exit}) -> ${b.verdict} (exit ${b.exit})`);
     for (const kind of ["errors", "warnings"]) {
-      const was = new Set(a[kind].map((x) => JSON.stringify(x)));
-      const now = new Set(b[kind].map((x) => JSON.stringify(x)));
+      const was = new Set(a[kind].map((x) => JSON.stringify(sortKeys(x))));
+      const now = new Set(b[kind].map((x) => JSON.stringify(sortKeys(x))));
       for (const x of now) if (!was.has(x)) lines.push(`  ${id} new ${kind.slice(0, -1)}: ${x}`);
       for (const x of was) if (!now.has(x)) lines.push(`  ${id} gone ${kind.slice(0, -1)}: ${x}`);
     }

@@ -25,9 +25,9 @@ import path from "node:path";
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { sourceArgHint, gitRefProblem, githubRepoProblem, gitUrlProblem, npmVersionProblem, registryUrlProblem, subdirPathProblem, subdirUrlProblem, type SourceArgProblem } from "../core/source-args.js";
-import { PLUGIN_COMPONENT_FIELDS, checkClaudeAuthor, checkComponentPaths } from "./plugin-json.js";
+import { PLUGIN_COMPONENT_FIELDS, checkClaudeAuthor, checkComponentPaths, checkReservedPluginName } from "./plugin-json.js";
 import { entryPathProblem } from "./plugin-manifest.js";
-import { claudeNameProblem, nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";
+import { XCSH_ONLY_NAME_RULE, claudeNameProblem, nameSegmentProblem, npmNameProblem, pluginIdProblem, reservedPluginNameProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
@@ -241,11 +241,16 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
   const name = typeof value.name === "string" ? value.name : undefined;
   if (name !== undefined && name.length > 0) {
     const problem = nameSegmentProblem(name);
-    if (problem) out.error({ path: "/name", code: "EMARKETPLACE_NAME", message: `/name: marketplace name "${name}" is invalid: ${problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(name), hint: `Use e.g. "${suggestNameSegment(name) || "my-marketplace"}".` });
+    if (problem) {
+      const claudeProblem = options.flavour === "claude" ? claudeNameProblem(name, "id-part") : undefined;
+      const issue = { path: "/name", code: "EMARKETPLACE_NAME", message: `/name: marketplace name "${name}" is invalid: ${claudeProblem ?? problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(name), hint: `Use e.g. "${suggestNameSegment(name) || "my-marketplace"}".` };
+      if (options.flavour === "claude" && !claudeProblem) out.warn({ ...issue, message: `/name: marketplace name "${name}" is not kebab-case (${problem}): ${XCSH_ONLY_NAME_RULE}` });
+      else out.error(issue);
+    }
     const reserved = reservedMarketplaceName(name);
-    if (reserved === "impersonating" && options.flavour === "claude") {
-      // Claude Code (2.1.332) refuses a name that impersonates Anthropic's outright; the exact
-      // reserved names it takes (they are Anthropic's own catalogs' names): a warning below.
+    if (reserved === "impersonating" && options.flavour === "claude" && name.toLowerCase().split(/[-_.]+/).includes("official")) {
+      // Claude Code (2.1.332) refuses "official" beside claude/anthropic outright; the exact
+      // reserved names and an anthropic- prefix it takes (Anthropic's own catalogs): a warning below.
       out.error({ path: "/name", code: "EMARKETPLACE_RESERVED", message: `/name: "${name}" impersonates an official Anthropic marketplace; Claude Code refuses it`, found: JSON.stringify(name), hint: 'Choose a name of your own, without "anthropic" or "official" beside "claude".' });
     } else if (reserved) {
       // A warning for both flavours: Anthropic's own catalogs carry these names legitimately, and
@@ -276,13 +281,17 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
     if (typeof entry.name === "string" && entry.name.length > 0) {
       const problem = nameSegmentProblem(entry.name);
       if (problem) {
-        const claudeProblem = options.flavour === "claude" ? claudeNameProblem(entry.name) : undefined;
-        out.error({ path: pointer(at, "name"), code: "EPLUGIN_NAME", message: `${pointer(at, "name")}: plugin name "${entry.name}" is invalid: ${claudeProblem ?? problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(entry.name), hint: `Use e.g. "${suggestNameSegment(entry.name) || "my-plugin"}".` });
+        const claudeProblem = options.flavour === "claude" ? claudeNameProblem(entry.name, "id-part") : undefined;
+        const issue = { path: pointer(at, "name"), code: "EPLUGIN_NAME", message: `${pointer(at, "name")}: plugin name "${entry.name}" is invalid: ${claudeProblem ?? problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(entry.name), hint: `Use e.g. "${suggestNameSegment(entry.name) || "my-plugin"}".` };
+        if (options.flavour === "claude" && !claudeProblem) out.warn({ ...issue, message: `${pointer(at, "name")}: plugin name "${entry.name}" is not kebab-case (${problem}): ${XCSH_ONLY_NAME_RULE}` });
+        else out.error(issue);
       }
       else if (name && !nameSegmentProblem(name)) {
         const idProblem = pluginIdProblem(`${entry.name}@${name}`);
         if (idProblem) out.error({ path: pointer(at, "name"), code: "EPLUGIN_ID", message: `${pointer(at, "name")}: the id "${entry.name}@${name}" is invalid: ${idProblem}`, hint: "Shorten the plugin or the marketplace name." });
       }
+      // Anthropic's own catalogs (their reserved names) list claude-* plugins legitimately.
+      if (options.flavour === "claude" && !(name && RESERVED_MARKETPLACE_NAMES.includes(name)) && reservedPluginNameProblem(entry.name)) checkReservedPluginName(entry.name, pointer(at, "name"), out);
       const first = seen.get(entry.name);
       if (first !== undefined) out.error({ path: pointer(at, "name"), code: "EDUPLICATE_PLUGIN", message: `${pointer(at, "name")}: plugin "${entry.name}" is already listed at /plugins/${first}; only the first would ever be installed`, hint: "Remove or rename one of the two entries." });
       else seen.set(entry.name, i);

@@ -9,7 +9,7 @@
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { entryPathProblem } from "./plugin-manifest.js";
-import { claudeNameProblem, nameSegmentProblem, reservedPluginNameProblem, suggestNameSegment } from "./names.js";
+import { XCSH_ONLY_NAME_RULE, claudeNameProblem, mentionsAnthropic, nameSegmentProblem, reservedPluginNameProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
@@ -107,11 +107,21 @@ export function checkComponentPaths(json: Record<string, unknown>, base: string,
   }
 }
 
-/** Claude Code requires `author` to be an object; a string is ours to read but refused there. */
+/** Claude Code requires `author` to be an object with a name; a string is ours to read but refused there. */
 export function checkClaudeAuthor(json: Record<string, unknown>, base: string, out: IssueCollector): void {
-  if (typeof json.author !== "string") return;
   const at = pointer(base, "author");
-  out.error({ path: at, code: "ETYPE", message: `${at}: Claude Code requires an object, found a string`, expected: "an object {name, email?, url?}", found: JSON.stringify(json.author), hint: `Write "author": {"name": ${JSON.stringify(json.author)}}.` });
+  if (typeof json.author === "string") out.error({ path: at, code: "ETYPE", message: `${at}: Claude Code requires an object, found a string`, expected: "an object {name, email?, url?}", found: JSON.stringify(json.author), hint: `Write "author": {"name": ${JSON.stringify(json.author)}}.` });
+  else if (isRecord(json.author) && typeof json.author.name !== "string") out.error({ path: pointer(at, "name"), code: "EREQUIRED", message: `${pointer(at, "name")}: the author needs a name`, expected: "a string", found: "nothing", hint: 'Write "author": {"name": "Your Name"}.' });
+}
+
+/**
+ * Claude Code's reserved plugin names (2.1.332): refused where a third party could pass for
+ * Anthropic; a name that merely mentions Claude or Anthropic is its warning.
+ */
+export function checkReservedPluginName(name: string, at: string, out: IssueCollector): void {
+  const reserved = reservedPluginNameProblem(name);
+  if (reserved) out.error({ path: at, code: "EPLUGIN_RESERVED", message: `${at}: plugin name "${name}" is reserved: ${reserved}; Claude Code refuses it as passing for one of Anthropic's own plugins`, found: JSON.stringify(name), hint: "Name the plugin for what it does. If it is one of Anthropic's own plugins, validate the marketplace that lists it." });
+  else if (mentionsAnthropic(name)) out.warn({ path: at, code: "EPLUGIN_RESERVED", message: `${at}: plugin name "${name}" reads as one of Anthropic's own plugins`, found: JSON.stringify(name), hint: "Name the plugin for what it does, without claude or anthropic." });
 }
 
 /**
@@ -128,14 +138,12 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
   if (typeof value.name === "string" && value.name.length > 0) {
     const problem = nameSegmentProblem(value.name);
     if (problem) {
-      const claudeProblem = options.flavour === "claude" ? claudeNameProblem(value.name) : undefined;
+      const claudeProblem = options.flavour === "claude" ? claudeNameProblem(value.name, "plugin.json") : undefined;
       const issue = { path: "/name", code: "EPLUGIN_NAME", message: `/name: plugin name "${value.name}" is invalid: ${claudeProblem ?? problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(value.name), hint: `Use e.g. "${suggestNameSegment(value.name) || "my-plugin"}".` };
-      // Claude Code refuses spaces and odd characters but takes capitals and "_"; xcsh builds ids and cache folders from the name.
-      if (options.flavour === "claude" && !claudeProblem) out.warn(issue);
+      if (options.flavour === "claude" && !claudeProblem) out.warn({ ...issue, message: `/name: plugin name "${value.name}" is not kebab-case (${problem}): ${XCSH_ONLY_NAME_RULE}` });
       else out.error(issue);
     }
-    const reserved = options.flavour === "claude" && options.standalone ? reservedPluginNameProblem(value.name) : undefined;
-    if (reserved) out.error({ path: "/name", code: "EPLUGIN_RESERVED", message: `/name: plugin name "${value.name}" is reserved: ${reserved}; Claude Code refuses it as passing for one of Anthropic's own plugins`, found: JSON.stringify(value.name), hint: "Name the plugin for what it does. If it is one of Anthropic's own plugins, validate the marketplace that lists it." });
+    if (options.flavour === "claude" && options.standalone) checkReservedPluginName(value.name, "/name", out);
   }
   if (typeof value.version === "string" && !semver.valid(value.version)) {
     out.warn({ path: "/version", code: "EVERSION", message: `/version: "${value.version}" is not a semver version`, found: JSON.stringify(value.version), hint: 'Use "MAJOR.MINOR.PATCH"; the version is the cache key of installs.' });

@@ -99,9 +99,11 @@ describe(`conformance with Claude Code ${VERDICTS.claudeCode}`, () => {
     expect(verdict, `${id}: Claude Code says ${recorded.verdict} (${JSON.stringify(recorded.errors)}), we say:\n${show(report, base)}`).toBe(recorded.verdict);
     for (const error of recorded.errors) {
       const field = words(error.path);
+      // "plugins[N] plugin.json → F": F of the plugin.json of entry N, which we may report at the entry.
+      const entry = /^plugins\[(\d+)\] plugin\.json/.exec(error.path)?.[1];
       const named = WHOLE_FILE.has(field.at(-1) ?? "") || field.length === 0
         ? report.errors.some((e) => path.relative(base, e.file) === error.file)
-        : report.errors.some((e) => words(e.path).includes(field.at(-1)!));
+        : report.errors.some((e) => words(e.path).includes(field.at(-1)!) || (entry !== undefined && e.path.startsWith(`/plugins/${entry}/`)));
       expect(named, `${id}: Claude Code's error on ${error.file} "${error.path}" (${error.message}) is not named by ours:\n${show(report, base)}`).toBe(true);
     }
   });
