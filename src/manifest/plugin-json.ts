@@ -157,6 +157,9 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
       }
     }
   }
+  if (isRecord(value.hooks) && "hooks" in value.hooks) {
+    out.warn({ path: "/hooks/hooks", code: "EHOOK_EVENT", message: '/hooks/hooks: inline hooks in plugin.json are the events themselves; Claude Code reads "hooks" here as an unknown event and ignores what it holds', found: "a hooks.json-style wrapper", hint: 'Write "hooks": {"PreToolUse": [...]} without the inner "hooks", or move the object to hooks/hooks.json.' });
+  }
   checkComponentPaths(value, "", out, options.flavour);
   if (options.flavour === "claude") checkClaudeAuthor(value, "", out);
   return out.result(value as PluginJson);

@@ -168,6 +168,51 @@ function checkComponents(run: ValidateRun, dir: string, unit: string, options: S
   }
   for (const { file, ...rest } of found.warnings) run.warn(file, rest);
   for (const c of found.components) if (c.kind !== "tool") run.components.push({ ...c, plugin: unit });
+  for (const c of found.components) {
+    if (c.kind === "command" && c.description === undefined) {
+      run.warn(c.file, { path: "", code: "ENO_DESCRIPTION", message: `the command "${c.name}" has no description in a frontmatter block; Claude Code and the host list it without one`, hint: "Start the file with ---, description: what the command does, then ---." });
+    }
+    // The command as written: the scanner's exec has the plugin root already put in.
+    const written = c.kind === "hook" && c.pointer ? valueAt(readJsonOrUndefined(c.file), `${c.pointer}/command`) : undefined;
+    if (typeof written !== "string" || !hasUnquotedPluginRoot(written)) continue;
+    const at = c.pointer ?? "";
+    run.warn(c.file, { path: `${at}/command`, code: "EHOOK_UNQUOTED_ROOT", message: `${at}/command: the command uses \${CLAUDE_PLUGIN_ROOT} without quotes; where the plugin's folder has a space in its path the shell splits the command and the hook fails`, found: JSON.stringify(written), hint: 'Put the placeholder in double quotes: "\\"${CLAUDE_PLUGIN_ROOT}/scripts/x.sh\\"".' });
+  }
+}
+
+/** The value at a JSON pointer of a parsed document, or `undefined`. */
+function valueAt(doc: unknown, pointerText: string): unknown {
+  let at: unknown = doc;
+  for (const raw of pointerText.split("/").slice(1)) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(at)) at = at[Number(key)];
+    else if (isRecord(at)) at = at[key];
+    else return undefined;
+  }
+  return at;
+}
+
+/**
+ * Whether a shell command line names the plugin root outside quotes (Claude Code 2.1.332 warns).
+ * By hand: only the quote state of a POSIX command line matters here, and no library in use
+ * parses shell words with their quoting kept.
+ */
+export function hasUnquotedPluginRoot(command: string): boolean {
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < command.length; i++) {
+    const ch = command[i];
+    if (ch === "\\" && quote !== "'") {
+      i++;
+      continue;
+    }
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    else if (command.startsWith("${CLAUDE_PLUGIN_ROOT}", i) || /^\$CLAUDE_PLUGIN_ROOT(?![A-Za-z0-9_])/.test(command.slice(i))) return true;
+  }
+  return false;
 }
 
 /**
@@ -329,12 +374,25 @@ export async function checkMarketplace(run: ValidateRun, dir: string): Promise<v
         }
       }
       await checkPluginFolder(run, target, entry.name);
+      if (flavour === "claude") warnOverriddenVersion(run, file, at.replace(/\/source$/, ""), entry, target);
     }
   }
   for (const collision of stemCollisions(run.hostToolFolders.slice(foldersBefore))) {
     if (new Set(collision.tools.map((t) => t.plugin)).size < 2) continue; // warned per plugin
     run.warn(collision.tools[0]!.file, { path: "", code: "WHOST_TOOL_STEM", message: `${describeStemCollision(collision)}; ${HOST_DIFFERENCES.WHOST_TOOL_STEM}`, hint: "Give each plugin's tool files distinct names (e.g. prefix them with the plugin's name)." });
   }
+}
+
+/**
+ * A catalog entry's version that the plugin's own plugin.json contradicts: Claude Code installs
+ * and records plugin.json's (2.1.332 warns that the entry's is ignored).
+ */
+function warnOverriddenVersion(run: ValidateRun, file: string, at: string, entry: { name: string; version?: unknown }, dir: string): void {
+  if (typeof entry.version !== "string") return;
+  const manifest = path.join(dir, ".claude-plugin", "plugin.json");
+  const own = readJsonOrUndefined(manifest);
+  if (!isRecord(own) || typeof own.version !== "string" || own.version === entry.version) return;
+  run.warn(file, { path: `${at}/version`, code: "EVERSION_OVERRIDDEN", message: `${at}/version: the entry says "${entry.version}" but ${manifest} says "${own.version}"; plugin.json wins at install, the entry's version is ignored`, found: JSON.stringify(entry.version), hint: `Write "version": "${own.version}" in the entry, or drop it and keep the version in plugin.json only.` });
 }
 
 /** One catalog file. */

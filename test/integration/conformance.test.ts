@@ -51,8 +51,25 @@ function words(field: string): string[] {
     .split(/[./\s→]+/)
     .filter((w) => w !== "" && !/^\d+$/.test(w));
 }
+/**
+ * Claude Code's warnings that are advice on metadata, not on the format, which `validate` does
+ * not give (docs/conformance.md): a missing description, version or author, and what Claude
+ * Desktop's or Claude.ai's marketplace sync accepts. Every other warning of Claude Code must be
+ * said by ours too (as a warning, or as an error where we are stricter on purpose).
+ */
+const ADVICE = [/^No marketplace description provided/, /^No description provided/, /^No version specified/, /^No author information provided/, /not accepted by Claude Desktop/];
+
 /** Fields that mean the file as a whole (Claude Code's `json`, `root`, `frontmatter`). */
 const WHOLE_FILE = new Set(["json", "root", "frontmatter", "directory"]);
+
+/** Whether one of `ours` names the field a recorded finding points at. */
+function namedBy(finding: Finding, ours: ValidateReport["errors"], base: string): boolean {
+  const field = words(finding.path);
+  // "plugins[N] plugin.json → F": F of the plugin.json of entry N, which we may report at the entry.
+  const entry = /^plugins\[(\d+)\] plugin\.json/.exec(finding.path)?.[1];
+  if (field.length === 0 || WHOLE_FILE.has(field.at(-1)!)) return ours.some((e) => path.relative(base, e.file) === finding.file);
+  return ours.some((e) => words(e.path).includes(field.at(-1)!) || (entry !== undefined && e.path.startsWith(`/plugins/${entry}/`)));
+}
 
 let world: TmpWorld;
 let work: string;
@@ -98,13 +115,10 @@ describe(`conformance with Claude Code ${VERDICTS.claudeCode}`, () => {
     }
     expect(verdict, `${id}: Claude Code says ${recorded.verdict} (${JSON.stringify(recorded.errors)}), we say:\n${show(report, base)}`).toBe(recorded.verdict);
     for (const error of recorded.errors) {
-      const field = words(error.path);
-      // "plugins[N] plugin.json → F": F of the plugin.json of entry N, which we may report at the entry.
-      const entry = /^plugins\[(\d+)\] plugin\.json/.exec(error.path)?.[1];
-      const named = WHOLE_FILE.has(field.at(-1) ?? "") || field.length === 0
-        ? report.errors.some((e) => path.relative(base, e.file) === error.file)
-        : report.errors.some((e) => words(e.path).includes(field.at(-1)!) || (entry !== undefined && e.path.startsWith(`/plugins/${entry}/`)));
-      expect(named, `${id}: Claude Code's error on ${error.file} "${error.path}" (${error.message}) is not named by ours:\n${show(report, base)}`).toBe(true);
+      expect(namedBy(error, report.errors, base), `${id}: Claude Code's error on ${error.file} "${error.path}" (${error.message}) is not named by ours:\n${show(report, base)}`).toBe(true);
+    }
+    for (const warning of recorded.warnings.filter((w) => !ADVICE.some((re) => re.test(w.message)))) {
+      expect(namedBy(warning, [...report.warnings, ...report.errors], base), `${id}: Claude Code's warning on ${warning.file} "${warning.path}" (${warning.message}) is not said by ours:\n${show(report, base)}`).toBe(true);
     }
   });
 });
