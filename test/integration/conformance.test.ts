@@ -59,6 +59,9 @@ function words(field: string): string[] {
  */
 const ADVICE = [/^No marketplace description provided/, /^No description provided/, /^No version specified/, /^No author information provided/, /not accepted by Claude Desktop/];
 
+/** Our warnings that say one of Claude Code's: each must have its counterpart in the recorded ones (no false alarm). */
+const MIRRORED = new Set(["EHOOK_UNQUOTED_ROOT", "EVERSION_OVERRIDDEN", "EPLUGIN_RESERVED", "EUNKNOWN_KEY"]);
+
 /** Fields that mean the file as a whole (Claude Code's `json`, `root`, `frontmatter`). */
 const WHOLE_FILE = new Set(["json", "root", "frontmatter", "directory"]);
 
@@ -116,6 +119,10 @@ describe(`conformance with Claude Code ${VERDICTS.claudeCode}`, () => {
     expect(verdict, `${id}: Claude Code says ${recorded.verdict} (${JSON.stringify(recorded.errors)}), we say:\n${show(report, base)}`).toBe(recorded.verdict);
     for (const error of recorded.errors) {
       expect(namedBy(error, report.errors, base), `${id}: Claude Code's error on ${error.file} "${error.path}" (${error.message}) is not named by ours:\n${show(report, base)}`).toBe(true);
+    }
+    for (const mine of report.warnings.filter((w) => MIRRORED.has(w.code))) {
+      const counterpart = [...recorded.warnings, ...recorded.errors].some((f) => f.file === path.relative(base, mine.file) && namedBy(f, [mine], base));
+      expect(counterpart, `${id}: our ${mine.code} ${mine.path} has no counterpart in Claude Code's findings ${JSON.stringify(recorded.warnings)}`).toBe(true);
     }
     for (const warning of recorded.warnings.filter((w) => !ADVICE.some((re) => re.test(w.message)))) {
       expect(namedBy(warning, [...report.warnings, ...report.errors], base), `${id}: Claude Code's warning on ${warning.file} "${warning.path}" (${warning.message}) is not said by ours:\n${show(report, base)}`).toBe(true);
