@@ -25,7 +25,7 @@ import path from "node:path";
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { sourceArgHint, gitRefProblem, githubRepoProblem, gitUrlProblem, npmVersionProblem, registryUrlProblem, subdirPathProblem, subdirUrlProblem, type SourceArgProblem } from "../core/source-args.js";
-import { PLUGIN_COMPONENT_FIELDS, checkClaudeAuthor, checkComponentPaths, checkReservedPluginName } from "./plugin-json.js";
+import { PLUGIN_COMPONENT_FIELDS, checkClaudeShapes, checkComponentPaths, checkReservedPluginName } from "./plugin-json.js";
 import { entryPathProblem } from "./plugin-manifest.js";
 import { XCSH_ONLY_NAME_RULE, claudeNameProblem, nameSegmentProblem, npmNameProblem, pluginIdProblem, reservedPluginNameProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
@@ -134,6 +134,17 @@ export function reservedMarketplaceName(name: string): "reserved" | "impersonati
   const words = name.toLowerCase().split(/[-_.]+/);
   if (words[0] === "anthropic" || (words.includes("official") && (words.includes("claude") || words.includes("anthropic")))) return "impersonating";
   return undefined;
+}
+
+/**
+ * The look-alike names Claude Code's validator (2.1.332) refuses for a third party's catalog,
+ * found by probing it (test/fixtures/conformance/marketplace-name-*): "official" right beside
+ * claude or anthropic, and claude or anthropic right before "plugins" or "marketplace"
+ * (`claude-plugins-x`, `anthropic_marketplace`, `claudeplugins`); `claude-code-official`,
+ * `claude-tools` and `the-claude-marketplace` pass.
+ */
+export function claudeRefusesMarketplaceName(name: string): boolean {
+  return /(^|[-_.])official[-_.]?(claude|anthropic)|(claude|anthropic)[-_.]?official([-_.]|$)/i.test(name) || /^(claude|anthropic)[-_.]?(plugins|marketplace)/i.test(name);
 }
 
 /** An archive URL: https, or http only for a catalog of the local disk (a test server, a mirror). */
@@ -248,10 +259,10 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
       else out.error(issue);
     }
     const reserved = reservedMarketplaceName(name);
-    if (reserved === "impersonating" && options.flavour === "claude" && name.toLowerCase().split(/[-_.]+/).includes("official")) {
-      // Claude Code (2.1.332) refuses "official" beside claude/anthropic outright; the exact
-      // reserved names and an anthropic- prefix it takes (Anthropic's own catalogs): a warning below.
-      out.error({ path: "/name", code: "EMARKETPLACE_RESERVED", message: `/name: "${name}" impersonates an official Anthropic marketplace; Claude Code refuses it`, found: JSON.stringify(name), hint: 'Choose a name of your own, without "anthropic" or "official" beside "claude".' });
+    if (reserved !== "reserved" && options.flavour === "claude" && claudeRefusesMarketplaceName(name)) {
+      // Claude Code (2.1.332) refuses these outright; the exact reserved names it takes
+      // (Anthropic's own catalogs carry them) and other look-alikes: a warning below.
+      out.error({ path: "/name", code: "EMARKETPLACE_RESERVED", message: `/name: "${name}" impersonates an official Anthropic marketplace; Claude Code refuses it`, found: JSON.stringify(name), hint: 'Choose a name of your own: not "official" beside claude or anthropic, nor claude-plugins…/claude-marketplace… (e.g. "acme-plugins").' });
     } else if (reserved) {
       // A warning for both flavours: Anthropic's own catalogs carry these names legitimately, and
       // Claude Code refuses them only for marketplaces not fetched from github.com/anthropics/.
@@ -299,7 +310,7 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
     if (entry.source === undefined) return; // reported as EREQUIRED
     checkSource(entry.source, pointer(at, "source"), out, options.allowLocalSources !== false, isRecord(value.metadata) && typeof value.metadata.pluginRoot === "string" ? value.metadata.pluginRoot : undefined);
     checkComponentPaths(entry, at, out, options.flavour);
-    if (options.flavour === "claude") checkClaudeAuthor(entry, at, out);
+    if (options.flavour === "claude") checkClaudeShapes(entry, at, out);
     if (typeof entry.version === "string" && !semver.valid(entry.version)) {
       out.warn({ path: pointer(at, "version"), code: "EVERSION", message: `${pointer(at, "version")}: "${entry.version}" is not a semver version; update checks compare versions`, found: JSON.stringify(entry.version), hint: 'Use "MAJOR.MINOR.PATCH".' });
     }

@@ -107,8 +107,16 @@ export function checkComponentPaths(json: Record<string, unknown>, base: string,
   }
 }
 
-/** Claude Code requires `author` to be an object with a name; a string is ours to read but refused there. */
-export function checkClaudeAuthor(json: Record<string, unknown>, base: string, out: IssueCollector): void {
+/**
+ * Where Claude Code's shapes are narrower than the ones we read (a plugin.json or a catalog
+ * entry in `.claude-plugin/`): `author` must be an object with a name, `repository` a string.
+ */
+export function checkClaudeShapes(json: Record<string, unknown>, base: string, out: IssueCollector): void {
+  if (isRecord(json.repository)) {
+    const repo = pointer(base, "repository");
+    const url = typeof json.repository.url === "string" ? json.repository.url : "https://…";
+    out.error({ path: repo, code: "ETYPE", message: `${repo}: Claude Code requires a string (the repository's URL), found an object`, expected: "a string", found: "an object", hint: `Write "repository": ${JSON.stringify(url)}.` });
+  }
   const at = pointer(base, "author");
   if (typeof json.author === "string") out.error({ path: at, code: "ETYPE", message: `${at}: Claude Code requires an object, found a string`, expected: "an object {name, email?, url?}", found: JSON.stringify(json.author), hint: `Write "author": {"name": ${JSON.stringify(json.author)}}.` });
   else if (isRecord(json.author) && typeof json.author.name !== "string") out.error({ path: pointer(at, "name"), code: "EREQUIRED", message: `${pointer(at, "name")}: the author needs a name`, expected: "a string", found: "nothing", hint: 'Write "author": {"name": "Your Name"}.' });
@@ -161,6 +169,6 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
     out.warn({ path: "/hooks/hooks", code: "EHOOK_EVENT", message: '/hooks/hooks: inline hooks in plugin.json are the events themselves; Claude Code reads "hooks" here as an unknown event and ignores what it holds', found: "a hooks.json-style wrapper", hint: 'Write "hooks": {"PreToolUse": [...]} without the inner "hooks", or move the object to hooks/hooks.json.' });
   }
   checkComponentPaths(value, "", out, options.flavour);
-  if (options.flavour === "claude") checkClaudeAuthor(value, "", out);
+  if (options.flavour === "claude") checkClaudeShapes(value, "", out);
   return out.result(value as PluginJson);
 }
