@@ -10,7 +10,7 @@
  * JSON file, one after another, and each fs/promises call is a thread-pool round trip costing
  * more than the call itself (every plugin of an install is checked so before its modules can be).
  */
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { readTextBounded } from "../core/bounded-read.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
@@ -24,7 +24,7 @@ import { validateInstalledPlugins } from "../manifest/installed-plugins.js";
 import { validateKnownMarketplaces } from "../manifest/known-marketplaces.js";
 import { relativeSourceDir, validateMarketplaceCatalog, type MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
 import { validateMarketplacesRegistry } from "../manifest/marketplaces-registry.js";
-import { scanPluginComponents, type ScanOptions } from "../components/scan.js";
+import { readFrontmatter, scanPluginComponents, type ScanOptions } from "../components/scan.js";
 import { listPluginJsonPaths, validatePluginJson, type PluginJson } from "../manifest/plugin-json.js";
 import { entryPathProblem, listManifestEntries, validatePluginPackageJson } from "../manifest/plugin-manifest.js";
 import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
@@ -166,7 +166,13 @@ function checkComponents(run: ValidateRun, dir: string, unit: string, options: S
     if (issue.code !== "EENTRY_ESCAPE" && (run.componentProblems === "warning" || claudeCodeLoadsAnyway(issue))) run.warn(file, rest);
     else run.error(file, rest);
   }
-  for (const { file, ...rest } of found.warnings) run.warn(file, rest);
+  for (const { file, ...rest } of found.warnings) {
+    if (rest.code === "EFRONTMATTER_YAML" && claudeCodeRefusesFrontmatter(file)) {
+      const issue = { ...rest, code: "EFRONTMATTER", message: `${rest.message.replace(/; read line by line.*$/, "")}: a value runs on over lines that read as keys; Claude Code refuses it (every frontmatter field would be dropped)`, hint: "Put the long value in a block scalar (description: | then indented lines) or in quotes." };
+      if (run.componentProblems === "warning") run.warn(file, issue);
+      else run.error(file, issue);
+    } else run.warn(file, rest);
+  }
   for (const c of found.components) if (c.kind !== "tool") run.components.push({ ...c, plugin: unit });
   for (const c of found.components) {
     if (c.kind === "command" && c.description === undefined) {
@@ -177,6 +183,20 @@ function checkComponents(run: ValidateRun, dir: string, unit: string, options: S
     if (typeof written !== "string" || !hasUnquotedPluginRoot(written)) continue;
     const at = c.pointer ?? "";
     run.warn(c.file, { path: `${at}/command`, code: "EHOOK_UNQUOTED_ROOT", message: `${at}/command: the command uses \${CLAUDE_PLUGIN_ROOT} without quotes; where the plugin's folder has a space in its path the shell splits the command and the hook fails`, found: JSON.stringify(written), hint: 'Put the placeholder in double quotes: "\\"${CLAUDE_PLUGIN_ROOT}/scripts/x.sh\\"".' });
+  }
+}
+
+/**
+ * Whether Claude Code (2.1.332) refuses a component's frontmatter that we read leniently: a plain
+ * value continued on unindented lines that look like keys (the `yaml` package's
+ * MULTILINE_IMPLICIT_KEY; an agent's multi-line examples are the usual case). Other YAML errors
+ * (an unclosed `[`, a `: ` inside a value) it reads, as we do, line by line.
+ */
+function claudeCodeRefusesFrontmatter(file: string): boolean {
+  try {
+    return readFrontmatter(readFileSync(file, "utf8")).yamlCode === "MULTILINE_IMPLICIT_KEY";
+  } catch {
+    return false;
   }
 }
 
