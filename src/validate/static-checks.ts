@@ -163,11 +163,11 @@ function checkComponents(run: ValidateRun, dir: string, unit: string, options: S
   const found = scanPluginComponents(dir, { ...options, reportDeclaredPaths: false });
   for (const issue of found.errors) {
     const { file, ...rest } = issue;
-    if (issue.code !== "EENTRY_ESCAPE" && (run.componentProblems === "warning" || claudeCodeLoadsAnyway(issue))) run.warn(file, rest);
+    if (issue.code !== "EENTRY_ESCAPE" && (run.componentProblems === "warning" || claudeCodeLoadsAnyway(issue) || (run.inClaudeCatalog && !guardsPermissions(issue)))) run.warn(file, rest);
     else run.error(file, rest);
   }
   for (const { file, ...rest } of found.warnings) {
-    if (rest.code === "EFRONTMATTER_YAML" && claudeCodeRefusesFrontmatter(file)) {
+    if (rest.code === "EFRONTMATTER_YAML" && !run.inClaudeCatalog && claudeCodeRefusesFrontmatter(file)) {
       const issue = { ...rest, code: "EFRONTMATTER", message: `${rest.message.replace(/; read line by line.*$/, "")}: a value runs on over lines that read as keys; Claude Code refuses it (every frontmatter field would be dropped)`, hint: "Put the long value in a block scalar (description: | then indented lines) or in quotes." };
       if (run.componentProblems === "warning") run.warn(file, issue);
       else run.error(file, issue);
@@ -194,7 +194,7 @@ function checkComponents(run: ValidateRun, dir: string, unit: string, options: S
  */
 function claudeCodeRefusesFrontmatter(file: string): boolean {
   try {
-    return readFrontmatter(readFileSync(file, "utf8")).yamlCode === "MULTILINE_IMPLICIT_KEY";
+    return readFrontmatter(readFileSync(file, "utf8")).yamlCodes?.includes("MULTILINE_IMPLICIT_KEY") === true;
   } catch {
     return false;
   }
@@ -243,13 +243,17 @@ export function hasUnquotedPluginRoot(command: string): boolean {
  * suggests. Ours say so as warnings, so that `validate` passes what Claude Code passes.
  */
 const GUARDING_HOOK_EVENTS = new Set(["PreToolUse", "PermissionRequest"]);
+/** A finding inside a PreToolUse or PermissionRequest hook: Claude Code refuses those, a guard that cannot load. */
+function guardsPermissions(issue: ValidateIssue): boolean {
+  const event = /^\/hooks\/([^/]+)(\/|$)/.exec(issue.path)?.[1];
+  return event !== undefined && GUARDING_HOOK_EVENTS.has(event);
+}
 function claudeCodeLoadsAnyway(issue: ValidateIssue): boolean {
   const base = path.basename(issue.file);
   // Inside one event (`/hooks/<Event>/...`): Claude Code ignores that entry, the rest of the file
   // loads; except PreToolUse and PermissionRequest, whose broken entry may be what guards the
   // permissions beside it: Claude Code refuses those.
-  const event = /^\/hooks\/([^/]+)(\/|$)/.exec(issue.path)?.[1];
-  if (event !== undefined) return !GUARDING_HOOK_EVENTS.has(event);
+  if (/^\/hooks\/[^/]+(\/|$)/.test(issue.path)) return !guardsPermissions(issue);
   // Claude Code's validator does not read .lsp.json at all; inline servers it loads without these fields.
   if (base === ".lsp.json" || (issue.path.startsWith("/lspServers") && issue.code === "EREQUIRED")) return true;
   // Skills and agents are named by folder or file there, and a frontmatter it cannot close is "none".
@@ -393,7 +397,11 @@ export async function checkMarketplace(run: ValidateRun, dir: string): Promise<v
           continue;
         }
       }
+      // Claude Code judges a catalog by its manifests and its plugins' permission-guarding hooks: any
+      // other broken component of a plugin is said when that plugin is validated or installed.
+      run.inClaudeCatalog = flavour === "claude";
       await checkPluginFolder(run, target, entry.name);
+      run.inClaudeCatalog = false;
       if (flavour === "claude") warnOverriddenVersion(run, file, at.replace(/\/source$/, ""), entry, target);
     }
   }
