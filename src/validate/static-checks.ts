@@ -405,6 +405,8 @@ export async function checkMarketplace(run: ValidateRun, dir: string): Promise<v
       if (flavour === "claude") warnOverriddenVersion(run, file, at.replace(/\/source$/, ""), entry, target);
     }
   }
+  // A plugin.json beside the catalog (a repository that is both) is read by Claude Code too.
+  if (!checkedDirs.has(realpathSync.native(dir))) await checkPluginJsonFiles(run, dir, false);
   for (const collision of stemCollisions(run.hostToolFolders.slice(foldersBefore))) {
     if (new Set(collision.tools.map((t) => t.plugin)).size < 2) continue; // warned per plugin
     run.warn(collision.tools[0]!.file, { path: "", code: "WHOST_TOOL_STEM", message: `${describeStemCollision(collision)}; ${HOST_DIFFERENCES.WHOST_TOOL_STEM}`, hint: "Give each plugin's tool files distinct names (e.g. prefix them with the plugin's name)." });
