@@ -32,6 +32,8 @@ export interface FrontmatterRead {
    * is common in real plugins.
    */
   lenient?: string;
+  /** The `yaml` package's error codes when `lenient` (e.g. MULTILINE_IMPLICIT_KEY). */
+  yamlCodes?: string[];
 }
 
 const OPEN = /^\uFEFF?---[ \t]*\r?\n/;
@@ -58,7 +60,10 @@ export function readFrontmatter(text: string): FrontmatterRead {
       const match = /^([\w-]+):\s*(.*)$/.exec(line);
       if (match) data[match[1]!] = match[2]!.trim();
     }
-    return { data, body, present: true, lenient: `its YAML frontmatter does not parse (${errorMessage(error).split("\n")[0]})` };
+    // Every error's code, not only the first thrown: `validate` judges by them (validate/static-checks.ts).
+    // A document is not turned into values here, so aliases are not expanded.
+    const yamlCodes = yaml().parseDocument(yamlText).errors.map((e) => e.code);
+    return { data, body, present: true, lenient: `its YAML frontmatter does not parse (${errorMessage(error).split("\n")[0]})`, yamlCodes };
   }
   if (parsed === null || parsed === undefined) return { data: {}, body, present: true };
   if (!isRecord(parsed)) return { data: {}, body, present: true, error: "its frontmatter is not a YAML mapping (key: value lines)" };

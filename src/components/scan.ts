@@ -35,6 +35,9 @@ import { isRecord, pointer, type ValidationIssue } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
 import { NO_COST, listingCost } from "./cost.js";
 import { readFrontmatter } from "./frontmatter.js";
+
+/** For `validate`, which judges a frontmatter we read leniently by the YAML error behind it. */
+export { readFrontmatter };
 import { ROOT_VARS, pathTailAt, substituteRoot } from "./root-refs.js";
 import {
   AgentFrontmatterSchema,

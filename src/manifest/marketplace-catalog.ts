@@ -25,9 +25,9 @@ import path from "node:path";
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { sourceArgHint, gitRefProblem, githubRepoProblem, gitUrlProblem, npmVersionProblem, registryUrlProblem, subdirPathProblem, subdirUrlProblem, type SourceArgProblem } from "../core/source-args.js";
-import { PLUGIN_COMPONENT_FIELDS, checkComponentPaths } from "./plugin-json.js";
+import { PLUGIN_COMPONENT_FIELDS, checkClaudeShapes, checkComponentPaths, checkReservedPluginName } from "./plugin-json.js";
 import { entryPathProblem } from "./plugin-manifest.js";
-import { nameSegmentProblem, npmNameProblem, pluginIdProblem, suggestNameSegment } from "./names.js";
+import { XCSH_ONLY_NAME_RULE, claudeNameProblem, nameSegmentProblem, npmNameProblem, pluginIdProblem, reservedPluginNameProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
@@ -136,6 +136,17 @@ export function reservedMarketplaceName(name: string): "reserved" | "impersonati
   return undefined;
 }
 
+/**
+ * The look-alike names Claude Code's validator (2.1.332) refuses for a third party's catalog,
+ * found by probing it (test/fixtures/conformance/marketplace-name-*): "official" right beside
+ * claude or anthropic, and claude or anthropic right before "plugins" or "marketplace"
+ * (`claude-plugins-x`, `anthropic_marketplace`, `claudeplugins`); `claude-code-official`,
+ * `claude-tools` and `the-claude-marketplace` pass.
+ */
+export function claudeRefusesMarketplaceName(name: string): boolean {
+  return /(^|[-_.])official[-_.]?(claude|anthropic)|(claude|anthropic)[-_.]?official([-_.]|$)/i.test(name) || /^(claude|anthropic)[-_.]?(plugins|marketplace)/i.test(name);
+}
+
 /** An archive URL: https, or http only for a catalog of the local disk (a test server, a mirror). */
 export function archiveUrlProblem(url: unknown, policy: { allowLocal: boolean }): SourceArgProblem | undefined {
   // eslint-disable-next-line no-control-regex
@@ -241,9 +252,18 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
   const name = typeof value.name === "string" ? value.name : undefined;
   if (name !== undefined && name.length > 0) {
     const problem = nameSegmentProblem(name);
-    if (problem) out.error({ path: "/name", code: "EMARKETPLACE_NAME", message: `/name: marketplace name "${name}" is invalid: ${problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(name), hint: `Use e.g. "${suggestNameSegment(name) || "my-marketplace"}".` });
+    if (problem) {
+      const claudeProblem = options.flavour === "claude" ? claudeNameProblem(name, "id-part") : undefined;
+      const issue = { path: "/name", code: "EMARKETPLACE_NAME", message: `/name: marketplace name "${name}" is invalid: ${claudeProblem ?? problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(name), hint: `Use e.g. "${suggestNameSegment(name) || "my-marketplace"}".` };
+      if (options.flavour === "claude" && !claudeProblem) out.warn({ ...issue, message: `/name: marketplace name "${name}" is not kebab-case (${problem}): ${XCSH_ONLY_NAME_RULE}` });
+      else out.error(issue);
+    }
     const reserved = reservedMarketplaceName(name);
-    if (reserved) {
+    if (reserved !== "reserved" && options.flavour === "claude" && claudeRefusesMarketplaceName(name)) {
+      // Claude Code (2.1.332) refuses these outright; the exact reserved names it takes
+      // (Anthropic's own catalogs carry them) and other look-alikes: a warning below.
+      out.error({ path: "/name", code: "EMARKETPLACE_RESERVED", message: `/name: "${name}" impersonates an official Anthropic marketplace; Claude Code refuses it`, found: JSON.stringify(name), hint: 'Choose a name of your own: not "official" beside claude or anthropic, nor claude-plugins…/claude-marketplace… (e.g. "acme-plugins").' });
+    } else if (reserved) {
       // A warning for both flavours: Anthropic's own catalogs carry these names legitimately, and
       // Claude Code refuses them only for marketplaces not fetched from github.com/anthropics/.
       out.warn({ path: "/name", code: "EMARKETPLACE_RESERVED", message: `/name: "${name}" ${reserved === "reserved" ? "is reserved for Anthropic's marketplaces" : "looks like one of Anthropic's marketplace names"}; Claude Code refuses it unless the marketplace comes from github.com/anthropics/`, found: JSON.stringify(name), hint: "If this is not one of Anthropic's marketplaces, choose a name of your own." });
@@ -271,18 +291,26 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
     out.warnings.push(...unknownKeyWarnings(entry, ENTRY_KEYS, at, { what: "a plugin entry" }));
     if (typeof entry.name === "string" && entry.name.length > 0) {
       const problem = nameSegmentProblem(entry.name);
-      if (problem) out.error({ path: pointer(at, "name"), code: "EPLUGIN_NAME", message: `${pointer(at, "name")}: plugin name "${entry.name}" is invalid: ${problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(entry.name), hint: `Use e.g. "${suggestNameSegment(entry.name) || "my-plugin"}".` });
+      if (problem) {
+        const claudeProblem = options.flavour === "claude" ? claudeNameProblem(entry.name, "id-part") : undefined;
+        const issue = { path: pointer(at, "name"), code: "EPLUGIN_NAME", message: `${pointer(at, "name")}: plugin name "${entry.name}" is invalid: ${claudeProblem ?? problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(entry.name), hint: `Use e.g. "${suggestNameSegment(entry.name) || "my-plugin"}".` };
+        if (options.flavour === "claude" && !claudeProblem) out.warn({ ...issue, message: `${pointer(at, "name")}: plugin name "${entry.name}" is not kebab-case (${problem}): ${XCSH_ONLY_NAME_RULE}` });
+        else out.error(issue);
+      }
       else if (name && !nameSegmentProblem(name)) {
         const idProblem = pluginIdProblem(`${entry.name}@${name}`);
         if (idProblem) out.error({ path: pointer(at, "name"), code: "EPLUGIN_ID", message: `${pointer(at, "name")}: the id "${entry.name}@${name}" is invalid: ${idProblem}`, hint: "Shorten the plugin or the marketplace name." });
       }
+      // Anthropic's own catalogs (their reserved names) list claude-* plugins legitimately.
+      if (options.flavour === "claude" && !(name && RESERVED_MARKETPLACE_NAMES.includes(name)) && reservedPluginNameProblem(entry.name)) checkReservedPluginName(entry.name, pointer(at, "name"), out);
       const first = seen.get(entry.name);
       if (first !== undefined) out.error({ path: pointer(at, "name"), code: "EDUPLICATE_PLUGIN", message: `${pointer(at, "name")}: plugin "${entry.name}" is already listed at /plugins/${first}; only the first would ever be installed`, hint: "Remove or rename one of the two entries." });
       else seen.set(entry.name, i);
     }
     if (entry.source === undefined) return; // reported as EREQUIRED
     checkSource(entry.source, pointer(at, "source"), out, options.allowLocalSources !== false, isRecord(value.metadata) && typeof value.metadata.pluginRoot === "string" ? value.metadata.pluginRoot : undefined);
-    checkComponentPaths(entry, at, out);
+    checkComponentPaths(entry, at, out, options.flavour);
+    if (options.flavour === "claude") checkClaudeShapes(entry, at, out);
     if (typeof entry.version === "string" && !semver.valid(entry.version)) {
       out.warn({ path: pointer(at, "version"), code: "EVERSION", message: `${pointer(at, "version")}: "${entry.version}" is not a semver version; update checks compare versions`, found: JSON.stringify(entry.version), hint: 'Use "MAJOR.MINOR.PATCH".' });
     }

@@ -29,6 +29,46 @@ export function nameSegmentProblem(name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Why Claude Code (2.1.332, `claude plugin validate`) refuses `name`, or `undefined` where it
+ * takes it. Its rules are wider than ours: a plugin.json name is refused only for whitespace (any
+ * other non-kebab name is its warning); a catalog's name and its entries' names are parts of a
+ * plugin id: letters of either case, digits, ".", "_" and "-", starting with a letter or digit.
+ */
+export function claudeNameProblem(name: string, where: "plugin.json" | "id-part"): string | undefined {
+  if (/\s/.test(name)) return "it contains spaces";
+  if (where === "id-part" && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) return "each part of a plugin id may use only letters, digits, '.', '_' and '-', and must start with a letter or digit";
+  return undefined;
+}
+
+/**
+ * A name problem of ours that Claude Code does not share (see `claudeNameProblem`): xcsh makes
+ * ids and folder names of plugin and marketplace names and installs only kebab-case ones, so it
+ * is said as a warning of what xcsh will refuse, not as a format error.
+ */
+export const XCSH_ONLY_NAME_RULE = "Claude Code accepts it, but xcsh installs only lowercase kebab-case names (they become ids and folder names), so xcsh-tools will refuse to install it";
+
+/**
+ * Why a third party may not use `name` as a plugin name in Claude Code (2.1.332): it passes as
+ * one of Anthropic's own. Anthropic's catalogs list such plugins legitimately, so only a
+ * plugin.json validated on its own is held to it (Claude Code says: validate the marketplace).
+ */
+export function reservedPluginNameProblem(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (["claude", "anthropic", "anthropics", "claude-code", "claude-mods"].includes(lower)) return `"${name}" is one of Anthropic's own names`;
+  const prefix = ["claude-", "anthropic-", "anthropics-", "cc-plugin-"].find((p) => lower.startsWith(p));
+  if (prefix) return `a third party's plugin name cannot start with "${prefix}"`;
+  const words = lower.split(/[-_.]+/);
+  if (words.includes("official") && (words.includes("claude") || words.includes("anthropic"))) return `it puts "official" beside "claude" or "anthropic"`;
+  return undefined;
+}
+
+/** Whether a plugin name mentions Claude or Anthropic (Claude Code warns: it reads as theirs). */
+export function mentionsAnthropic(name: string): boolean {
+  const words = name.toLowerCase().split(/[-_.]+/);
+  return words.includes("claude") || words.includes("anthropic") || words.includes("anthropics");
+}
+
 /** A suggestion for an invalid name segment: lowercase kebab-case. */
 export function suggestNameSegment(name: string): string {
   return name

@@ -9,7 +9,7 @@
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { entryPathProblem } from "./plugin-manifest.js";
-import { nameSegmentProblem, suggestNameSegment } from "./names.js";
+import { XCSH_ONLY_NAME_RULE, claudeNameProblem, mentionsAnthropic, nameSegmentProblem, reservedPluginNameProblem, suggestNameSegment } from "./names.js";
 import { IssueCollector, isRecord, pointer, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
@@ -83,17 +83,61 @@ export function listPluginJsonPaths(json: Record<string, unknown>, base = "", ke
   return out;
 }
 
-/** Component paths must stay inside the plugin (installs copy only its folder) and should start with "./". */
-export function checkComponentPaths(json: Record<string, unknown>, base: string, out: IssueCollector): void {
+/** The file suffix Claude Code requires of a component path that names one file, by field. */
+const COMPONENT_FILE_SUFFIX: Record<string, string> = { agents: ".md", hooks: ".json", mcpServers: ".json", lspServers: ".json" };
+
+/**
+ * Component paths must stay inside the plugin (installs copy only its folder). Claude Code
+ * (2.1.332) also refuses a path without "./" and a path of the wrong kind (`agents` must name .md
+ * files, `hooks`/`mcpServers`/`lspServers` a .json file): errors in a Claude Code manifest,
+ * warnings in ours, where xcsh resolves both.
+ */
+export function checkComponentPaths(json: Record<string, unknown>, base: string, out: IssueCollector, flavour: "xcsh" | "claude" = "xcsh"): void {
+  const report = (issue: Parameters<IssueCollector["error"]>[0]) => (flavour === "claude" ? out.error(issue) : out.warn(issue));
   for (const { entry, pointer: at } of listPluginJsonPaths(json, base)) {
     const problem = entryPathProblem(entry, "plugin");
-    if (problem) out.error({ path: at, code: "EENTRY_ESCAPE", message: `${at}: "${entry}" must stay inside the plugin, but ${problem.reason}`, found: JSON.stringify(entry), hint: "Use a ./ path inside the plugin folder; installs copy only the plugin folder." });
-    else if (!entry.startsWith("./")) out.warn({ path: at, code: "ECOMPONENT_PATH", message: `${at}: component paths should start with "./" (Claude Code requires it)`, found: JSON.stringify(entry), hint: `Write "./${entry}".` });
+    if (problem) {
+      out.error({ path: at, code: "EENTRY_ESCAPE", message: `${at}: "${entry}" must stay inside the plugin, but ${problem.reason}`, found: JSON.stringify(entry), hint: "Use a ./ path inside the plugin folder; installs copy only the plugin folder." });
+      continue;
+    }
+    if (!entry.startsWith("./")) report({ path: at, code: "ECOMPONENT_PATH", message: `${at}: "${entry}" must start with "./" (Claude Code refuses the plugin otherwise)`, found: JSON.stringify(entry), hint: `Write "./${entry}".` });
+    const field = at.slice(base.length).split("/")[1] ?? "";
+    const suffix = COMPONENT_FILE_SUFFIX[field];
+    if (suffix && !entry.endsWith(suffix)) report({ path: at, code: "ECOMPONENT_PATH", message: `${at}: "${entry}" must name a ${suffix} file (Claude Code refuses the plugin otherwise)`, expected: `a path ending in ${suffix}`, found: JSON.stringify(entry), hint: field === "agents" ? 'List the agent files themselves, e.g. ["./agents/reviewer.md"], or drop the field: agents/ is read by default.' : `Point "${field}" at the ${suffix} file itself, e.g. "./${field === "hooks" ? "hooks/hooks" : field === "mcpServers" ? ".mcp" : ".lsp"}${suffix}".` });
   }
 }
 
-/** Validate a plugin.json; `flavour` is the folder it sits in. */
-export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" | "claude" } = {}): ValidationResult<PluginJson> {
+/**
+ * Where Claude Code's shapes are narrower than the ones we read (a plugin.json or a catalog
+ * entry in `.claude-plugin/`): `author` must be an object with a name, `repository` a string.
+ */
+export function checkClaudeShapes(json: Record<string, unknown>, base: string, out: IssueCollector): void {
+  if (isRecord(json.repository)) {
+    const repo = pointer(base, "repository");
+    const url = typeof json.repository.url === "string" ? json.repository.url : "https://…";
+    out.error({ path: repo, code: "ETYPE", message: `${repo}: Claude Code requires a string (the repository's URL), found an object`, expected: "a string", found: "an object", hint: `Write "repository": ${JSON.stringify(url)}.` });
+  }
+  const at = pointer(base, "author");
+  if (typeof json.author === "string") out.error({ path: at, code: "ETYPE", message: `${at}: Claude Code requires an object, found a string`, expected: "an object {name, email?, url?}", found: JSON.stringify(json.author), hint: `Write "author": {"name": ${JSON.stringify(json.author)}}.` });
+  else if (isRecord(json.author) && typeof json.author.name !== "string") out.error({ path: pointer(at, "name"), code: "EREQUIRED", message: `${pointer(at, "name")}: the author needs a name`, expected: "a string", found: "nothing", hint: 'Write "author": {"name": "Your Name"}.' });
+}
+
+/**
+ * Claude Code's reserved plugin names (2.1.332): refused where a third party could pass for
+ * Anthropic; a name that merely mentions Claude or Anthropic is its warning.
+ */
+export function checkReservedPluginName(name: string, at: string, out: IssueCollector): void {
+  const reserved = reservedPluginNameProblem(name);
+  if (reserved) out.error({ path: at, code: "EPLUGIN_RESERVED", message: `${at}: plugin name "${name}" is reserved: ${reserved}; Claude Code refuses it as passing for one of Anthropic's own plugins`, found: JSON.stringify(name), hint: "Name the plugin for what it does. If it is one of Anthropic's own plugins, validate the marketplace that lists it." });
+  else if (mentionsAnthropic(name)) out.warn({ path: at, code: "EPLUGIN_RESERVED", message: `${at}: plugin name "${name}" reads as one of Anthropic's own plugins`, found: JSON.stringify(name), hint: "Name the plugin for what it does, without claude or anthropic." });
+}
+
+/**
+ * Validate a plugin.json; `flavour` is the folder it sits in. `standalone`: the plugin.json is
+ * validated on its own, not as a plugin of a catalog (Claude Code's reserved plugin names apply
+ * then: Anthropic's own catalogs list such plugins legitimately).
+ */
+export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" | "claude"; standalone?: boolean } = {}): ValidationResult<PluginJson> {
   const out = new IssueCollector();
   const shape = checkSchema(PluginJsonSchema, value);
   out.absorb(shape);
@@ -102,11 +146,12 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
   if (typeof value.name === "string" && value.name.length > 0) {
     const problem = nameSegmentProblem(value.name);
     if (problem) {
-      const issue = { path: "/name", code: "EPLUGIN_NAME", message: `/name: plugin name "${value.name}" is invalid: ${problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(value.name), hint: `Use e.g. "${suggestNameSegment(value.name) || "my-plugin"}".` };
-      // Claude only prefers kebab-case; xcsh builds ids and cache folders from the name.
-      if (options.flavour === "claude") out.warn(issue);
+      const claudeProblem = options.flavour === "claude" ? claudeNameProblem(value.name, "plugin.json") : undefined;
+      const issue = { path: "/name", code: "EPLUGIN_NAME", message: `/name: plugin name "${value.name}" is invalid: ${claudeProblem ?? problem}`, expected: "lowercase kebab-case, at most 64 characters", found: JSON.stringify(value.name), hint: `Use e.g. "${suggestNameSegment(value.name) || "my-plugin"}".` };
+      if (options.flavour === "claude" && !claudeProblem) out.warn({ ...issue, message: `/name: plugin name "${value.name}" is not kebab-case (${problem}): ${XCSH_ONLY_NAME_RULE}` });
       else out.error(issue);
     }
+    if (options.flavour === "claude" && options.standalone) checkReservedPluginName(value.name, "/name", out);
   }
   if (typeof value.version === "string" && !semver.valid(value.version)) {
     out.warn({ path: "/version", code: "EVERSION", message: `/version: "${value.version}" is not a semver version`, found: JSON.stringify(value.version), hint: 'Use "MAJOR.MINOR.PATCH"; the version is the cache key of installs.' });
@@ -120,6 +165,10 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
       }
     }
   }
-  checkComponentPaths(value, "", out);
+  if (isRecord(value.hooks) && "hooks" in value.hooks) {
+    out.warn({ path: "/hooks/hooks", code: "EHOOK_EVENT", message: '/hooks/hooks: inline hooks in plugin.json are the events themselves; Claude Code reads "hooks" here as an unknown event and ignores what it holds', found: "a hooks.json-style wrapper", hint: 'Write "hooks": {"PreToolUse": [...]} without the inner "hooks", or move the object to hooks/hooks.json.' });
+  }
+  checkComponentPaths(value, "", out, options.flavour);
+  if (options.flavour === "claude") checkClaudeShapes(value, "", out);
   return out.result(value as PluginJson);
 }

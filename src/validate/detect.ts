@@ -38,10 +38,11 @@ async function hasPluginManifest(file: string): Promise<boolean> {
 const CLAUDE_DEFAULT_FOLDERS = ["skills", "commands", "agents", "output-styles", "monitors"];
 const CLAUDE_DEFAULT_FILES = [path.join("hooks", "hooks.json"), ".mcp.json", ".lsp.json"];
 
-export async function detectTarget(target: string): Promise<{ kind: TargetKind; path: string }> {
+/** `typed`: the path as the user gave it, for the message (defaults to `target`). */
+export async function detectTarget(target: string, typed: string = target): Promise<{ kind: TargetKind; path: string }> {
   const info = statOrUndefined(target);
   if (!info) {
-    throw new XcshToolsError("ETARGET_NOT_FOUND", `Nothing to validate at ${target}`, {
+    throw new XcshToolsError("ETARGET_NOT_FOUND", `Nothing to validate at ${typed}`, {
       file: target,
       hint: "Pass a tool file, a tools folder, a plugin package, a marketplace repository or a plugin.json.",
       exitCode: 2,

@@ -28,6 +28,7 @@ import {
 import type { TargetKind, ValidateReport } from "./types.js";
 
 export type { ValidateIssue, ValidateReport, TargetKind } from "./types.js";
+export { userPaths, type UserPaths } from "./display.js";
 
 export interface ValidatePathOptions {
   cwd: string;
@@ -77,14 +78,14 @@ export async function validateInStages(target: string, options: ValidatePathOpti
   const started = Date.now();
   const absolute = path.resolve(options.cwd, target);
   // Detection also refuses a missing target (ETARGET_NOT_FOUND), so it runs even with `as`.
-  const found = await detectTarget(absolute);
+  const found = await detectTarget(absolute, target);
   const detected = options.as ? { kind: options.as, path: absolute } : found;
   const run = new ValidateRun();
   if (options.componentProblems) run.componentProblems = options.componentProblems;
   await checkStatically(run, detected);
   const reportOf = (tools: ValidateReport["tools"]): ValidateReport => ({
     ok: run.errors.length === 0 && (!options.strict || run.warnings.length === 0),
-    target: { path: detected.path, kind: detected.kind },
+    target: { path: detected.path, kind: detected.kind, given: target },
     errors: [...run.errors],
     warnings: [...run.warnings],
     tools,

@@ -26,6 +26,11 @@ export class ValidateRun {
    * a warning (the install gate, which must take what Claude Code takes).
    */
   componentProblems: "error" | "warning" = "error";
+  /**
+   * Checking the plugins of a `.claude-plugin/` catalog: Claude Code judges a catalog by its
+   * manifests and permission-guarding hooks, so other component problems are warnings there.
+   */
+  inClaudeCatalog = false;
   readonly #moduleFiles = new Set<string>();
 
   error(file: string, issue: Omit<ValidateIssue, "file">): void {

@@ -12,9 +12,9 @@
  * | `EREQUIRED` | a required field is missing |
  * | `ESCHEMA` | a field breaks a schema rule (length, pattern, minimum) |
  * | `EUNKNOWN_KEY` | (warning) an unknown key, with "did you mean" when it is a typo |
- * | `EPLUGIN_NAME` / `EMARKETPLACE_NAME` | not `^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$` or longer than 64 |
+ * | `EPLUGIN_NAME` / `EMARKETPLACE_NAME` | not `^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$` or longer than 64 (in `.claude-plugin/`: an error only where Claude Code refuses it too, else a warning that xcsh will not install it) |
  * | `EPLUGIN_ID` | not `name@marketplace`, or longer than 128 |
- * | `EMARKETPLACE_RESERVED` | (warning) a name Claude Code reserves for Anthropic's marketplaces, or one that impersonates them |
+ * | `EMARKETPLACE_RESERVED` | (warning) a name Claude Code reserves for Anthropic's marketplaces, or one that impersonates them; an error for "official" beside claude/anthropic in `.claude-plugin/` (Claude Code refuses it) |
  * | `ERENAME` | (warning) a `renames` entry whose new name the catalog does not list, or whose old name it still lists |
  * | `EPACKAGE_NAME` | not a valid npm package name |
  * | `EVERSION` | not a semver version (range, for npm sources) |
@@ -50,11 +50,15 @@
  * | `ETARGET_NOT_FOUND` / `ETARGET_UNKNOWN` | (exit 2) nothing at the path / nothing recognisable there |
  * | `EHOST_EXPORTS_MODULE` | (exit 2) `--pi` names a module that does not resolve or import |
  * | `WHOST_ENTRY_NO_INDEX` / `WHOST_TOOLS_FILES` / `WHOST_TOOL_STEM` | (warning) the host loads this differently (validate/host-differences.ts) |
- * | `EFRONTMATTER` | a skill, command, agent or output style whose YAML frontmatter does not parse or is unclosed |
- * | `ENO_DESCRIPTION` | (warning) a skill without a description |
+ * | `EFRONTMATTER` | a skill, command, agent or output style whose YAML frontmatter does not parse or is unclosed (a warning for skills, commands and agents: Claude Code reads it as none) |
+ * | `ENO_DESCRIPTION` | (warning) a skill without a description, a command without a frontmatter description |
  * | `EHOOK_EVENT` | (warning) a hooks.json event Claude Code does not document |
- * | `EHOOK_TYPE` | a hook type other than command, prompt, agent, http |
- * | `EDUPLICATE_COMPONENT` | two skills, commands, agents or output styles of one plugin share a name (servers: a warning) |
+ * | `EHOOK_TYPE` | a hook type other than command, prompt, agent, http (like every hook entry problem: an error under PreToolUse/PermissionRequest, which guard permissions; a warning elsewhere, where Claude Code ignores the entry) |
+ * | `EDUPLICATE_COMPONENT` | two output styles of one plugin share a name (skills, commands, agents, servers: a warning; Claude Code names them by file or folder) |
+ * | `EPLUGIN_RESERVED` | a plugin name Claude Code reserves for Anthropic (`claude-*`, `anthropic-*`, `cc-plugin-*`, "official" beside claude), in a plugin.json validated alone or a third-party catalog; a warning when it only mentions claude/anthropic |
+ * | `ECOMPONENT_PATH` | a component path without `./`, of the wrong kind (`agents` not .md, `hooks`/`mcpServers`/`lspServers` not .json, a skills entry that is a file): errors in `.claude-plugin/`, warnings in `.xcsh-plugin/` |
+ * | `EVERSION_OVERRIDDEN` | (warning) a catalog entry's version that the plugin's plugin.json contradicts (plugin.json wins) |
+ * | `EHOOK_UNQUOTED_ROOT` | (warning) a hook command with `${CLAUDE_PLUGIN_ROOT}` outside quotes |
  * | `EFILE_TOO_LARGE` / `EREAD` | a component file over 1 MiB / one that cannot be read |
  */
 
@@ -76,7 +80,8 @@ export type TargetKind =
 
 export interface ValidateReport {
   ok: boolean;
-  target: { path: string; kind: TargetKind };
+  /** `given`: the path as the user typed it (messages and the CLI show paths from it, validate/display.ts). */
+  target: { path: string; kind: TargetKind; given: string };
   errors: ValidateIssue[];
   warnings: ValidateIssue[];
   /** Tools that would load: name and the module that returns them. */

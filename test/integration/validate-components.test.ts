@@ -43,7 +43,12 @@ describe("validate: plugin components", () => {
     const report = await validatePath(root, { cwd: root, staticOnly: true });
     expect(report.ok).toBe(false);
     const codes = new Set(report.errors.map((e) => e.code));
-    for (const code of ["EFRONTMATTER", "EDUPLICATE_COMPONENT", "EENTRY_ESCAPE", "EHOOK_TYPE", "EREQUIRED"]) expect(codes).toContain(code);
+    // The broken PreToolUse hooks stay errors: Claude Code refuses a guard that cannot load.
+    for (const code of ["EENTRY_ESCAPE", "EHOOK_TYPE", "EREQUIRED"]) expect(codes).toContain(code);
+    // Claude Code 2.1.332 passes these (it names skills by folder and reads an unclosed
+    // frontmatter as none): warnings, as test/fixtures/conformance records it.
+    const warned = new Set(report.warnings.map((w) => w.code));
+    for (const code of ["EFRONTMATTER", "EDUPLICATE_COMPONENT"]) expect(warned).toContain(code);
     expect(report.warnings.map((w) => w.code)).toContain("EHOOK_EVENT");
     // A hook naming a missing script: a warning (Claude Code installs it; the hook fails when it runs).
     expect(report.warnings.map((w) => w.code)).toContain("EENTRY_NOT_FOUND");

@@ -248,9 +248,11 @@ describe("catalogs and plugin.json", () => {
 
   it("plugin.json: a non-kebab name is an error for xcsh, a warning for Claude; typos warn", () => {
     expect(issues(validatePluginJson({ name: "My Plugin" }))).toEqual([["EPLUGIN_NAME", "/name"]]);
-    const claude = validatePluginJson({ name: "My Plugin", descripton: "x" }, { flavour: "claude" });
+    // Claude Code takes capitals and "_" (a warning here) but refuses spaces (an error, as there).
+    const claude = validatePluginJson({ name: "My_Plugin", descripton: "x" }, { flavour: "claude" });
     expect(claude.ok).toBe(true);
     expect(claude.warnings.map((w) => [w.code, w.path])).toEqual([["EUNKNOWN_KEY", "/descripton"], ["EPLUGIN_NAME", "/name"]]);
+    expect(issues(validatePluginJson({ name: "My Plugin" }, { flavour: "claude" }))).toEqual([["EPLUGIN_NAME", "/name"]]);
   });
 
   it("plugin.json: dependencies follow Claude's pattern", () => {

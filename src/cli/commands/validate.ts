@@ -3,9 +3,9 @@
  * repository or plugin.json the way the host will load it. Exit 0 valid (warnings allowed unless
  * --strict), 1 invalid, 2 usage (bad flags, nothing at the path).
  */
-import path from "node:path";
 import type { Command } from "commander";
 import type { ValidateIssue, ValidateReport } from "../../validate/index.js";
+import { userPaths } from "../../validate/display.js";
 import type { CommandContext } from "../context.js";
 import { style, type Output } from "../output.js";
 import { ReportedFailure, usageError } from "../command-errors.js";
@@ -14,7 +14,8 @@ import { summarizeComponents } from "../../components/summary.js";
 
 /** The readable report: findings grouped by file, errors before warnings, each with its fix. */
 export function renderValidateReport(report: ValidateReport, output: Pick<Output, "color">, cwd: string): string[] {
-  const rel = (file: string) => path.relative(cwd, file) || ".";
+  const shown = userPaths(report.target.given, cwd);
+  const rel = shown.file;
   const lines: string[] = [];
   const byFile = new Map<string, { errors: ValidateIssue[]; warnings: ValidateIssue[] }>();
   for (const [list, key] of [[report.errors, "errors"], [report.warnings, "warnings"]] as const) {
@@ -30,9 +31,9 @@ export function renderValidateReport(report: ValidateReport, output: Pick<Output
       for (const issue of issues) {
         const where = issue.path ? ` ${style(output, "cyan", issue.path)}` : "";
         // Messages of documents start with the path already; do not print it twice.
-        const message = issue.path && issue.message.startsWith(`${issue.path}: `) ? issue.message.slice(issue.path.length + 2) : issue.message;
+        const message = shown.text(issue.path && issue.message.startsWith(`${issue.path}: `) ? issue.message.slice(issue.path.length + 2) : issue.message);
         lines.push(`  ${style(output, color, label)} ${issue.code}${where}: ${message}`);
-        if (issue.hint) lines.push(`    ${style(output, "dim", `fix: ${issue.hint}`)}`);
+        if (issue.hint) lines.push(`    ${style(output, "dim", `fix: ${shown.text(issue.hint)}`)}`);
       }
     }
     lines.push("");
