@@ -61,7 +61,7 @@ describe("validate xcsh-team.json", () => {
     const file = await put("xcsh-team.json", declaration());
     const { code, report } = await validate(file);
     expect(report.errors).toEqual([]);
-    expect(report.target).toEqual({ kind: "state-file", path: file });
+    expect(report.target).toEqual({ kind: "state-file", path: file, given: file });
     expect(code).toBe(0);
   });
 
