@@ -36,3 +36,23 @@ export async function startRegistryProxy(target: string, inspect: (req: http.Inc
       }),
   };
 }
+
+/**
+ * A proxy that logs each request (`METHOD url`) into `requests` and, when `swapOf()` gives a
+ * function that has bytes for the URL, answers with those bytes instead (an empty buffer: 404):
+ * a registry serving other bytes than a lock names, or missing npm's tarball layout.
+ */
+export function countingSwapProxy(target: string, requests: string[], swapOf: () => ((url: string) => Buffer | undefined) | undefined): Promise<RegistryProxy> {
+  return startRegistryProxy(target, (req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    const other = swapOf()?.(req.url ?? "");
+    if (!other) return false;
+    if (other.length === 0) {
+      res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
+      return true;
+    }
+    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(other.length) });
+    res.end(other);
+    return true;
+  });
+}

@@ -29,7 +29,7 @@ import { isolatedGitEnv, makeGitRemote, type GitRemote } from "../helpers/git-re
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { marketplaceCtx } from "../helpers/marketplace-fixtures.js";
 import { publishRaw } from "../helpers/publish-raw.js";
-import { startRegistryProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
+import { countingSwapProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
@@ -112,18 +112,7 @@ describe("team restore of npm plugins: the closure exactly as locked", () => {
     requests = [];
     swap = undefined;
     // B reaches the registry through a proxy that counts what it asks for (and can serve other bytes).
-    proxy = await startRegistryProxy(reg.url, (req, res) => {
-      requests.push(`${req.method} ${req.url}`);
-      const other = swap?.(req.url ?? "");
-      if (!other) return false;
-      if (other.length === 0) {
-        res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
-        return true;
-      }
-      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(other.length) });
-      res.end(other);
-      return true;
-    });
+    proxy = await countingSwapProxy(reg.url, requests, () => swap);
     await writeUserNpmrc(a.home, reg.url);
     await writeUserNpmrc(b.home, proxy.url);
   });

@@ -14,7 +14,7 @@ import path from "node:path";
 import * as tar from "tar";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
-import { startRegistryProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
+import { countingSwapProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
@@ -62,14 +62,7 @@ describe("team restore: bytes several plugins lock are read once", () => {
     b = await makeTmpWorld("xcsh-restorespeed-b-");
     requests = [];
     swap = undefined;
-    proxy = await startRegistryProxy(reg.url, (req, res) => {
-      requests.push(`${req.method} ${req.url}`);
-      const other = swap?.(req.url ?? "");
-      if (!other) return false;
-      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(other.length) });
-      res.end(other);
-      return true;
-    });
+    proxy = await countingSwapProxy(reg.url, requests, () => swap);
     await writeUserNpmrc(a.home, reg.url);
     await writeUserNpmrc(b.home, proxy.url);
   });
