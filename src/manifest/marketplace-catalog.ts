@@ -169,7 +169,7 @@ export function sourceKind(source: unknown): SourceKind | undefined {
   return undefined;
 }
 
-function checkSource(source: unknown, at: string, out: IssueCollector, allowLocal: boolean, pluginRoot: string | undefined): void {
+function checkSource(source: unknown, at: string, out: IssueCollector, allowLocal: boolean, pluginRoot: string | undefined, flavour: "xcsh" | "claude" | undefined): void {
   if (typeof source === "string") {
     const problem = entryPathProblem(source, "repository");
     if (problem) {
@@ -219,7 +219,12 @@ function checkSource(source: unknown, at: string, out: IssueCollector, allowLoca
   if ((k === "github" || k === "url" || k === "git-subdir") && source.ref !== undefined) report("ref", gitRefProblem(source.ref), source.ref);
   if (k === "npm") {
     const problem = npmNameProblem(source.package as string);
-    if (problem) out.error({ path: pointer(at, "package"), code: "EPACKAGE_NAME", message: `${pointer(at, "package")}: "${source.package}" is not an npm package name: ${problem}`, found: JSON.stringify(source.package), hint: "Use the package name exactly as published on npm, e.g. @scope/name." });
+    // Claude Code accepts the entry (docs/conformance.md): for its catalogs a warning, since we differ on
+    // purpose; installing it stays refused (marketplace/plugin-sources/npm.ts), as npm's spec parser would
+    // read a non-name as a path, a URL or a git remote that the catalog, not the user, chose.
+    const issue = { path: pointer(at, "package"), code: "EPACKAGE_NAME", found: JSON.stringify(source.package), hint: "Use the package name exactly as published on npm, e.g. @scope/name." };
+    if (problem && flavour === "claude") out.warn({ ...issue, message: `${pointer(at, "package")}: "${source.package}" is not an npm package name (${problem}): Claude Code accepts the entry, xcsh-tools refuses to install it` });
+    else if (problem) out.error({ ...issue, message: `${pointer(at, "package")}: "${source.package}" is not an npm package name: ${problem}` });
     if (source.version !== undefined) report("version", npmVersionProblem(source.version), source.version);
     if (source.registry !== undefined) report("registry", registryUrlProblem(source.registry), source.registry);
   }
@@ -308,7 +313,7 @@ export function validateMarketplaceCatalog(value: unknown, options: { flavour?: 
       else seen.set(entry.name, i);
     }
     if (entry.source === undefined) return; // reported as EREQUIRED
-    checkSource(entry.source, pointer(at, "source"), out, options.allowLocalSources !== false, isRecord(value.metadata) && typeof value.metadata.pluginRoot === "string" ? value.metadata.pluginRoot : undefined);
+    checkSource(entry.source, pointer(at, "source"), out, options.allowLocalSources !== false, isRecord(value.metadata) && typeof value.metadata.pluginRoot === "string" ? value.metadata.pluginRoot : undefined, options.flavour);
     checkComponentPaths(entry, at, out, options.flavour);
     if (options.flavour === "claude") checkClaudeShapes(entry, at, out);
     if (typeof entry.version === "string" && !semver.valid(entry.version)) {

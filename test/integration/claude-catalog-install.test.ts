@@ -227,6 +227,19 @@ describe("archive sources", () => {
   });
 });
 
+describe("an npm source whose package is not a package name", () => {
+  it("validate warns as Claude Code accepts it; add skips it and install refuses it (EPACKAGE_NAME): npm would read it as a path", async () => {
+    const root = await folderMarketplace(catalog("npm-market", [{ name: "odd", source: { source: "npm", package: "../../outside" } }]), {});
+    const validated = await runCli(["validate", root, "--json"], { cwd: w.cwd, home: w.home });
+    expect(validated.code, validated.stdout).toBe(0);
+    expect(JSON.stringify(validated.json())).toContain("EPACKAGE_NAME");
+    const added = await addMarketplace(ctx, root);
+    expect(added.warnings).toContainEqual(expect.stringContaining("EPACKAGE_NAME"));
+    const error = await failure(installFromMarketplace(ctx, ["odd@npm-market"]));
+    expect(error.code).toBe("EPACKAGE_NAME");
+  });
+});
+
 describe("plugins without plugin.json", () => {
   it("installs and discovery loads it (Claude Code's defaults)", async () => {
     const root = await folderMarketplace(catalog("bare", [{ name: "no-manifest", source: "./plugins/no-manifest", version: "2.0.0" }]), {
