@@ -7,6 +7,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "./tmp-home.js";
 
 export interface RegistryProxy {
   /** `http://127.0.0.1:<port>/` */
@@ -55,4 +56,34 @@ export function countingSwapProxy(target: string, requests: string[], swapOf: ()
     res.end(other);
     return true;
   });
+}
+
+/** Two HOMEs of a team: A reaches the registry directly, B through a `countingSwapProxy`. */
+export interface ProxiedPair {
+  a: TmpWorld;
+  b: TmpWorld;
+  proxy: RegistryProxy;
+  /** Every request B's npm made, `METHOD url`. */
+  requests: string[];
+  dispose(): Promise<void>;
+}
+
+export async function twoHomesBehindProxy(registryUrl: string, prefix: string, swapOf: () => ((url: string) => Buffer | undefined) | undefined): Promise<ProxiedPair> {
+  const a = await makeTmpWorld(`${prefix}-a-`);
+  const b = await makeTmpWorld(`${prefix}-b-`);
+  const requests: string[] = [];
+  const proxy = await countingSwapProxy(registryUrl, requests, swapOf);
+  await writeUserNpmrc(a.home, registryUrl);
+  await writeUserNpmrc(b.home, proxy.url);
+  return {
+    a,
+    b,
+    proxy,
+    requests,
+    dispose: async () => {
+      await proxy.close();
+      await a.cleanup();
+      await b.cleanup();
+    },
+  };
 }

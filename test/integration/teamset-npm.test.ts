@@ -29,7 +29,7 @@ import { isolatedGitEnv, makeGitRemote, type GitRemote } from "../helpers/git-re
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { marketplaceCtx } from "../helpers/marketplace-fixtures.js";
 import { publishRaw } from "../helpers/publish-raw.js";
-import { countingSwapProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
+import { twoHomesBehindProxy, type ProxiedPair } from "../helpers/registry-proxy.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
@@ -88,7 +88,7 @@ const tag = () => `${Math.random().toString(36).slice(2, 7)}${(tags += 1)}`;
 describe("team restore of npm plugins: the closure exactly as locked", () => {
   let a: TmpWorld;
   let b: TmpWorld;
-  let proxy: RegistryProxy | undefined;
+  let pair: ProxiedPair | undefined;
   let requests: string[];
   let swap: ((url: string) => Buffer | undefined) | undefined;
   let plugin: string;
@@ -107,19 +107,13 @@ describe("team restore of npm plugins: the closure exactly as locked", () => {
     await publishDep(sub, "1.0.0");
     await publishDep(dep, "1.0.0", { dependencies: { [sub]: "^1.0.0" } });
     await reg.publish({ name: plugin, version: "1.0.0", packageJson: { type: "module", dependencies: { [dep]: "^1.0.0" }, xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(plugin)) } });
-    a = await makeTmpWorld("xcsh-teamnpm-a-");
-    b = await makeTmpWorld("xcsh-teamnpm-b-");
-    requests = [];
     swap = undefined;
     // B reaches the registry through a proxy that counts what it asks for (and can serve other bytes).
-    proxy = await countingSwapProxy(reg.url, requests, () => swap);
-    await writeUserNpmrc(a.home, reg.url);
-    await writeUserNpmrc(b.home, proxy.url);
+    pair = await twoHomesBehindProxy(reg.url, "xcsh-teamnpm", () => swap);
+    ({ a, b, requests } = pair);
   });
   afterEach(async () => {
-    await proxy?.close();
-    await a.cleanup();
-    await b.cleanup();
+    await pair?.dispose();
   });
 
   /** A locks the set in its project, B gets a copy of the project (declaration and lock); B's root. */

@@ -14,7 +14,7 @@ import path from "node:path";
 import * as tar from "tar";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
-import { countingSwapProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
+import { twoHomesBehindProxy, type ProxiedPair } from "../helpers/registry-proxy.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
@@ -44,7 +44,7 @@ async function project(w: TmpWorld, declared: Record<string, unknown>): Promise<
 describe("team restore: bytes several plugins lock are read once", () => {
   let a: TmpWorld;
   let b: TmpWorld;
-  let proxy: RegistryProxy | undefined;
+  let pair: ProxiedPair | undefined;
   let requests: string[];
   let swap: ((url: string) => Buffer | undefined) | undefined;
   let lib: string;
@@ -58,18 +58,12 @@ describe("team restore: bytes several plugins lock are read once", () => {
     for (const name of plugins) {
       await reg.publish({ name, version: "1.0.0", packageJson: { type: "module", dependencies: { [lib]: "^1.0.0" }, xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(name)) } });
     }
-    a = await makeTmpWorld("xcsh-restorespeed-a-");
-    b = await makeTmpWorld("xcsh-restorespeed-b-");
-    requests = [];
     swap = undefined;
-    proxy = await countingSwapProxy(reg.url, requests, () => swap);
-    await writeUserNpmrc(a.home, reg.url);
-    await writeUserNpmrc(b.home, proxy.url);
+    pair = await twoHomesBehindProxy(reg.url, "xcsh-restorespeed", () => swap);
+    ({ a, b, requests } = pair);
   });
   afterEach(async () => {
-    await proxy?.close();
-    await a.cleanup();
-    await b.cleanup();
+    await pair?.dispose();
   });
 
   /** A locks the three plugins with `install --yes`; B (cold npm cache) gets the declaration and the lock; B's root. */
