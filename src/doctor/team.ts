@@ -28,7 +28,7 @@ import { cacheDirOf } from "../marketplace/prepare.js";
 import type { InstalledPlugin } from "../plugins/inventory.js";
 import { resolveSetting, storedSchema } from "../plugins/plugin-settings.js";
 import { pluginSecretKeys, pluginSettings, type PluginsState } from "../plugins/state.js";
-import { declaresSet, overridesCwdNote, teamProjectsOf } from "../teamset/notes.js";
+import { declaresSet, npmVersionNote, overridesCwdNote, teamProjectsOf } from "../teamset/notes.js";
 import { GITIGNORE_TEXT, loadTeamSet, missingGitignoreLines, renderHostFiles, satisfies, type MarketplaceInstall } from "../teamset/index.js";
 import type { Finding, Repair } from "./types.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
@@ -119,9 +119,8 @@ function checkNpmPlugins(world: DoctorWorld, set: EffectiveSet, lock: TeamLock |
     }
     if (locked && installed.version !== locked.version) {
       const others = [...teamProjectsOf(installed.record)].filter(([p, v]) => p !== set.root && (v === undefined || v === installed.version)).map(([p]) => p);
-      warn("WTEAM_NPM_VERSION", plugin.key, `${plugin.key} ${installed.version} is installed, ${teamPaths(set.root).lock} ${pointer("", "npm", plugin.key, "version")} locks ${locked.version}${others.length > 0 ? ` (${others.join(", ")} lock${others.length === 1 ? "s" : ""} it at ${installed.version})` : ""}: npm plugins are per user, one version for every project`, {
-        hint: `Run \`${RESTORE}\` in ${set.root} to load ${locked.version} here (the other project's restore will then move it back).`,
-      });
+      const note = npmVersionNote(set.root, plugin.key, installed.version, locked.version, others, world.roots.configDirName);
+      warn(note.code, plugin.key, note.message, { hint: note.hint });
     }
     for (const [key, declared] of Object.entries(installed.manifest?.settings ?? {})) {
       const schema = storedSchema(key, declared, { secretKeys: pluginSecretKeys(runtimeLock, plugin.key) });

@@ -11,7 +11,7 @@
 import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { projectRootOf, statOrUndefined, teamPaths, xcshPaths, type TeamPaths, type XcshRoots } from "../core/paths.js";
-import { isRecord } from "../manifest/result.js";
+import { isRecord, pointer } from "../manifest/result.js";
 import type { TeamWarning } from "../manifest/team-set.js";
 
 /** A team warning as `tools` and `doctor` report it. */
@@ -94,4 +94,51 @@ export function declaredByFrom(projects: readonly string[], cwd: string, roots: 
   }
   const mine = projects.find((p) => p === root || p === real);
   return { root: mine ?? projects[0]!, here: mine !== undefined };
+}
+
+/**
+ * `WTEAM_NPM_VERSION`, worded once for `tools` and `doctor`: the npm plugin `key` is installed at
+ * `installed` while the set of `root` locks `locked`; `others` are the projects whose lock holds
+ * the installed version (the restore that moved it).
+ */
+export function npmVersionNote(root: string, key: string, installed: string, locked: string, others: readonly string[], configDirName?: string): TeamNote {
+  const lockFile = teamPaths(root, configDirName).lock;
+  const who = others.length > 0 ? ` (${others.join(", ")} lock${others.length === 1 ? "s" : ""} it at ${installed})` : "";
+  return {
+    code: "WTEAM_NPM_VERSION",
+    file: lockFile,
+    message: `${key} ${installed} is installed, ${lockFile} ${pointer("", "npm", key, "version")} locks ${locked}${who}: npm plugins are per user, one version for every project`,
+    hint: `Run \`xcsh-tools install\` in ${root} to load ${locked} here (the other project's restore will then move it back).`,
+  };
+}
+
+/**
+ * For `tools`: `WTEAM_NPM_VERSION` for each npm plugin that this project's set declares (`here`)
+ * and whose installed version (the host's runtime lock, ours to read) is not the one this
+ * project's last restore locked (our install record). The committed lock itself is not read on
+ * the query path; `doctor` compares with it.
+ */
+export function npmVersionNotes(roots: XcshRoots, root: string, here: readonly string[]): TeamNote[] {
+  if (here.length === 0) return [];
+  let installs: unknown;
+  let runtime: unknown;
+  try {
+    installs = JSON.parse(readFileSync(path.join(xcshPaths(roots).ours, "installs.json"), "utf8"));
+    runtime = JSON.parse(readFileSync(xcshPaths(roots).runtimeLock, "utf8"));
+  } catch {
+    return [];
+  }
+  const records = isRecord(installs) && isRecord(installs.plugins) ? installs.plugins : {};
+  const loaded = isRecord(runtime) && isRecord(runtime.plugins) ? runtime.plugins : {};
+  const notes: TeamNote[] = [];
+  for (const key of here) {
+    const entry = Object.hasOwn(loaded, key) ? loaded[key] : undefined;
+    const installed = isRecord(entry) && typeof entry.version === "string" ? entry.version : undefined;
+    const projects = teamProjectsOf(Object.hasOwn(records, key) ? records[key] : undefined);
+    const locked = projects.get(root);
+    if (installed === undefined || locked === undefined || locked === installed) continue;
+    const others = [...projects].filter(([p, v]) => p !== root && v === installed).map(([p]) => p);
+    notes.push(npmVersionNote(root, key, installed, locked, others, roots.configDirName));
+  }
+  return notes;
 }

@@ -307,6 +307,28 @@ describe("tools: what the host cannot express about npm plugins", () => {
     expect(human.stdout).toContain(`declared by the set of ${w.cwd}; npm plugins are per user, so it loads here too (level user)`);
   });
 
+  it("WTEAM_NPM_VERSION: another project's restore moved a plugin this set declares; tools says it as doctor does, and not in the other project", async () => {
+    const moved = await w.cli(["install", `${NPM}@1.0.0`]);
+    expect(moved.code, moved.stderr).toBe(0);
+    const other = path.join(w.root, "other-project");
+    await mkdir(path.join(other, ".git"), { recursive: true });
+    const record = JSON.parse(await readFile(installsFile(), "utf8"));
+    record.plugins[NPM].team = { projects: { [other]: "1.0.0", [w.cwd]: "1.1.0" } };
+    await writeFile(installsFile(), `${JSON.stringify(record, null, 2)}\n`);
+    const here = await w.cli(["tools", "--json"]);
+    expect(here.code, here.stderr).toBe(0);
+    const warnings = here.json<{ warnings?: { code: string; message: string; hint: string }[] }>().warnings ?? [];
+    expect(warnings.map((x) => x.code)).toEqual(["WTEAM_NPM_VERSION"]);
+    const fromDoctor = problems((await doctor()).checks)[0]!;
+    expect(`WTEAM_NPM_VERSION: ${warnings[0]!.message}`).toBe(fromDoctor.message);
+    expect(warnings[0]!.hint).toBe(fromDoctor.hint);
+    const human = await w.cli(["tools"]);
+    expect(human.stdout).toContain(`warning WTEAM_NPM_VERSION: ${NPM} 1.0.0 is installed`);
+    // In the project whose lock holds the installed version, nothing to say.
+    const there = await w.cli(["tools", "--json", "--cwd", other]);
+    expect(there.json<{ warnings?: unknown[] }>().warnings ?? []).toEqual([]);
+  });
+
   it("a record without team projects, or a malformed one: no declaredBy, tools still answers", async () => {
     const record = JSON.parse(await readFile(installsFile(), "utf8"));
     record.plugins[NPM].team = { projects: ["relative/path", 42] };

@@ -18,7 +18,7 @@ import { insideAnyOf } from "../../core/contain.js";
 import { XcshToolsError } from "../../core/errors.js";
 import { ReportedFailure } from "../command-errors.js";
 import { resolveUserPath } from "../../core/paths.js";
-import { declaredByFrom, overridesCwdNote, teamDeclaredNpm } from "../../teamset/notes.js";
+import { declaredByFrom, npmVersionNotes, overridesCwdNote, teamDeclaredNpm } from "../../teamset/notes.js";
 import type { listInstalledTools } from "../../boot/index.js";
 import type { CommandContext, CommandModule } from "../context.js";
 import { style } from "../output.js";
@@ -129,7 +129,9 @@ function toolsReport(result: Awaited<ReturnType<typeof listInstalledTools>>) {
  * What the host cannot express about team sets (teamset/notes.ts): an npm tool of a plugin a
  * project's set declares gets `declaredBy` (that project's root; in another project it loads too,
  * at level user: npm plugins are per user), and starting below a set's root is
- * `WTEAM_OVERRIDES_CWD`. Stat only, and our install record read only when npm tools are listed.
+ * `WTEAM_OVERRIDES_CWD`; an npm plugin this project's set declares that another project's restore
+ * moved to another version is `WTEAM_NPM_VERSION`. Stat only, and our install record (and the
+ * runtime lock, for plugins declared here) read only when npm tools are listed.
  */
 function withTeamNotes(report: ReturnType<typeof toolsReport>, context: CommandContext) {
   const declared = report.tools.some((t) => t.provider === "npm") ? teamDeclaredNpm(context.roots) : new Map<string, string[]>();
@@ -137,8 +139,11 @@ function withTeamNotes(report: ReturnType<typeof toolsReport>, context: CommandC
     const by = tool.provider === "npm" && tool.plugin ? declaredByFrom(declared.get(tool.plugin) ?? [], context.cwd, context.roots) : undefined;
     return by ? { ...tool, declaredBy: by.root, declaredHere: by.here } : tool;
   });
+  const here = new Map<string, Set<string>>();
+  for (const tool of tools) if ("declaredHere" in tool && tool.declaredHere && tool.plugin) (here.get(tool.declaredBy) ?? here.set(tool.declaredBy, new Set()).get(tool.declaredBy)!).add(tool.plugin);
   const note = overridesCwdNote(context.cwd, context.roots);
-  return { ...report, tools, warnings: note ? [note] : [] };
+  const moved = [...here].flatMap(([root, plugins]) => npmVersionNotes(context.roots, root, [...plugins]));
+  return { ...report, tools, warnings: [...moved, ...(note ? [note] : [])] };
 }
 type ToolsReport = ReturnType<typeof withTeamNotes>;
 
