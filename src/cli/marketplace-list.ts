@@ -21,6 +21,7 @@ export async function listContext(ctx: CommandContext): Promise<MarketplaceConte
     ...world,
     // Project marketplace state lives at the project root found from cwd, as the host's CLI keeps it (core/paths.ts).
     cwd: projectFolder(ctx.cwd, ctx.roots),
+    typedFrom: ctx.cwd,
     projectTrusted: await ctx.projectTrusted(),
     gitTimeoutMs: settings.timeouts.gitMs,
     fetchTimeoutMs: settings.timeouts.fetchMs,

@@ -24,6 +24,11 @@ export interface MarketplaceContext extends MutationWorld {
   /** The project folder (`--cwd`): project scope reads and writes `<cwd>/.xcsh/…`. */
   cwd: string;
   /**
+   * The folder the user typed from (the command's `--cwd`, which may be below the project
+   * folder): a relative source on the command line is read from here. Defaults to `cwd`.
+   */
+  typedFrom?: string;
+  /**
    * Whether the project is trusted (core/trust.ts). Untrusted (the default): its marketplaces and
    * installs are not read, and project scope may not be written (`EUNTRUSTED_PROJECT`).
    */

@@ -3,7 +3,7 @@
  * marketplaces: `marketplace list --claude` and `import-claude` read `~/.claude` and never write
  * it (the tree is compared byte for byte).
  */
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
@@ -71,6 +71,23 @@ describe("xcsh-tools marketplace … and the shared commands", () => {
     const removed = await cli(["marketplace", "remove", "acme"]);
     expect(removed.code, removed.stderr).toBe(0);
     expect((await cli(["marketplace", "list", "--json"])).stdout).toBe(`${JSON.stringify({ marketplaces: [] }, null, 2)}\n`);
+  });
+
+  it("a relative source is read from the folder the command runs in, also below the project folder (--scope project)", async () => {
+    await mkdir(path.join(w.cwd, ".xcsh"), { recursive: true });
+    const sub = path.join(w.cwd, "sub");
+    await writeFolderMarketplace(path.join(sub, "market"), { name: "nearby", tools: ["nearby_tool"], entry: { version: "1.0.0" }, flavour: "xcsh" });
+    await mkdir(path.join(sub, "acme", "tools"), { recursive: true });
+    const inSub = (args: string[]) => runCli(args, { cwd: sub, home: w.home, env: gitEnv(), timeoutMs: 60_000 });
+    const added = await inSub(["marketplace", "add", "./market", "--scope", "project", "--json"]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(json(added)).toMatchObject({ name: "nearby", scope: "project", entry: { sourceType: "local", sourceUri: path.join(sub, "market") } });
+    expect(JSON.parse(await readFile(path.join(w.cwd, ".xcsh/marketplaces.json"), "utf8")).marketplaces).toMatchObject([{ name: "nearby" }]);
+    // owner/repo that is also a folder where the user stands: refused as ambiguous there, not at the project folder.
+    const ambiguous = await inSub(["marketplace", "add", "acme/tools", "--scope", "project"]);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain(`ESOURCE_AMBIGUOUS`);
+    expect(ambiguous.stderr).toContain(path.join(sub, "acme", "tools"));
   });
 
   it("an injected failure in the middle of install exits 1 and changes nothing; errors carry codes and hints", async () => {

@@ -32,7 +32,7 @@ export const githubSource: CatalogSource = {
     assertSourceArg(githubRepoProblem(repo), `Marketplace source "${input}"`);
     if (match[4]) assertSourceArg(gitRefProblem(match[4].slice(1)), `Marketplace source "${input}"`);
     if (!match[1]) {
-      const local = path.resolve(world.cwd, splitRef(input).url);
+      const local = path.resolve(world.typedFrom ?? world.cwd, splitRef(input).url);
       if (statOrUndefined(local)?.isDirectory()) {
         throw new XcshToolsError("ESOURCE_AMBIGUOUS", `"${input}" is both a GitHub shorthand and a folder (${local})`, {
           hint: `Write ./${input} for the folder, or github:${input} for the GitHub repository.`,

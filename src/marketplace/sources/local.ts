@@ -17,7 +17,7 @@ export const localSource: CatalogSource = {
   parse(input, world) {
     const isPath = input === "." || input === ".." || /^\.\.?[/\\]/.test(input) || input === "~" || /^~[/\\]/.test(input) || path.isAbsolute(input) || /^[A-Za-z]:[/\\]/.test(input);
     if (!isPath) return undefined;
-    return { kind: "local", uri: path.resolve(world.cwd, expandTilde(input, world.roots.home)) };
+    return { kind: "local", uri: path.resolve(world.typedFrom ?? world.cwd, expandTilde(input, world.roots.home)) };
   },
   async fetch(spec) {
     const info = await stat(spec.uri).catch(() => undefined);

@@ -32,7 +32,7 @@ export interface FetchedCatalog {
   sha256?: string;
 }
 
-export type SourceWorld = Pick<MarketplaceContext, "cwd" | "roots" | "env" | "gitTimeoutMs" | "fetchTimeoutMs" | "signal">;
+export type SourceWorld = Pick<MarketplaceContext, "cwd" | "typedFrom" | "roots" | "env" | "gitTimeoutMs" | "fetchTimeoutMs" | "signal">;
 
 /** One catalog source kind. */
 export interface CatalogSource {
