@@ -107,11 +107,12 @@ function report(ctx: CommandContext, root: string, file: string, changed: boolea
   for (const line of restoreLines(root, restored)) ctx.output.line(line);
 }
 
-/** A dry run: the bytes the file would get; nothing is written, fetched or run. */
-function reportDryRun(ctx: CommandContext, root: string, file: string, text: string, changed: boolean, extra: Record<string, unknown>): void {
-  if (ctx.output.json) return ctx.output.result({ ok: true, dryRun: true, file, changed, text, ...extra });
+/** A dry run: the bytes the file would get, then what the restore would do (`restored`, when the change restores); nothing is written or run. */
+function reportDryRun(ctx: CommandContext, root: string, file: string, text: string, changed: boolean, extra: Record<string, unknown>, restored?: RestoreReport): void {
+  if (ctx.output.json) return ctx.output.result({ ok: true, file, changed, text, ...extra, ...restored, dryRun: true });
   ctx.output.line(changed ? `Would write ${path.relative(root, file)} (dry run: nothing was written):` : `${path.relative(root, file)} already says so (dry run: nothing was written)`);
   if (changed) for (const line of text.trimEnd().split("\n")) ctx.output.line(`  ${line}`);
+  if (restored) for (const line of restoreLines(root, restored)) ctx.output.line(line);
 }
 
 /**
@@ -142,8 +143,11 @@ export async function changeDeclaration(
   const before = await readFile(paths.declaration, "utf8").catch(() => undefined);
   const extra = imported ? { imported: imported.lines, untrack: imported.untrack } : {};
   if (imported && !ctx.output.json) for (const line of imported.human) ctx.output.line(line);
-  if (flags.dryRun) return reportDryRun(ctx, root, paths.declaration, text, text !== before, extra);
-  const restored = await restoreEdited(ctx, paths, flags, { root, edit: { declaration: next ?? { version: 1 }, ...(options.removed ? { removed: options.removed } : {}) }, ...(imported ? { migrating: true } : {}) });
+  const change = { root, edit: { declaration: next ?? { version: 1 }, ...(options.removed ? { removed: options.removed } : {}) }, ...(imported ? { migrating: true } : {}) };
+  // A dry run restores the edited set as a dry run too (what would be installed, locked and run);
+  // it creates no folder, writes, asks and runs nothing.
+  if (flags.dryRun) return reportDryRun(ctx, root, paths.declaration, text, text !== before, extra, await restoreProject(ctx, flags, undefined, change));
+  const restored = await restoreEdited(ctx, paths, flags, change);
   report(ctx, root, paths.declaration, text !== before, restored, extra);
 }
 

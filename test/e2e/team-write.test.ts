@@ -171,6 +171,26 @@ describe("--scope project writes xcsh-team.json and restores", () => {
     expect(await committed()).toEqual(before);
   });
 
+  it("--dry-run of a change says what the restore would install, lock and run, asks nothing, writes nothing; a change the restore would refuse is refused", async () => {
+    await ok(["marketplace", "add", "./tools/mkt", "--scope", "project"]);
+    const before = await committed();
+    const changes = await gitChanges();
+    const dry = await ok(["install", "x@mkt", "--scope", "project", "--dry-run"]);
+    expect(dry.stdout).toContain("Would write xcsh-team.json (dry run: nothing was written):");
+    expect(dry.stdout).toContain('"x@mkt": {}');
+    expect(dry.stdout).toMatch(/Would install x@mkt/);
+    expect(dry.stdout).toMatch(/x@mkt 1\.0\.0 would run/);
+    const json = await ok(["install", "x@mkt", "--scope", "project", "--dry-run", "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, dryRun: true, changed: true, installed: expect.arrayContaining([expect.stringContaining("x@mkt")]) });
+    expect(await committed()).toEqual(before);
+    expect(await gitChanges()).toEqual(changes);
+
+    await ok(["install", P1, "--scope", "project", "--yes"]);
+    const unknown = await cli(["features", P1, "--set", "nope", "--scope", "project", "--dry-run"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("EUNKNOWN_FEATURE");
+  });
+
   it("uninstall and marketplace remove take the entries out; the generated registry drops the plugin", async () => {
     await ok(["marketplace", "add", "./tools/mkt", "--scope", "project"]);
     await ok(["install", "x@mkt", "--scope", "project", "--yes"]);
