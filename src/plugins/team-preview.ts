@@ -10,7 +10,7 @@ import { hasChanges, npmExecutableChanges, type ExecutableRequest } from "../com
 import { manifestKeyOf } from "./apply.js";
 import { loadInventory } from "./inventory.js";
 import { readStateForQuery, type MutationWorld } from "./mutation.js";
-import { loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
+import { loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import { planInstall } from "./plan.js";
 import { resolveSetting } from "./plugin-settings.js";
 import { pluginSettings, pluginsPaths } from "./state.js";
@@ -45,7 +45,8 @@ export async function previewPinned(mworld: MutationWorld, client: NpmClientOpti
     const dir = path.join(scratch, `npm-${index}`);
     try {
       // By the URL and integrity the restore fetched (plugins/team.ts): npm's cache answers, no packument.
-      await pacote.extract(r.top.resolved, dir, { ...npmOptions(client), ...(r.integrity ? { integrity: r.integrity } : {}) } as never);
+      // A git plugin is packed by pacote with arborist (no scripts: npmOptions' ignoreScripts), as packedIntegrity packs it.
+      await pacote.extract(r.top.resolved, dir, { ...npmOptions(client), Arborist: await loadArborist(), ...(r.integrity ? { integrity: r.integrity } : {}) } as never);
     } catch (error) {
       throw npmError(error, r.resolved.spec.npmSpec, client);
     }

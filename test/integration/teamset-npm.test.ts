@@ -300,6 +300,44 @@ describe("team restore of an npm plugin from git: the locked commit", () => {
   });
 });
 
+describe("install <git URL> --scope project: declared as typed, locked at its commit", () => {
+  let a: TmpWorld;
+  let http: GitHttpServer;
+  let repo: GitRemote;
+
+  beforeEach(async () => {
+    a = await makeTmpWorld("xcsh-teamnpm-gitcli-");
+    const served = path.join(a.root, "served");
+    http = await startGitHttpServer(served);
+    repo = await makeGitRemote(served, "git-plugin", { "package.json": { name: "git-plugin", version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } }, "t.js": toolSource("git_plugin") }, isolatedGitEnv(a.home));
+  });
+  afterEach(async () => {
+    await http.close();
+    await a.cleanup();
+  });
+
+  it("the package's own name is the key, the URL the spec; the lock holds the commit; a file:// repository or a tarball file is refused, nothing written", async () => {
+    const root = await project(a, "project", {});
+    const cli = (args: string[]) => runCli(args, { cwd: root, home: a.home, env: isolatedGitEnv(a.home) });
+    expect((await cli(["trust"])).code).toBe(0);
+    const url = `git+${http.url}/git-plugin.git#main`;
+    const installed = await cli(["install", url, "--scope", "project", "--yes"]);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(JSON.parse(await readFile(path.join(root, "xcsh-team.json"), "utf8")).plugins).toEqual({ "git-plugin": { spec: url } });
+    expect(JSON.parse(await readFile(path.join(root, "xcsh-team.lock.json"), "utf8")).npm["git-plugin"]).toMatchObject({ version: "1.0.0", from: { kind: "git", url: `${http.url}/git-plugin.git`, commit: await repo.head() } });
+    expect(await installedVersion(a, "git-plugin")).toBe("1.0.0");
+
+    const before = await snapshotTree(root);
+    for (const spec of [`git+file://${path.join(a.root, "served", "git-plugin.git")}`, "./some.tgz", `http://127.0.0.1:9/x.tgz`]) {
+      const refused = await cli(["install", spec, "--scope", "project", "--yes"]);
+      expect(refused.code, `${spec}: ${refused.stderr}`).toBe(2);
+      expect(refused.stderr).toMatch(/ETEAM_SPEC|EGIT_URL/);
+      expect(refused.stderr).toContain(path.join(root, "xcsh-team.json"));
+    }
+    expect(await snapshotTree(root)).toEqual(before);
+  });
+});
+
 describe("team restore of npm plugins: who keeps a plugin (our record)", () => {
   let w: TmpWorld;
   let p1: string;

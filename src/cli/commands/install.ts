@@ -97,8 +97,8 @@ async function restoreCommand(ctx: CommandContext, flags: { dryRun?: boolean; al
  * `install <spec>... --scope project` where the project has (or gets) a declared set: each spec
  * becomes an entry of xcsh-team.json, then the set is restored (cli/team-write.ts). A marketplace
  * plugin gets `{}`; an npm spec given bare or as a dist-tag gets `^<resolved>` as npm saves it, a
- * range or version stays as typed; folders, tarballs and git specs are `ETEAM_SPEC` (not the
- * same on a teammate's machine, or not restorable at a locked commit yet).
+ * range or version stays as typed; a git URL or https tarball URL as typed (locked at its commit or
+ * integrity); folders and tarball files are `ETEAM_SPEC` (not on a teammate's machine).
  */
 async function installIntoSet(ctx: CommandContext, root: string, specs: string[], flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean }): Promise<void> {
   const { changeDeclaration, isDeclaredMarketplaceId } = await import("../team-write.js");
@@ -126,6 +126,29 @@ function marketplaceEntryOf(spec: string, declared: (id: string) => boolean, isR
   return at > 0 && range !== "" && declared(id) && isRange(range) ? { key: id, entry: { version: range } } : undefined;
 }
 
+/**
+ * A git URL or an https tarball URL, as typed: every teammate can fetch it, and the lock pins it
+ * (the commit, the tarball's integrity). Checked as the declaration's reader checks it before
+ * anything is fetched (a `file://` repository or an http tarball is `ETEAM_SPEC` / `EGIT_URL`);
+ * the key is the package's own name, read from its manifest (pacote clones without running it).
+ */
+async function sharedSourceEntryOf(ctx: CommandContext, parsed: import("../../plugins/spec.js").InstallSpec, file: string): Promise<{ key: string; entry: DeclaredPlugin }> {
+  const { npmSpecIssue } = await import("../../manifest/team-declaration.js");
+  const { teamIssueError } = await import("../../manifest/team-file.js");
+  const raw = String(parsed.parsed.rawSpec ?? parsed.npmSpec);
+  const issue = npmSpecIssue(parsed.name ?? "plugin", raw, "/plugins/<name>");
+  if (issue) throw teamIssueError(file, [issue], "ETEAM_SPEC");
+  const { loadPacote, npmError, npmOptions } = await import("../../plugins/npm-client.js");
+  const client = await npmClient(ctx);
+  let name: string;
+  try {
+    name = String((await (await loadPacote()).manifest(parsed.npmSpec, npmOptions(client) as never)).name);
+  } catch (error) {
+    throw npmError(error, parsed.npmSpec, client, parsed.name);
+  }
+  return { key: name, entry: { spec: raw, ...(parsed.features === null ? {} : { features: parsed.features }) } };
+}
+
 /** The declaration entry of an npm spec typed on the command line. */
 async function npmEntryOf(ctx: CommandContext, spec: string, file: string): Promise<{ key: string; entry: DeclaredPlugin }> {
   const { XcshToolsError } = await import("../../core/errors.js");
@@ -142,6 +165,7 @@ async function npmEntryOf(ctx: CommandContext, spec: string, file: string): Prom
   }
   const { parseInstallSpec } = await import("../../plugins/spec.js");
   const parsed = parseInstallSpec(spec, ctx.cwd);
+  if (parsed.source === "git" || parsed.source === "remote") return sharedSourceEntryOf(ctx, parsed, file);
   if (parsed.source !== "registry" || !parsed.name) {
     throw new XcshToolsError("ETEAM_SPEC", `${file}: "${spec}" is a ${parsed.source} spec, which a teammate's machine cannot restore (expected a registry name, version, range or dist-tag)`, {
       file,
