@@ -1,0 +1,250 @@
+/**
+ * Lazy tools (docs/lazy-tools.md): a host that asks for them gets the tools of plugins that
+ * declare `staticTools` from the boot index, without importing their modules; a module is
+ * imported once, at first use, and then behaves as the eager tool. Hostile cases: bytes changed
+ * since the record, a definition that moved behind an unchanged file, an import that fails at
+ * first use, schemas that must be the host's TypeBox, `validate` of a plugin whose claim is
+ * false, and plugins that never declared.
+ */
+import { readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import * as typebox from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { beforeAll, describe, expect, it } from "vitest";
+import { refreshBootIndex } from "../../src/boot/index.js";
+import { discoverAndLoadCustomTools } from "../../src/index.js";
+import type { LoadedCustomTool, ToolLoadError } from "../../src/core/contract.js";
+import { validatePath } from "../../src/validate/index.js";
+import { buildDist } from "../helpers/build-dist.js";
+import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
+
+beforeAll(async () => {
+  // The records are made in the built validation child (dist/validate/child.js).
+  await buildDist();
+}, 180_000);
+
+let w: TmpWorld;
+worldPerTest((made) => (w = made), "xcsh-tools-lazy-", { trustProject: true });
+
+const opts = () => ({ home: w.home, xcshHome: w.xcshHome, env: {} });
+const nm = () => path.join(w.xcshHome, "plugins", "node_modules");
+const marker = () => path.join(w.root, "imported.log");
+const imports = async () => (await readFile(marker(), "utf8").catch(() => "")).split("\n").filter(Boolean);
+
+/** A tool module that appends its name to the marker when imported; `describe` is the description's JS expression. */
+function markedTool(name: string, describe = JSON.stringify(`tool ${name}`), head = ""): string {
+  return `import { appendFileSync } from "node:fs";
+${head}
+appendFileSync(${JSON.stringify(marker())}, ${JSON.stringify(name)} + "\\n");
+export default (api) => {
+  const { Type } = api.typebox;
+  return {
+    name: ${JSON.stringify(name)},
+    label: ${JSON.stringify(`Label ${name}`)},
+    description: ${describe},
+    hidden: false,
+    parameters: Type.Object({ q: Type.String({ minLength: 1 }), n: Type.Optional(Type.Number()) }),
+    async execute(id, params) { return { content: [{ type: "text", text: ${JSON.stringify(name)} + ":" + params.q + ":" + (this === undefined ? "no-this" : "this") }] }; },
+    onSession() {},
+    renderCall(args) { return "rendered:" + args.q; },
+  };
+};
+`;
+}
+
+/** An installed npm plugin `lazy-p` with `tools`, declaring `staticTools` unless told not to. */
+async function install(tools: Record<string, string>, staticTools = true): Promise<void> {
+  const plugins = path.join(w.xcshHome, "plugins");
+  await w.write(path.join(plugins, "package.json"), { name: "xcsh-plugins", private: true, dependencies: { "lazy-p": "^1.0.0" } });
+  await w.write(path.join(plugins, "xcsh-plugins.lock.json"), { plugins: { "lazy-p": { version: "1.0.0", enabledFeatures: null, enabled: true } }, settings: {} });
+  await w.write(path.join(nm(), "lazy-p/package.json"), {
+    name: "lazy-p",
+    version: "1.0.0",
+    xcsh: { tools: Object.keys(tools).map((file) => `./tools/${file}`), ...(staticTools ? { staticTools: true } : {}) },
+  });
+  for (const [file, text] of Object.entries(tools)) await w.write(path.join(nm(), "lazy-p/tools", file), text);
+}
+
+/** What an install does after its commit: the index, with records made in the validation child. */
+async function record(): Promise<void> {
+  await refreshBootIndex({ ...opts(), cwd: w.cwd });
+  await rm(marker(), { force: true });
+}
+
+async function boot(extra: Record<string, unknown> = {}) {
+  const errors: ToolLoadError[] = [];
+  const result = await discoverAndLoadCustomTools([], w.cwd, ["read"], undefined, { ...opts(), modules: { "@sinclair/typebox": typebox }, lazyTools: true, onLazyToolError: (e: ToolLoadError) => errors.push(e), ...extra });
+  return { ...result, lazyErrors: errors };
+}
+
+const named = (tools: LoadedCustomTool[], name: string) => tools.find((t) => t.tool.name === name)!.tool;
+const run = (tools: LoadedCustomTool[], name: string, q = "x") => named(tools, name).execute("call-1", { q } as never, undefined, {} as never);
+
+describe("a lazy boot imports nothing, and each module once at first use", () => {
+  it("boots without importing, imports once at the first execute, and answers as the eager tool", async () => {
+    await install({ "a.mjs": markedTool("lazy_a"), "b.mjs": markedTool("lazy_b") });
+    await record();
+    const lazy = await boot();
+    expect(lazy.errors).toEqual([]);
+    expect(lazy.tools.map((t) => [t.tool.name, t.tool.label, t.tool.description, t.source?.plugin])).toEqual([
+      ["lazy_a", "Label lazy_a", "tool lazy_a", "lazy-p"],
+      ["lazy_b", "Label lazy_b", "tool lazy_b", "lazy-p"],
+    ]);
+    expect(await imports()).toEqual([]);
+    // Rendering before the module is loaded does not throw; session events load it.
+    const first = await run(lazy.tools, "lazy_a", "one");
+    const second = await run(lazy.tools, "lazy_a", "two");
+    expect(await imports()).toEqual(["lazy_a"]);
+    await named(lazy.tools, "lazy_b").onSession!({ reason: "start" } as never, {} as never);
+    expect(await imports()).toEqual(["lazy_a", "lazy_b"]);
+
+    const eager = await boot({ lazyTools: false });
+    expect(eager.tools.map((t) => t.tool.name)).toEqual(["lazy_a", "lazy_b"]);
+    const eagerAnswer = await run(eager.tools, "lazy_a", "one");
+    expect(first).toEqual(eagerAnswer);
+    expect(first).toEqual({ content: [{ type: "text", text: "lazy_a:one:this" }] });
+    expect(second).toEqual({ content: [{ type: "text", text: "lazy_a:two:this" }] });
+    expect(lazy.lazyErrors).toEqual([]);
+  });
+
+  it("gives schemas the host's TypeBox accepts: Kind and Optional symbols, Value.Check", async () => {
+    await install({ "a.mjs": markedTool("lazy_a") });
+    await record();
+    const { tools } = await boot();
+    const schema = named(tools, "lazy_a").parameters as unknown as Record<symbol, unknown> & typebox.TObject;
+    expect(schema[typebox.Kind]).toBe("Object");
+    expect((schema.properties.q as unknown as Record<symbol, unknown>)[typebox.Kind]).toBe("String");
+    expect((schema.properties.n as unknown as Record<symbol, unknown>)[typebox.OptionalKind]).toBe("Optional");
+    expect(typebox.KindGuard.IsObject(schema)).toBe(true);
+    expect(Value.Check(schema, { q: "x" })).toBe(true);
+    expect(Value.Check(schema, { q: "x", n: 2 })).toBe(true);
+    expect(Value.Check(schema, { q: "" })).toBe(false);
+    expect(Value.Check(schema, {})).toBe(false);
+    expect(await imports()).toEqual([]);
+  });
+
+  it("renders before the module is loaded with the host's default, starts the import, and renders as the tool once loaded", async () => {
+    await install({ "a.mjs": markedTool("lazy_a") });
+    await record();
+    const { tools } = await boot();
+    const tool = named(tools, "lazy_a");
+    expect(tool.renderCall!({ q: "x" } as never, {} as never, {} as never)).toBeUndefined();
+    await expect.poll(imports).toEqual(["lazy_a"]);
+    await expect.poll(() => tool.renderCall!({ q: "x" } as never, {} as never, {} as never)).toBe("rendered:x");
+    await run(tools, "lazy_a");
+    expect(await imports()).toEqual(["lazy_a"]);
+  });
+});
+
+describe("what the record says is never stale", () => {
+  it("a lazy record edited by hand into something a lazy tool cannot be is ignored: the entry is imported at boot", async () => {
+    await install({ "a.mjs": markedTool("lazy_a") });
+    await record();
+    const modulesFile = path.join(w.xcshHome, "plugins/.xcsh-tools/boot-modules.json");
+    const index = JSON.parse(await readFile(modulesFile, "utf8"));
+    for (const records of Object.values(index.modules) as Record<string, { tools: { lazy: { methods: string[] } }[] }>[]) {
+      for (const record of Object.values(records)) record.tools[0]!.lazy.methods.push("launchMissiles");
+    }
+    await writeFile(modulesFile, JSON.stringify(index));
+    const { tools } = await boot();
+    expect(tools.map((t) => t.tool.name)).toEqual(["lazy_a"]);
+    expect(await imports()).toEqual(["lazy_a"]);
+  });
+
+  it("an entry whose bytes changed since the record is imported at boot and shows its new definition", async () => {
+    await install({ "a.mjs": markedTool("lazy_a") });
+    await record();
+    await writeFile(path.join(nm(), "lazy-p/tools/a.mjs"), markedTool("lazy_a", JSON.stringify("the new description")));
+    const { tools, errors } = await boot();
+    expect(errors).toEqual([]);
+    expect(named(tools, "lazy_a").description).toBe("the new description");
+    expect(await imports()).toEqual(["lazy_a"]);
+  });
+
+  it("a definition that moved behind unchanged bytes is ELAZY_DEFINITION at first use, through the error channel", async () => {
+    const side = path.join(w.root, "side.txt");
+    await writeFile(side, "first");
+    await install({ "a.mjs": markedTool("lazy_a", `readFileSync(${JSON.stringify(side)}, "utf8")`, 'import { readFileSync } from "node:fs";') });
+    await record();
+    await writeFile(side, "second");
+    const { tools, lazyErrors } = await boot();
+    expect(named(tools, "lazy_a").description).toBe("first");
+    const failed = await run(tools, "lazy_a").then(() => undefined, (error: unknown) => error as { code?: string; message: string });
+    expect(failed?.code).toBe("ELAZY_DEFINITION");
+    expect(failed?.message).toContain('tool "lazy_a"');
+    expect(failed?.message).toContain("(description)");
+    expect(lazyErrors.map((e) => [e.code, e.path, e.source?.plugin])).toEqual([["ELAZY_DEFINITION", path.join(nm(), "lazy-p/tools/a.mjs"), "lazy-p"]]);
+    // The entry stays failed: a second call says the same, and nothing is imported again.
+    const again = await run(tools, "lazy_a").then(() => undefined, (error: unknown) => error as { code?: string });
+    expect(again?.code).toBe("ELAZY_DEFINITION");
+    expect(await imports()).toEqual(["lazy_a"]);
+  });
+
+  it("an import that fails at first use is the loader's EIMPORT, through the error channel", async () => {
+    await install({ "a.mjs": markedTool("lazy_a", JSON.stringify("tool lazy_a"), 'import "./dep.mjs";'), "dep.mjs": "export const dep = 1;\n" }, true);
+    // dep.mjs is listed as a tool too above; keep only a.mjs as a tool entry.
+    await w.write(path.join(nm(), "lazy-p/package.json"), { name: "lazy-p", version: "1.0.0", xcsh: { tools: ["./tools/a.mjs"], staticTools: true } });
+    await record();
+    await rm(path.join(nm(), "lazy-p/tools/dep.mjs"));
+    const { tools, errors, lazyErrors } = await boot();
+    expect(errors).toEqual([]);
+    const failed = await run(tools, "lazy_a").then(() => undefined, (error: unknown) => error as { code?: string; message: string });
+    expect(failed?.code).toBe("EIMPORT");
+    expect(failed?.message).toMatch(/^Failed to load tool: /);
+    expect(lazyErrors.map((e) => e.code)).toEqual(["EIMPORT"]);
+  });
+});
+
+describe("only declared plugins are lazy", () => {
+  it("a plugin that does not declare staticTools is imported at boot, even when the host asks for lazy tools", async () => {
+    await install({ "a.mjs": markedTool("lazy_a") }, false);
+    await record();
+    const { tools } = await boot();
+    expect(tools.map((t) => t.tool.name)).toEqual(["lazy_a"]);
+    expect(await imports()).toEqual(["lazy_a"]);
+  });
+
+  it("a host that does not ask gets every module imported at boot (the default is unchanged)", async () => {
+    await install({ "a.mjs": markedTool("lazy_a") });
+    await record();
+    const { tools } = await discoverAndLoadCustomTools([], w.cwd, ["read"], undefined, opts());
+    expect(tools.map((t) => t.tool.name)).toEqual(["lazy_a"]);
+    expect(await imports()).toEqual(["lazy_a"]);
+  });
+
+  it("a tool whose definition is not static gets no lazy record and is imported at boot", async () => {
+    await install({ "a.mjs": markedTool("lazy_a", "`in ${api.cwd}`") });
+    await record();
+    const { tools } = await boot();
+    expect(named(tools, "lazy_a").description).toBe(`in ${w.cwd}`);
+    expect(await imports()).toEqual(["lazy_a"]);
+  });
+});
+
+describe("validate proves a staticTools declaration", () => {
+  async function plugin(dir: string, describeExpr: string, staticTools = true) {
+    const root = path.join(w.root, dir);
+    await w.write(path.join(root, "package.json"), { name: dir, version: "1.0.0", xcsh: { tools: ["./tools/t.mjs"], ...(staticTools ? { staticTools: true } : {}) } });
+    await w.write(path.join(root, "tools/t.mjs"), markedTool("probe_tool", describeExpr));
+    return root;
+  }
+  const staticErrors = async (root: string) =>
+    (await validatePath(root, { cwd: w.cwd, home: w.home, xcshHome: w.xcshHome })).errors.filter((e) => e.code === "ESTATIC_TOOLS").map((e) => [e.path, e.message]);
+
+  it("names the tool and the field of a definition that follows the cwd", async () => {
+    const errors = await staticErrors(await plugin("by-cwd", "`in ${api.cwd}`"));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]![0]).toBe("/tools/0/description");
+    expect(errors[0]![1]).toContain('tool "probe_tool": "description"');
+  });
+
+  it("names the tool and the field of a definition that follows the environment (where settings arrive)", async () => {
+    const errors = await staticErrors(await plugin("by-env", '`mode ${process.env.LAZY_PROBE_MODE ?? "default"}`'));
+    expect(errors.map((e) => e[0])).toEqual(["/tools/0/description"]);
+  });
+
+  it("accepts a static definition, and checks nothing for a plugin that does not declare", async () => {
+    expect(await staticErrors(await plugin("really-static", JSON.stringify("always the same")))).toEqual([]);
+    expect(await staticErrors(await plugin("undeclared", "`in ${api.cwd}`", false))).toEqual([]);
+  });
+});
