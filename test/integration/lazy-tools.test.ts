@@ -154,6 +154,8 @@ describe("what the record says is never stale", () => {
   it("an entry whose bytes changed since the record is imported at boot and shows its new definition", async () => {
     await install({ "a.mjs": markedTool("lazy_a") });
     await record();
+    expect(named((await boot()).tools, "lazy_a").description).toBe("tool lazy_a");
+    expect(await imports()).toEqual([]);
     await writeFile(path.join(nm(), "lazy-p/tools/a.mjs"), markedTool("lazy_a", JSON.stringify("the new description")));
     const { tools, errors } = await boot();
     expect(errors).toEqual([]);
@@ -197,26 +199,34 @@ describe("what the record says is never stale", () => {
 
 describe("only declared plugins are lazy", () => {
   it("a plugin that does not declare staticTools is imported at boot, even when the host asks for lazy tools", async () => {
-    await install({ "a.mjs": markedTool("lazy_a") }, false);
+    await install({ "a.mjs": markedTool("lazy_a") });
+    const plugins = path.join(w.xcshHome, "plugins");
+    await w.write(path.join(plugins, "package.json"), { name: "xcsh-plugins", private: true, dependencies: { "lazy-p": "^1.0.0", "eager-p": "^1.0.0" } });
+    await w.write(path.join(plugins, "xcsh-plugins.lock.json"), { plugins: { "lazy-p": { version: "1.0.0", enabledFeatures: null, enabled: true }, "eager-p": { version: "1.0.0", enabledFeatures: null, enabled: true } }, settings: {} });
+    await w.write(path.join(nm(), "eager-p/package.json"), { name: "eager-p", version: "1.0.0", xcsh: { tools: ["./e.mjs"] } });
+    await w.write(path.join(nm(), "eager-p/e.mjs"), markedTool("eager_e"));
     await record();
     const { tools } = await boot();
-    expect(tools.map((t) => t.tool.name)).toEqual(["lazy_a"]);
-    expect(await imports()).toEqual(["lazy_a"]);
+    expect(tools.map((t) => t.tool.name).sort()).toEqual(["eager_e", "lazy_a"]);
+    expect(await imports()).toEqual(["eager_e"]);
   });
 
   it("a host that does not ask gets every module imported at boot (the default is unchanged)", async () => {
     await install({ "a.mjs": markedTool("lazy_a") });
     await record();
+    await boot();
+    expect(await imports()).toEqual([]);
     const { tools } = await discoverAndLoadCustomTools([], w.cwd, ["read"], undefined, opts());
     expect(tools.map((t) => t.tool.name)).toEqual(["lazy_a"]);
     expect(await imports()).toEqual(["lazy_a"]);
   });
 
-  it("a tool whose definition is not static gets no lazy record and is imported at boot", async () => {
-    await install({ "a.mjs": markedTool("lazy_a", "`in ${api.cwd}`") });
+  it("a tool whose definition is not static gets no lazy record and is imported at boot; its static sibling stays lazy", async () => {
+    await install({ "a.mjs": markedTool("lazy_a", "`in ${api.cwd}`"), "b.mjs": markedTool("lazy_b") });
     await record();
     const { tools } = await boot();
     expect(named(tools, "lazy_a").description).toBe(`in ${w.cwd}`);
+    expect(named(tools, "lazy_b").description).toBe("tool lazy_b");
     expect(await imports()).toEqual(["lazy_a"]);
   });
 });
@@ -243,8 +253,12 @@ describe("validate proves a staticTools declaration", () => {
     expect(errors.map((e) => e[0])).toEqual(["/tools/0/description"]);
   });
 
-  it("accepts a static definition, and checks nothing for a plugin that does not declare", async () => {
-    expect(await staticErrors(await plugin("really-static", JSON.stringify("always the same")))).toEqual([]);
+  it("accepts a static definition beside a dependent one, and checks nothing for a plugin that does not declare", async () => {
+    const root = await plugin("mixed", JSON.stringify("always the same"));
+    await w.write(path.join(root, "tools/u.mjs"), markedTool("probe_user", "`for ${process.env.USER}`"));
+    await w.write(path.join(root, "package.json"), { name: "mixed", version: "1.0.0", xcsh: { tools: ["./tools/t.mjs", "./tools/u.mjs"], staticTools: true } });
+    const errors = await staticErrors(root);
+    expect(errors.map((e) => e[1])).toEqual([expect.stringContaining('tool "probe_user": "description"')]);
     expect(await staticErrors(await plugin("undeclared", "`in ${api.cwd}`", false))).toEqual([]);
   });
 });
