@@ -25,8 +25,8 @@ import type { LoadCustomToolsOptions } from "../core/host-options.js";
 import type { ModuleRecord, ToolRecord } from "./format.js";
 import { isObject } from "./format.js";
 import { prepareModules } from "./module-records.js";
-import { loadIndex } from "./store.js";
-import { worldOf, type BootIndexOptions } from "./world.js";
+import { loadIndex, writeIndex } from "./store.js";
+import { worldOf, type BootIndexOptions, type World } from "./world.js";
 
 /** What `discoverAndLoadCustomTools` passes on when the host asked for lazy tools. */
 export interface LazyLoadOptions extends LoadCustomToolsOptions {
@@ -63,14 +63,33 @@ async function standIns(
 ): Promise<Map<ToolPathWithSource, Record<string, unknown>> | undefined> {
   const declared = paths.filter((entry): entry is Required<ToolPathWithSource> => entry.source?.staticTools === true && path.isAbsolute(entry.path));
   if (declared.length === 0 || !registeredKind(options.modules)) return undefined;
-  const loaded = await loadIndex(worldOf(roots), true);
+  const world = worldOf(roots);
+  const loaded = await loadIndex(world, true);
   const stand = new Map<ToolPathWithSource, Record<string, unknown>>();
   for (const module of await prepareModules({ paths: declared, inputs: [] }, loaded.index)) {
     const record = module.record;
     if (!record?.static || record.failure || record.tools.length === 0 || !record.tools.every(usable)) continue;
-    stand.set(module.entry, standInModule(module.entry, module.file, record, loader, options, onError));
+    stand.set(module.entry, standInModule(module.entry, module.file, record, loader, options, onError, () => forgetRecords(world, module.key)));
   }
   return stand;
+}
+
+/**
+ * Drop an entry's records after `ELAZY_DEFINITION`: they describe a tool its unchanged bytes no
+ * longer make, and a refresh would keep them (they are valid for the bytes). Without a record the
+ * next boot imports the entry, and the next validation (`xcsh-tools tools`, any plugin command)
+ * records it again. Without the lock, as a boot writes its views: the index is a cache, a lost
+ * race costs one more validation. Best effort.
+ */
+async function forgetRecords(world: World, key: string): Promise<void> {
+  try {
+    const loaded = await loadIndex(world, true);
+    if (loaded.status !== "ok" || loaded.index.modules[key] === undefined) return;
+    delete loaded.index.modules[key];
+    await writeIndex(world, loaded.index, true);
+  } catch {
+    // a read-only root: the record stays, and every first use says ELAZY_DEFINITION again
+  }
 }
 
 /** The host's TypeBox marks schemas with the registered `Kind` symbol (TypeBox 0.x), as the records assume. */
@@ -106,6 +125,7 @@ function standInModule(
   loader: CustomToolLoader,
   options: LazyLoadOptions,
   onError: ((error: ToolLoadError) => void) | undefined,
+  forget: () => Promise<void>,
 ): Record<string, unknown> {
   const recorded = record.tools.map(recordedDefinition);
   let loading: Promise<Loaded> | undefined;
@@ -124,13 +144,14 @@ function standInModule(
     (loading ??= (async (): Promise<Loaded> => {
       const real = await loader.instantiateDetached(file);
       if (!real.ok) return fail(real.code, real.error);
-      for (let i = 0; i < recorded.length; i++) {
+      for (let i = 0; i < Math.max(recorded.length, real.tools.length); i++) {
         const tool = real.tools[i];
         const described = tool && typeof tool === "object" ? describeDefinition(tool) : undefined;
-        const field = described?.ok ? definitionDifference(recorded[i]!, described.definition) : "(tool)";
-        if (field !== undefined || real.tools.length !== recorded.length) {
-          const name = String(recorded[i]!.name);
-          return fail("ELAZY_DEFINITION", `Failed to load tool: ${file} defines tool "${name}" differently from the boot index's record (${field ?? "number of tools"}); run \`xcsh-tools doctor --fix\` or reinstall the plugin to record it again`);
+        const field = !recorded[i] ? "(number of tools)" : described?.ok ? definitionDifference(recorded[i]!, described.definition) : "(tool)";
+        if (field !== undefined) {
+          await forget();
+          const what = recorded[i] ? `tool "${String(recorded[i]!.name)}"` : `${real.tools.length} tools, not ${recorded.length},`;
+          return fail("ELAZY_DEFINITION", `Failed to load tool: ${file} defines ${what} differently from the boot index's record (${field}); the record was dropped, so the next start imports the module and shows its definition as it is now`);
         }
       }
       return { ok: true, tools: real.tools as Loaded extends { ok: true; tools: infer T } ? T : never };
