@@ -43,7 +43,7 @@ export async function discoverAndLoadCustomTools(
   const { providers: _providers, disabledProviders: _disabled, bootIndex: _bootIndex, projectTrust: _projectTrust, lazyTools, onLazyToolError, ...loadOptions } = options;
   const loaded =
     lazyTools === true && options.bootIndex !== false
-      ? await (await import("./lazy-tools.js")).loadWithLazyTools(discovered.paths, cwd, builtInToolNames, pushPendingAction, { ...loadOptions, ...(onLazyToolError ? { onLazyToolError } : {}) }, options)
+      ? await (await import("./lazy-tools.js")).loadWithLazyTools(discovered.paths, cwd, builtInToolNames, pushPendingAction, { ...loadOptions, ...(onLazyToolError ? { onLazyToolError } : {}) }, options, "inputs" in discovered ? discovered.inputs : undefined)
       : await loadCustomTools(discovered.paths, cwd, builtInToolNames, pushPendingAction, loadOptions);
   return {
     tools: loaded.tools,

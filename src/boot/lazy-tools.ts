@@ -22,7 +22,7 @@ import { CustomToolLoader } from "../host/loader.js";
 import { definitionDifference, describeDefinition, LAZY_METHODS, restoreSchema, type LazyPart, type StaticDefinition } from "../host/lazy-definition.js";
 import type { CustomToolsLoadResult, PushPendingAction, ToolLoadError, ToolPathWithSource } from "../core/contract.js";
 import type { LoadCustomToolsOptions } from "../core/host-options.js";
-import type { ModuleRecord, ToolRecord } from "./format.js";
+import type { BootView, ModuleRecord, ToolRecord } from "./format.js";
 import { isObject } from "./format.js";
 import { prepareModules } from "./module-records.js";
 import { loadIndex, writeIndex } from "./store.js";
@@ -41,12 +41,13 @@ export async function loadWithLazyTools(
   pushPendingAction: PushPendingAction | undefined,
   options: LazyLoadOptions,
   roots: BootIndexOptions,
+  checked?: BootView["inputs"],
 ): Promise<CustomToolsLoadResult> {
   const { onLazyToolError, ...loadOptions } = options;
   const loader = new CustomToolLoader(loadOptions.pi, cwd, builtInToolNames, pushPendingAction, loadOptions);
   let stand: Map<ToolPathWithSource, Record<string, unknown>> | undefined;
   try {
-    stand = await standIns(paths, loader, roots, options, onLazyToolError);
+    stand = await standIns(paths, loader, roots, options, onLazyToolError, checked);
   } catch {
     stand = undefined; // the index is a cache: any problem loads everything eagerly
   }
@@ -60,13 +61,15 @@ async function standIns(
   roots: BootIndexOptions,
   options: LazyLoadOptions,
   onError: ((error: ToolLoadError) => void) | undefined,
+  checked: BootView["inputs"] | undefined,
 ): Promise<Map<ToolPathWithSource, Record<string, unknown>> | undefined> {
   const declared = paths.filter((entry): entry is Required<ToolPathWithSource> => entry.source?.staticTools === true && path.isAbsolute(entry.path));
   if (declared.length === 0 || !registeredKind(options.modules)) return undefined;
   const world = worldOf(roots);
   const loaded = await loadIndex(world, true);
   const stand = new Map<ToolPathWithSource, Record<string, unknown>>();
-  for (const module of await prepareModules({ paths: declared, inputs: [] }, loaded.index)) {
+  // Inputs of the view discovery just found unchanged: their signatures are current, no second stat.
+  for (const module of await prepareModules({ paths: declared, inputs: checked ?? [] }, loaded.index, checked !== undefined)) {
     const record = module.record;
     if (!record?.static || record.failure || record.tools.length === 0 || !record.tools.every(usable)) continue;
     stand.set(module.entry, standInModule(module.entry, module.file, record, loader, options, onError, () => forgetRecords(world, module.key)));
@@ -127,7 +130,6 @@ function standInModule(
   onError: ((error: ToolLoadError) => void) | undefined,
   forget: () => Promise<void>,
 ): Record<string, unknown> {
-  const recorded = record.tools.map(recordedDefinition);
   let loading: Promise<Loaded> | undefined;
   let done: Loaded | undefined;
   const fail = (code: string, message: string): Loaded => {
@@ -144,6 +146,7 @@ function standInModule(
     (loading ??= (async (): Promise<Loaded> => {
       const real = await loader.instantiateDetached(file);
       if (!real.ok) return fail(real.code, real.error);
+      const recorded = record.tools.map((tool, i) => recordedDefinition(tool, tools[i]!));
       for (let i = 0; i < Math.max(recorded.length, real.tools.length); i++) {
         const tool = real.tools[i];
         const described = tool && typeof tool === "object" ? describeDefinition(tool) : undefined;
@@ -161,10 +164,13 @@ function standInModule(
   return { default: () => (many ? tools : tools[0]) };
 }
 
-/** The record's definition as `describeDefinition` gives it, before the schema's symbols are restored. */
-function recordedDefinition(tool: ToolRecord): StaticDefinition {
+/**
+ * The record's definition as `describeDefinition` gives it; made at first use, not at boot. The
+ * schema is the lazy tool's without the restored symbols (JSON drops them): the recorded JSON.
+ */
+function recordedDefinition(tool: ToolRecord, lazyTool: Record<string, unknown>): StaticDefinition {
   const lazy = tool.lazy!;
-  return { name: tool.name, label: tool.label, description: tool.description, parameters: JSON.parse(JSON.stringify(tool.parameters)), symbols: lazy.symbols, data: lazy.data, methods: lazy.methods };
+  return { name: tool.name, label: tool.label, description: tool.description, parameters: JSON.parse(JSON.stringify(lazyTool.parameters)), symbols: lazy.symbols, data: lazy.data, methods: lazy.methods };
 }
 
 /** One tool object from its record; its methods load the module at first use and forward. */
