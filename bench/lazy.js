@@ -20,6 +20,7 @@ import path from "node:path";
 import { buildAll, repo } from "./lib/build.js";
 import { writeBenchFixture } from "./lib/fixtures.js";
 import { findRuntimes } from "./lib/runtimes.js";
+import { median } from "./lib/time.js";
 
 const RUNS = Number(process.env.RUNS ?? 7);
 const SIZES = (process.env.SIZES ?? "10,200,1000").split(",").map(Number);
@@ -27,11 +28,6 @@ const TOOLS_PER_PLUGIN = 5;
 const CHILD = path.join(repo, "bench", "lib", "lazy-child.js");
 const CLOCKS = { call: "the call", total: "whole boot", cpuCall: "call, cpu", cpuTotal: "whole, cpu" };
 
-const median = (xs) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const ms = (x) => `${x.toFixed(1)} ms`;
 const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 

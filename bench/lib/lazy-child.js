@@ -17,13 +17,10 @@
  *   node bench/lib/lazy-child.js '<json job>'
  */
 import { pathToFileURL } from "node:url";
+import { cpuMsSince as cpuSince } from "./time.js";
 
 const started = performance.now();
 const startedCpu = process.cpuUsage();
-const cpuSince = (from) => {
-  const used = process.cpuUsage(from);
-  return (used.user + used.system) / 1000;
-};
 const job = JSON.parse(process.argv[2] ?? "{}");
 const fail = (message) => {
   process.stderr.write(`lazy-child (${job.mode}): ${message}\n`);
