@@ -119,11 +119,10 @@ async function checkStatic(factory: (api: unknown) => unknown, first: unknown, t
   });
   const probeCwd = path.resolve(request.cwd) === path.resolve(os.tmpdir()) ? path.parse(os.tmpdir()).root : os.tmpdir();
   const probeApi = new CustomToolLoader(hostExports, probeCwd, [], undefined, {}).api;
-  const env = process.env;
   const cwd = process.cwd();
+  const restoreEnv = probeEnvironment();
   let second: unknown;
   try {
-    process.env = new Proxy(env, { get: (target, key) => (typeof key === "string" ? `xcsh-tools-static-probe-${key}` : Reflect.get(target, key)) });
     process.chdir(probeCwd);
     const call = Promise.resolve().then(() => factory(probeApi));
     call.catch(() => undefined);
@@ -132,7 +131,7 @@ async function checkStatic(factory: (api: unknown) => unknown, first: unknown, t
     for (const tool of tools) tool.staticProblem ??= { field: "(factory)", message: `the factory failed when called again in another cwd and environment: ${errorMessage(error)}` };
     return;
   } finally {
-    process.env = env;
+    restoreEnv();
     process.chdir(cwd);
   }
   const secondList = Array.isArray(second) ? second : [second];
@@ -153,6 +152,30 @@ async function checkStatic(factory: (api: unknown) => unknown, first: unknown, t
 }
 
 const lazyPart = ({ symbols, data, methods }: StaticDefinition) => ({ symbols, data, methods });
+
+const probeValue = (key: string) => `xcsh-tools-static-probe-${key}`;
+
+/**
+ * Make every environment variable read differently until the returned function is called: a
+ * proxy where `process.env` may be replaced (Node), else every existing variable rewritten in
+ * place (a runtime whose `process.env` cannot be replaced). Returns the undo.
+ */
+function probeEnvironment(): () => void {
+  const env = process.env;
+  const proxy = new Proxy(env, { get: (target, key) => (typeof key === "string" ? probeValue(key) : Reflect.get(target, key)) });
+  try {
+    process.env = proxy;
+  } catch {
+    // not replaceable: rewritten below
+  }
+  if (process.env === proxy) return () => void (process.env = env);
+  const saved = { ...env };
+  for (const key of Object.keys(saved)) env[key] = probeValue(key);
+  return () => {
+    for (const key of Object.keys(env)) if (!(key in saved)) delete env[key];
+    Object.assign(env, saved);
+  };
+}
 
 async function run(request: CheckRequest): Promise<void> {
   await preparing;
