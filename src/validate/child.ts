@@ -112,7 +112,11 @@ const pi = (loader: CustomToolLoader) => loader.api.pi as Record<string, unknown
 async function checkStatic(factory: (api: unknown) => unknown, first: unknown, tools: ToolDescriptor[], request: CheckRequest, hostExports: Record<string, unknown>): Promise<void> {
   const firstList = Array.isArray(first) ? first : [first];
   const definitions = firstList.map((candidate, i) => {
-    if (!candidate || typeof candidate !== "object") return undefined;
+    // Every tool ends with `lazy` or `staticProblem`: the record then counts as checked (boot/module-records.ts).
+    if (!candidate || typeof candidate !== "object") {
+      tools[i]!.staticProblem = { field: "(tool)", message: "the factory returned something that is not a tool object" };
+      return undefined;
+    }
     const described = describeDefinition(candidate);
     if (!described.ok) tools[i]!.staticProblem = described.problem;
     return described.ok ? described.definition : undefined;
@@ -147,7 +151,10 @@ async function checkStatic(factory: (api: unknown) => unknown, first: unknown, t
     tool.lazy = lazyPart(recorded);
   });
   if (secondList.length !== firstList.length) {
-    for (const tool of tools) tool.staticProblem ??= { field: "(factory)", message: `the factory returned ${secondList.length} tools in another cwd and environment, ${firstList.length} here` };
+    for (const tool of tools) {
+      delete tool.lazy;
+      tool.staticProblem ??= { field: "(factory)", message: `the factory returned ${secondList.length} tools in another cwd and environment, ${firstList.length} here` };
+    }
   }
 }
 

@@ -236,6 +236,27 @@ describe("only declared plugins are lazy", () => {
   });
 });
 
+describe("a declared entry is validated once, whatever it holds", () => {
+  it("a refresh after the first validates nothing again: static, non-static and broken tools all count as checked", async () => {
+    await install({
+      "a.mjs": markedTool("lazy_a"),
+      "b.mjs": markedTool("lazy_b", "`in ${api.cwd}`"),
+      "c.mjs": 'export default () => [{ name: "lazy_c", description: "c", parameters: { type: "object" }, async execute() { return { content: [] }; } }, 42];\n',
+      "d.mjs": 'export default () => process.env.LAZY_MANY ? [] : [{ name: "lazy_d", description: "d", parameters: { type: "object" }, async execute() { return { content: [] }; } }];\n',
+    });
+    const first = await refreshBootIndex({ ...opts(), cwd: w.cwd });
+    expect(first.validated).toBe(4);
+    await writeFile(path.join(w.cwd, "touch.txt"), "a change nobody reads");
+    const second = await refreshBootIndex({ ...opts(), cwd: w.cwd });
+    expect(second.validated).toBe(0);
+    await rm(marker(), { force: true });
+    const { tools } = await boot();
+    expect(tools.map((t) => t.tool.name)).toEqual(["lazy_a", "lazy_b", "lazy_c", "lazy_d"]);
+    // Only the proved-static entry stays unimported.
+    expect(await imports()).toEqual(["lazy_b"]);
+  });
+});
+
 describe("validate proves a staticTools declaration", () => {
   async function plugin(dir: string, describeExpr: string, staticTools = true) {
     const root = path.join(w.root, dir);
