@@ -18,13 +18,13 @@
  * `ToolLoadError`, and the entry stays failed.
  */
 import path from "node:path";
-import { CustomToolLoader } from "../host/loader.js";
+import { CustomToolLoader, type StandIn } from "../host/loader.js";
 import { definitionDifference, describeDefinition, LAZY_METHODS, restoreSchema, type LazyPart, type StaticDefinition } from "../host/lazy-definition.js";
 import type { CustomToolsLoadResult, PushPendingAction, ToolLoadError, ToolPathWithSource } from "../core/contract.js";
 import type { LoadCustomToolsOptions } from "../core/host-options.js";
 import type { BootView, ModuleRecord, ToolRecord } from "./format.js";
 import { isObject } from "./format.js";
-import { prepareModules } from "./module-records.js";
+import { entryRecords } from "./module-records.js";
 import { loadIndex, writeIndex } from "./store.js";
 import { worldOf, type BootIndexOptions, type World } from "./world.js";
 
@@ -45,7 +45,7 @@ export async function loadWithLazyTools(
 ): Promise<CustomToolsLoadResult> {
   const { onLazyToolError, ...loadOptions } = options;
   const loader = new CustomToolLoader(loadOptions.pi, cwd, builtInToolNames, pushPendingAction, loadOptions);
-  let stand: Map<ToolPathWithSource, Record<string, unknown>> | undefined;
+  let stand: StandIn | undefined;
   try {
     stand = await standIns(paths, loader, roots, options, onLazyToolError, checked);
   } catch {
@@ -62,20 +62,25 @@ async function standIns(
   options: LazyLoadOptions,
   onError: ((error: ToolLoadError) => void) | undefined,
   checked: BootView["inputs"] | undefined,
-): Promise<Map<ToolPathWithSource, Record<string, unknown>> | undefined> {
-  const declared = paths.filter((entry): entry is Required<ToolPathWithSource> => entry.source?.staticTools === true && path.isAbsolute(entry.path));
-  if (declared.length === 0 || !registeredKind(options.modules)) return undefined;
+): Promise<StandIn | undefined> {
+  if (!paths.some(declared) || !registeredKind(options.modules)) return undefined;
   const world = worldOf(roots);
-  const loaded = await loadIndex(world, true);
-  const stand = new Map<ToolPathWithSource, Record<string, unknown>>();
+  const { index } = await loadIndex(world, true);
   // Inputs of the view discovery just found unchanged: their signatures are current, no second stat.
-  for (const module of await prepareModules({ paths: declared, inputs: checked ?? [] }, loaded.index, checked !== undefined)) {
-    const record = module.record;
-    if (!record?.static || record.failure || record.tools.length === 0 || !record.tools.every(usable)) continue;
-    stand.set(module.entry, standInModule(module.entry, module.file, record, loader, options, onError, () => forgetRecords(world, module.key)));
-  }
-  return stand;
+  const signatures = new Map<string, string>();
+  for (const input of checked ?? []) if (input.kind === "stat") signatures.set(input.path, input.sig);
+  // Called by the loader with each entry located as it imports it (one lstat and realpath for both).
+  return async (entry, file, key) => {
+    if (!declared(entry)) return undefined;
+    // Records name the entry as discovery gave it (a folder, not its index file), as prepareModules does.
+    const entryFile = path.resolve(entry.path);
+    const record = (await entryRecords(entry, entryFile, key, index, signatures.get(entryFile))).record;
+    if (!record?.static || record.failure || record.tools.length === 0 || !record.tools.every(usable)) return undefined;
+    return standInModule(entry, file, record, loader, options, onError, () => forgetRecords(world, key));
+  };
 }
+
+const declared = (entry: ToolPathWithSource) => entry.source?.staticTools === true && path.isAbsolute(entry.path);
 
 /**
  * Drop an entry's records after `ELAZY_DEFINITION`: they describe a tool its unchanged bytes no

@@ -65,13 +65,17 @@ export async function prepareModules(view: Pick<BootView, "paths" | "inputs">, i
   return Promise.all(
     view.paths.map(async (entry) => {
       const file = path.resolve(entry.path);
-      const key = locateModule(file, folders).key;
-      const records = await validRecords(file, index.modules[key], signatures.get(file));
-      const record = answeringRecord(records);
-      // An entry whose plugin now declares `staticTools` needs a record made with that check (docs/lazy-tools.md).
-      return { entry, file, key, record: record && (entry.source?.staticTools !== true || record.static) ? record : undefined, records };
+      return entryRecords(entry, file, locateModule(file, folders).key, index, signatures.get(file));
     }),
   );
+}
+
+/** One entry's records, as `prepareModules` gives them, for a caller that located it already (`sig`: its signature, just checked). */
+export async function entryRecords(entry: PreparedModule["entry"], file: string, key: string, index: BootIndex, sig?: string): Promise<PreparedEntry> {
+  const records = await validRecords(file, index.modules[key], sig);
+  const record = answeringRecord(records);
+  // An entry whose plugin now declares `staticTools` needs a record made with that check (docs/lazy-tools.md).
+  return { entry, file, key, record: record && (entry.source?.staticTools !== true || record.static) ? record : undefined, records };
 }
 
 /**

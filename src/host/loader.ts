@@ -99,9 +99,15 @@ export function createNoOpUIContext(): CustomToolUIContext {
 
 /** What one input entry turned into before any import: a module to import, a failure, or a duplicate. */
 type PreparedEntry =
-  | { kind: "import"; entry: ToolPathWithSource; file: string; module?: Record<string, unknown> }
+  | { kind: "import"; entry: ToolPathWithSource; file: string; key: string; module?: Record<string, unknown> }
   | { kind: "fail"; entry: ToolPathWithSource; code: LoaderErrorCode; error: string }
   | { kind: "duplicate" };
+
+/**
+ * For `load`: a module to use instead of importing an entry (`file` as the loader imports it,
+ * `key` its real path), or undefined to import it. A rejection imports it.
+ */
+export type StandIn = (entry: ToolPathWithSource, file: string, key: string) => Promise<Record<string, unknown> | undefined>;
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -192,15 +198,15 @@ export class CustomToolLoader {
    * that is slow or hangs is charged to itself by its own timeout. They are also cheap compared
    * with imports, so running them concurrently would buy little and cost determinism.
    */
-  async load(pathsWithSources: ToolPathWithSource[], stand?: ReadonlyMap<ToolPathWithSource, Record<string, unknown>>): Promise<void> {
+  async load(pathsWithSources: ToolPathWithSource[], standIn?: StandIn): Promise<void> {
     const prepared: PreparedEntry[] = [];
     const realFolders = new Map<string, string>();
     for (const entry of pathsWithSources ?? []) {
       try {
         const item = this.#prepare(entry, realFolders);
         // A stand-in module (lazy tools, boot/lazy-tools.ts) goes through the same factory, checks and conflict rules, unimported.
-        const standIn = stand?.get(entry);
-        prepared.push(item.kind === "import" && standIn ? { ...item, module: standIn } : item);
+        const module = item.kind === "import" && standIn ? await standIn(entry, item.file, item.key).catch(() => undefined) : undefined;
+        prepared.push(item.kind === "import" && module ? { ...item, module } : item);
       } catch (error) {
         prepared.push({ kind: "fail", entry, code: "EIMPORT", error: `Failed to load tool: ${errorMessage(error)}` });
       }
@@ -238,7 +244,7 @@ export class CustomToolLoader {
     const { file, key } = locateModule(resolved, realFolders);
     if (this.#seenFiles.has(key)) return { kind: "duplicate" };
     this.#seenFiles.add(key);
-    return { kind: "import", entry, file };
+    return { kind: "import", entry, file, key };
   }
 
   /**

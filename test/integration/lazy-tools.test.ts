@@ -107,6 +107,18 @@ describe("a lazy boot imports nothing, and each module once at first use", () =>
     expect(lazy.lazyErrors).toEqual([]);
   });
 
+  it("a folder entry (its index module) is lazy too, and imports its index at first use", async () => {
+    await install({ "dir/index.mjs": markedTool("lazy_dir") });
+    await w.write(path.join(nm(), "lazy-p/package.json"), { name: "lazy-p", version: "1.0.0", xcsh: { tools: ["./tools/dir"], staticTools: true } });
+    await record();
+    const { tools, errors } = await boot();
+    expect(errors).toEqual([]);
+    expect(tools.map((t) => [t.tool.name, t.resolvedPath])).toEqual([["lazy_dir", path.join(nm(), "lazy-p/tools/dir/index.mjs")]]);
+    expect(await imports()).toEqual([]);
+    expect(await run(tools, "lazy_dir")).toEqual({ content: [{ type: "text", text: "lazy_dir:x:this" }] });
+    expect(await imports()).toEqual(["lazy_dir"]);
+  });
+
   it("gives schemas the host's TypeBox accepts: Kind and Optional symbols, Value.Check", async () => {
     await install({ "a.mjs": markedTool("lazy_a") });
     await record();
