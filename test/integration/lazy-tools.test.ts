@@ -214,6 +214,25 @@ describe("what the record says is never stale", () => {
   });
 });
 
+describe("a factory that fails at first use says so with the loader's code", () => {
+  it("a factory that throws at first use is EFACTORY_THROW, the host's callback and every later call say the same", async () => {
+    const side = path.join(w.root, "side.txt");
+    await writeFile(side, "ok");
+    const head = `import { readFileSync } from "node:fs";\nconst state = () => readFileSync(${JSON.stringify(side)}, "utf8");`;
+    await install({ "a.mjs": markedTool("lazy_a", '(state() === "boom" ? (() => { throw new Error("no service") })() : "tool lazy_a")', head) });
+    await record();
+    await writeFile(side, "boom");
+    const { tools, errors, lazyErrors } = await boot();
+    expect(errors).toEqual([]);
+    for (let i = 0; i < 2; i++) {
+      const failed = await run(tools, "lazy_a").then(() => undefined, (error: unknown) => error as { code?: string; message: string });
+      expect(failed?.code).toBe("EFACTORY_THROW");
+      expect(failed?.message).toContain("no service");
+    }
+    expect(lazyErrors.map((e) => e.code)).toEqual(["EFACTORY_THROW"]);
+  });
+});
+
 describe("only declared plugins are lazy", () => {
   it("a plugin that does not declare staticTools is imported at boot, even when the host asks for lazy tools", async () => {
     await install({ "a.mjs": markedTool("lazy_a") });
