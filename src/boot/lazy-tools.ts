@@ -117,11 +117,15 @@ function usable(tool: ToolRecord): boolean {
     isObject(lazy.symbols) &&
     Object.values(lazy.symbols).every(isObject) &&
     isObject(lazy.data) &&
+    // Data never stands for a method or a field the record holds itself (a hand-edited file).
+    Object.keys(lazy.data).every((key) => !RESERVED.has(key)) &&
     Array.isArray(lazy.methods) &&
     lazy.methods.includes("execute") &&
     lazy.methods.every((m) => (LAZY_METHODS as readonly unknown[]).includes(m))
   );
 }
+
+const RESERVED = new Set<string>([...LAZY_METHODS, "name", "label", "description", "parameters"]);
 
 type Loaded = { ok: true; tools: Record<string, (...args: unknown[]) => unknown>[] } | { ok: false; error: Error };
 

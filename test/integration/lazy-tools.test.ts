@@ -153,14 +153,30 @@ describe("what the record says is never stale", () => {
     await install({ "a.mjs": markedTool("lazy_a") });
     await record();
     const modulesFile = path.join(w.xcshHome, "plugins/.xcsh-tools/boot-modules.json");
-    const index = JSON.parse(await readFile(modulesFile, "utf8"));
-    for (const records of Object.values(index.modules) as Record<string, { tools: { lazy: { methods: string[] } }[] }>[]) {
-      for (const record of Object.values(records)) record.tools[0]!.lazy.methods.push("launchMissiles");
+    const edits: ((lazy: { methods: string[]; data: Record<string, unknown>; symbols: Record<string, unknown> }) => void)[] = [
+      (lazy) => lazy.methods.push("launchMissiles"),
+      (lazy) => (lazy.data.onSession = "not a function"),
+      (lazy) => (lazy.data.execute = 42),
+      (lazy) => (lazy.symbols["/properties/nowhere"] = { "TypeBox.Kind": "String" }),
+    ];
+    const pristine = await readFile(modulesFile, "utf8");
+    // Unedited, the record makes a lazy tool: not the module's own execute.
+    expect(String(named((await boot()).tools, "lazy_a").execute)).not.toContain("params.q");
+    for (const edit of edits) {
+      const index = JSON.parse(pristine);
+      for (const records of Object.values(index.modules) as Record<string, { tools: { lazy: Parameters<typeof edit>[0] }[] }>[]) {
+        for (const record of Object.values(records)) edit(record.tools[0]!.lazy);
+      }
+      await writeFile(modulesFile, JSON.stringify(index));
+      await rm(marker(), { force: true });
+      const { tools, errors } = await boot();
+      expect(errors).toEqual([]);
+      expect(tools.map((t) => t.tool.name)).toEqual(["lazy_a"]);
+      expect(typeof named(tools, "lazy_a").onSession).toBe("function");
+      // The tool is the module's own object (this process keeps the module after the first
+      // import, so only the first edit can show in the marker).
+      expect(String(named(tools, "lazy_a").execute), String(edit)).toContain("params.q");
     }
-    await writeFile(modulesFile, JSON.stringify(index));
-    const { tools } = await boot();
-    expect(tools.map((t) => t.tool.name)).toEqual(["lazy_a"]);
-    expect(await imports()).toEqual(["lazy_a"]);
   });
 
   it("an entry whose bytes changed since the record is imported at boot and shows its new definition", async () => {
