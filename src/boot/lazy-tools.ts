@@ -100,10 +100,14 @@ async function forgetRecords(world: World, key: string): Promise<void> {
   }
 }
 
-/** The host's TypeBox marks schemas with the registered `Kind` symbol (TypeBox 0.x), as the records assume. */
+/**
+ * The host's TypeBox marks schemas with the registered `Kind` symbol (TypeBox 0.x), as the
+ * records assume; one that exports no such `Kind` gets every tool eagerly. Without a host
+ * TypeBox the loader's own is used, which does.
+ */
 function registeredKind(modules: LoadCustomToolsOptions["modules"]): boolean {
   const typebox = modules?.["@sinclair/typebox"] as { Kind?: unknown } | undefined;
-  return typebox === undefined || typebox.Kind === undefined || typebox.Kind === Symbol.for("TypeBox.Kind");
+  return typebox === undefined || typebox.Kind === Symbol.for("TypeBox.Kind");
 }
 
 /** A record that reads right (the file is the user's to edit): no problems, and a lazy part of the expected shape. */

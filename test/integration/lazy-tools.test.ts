@@ -135,6 +135,19 @@ describe("a lazy boot imports nothing, and each module once at first use", () =>
     expect(await imports()).toEqual([]);
   });
 
+  it("a host TypeBox without the registered Kind symbol (none, or another) gets every tool eagerly", async () => {
+    await install({ "a.mjs": markedTool("lazy_a") });
+    await record();
+    expect(String(named((await boot()).tools, "lazy_a").execute)).not.toContain("params.q");
+    expect(await imports()).toEqual([]);
+    const { Kind: _kind, ...withoutKind } = typebox;
+    for (const host of [withoutKind, { ...typebox, Kind: Symbol("another TypeBox") }]) {
+      const { tools } = await boot({ modules: { "@sinclair/typebox": host } });
+      expect(String(named(tools, "lazy_a").execute)).toContain("params.q");
+    }
+    expect(await imports()).toEqual(["lazy_a"]);
+  });
+
   it("renders before the module is loaded with the host's default, starts the import, and renders as the tool once loaded", async () => {
     await install({ "a.mjs": markedTool("lazy_a") });
     await record();
