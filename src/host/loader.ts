@@ -105,7 +105,8 @@ type PreparedEntry =
 
 /**
  * For `load`: a module to use instead of importing an entry (`file` as the loader imports it,
- * `key` its real path), or undefined to import it. A rejection imports it.
+ * `key` its real path), or undefined to import it. A rejection imports it. The library's lazy
+ * boot passes one (`discoverAndLoadCustomTools` with `lazyTools`); a host leaves it out.
  */
 export type StandIn = (entry: ToolPathWithSource, file: string, key: string) => Promise<Record<string, unknown> | undefined>;
 
