@@ -57,3 +57,16 @@ export function childrenCpuMs() {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[13]) + Number(fields[14])) * 10;
 }
+
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** This process's CPU time (user + system, all threads) since `from` (a `process.cpuUsage()`), in ms. */
+export function cpuMsSince(from) {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1000;
+}

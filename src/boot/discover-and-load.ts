@@ -40,8 +40,11 @@ export async function discoverAndLoadCustomTools(
     options.bootIndex === false
       ? await discoverToolPaths(configuredPaths, cwd, discoverOptions)
       : await discoverWithBootIndex(configuredPaths, cwd, discoverOptions).catch(() => discoverToolPaths(configuredPaths, cwd, discoverOptions));
-  const { providers: _providers, disabledProviders: _disabled, bootIndex: _bootIndex, projectTrust: _projectTrust, ...loadOptions } = options;
-  const loaded = await loadCustomTools(discovered.paths, cwd, builtInToolNames, pushPendingAction, loadOptions);
+  const { providers: _providers, disabledProviders: _disabled, bootIndex: _bootIndex, projectTrust: _projectTrust, lazyTools, onLazyToolError, ...loadOptions } = options;
+  const loaded =
+    lazyTools === true && options.bootIndex !== false
+      ? await (await import("./lazy-tools.js")).loadWithLazyTools(discovered.paths, cwd, builtInToolNames, pushPendingAction, { ...loadOptions, ...(onLazyToolError ? { onLazyToolError } : {}) }, options, "inputs" in discovered ? discovered.inputs : undefined)
+      : await loadCustomTools(discovered.paths, cwd, builtInToolNames, pushPendingAction, loadOptions);
   return {
     tools: loaded.tools,
     errors: [...discovered.errors, ...loaded.errors],

@@ -18,6 +18,8 @@ export interface BootDiscovery {
   untrusted?: UntrustedProjectReport;
   /** Whether the answer came from a fresh index, and if not why. */
   index: { fresh: boolean; reason: string; written: boolean };
+  /** From a fresh index: the view's inputs, each just found unchanged (lazy tools reuse the entries' signatures). */
+  inputs?: BootView["inputs"];
 }
 
 /**
@@ -42,7 +44,7 @@ export async function discoverWithBootIndex(configuredPaths: readonly string[], 
       const change = await viewChange(view);
       // The index was parsed for this call alone: its arrays are the caller's, no copy needed.
       const outside = change === undefined ? viewPathOutside(world, key, view) : undefined;
-      if (change === undefined && outside === undefined) return { paths: view.paths, errors: view.errors, ...(view.untrusted ? { untrusted: view.untrusted } : {}), index: { fresh: true, reason: "fresh", written: false } };
+      if (change === undefined && outside === undefined) return { paths: view.paths, errors: view.errors, ...(view.untrusted ? { untrusted: view.untrusted } : {}), index: { fresh: true, reason: "fresh", written: false }, inputs: view.inputs };
       reason = change ?? outside!;
     } else reason = loaded.reason ?? "no entry for this project folder and configured paths";
   } catch (error) {

@@ -34,6 +34,7 @@
 import { readTextBounded } from "../core/bounded-read.js";
 import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../core/contract.js";
 import type { InputFingerprint } from "./fingerprint.js";
+import type { LazyPart } from "../host/lazy-definition.js";
 
 export const BOOT_INDEX_VERSION = 5;
 
@@ -54,6 +55,8 @@ export interface ToolRecord {
   label?: unknown;
   description?: unknown;
   parameters?: unknown;
+  /** Only for a plugin that declares `staticTools`, when the tool proved static: what a lazy tool needs besides the fields above. */
+  lazy?: LazyPart;
   problems: { code: string; field: string; message: string }[];
 }
 
@@ -65,6 +68,8 @@ export interface ModuleRecord {
   runtime: string;
   failure?: { code: string; message: string };
   tools: ToolRecord[];
+  /** Validated as a module of a plugin that declares `staticTools` (docs/lazy-tools.md). */
+  static?: true;
 }
 
 /** One tool entry's records, by the runtime each was made under. */

@@ -65,11 +65,17 @@ export async function prepareModules(view: Pick<BootView, "paths" | "inputs">, i
   return Promise.all(
     view.paths.map(async (entry) => {
       const file = path.resolve(entry.path);
-      const key = locateModule(file, folders).key;
-      const records = await validRecords(file, index.modules[key], signatures.get(file));
-      return { entry, file, key, record: answeringRecord(records), records };
+      return entryRecords(entry, file, locateModule(file, folders).key, index, signatures.get(file));
     }),
   );
+}
+
+/** One entry's records, as `prepareModules` gives them, for a caller that located it already (`sig`: its signature, just checked). */
+export async function entryRecords(entry: PreparedModule["entry"], file: string, key: string, index: BootIndex, sig?: string): Promise<PreparedEntry> {
+  const records = await validRecords(file, index.modules[key], sig);
+  const record = answeringRecord(records);
+  // An entry whose plugin now declares `staticTools` needs a record made with that check (docs/lazy-tools.md).
+  return { entry, file, key, record: record && (entry.source?.staticTools !== true || record.static) ? record : undefined, records };
 }
 
 /**
@@ -92,7 +98,7 @@ export async function validateMissing(world: World, cwd: string, modules: Prepar
     const { checkModules } = await import("../validate/module-check.js");
     checked = await checkModules(
       toCheck.map((m) => m.file),
-      { cwd, ...world.roots, cacheDir: world.paths.transpileCache, ...(piModule !== undefined ? { piModule } : {}) },
+      { cwd, ...world.roots, cacheDir: world.paths.transpileCache, ...(piModule !== undefined ? { piModule } : {}), staticModules: toCheck.filter((m) => m.entry.source?.staticTools === true).map((m) => m.file) },
     );
   }
   const outcomes = known.map((outcome) => outcome ?? checked.shift()!);
@@ -114,9 +120,12 @@ export async function validateMissing(world: World, cwd: string, modules: Prepar
         ...(tool.label !== undefined ? { label: tool.label } : {}),
         ...(tool.description !== undefined ? { description: tool.description } : {}),
         ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
+        ...(tool.lazy ? { lazy: tool.lazy } : {}),
         problems: tool.problems,
       })),
       ...(outcome.failure ? { failure: { code: outcome.failure.code, message: outcome.failure.message } } : {}),
+      // Checked as a `staticTools` module (a tool without `lazy` had a problem and loads eagerly).
+      ...(module.entry.source?.staticTools === true && outcome.tools.every((tool) => tool.lazy || tool.staticProblem) ? { static: true as const } : {}),
     };
     // Records made with a stand-in for the host's exports (`--pi`), or that failed for want of
     // any (`EHOST_EXPORTS`: the host package may be installed later), answer this call only.

@@ -189,6 +189,8 @@ export interface ToolSource {
   level: "user" | "project";
   /** The plugin the tool belongs to, for plugin providers (`name` or `name@marketplace`). */
   plugin?: string;
+  /** The plugin declares `staticTools` (docs/lazy-tools.md): its tools may be loaded lazily. */
+  staticTools?: true;
 }
 
 /** A path handed to the loader, with where it came from. */

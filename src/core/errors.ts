@@ -172,6 +172,9 @@ export const EXIT_CODES = {
   EURL_RELATIVE_SOURCE: 1,
   EVALIDATE: 1,
   EWRITE: 1,
+  // Lazy tools (docs/lazy-tools.md): a definition at first use that is not the recorded one; a plugin whose declared static definitions are not.
+  ELAZY_DEFINITION: 1,
+  ESTATIC_TOOLS: 1,
 } as const satisfies Record<string, 1 | 2>;
 
 /** An error code the table knows. */

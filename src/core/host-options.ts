@@ -4,7 +4,7 @@
  * user's `~/.xcsh`).
  */
 import type { ProjectTrustOption } from "./trust.js";
-import type { CustomToolLogger, ExecOptions, ExecResult } from "./contract.js";
+import type { CustomToolLogger, ExecOptions, ExecResult, ToolLoadError } from "./contract.js";
 
 export type { ProjectTrustOption };
 
@@ -59,6 +59,15 @@ export interface DiscoverCustomToolsOptions extends LoadCustomToolsOptions {
    * rewrite it after a scan. Default true; false always scans and writes nothing.
    */
   bootIndex?: boolean;
+  /**
+   * Lazy tools (docs/lazy-tools.md): tools of plugins that declare `staticTools` and whose boot
+   * index records are valid for their current bytes are built from those records, and their
+   * module is imported at first `execute`, `onSession` or render. Default false (every module is
+   * imported at boot). Needs the boot index (ignored with `bootIndex: false`).
+   */
+  lazyTools?: boolean;
+  /** Called with the coded error when a lazy tool's module fails at first use (import, factory, `ELAZY_DEFINITION`). */
+  onLazyToolError?: (error: ToolLoadError) => void;
   /**
    * Whether the project at `cwd` may bring code (workspace trust). Project-level sources — the
    * tools folders `<cwd>/.xcsh/tools`, `.claude/tools`, `.codex/tools`, the project's marketplace

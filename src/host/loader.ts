@@ -68,6 +68,8 @@ export const LOADER_ERROR_CODES = [
   "ETOOL_NAME",
   "ECONFLICT_BUILTIN",
   "ECONFLICT",
+  /** A lazy tool's module, imported at first use, defines the tool differently from its record (docs/lazy-tools.md). */
+  "ELAZY_DEFINITION",
 ] as const;
 export type LoaderErrorCode = (typeof LOADER_ERROR_CODES)[number];
 
@@ -97,9 +99,16 @@ export function createNoOpUIContext(): CustomToolUIContext {
 
 /** What one input entry turned into before any import: a module to import, a failure, or a duplicate. */
 type PreparedEntry =
-  | { kind: "import"; entry: ToolPathWithSource; file: string }
+  | { kind: "import"; entry: ToolPathWithSource; file: string; key: string; module?: Record<string, unknown> }
   | { kind: "fail"; entry: ToolPathWithSource; code: LoaderErrorCode; error: string }
   | { kind: "duplicate" };
+
+/**
+ * For `load`: a module to use instead of importing an entry (`file` as the loader imports it,
+ * `key` its real path), or undefined to import it. A rejection imports it. The library's lazy
+ * boot passes one (`discoverAndLoadCustomTools` with `lazyTools`); a host leaves it out.
+ */
+export type StandIn = (entry: ToolPathWithSource, file: string, key: string) => Promise<Record<string, unknown> | undefined>;
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -190,17 +199,20 @@ export class CustomToolLoader {
    * that is slow or hangs is charged to itself by its own timeout. They are also cheap compared
    * with imports, so running them concurrently would buy little and cost determinism.
    */
-  async load(pathsWithSources: ToolPathWithSource[]): Promise<void> {
+  async load(pathsWithSources: ToolPathWithSource[], standIn?: StandIn): Promise<void> {
     const prepared: PreparedEntry[] = [];
     const realFolders = new Map<string, string>();
     for (const entry of pathsWithSources ?? []) {
       try {
-        prepared.push(this.#prepare(entry, realFolders));
+        const item = this.#prepare(entry, realFolders);
+        // A stand-in module (lazy tools, boot/lazy-tools.ts) goes through the same factory, checks and conflict rules, unimported.
+        const module = item.kind === "import" && standIn ? await standIn(entry, item.file, item.key).catch(() => undefined) : undefined;
+        prepared.push(item.kind === "import" && module ? { ...item, module } : item);
       } catch (error) {
         prepared.push({ kind: "fail", entry, code: "EIMPORT", error: `Failed to load tool: ${errorMessage(error)}` });
       }
     }
-    const toImport = prepared.filter((item) => item.kind === "import");
+    const toImport = prepared.filter((item): item is Extract<PreparedEntry, { kind: "import" }> => item.kind === "import" && !item.module);
     const imports = startInOrder(toImport, IMPORT_CONCURRENCY, (item) => importToolModule(item.file, this.#importOptions));
     let next = 0;
     for (const item of prepared) {
@@ -209,7 +221,7 @@ export class CustomToolLoader {
         this.#fail(item.entry, item.code, item.error);
         continue;
       }
-      const imported = imports[next++] as Promise<Settled<ImportedToolModule>>;
+      const imported = item.module ? Promise.resolve({ ok: true as const, value: { module: item.module } as ImportedToolModule }) : (imports[next++] as Promise<Settled<ImportedToolModule>>);
       try {
         await this.#loadOne(item.entry, item.file, await imported);
       } catch (error) {
@@ -233,7 +245,7 @@ export class CustomToolLoader {
     const { file, key } = locateModule(resolved, realFolders);
     if (this.#seenFiles.has(key)) return { kind: "duplicate" };
     this.#seenFiles.add(key);
-    return { kind: "import", entry, file };
+    return { kind: "import", entry, file, key };
   }
 
   /**
@@ -253,29 +265,48 @@ export class CustomToolLoader {
 
   async #loadOne(entry: ToolPathWithSource, file: string, imported: Settled<ImportedToolModule>): Promise<void> {
     if (!imported.ok) {
-      const code = isXcshToolsError(imported.error, "EIMPORT_TIMEOUT") ? "EIMPORT_TIMEOUT" : "EIMPORT";
-      this.#fail(entry, code, `Failed to load tool: ${errorMessage(imported.error)}`);
+      const failure = importFailure(imported.error);
+      this.#fail(entry, failure.code, failure.error);
       return;
     }
     await this.#instantiate(entry, file, imported.value.module);
   }
 
+  /**
+   * Import `file` and call its factory with this loader's API, imports and timeouts, outside
+   * `tools` and `errors`: a lazy tool's first use (boot/lazy-tools.ts) gets exactly what the
+   * eager load would have, or the code it would have recorded.
+   */
+  async instantiateDetached(file: string): Promise<{ ok: true; tools: unknown[] } | { ok: false; code: LoaderErrorCode; error: string }> {
+    let module: Record<string, unknown>;
+    try {
+      module = (await importToolModule(file, this.#importOptions)).module;
+    } catch (error) {
+      return { ok: false, ...importFailure(error) };
+    }
+    const called = await this.#callFactory(file, module);
+    return called.ok ? { ok: true, tools: called.list } : called;
+  }
+
   /** Factory → tools → shape and name checks → conflicts, for one imported module. */
   async #instantiate(entry: ToolPathWithSource, file: string, module: Record<string, unknown>): Promise<void> {
+    const called = await this.#callFactory(file, module);
+    if (!called.ok) {
+      this.#fail(entry, called.code, called.error);
+      return;
+    }
+    called.list.forEach((candidate, index) => this.#accept(entry, file, candidate, called.many ? index : undefined));
+  }
+
+  async #callFactory(file: string, module: Record<string, unknown>): Promise<{ ok: true; list: unknown[]; many: boolean } | { ok: false; code: LoaderErrorCode; error: string }> {
     let factory: unknown;
     try {
       factory = module.default ?? module;
     } catch (error) {
-      this.#fail(entry, "ENOT_A_FACTORY", `Tool must export a default function (${errorMessage(error)})`);
-      return;
+      return { ok: false, code: "ENOT_A_FACTORY", error: `Tool must export a default function (${errorMessage(error)})` };
     }
     if (typeof factory !== "function") {
-      this.#fail(
-        entry,
-        "ENOT_A_FACTORY",
-        `Tool must export a default function: ${file} exports ${describeExport(factory)} as its default`,
-      );
-      return;
+      return { ok: false, code: "ENOT_A_FACTORY", error: `Tool must export a default function: ${file} exports ${describeExport(factory)} as its default` };
     }
 
     const timeoutMs = this.#options.factoryTimeoutMs ?? DEFAULT_FACTORY_TIMEOUT_MS;
@@ -298,23 +329,15 @@ export class CustomToolLoader {
       }
     } catch (error) {
       const needsHost = timedOut ? undefined : hostExportsFailure(this.#api.pi, piReads, errorMessage(error));
-      if (timedOut) this.#fail(entry, "EFACTORY_TIMEOUT", `Failed to load tool: factory of ${file} did not settle within ${timeoutMs} ms`);
-      else if (needsHost) this.#fail(entry, "EHOST_EXPORTS", `Failed to load tool: ${needsHost}`);
-      else this.#fail(entry, "EFACTORY_THROW", `Failed to load tool: ${errorMessage(error)}`);
-      return;
+      if (timedOut) return { ok: false, code: "EFACTORY_TIMEOUT", error: `Failed to load tool: factory of ${file} did not settle within ${timeoutMs} ms` };
+      if (needsHost) return { ok: false, code: "EHOST_EXPORTS", error: `Failed to load tool: ${needsHost}` };
+      return { ok: false, code: "EFACTORY_THROW", error: `Failed to load tool: ${errorMessage(error)}` };
     }
 
     if (result === null || result === undefined || typeof result !== "object") {
-      this.#fail(
-        entry,
-        "EFACTORY_RESULT",
-        `Failed to load tool: the factory of ${file} returned ${describeExport(result)}; expected a tool or an array of tools`,
-      );
-      return;
+      return { ok: false, code: "EFACTORY_RESULT", error: `Failed to load tool: the factory of ${file} returned ${describeExport(result)}; expected a tool or an array of tools` };
     }
-    const list = Array.isArray(result) ? (result as unknown[]) : [result];
-    const many = Array.isArray(result);
-    list.forEach((candidate, index) => this.#accept(entry, file, candidate, many ? index : undefined));
+    return { ok: true, list: Array.isArray(result) ? (result as unknown[]) : [result], many: Array.isArray(result) };
   }
 
   #accept(entry: ToolPathWithSource, file: string, candidate: unknown, index: number | undefined): void {
@@ -368,6 +391,10 @@ function startInOrder<T, R>(items: readonly T[], limit: number, work: (item: T) 
   };
   for (let i = 0; i < Math.min(Math.max(1, limit), items.length); i++) void worker();
   return outcomes;
+}
+
+function importFailure(error: unknown): { code: LoaderErrorCode; error: string } {
+  return { code: isXcshToolsError(error, "EIMPORT_TIMEOUT") ? "EIMPORT_TIMEOUT" : "EIMPORT", error: `Failed to load tool: ${errorMessage(error)}` };
 }
 
 /** The host always shows a label; a tool without one gets its name. */

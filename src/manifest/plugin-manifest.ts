@@ -73,6 +73,13 @@ export const PluginManifestSchema = Type.Object({
   commands: Type.Optional(EntryList),
   features: Type.Optional(Type.Record(Type.String(), PluginFeatureSchema)),
   settings: Type.Optional(Type.Record(Type.String(), PluginSettingSchemaSchema)),
+  /**
+   * The definitions of every tool the plugin ships (name, label, description, parameters, other
+   * data fields) do not depend on cwd, environment or settings, and the factory does no work: a
+   * host that asks for lazy tools gets them from the boot index without importing the module
+   * until first use (docs/lazy-tools.md). `validate` checks the claim.
+   */
+  staticTools: Type.Optional(Type.Boolean()),
 });
 export type PluginManifest = Static<typeof PluginManifestSchema>;
 

@@ -5,6 +5,7 @@
  * description. It runs in its own process so that a module that loops forever or calls
  * `process.exit` costs the parent one restart, not the run. Run only as a forked child.
  */
+import os from "node:os";
 import path from "node:path";
 import { errorMessage, isXcshToolsError } from "../core/errors.js";
 import { CustomToolLoader, DEFAULT_FACTORY_TIMEOUT_MS, describeExport } from "../host/loader.js";
@@ -15,6 +16,7 @@ import { checkTool, readField, readToolName } from "../host/tool-shape.js";
 import * as bundledTypeBox from "@sinclair/typebox";
 import { FENCE_CODE, setImportFence } from "../host/import/fence.js";
 import { provideOwnApi } from "../host/import/module-map.js";
+import { describeDefinition, definitionDifference, type StaticDefinition } from "../host/lazy-definition.js";
 import { importRootsOf, type CheckRequest, type ChildMessage, type ImportRoots, type ModuleFailure, type PrepareRequest, type ToolDescriptor } from "./protocol.js";
 
 // Tools that import `xcsh-tools` get the package's API, as in a host (host/import/module-map.ts).
@@ -93,8 +95,93 @@ async function checkModule(file: string, request: CheckRequest, loader: CustomTo
   if (result === null || result === undefined || typeof result !== "object") {
     return { tools: [], failure: { code: "EFACTORY_RESULT", message: `the factory returned ${describeExport(result)}; expected a tool or an array of tools` } };
   }
-  if (Array.isArray(result)) return { tools: result.map((candidate, i) => describeTool(candidate, i)) };
-  return { tools: [describeTool(result, undefined)] };
+  const tools = Array.isArray(result) ? result.map((candidate, i) => describeTool(candidate, i)) : [describeTool(result, undefined)];
+  if (request.staticModules?.includes(file)) await checkStatic(factory as (api: unknown) => unknown, result, tools, request, pi(loader));
+  return { tools };
+}
+
+const pi = (loader: CustomToolLoader) => loader.api.pi as Record<string, unknown>;
+
+/**
+ * For a plugin that declares `staticTools` (docs/lazy-tools.md): each tool's static definition,
+ * and proof that it is static. The factory is called a second time in another cwd (the API's and
+ * the process's) with every environment variable reading differently (plugin settings reach
+ * tools through the environment); a definition that changes is the plugin's error, reported on
+ * the tool with the field that moved. Runs inside the import `validate` already makes.
+ */
+async function checkStatic(factory: (api: unknown) => unknown, first: unknown, tools: ToolDescriptor[], request: CheckRequest, hostExports: Record<string, unknown>): Promise<void> {
+  const firstList = Array.isArray(first) ? first : [first];
+  const definitions = firstList.map((candidate, i) => {
+    // Every tool ends with `lazy` or `staticProblem`: the record then counts as checked (boot/module-records.ts).
+    if (!candidate || typeof candidate !== "object") {
+      tools[i]!.staticProblem = { field: "(tool)", message: "the factory returned something that is not a tool object" };
+      return undefined;
+    }
+    const described = describeDefinition(candidate);
+    if (!described.ok) tools[i]!.staticProblem = described.problem;
+    return described.ok ? described.definition : undefined;
+  });
+  const probeCwd = path.resolve(request.cwd) === path.resolve(os.tmpdir()) ? path.parse(os.tmpdir()).root : os.tmpdir();
+  const probeApi = new CustomToolLoader(hostExports, probeCwd, [], undefined, {}).api;
+  const cwd = process.cwd();
+  const restoreEnv = probeEnvironment();
+  let second: unknown;
+  try {
+    process.chdir(probeCwd);
+    const call = Promise.resolve().then(() => factory(probeApi));
+    call.catch(() => undefined);
+    second = await raceTimeout(call, request.factoryTimeoutMs || DEFAULT_FACTORY_TIMEOUT_MS, () => new Error("the factory did not settle"));
+  } catch (error) {
+    for (const tool of tools) tool.staticProblem ??= { field: "(factory)", message: `the factory failed when called again in another cwd and environment: ${errorMessage(error)}` };
+    return;
+  } finally {
+    restoreEnv();
+    process.chdir(cwd);
+  }
+  const secondList = Array.isArray(second) ? second : [second];
+  tools.forEach((tool, i) => {
+    const recorded = definitions[i];
+    if (!recorded || tool.staticProblem) return;
+    const again = secondList[i] && typeof secondList[i] === "object" ? describeDefinition(secondList[i] as object) : undefined;
+    const field = again?.ok ? definitionDifference(recorded, again.definition) : "(tool)";
+    if (field !== undefined) {
+      tool.staticProblem = { field, message: `tool "${String(recorded.name)}": "${field}" is not the same when the factory runs in another cwd or with other environment variables or settings` };
+      return;
+    }
+    tool.lazy = lazyPart(recorded);
+  });
+  if (secondList.length !== firstList.length) {
+    for (const tool of tools) {
+      delete tool.lazy;
+      tool.staticProblem ??= { field: "(factory)", message: `the factory returned ${secondList.length} tools in another cwd and environment, ${firstList.length} here` };
+    }
+  }
+}
+
+const lazyPart = ({ symbols, data, methods }: StaticDefinition) => ({ symbols, data, methods });
+
+const probeValue = (key: string) => `xcsh-tools-static-probe-${key}`;
+
+/**
+ * Make every environment variable read differently until the returned function is called: a
+ * proxy where `process.env` may be replaced (Node), else every existing variable rewritten in
+ * place (a runtime whose `process.env` cannot be replaced). Returns the undo.
+ */
+function probeEnvironment(): () => void {
+  const env = process.env;
+  const proxy = new Proxy(env, { get: (target, key) => (typeof key === "string" ? probeValue(key) : Reflect.get(target, key)) });
+  try {
+    process.env = proxy;
+  } catch {
+    // not replaceable: rewritten below
+  }
+  if (process.env === proxy) return () => void (process.env = env);
+  const saved = { ...env };
+  for (const key of Object.keys(saved)) env[key] = probeValue(key);
+  return () => {
+    for (const key of Object.keys(env)) if (!(key in saved)) delete env[key];
+    Object.assign(env, saved);
+  };
 }
 
 async function run(request: CheckRequest): Promise<void> {

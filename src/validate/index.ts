@@ -179,6 +179,7 @@ async function checkToolModules(run: ValidateRun, options: ValidatePathOptions, 
     {
       cwd: options.cwd,
       ...(root !== undefined ? { confineTo: [root] } : {}),
+      staticModules: run.modules.filter((m) => m.staticTools).map((m) => m.file),
       ...(options.moduleTimeoutMs !== undefined ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
       ...(options.home ? { home: options.home } : {}),
       ...(options.xcshHome ? { xcshHome: options.xcshHome } : {}),

@@ -38,6 +38,8 @@ export interface CheckModulesOptions {
   piModule?: string;
   /** The folders the modules' bare imports may resolve in (protocol.ts `CheckRequest.confineTo`). */
   confineTo?: readonly string[];
+  /** Modules whose plugin declares `staticTools`: record their definitions and prove them static. */
+  staticModules?: readonly string[];
 }
 
 export const DEFAULT_MODULE_TIMEOUT_MS = 15_000;
@@ -227,6 +229,7 @@ export async function checkModules(modules: readonly string[], options: CheckMod
       ...importRootsOf(options),
       ...(options.piModule !== undefined ? { piModule: options.piModule } : {}),
       ...(options.confineTo ? { confineTo: [...options.confineTo] } : {}),
+      ...(options.staticModules?.length ? { staticModules: [...options.staticModules] } : {}),
     }, {
       moduleTimeout,
       deadline,

@@ -3,6 +3,8 @@
  * Tools may print to stdout, so nothing travels over stdio.
  */
 
+import type { DefinitionProblem, LazyPart } from "../host/lazy-definition.js";
+
 /** Parent → child: check these modules, in order. */
 export interface CheckRequest {
   type: "check";
@@ -21,6 +23,8 @@ export interface CheckRequest {
    * package found only above them is refused (`EIMPORT_OUTSIDE`). Absent: no fence.
    */
   confineTo?: string[];
+  /** Modules of plugins that declare `staticTools`: their definitions are recorded and proved static (docs/lazy-tools.md). */
+  staticModules?: string[];
 }
 
 /**
@@ -67,6 +71,10 @@ export interface ToolDescriptor {
   hasExecute: boolean;
   hidden?: unknown;
   deferrable?: unknown;
+  /** For a module in `staticModules` whose tool proved static: what a lazy tool needs besides the fields above. */
+  lazy?: LazyPart;
+  /** For a module in `staticModules`: why this tool's definition is not static. */
+  staticProblem?: DefinitionProblem;
   /** Problems found by the loader's shape check (`checkTool`). */
   problems: { code: string; field: string; message: string }[];
 }

@@ -10,6 +10,8 @@ import type { ValidateIssue } from "./types.js";
 export interface PendingModule {
   file: string;
   unit: string;
+  /** Its plugin declares `staticTools` (docs/lazy-tools.md). */
+  staticTools?: boolean;
 }
 
 export class ValidateRun {
@@ -51,10 +53,10 @@ export class ValidateRun {
   }
 
   /** Queue a module for the child (once per real file). */
-  addModule(file: string, unit: string, key: string = file): void {
+  addModule(file: string, unit: string, key: string = file, staticTools = false): void {
     this.files.add(file);
     if (this.#moduleFiles.has(key)) return;
     this.#moduleFiles.add(key);
-    this.modules.push({ file, unit });
+    this.modules.push({ file, unit, ...(staticTools ? { staticTools } : {}) });
   }
 }

@@ -148,10 +148,10 @@ async function checkDeclaredPath(run: ValidateRun, file: string, root: string, r
 }
 
 /** Modules of a tools entry (a module, a folder with an index, or a tools folder). */
-async function collectToolEntry(run: ValidateRun, file: string, target: string, rootReal: string, at: string, unit: string): Promise<number> {
+async function collectToolEntry(run: ValidateRun, file: string, target: string, rootReal: string, at: string, unit: string, staticTools: boolean): Promise<number> {
   const found: string[] = [];
   await resolveToolEntry(target, SOURCE, sinkFor(run, file, at, found), { what: "tools entry", within: rootReal });
-  for (const module of found) run.addModule(module, unit, realpathOr(module, module));
+  for (const module of found) run.addModule(module, unit, realpathOr(module, module), staticTools);
   return found.length;
 }
 
@@ -281,7 +281,7 @@ export async function checkPluginPackage(run: ValidateRun, dir: string): Promise
       if (folderWithoutIndex(target)) {
         run.warn(file, { path: item.pointer, code: "WHOST_ENTRY_NO_INDEX", message: `${item.pointer}: the tools entry "${item.entry}" is a folder without index.ts or index.js; ${HOST_DIFFERENCES.WHOST_ENTRY_NO_INDEX}`, hint: "Name the modules themselves in the entry, or add an index.ts to the folder." });
       }
-      modules += await collectToolEntry(run, file, target, rootReal, item.pointer, unit);
+      modules += await collectToolEntry(run, file, target, rootReal, item.pointer, unit, value.manifest.staticTools === true);
     }
   }
   if (modules === 0 && listManifestEntries(value.manifest, "").some((e) => e.kind === "tools")) {

@@ -70,6 +70,10 @@ export function checkOutcomes(run: ValidateRun, modules: readonly PendingModule[
         run.error(file, { path: where, code: problem.code, message: problem.message, hint });
       }
       if (tool.problems.length > 0) continue;
+      if (tool.staticProblem) {
+        const where = tool.staticProblem.field.startsWith("(") ? at : `${at}/${tool.staticProblem.field}`;
+        run.error(file, { path: where, code: "ESTATIC_TOOLS", message: `the plugin declares "staticTools" but ${tool.staticProblem.message}`, hint: "Build name, label, description and parameters from constants only (no cwd, environment, settings or time), or remove \"staticTools\" from the manifest (docs/lazy-tools.md)." });
+      }
       for (const p of parametersProblems(tool.parameters)) {
         run.error(file, { path: `${at}/parameters${p.path}`, code: "EPARAMETERS", message: p.message, hint: "Build parameters with TypeBox (api.typebox.Type.Object) to get a consistent schema." });
       }

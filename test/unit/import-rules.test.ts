@@ -46,7 +46,7 @@ const LAYER_ORDER = Object.keys(LAYERS);
  */
 const ENGINES: Record<string, readonly string[]> = {
   // The loader and the pieces of it the validation child, the installer and the boot index's simulation use.
-  host: ["loader.ts", "module-import.ts", "module-key.ts", "tool-shape.ts", "tool-claims.ts", "timeout.ts", "host-exports.ts", "builtins.ts"],
+  host: ["loader.ts", "module-import.ts", "module-key.ts", "tool-shape.ts", "tool-claims.ts", "timeout.ts", "host-exports.ts", "builtins.ts", "lazy-definition.ts"],
   discovery: ["index.ts", "select.ts", "types.ts", "tools-dir.ts", "providers/index.ts"],
   components: ["scan.ts", "types.ts", "consent.ts", "installed.ts", "root-refs.ts"],
   // The installer validates staged plugins with validate's pieces (run, static and tool checks, the child).

@@ -132,6 +132,8 @@ async function discoverPlugin(dir: string, name: string, features: string[] | nu
   // Synchronous file system calls, as in tools-dir.ts (small, sequential: fewer thread-pool trips).
   const realRoot = realpathSync.native(dir);
   const entries = [...new Set(selectEntries(manifest, "tools", selection))];
+  // The declaration travels with each entry into the boot index's view (the manifest is one of its inputs).
+  if (manifest.staticTools === true) source = { ...source, staticTools: true };
   for (const entry of entries) {
     const target = path.resolve(dir, entry);
     const label = `tools entry "${entry}" of plugin ${name}`;
