@@ -189,6 +189,8 @@ export interface ToolSource {
   level: "user" | "project";
   /** The plugin the tool belongs to, for plugin providers (`name` or `name@marketplace`). */
   plugin?: string;
+  /** The read-only plugin seed (`XCSH_PLUGIN_SEED_DIR`) the plugin comes from, for seeded npm plugins. */
+  seed?: string;
 }
 
 /** A path handed to the loader, with where it came from. */

@@ -25,13 +25,15 @@ export interface XcshRoots {
   pluginsDir?: string;
   /** The agent folder when it is not `<xcshHome>/agent` (`PI_CODING_AGENT_DIR`). */
   agentDir?: string;
+  /** Read-only plugin seeds (`XCSH_PLUGIN_SEED_DIR`, docs/design/fleets.md), first wins; absent: none. */
+  seedDirs?: string[];
 }
 
 /** The host's default config folder name (packages/utils/src/dirs.ts `CONFIG_DIR_NAME`). */
 export const DEFAULT_CONFIG_DIR_NAME = ".xcsh";
 
 /** Options of `resolveRoots`: explicit values win over the environment, which wins over the OS. */
-export interface ResolveRootsOptions extends Partial<Pick<XcshRoots, "configDirName" | "pluginsDir" | "agentDir">> {
+export interface ResolveRootsOptions extends Partial<Pick<XcshRoots, "configDirName" | "pluginsDir" | "agentDir" | "seedDirs">> {
   home?: string;
   /** The xcsh root outright; with it, `configDirName`, `pluginsDir` and `agentDir` are taken as given. */
   xcshHome?: string;
@@ -69,6 +71,18 @@ function absoluteDirFrom(variable: string, value: string, home: string, hostDoes
   return path.resolve(expanded);
 }
 
+/**
+ * `XCSH_PLUGIN_SEED_DIR`: absolute folders separated by the platform's delimiter (`:`, `;` on
+ * Windows), as Claude Code's `CLAUDE_CODE_PLUGIN_SEED_DIR`; empty parts are skipped. A relative
+ * part would name another seed in every folder the host starts in: `EENV_PATH`.
+ */
+function seedDirsFrom(env: NodeJS.ProcessEnv, home: string): string[] {
+  const value = env.XCSH_PLUGIN_SEED_DIR;
+  if (!value) return [];
+  const hostDoes = "Each seed folder is read wherever the agent starts, so it must not depend on the folder it starts in.";
+  return [...new Set(value.split(path.delimiter).filter((part) => part !== "").map((part) => absoluteDirFrom("XCSH_PLUGIN_SEED_DIR", part, home, hostDoes)))];
+}
+
 /** `p`'s stats, symlinks followed; `undefined` when it is missing or cannot be read. */
 export function statOrUndefined(p: string): Stats | undefined {
   try {
@@ -101,12 +115,15 @@ export function resolveRoots(options: ResolveRootsOptions = {}): XcshRoots {
   if (options.xcshHome !== undefined) {
     // Roots already resolved once (a CLI context handing them to discovery or the boot index).
     const { configDirName, pluginsDir, agentDir } = options;
-    return { home, xcshHome: options.xcshHome, ...(configDirName !== undefined ? { configDirName } : {}), ...(pluginsDir !== undefined ? { pluginsDir } : {}), ...(agentDir !== undefined ? { agentDir } : {}) };
+    const seedDirs = options.seedDirs ?? seedDirsFrom(env, home);
+    return { home, xcshHome: options.xcshHome, ...(configDirName !== undefined ? { configDirName } : {}), ...(pluginsDir !== undefined ? { pluginsDir } : {}), ...(agentDir !== undefined ? { agentDir } : {}), ...(seedDirs.length > 0 ? { seedDirs } : {}) };
   }
-  if (env.XCSH_HOME) return { home, xcshHome: path.resolve(expandTilde(env.XCSH_HOME, home)) };
+  const seedDirs = seedDirsFrom(env, home);
+  const seeded = seedDirs.length > 0 ? { seedDirs } : {};
+  if (env.XCSH_HOME) return { home, xcshHome: path.resolve(expandTilde(env.XCSH_HOME, home)), ...seeded };
   const configDirName = configDirNameFrom(env);
   const xcshHome = path.join(home, configDirName);
-  const roots: XcshRoots = { home, xcshHome };
+  const roots: XcshRoots = { home, xcshHome, ...seeded };
   if (configDirName !== DEFAULT_CONFIG_DIR_NAME) roots.configDirName = configDirName;
   const defaultAgent = path.join(xcshHome, "agent");
   if (env.PI_CODING_AGENT_DIR) {
@@ -208,6 +225,8 @@ export function xcshPaths(roots: XcshRoots) {
     claudeInstalledPlugins: path.join(roots.home, ".claude", "plugins", "installed_plugins.json"),
     claudeKnownMarketplaces: path.join(roots.home, ".claude", "plugins", "known_marketplaces.json"),
     codexRoot: path.join(roots.home, ".codex"),
+    /** Read-only plugin seeds, first wins (docs/design/fleets.md). */
+    seeds: roots.seedDirs ?? [],
   };
 }
 

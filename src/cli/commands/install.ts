@@ -34,55 +34,60 @@ export const register: CommandModule["register"] = (program, getContext) => {
       }
       if (await (await import("./marketplace.js")).dispatchChange(ctx, "install", specs, flags)) return;
       if (specs.length === 0) throw usageError("install needs at least one spec", "e.g. xcsh-tools install @acme/xcsh-search");
-      const { parseInstallSpec } = await import("../../plugins/spec.js");
-      const parsed = specs.map((spec) => parseInstallSpec(spec, ctx.cwd));
-      const { resolveSpecs } = await import("../../plugins/resolve.js");
-      const { planInstall } = await import("../../plugins/plan.js");
-      const client = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });
-      // A local repository the user typed (git+file://…) may be cloned; nothing else local may.
-      const { isLocalGitUrl } = await import("../../core/source-args.js");
-      if (parsed.some((p) => p.source === "git" && typeof p.parsed.fetchSpec === "string" && isLocalGitUrl(p.parsed.fetchSpec))) client.allowLocalGit = true;
-      const dryRun = Boolean(flags.dryRun);
-      let resolved: Awaited<ReturnType<typeof resolveSpecs>> = [];
-      const result = await planAndApply(ctx, {
-        title: `Installing ${specs.join(", ")}`,
-        validates: true,
-        label: `install ${specs.join(" ")}`,
-        client,
-        dryRun,
-        prepare: async (progress) => {
-          progress("Resolving");
-          resolved = await resolveSpecs(parsed, client, ctx.cwd);
-        },
-        planFor: (inventory) => planInstall(inventory, resolved, { allowScripts: client.allowScripts }),
-        consent: { yes: Boolean(flags.yes) },
-      }).catch(async (error: unknown) => {
-        // A bare name npm does not know but an added marketplace offers: say which id was meant.
-        throw await (await import("./marketplace.js")).withMarketplaceSuggestion(ctx, error, specs, "install");
-      });
-      // Tool names the new plugins share with built-ins or other tools: said now, not at a session.
-      const conflicts = await (await import("../tool-conflicts.js")).toolConflictsAfter(ctx, (result.applied?.plugins ?? []).map((p) => p.name));
-      // A dry run runs no script: it names those the real run would, after asking.
-      const changing = new Set(result.plan.actions.filter((a) => a.apply.kind === "install").map((a) => a.name));
-      const wouldRun = dryRun && client.allowScripts ? resolved.filter((r) => changing.has(r.name)).flatMap((r) => r.installScripts) : [];
-      if (!(await reportPlanned(ctx, result, dryRun, { ...conflicts.json, ...(dryRun && client.allowScripts ? { wouldRunScripts: wouldRun } : {}) }))) return;
-      if (dryRun && client.allowScripts) await printWouldRunScripts(ctx, wouldRun);
-      for (const plugin of result.applied?.plugins ?? []) {
-        if (plugin.scripts.length > 0) {
-          ctx.output.line(
-            plugin.scriptsRan
-              ? `${plugin.name} ran its install scripts (${plugin.scripts.join(", ")})`
-              : `${plugin.name} declares install scripts (${plugin.scripts.join(", ")}) that were NOT run; reinstall with --allow-scripts if it needs them`,
-          );
-        }
-      }
-      if (!dryRun) {
-        const n = result.applied?.plugins.length ?? 0;
-        ctx.output.line(n > 0 ? `Installed ${result.applied!.plugins.map((p) => `${p.name}@${p.version ?? "?"}`).join(", ")}` : "Nothing to do.");
-      }
-      conflicts.warn();
+      await installSpecs(ctx, specs, flags);
     });
 };
+
+/** Install npm specs into `ctx`'s plugins folder (`install <spec>...`, and `seed`, which points `ctx` at the seed it builds). */
+export async function installSpecs(ctx: CommandContext, specs: string[], flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean }): Promise<void> {
+  const { parseInstallSpec } = await import("../../plugins/spec.js");
+  const parsed = specs.map((spec) => parseInstallSpec(spec, ctx.cwd));
+  const { resolveSpecs } = await import("../../plugins/resolve.js");
+  const { planInstall } = await import("../../plugins/plan.js");
+  const client = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });
+  // A local repository the user typed (git+file://…) may be cloned; nothing else local may.
+  const { isLocalGitUrl } = await import("../../core/source-args.js");
+  if (parsed.some((p) => p.source === "git" && typeof p.parsed.fetchSpec === "string" && isLocalGitUrl(p.parsed.fetchSpec))) client.allowLocalGit = true;
+  const dryRun = Boolean(flags.dryRun);
+  let resolved: Awaited<ReturnType<typeof resolveSpecs>> = [];
+  const result = await planAndApply(ctx, {
+    title: `Installing ${specs.join(", ")}`,
+    validates: true,
+    label: `install ${specs.join(" ")}`,
+    client,
+    dryRun,
+    prepare: async (progress) => {
+      progress("Resolving");
+      resolved = await resolveSpecs(parsed, client, ctx.cwd);
+    },
+    planFor: (inventory) => planInstall(inventory, resolved, { allowScripts: client.allowScripts }),
+    consent: { yes: Boolean(flags.yes) },
+  }).catch(async (error: unknown) => {
+    // A bare name npm does not know but an added marketplace offers: say which id was meant.
+    throw await (await import("./marketplace.js")).withMarketplaceSuggestion(ctx, error, specs, "install");
+  });
+  // Tool names the new plugins share with built-ins or other tools: said now, not at a session.
+  const conflicts = await (await import("../tool-conflicts.js")).toolConflictsAfter(ctx, (result.applied?.plugins ?? []).map((p) => p.name));
+  // A dry run runs no script: it names those the real run would, after asking.
+  const changing = new Set(result.plan.actions.filter((a) => a.apply.kind === "install").map((a) => a.name));
+  const wouldRun = dryRun && client.allowScripts ? resolved.filter((r) => changing.has(r.name)).flatMap((r) => r.installScripts) : [];
+  if (!(await reportPlanned(ctx, result, dryRun, { ...conflicts.json, ...(dryRun && client.allowScripts ? { wouldRunScripts: wouldRun } : {}) }))) return;
+  if (dryRun && client.allowScripts) await printWouldRunScripts(ctx, wouldRun);
+  for (const plugin of result.applied?.plugins ?? []) {
+    if (plugin.scripts.length > 0) {
+      ctx.output.line(
+        plugin.scriptsRan
+          ? `${plugin.name} ran its install scripts (${plugin.scripts.join(", ")})`
+          : `${plugin.name} declares install scripts (${plugin.scripts.join(", ")}) that were NOT run; reinstall with --allow-scripts if it needs them`,
+      );
+    }
+  }
+  if (!dryRun) {
+    const n = result.applied?.plugins.length ?? 0;
+    ctx.output.line(n > 0 ? `Installed ${result.applied!.plugins.map((p) => `${p.name}@${p.version ?? "?"}`).join(", ")}` : "Nothing to do.");
+  }
+  conflicts.warn();
+}
 
 /** `install` with no spec: restore the project's declared set (cli/team-restore.ts). */
 async function restoreCommand(ctx: CommandContext, flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean; frozen?: boolean }): Promise<void> {

@@ -1,0 +1,72 @@
+/**
+ * Building and checking plugin seeds (docs/design/fleets.md). The install itself is the plugins
+ * engine's (the CLI points a command at the folder being built); this module turns that plugins
+ * folder into a seed: drops our own state (`.xcsh-tools/`: a journal, a boot index of the build
+ * machine), hashes each plugin's installed folder, writes `xcsh-seed.json` and makes every file
+ * read-only. `verifySeed` re-hashes (doctor, restore).
+ */
+import { chmod, lstat, readdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { hashTree } from "../marketplace/index.js";
+import { SEED_FORMAT, readSeedManifest, seedIntegrityError, seededPluginProblem, seedPaths, type SeedManifest, type SeededPlugin } from "../manifest/seed.js";
+import type { XcshToolsError } from "../core/errors.js";
+
+/** What a seed was built from, as its manifest records it. */
+export type SeedOrigin = SeedManifest["from"];
+
+/** The `tree1` hash of an installed plugin folder (the prefix names the algorithm, as a team lock's `hash`). */
+export async function seedTreeHash(pluginDir: string): Promise<string> {
+  return `tree1-sha256:${await hashTree(pluginDir)}`;
+}
+
+/**
+ * Finish the seed in `dir` whose `plugins/` the installer filled: `plugins` maps each top-level
+ * plugin to its version and npm integrity. Writes the manifest, then makes the whole folder
+ * read-only (files 0444, or 0555 when executable; folders 0555).
+ */
+export async function finishSeed(dir: string, origin: SeedOrigin, plugins: ReadonlyMap<string, { version: string; integrity: string }>, generator: string): Promise<SeedManifest> {
+  const paths = seedPaths(dir);
+  await rm(path.join(paths.plugins, ".xcsh-tools"), { recursive: true, force: true });
+  const entries: Record<string, SeededPlugin> = {};
+  for (const name of [...plugins.keys()].sort()) {
+    const { version, integrity } = plugins.get(name)!;
+    entries[name] = { version, integrity, tree: await seedTreeHash(path.join(paths.nodeModules, name)) };
+  }
+  const manifest: SeedManifest = { seedFormat: SEED_FORMAT, generator, from: origin, plugins: entries };
+  await writeFile(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
+  await makeReadOnly(dir);
+  return manifest;
+}
+
+/** chmod a-w, recursively, folders last (a read-only folder's entries can still be chmod'ed, but not listed once 0 is set: keep r-x). */
+async function makeReadOnly(target: string): Promise<void> {
+  const info = await lstat(target);
+  if (info.isSymbolicLink()) return;
+  if (info.isDirectory()) {
+    for (const name of await readdir(target)) await makeReadOnly(path.join(target, name));
+    await chmod(target, 0o555);
+    return;
+  }
+  await chmod(target, info.mode & 0o111 ? 0o555 : 0o444);
+}
+
+/**
+ * Every problem of the seed at `dir`, in full (the boot path checks only versions): the manifest
+ * (`ESEED_UNREADABLE`, `ESEED_INVALID`, `ESEED_FORMAT`), each plugin's presence
+ * (`ESEED_INCOMPLETE`) and content (`ESEED_INTEGRITY`). Never writes.
+ */
+export async function verifySeed(dir: string, only?: ReadonlySet<string>): Promise<{ manifest?: SeedManifest; problems: XcshToolsError[] }> {
+  let manifest: SeedManifest;
+  try {
+    manifest = readSeedManifest(dir);
+  } catch (error) {
+    return { problems: [error as XcshToolsError] };
+  }
+  const problems: XcshToolsError[] = [];
+  for (const [name, entry] of Object.entries(manifest.plugins)) {
+    if (only && !only.has(name)) continue;
+    const problem = seededPluginProblem(dir, name, entry) ?? seedIntegrityError(dir, name, entry, await seedTreeHash(path.join(seedPaths(dir).nodeModules, name)));
+    if (problem) problems.push(problem);
+  }
+  return { manifest, problems };
+}

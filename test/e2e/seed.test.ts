@@ -1,0 +1,194 @@
+/**
+ * Plugin seeds (issue 43 points 1, 2 and the seed part of 5; docs/design/fleets.md): `seed`
+ * builds a read-only folder from npm specs at image-build time; a machine with
+ * XCSH_PLUGIN_SEED_DIR boots the loader and answers `tools`, `list`, `doctor` from it in place,
+ * never writing it; changing a seeded plugin is `ESEEDED`; a broken seed is a coded record naming
+ * file and field. The built CLI as a process, no terminal (stdin is a closed pipe).
+ */
+import { chmod, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { useGlobalRegistry } from "../helpers/global-registry.js";
+import type { RegistryHandle } from "../helpers/registry.js";
+import { runCli, type ProcessResult } from "../helpers/run-cli.js";
+import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
+import { snapshotTree } from "../helpers/tree-snapshot.js";
+import { toolName, toolSource } from "../integration/plugins-fixtures.js";
+
+const LONG = 240_000;
+
+/** Undo a seed's read-only modes so the temp folder can be removed. */
+async function writable(dir: string): Promise<void> {
+  const info = await stat(dir).catch(() => undefined);
+  if (!info) return;
+  await chmod(dir, info.isDirectory() ? 0o755 : 0o644);
+  if (info.isDirectory()) for (const name of await readdir(dir)) await writable(path.join(dir, name)).catch(() => undefined);
+}
+
+function refusal(r: ProcessResult): { code: string; message: string; file?: string; path?: string; hint?: string } {
+  expect(r.code, `${r.stdout}\n${r.stderr}`).not.toBe(0);
+  return r.json().error;
+}
+
+describe("plugin seeds: build, boot in place, never written", () => {
+  let reg: RegistryHandle & { dispose(): Promise<void> };
+  const tag = Math.random().toString(36).slice(2, 8);
+  const alpha = `@seede2e/alpha-${tag}`;
+  const beta = `@seede2e/beta-${tag}`;
+  let builder: TmpWorld;
+  let seed: string;
+
+  beforeAll(async () => {
+    reg = await useGlobalRegistry();
+    // alpha brings a hook module the host would import: building a seed with it needs consent.
+    await reg.publish({ name: alpha, version: "1.0.0", packageJson: { type: "module", xcsh: { tools: "./t.js", hooks: "./hooks/guard.js" } }, files: { "t.js": toolSource(toolName(alpha)), "hooks/guard.js": "export default function () {}\n" } });
+    await reg.publish({ name: beta, version: "1.0.0", packageJson: { type: "module", xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(beta)) } });
+    // The image build: a HOME of its own, no terminal.
+    builder = await makeTmpWorld("xcsh-seed-build-");
+    await writeUserNpmrc(builder.home, reg.url);
+    seed = path.join(builder.root, "seed");
+    const unconfirmed = await runCli(["--json", "seed", seed, `${alpha}@1.0.0`], { cwd: builder.cwd, home: builder.home, timeoutMs: 180_000 });
+    expect(refusal(unconfirmed).code).toBe("EUNCONFIRMED");
+    expect(await readdir(builder.root)).not.toContain("seed");
+    const built = await runCli(["seed", seed, `${alpha}@1.0.0`, `${beta}@1.0.0`, "--yes"], { cwd: builder.cwd, home: builder.home, timeoutMs: 180_000 });
+    expect(built.code, built.stderr).toBe(0);
+  }, LONG);
+  afterAll(async () => {
+    await reg?.dispose();
+    if (builder) await writable(builder.root);
+    await builder?.cleanup();
+  });
+
+  let w: TmpWorld;
+  beforeEach(async () => {
+    w = await makeTmpWorld("xcsh-seed-run-");
+  });
+  afterEach(async () => {
+    await w?.cleanup();
+  });
+
+  /** `xcsh-tools <args>` on the running machine: clean HOME, the seed variable, a registry that is not there. */
+  const run = (args: string[], seeds: string = seed) => runCli(args, { cwd: w.cwd, home: w.home, env: { XCSH_PLUGIN_SEED_DIR: seeds, npm_config_registry: "http://127.0.0.1:9/" }, timeoutMs: 120_000 });
+
+  it("is self-describing and read-only: format, origin, per-plugin version, integrity and tree hash", async () => {
+    const manifest = JSON.parse(await readFile(path.join(seed, "xcsh-seed.json"), "utf8"));
+    expect(manifest.seedFormat).toBe(1);
+    expect(manifest.from).toEqual({ kind: "specs", specs: [`${alpha}@1.0.0`, `${beta}@1.0.0`] });
+    for (const name of [alpha, beta]) {
+      expect(manifest.plugins[name].version).toBe("1.0.0");
+      expect(manifest.plugins[name].integrity).toMatch(/^sha512-/);
+      expect(manifest.plugins[name].tree).toMatch(/^tree1-sha256:[0-9a-f]{64}$/);
+    }
+    for (const file of [path.join(seed, "xcsh-seed.json"), path.join(seed, "plugins", "node_modules", alpha, "t.js")]) expect((await stat(file)).mode & 0o222).toBe(0);
+    expect((await stat(seed)).mode & 0o222).toBe(0);
+    expect(await readdir(path.join(seed, "plugins"))).not.toContain(".xcsh-tools");
+  });
+
+  it("tools, list, show, doctor, and the refused changes leave every byte of the seed as it was", async () => {
+    const before = await snapshotTree(seed);
+    const tools = await run(["--json", "tools"]);
+    expect(tools.code, tools.stderr).toBe(0);
+    const listed = tools.json().tools as { name: string; file: string; seed?: string; plugin?: string }[];
+    for (const name of [alpha, beta]) {
+      const tool = listed.find((t) => t.name === toolName(name));
+      expect(tool, JSON.stringify(listed)).toBeDefined();
+      expect(tool!.file.startsWith(path.join(seed, "plugins", "node_modules"))).toBe(true);
+      expect(tool).toMatchObject({ seed, plugin: name, level: "user", provider: "npm" });
+    }
+    for (const args of [["list"], ["--json", "doctor"], ["tools"]]) await run(args);
+    for (const [verb, extra] of [["uninstall", []], ["update", []], ["disable", []], ["enable", []]] as const) {
+      const r = await run(["--json", verb, alpha, ...extra]);
+      const error = refusal(r);
+      expect(error.code, `${verb}: ${r.stdout}`).toBe("ESEEDED");
+      expect(error.message).toContain(seed);
+      expect(error.file).toBe(path.join(seed, "xcsh-seed.json"));
+      expect(error.path).toBe(`/plugins/${alpha.replace("/", "~1")}`);
+      expect(error.hint).toMatch(/xcsh-tools seed/);
+    }
+    expect(await snapshotTree(seed)).toEqual(before);
+    // The user's own folder got nothing installed: the seed is used in place.
+    expect(await readdir(path.join(w.home, ".xcsh", "plugins", "node_modules")).catch(() => [])).toEqual([]);
+  }, LONG);
+
+  it("several seeds: the first that has a plugin wins; one that is missing is a record, the others still load", async () => {
+    const second = path.join(w.root, "second");
+    const { cp } = await import("node:fs/promises");
+    await cp(seed, second, { recursive: true });
+    const fileOf = (r: ProcessResult) => (r.json().tools as { name: string; file: string }[]).find((t) => t.name === toolName(alpha))?.file ?? "";
+    expect(fileOf(await run(["--json", "tools"], [seed, second].join(path.delimiter))).startsWith(seed + path.sep)).toBe(true);
+    expect(fileOf(await run(["--json", "tools"], [second, seed].join(path.delimiter))).startsWith(second + path.sep)).toBe(true);
+    const missing = path.join(w.root, "missing");
+    const r = await run(["--json", "tools"], [missing, seed].join(path.delimiter));
+    expect(r.code, r.stderr).toBe(1); // `tools` exits 1 when there are errors
+    const errors = r.json().errors as { code: string; path: string }[];
+    expect(errors.some((e) => e.code === "ESEED_UNREADABLE" && e.path.startsWith(missing))).toBe(true);
+    expect(fileOf(r).startsWith(seed + path.sep)).toBe(true);
+    await writable(second);
+  }, LONG);
+
+  it("a relative seed folder in the variable is EENV_PATH", async () => {
+    const error = refusal(await run(["--json", "tools"], "relative/seed"));
+    expect(error.code).toBe("EENV_PATH");
+    expect(error.message).toContain("XCSH_PLUGIN_SEED_DIR");
+  });
+
+  describe("bad seeds: a coded record naming file and field, nothing of that seed loaded", () => {
+    let copy: string;
+    beforeEach(async () => {
+      copy = path.join(w.root, "copy");
+      const { cp } = await import("node:fs/promises");
+      await cp(seed, copy, { recursive: true });
+      await writable(copy);
+    });
+    afterEach(async () => {
+      await writable(copy);
+    });
+
+    const toolsErrors = async () => {
+      const r = await run(["--json", "tools"], copy);
+      expect(r.code, r.stderr).toBe(1); // `tools` exits 1 when there are errors
+      return { errors: r.json().errors as { code: string; path: string; message: string }[], names: (r.json().tools as { name: string }[]).map((t) => t.name) };
+    };
+
+    it("written by a newer format: ESEED_FORMAT at /seedFormat", async () => {
+      const file = path.join(copy, "xcsh-seed.json");
+      const manifest = JSON.parse(await readFile(file, "utf8"));
+      await writeFile(file, JSON.stringify({ ...manifest, seedFormat: 2 }));
+      const { errors, names } = await toolsErrors();
+      const record = errors.find((e) => e.code === "ESEED_FORMAT");
+      expect(record?.path).toBe(file);
+      expect(record?.message).toMatch(/\/seedFormat: 2 .*newer xcsh-tools/);
+      expect(names).not.toContain(toolName(alpha));
+    });
+
+    it("not JSON, or a field of the wrong shape: ESEED_INVALID naming the field", async () => {
+      const file = path.join(copy, "xcsh-seed.json");
+      const manifest = JSON.parse(await readFile(file, "utf8"));
+      await writeFile(file, JSON.stringify({ ...manifest, plugins: { [alpha]: { ...manifest.plugins[alpha], tree: "md5:x" } } }));
+      let { errors } = await toolsErrors();
+      expect(errors.find((e) => e.code === "ESEED_INVALID")?.message).toContain(`/plugins/${alpha.replace("/", "~1")}/tree`);
+      await writeFile(file, "{ not json");
+      ({ errors } = await toolsErrors());
+      expect(errors.find((e) => e.code === "ESEED_INVALID")?.message).toMatch(/not JSON/);
+    });
+
+    it("a listed plugin missing, or at another version: ESEED_INCOMPLETE for that plugin only", async () => {
+      await rm(path.join(copy, "plugins", "node_modules", alpha), { recursive: true });
+      const betaPkg = path.join(copy, "plugins", "node_modules", beta, "package.json");
+      await writeFile(betaPkg, JSON.stringify({ ...JSON.parse(await readFile(betaPkg, "utf8")), version: "9.9.9" }));
+      const { errors, names } = await toolsErrors();
+      const incomplete = errors.filter((e) => e.code === "ESEED_INCOMPLETE");
+      expect(incomplete.map((e) => e.message).join("\n")).toContain(`${alpha}@1.0.0`);
+      expect(incomplete.map((e) => e.message).join("\n")).toContain("/version is \"9.9.9\"");
+      expect(names).not.toContain(toolName(alpha));
+      expect(names).not.toContain(toolName(beta));
+    });
+
+    it("not readable: ESEED_UNREADABLE", async () => {
+      if (process.getuid?.() === 0) return; // root reads anything
+      await chmod(path.join(copy, "xcsh-seed.json"), 0o000);
+      const { errors } = await toolsErrors();
+      expect(errors.find((e) => e.code === "ESEED_UNREADABLE")?.path).toBe(path.join(copy, "xcsh-seed.json"));
+    });
+  });
+});
