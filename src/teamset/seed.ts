@@ -5,11 +5,13 @@
  * machine), hashes each plugin's installed folder, writes `xcsh-seed.json` and makes every file
  * read-only. `verifySeed` re-hashes (doctor, restore).
  */
-import { chmod, lstat, readdir, rm, writeFile } from "node:fs/promises";
+import { chmod, lstat, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { hashTree } from "../marketplace/index.js";
-import { SEED_FORMAT, readSeedManifest, seedIntegrityError, seededPluginProblem, seedPaths, type SeedManifest, type SeededPlugin } from "../manifest/seed.js";
-import type { XcshToolsError } from "../core/errors.js";
+import { SEED_FORMAT, readSeedManifest, seedIntegrityError, seedOf, seededPluginProblem, seedPaths, type SeedManifest, type SeededPlugin } from "../manifest/seed.js";
+import { pickManifest } from "../manifest/plugin-manifest.js";
+import { pointerSegment } from "../manifest/result.js";
+import { XcshToolsError } from "../core/errors.js";
 
 /** What a seed was built from, as its manifest records it. */
 export type SeedOrigin = SeedManifest["from"];
@@ -69,4 +71,38 @@ export async function verifySeed(dir: string, only?: ReadonlySet<string>): Promi
     if (problem) problems.push(problem);
   }
   return { manifest, problems };
+}
+
+/** A plugin of a team lock that a seed holds as locked: used in place, never fetched or copied. */
+export interface SeededAsLocked {
+  dir: string;
+  /** Every feature the seeded version declares (a declaration's `features: "*"`). */
+  features: string[];
+}
+
+/**
+ * The seed that provides the locked npm plugin `name` (the first seed listing it), checked in
+ * full before a restore relies on it: the seed must hold the lock's version and integrity
+ * (`ESEED_LOCK_MISMATCH`, naming both files and fields) and its files must be those it was built
+ * with (`ESEED_INCOMPLETE`, `ESEED_INTEGRITY`). `undefined` when no seed lists it.
+ */
+export async function seededAsLocked(seedDirs: readonly string[], name: string, locked: { version: string; integrity: string }, lockFile: string): Promise<SeededAsLocked | undefined> {
+  const found = seedOf(seedDirs, name);
+  if (!found) return undefined;
+  const { dir, entry } = found;
+  const manifestFile = seedPaths(dir).manifest;
+  for (const field of ["version", "integrity"] as const) {
+    if (entry[field] === locked[field]) continue;
+    const at = `/plugins/${pointerSegment(name)}/${field}`;
+    throw new XcshToolsError("ESEED_LOCK_MISMATCH", `The plugin seed ${dir} and ${lockFile} disagree on ${name}: ${manifestFile} ${at} is ${entry[field]}, ${lockFile} /npm/${pointerSegment(name)}/${field} is ${locked[field]}`, {
+      file: manifestFile,
+      path: at,
+      hint: `The first seed that lists a plugin provides it. Rebuild the seed from this lock (xcsh-tools seed <dir> --from <project>), or take ${dir} out of XCSH_PLUGIN_SEED_DIR to install ${name} from the registry.`,
+    });
+  }
+  const problem = seededPluginProblem(dir, name, entry) ?? seedIntegrityError(dir, name, entry, await seedTreeHash(path.join(seedPaths(dir).nodeModules, name)));
+  if (problem) throw problem;
+  const pkg = JSON.parse(await readFile(path.join(seedPaths(dir).nodeModules, name, "package.json"), "utf8")) as unknown;
+  const features = (pickManifest(pkg)?.manifest as { features?: unknown } | undefined)?.features;
+  return { dir, features: features !== null && typeof features === "object" ? Object.keys(features) : [] };
 }

@@ -20,13 +20,15 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("install plugins: with no spec, restore the project's set (xcsh-team.json and its lock); else from npm (name, name@version|range|tag, tarball, URL, folder, git URL; features: name[a,b]) or a marketplace (name@marketplace)")
     .option("--dry-run", "print the plan; write nothing")
     .option("--frozen", "with no spec (CI): fail, writing nothing, unless xcsh-team.lock.json already describes the declared set")
+    .option("--offline", "with no spec: use only the plugin seeds (XCSH_PLUGIN_SEED_DIR) and the caches; fail with EOFFLINE listing what they lack")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
     .option("--scope <scope>", "user (default) or project: in a repository, declared in xcsh-team.json and restored (npm plugins are still installed for you, the host loads them per user); elsewhere marketplace plugins only, in the project's .xcsh/")
     .option("-y, --yes", "accept what the plugins run without asking (marketplace: hooks, MCP/LSP servers, bin/; npm: hook and extension modules, and install scripts with --allow-scripts)")
-    .action(async (specs: string[], flags: { dryRun?: boolean; scope?: string; allowScripts?: boolean; yes?: boolean; frozen?: boolean }, command: Command) => {
+    .action(async (specs: string[], flags: { dryRun?: boolean; scope?: string; allowScripts?: boolean; yes?: boolean; frozen?: boolean; offline?: boolean }, command: Command) => {
       const ctx = getContext(command);
       if (specs.length === 0 && flags.scope === undefined) return restoreCommand(ctx, flags);
       if (flags.frozen) throw usageError("--frozen applies to `install` with no spec (restoring the project's set)", "Drop --frozen, or run `xcsh-tools install --frozen` alone.");
+      if (flags.offline) throw usageError("--offline applies to `install` with no spec (restoring the project's set from the seeds and caches)", "Drop --offline, or run `xcsh-tools install --offline` alone.");
       if (flags.scope === "project" && specs.length > 0) {
         const { teamWriteRoot } = await import("../team-write.js");
         const root = teamWriteRoot(ctx);
@@ -90,7 +92,7 @@ export async function installSpecs(ctx: CommandContext, specs: string[], flags: 
 }
 
 /** `install` with no spec: restore the project's declared set (cli/team-restore.ts). */
-async function restoreCommand(ctx: CommandContext, flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean; frozen?: boolean }): Promise<void> {
+async function restoreCommand(ctx: CommandContext, flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean; frozen?: boolean; offline?: boolean }): Promise<void> {
   const { restoreProject, restoreLines, teamRootOf } = await import("../team-restore.js");
   const report = await restoreProject(ctx, flags);
   // `changed`: anything installed or written on this machine (a dry run: anything it would).
