@@ -95,7 +95,20 @@ describe("plugin seeds: build, boot in place, never written", () => {
       expect(tool!.file.startsWith(path.join(seed, "plugins", "node_modules"))).toBe(true);
       expect(tool).toMatchObject({ seed, plugin: name, level: "user", provider: "npm" });
     }
-    for (const args of [["list"], ["--json", "doctor"], ["tools"]]) await run(args);
+    const list = await run(["--json", "list"]);
+    expect(list.code, list.stderr).toBe(0);
+    const seededRows = list.json().seeded as { name: string; version: string; seed: string; path: string }[];
+    expect(seededRows.map((p) => p.name).sort()).toEqual([alpha, beta].sort());
+    expect(seededRows.every((p) => p.seed === seed && p.version === "1.0.0" && p.path.startsWith(seed))).toBe(true);
+    expect(list.json().plugins).toEqual([]);
+    const shown = await run(["show", alpha]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`from the read-only seed ${seed}`);
+    expect(shown.stdout).toContain(toolName(alpha));
+    const doctor = await run(["--json", "doctor"]);
+    const seedChecks = (doctor.json().checks as { area: string; status: string; message: string }[]).filter((c) => c.area === "seeds");
+    expect(seedChecks).toEqual([expect.objectContaining({ status: "ok", message: expect.stringContaining(`seed ${seed}: 2 plugins, intact`) })]);
+    for (const args of [["list"], ["tools"], ["doctor", "--fix"]]) await run(args);
     for (const [verb, extra] of [["uninstall", []], ["update", []], ["disable", []], ["enable", []]] as const) {
       const r = await run(["--json", verb, alpha, ...extra]);
       const error = refusal(r);
@@ -182,6 +195,16 @@ describe("plugin seeds: build, boot in place, never written", () => {
       expect(incomplete.map((e) => e.message).join("\n")).toContain("/version is \"9.9.9\"");
       expect(names).not.toContain(toolName(alpha));
       expect(names).not.toContain(toolName(beta));
+    });
+
+    it("files changed after the build: doctor says ESEED_INTEGRITY naming /plugins/<name>/tree (the boot path checks only versions)", async () => {
+      await writeFile(path.join(copy, "plugins", "node_modules", beta, "t.js"), toolSource(toolName(beta), "// changed\n"));
+      const r = await run(["--json", "doctor"], copy);
+      expect(r.code).not.toBe(0);
+      const failing = (r.json().checks as { area: string; status: string; message: string }[]).filter((c) => c.area === "seeds" && c.status === "error");
+      expect(failing).toHaveLength(1);
+      expect(failing[0]!.message).toMatch(/^ESEED_INTEGRITY: /);
+      expect(failing[0]!.message).toContain(`/plugins/${beta.replace("/", "~1")}/tree`);
     });
 
     it("not readable: ESEED_UNREADABLE", async () => {
