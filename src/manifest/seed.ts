@@ -17,6 +17,7 @@ import { jsonErrorDetail } from "../core/json-position.js";
 import { Type, type Static } from "./typebox.js";
 import { checkSchema } from "./schema-check.js";
 import { pointerSegment } from "./result.js";
+import { npmNameProblem } from "./names.js";
 
 /** The one format this version reads and writes; a newer seed is `ESEED_FORMAT`. */
 export const SEED_FORMAT = 1;
@@ -86,6 +87,11 @@ export function readSeedManifest(dir: string): SeedManifest {
     const issue = checked.issues[0]!;
     throw new XcshToolsError("ESEED_INVALID", `${file} ${issue.path || "/"}: ${issue.expected}, found ${issue.found}`, { file, path: issue.path || "/", hint: `It was not written by xcsh-tools seed, or it was edited: ${REBUILD}.` });
   }
+  // A key is joined to node_modules: only a package name, never a path out of it.
+  const bad = Object.keys(checked.value.plugins).find((name) => npmNameProblem(name) !== undefined);
+  if (bad !== undefined) {
+    throw new XcshToolsError("ESEED_INVALID", `${file} /plugins/${pointerSegment(bad)}: expected an npm package name, found ${JSON.stringify(bad)} (${npmNameProblem(bad)})`, { file, path: `/plugins/${pointerSegment(bad)}`, hint: `It was not written by xcsh-tools seed, or it was edited: ${REBUILD}.` });
+  }
   return checked.value;
 }
 
@@ -101,13 +107,14 @@ export function seededPluginProblem(dir: string, name: string, entry: SeededPlug
   const field = `/plugins/${pointerSegment(name)}`;
   const incomplete = (what: string) =>
     new XcshToolsError("ESEED_INCOMPLETE", `The plugin seed ${dir} lists ${name}@${entry.version} (${paths.manifest} ${field}) but ${what}`, { file: paths.manifest, path: field, hint: `The seed was changed after it was built: ${REBUILD}.` });
+  // Before anything of it is read: a link (of the plugin, or of node_modules) leading out of the seed names someone else's files.
+  if (!isRealPathInside(pluginDir, dir)) return incomplete(`${pluginDir} resolves outside the seed ${dir}`);
   let version: unknown;
   try {
     version = (JSON.parse(readFileSync(path.join(pluginDir, "package.json"), "utf8")) as { version?: unknown }).version;
   } catch (error) {
     return incomplete(`${path.join(pluginDir, "package.json")} cannot be read (${errorMessage(error)})`);
   }
-  if (!isRealPathInside(pluginDir, paths.nodeModules)) return incomplete(`${pluginDir} resolves outside ${paths.nodeModules}`);
   if (version !== entry.version) return incomplete(`${path.join(pluginDir, "package.json")} /version is ${JSON.stringify(version)}`);
   return undefined;
 }

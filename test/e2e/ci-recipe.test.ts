@@ -123,6 +123,25 @@ describe("CI recipe: seed at image build, restore and boot with no network", () 
     proxy = await countingSwapProxy(reg.url, requests, () => undefined);
   }, LONG);
 
+  it("a seed holding part of the set: that part comes from the seed, only the rest from the registry", async () => {
+    const partial = path.join(image.root, "partial-seed");
+    const built = await runCli(["seed", partial, `${p1}@1.0.0`, "--yes"], { cwd: image.cwd, home: image.home, timeoutMs: 180_000 });
+    expect(built.code, built.stderr).toBe(0);
+    const w = await ciMachine();
+    requests.length = 0;
+    const r = await ci(w, ["--json", "install", "--frozen", "--yes"], partial);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.json().fromSeeds).toEqual([`${p1}@1.0.0 (${partial})`]);
+    expect(r.json().npmInstalled).toEqual([`${p2}@1.0.0`]);
+    const p1Path = `/${p1.replace("/", "%2f")}`;
+    expect(requests.filter((q) => q.includes(p1Path) || q.includes(`/${p1}/`))).toEqual([]);
+    expect(requests.some((q) => q.includes(`p2-${tag}`))).toBe(true);
+    // Then --offline answers p2 from npm's cache, p1 from the seed: no request at all.
+    requests.length = 0;
+    expect((await ci(w, ["install", "--frozen", "--yes", "--offline"], partial)).code).toBe(0);
+    expect(requests).toEqual([]);
+  }, LONG);
+
   it("--offline without a seed: EOFFLINE listing each missing plugin, no request, nothing written", async () => {
     const w = await ciMachine();
     const before = await snapshotTree(w.root, { exclude: [".npm"] });

@@ -139,6 +139,21 @@ describe("plugin seeds: build, boot in place, never written", () => {
     await writable(second);
   }, LONG);
 
+  it("seed refuses, writing nothing: a target that is not empty (ESEED_TARGET), --from an untrusted project (EUNTRUSTED_PROJECT), both specs and --from (EUSAGE)", async () => {
+    const target = path.join(w.root, "target");
+    await w.write(path.join(target, "keep.txt"), "mine");
+    const b = (args: string[]) => runCli(["--json", "seed", ...args], { cwd: w.cwd, home: w.home, timeoutMs: 120_000 });
+    const notEmpty = refusal(await b([target, `${alpha}@1.0.0`, "--yes"]));
+    expect(notEmpty).toMatchObject({ code: "ESEED_TARGET", file: target });
+    expect(await readdir(target)).toEqual(["keep.txt"]);
+    await w.write(path.join(w.cwd, "xcsh-team.json"), { version: 1, plugins: { [alpha]: { spec: "1.0.0" } } });
+    await w.write(path.join(w.cwd, "xcsh-team.lock.json"), "{}");
+    const before = await snapshotTree(w.root);
+    expect(refusal(await b([path.join(w.root, "s1"), "--from", ".", "--yes"])).code).toBe("EUNTRUSTED_PROJECT");
+    expect(refusal(await b([path.join(w.root, "s2"), alpha, "--from", "."])).code).toBe("EUSAGE");
+    expect(await snapshotTree(w.root)).toEqual(before);
+  });
+
   it("a relative seed folder in the variable is EENV_PATH", async () => {
     const error = refusal(await run(["--json", "tools"], "relative/seed"));
     expect(error.code).toBe("EENV_PATH");
