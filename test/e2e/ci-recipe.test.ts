@@ -7,31 +7,20 @@
  * that disagrees with the lock, or whose files changed, is a coded error naming file and field.
  * Every refusal writes nothing.
  */
-import { chmod, cp, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { cp, readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { discoverAndLoadCustomTools } from "../../src/index.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { countingSwapProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { runCli, type ProcessResult } from "../helpers/run-cli.js";
+import { runCli } from "../helpers/run-cli.js";
 import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
+import { makeWritable, refusal } from "../helpers/seeds.js";
 import { toolName, toolSource } from "../integration/plugins-fixtures.js";
 
 const LONG = 300_000;
-
-async function writable(dir: string): Promise<void> {
-  const info = await stat(dir).catch(() => undefined);
-  if (!info) return;
-  await chmod(dir, info.isDirectory() ? 0o755 : 0o644);
-  if (info.isDirectory()) for (const name of await readdir(dir)) await writable(path.join(dir, name));
-}
-
-function refusal(r: ProcessResult): { code: string; message: string; file?: string; path?: string; hint?: string } {
-  expect(r.code, `${r.stdout}\n${r.stderr}`).not.toBe(0);
-  return r.json().error;
-}
 
 describe("CI recipe: seed at image build, restore and boot with no network", () => {
   let reg: RegistryHandle & { dispose(): Promise<void> };
@@ -52,6 +41,11 @@ describe("CI recipe: seed at image build, restore and boot with no network", () 
     for (const file of ["xcsh-team.json", "xcsh-team.lock.json"]) await cp(path.join(image.cwd, file), path.join(w.cwd, file));
     expect((await runCli(["trust"], { cwd: w.cwd, home: w.home })).code).toBe(0);
     return w;
+  }
+  /** `xcsh-tools seed <dir> <specs> --yes` at image build. */
+  async function seedOf(dir: string, specs: string[]): Promise<void> {
+    const built = await runCli(["seed", dir, ...specs, "--yes"], { cwd: image.cwd, home: image.home, timeoutMs: 180_000 });
+    expect(built.code, built.stderr).toBe(0);
   }
   const ci = (w: TmpWorld, args: string[], seeds?: string) => runCli(args, { cwd: w.cwd, home: w.home, env: seeds === undefined ? { XCSH_PLUGIN_SEED_DIR: undefined } : { XCSH_PLUGIN_SEED_DIR: seeds }, timeoutMs: 180_000 });
 
@@ -82,7 +76,7 @@ describe("CI recipe: seed at image build, restore and boot with no network", () 
     await reg?.dispose();
     for (const w of [image, ...worlds]) {
       if (!w) continue;
-      await writable(w.root);
+      await makeWritable(w.root);
       await w.cleanup();
     }
   });
@@ -125,8 +119,7 @@ describe("CI recipe: seed at image build, restore and boot with no network", () 
 
   it("a seed holding part of the set: that part comes from the seed, only the rest from the registry", async () => {
     const partial = path.join(image.root, "partial-seed");
-    const built = await runCli(["seed", partial, `${p1}@1.0.0`, "--yes"], { cwd: image.cwd, home: image.home, timeoutMs: 180_000 });
-    expect(built.code, built.stderr).toBe(0);
+    await seedOf(partial, [`${p1}@1.0.0`]);
     const w = await ciMachine();
     requests.length = 0;
     const r = await ci(w, ["--json", "install", "--frozen", "--yes"], partial);
@@ -158,8 +151,7 @@ describe("CI recipe: seed at image build, restore and boot with no network", () 
 
   it("a seed and a lock that disagree: ESEED_LOCK_MISMATCH naming both files and the field, nothing written", async () => {
     const other = path.join(image.root, "other-seed");
-    const built = await runCli(["seed", other, `${p2}@1.1.0`, "--yes"], { cwd: image.cwd, home: image.home, timeoutMs: 180_000 });
-    expect(built.code, built.stderr).toBe(0);
+    await seedOf(other, [`${p2}@1.1.0`]);
     const w = await ciMachine();
     const before = await snapshotTree(w.root, { exclude: [".npm"] });
     // The first seed that lists p2 decides: other-seed, at 1.1.0.
@@ -175,7 +167,7 @@ describe("CI recipe: seed at image build, restore and boot with no network", () 
   it("a seed whose files changed after it was built: ESEED_INTEGRITY naming /plugins/<name>/tree; one missing a plugin: ESEED_INCOMPLETE", async () => {
     const tampered = path.join(image.root, "tampered-seed");
     await cp(seed, tampered, { recursive: true });
-    await writable(tampered);
+    await makeWritable(tampered);
     await writeFile(path.join(tampered, "plugins", "node_modules", p1, "t.js"), toolSource(toolName(p1), "// changed\n"));
     const w = await ciMachine();
     const before = await snapshotTree(w.root, { exclude: [".npm"] });

@@ -13,22 +13,10 @@ import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli, type ProcessResult } from "../helpers/run-cli.js";
 import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
+import { makeWritable, refusal } from "../helpers/seeds.js";
 import { toolName, toolSource } from "../integration/plugins-fixtures.js";
 
 const LONG = 240_000;
-
-/** Undo a seed's read-only modes so the temp folder can be removed. */
-async function writable(dir: string): Promise<void> {
-  const info = await stat(dir).catch(() => undefined);
-  if (!info) return;
-  await chmod(dir, info.isDirectory() ? 0o755 : 0o644);
-  if (info.isDirectory()) for (const name of await readdir(dir)) await writable(path.join(dir, name)).catch(() => undefined);
-}
-
-function refusal(r: ProcessResult): { code: string; message: string; file?: string; path?: string; hint?: string } {
-  expect(r.code, `${r.stdout}\n${r.stderr}`).not.toBe(0);
-  return r.json().error;
-}
 
 describe("plugin seeds: build, boot in place, never written", () => {
   let reg: RegistryHandle & { dispose(): Promise<void> };
@@ -55,7 +43,7 @@ describe("plugin seeds: build, boot in place, never written", () => {
   }, LONG);
   afterAll(async () => {
     await reg?.dispose();
-    if (builder) await writable(builder.root);
+    if (builder) await makeWritable(builder.root);
     await builder?.cleanup();
   });
 
@@ -136,7 +124,7 @@ describe("plugin seeds: build, boot in place, never written", () => {
     const errors = r.json().errors as { code: string; path: string }[];
     expect(errors.some((e) => e.code === "ESEED_UNREADABLE" && e.path.startsWith(missing))).toBe(true);
     expect(fileOf(r).startsWith(seed + path.sep)).toBe(true);
-    await writable(second);
+    await makeWritable(second);
   }, LONG);
 
   it("seed refuses, writing nothing: a target that is not empty (ESEED_TARGET), --from an untrusted project (EUNTRUSTED_PROJECT), both specs and --from (EUSAGE)", async () => {
@@ -166,10 +154,10 @@ describe("plugin seeds: build, boot in place, never written", () => {
       copy = path.join(w.root, "copy");
       const { cp } = await import("node:fs/promises");
       await cp(seed, copy, { recursive: true });
-      await writable(copy);
+      await makeWritable(copy);
     });
     afterEach(async () => {
-      await writable(copy);
+      await makeWritable(copy);
     });
 
     const toolsErrors = async () => {
