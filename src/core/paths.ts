@@ -35,7 +35,11 @@ export const DEFAULT_CONFIG_DIR_NAME = ".xcsh";
 /** Options of `resolveRoots`: explicit values win over the environment, which wins over the OS. */
 export interface ResolveRootsOptions extends Partial<Pick<XcshRoots, "configDirName" | "pluginsDir" | "agentDir" | "seedDirs">> {
   home?: string;
-  /** The xcsh root outright; with it, `configDirName`, `pluginsDir` and `agentDir` are taken as given. */
+  /**
+   * The xcsh root outright; with it, `configDirName`, `pluginsDir` and `agentDir` are taken as
+   * given, and `seedDirs` too when given (else `XCSH_PLUGIN_SEED_DIR` of `env` is still read: the
+   * seeds are not part of the root, a host passing its root keeps its machine's seeds).
+   */
   xcshHome?: string;
   env?: NodeJS.ProcessEnv;
   /** `process.platform` unless given (tests): XDG folders apply on Linux and macOS only. */
@@ -102,6 +106,7 @@ const isDirectory = (p: string) => statOrUndefined(p)?.isDirectory() === true;
  *   below it and the host's variables below are not consulted (hermetic tests, sandboxes).
  * - Else the root is `<home>/$PI_CONFIG_DIR` (default `.xcsh`).
  * - `$PI_CODING_AGENT_DIR` moves the agent folder (user tools are `<agent>/tools`).
+ * - `$XCSH_PLUGIN_SEED_DIR` (ours): read-only plugin seeds, with any root (docs/design/fleets.md).
  * - On Linux and macOS, with the default agent folder, when `$XDG_DATA_HOME/xcsh` exists the
  *   plugins folder is `$XDG_DATA_HOME/xcsh/plugins` (the host's `getPluginsDir()`).
  *

@@ -1,5 +1,6 @@
 /**
- * Installed npm plugins: the `dependencies` of `<xcshHome>/plugins/package.json`, in object order. For each name, `node_modules/<name>/package.json` is read and
+ * Installed npm plugins: first those of the plugin seeds (`XCSH_PLUGIN_SEED_DIR`, see
+ * `discoverSeeds` below), then the `dependencies` of `<xcshHome>/plugins/package.json`, in object order. For each name, `node_modules/<name>/package.json` is read and
  * its manifest is `xcsh`, else `pi` (a package with neither is not a plugin: reported in
  * `ignored`). Linked plugins (`node_modules/<name>` a symlink) work the same; their package is
  * the link's target.
