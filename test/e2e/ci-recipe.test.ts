@@ -182,4 +182,16 @@ describe("CI recipe: seed at image build, restore and boot with no network", () 
     expect(missing.path).toBe(`/plugins/${p1.replace("/", "~1")}`);
     expect(await snapshotTree(w.root, { exclude: [".npm"] })).toEqual(before);
   }, LONG);
+
+  // Last: it publishes a newer dependency, which later restores would not see anyway (they pin the lock's closure).
+  it("seed --from when the registry now resolves another dependency than the lock's closure: ESEED_LOCK_MISMATCH naming /npm/<name>/dependencies/<dep@version>, no seed left", async () => {
+    await reg.publish({ name: `${p2}-dep`, version: "1.0.1", files: { "index.js": "module.exports = 43;\n" } });
+    const target = path.join(image.root, "drifted-seed");
+    const error = refusal(await runCli(["--json", "seed", target, "--from", ".", "--yes"], { cwd: image.cwd, home: image.home, timeoutMs: 180_000 }));
+    expect(error.code).toBe("ESEED_LOCK_MISMATCH");
+    expect(error.file).toBe(path.join(image.cwd, "xcsh-team.lock.json"));
+    expect(error.path).toBe(`/npm/${p2.replace("/", "~1")}/dependencies/${`${p2}-dep@1.0.0`.replace("/", "~1")}`);
+    expect(error.message).toContain("not installed");
+    expect(await readdir(image.root)).not.toContain("drifted-seed");
+  }, LONG);
 });

@@ -57,17 +57,20 @@ async function buildSeed(ctx: CommandContext, target: string, specs: string[], f
     // The install's own JSON document is not this command's (one document per `--json` run).
     const output = ctx.output.json ? { ...ctx.output, result: () => undefined } : ctx.output;
     await installSpecs({ ...ctx, roots, output }, installSpecsList, { yes: Boolean(flags.yes), allowScripts: Boolean(flags.allowScripts) });
-    const installed = await installedIntegrities(path.join(building, "plugins"));
+    const { top: installed, all } = await installedTree(path.join(building, "plugins"));
     if (locked) {
+      // The plugin and its whole closure as the lock has them (name@version → integrity), else nothing is seeded.
       for (const [name, entry] of locked.plugins) {
         const got = installed.get(name);
-        if (got?.integrity !== entry.integrity) {
-          throw new XcshToolsError("ESEED_LOCK_MISMATCH", `${name}@${entry.version} from the registry is not what ${locked.file} /npm/${pointerSegment(name)}/integrity locks: expected ${entry.integrity}, got ${got?.integrity ?? "none"}`, {
-            file: locked.file,
-            path: `/npm/${pointerSegment(name)}/integrity`,
-            hint: "The registry serves other bytes than when the lock was written: check the registry (.npmrc), or update the lock (xcsh-tools update --scope project) and seed again.",
-          });
-        }
+        const wrong = got?.integrity !== entry.integrity ? { at: "integrity", expected: entry.integrity, got: got?.integrity || "none" } : undefined;
+        const dep = Object.entries(entry.dependencies).find(([key, integrity]) => !all.get(key)?.has(integrity));
+        const found = wrong ?? (dep ? { at: `dependencies/${pointerSegment(dep[0])}`, expected: dep[1], got: [...(all.get(dep[0]) ?? [])].join(", ") || "not installed" } : undefined);
+        if (!found) continue;
+        throw new XcshToolsError("ESEED_LOCK_MISMATCH", `${name}@${entry.version} as the registry serves it now is not what ${locked.file} /npm/${pointerSegment(name)}/${found.at} locks: expected ${found.expected}, got ${found.got}`, {
+          file: locked.file,
+          path: `/npm/${pointerSegment(name)}/${found.at}`,
+          hint: "The registry serves other bytes (or another dependency) than when the lock was written: check the registry (.npmrc), or update the lock (xcsh-tools update --scope project) and seed again.",
+        });
       }
     }
     const plugins = new Map([...installed].filter(([name]) => (locked ? locked.plugins.has(name) : true)));
@@ -88,7 +91,7 @@ async function buildSeed(ctx: CommandContext, target: string, specs: string[], f
 }
 
 /** The npm entries of the project's lock (a trusted project: its lock decides what code goes into the image). */
-async function lockedNpm(ctx: CommandContext, cwd: string): Promise<{ file: string; sha256: string; plugins: Map<string, { version: string; integrity: string }> }> {
+async function lockedNpm(ctx: CommandContext, cwd: string): Promise<{ file: string; sha256: string; plugins: Map<string, { version: string; integrity: string; dependencies: Record<string, string> }> }> {
   const root = projectFolder(cwd, ctx.roots);
   if (!isProjectTrustedByUser(root, trustWorldOf(ctx.roots))) throw untrustedProjectError(root, "seed the project's plugin set");
   const file = teamPaths(root, ctx.roots.configDirName).lock;
@@ -97,20 +100,31 @@ async function lockedNpm(ctx: CommandContext, cwd: string): Promise<{ file: stri
   });
   const { parseLock } = await import("../../teamset/index.js");
   const lock = parseLock(text, file);
-  const plugins = new Map(Object.entries(lock.npm).map(([name, entry]) => [name, { version: entry.version, integrity: entry.integrity }]));
+  const plugins = new Map(Object.entries(lock.npm).map(([name, entry]) => [name, { version: entry.version, integrity: entry.integrity, dependencies: entry.dependencies }]));
   return { file, sha256: createHash("sha256").update(text).digest("hex"), plugins };
 }
 
-/** Each top-level plugin of a plugins folder with its version and integrity, from its package-lock.json. */
-async function installedIntegrities(pluginsDir: string): Promise<Map<string, { version: string; integrity: string }>> {
+/**
+ * What the installer put in a plugins folder, from its package-lock.json: each top-level plugin's
+ * version and integrity, and every package of the tree as `name@version` → its integrities (a
+ * team lock's closure keys).
+ */
+async function installedTree(pluginsDir: string): Promise<{ top: Map<string, { version: string; integrity: string }>; all: Map<string, Set<string>> }> {
   const pkg = JSON.parse(await readFile(path.join(pluginsDir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
   const lock = JSON.parse(await readFile(path.join(pluginsDir, "package-lock.json"), "utf8")) as { packages?: Record<string, { version?: string; integrity?: string }> };
-  const out = new Map<string, { version: string; integrity: string }>();
+  const top = new Map<string, { version: string; integrity: string }>();
   for (const name of Object.keys(pkg.dependencies ?? {})) {
     const entry = lock.packages?.[`node_modules/${name}`];
-    out.set(name, { version: entry?.version ?? "", integrity: entry?.integrity ?? "" });
+    top.set(name, { version: entry?.version ?? "", integrity: entry?.integrity ?? "" });
   }
-  return out;
+  const all = new Map<string, Set<string>>();
+  for (const [location, entry] of Object.entries(lock.packages ?? {})) {
+    const at = location.lastIndexOf("node_modules/");
+    if (at < 0 || !entry.version || !entry.integrity) continue;
+    const key = `${location.slice(at + "node_modules/".length)}@${entry.version}`;
+    all.set(key, (all.get(key) ?? new Set()).add(entry.integrity));
+  }
+  return { top, all };
 }
 
 /** Undo the read-only modes of a half-built seed so that it can be removed. */
