@@ -40,17 +40,24 @@ export async function finishSeed(dir: string, origin: SeedOrigin, plugins: Reado
   return manifest;
 }
 
-/** chmod a-w, recursively, folders last (a read-only folder's entries can still be chmod'ed, but not listed once 0 is set: keep r-x). */
-async function makeReadOnly(target: string): Promise<void> {
-  const info = await lstat(target);
-  if (info.isSymbolicLink()) return;
-  if (info.isDirectory()) {
-    for (const name of await readdir(target)) await makeReadOnly(path.join(target, name));
-    await chmod(target, 0o555);
-    return;
-  }
-  await chmod(target, info.mode & 0o111 ? 0o555 : 0o444);
+/**
+ * Seed modes, recursively: read-only (files 0444, or 0555 when executable; folders 0555), or
+ * `writable` again (0644/0755) so that a half-built seed can be removed. A folder is opened before
+ * its entries are walked and closed after them.
+ */
+async function setModes(target: string, writable: boolean): Promise<void> {
+  const info = await lstat(target).catch(() => undefined);
+  if (!info || info.isSymbolicLink()) return;
+  if (!info.isDirectory()) return chmod(target, (info.mode & 0o111 ? 0o111 : 0) | (writable ? 0o644 : 0o444));
+  if (writable) await chmod(target, 0o755);
+  for (const name of await readdir(target)) await setModes(path.join(target, name), writable);
+  if (!writable) await chmod(target, 0o555);
 }
+
+const makeReadOnly = (dir: string) => setModes(dir, false);
+
+/** Make a seed folder (half-built, or a copy) writable again. */
+export const makeSeedWritable = (dir: string) => setModes(dir, true);
 
 /**
  * Every problem of the seed at `dir`, in full (the boot path checks only versions): the manifest

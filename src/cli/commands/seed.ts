@@ -84,7 +84,7 @@ async function buildSeed(ctx: CommandContext, target: string, specs: string[], f
     ctx.output.line(`Seeded ${Object.entries(manifest.plugins).map(([name, p]) => `${name}@${p.version}`).join(", ")} into ${target} (read-only).`);
     ctx.output.line(`Use it with XCSH_PLUGIN_SEED_DIR=${target}`);
   } catch (error) {
-    await makeWritable(building);
+    await (await import("../../teamset/seed.js")).makeSeedWritable(building);
     await rm(building, { recursive: true, force: true });
     throw error;
   }
@@ -125,16 +125,4 @@ async function installedTree(pluginsDir: string): Promise<{ top: Map<string, { v
     all.set(key, (all.get(key) ?? new Set()).add(entry.integrity));
   }
   return { top, all };
-}
-
-/** Undo the read-only modes of a half-built seed so that it can be removed. */
-async function makeWritable(dir: string): Promise<void> {
-  const { chmod, lstat } = await import("node:fs/promises");
-  const walk = async (p: string): Promise<void> => {
-    const info = await lstat(p).catch(() => undefined);
-    if (!info || info.isSymbolicLink()) return;
-    await chmod(p, info.isDirectory() ? 0o755 : 0o644).catch(() => undefined);
-    if (info.isDirectory()) for (const name of await readdir(p)) await walk(path.join(p, name));
-  };
-  await walk(dir);
 }
