@@ -283,7 +283,7 @@ async function notCached(client: TeamWorld["npm"], root: string, pinned: readonl
 
 /** `EOFFLINE`: what a restore without network cannot take from the seeds or the caches. */
 function offlineError(lockFile: string, missing: readonly string[], seeds: readonly string[]): XcshToolsError {
-  return new XcshToolsError("EOFFLINE", `--offline: ${missing.length} plugin${missing.length === 1 ? "" : "s"} of ${lockFile} ${missing.length === 1 ? "is" : "are"} neither in a seed nor in the cache: ${missing.join(", ")}`, {
+  return new XcshToolsError("EOFFLINE", `--offline: restoring ${lockFile} needs the network for ${missing.length === 1 ? "this" : `these ${missing.length}`}, which no seed and no cache holds: ${missing.join(", ")}`, {
     file: lockFile,
     hint: seeds.length > 0 ? `Rebuild the seed from this lock (xcsh-tools seed <dir> --from <project>) so that it holds them, or run without --offline.` : `Set XCSH_PLUGIN_SEED_DIR to a seed built from this lock (xcsh-tools seed <dir> --from <project>), or run without --offline.`,
   });
@@ -306,6 +306,11 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
   if (options.frozen) {
     const problems = frozenProblems(set, lock, lockText, paths.lock);
     if (problems.length > 0) throw frozenError(paths.lock, problems);
+  }
+  if (options.offline) {
+    // Resolving what the lock lacks asks registries and git hosts: not without the network.
+    const unlocked = lock && lockText !== undefined ? satisfies(set, lock).filter((entry) => entry.state !== "ok").map((entry) => `${pointer("", entry.section, entry.key)} (${entry.state}: resolving it needs the network)`) : [`${TEAM_LOCK_FILE} (missing: locking the set needs the network)`];
+    if (unlocked.length > 0) throw offlineError(paths.lock, unlocked, ctx.roots.seedDirs ?? []);
   }
   const teamWorld: TeamWorld = { ...world, ctx };
   // Network and checks first, outside the lock: nothing of the user's state is touched until every hash matched and consent was given.

@@ -149,6 +149,19 @@ describe("CI recipe: seed at image build, restore and boot with no network", () 
     expect(await snapshotTree(w.root, { exclude: [".npm"] })).toEqual(before);
   }, LONG);
 
+  it("--offline with a declaration the lock does not cover yet: EOFFLINE naming the entry to resolve, no request, nothing written", async () => {
+    const w = await ciMachine();
+    const extra = `@cirecipe/unlocked-${tag}`;
+    await w.write(path.join(w.cwd, "xcsh-team.json"), { version: 1, plugins: { [p1]: { spec: "^1.0.0" }, [p2]: { spec: "1.0.0" }, [extra]: { spec: "^1.0.0" } } });
+    const before = await snapshotTree(w.root, { exclude: [".npm"] });
+    requests.length = 0;
+    const error = refusal(await ci(w, ["--json", "install", "--yes", "--offline"], seed));
+    expect(error.code).toBe("EOFFLINE");
+    expect(error.message).toContain(`/npm/${extra.replace("/", "~1")} (missing: resolving it needs the network)`);
+    expect(requests).toEqual([]);
+    expect(await snapshotTree(w.root, { exclude: [".npm"] })).toEqual(before);
+  }, LONG);
+
   it("a seed and a lock that disagree: ESEED_LOCK_MISMATCH naming both files and the field, nothing written", async () => {
     const other = path.join(image.root, "other-seed");
     await seedOf(other, [`${p2}@1.1.0`]);
