@@ -59,7 +59,8 @@ if (job.mode === "ours") {
   const result = await discoverAndLoadCustomTools([], job.cwd, [], undefined, {
     home: job.home,
     xcshHome: job.xcshHome,
-    env: {},
+    // `XCSH_PLUGIN_SEED_DIR` for bench/seed.js; nothing else of the process's environment.
+    env: job.env ?? {},
   });
   if (result.errors.length > 0) fail(`${result.errors.length} errors, first: ${JSON.stringify(result.errors[0])}`);
   tools = result.tools.length;
@@ -69,7 +70,7 @@ if (job.mode === "ours") {
   tools = await importLoop(job.files);
 } else if (job.mode === "refresh") {
   const { refreshBootIndex } = await import(pathToFileURL(job.bootModule).href);
-  await refreshBootIndex({ home: job.home, xcshHome: job.xcshHome, cwd: job.cwd, env: {} });
+  await refreshBootIndex({ home: job.home, xcshHome: job.xcshHome, cwd: job.cwd, env: job.env ?? {} });
   tools = job.expect;
 } else {
   fail(`unknown mode ${job.mode}`);

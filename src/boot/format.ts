@@ -46,6 +46,8 @@ export interface ViewKey {
   providers: string[];
   /** Whether the project's own sources were used (workspace trust). */
   trusted: boolean;
+  /** The plugin seeds (`XCSH_PLUGIN_SEED_DIR`), in order; absent when none. */
+  seeds?: string[];
 }
 
 /** One tool of a module record. */
@@ -166,10 +168,10 @@ function tested(accepts: (value: Record<string, unknown>) => boolean, shape: Sha
 const isString = (value: unknown) => typeof value === "string";
 const isOptionalString = (value: unknown) => value === undefined || typeof value === "string";
 
-const source = object({ provider: "string", providerName: "string", level: oneOf("user", "project") }, { plugin: "string" });
-const isSource = (v: unknown) => isObject(v) && isString(v.provider) && isString(v.providerName) && (v.level === "user" || v.level === "project") && isOptionalString(v.plugin);
+const source = object({ provider: "string", providerName: "string", level: oneOf("user", "project") }, { plugin: "string", seed: "string" });
+const isSource = (v: unknown) => isObject(v) && isString(v.provider) && isString(v.providerName) && (v.level === "user" || v.level === "project") && isOptionalString(v.plugin) && isOptionalString(v.seed);
 const view = object({
-  key: object({ home: "string", cwd: "string", configuredPaths: arrayOf("string"), providers: arrayOf("string"), trusted: "boolean" }),
+  key: object({ home: "string", cwd: "string", configuredPaths: arrayOf("string"), providers: arrayOf("string"), trusted: "boolean" }, { seeds: arrayOf("string") }),
   builtAt: "string",
   inputs: arrayOf(tested((v) => isString(v.path) && (v.kind === "stat" || v.kind === "lstat") && isString(v.sig) && isOptionalString(v.sha), object({ path: "string", kind: oneOf("stat", "lstat"), sig: "string" }, { sha: "string" }))),
   paths: arrayOf(tested((v) => isString(v.path) && isSource(v.source), object({ path: "string", source }))),
@@ -304,6 +306,7 @@ export function sameKey(a: ViewKey, b: ViewKey): boolean {
     a.configuredPaths.length === b.configuredPaths.length &&
     a.configuredPaths.every((p, i) => p === b.configuredPaths[i]) &&
     a.providers.length === b.providers.length &&
-    a.providers.every((p, i) => p === b.providers[i])
+    a.providers.every((p, i) => p === b.providers[i]) &&
+    (a.seeds ?? []).join("\0") === (b.seeds ?? []).join("\0")
   );
 }

@@ -17,7 +17,8 @@
  *   changes when a tool is added, removed or renamed;
  * - per npm dependency: `node_modules/<name>` (lstat: a link re-pointed or a folder replaced),
  *   its `package.json` (hashed), and every tools entry its manifest declares under any feature
- *   (folders among them are scanned by discovery);
+ *   (folders among them are scanned by discovery); the same for each plugin a seed's
+ *   `xcsh-seed.json` (hashed) lists (npm provider, seeds);
  * - per marketplace registry entry: its `installPath` and `installPath/tools`;
  * - each configured path, resolved as the config provider does;
  * - the project root's markers: every `<dir>/.xcsh` and `<dir>/.git` the walk-up from cwd looks
@@ -110,16 +111,23 @@ export async function collectInputs(ctx: InputContext, result: Pick<ToolDiscover
     readJsonLoose(p.claudeInstalledPlugins),
   ]);
   const names = Object.keys(record(record(pkg)?.dependencies) ?? {});
-  await Promise.all(
-    names.map(async (name) => {
-      const dir = path.join(p.pluginsNodeModules, name);
-      if (!isPathBelow(dir, p.pluginsNodeModules)) return;
-      requests.push({ path: dir, kind: "lstat" });
-      const manifestFile = path.join(dir, "package.json");
-      hashed(manifestFile);
-      for (const entry of allToolEntries(await readJsonLoose(manifestFile))) stated(path.resolve(dir, entry));
-    }),
-  );
+  const npmPlugin = async (nodeModules: string, name: string) => {
+    const dir = path.join(nodeModules, name);
+    if (!isPathBelow(dir, nodeModules)) return;
+    requests.push({ path: dir, kind: "lstat" });
+    const manifestFile = path.join(dir, "package.json");
+    hashed(manifestFile);
+    for (const entry of allToolEntries(await readJsonLoose(manifestFile))) stated(path.resolve(dir, entry));
+  };
+  await Promise.all(names.map((name) => npmPlugin(p.pluginsNodeModules, name)));
+  // Plugin seeds (npm provider): each seed's manifest, and each plugin it lists as an npm plugin above.
+  for (const seed of p.seeds) {
+    const manifest = path.join(seed, "xcsh-seed.json");
+    stated(seed);
+    hashed(manifest);
+    const listed = Object.keys(record(record(await readJsonLoose(manifest))?.plugins) ?? {});
+    await Promise.all(listed.map((name) => npmPlugin(path.join(seed, "plugins", "node_modules"), name)));
+  }
   for (const root of [...installPaths(userRegistry), ...installPaths(projectRegistryDoc), ...installPaths(claudeRegistry)]) {
     stated(root);
     stated(path.join(root, "tools"));

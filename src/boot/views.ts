@@ -40,6 +40,8 @@ export function viewPathOutside(world: World, key: ViewKey, view: BootView): str
     path.join(world.paths.claudeRoot, "tools"),
     path.join(world.paths.claudeRoot, "plugins"),
     path.join(world.paths.codexRoot, "tools"),
+    // The plugin seeds the question names (the key holds them: another seed list is another view).
+    ...(key.seeds ?? []),
     // A project's own tools folders only for a question asked in a trusted project: an untrusted
     // scan never lists them, so a view that does was not written by one (a view is not a trust
     // decision; trust was decided again for `key`).

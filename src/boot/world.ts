@@ -51,7 +51,8 @@ export function worldOf(options: Pick<BootIndexOptions, "home" | "xcshHome" | "e
 }
 
 export function keyOf(world: World, configuredPaths: readonly string[], cwd: string, options: Pick<BootIndexOptions, "providers" | "disabledProviders">, trusted: boolean): ViewKey {
-  return { home: world.roots.home, cwd: path.resolve(cwd), configuredPaths: [...configuredPaths], providers: selectProviders(options), trusted };
+  const seeds = world.roots.seedDirs;
+  return { home: world.roots.home, cwd: path.resolve(cwd), configuredPaths: [...configuredPaths], providers: selectProviders(options), trusted, ...(seeds && seeds.length > 0 ? { seeds: [...seeds] } : {}) };
 }
 
 /** The trust decision for `cwd`, once per call (core/trust.ts: fails closed). */

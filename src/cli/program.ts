@@ -128,7 +128,7 @@ export function plainFlags(argv: readonly string[], name: string, options: Reado
 }
 
 /** The options of `install` with no spec that a restore with nothing to do honours as the engine would (none of them changes a no-op). */
-const FAST_RESTORE_OPTIONS = [{ flags: "--frozen" }, { flags: "--yes" }, { flags: "-y" }, { flags: "--allow-scripts" }];
+const FAST_RESTORE_OPTIONS = [{ flags: "--frozen" }, { flags: "--yes" }, { flags: "-y" }, { flags: "--allow-scripts" }, { flags: "--offline" }];
 
 /**
  * `install` with no spec in a project whose set is restored already answers from the restore

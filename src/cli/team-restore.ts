@@ -22,6 +22,8 @@ export interface RestoreFlags {
   allowScripts?: boolean;
   /** Resolve, fetch and verify, print what would change and run; ask, write and run nothing. */
   dryRun?: boolean;
+  /** No network: the seeds and the caches only (`EOFFLINE` listing what they lack). */
+  offline?: boolean;
 }
 
 /**
@@ -98,6 +100,7 @@ export async function restoreProject(ctx: CommandContext, flags: RestoreFlags = 
     world,
     frozen: Boolean(flags.frozen),
     dryRun: Boolean(flags.dryRun),
+    offline: Boolean(flags.offline),
     approveAll: batchApprover(ctx, { yes: Boolean(flags.yes) }),
     ...(ctx.roots.configDirName ? { configDirName: ctx.roots.configDirName } : {}),
     ...(planned ? { planned } : {}),
@@ -119,6 +122,7 @@ export function restoreLines(root: string, report: RestoreReport): string[] {
   if (report.lockMerged) lines.push(report.dryRun ? "Would merge xcsh-team.lock.json (it has conflict markers)." : "Merged xcsh-team.lock.json (it had conflict markers).");
   const changed = [...report.npmInstalled, ...report.installed];
   if (changed.length > 0) lines.push(`${would}${would ? "install" : "Installed"} ${changed.join(", ")}`);
+  if (report.fromSeeds && report.fromSeeds.length > 0) lines.push(`Used from the seed, in place: ${report.fromSeeds.join(", ")}`);
   if (report.resolved.length > 0) lines.push(`${would}${would ? "lock" : "Locked"} ${report.resolved.join(", ")}`);
   if (report.removed.length > 0) lines.push(`Removed ${report.removed.join(", ")} (no restored project declares them any more)`);
   for (const line of report.versionMoves) lines.push(`note: ${line}`);

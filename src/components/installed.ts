@@ -40,6 +40,8 @@ export interface InstalledPluginComponents {
   warnings: ComponentIssue[];
   /** Why the plugin's folder could not be read, when it could not. */
   problem?: { code: string; message: string };
+  /** The read-only plugin seed (`XCSH_PLUGIN_SEED_DIR`) it comes from, used in place. */
+  seed?: string;
   /** Token estimates: always on (loaded-by-xcsh components only count for xcsh), on invoke. */
   cost: { alwaysOn: number; alwaysOnForXcsh: number; onInvoke: number; unknown: number };
 }
@@ -159,16 +161,49 @@ export async function collectInstalledComponents(options: CollectOptions): Promi
       out.push(unreadPlugin({ id: name, name, rootKind: "npm", scope: "user", enabled: true, root: dir }, "EPATH_OUTSIDE", outside));
       continue;
     }
-    const pj = readJsonOrUndefined(path.join(dir, "package.json"));
-    const { scan, manifest, schema } = await readers();
-    const picked = isRecord(pj) ? manifest.pickManifest(pj) : undefined;
-    const base = { id: name, name, rootKind: "npm" as const, scope: "user" as const, ...(isRecord(pj) && typeof pj.version === "string" ? { version: pj.version } : {}), enabled: true, root: dir };
-    const checked = picked ? schema.checkSchema(manifest.PluginManifestSchema, picked.manifest) : undefined;
-    if (!checked?.ok) {
-      out.push(pj === undefined ? unreadPlugin(base, "EPLUGIN_NOT_FOUND", `${dir} is missing`) : unreadPlugin(base, "ENOT_A_PLUGIN", `${name} has no usable xcsh manifest`));
+    out.push(await npmPluginComponents(name, dir, {}, options.tools));
+  }
+  return out;
+}
+
+/** One npm plugin's components, read from its folder (`extra`: fields of its row, e.g. its seed). */
+async function npmPluginComponents(name: string, dir: string, extra: Pick<InstalledPluginComponents, "seed">, tools: readonly KnownTool[] | undefined): Promise<InstalledPluginComponents> {
+  const pj = readJsonOrUndefined(path.join(dir, "package.json"));
+  const { scan, manifest, schema } = await readers();
+  const picked = isRecord(pj) ? manifest.pickManifest(pj) : undefined;
+  const base = { id: name, name, rootKind: "npm" as const, scope: "user" as const, ...(isRecord(pj) && typeof pj.version === "string" ? { version: pj.version } : {}), enabled: true, root: dir, ...extra };
+  const checked = picked ? schema.checkSchema(manifest.PluginManifestSchema, picked.manifest) : undefined;
+  if (!checked?.ok) return pj === undefined ? unreadPlugin(base, "EPLUGIN_NOT_FOUND", `${dir} is missing`) : unreadPlugin(base, "ENOT_A_PLUGIN", `${name} has no usable xcsh manifest`);
+  return fromRoot(base, scan.scanPluginComponents(dir, { rootKind: "npm", manifest: checked.value, manifestKey: picked!.key }), tools);
+}
+
+/**
+ * The components of the plugins the seeds (`XCSH_PLUGIN_SEED_DIR`) provide, the first seed listing
+ * a name winning as at boot, read in place on every call: a seed is never indexed or written. A
+ * seed or plugin that cannot be used is a row with its `problem` (manifest/seed.ts codes).
+ */
+export async function collectSeededComponents(roots: XcshRoots, tools?: readonly KnownTool[]): Promise<InstalledPluginComponents[]> {
+  const seeds = roots.seedDirs ?? [];
+  if (seeds.length === 0) return [];
+  const { readSeedManifest, seededPluginProblem, seedPaths } = await import("../manifest/seed.js");
+  const out: InstalledPluginComponents[] = [];
+  const taken = new Set<string>();
+  for (const seed of seeds) {
+    let plugins: Record<string, { version: string; integrity: string; tree: string }>;
+    try {
+      plugins = readSeedManifest(seed).plugins;
+    } catch (error) {
+      const e = error as { code?: string; message?: string };
+      out.push(unreadPlugin({ id: seed, name: seed, rootKind: "npm", scope: "user", enabled: false, root: seed, seed }, e.code ?? "ESEED_UNREADABLE", e.message ?? String(error)));
       continue;
     }
-    out.push(fromRoot(base, scan.scanPluginComponents(dir, { rootKind: "npm", manifest: checked.value, manifestKey: picked!.key }), options.tools));
+    for (const [name, entry] of Object.entries(plugins)) {
+      if (taken.has(name)) continue;
+      taken.add(name);
+      const dir = path.join(seedPaths(seed).nodeModules, name);
+      const problem = seededPluginProblem(seed, name, entry);
+      out.push(problem ? unreadPlugin({ id: name, name, rootKind: "npm", scope: "user", version: entry.version, enabled: false, root: dir, seed }, problem.code, problem.message) : await npmPluginComponents(name, dir, { seed }, tools));
+    }
   }
   return out;
 }

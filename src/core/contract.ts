@@ -191,6 +191,8 @@ export interface ToolSource {
   plugin?: string;
   /** The plugin declares `staticTools` (docs/lazy-tools.md): its tools may be loaded lazily. */
   staticTools?: true;
+  /** The read-only plugin seed (`XCSH_PLUGIN_SEED_DIR`) the plugin comes from, for seeded npm plugins. */
+  seed?: string;
 }
 
 /** A path handed to the loader, with where it came from. */

@@ -42,7 +42,11 @@ export interface LoadCustomToolsOptions {
   configDirName?: string;
   pluginsDir?: string;
   agentDir?: string;
-  /** Environment to read `XCSH_HOME`, `PI_CONFIG_DIR`, `PI_CODING_AGENT_DIR`, `XDG_DATA_HOME` from. Default `process.env`. */
+  /**
+   * Environment to read `XCSH_HOME`, `PI_CONFIG_DIR`, `PI_CODING_AGENT_DIR`, `XDG_DATA_HOME` and
+   * `XCSH_PLUGIN_SEED_DIR` (read-only plugin seeds, docs/fleets.md; read with `xcshHome` too) from.
+   * Default `process.env`.
+   */
   env?: NodeJS.ProcessEnv;
   /** Folder for the TypeScript transpile cache. Default under the xcsh root's plugins folder. */
   cacheDir?: string;

@@ -25,15 +25,21 @@ export interface XcshRoots {
   pluginsDir?: string;
   /** The agent folder when it is not `<xcshHome>/agent` (`PI_CODING_AGENT_DIR`). */
   agentDir?: string;
+  /** Read-only plugin seeds (`XCSH_PLUGIN_SEED_DIR`, docs/design/fleets.md), first wins; absent: none. */
+  seedDirs?: string[];
 }
 
 /** The host's default config folder name (packages/utils/src/dirs.ts `CONFIG_DIR_NAME`). */
 export const DEFAULT_CONFIG_DIR_NAME = ".xcsh";
 
 /** Options of `resolveRoots`: explicit values win over the environment, which wins over the OS. */
-export interface ResolveRootsOptions extends Partial<Pick<XcshRoots, "configDirName" | "pluginsDir" | "agentDir">> {
+export interface ResolveRootsOptions extends Partial<Pick<XcshRoots, "configDirName" | "pluginsDir" | "agentDir" | "seedDirs">> {
   home?: string;
-  /** The xcsh root outright; with it, `configDirName`, `pluginsDir` and `agentDir` are taken as given. */
+  /**
+   * The xcsh root outright; with it, `configDirName`, `pluginsDir` and `agentDir` are taken as
+   * given, and `seedDirs` too when given (else `XCSH_PLUGIN_SEED_DIR` of `env` is still read: the
+   * seeds are not part of the root, a host passing its root keeps its machine's seeds).
+   */
   xcshHome?: string;
   env?: NodeJS.ProcessEnv;
   /** `process.platform` unless given (tests): XDG folders apply on Linux and macOS only. */
@@ -69,6 +75,18 @@ function absoluteDirFrom(variable: string, value: string, home: string, hostDoes
   return path.resolve(expanded);
 }
 
+/**
+ * `XCSH_PLUGIN_SEED_DIR`: absolute folders separated by the platform's delimiter (`:`, `;` on
+ * Windows), as Claude Code's `CLAUDE_CODE_PLUGIN_SEED_DIR`; empty parts are skipped. A relative
+ * part would name another seed in every folder the host starts in: `EENV_PATH`.
+ */
+function seedDirsFrom(env: NodeJS.ProcessEnv, home: string): string[] {
+  const value = env.XCSH_PLUGIN_SEED_DIR;
+  if (!value) return [];
+  const hostDoes = "Each seed folder is read wherever the agent starts, so it must not depend on the folder it starts in.";
+  return [...new Set(value.split(path.delimiter).filter((part) => part !== "").map((part) => absoluteDirFrom("XCSH_PLUGIN_SEED_DIR", part, home, hostDoes)))];
+}
+
 /** `p`'s stats, symlinks followed; `undefined` when it is missing or cannot be read. */
 export function statOrUndefined(p: string): Stats | undefined {
   try {
@@ -88,6 +106,7 @@ const isDirectory = (p: string) => statOrUndefined(p)?.isDirectory() === true;
  *   below it and the host's variables below are not consulted (hermetic tests, sandboxes).
  * - Else the root is `<home>/$PI_CONFIG_DIR` (default `.xcsh`).
  * - `$PI_CODING_AGENT_DIR` moves the agent folder (user tools are `<agent>/tools`).
+ * - `$XCSH_PLUGIN_SEED_DIR` (ours): read-only plugin seeds, with any root (docs/design/fleets.md).
  * - On Linux and macOS, with the default agent folder, when `$XDG_DATA_HOME/xcsh` exists the
  *   plugins folder is `$XDG_DATA_HOME/xcsh/plugins` (the host's `getPluginsDir()`).
  *
@@ -101,12 +120,15 @@ export function resolveRoots(options: ResolveRootsOptions = {}): XcshRoots {
   if (options.xcshHome !== undefined) {
     // Roots already resolved once (a CLI context handing them to discovery or the boot index).
     const { configDirName, pluginsDir, agentDir } = options;
-    return { home, xcshHome: options.xcshHome, ...(configDirName !== undefined ? { configDirName } : {}), ...(pluginsDir !== undefined ? { pluginsDir } : {}), ...(agentDir !== undefined ? { agentDir } : {}) };
+    const seedDirs = options.seedDirs ?? seedDirsFrom(env, home);
+    return { home, xcshHome: options.xcshHome, ...(configDirName !== undefined ? { configDirName } : {}), ...(pluginsDir !== undefined ? { pluginsDir } : {}), ...(agentDir !== undefined ? { agentDir } : {}), ...(seedDirs.length > 0 ? { seedDirs } : {}) };
   }
-  if (env.XCSH_HOME) return { home, xcshHome: path.resolve(expandTilde(env.XCSH_HOME, home)) };
+  const seedDirs = seedDirsFrom(env, home);
+  const seeded = seedDirs.length > 0 ? { seedDirs } : {};
+  if (env.XCSH_HOME) return { home, xcshHome: path.resolve(expandTilde(env.XCSH_HOME, home)), ...seeded };
   const configDirName = configDirNameFrom(env);
   const xcshHome = path.join(home, configDirName);
-  const roots: XcshRoots = { home, xcshHome };
+  const roots: XcshRoots = { home, xcshHome, ...seeded };
   if (configDirName !== DEFAULT_CONFIG_DIR_NAME) roots.configDirName = configDirName;
   const defaultAgent = path.join(xcshHome, "agent");
   if (env.PI_CODING_AGENT_DIR) {
@@ -208,6 +230,8 @@ export function xcshPaths(roots: XcshRoots) {
     claudeInstalledPlugins: path.join(roots.home, ".claude", "plugins", "installed_plugins.json"),
     claudeKnownMarketplaces: path.join(roots.home, ".claude", "plugins", "known_marketplaces.json"),
     codexRoot: path.join(roots.home, ".codex"),
+    /** Read-only plugin seeds, first wins (docs/design/fleets.md). */
+    seeds: roots.seedDirs ?? [],
   };
 }
 

@@ -18,6 +18,10 @@ export const DISCOVERY_ERROR_CODES = [
   "ETOOLS_DIR", // a tools directory exists but cannot be listed (a file, no permission)
   "EPROVIDER", // a provider failed unexpectedly (a bug of ours): its source is skipped
   "EPATH_OUTSIDE", // a path read back from a state file is outside the folder its kind lives in: not read
+  "ESEED_UNREADABLE", // a plugin seed (XCSH_PLUGIN_SEED_DIR) or its xcsh-seed.json cannot be read: its plugins are not loaded
+  "ESEED_INVALID", // a seed's xcsh-seed.json is not JSON or has the wrong shape: its plugins are not loaded
+  "ESEED_FORMAT", // a seed written by a newer xcsh-tools: its plugins are not loaded
+  "ESEED_INCOMPLETE", // a plugin a seed lists is missing from it or at another version: that plugin is not loaded
 ] as const;
 export type DiscoveryErrorCode = (typeof DISCOVERY_ERROR_CODES)[number];
 

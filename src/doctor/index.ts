@@ -10,6 +10,7 @@
  * `--fix --dry-run` says what each repair would do and writes nothing.
  */
 import { checkBoot, rebuildBoot } from "./checks-boot.js";
+import { checkSeeds } from "./checks-seeds.js";
 import { checkConflicts } from "./checks-tools.js";
 import { checkComponents } from "./checks-components.js";
 import { checkHostParity } from "./checks-host.js";
@@ -65,6 +66,7 @@ export async function diagnose(world: DoctorWorld): Promise<Diagnosis> {
   areas.push(...(await guarded("overrides", () => checkOverrides(world, inventory))));
   areas.push(...(await guarded("host parity", () => checkHostParity(world, inventory))));
   areas.push(...(await guarded("team set", () => checkTeamSet(world, npm))));
+  areas.push(...(await guarded("seeds", () => checkSeeds(world))));
   areas.push(...(await guarded("boot index", () => checkBoot(world))));
   const findings = areas.flatMap((a) => a.findings);
   findings.sort((a, b) => DOCTOR_AREAS.indexOf(a.area) - DOCTOR_AREAS.indexOf(b.area));

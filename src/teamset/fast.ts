@@ -48,6 +48,8 @@ function check({ cwd: started, env, flags }: FastRestoreInput): FastRestoreResul
   // The engine refuses a --cwd that is no folder (EUSAGE): never answer for the folder above it.
   if (!statSync(cwd).isDirectory()) return undefined;
   const roots = resolveRoots({ env, ...(env.HOME ? { home: env.HOME } : {}), ...(flags.home ? { xcshHome: path.resolve(started, flags.home) } : {}) });
+  // Seeds (XCSH_PLUGIN_SEED_DIR) are re-checked by the engine, which needs no network for them.
+  if (roots.seedDirs !== undefined) return undefined;
   const root = projectRootOf(cwd, roots);
   if (root === undefined) return undefined;
   const world = trustWorldOf(roots);

@@ -40,6 +40,7 @@ import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock,
 import { satisfies } from "./satisfy.js";
 import { readStampInputs, withStampAtCommit, type StampFacts } from "./stamp-write.js";
 import { contentHashesText, readContentHashes, reusableFolder, type CachedContent } from "./warm.js";
+import { seededAsLocked, type SeededAsLocked } from "./seed.js";
 
 export type { TeamWorld } from "./resolve.js";
 export type { SecretNeeded } from "../plugins/team-preview.js";
@@ -68,6 +69,11 @@ export interface RestoreOptions {
   planned?: { set: EffectiveSet; lock: TeamLock; declaration?: string };
   /** A `--scope project|local` change: the files as edited, restored from and written in the same journal. */
   edit?: TeamEdit;
+  /**
+   * No network: what the seeds and npm's cache hold is used, and anything else is `EOFFLINE`
+   * listing it, before anything is written (docs/design/fleets.md).
+   */
+  offline?: boolean;
 }
 
 /**
@@ -109,6 +115,8 @@ export interface RestoreReport {
   installed: string[];
   /** npm plugins installed or changed in the user's tree, `name@version`. */
   npmInstalled: string[];
+  /** npm plugins a seed holds as locked, used in place: `name@version (<seed>)`. */
+  fromSeeds?: string[];
   /** npm plugins a team set had installed that no restored project declares any more (and the user did not install): uninstalled. */
   removed: string[];
   /** `moves <name> <v> → <w>, which <other root> locks`: another restored project locks another version (the project restored now wins). */
@@ -254,6 +262,33 @@ function optOutsOf(set: EffectiveSet): OptOut[] {
  * project file is read, `ETEAM_FROZEN` (frozen), `EINTEGRITY`, or what the consent callback
  * throws (`EUNCONFIRMED`); each leaves every file as it was.
  */
+/**
+ * The pinned plugins npm's cache cannot answer (`--offline`): each fetched alone with the registry
+ * switched to npm's offline mode (the cache or `ENOTCACHED`, never a request), so the error can
+ * list every one that is missing.
+ */
+async function notCached(client: TeamWorld["npm"], root: string, pinned: readonly PinnedNpmPlugin[], mismatch: (found: PinnedMismatch) => Error): Promise<string[]> {
+  const offline = { ...client, registry: { ...client.registry, offline: true } };
+  const missing: string[] = [];
+  for (const p of pinned) {
+    try {
+      await resolvePinned(offline, root, [p], mismatch);
+    } catch (error) {
+      if (isXcshToolsError(error) && error.code === "EINTEGRITY") throw error;
+      missing.push(`${p.name}@${p.version} (npm: not in the seeds or npm's cache)`);
+    }
+  }
+  return missing;
+}
+
+/** `EOFFLINE`: what a restore without network cannot take from the seeds or the caches. */
+function offlineError(lockFile: string, missing: readonly string[], seeds: readonly string[]): XcshToolsError {
+  return new XcshToolsError("EOFFLINE", `--offline: restoring ${lockFile} needs the network for ${missing.length === 1 ? "this" : `these ${missing.length}`}, which no seed and no cache holds: ${missing.join(", ")}`, {
+    file: lockFile,
+    hint: seeds.length > 0 ? `Rebuild the seed from this lock (xcsh-tools seed <dir> --from <project>) so that it holds them, or run without --offline.` : `Set XCSH_PLUGIN_SEED_DIR to a seed built from this lock (xcsh-tools seed <dir> --from <project>), or run without --offline.`,
+  });
+}
+
 export async function restoreTeamSet(root: string, options: RestoreOptions): Promise<RestoreReport> {
   const { world } = options;
   const ctx = { ...world.ctx, cwd: root, projectTrusted: true };
@@ -272,6 +307,11 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     const problems = frozenProblems(set, lock, lockText, paths.lock);
     if (problems.length > 0) throw frozenError(paths.lock, problems);
   }
+  if (options.offline) {
+    // Resolving what the lock lacks asks registries and git hosts: not without the network.
+    const unlocked = lock && lockText !== undefined ? satisfies(set, lock).filter((entry) => entry.state !== "ok").map((entry) => `${pointer("", entry.section, entry.key)} (${entry.state}: resolving it needs the network)`) : [`${TEAM_LOCK_FILE} (missing: locking the set needs the network)`];
+    if (unlocked.length > 0) throw offlineError(paths.lock, unlocked, ctx.roots.seedDirs ?? []);
+  }
   const teamWorld: TeamWorld = { ...world, ctx };
   // Network and checks first, outside the lock: nothing of the user's state is touched until every hash matched and consent was given.
   const scratchDir = await makeScratch("team", teamScratchParent(teamWorld));
@@ -287,11 +327,16 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     const recorded = readContentHashes(contentHashesFile);
     // Warm: cache folders a restore created and recorded with this very hash, installed as they are.
     const reused: { id: string; cacheDir: string; content: CachedContent }[] = [];
+    // Seeds first (docs/design/fleets.md): a locked npm plugin a seed holds as locked is used in place.
+    const seeded = new Map<string, SeededAsLocked>();
+    const offlineMissing: string[] = [];
     for (const [index, plugin] of [...set.plugins.values()].entries()) {
       if (!plugin.enabled) continue;
       if (plugin.kind === "npm") {
         const locked = next.npm[plugin.key];
-        if (locked) pinned.push({ name: plugin.key, version: locked.version, integrity: locked.integrity, ...(locked.from ? { from: locked.from } : {}), dependencies: locked.dependencies });
+        const inSeed = locked && ctx.roots.seedDirs ? await seededAsLocked(ctx.roots.seedDirs, plugin.key, locked, paths.lock) : undefined;
+        if (inSeed) seeded.set(plugin.key, inSeed);
+        else if (locked) pinned.push({ name: plugin.key, version: locked.version, integrity: locked.integrity, ...(locked.from ? { from: locked.from } : {}), dependencies: locked.dependencies });
         continue;
       }
       const locked = next.marketplacePlugins[plugin.key];
@@ -302,12 +347,18 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         reused.push({ id: plugin.key, ...warm });
         continue;
       }
+      if (options.offline && next.marketplaces[market]?.source.source !== "directory" && !resolved.prepared.has(plugin.key)) {
+        offlineMissing.push(`${plugin.key}@${locked.version} (marketplace ${market}: not in the cache)`);
+        continue;
+      }
       const prepared = resolved.prepared.get(plugin.key) ?? (await fetcher.prepare(plugin.key, next.marketplaces[market]?.commit, 1000 + index, locked.from));
       const got = lockedTreeHash(prepared);
       if (got !== locked.hash) throw integrityError(paths.lock, pointer("", "marketplacePlugins", plugin.key, "hash"), plugin.key, locked.hash, got);
       ready.push(prepared);
     }
     const mismatch = (found: PinnedMismatch) => npmMismatchError(paths.lock, found);
+    if (options.offline) offlineMissing.push(...(await notCached(world.npm, root, pinned, mismatch)));
+    if (offlineMissing.length > 0) throw offlineError(paths.lock, offlineMissing, ctx.roots.seedDirs ?? []);
     const npmReady = await resolvePinned(world.npm, root, pinned, mismatch);
     for (const r of npmReady) checkFeatures(set.plugins.get(r.pinned.name)!, r.pinned.version, r.features);
     const registry = withoutIds(existingRegistry(paths.installedPlugins), edit?.removed ?? []);
@@ -338,7 +389,9 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     const written: string[] = [];
     let lockChanged = false;
     let undeclared: string[] = [];
-    const stampFacts: StampFacts = { root, paths, roots: ctx.roots, inputs: stampInputs, plugins: pinned.length + ready.length + reused.length, npm: Object.fromEntries(pinned.map((p) => [p.name, p.version])), outputs: [] };
+    // Plugins used in place from a seed are not outputs of this restore: no stamp, so that a later
+    // `install` without that seed goes to the engine and installs them (teamset/fast.ts).
+    const stampFacts: StampFacts = { root, paths, roots: ctx.roots, inputs: seeded.size > 0 ? undefined : stampInputs, plugins: pinned.length + ready.length + reused.length, npm: Object.fromEntries(pinned.map((p) => [p.name, p.version])), outputs: [] };
     // One transaction: the npm plugins (their hook and extension modules asked about by the applier), then our files in the same journal.
     const applied = await applyPinned(withStampAtCommit(ctx, stampFacts), "restore the project's plugin set", {
       client: world.npm,
@@ -354,7 +407,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         for (const r of reused) installs.set(r.id, { installPath: r.cacheDir, version: r.content.version, ...(r.content.gitCommitSha ? { gitCommitSha: r.content.gitCommitSha } : {}) });
         const hashesText = contentHashesText(recorded, created.map((p) => ({ cacheDir: p.cacheDir, content: { hash: lockedTreeHash(p), version: p.version, ...(p.gitCommitSha ? { gitCommitSha: p.gitCommitSha } : {}) } })));
         if (hashesText !== undefined) await stageText(m, contentHashesFile, hashesText, []);
-        const npmFeatures = new Map(npmReady.map((r) => [r.pinned.name, r.features]));
+        const npmFeatures = new Map([...npmReady.map((r) => [r.pinned.name, r.features] as const), ...[...seeded].map(([name, s]) => [name, s.features] as const)]);
         const host = renderHostFiles({ set, pluginCache: xcshPaths(ctx.roots).pluginCache, installs, npmFeatures, ...(registry ? { existingRegistry: registry } : {}) });
         undeclared = host.undeclared;
         for (const off of host.offFolders) {
@@ -386,6 +439,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       lockChanged,
       lockMerged: merged,
       installed: installing,
+      ...(seeded.size > 0 ? { fromSeeds: [...seeded].map(([name, s]) => `${name}@${next.npm[name]!.version} (${s.dir})`) } : {}),
       npmInstalled: applied.plugins.filter((p) => p.type !== "NOOP" && p.type !== "REMOVE").map((p) => `${p.name}@${p.version ?? "?"}`),
       removed: applied.removed,
       versionMoves: applied.versionMoves,

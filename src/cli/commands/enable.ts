@@ -30,6 +30,7 @@ async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean
   const scope = stateScope(flags.scope);
   const { parsePackageName } = await import("../../plugins/spec.js");
   const wanted = names.map(parsePackageName);
+  if (scope === "user") await (await import("../seeded.js")).refuseSeeded(ctx, wanted, enabled ? "enable" : "disable");
   const { planSetEnabled, enabledState } = await import("../../plugins/state-change.js");
   const dryRun = Boolean(flags.dryRun);
   const verb = enabled ? "enable" : "disable";

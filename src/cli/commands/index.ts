@@ -25,6 +25,7 @@ const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Pr
   [["config"], () => import("./config.js")],
   [["doctor"], () => import("./doctor.js")],
   [["marketplace"], () => import("./marketplace.js")],
+  [["seed"], () => import("./seed.js")],
   [["trust", "untrust"], () => import("./trust.js")],
 ];
 

@@ -20,13 +20,15 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("install plugins: with no spec, restore the project's set (xcsh-team.json and its lock); else from npm (name, name@version|range|tag, tarball, URL, folder, git URL; features: name[a,b]) or a marketplace (name@marketplace)")
     .option("--dry-run", "print the plan; write nothing")
     .option("--frozen", "with no spec (CI): fail, writing nothing, unless xcsh-team.lock.json already describes the declared set")
+    .option("--offline", "with no spec: use only the plugin seeds (XCSH_PLUGIN_SEED_DIR) and the caches; fail with EOFFLINE listing what they lack")
     .option("--allow-scripts", "run the packages' install scripts (off by default)")
     .option("--scope <scope>", "user (default) or project: in a repository, declared in xcsh-team.json and restored (npm plugins are still installed for you, the host loads them per user); elsewhere marketplace plugins only, in the project's .xcsh/")
     .option("-y, --yes", "accept what the plugins run without asking (marketplace: hooks, MCP/LSP servers, bin/; npm: hook and extension modules, and install scripts with --allow-scripts)")
-    .action(async (specs: string[], flags: { dryRun?: boolean; scope?: string; allowScripts?: boolean; yes?: boolean; frozen?: boolean }, command: Command) => {
+    .action(async (specs: string[], flags: { dryRun?: boolean; scope?: string; allowScripts?: boolean; yes?: boolean; frozen?: boolean; offline?: boolean }, command: Command) => {
       const ctx = getContext(command);
       if (specs.length === 0 && flags.scope === undefined) return restoreCommand(ctx, flags);
       if (flags.frozen) throw usageError("--frozen applies to `install` with no spec (restoring the project's set)", "Drop --frozen, or run `xcsh-tools install --frozen` alone.");
+      if (flags.offline) throw usageError("--offline applies to `install` with no spec (restoring the project's set from the seeds and caches)", "Drop --offline, or run `xcsh-tools install --offline` alone.");
       if (flags.scope === "project" && specs.length > 0) {
         const { teamWriteRoot } = await import("../team-write.js");
         const root = teamWriteRoot(ctx);
@@ -34,58 +36,63 @@ export const register: CommandModule["register"] = (program, getContext) => {
       }
       if (await (await import("./marketplace.js")).dispatchChange(ctx, "install", specs, flags)) return;
       if (specs.length === 0) throw usageError("install needs at least one spec", "e.g. xcsh-tools install @acme/xcsh-search");
-      const { parseInstallSpec } = await import("../../plugins/spec.js");
-      const parsed = specs.map((spec) => parseInstallSpec(spec, ctx.cwd));
-      const { resolveSpecs } = await import("../../plugins/resolve.js");
-      const { planInstall } = await import("../../plugins/plan.js");
-      const client = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });
-      // A local repository the user typed (git+file://…) may be cloned; nothing else local may.
-      const { isLocalGitUrl } = await import("../../core/source-args.js");
-      if (parsed.some((p) => p.source === "git" && typeof p.parsed.fetchSpec === "string" && isLocalGitUrl(p.parsed.fetchSpec))) client.allowLocalGit = true;
-      const dryRun = Boolean(flags.dryRun);
-      let resolved: Awaited<ReturnType<typeof resolveSpecs>> = [];
-      const result = await planAndApply(ctx, {
-        title: `Installing ${specs.join(", ")}`,
-        validates: true,
-        label: `install ${specs.join(" ")}`,
-        client,
-        dryRun,
-        prepare: async (progress) => {
-          progress("Resolving");
-          resolved = await resolveSpecs(parsed, client, ctx.cwd);
-        },
-        planFor: (inventory) => planInstall(inventory, resolved, { allowScripts: client.allowScripts }),
-        consent: { yes: Boolean(flags.yes) },
-      }).catch(async (error: unknown) => {
-        // A bare name npm does not know but an added marketplace offers: say which id was meant.
-        throw await (await import("./marketplace.js")).withMarketplaceSuggestion(ctx, error, specs, "install");
-      });
-      // Tool names the new plugins share with built-ins or other tools: said now, not at a session.
-      const conflicts = await (await import("../tool-conflicts.js")).toolConflictsAfter(ctx, (result.applied?.plugins ?? []).map((p) => p.name));
-      // A dry run runs no script: it names those the real run would, after asking.
-      const changing = new Set(result.plan.actions.filter((a) => a.apply.kind === "install").map((a) => a.name));
-      const wouldRun = dryRun && client.allowScripts ? resolved.filter((r) => changing.has(r.name)).flatMap((r) => r.installScripts) : [];
-      if (!(await reportPlanned(ctx, result, dryRun, { ...conflicts.json, ...(dryRun && client.allowScripts ? { wouldRunScripts: wouldRun } : {}) }))) return;
-      if (dryRun && client.allowScripts) await printWouldRunScripts(ctx, wouldRun);
-      for (const plugin of result.applied?.plugins ?? []) {
-        if (plugin.scripts.length > 0) {
-          ctx.output.line(
-            plugin.scriptsRan
-              ? `${plugin.name} ran its install scripts (${plugin.scripts.join(", ")})`
-              : `${plugin.name} declares install scripts (${plugin.scripts.join(", ")}) that were NOT run; reinstall with --allow-scripts if it needs them`,
-          );
-        }
-      }
-      if (!dryRun) {
-        const n = result.applied?.plugins.length ?? 0;
-        ctx.output.line(n > 0 ? `Installed ${result.applied!.plugins.map((p) => `${p.name}@${p.version ?? "?"}`).join(", ")}` : "Nothing to do.");
-      }
-      conflicts.warn();
+      await installSpecs(ctx, specs, flags);
     });
 };
 
+/** Install npm specs into `ctx`'s plugins folder (`install <spec>...`, and `seed`, which points `ctx` at the seed it builds). */
+export async function installSpecs(ctx: CommandContext, specs: string[], flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean }): Promise<void> {
+  const { parseInstallSpec } = await import("../../plugins/spec.js");
+  const parsed = specs.map((spec) => parseInstallSpec(spec, ctx.cwd));
+  const { resolveSpecs } = await import("../../plugins/resolve.js");
+  const { planInstall } = await import("../../plugins/plan.js");
+  const client = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });
+  // A local repository the user typed (git+file://…) may be cloned; nothing else local may.
+  const { isLocalGitUrl } = await import("../../core/source-args.js");
+  if (parsed.some((p) => p.source === "git" && typeof p.parsed.fetchSpec === "string" && isLocalGitUrl(p.parsed.fetchSpec))) client.allowLocalGit = true;
+  const dryRun = Boolean(flags.dryRun);
+  let resolved: Awaited<ReturnType<typeof resolveSpecs>> = [];
+  const result = await planAndApply(ctx, {
+    title: `Installing ${specs.join(", ")}`,
+    validates: true,
+    label: `install ${specs.join(" ")}`,
+    client,
+    dryRun,
+    prepare: async (progress) => {
+      progress("Resolving");
+      resolved = await resolveSpecs(parsed, client, ctx.cwd);
+    },
+    planFor: (inventory) => planInstall(inventory, resolved, { allowScripts: client.allowScripts }),
+    consent: { yes: Boolean(flags.yes) },
+  }).catch(async (error: unknown) => {
+    // A bare name npm does not know but an added marketplace offers: say which id was meant.
+    throw await (await import("./marketplace.js")).withMarketplaceSuggestion(ctx, error, specs, "install");
+  });
+  // Tool names the new plugins share with built-ins or other tools: said now, not at a session.
+  const conflicts = await (await import("../tool-conflicts.js")).toolConflictsAfter(ctx, (result.applied?.plugins ?? []).map((p) => p.name));
+  // A dry run runs no script: it names those the real run would, after asking.
+  const changing = new Set(result.plan.actions.filter((a) => a.apply.kind === "install").map((a) => a.name));
+  const wouldRun = dryRun && client.allowScripts ? resolved.filter((r) => changing.has(r.name)).flatMap((r) => r.installScripts) : [];
+  if (!(await reportPlanned(ctx, result, dryRun, { ...conflicts.json, ...(dryRun && client.allowScripts ? { wouldRunScripts: wouldRun } : {}) }))) return;
+  if (dryRun && client.allowScripts) await printWouldRunScripts(ctx, wouldRun);
+  for (const plugin of result.applied?.plugins ?? []) {
+    if (plugin.scripts.length > 0) {
+      ctx.output.line(
+        plugin.scriptsRan
+          ? `${plugin.name} ran its install scripts (${plugin.scripts.join(", ")})`
+          : `${plugin.name} declares install scripts (${plugin.scripts.join(", ")}) that were NOT run; reinstall with --allow-scripts if it needs them`,
+      );
+    }
+  }
+  if (!dryRun) {
+    const n = result.applied?.plugins.length ?? 0;
+    ctx.output.line(n > 0 ? `Installed ${result.applied!.plugins.map((p) => `${p.name}@${p.version ?? "?"}`).join(", ")}` : "Nothing to do.");
+  }
+  conflicts.warn();
+}
+
 /** `install` with no spec: restore the project's declared set (cli/team-restore.ts). */
-async function restoreCommand(ctx: CommandContext, flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean; frozen?: boolean }): Promise<void> {
+async function restoreCommand(ctx: CommandContext, flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean; frozen?: boolean; offline?: boolean }): Promise<void> {
   const { restoreProject, restoreLines, teamRootOf } = await import("../team-restore.js");
   const report = await restoreProject(ctx, flags);
   // `changed`: anything installed or written on this machine (a dry run: anything it would).

@@ -54,7 +54,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const componentLines = new Map<string, string>();
       const items = view.inventory.map((p) => {
         const { enabled, user, projectDisabled } = enabledState(view, p.name);
-        const components = describe(installed.find((c) => c.rootKind === "npm" && c.id === p.name));
+        const components = describe(installed.find((c) => c.rootKind === "npm" && c.seed === undefined && c.id === p.name));
         if (components) componentLines.set(p.name, components.line);
         return {
           name: p.name,
@@ -77,16 +77,25 @@ export const register: CommandModule["register"] = (program, getContext) => {
           ...(decided.has(p.name) ? { decidedBy: decided.get(p.name) } : {}),
         };
       });
+      // Plugins the seeds provide, used in place (a seed wins over the user's copy of a name).
+      const seededLines: string[] = [];
+      const seeded = installed.filter((p) => p.seed !== undefined).map((p) => {
+        const components = describe(p);
+        seededLines.push(`  ${style(ctx.output, "bold", p.name)}@${p.version ?? "?"}  from seed ${p.seed}`, ...(p.problem ? [`    ${style(ctx.output, "red", p.problem.code)}: ${p.problem.message}`] : components ? [`    ${components.line}`] : []));
+        return { name: p.name, version: p.version ?? null, seed: p.seed!, path: p.root, ...(p.problem ? { problem: p.problem } : {}), ...(components ? { components: components.json } : {}) };
+      });
+      if (seededLines.length > 0) seededLines.unshift(style(ctx.output, "bold", "From plugin seeds (read-only, XCSH_PLUGIN_SEED_DIR):"));
       const counted = installed.filter((p) => !p.problem && (p.rootKind !== "claude-cache") && (flags.scope === undefined || p.rootKind === "npm" || p.scope === flags.scope));
       const total = { alwaysOn: counted.reduce((n, p) => n + p.cost.alwaysOn, 0), alwaysOnForXcsh: counted.reduce((n, p) => n + p.cost.alwaysOnForXcsh, 0) };
       const totalLine = total.alwaysOn > 0 ? `Context: ${formatTokens(total.alwaysOn)} tokens added to every session by these plugins (${formatTokens(total.alwaysOnForXcsh)} by what xcsh loads); \`xcsh-tools show <plugin>\` has the details.` : undefined;
       if (ctx.output.json) {
-        ctx.output.result({ plugins: items, ...mkt.json, ...(team.length > 0 ? { teamSet: team.map(({ row }) => row) } : {}), contextTokens: total, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
+        ctx.output.result({ plugins: items, ...(seeded.length > 0 ? { seeded } : {}), ...mkt.json, ...(team.length > 0 ? { teamSet: team.map(({ row }) => row) } : {}), contextTokens: total, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
         return;
       }
       if (notLoaded) ctx.output.line(notLoadedLine(ctx, notLoaded));
       if (items.length === 0) {
-        if (mkt.lines.length === 0) ctx.output.line("No plugins installed. Install one with `xcsh-tools install <package>`.");
+        if (mkt.lines.length === 0 && seededLines.length === 0) ctx.output.line("No plugins installed. Install one with `xcsh-tools install <package>`.");
+        for (const line of seededLines) ctx.output.line(line);
         for (const line of mkt.lines) ctx.output.line(line);
         for (const line of teamLines(ctx, team)) ctx.output.line(line);
         if (totalLine) ctx.output.line(totalLine);
@@ -104,6 +113,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
         const components = componentLines.get(item.name);
         if (components) ctx.output.line(`  ${components}`);
       }
+      for (const line of seededLines) ctx.output.line(line);
       for (const line of mkt.lines) ctx.output.line(line);
       for (const line of teamLines(ctx, team)) ctx.output.line(line);
       if (totalLine) ctx.output.line(totalLine);

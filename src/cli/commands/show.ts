@@ -42,7 +42,7 @@ function componentLines(output: Output, root: string, c: Component): string[] {
 
 /** The readable form of one plugin. */
 export function renderPluginComponents(output: Output, p: InstalledPluginComponents, summarize: (c: readonly Component[]) => string, kinds: readonly string[], words: Record<string, readonly [string, string]>): string[] {
-  const lines = [`${style(output, "bold", p.id)}${p.version ? ` ${p.version}` : ""}  ${ROOT_WORDS[p.rootKind]} · ${p.scope}${p.enabled ? "" : " · disabled"}`, `  ${style(output, "dim", p.root)}`];
+  const lines = [`${style(output, "bold", p.id)}${p.version ? ` ${p.version}` : ""}  ${ROOT_WORDS[p.rootKind]} · ${p.scope}${p.seed ? ` · from the read-only seed ${p.seed}` : ""}${p.enabled ? "" : " · disabled"}`, `  ${style(output, "dim", p.root)}`];
   if (p.problem) {
     lines.push(`  ${style(output, "red", p.problem.code)}: ${p.problem.message}`);
     return lines;

@@ -93,8 +93,8 @@ async function checkFlags(options: ToolsFlags, context: CommandContext): Promise
 }
 
 /** Where a tool, an error or a skipped entry comes from, as `--json` reports it. */
-function origin(source: { provider?: string; level?: string; plugin?: string } | undefined) {
-  return { provider: source?.provider, level: source?.level, ...(source?.plugin ? { plugin: source.plugin } : {}) };
+function origin(source: { provider?: string; level?: string; plugin?: string; seed?: string } | undefined) {
+  return { provider: source?.provider, level: source?.level, ...(source?.plugin ? { plugin: source.plugin } : {}), ...(source?.seed ? { seed: source.seed } : {}) };
 }
 
 /** The tools, errors and untrusted project's entries, as `--json` reports them. */

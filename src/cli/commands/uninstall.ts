@@ -32,6 +32,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       if (await (await import("./marketplace.js")).dispatchChange(ctx, "uninstall", names, flags)) return;
       const { parsePackageName } = await import("../../plugins/spec.js");
       const wanted = names.map(parsePackageName);
+      await (await import("../seeded.js")).refuseSeeded(ctx, wanted, "uninstall");
       const { planUninstall } = await import("../../plugins/plan.js");
       const dryRun = Boolean(flags.dryRun);
       const result = await planAndApply(ctx, {

@@ -64,6 +64,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
       if (await market.dispatchChange(ctx, "update", names, flags)) return;
       const { parsePackageName } = await import("../../plugins/spec.js");
       const wanted = names.map(parsePackageName);
+      await (await import("../seeded.js")).refuseSeeded(ctx, wanted, "update");
       const { checkOutdated } = await import("../../plugins/outdated.js");
       const { planUpdate, planJson } = await import("../../plugins/plan.js");
       const client = await npmClient(ctx, { allowScripts: Boolean(flags.allowScripts) });

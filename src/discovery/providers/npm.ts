@@ -1,5 +1,6 @@
 /**
- * Installed npm plugins: the `dependencies` of `<xcshHome>/plugins/package.json`, in object order. For each name, `node_modules/<name>/package.json` is read and
+ * Installed npm plugins: first those of the plugin seeds (`XCSH_PLUGIN_SEED_DIR`, see
+ * `discoverSeeds` below), then the `dependencies` of `<xcshHome>/plugins/package.json`, in object order. For each name, `node_modules/<name>/package.json` is read and
  * its manifest is `xcsh`, else `pi` (a package with neither is not a plugin: reported in
  * `ignored`). Linked plugins (`node_modules/<name>` a symlink) work the same; their package is
  * the link's target.
@@ -36,13 +37,14 @@ import { PluginsPackageJsonSchema } from "../../manifest/plugins-package.js";
 import { pointerSegment } from "../../manifest/result.js";
 import { checkSchema } from "../../manifest/schema-check.js";
 import { RuntimePluginStateSchema, runtimeEnabled } from "../../manifest/runtime-lock.js";
-import { discoveryError } from "../records.js";
+import { discoveryError, type DiscoveryErrorCode } from "../records.js";
+import type { SeedManifest } from "../../manifest/seed.js";
 import { describeIssues, readStateFile, type StateFileRead } from "../state-file.js";
 import { reportSkipped } from "../untrusted.js";
 import { resolveToolEntry } from "../tools-dir.js";
 import { isPathInside } from "../../core/contain.js";
 import { npmPluginOutside } from "../../core/state-places.js";
-import type { DiscoverySink, ToolProvider } from "../types.js";
+import type { DiscoveryContext, DiscoverySink, ToolProvider } from "../types.js";
 
 const NAME = "npm Plugin";
 
@@ -74,23 +76,28 @@ export const npmProvider: ToolProvider = {
     const project = projectPaths(ctx.cwd);
     if (!ctx.projectTrusted) for (const file of [project.pluginOverrides, ...project.otherPluginOverrides]) reportSkipped(file, projectSource, "plugin-overrides", sink);
 
+    const seeds = ctx.paths.seeds;
     const pkg = await readStateFile(ctx.paths.pluginsPackageJson, PluginsPackageJsonSchema, userSource, sink);
-    if (pkg.status !== "ok") return;
-    const names = Object.keys(pkg.value.dependencies ?? {});
-    if (names.length === 0) return;
+    if (pkg.status !== "ok" && seeds.length === 0) return;
+    const names = pkg.status === "ok" ? Object.keys(pkg.value.dependencies ?? {}) : [];
+    if (names.length === 0 && seeds.length === 0) return;
 
     const lockFile = ctx.paths.runtimeLock;
-    const lock = await readStateFile(lockFile, LockEnvelopeSchema, userSource, sink, failClosed);
+    const lock = names.length > 0 ? await readStateFile(lockFile, LockEnvelopeSchema, userSource, sink, failClosed) : { status: "missing" as const };
     const overridesFile = effectiveOverridesFile(ctx.cwd);
     const overrides: StateFileRead<Static<typeof OverridesEnvelopeSchema>> = ctx.projectTrusted
       ? await readStateFile(overridesFile, OverridesEnvelopeSchema, projectSource, sink, failClosed)
       : { status: "missing" };
-    if (lock.status === "bad" || overrides.status === "bad") return;
-    const lockPlugins = lock.status === "ok" ? (lock.value.plugins ?? {}) : {};
+    if (overrides.status === "bad") return;
     const disabled = new Set(overrides.status === "ok" ? (overrides.value.disabled ?? []) : []);
     const featureOverrides = overrides.status === "ok" ? (overrides.value.features ?? {}) : {};
+    // Seeds first: a seeded plugin wins over the user's copy of the same name (as Claude Code's seeds).
+    const seeded = await discoverSeeds(ctx, sink, { disabled, featureOverrides, overridesFile });
+    if (lock.status === "bad" || pkg.status !== "ok") return;
+    const lockPlugins = lock.status === "ok" ? (lock.value.plugins ?? {}) : {};
 
     for (const name of names) {
+      if (seeded.has(name)) continue;
       const source: ToolSource = { ...userSource, plugin: name };
       if (!PACKAGE_NAME.test(name) || name.split("/").some((part) => part === "." || part === "..")) {
         const file = ctx.paths.pluginsPackageJson;
@@ -114,6 +121,46 @@ export const npmProvider: ToolProvider = {
     }
   },
 };
+
+/**
+ * The plugins of the seeds (`XCSH_PLUGIN_SEED_DIR`), used in place: for each seed in order, each
+ * plugin its `xcsh-seed.json` lists that no earlier seed had. A seed's plugins are on unless the
+ * project's overrides switch them off (the user's runtime lock is about the user's own tree);
+ * their features are the overrides' or the plugin's defaults. A seed that cannot be read, or a
+ * plugin missing from it, is a coded record (manifest/seed.ts) and loads nothing of it. Returns
+ * the names the seeds took.
+ */
+async function discoverSeeds(ctx: DiscoveryContext, sink: DiscoverySink, project: { disabled: ReadonlySet<string>; featureOverrides: Record<string, unknown>; overridesFile: string }): Promise<Set<string>> {
+  const taken = new Set<string>();
+  if (ctx.paths.seeds.length === 0) return taken;
+  const { readSeedManifest, seededPluginProblem, seedPaths } = await import("../../manifest/seed.js");
+  for (const dir of ctx.paths.seeds) {
+    const seedSource: ToolSource = { provider: "npm", providerName: NAME, level: "user", seed: dir };
+    let manifest: SeedManifest;
+    try {
+      manifest = readSeedManifest(dir);
+    } catch (error) {
+      if (!isXcshToolsError(error)) throw error;
+      sink.addError(discoveryError(error.code as DiscoveryErrorCode, error.file ?? dir, `${error.message}; no plugin of this seed was loaded. ${error.hint ?? ""}`.trim(), seedSource));
+      continue;
+    }
+    for (const [name, entry] of Object.entries(manifest.plugins)) {
+      if (taken.has(name) || !PACKAGE_NAME.test(name) || name.split("/").some((part) => part === "." || part === "..")) continue;
+      taken.add(name);
+      const source: ToolSource = { ...seedSource, plugin: name };
+      const problem = seededPluginProblem(dir, name, entry);
+      if (problem) {
+        sink.addError(discoveryError("ESEED_INCOMPLETE", problem.file ?? dir, `${problem.message}; plugin ${name} was not loaded. ${problem.hint ?? ""}`.trim(), source));
+        continue;
+      }
+      if (project.disabled.has(name)) continue;
+      const overridden = pluginPart(project.featureOverrides, name, FeatureListSchema, { file: project.overridesFile, at: "/features", source: { ...source, level: "project" }, sink });
+      if (overridden === "bad") continue;
+      await discoverPlugin(path.join(seedPaths(dir).nodeModules, name), name, overridden ?? null, project.overridesFile, source, sink);
+    }
+  }
+  return taken;
+}
 
 /** Plugin `name`'s own part of the lock or the overrides, checked: `"bad"` (reported) when it has the wrong shape. */
 function pluginPart<S extends TSchema>(doc: Record<string, unknown>, name: string, schema: S, where: { file: string; at: string; source: ToolSource; sink: DiscoverySink }): Static<S> | undefined | "bad" {

@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+/**
+ * Benchmark of plugin seeds (issue 43, docs/design/fleets.md), both figures side by side in this
+ * one run, medians of RUNS:
+ *
+ * 1. boot   200 TypeScript tools in 40 npm plugins held by a seed (XCSH_PLUGIN_SEED_DIR), the
+ *           user's own plugins folder empty: `discoverAndLoadCustomTools` in a fresh process
+ *           (first boot after `refreshBootIndex`, as an install leaves it, and warm boot) against
+ *           the floor, an `import()` loop over the same tools pre-built as JavaScript
+ *           (bench/lib/boot-child.js). Target: <= 1.0x the floor.
+ * 2. restore  a locked set of PLUGINS (20) npm plugins: `xcsh-tools install --frozen --yes
+ *           --offline` in a fresh home with an empty npm cache and the seed built from that lock
+ *           (`xcsh-tools seed --from`; no network: --offline fails rather than fetch), against
+ *           `npm ci` of a package.json + package-lock.json naming the same plugins from a warm
+ *           npm cache, from the same local Verdaccio. Target: <= 0.5x npm ci.
+ *
+ * Node only (the runtime running this script); wall and CPU (/usr/bin/time) per process.
+ *
+ *   node bench/seed.js
+ *   RUNS=5 PLUGINS=20 SHAPES=shared node bench/seed.js
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createJiti } from "jiti";
+import { benchEnv, benchPublisher, median, SHAPE_NAMES, shapeDescription } from "./lib/bench-plugins.js";
+import { buildAll, repo } from "./lib/build.js";
+import { writeBenchFixture } from "./lib/fixtures.js";
+import { timeProcessClocks } from "./lib/time.js";
+
+const RUNS = Number(process.env.RUNS ?? 5);
+const COUNT = Number(process.env.PLUGINS ?? 20);
+const SHAPES = (process.env.SHAPES ?? SHAPE_NAMES.join(",")).split(",").filter(Boolean);
+const CHILD = path.join(repo, "bench", "lib", "boot-child.js");
+
+const built = buildAll("xcsh-tools-bench-seed")[0];
+const jiti = createJiti(import.meta.url);
+const { startRegistry } = await jiti.import(path.join(repo, "test", "helpers", "registry.ts"));
+const { seedTreeHash } = await jiti.import(path.join(repo, "src", "teamset", "seed.ts"));
+const npmCli = realpathSync(execFileSync("which", ["npm"], { encoding: "utf8" }).trim().split("\n")[0]);
+const work = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-seed-"));
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
+const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
+const load = () => os.loadavg()[0].toFixed(1);
+
+/** One boot in a fresh process (bench/lib/boot-child.js): its clocks. */
+function boot(job, fx) {
+  const r = spawnSync(process.execPath, [CHILD, JSON.stringify(job)], { cwd: fx.cwd, env: { PATH: process.env.PATH, HOME: fx.home, NO_COLOR: "1" }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`bench: ${job.mode} boot failed (${r.status}):\n${r.stdout}${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split("\n").pop());
+}
+
+/** The bench fixture's 200 tools moved into a seed: its plugins folder becomes `<seed>/plugins`, the user's is empty. */
+async function seededFixture() {
+  const fx = writeBenchFixture(mkdtempSync(path.join(work, "fx-")), { plugins: 40, toolsPerPlugin: 5 });
+  const seed = path.join(fx.root, "seed");
+  mkdirSync(seed);
+  renameSync(path.join(fx.xcshHome, "plugins"), path.join(seed, "plugins"));
+  const names = Object.keys(JSON.parse(readFileSync(path.join(seed, "plugins", "package.json"), "utf8")).dependencies);
+  const plugins = {};
+  for (const name of names) plugins[name] = { version: "1.0.0", integrity: "sha512-bench", tree: await seedTreeHash(path.join(seed, "plugins", "node_modules", name)) };
+  writeFileSync(path.join(seed, "xcsh-seed.json"), `${JSON.stringify({ seedFormat: 1, generator: "bench", from: { kind: "specs", specs: names }, plugins }, null, 2)}\n`);
+  return { ...fx, seed };
+}
+
+const registry = await startRegistry();
+try {
+  console.log(`seed benchmarks: ${built.label}, ${os.cpus().length} cores, load average ${load()} (the machine is shared: read the ratios), median of ${RUNS}`);
+
+  // 1. boot from a seed
+  const fx = await seededFixture();
+  const env = { XCSH_PLUGIN_SEED_DIR: fx.seed };
+  const oursJob = { mode: "ours", library: built.library, cwd: fx.cwd, home: fx.home, xcshHome: fx.xcshHome, env, expect: fx.tsFiles.length };
+  const samples = { first: [], warm: [], floor: [] };
+  for (let run = 0; run < RUNS; run++) {
+    rmSync(path.join(fx.xcshHome), { recursive: true, force: true });
+    if (built.bootModule) boot({ mode: "refresh", bootModule: built.bootModule, home: fx.home, xcshHome: fx.xcshHome, cwd: fx.cwd, env, expect: 0 }, fx);
+    samples.first.push(boot(oursJob, fx));
+    samples.warm.push(boot(oursJob, fx));
+    samples.floor.push(boot({ mode: "floor", files: fx.jsFiles, cwd: fx.cwd, expect: fx.jsFiles.length }, fx));
+  }
+  console.log(`\n1. boot: ${fx.tsFiles.length} TypeScript tools in 40 npm plugins from a seed, discoverAndLoadCustomTools vs the floor (target <= 1.00x)`);
+  for (const [clock, label] of [["total", "whole boot"], ["cpuTotal", "whole, cpu"], ["call", "the call"], ["cpuCall", "call, cpu"]]) {
+    const m = Object.fromEntries(Object.entries(samples).map(([phase, xs]) => [phase, median(xs.map((x) => x[clock]))]));
+    console.log(`   ${label.padEnd(11)} floor ${fmt(m.floor).padStart(7)}   first boot ${fmt(m.first).padStart(7)} ${ratio(m.first, m.floor)}   warm boot ${fmt(m.warm).padStart(7)} ${ratio(m.warm, m.floor)}`);
+  }
+
+  // 2. restore from a seed vs npm ci from a warm cache
+  console.log(`\n2. restore: ${COUNT} locked npm plugins, install --frozen --yes --offline from a seed (empty npm cache) vs npm ci from a warm cache (target <= 0.50x)`);
+  const prefix = `seed${Date.now().toString(36)}`;
+  const publishShape = await benchPublisher(registry, prefix, COUNT);
+  const freshHome = () => {
+    const home = mkdtempSync(path.join(work, "home-"));
+    writeFileSync(path.join(home, ".npmrc"), `registry=${registry.url}\n`);
+    return home;
+  };
+  const project = (home, files) => {
+    const dir = path.join(home, "project");
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+      writeFileSync(path.join(dir, name), text);
+    }
+    return dir;
+  };
+  const ourEnv = (home, cache, extra = {}) => ({ ...benchEnv(home, cache), XCSH_HOME: path.join(home, ".xcsh"), ...extra });
+  const ours = (home, dir, args, extra) => {
+    const r = spawnSync(process.execPath, [built.bin, ...args], { cwd: dir, env: ourEnv(home, path.join(home, ".npm"), extra), encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`bench: xcsh-tools ${args.join(" ")} failed (${r.status}):\n${r.stdout}${r.stderr}`);
+  };
+  for (const shape of SHAPES) {
+    const names = await publishShape(shape);
+    const npmFiles = { "package.json": `${JSON.stringify({ name: "bench", private: true, dependencies: Object.fromEntries(names.map((n) => [n, "^1.0.0"])) }, null, 2)}\n` };
+    const teamFiles = { "xcsh-team.json": `${JSON.stringify({ version: 1, plugins: Object.fromEntries(names.map((n) => [n, { spec: "^1.0.0" }])) }, null, 2)}\n`, ".xcsh/.keep": "" };
+    const seed = path.join(work, `seed-${shape}`);
+    {
+      const home = freshHome();
+      const dir = project(home, npmFiles);
+      execFileSync(process.execPath, [npmCli, "install", "--package-lock-only", "--ignore-scripts", "--loglevel=error"], { cwd: dir, env: benchEnv(home, path.join(home, ".npm")) });
+      npmFiles["package-lock.json"] = readFileSync(path.join(dir, "package-lock.json"), "utf8");
+    }
+    {
+      // The image build: lock the set, then seed it.
+      const home = freshHome();
+      const dir = project(home, teamFiles);
+      ours(home, dir, ["trust"]);
+      ours(home, dir, ["install", "--yes"]);
+      teamFiles["xcsh-team.lock.json"] = readFileSync(path.join(dir, "xcsh-team.lock.json"), "utf8");
+      ours(home, dir, ["seed", seed, "--from", ".", "--yes"]);
+    }
+    const warmCache = mkdtempSync(path.join(work, "cache-"));
+    execFileSync(process.execPath, [npmCli, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: project(freshHome(), npmFiles), env: benchEnv(freshHome(), warmCache) });
+    const npmCi = [];
+    const fromSeed = [];
+    for (let run = 0; run < RUNS; run++) {
+      const npmHome = freshHome();
+      npmCi.push(timeProcessClocks(process.execPath, [npmCli, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: project(npmHome, npmFiles), env: benchEnv(npmHome, warmCache) }));
+      const home = freshHome();
+      const dir = project(home, teamFiles);
+      ours(home, dir, ["trust"]);
+      const cache = mkdtempSync(path.join(work, "empty-cache-"));
+      fromSeed.push(timeProcessClocks(process.execPath, [built.bin, "install", "--frozen", "--yes", "--offline"], { cwd: dir, env: ourEnv(home, cache, { XCSH_PLUGIN_SEED_DIR: seed }) }));
+    }
+    const clocks = (xs) => ({ wall: median(xs.map((x) => x.wall)), cpu: xs[0].cpu === undefined ? undefined : median(xs.map((x) => x.cpu)) });
+    const npm = clocks(npmCi);
+    const seeded = clocks(fromSeed);
+    const cpu = (x) => (x.cpu === undefined ? "" : `, cpu ${fmt(x.cpu)}`);
+    console.log(`   plugins ${shapeDescription(shape, COUNT)}`);
+    console.log(`     npm ci (warm cache) ${fmt(npm.wall)}${cpu(npm)}   install --offline from the seed ${fmt(seeded.wall)}${cpu(seeded)}   ${ratio(seeded.wall, npm.wall)}${npm.cpu && seeded.cpu ? ` / cpu ${ratio(seeded.cpu, npm.cpu)}` : ""}${seeded.wall / npm.wall <= 0.5 ? "" : " over"}`);
+  }
+  console.log(`\n  (load average at the end: ${load()})`);
+} finally {
+  await registry.stop();
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,163 @@
+/**
+ * A plugin seed (docs/design/fleets.md): a read-only folder built at image-build time by
+ * `xcsh-tools seed`, holding npm plugins installed as a plugins folder holds them
+ * (`<seed>/plugins/package.json`, `<seed>/plugins/node_modules/`), and `xcsh-seed.json`, which
+ * says what it is: the format version, what it was built from (a team lock, by the sha256 of its
+ * bytes, or specs named on the command line) and per plugin its version, npm integrity and the
+ * `tree1` hash of its installed folder.
+ *
+ * Everything here is synchronous and small (the boot path reads seeds during discovery). Reading
+ * never writes: a seed is never changed by anything but `xcsh-tools seed` building a new one.
+ */
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { XcshToolsError, errorMessage } from "../core/errors.js";
+import { isRealPathInside } from "../core/contain.js";
+import { jsonErrorDetail } from "../core/json-position.js";
+import { Type, type Static } from "./typebox.js";
+import { checkSchema } from "./schema-check.js";
+import { pointerSegment } from "./result.js";
+import { npmNameProblem } from "./names.js";
+
+/** The one format this version reads and writes; a newer seed is `ESEED_FORMAT`. */
+export const SEED_FORMAT = 1;
+export const SEED_MANIFEST = "xcsh-seed.json";
+
+const SeededPluginSchema = Type.Object({
+  version: Type.String({ minLength: 1 }),
+  /** npm's SRI of the tarball the plugin came from (what a team lock records). */
+  integrity: Type.String({ minLength: 1 }),
+  /** `tree1-sha256:<hex>` of `<seed>/plugins/node_modules/<name>` as built. */
+  tree: Type.String({ pattern: "^tree1-sha256:[0-9a-f]{64}$" }),
+});
+
+export const SeedManifestSchema = Type.Object({
+  seedFormat: Type.Integer({ minimum: 1 }),
+  generator: Type.String(),
+  from: Type.Union([
+    Type.Object({ kind: Type.Literal("lock"), file: Type.String(), sha256: Type.String({ pattern: "^[0-9a-f]{64}$" }) }),
+    Type.Object({ kind: Type.Literal("specs"), specs: Type.Array(Type.String()) }),
+  ]),
+  plugins: Type.Record(Type.String(), SeededPluginSchema),
+});
+export type SeedManifest = Static<typeof SeedManifestSchema>;
+export type SeededPlugin = Static<typeof SeededPluginSchema>;
+
+/** Where a seed's parts are. */
+export function seedPaths(dir: string) {
+  const plugins = path.join(dir, "plugins");
+  return { dir, manifest: path.join(dir, SEED_MANIFEST), plugins, packageJson: path.join(plugins, "package.json"), nodeModules: path.join(plugins, "node_modules") };
+}
+
+const REBUILD = "rebuild the seed with xcsh-tools seed <dir> (docs/fleets.md), or take this folder out of XCSH_PLUGIN_SEED_DIR";
+
+/**
+ * The checked manifest of the seed at `dir`: `ESEED_UNREADABLE` (folder or manifest missing or
+ * not readable), `ESEED_FORMAT` (written by a newer xcsh-tools), `ESEED_INVALID` (not JSON, a
+ * field of the wrong shape), each naming the file and the field.
+ */
+export function readSeedManifest(dir: string): SeedManifest {
+  const file = seedPaths(dir).manifest;
+  let text: string;
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error("not a folder");
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new XcshToolsError("ESEED_UNREADABLE", `The plugin seed ${dir} (XCSH_PLUGIN_SEED_DIR) cannot be read: ${file}: ${errorMessage(error)}`, {
+      file,
+      hint: `Mount the seed readable for this user (every file of it, read-only is fine), or ${REBUILD}.`,
+    });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new XcshToolsError("ESEED_INVALID", `${file} is not JSON: ${jsonErrorDetail(text, error)}`, { file, hint: `It was not written by xcsh-tools seed: ${REBUILD}.` });
+  }
+  const format = (raw as { seedFormat?: unknown } | null)?.seedFormat;
+  if (typeof format === "number" && Number.isInteger(format) && format > SEED_FORMAT) {
+    throw new XcshToolsError("ESEED_FORMAT", `${file} /seedFormat: ${format} was written by a newer xcsh-tools; this one reads seed format ${SEED_FORMAT}`, {
+      file,
+      path: "/seedFormat",
+      hint: `Upgrade xcsh-tools in the image to the version that built the seed, or build the seed with this version (xcsh-tools seed <dir>).`,
+    });
+  }
+  const checked = checkSchema(SeedManifestSchema, raw);
+  if (!checked.ok) {
+    const issue = checked.issues[0]!;
+    throw new XcshToolsError("ESEED_INVALID", `${file} ${issue.path || "/"}: ${issue.expected}, found ${issue.found}`, { file, path: issue.path || "/", hint: `It was not written by xcsh-tools seed, or it was edited: ${REBUILD}.` });
+  }
+  // A key is joined to node_modules: only a package name, never a path out of it.
+  const bad = Object.keys(checked.value.plugins).find((name) => npmNameProblem(name) !== undefined);
+  if (bad !== undefined) {
+    throw new XcshToolsError("ESEED_INVALID", `${file} /plugins/${pointerSegment(bad)}: expected an npm package name, found ${JSON.stringify(bad)} (${npmNameProblem(bad)})`, { file, path: `/plugins/${pointerSegment(bad)}`, hint: `It was not written by xcsh-tools seed, or it was edited: ${REBUILD}.` });
+  }
+  return checked.value;
+}
+
+/**
+ * Why the seeded plugin `name` cannot be used as its manifest lists it (`ESEED_INCOMPLETE`: its
+ * folder or package.json is missing, its version is another, its folder leaves the seed), or
+ * `undefined`. Cheap (one stat, one small read): the boot path asks it; the full content check
+ * is `verifySeededTree`.
+ */
+export function seededPluginProblem(dir: string, name: string, entry: SeededPlugin): XcshToolsError | undefined {
+  const paths = seedPaths(dir);
+  const pluginDir = path.join(paths.nodeModules, name);
+  const field = `/plugins/${pointerSegment(name)}`;
+  const incomplete = (what: string) =>
+    new XcshToolsError("ESEED_INCOMPLETE", `The plugin seed ${dir} lists ${name}@${entry.version} (${paths.manifest} ${field}) but ${what}`, { file: paths.manifest, path: field, hint: `The seed was changed after it was built: ${REBUILD}.` });
+  // Before anything of it is read: a link (of the plugin, or of node_modules) leading out of the seed names someone else's files.
+  if (!isRealPathInside(pluginDir, dir)) return incomplete(`${pluginDir} resolves outside the seed ${dir}`);
+  let version: unknown;
+  try {
+    version = (JSON.parse(readFileSync(path.join(pluginDir, "package.json"), "utf8")) as { version?: unknown }).version;
+  } catch (error) {
+    return incomplete(`${path.join(pluginDir, "package.json")} cannot be read (${errorMessage(error)})`);
+  }
+  if (version !== entry.version) return incomplete(`${path.join(pluginDir, "package.json")} /version is ${JSON.stringify(version)}`);
+  return undefined;
+}
+
+/** `ESEED_INTEGRITY` when the installed folder's `tree1` hash is not the one the seed recorded. */
+export function seedIntegrityError(dir: string, name: string, entry: SeededPlugin, got: string): XcshToolsError | undefined {
+  if (got === entry.tree) return undefined;
+  const paths = seedPaths(dir);
+  const field = `/plugins/${pointerSegment(name)}/tree`;
+  return new XcshToolsError("ESEED_INTEGRITY", `The files of ${name} in the plugin seed ${dir} are not those it was built with: ${paths.manifest} ${field} expects ${entry.tree}, the folder ${path.join(paths.nodeModules, name)} hashes to ${got}`, {
+    file: paths.manifest,
+    path: field,
+    hint: `A file was added, removed or changed after the seed was built: ${REBUILD}.`,
+  });
+}
+
+/** The first seed of `dirs` that lists `name`, with its entry (first wins, as Claude Code's seeds). Seeds that cannot be read are skipped here; discovery and doctor report them. */
+export function seedOf(dirs: readonly string[], name: string): { dir: string; entry: SeededPlugin } | undefined {
+  for (const dir of dirs) {
+    let manifest: SeedManifest;
+    try {
+      manifest = readSeedManifest(dir);
+    } catch {
+      continue;
+    }
+    if (Object.hasOwn(manifest.plugins, name)) return { dir, entry: manifest.plugins[name]! };
+  }
+  return undefined;
+}
+
+/**
+ * `ESEEDED` for a change (`update`, `uninstall`, `disable`…) of plugins the user has not installed
+ * and a seed provides: a seed is never written, so the change cannot be made here.
+ */
+export function assertNotSeeded(dirs: readonly string[], names: readonly string[], installed: (name: string) => boolean, verb: string): void {
+  for (const name of names) {
+    if (installed(name)) continue;
+    const seeded = seedOf(dirs, name);
+    if (!seeded) continue;
+    throw new XcshToolsError("ESEEDED", `Cannot ${verb} ${name}: it comes from the read-only plugin seed ${seeded.dir} (XCSH_PLUGIN_SEED_DIR), at ${seeded.entry.version}`, {
+      file: seedPaths(seeded.dir).manifest,
+      path: `/plugins/${pointerSegment(name)}`,
+      hint: `A seed is never changed in place. Rebuild the image's seed (xcsh-tools seed <dir> --from <project>, or with the plugin specs you want), or switch it off for one project with xcsh-tools disable --scope project ${name}.`,
+    });
+  }
+}
