@@ -106,6 +106,16 @@ export const EXIT_CODES = {
   ETEAM_PLUGIN_DELISTED: 1,
   ETEAM_FROZEN: 1,
   ETEAM_GENERATED_TRACKED: 1,
+  // The organization policy (issue 43, docs/design/fleets.md "Policy"): its file, then what it refuses.
+  EPOLICY_INVALID: 2,
+  EPOLICY_UNKNOWN_KEY: 2,
+  EPOLICY_PATTERN: 2,
+  EPOLICY_UNREADABLE: 1,
+  EPOLICY_BLOCKED: 1,
+  EPOLICY_NOT_ALLOWED: 1,
+  EPOLICY_FORBIDDEN: 1,
+  EPOLICY_REQUIRED: 1,
+  EPOLICY_PROJECT_MARKETPLACE: 1,
   // Failures.
   ENOT_FOUND: 1,
   ENOT_INSTALLED: 1,

@@ -15,6 +15,7 @@
  *     the reason.
  *   - settings: kept; removed with the plugin on uninstall (as the host does).
  */
+import { assertNoneRequired } from "../core/policy.js";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { npa } from "../core/npm-spec.js";
@@ -164,6 +165,7 @@ export function notInstalled(name: string, inventory: InstalledPlugin[]): XcshTo
 
 /** Plan `uninstall <name>...`. An unknown name is `ENOT_INSTALLED` (nothing is changed). */
 export function planUninstall(inventory: InstalledPlugin[], names: string[]): Plan {
+  assertNoneRequired(names, "uninstall");
   const actions: PlanAction[] = [...new Set(names)].map((name) => {
     const current = find(inventory, name);
     if (!current) throw notInstalled(name, inventory);
