@@ -12,7 +12,7 @@
 import path from "node:path";
 import type { ToolLoadError, ToolPathWithSource } from "../core/contract.js";
 import { projectFolder, projectRootOf, xcshPaths, type XcshRoots } from "../core/paths.js";
-import { catalogPluginPolicySource, catalogPolicySource, checkSource, listNames, loadManagedPolicy, type ManagedPolicy, type PolicySource, type PolicyVerdict } from "../core/policy.js";
+import { catalogPluginPolicySource, catalogPolicySource, checkSource, listNames, loadManagedPolicy, type LoadedPolicy, type ManagedPolicy, type PolicySource, type PolicyVerdict } from "../core/policy.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { splitPluginId } from "../manifest/installed-plugins.js";
 
@@ -23,7 +23,7 @@ import { splitPluginId } from "../manifest/installed-plugins.js";
 export async function applyManagedPolicy<T>(items: T[], entryOf: (item: T) => ToolPathWithSource, roots: XcshRoots, cwd: string): Promise<{ kept: T[]; errors: ToolLoadError[] }> {
   const loaded = loadManagedPolicy();
   if (loaded.state === "none" || !items.some((item) => entryOf(item).source?.plugin !== undefined)) return { kept: items, errors: [] };
-  const judge = loaded.state === "ok" ? await judgeWith(loaded.policy, roots, cwd) : () => ({ code: loaded.error.code, reason: `${loaded.error.message}; no plugin tool is loaded until it is fixed` });
+  const judge = await policyJudge(loaded, roots, cwd);
   const verdicts = new Map<string, { code: string; reason: string } | undefined>();
   const errors: ToolLoadError[] = [];
   const kept = items.filter((item) => {
@@ -41,8 +41,17 @@ export async function applyManagedPolicy<T>(items: T[], entryOf: (item: T) => To
   return { kept, errors };
 }
 
-/** The judge of one plugin under a readable policy: `undefined` when it may load. */
-async function judgeWith(policy: ManagedPolicy, roots: XcshRoots, cwd: string): Promise<(provider: string, plugin: string) => { code: string; reason: string } | undefined> {
+/** What the policy says of one installed plugin (by its discovery provider and id): `undefined` when it may load. */
+export type PolicyJudge = (provider: string, plugin: string) => { code: string; reason: string } | undefined;
+
+/** The judge of installed plugins under `loaded` (boot, `tools`, `audit`): a broken policy refuses every plugin. */
+export async function policyJudge(loaded: LoadedPolicy, roots: XcshRoots, cwd: string): Promise<PolicyJudge> {
+  if (loaded.state === "none") return () => undefined;
+  if (loaded.state === "broken") return () => ({ code: loaded.error.code, reason: `${loaded.error.message}; no plugin is loaded until it is fixed` });
+  return judgeWith(loaded.policy, roots, cwd);
+}
+
+async function judgeWith(policy: ManagedPolicy, roots: XcshRoots, cwd: string): Promise<PolicyJudge> {
   const paths = xcshPaths(roots);
   const { npmPolicySource } = await import("../core/policy-npm.js");
   const deps = (readQuietly(paths.pluginsPackageJson) as { dependencies?: Record<string, string> } | undefined)?.dependencies ?? {};
