@@ -83,6 +83,13 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
     const r = await cli([...args, "--yes"], { policy: false });
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
   }
+  /** Before any policy: the npm plugin `name`, the folder marketplace and its plugin hello@corp; no request counted after. */
+  async function installBoth(name: string): Promise<void> {
+    await installed(["install", name]);
+    await installed(["marketplace", "add", market]);
+    await installed(["install", "hello@corp"]);
+    requests.length = 0;
+  }
 
   it("marketplace add: a blocked folder, a catalog URL off the allowlist, a git host — refused, nothing fetched, nothing written", async () => {
     const before = await snap();
@@ -147,10 +154,7 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
   }, LONG);
 
   it("update: an installed plugin whose source is now blocked is not fetched again", async () => {
-    await installed(["install", bad]);
-    await installed(["marketplace", "add", market]);
-    await installed(["install", "hello@corp"]);
-    requests.length = 0;
+    await installBoth(bad);
     const before = await snap();
     await setPolicy({ plugins: { block: [{ npmScope: `@polbad${tag}` }] } });
     expect(refusal(await cli(["update", bad, "--yes", "--json"])).code).toBe("EPOLICY_BLOCKED");
@@ -181,9 +185,7 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
   }, LONG);
 
   it("boot: plugins whose recorded source the policy no longer allows, or that it forbids, are not loaded, with a coded reason", async () => {
-    await installed(["install", ok]);
-    await installed(["marketplace", "add", market]);
-    await installed(["install", "hello@corp"]);
+    await installBoth(ok);
     const names = (r: ProcessResult) => (r.json().tools as { name: string }[]).map((t) => t.name).sort();
     const codes = (r: ProcessResult) => (r.json().errors as { code: string; error?: string; message?: string }[]).map((e) => `${e.code} ${/^Plugin (\S+) was not loaded/.exec(e.message ?? e.error ?? "")?.[1] ?? JSON.stringify(e)}`).sort();
     const free = await cli(["tools", "--json"], { policy: false });
@@ -207,10 +209,7 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
   }, LONG);
 
   it("a broken policy file stops every change; reading commands still work and say it", async () => {
-    await installed(["install", ok]);
-    await installed(["marketplace", "add", market]);
-    await installed(["install", "hello@corp"]);
-    requests.length = 0;
+    await installBoth(ok);
     let before = await snap();
     for (const [content, code] of [
       [{ plugins: { alow: [] } }, "EPOLICY_UNKNOWN_KEY"],
@@ -245,9 +244,7 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
   }, LONG);
 
   it("required plugins: uninstall and disable refused, a missing one reported by doctor", async () => {
-    await installed(["install", ok]);
-    await installed(["marketplace", "add", market]);
-    await installed(["install", "hello@corp"]);
+    await installBoth(ok);
     const before = await snap();
     await setPolicy({ plugins: { required: [ok, "hello@corp", "@corp/audit-log"] } });
     for (const args of [["uninstall", ok], ["disable", ok], ["uninstall", "hello@corp"], ["disable", "hello@corp"], ["marketplace", "remove", "corp"]]) {
@@ -277,9 +274,7 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
   }, LONG);
 
   it("audit --json: source, version, integrity or commit, what it runs, scope, who installed it, the policy's verdict", async () => {
-    await installed(["install", ok]);
-    await installed(["marketplace", "add", market]);
-    await installed(["install", "hello@corp"]);
+    await installBoth(ok);
     await setPolicy({ plugins: { block: [{ npmScope: `@polok${tag}` }], required: ["hello"] } });
     const r = await cli(["audit", "--json"]);
     expect(r.code, r.stderr).toBe(0);
