@@ -201,6 +201,23 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
     expect(names(forbidden)).toEqual([toolName(ok)]);
     expect(codes(forbidden)).toEqual(["EPOLICY_FORBIDDEN hello@corp"]);
 
+    // The library a host calls, in this process (the seam set directly): the loader's result and the components a host runs.
+    await setPolicy({ plugins: { block: [{ npmScope: `@polok${tag}` }] }, marketplaces: { allow: [{ github: "acme" }] } });
+    const seam = globalThis as Record<symbol, unknown>;
+    seam[Symbol.for("xcsh-tools.managed-policy-file")] = policyFile;
+    try {
+      const lib = await import("../../src/index.js");
+      const host = { home: w.home, xcshHome: w.xcshHome, env: {} };
+      const loaded = await lib.discoverAndLoadCustomTools([], w.cwd, [], undefined, host);
+      expect(loaded.tools).toEqual([]);
+      expect(loaded.errors.map((e) => `${e.code} ${e.source?.plugin}`).sort()).toEqual([`EPOLICY_BLOCKED ${ok}`, "EPOLICY_NOT_ALLOWED hello@corp"]);
+      const components = await lib.listInstalledComponents({ cwd: w.cwd, ...host });
+      expect(components.plugins).toEqual([]);
+      expect(components.refused?.map((r) => `${r.code} ${r.id}`).sort()).toEqual([`EPOLICY_BLOCKED ${ok}`, "EPOLICY_NOT_ALLOWED hello@corp"]);
+    } finally {
+      delete seam[Symbol.for("xcsh-tools.managed-policy-file")];
+    }
+
     // The host's own boot (`run` goes through discoverAndLoadCustomTools): the tool is not there.
     await setPolicy({ plugins: { block: [{ npmScope: `@polok${tag}` }] } });
     const run = await cli(["run", toolName(ok), "--json"]);
