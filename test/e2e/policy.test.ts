@@ -6,9 +6,11 @@
  * every entry point with no request made and nothing on disk changed; what is already installed
  * stops loading with a coded reason; a broken policy file stops every change and never allows.
  */
+import { execFileSync } from "node:child_process";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { isolatedGitEnv } from "../helpers/git-remote.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/http-server.js";
 import { writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
@@ -130,6 +132,7 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
     const before = await snap();
     await setPolicy({ plugins: { block: [{ folder: path.dirname(folder) }] } });
     expect(refusal(await cli(["install", path.dirname(folder), "--yes", "--json"])).code).toBe("EPOLICY_BLOCKED");
+    expect(refusal(await cli(["link", path.dirname(folder), "--json"])).code).toBe("EPOLICY_BLOCKED");
     await setPolicy({ plugins: { allow: [{ npmScope: `@polok${tag}` }] } });
     for (const spec of [`${http.url}/x.tgz`, `git+${http.url}/x.git`, "github:someone/plugin"]) {
       expect(refusal(await cli(["install", spec, "--yes", "--json"])).code, spec).toBe("EPOLICY_NOT_ALLOWED");
@@ -166,12 +169,18 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
 
   it("restore (install with no spec): a blocked declared plugin, a forbidden one, a project marketplace the policy does not let projects add", async () => {
     await writeTrustRecord(w.xcshHome, [w.cwd]);
+    // A repository: `install --scope project` writes its declaration there.
+    execFileSync("git", ["init", "-q"], { cwd: w.cwd, env: isolatedGitEnv(w.home) });
     await w.write(path.join(w.cwd, "xcsh-team.json"), { version: 1, plugins: { [bad]: { spec: "^1.0.0" } } });
     const before = await snap();
-    await setPolicy({ plugins: { block: [{ npmScope: `@polbad${tag}` }] } });
+    await setPolicy({ plugins: { block: [{ npmScope: `@polbad${tag}` }], allow: [{ npmScope: `@polbad${tag}` }] } });
     expect(refusal(await cli(["install", "--yes", "--json"])).code).toBe("EPOLICY_BLOCKED");
+    await setPolicy({ plugins: { allow: [{ npmScope: `@polbad${tag}` }, { npmRegistry: "https://npm.corp.example/" }] } });
+    // Declaring one (--scope project) resolves its version first: refused before that request too.
+    expect(refusal(await cli(["install", `${ok.replace("/tool", "/other")}`, "--scope", "project", "--yes", "--json"])).code).toBe("EPOLICY_NOT_ALLOWED");
     await setPolicy({ plugins: { forbidden: [bad] } });
     expect(refusal(await cli(["install", "--yes", "--json"])).code).toBe("EPOLICY_FORBIDDEN");
+    expect(refusal(await cli(["install", bad, "--scope", "project", "--yes", "--json"])).code).toBe("EPOLICY_FORBIDDEN");
     expect(requests).toEqual([]);
     expect(await snap()).toEqual(before);
     await writeFolderMarketplace(path.join(w.cwd, "tools", "mkt"), { name: "inrepo", tools: ["inrepo_hello"] });
