@@ -30,7 +30,7 @@ export function managedPolicyFile(platform: NodeJS.Platform = process.platform):
   const seam = (globalThis as Record<symbol, unknown>)[MANAGED_POLICY_SEAM];
   if (typeof seam === "string" && seam !== "") return seam;
   if (platform === "darwin") return "/Library/Application Support/xcsh/managed-settings.json";
-  // ProgramFiles is not user-writable; the variable is read for the drive only when it is absolute, else the default drive.
+  // Not %ProgramFiles%: an environment variable is the user's to set (Claude Code reads the fixed path too).
   if (platform === "win32") return path.win32.join("C:\\Program Files", "xcsh", "managed-settings.json");
   return "/etc/xcsh/managed-settings.json";
 }

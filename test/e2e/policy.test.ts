@@ -254,6 +254,8 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
       const list = await cli(["list", "--json"]);
       expect(list.code).toBe(0);
       expect((list.json().plugins as { name: string }[]).map((p) => p.name)).toEqual([ok]);
+      expect(list.json().policyError).toMatchObject({ code });
+      expect((await cli(["list"])).stderr).toContain(code);
       const tools = await cli(["tools", "--json"]);
       expect(tools.json().tools).toEqual([]);
       expect((tools.json().errors as { code: string }[]).every((e) => e.code === code)).toBe(true);
