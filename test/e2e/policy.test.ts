@@ -43,7 +43,8 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
     reg = await useGlobalRegistry();
     proxy = await countingSwapProxy(reg.url, requests, () => undefined);
     http = await startHttpServer();
-    await publish(ok);
+    // ok brings a hook module the host imports: what the audit must say it runs.
+    await reg.publish({ name: ok, version: "1.0.0", packageJson: { type: "module", xcsh: { tools: "./t.js", hooks: "./hooks/guard.js" } }, files: { "t.js": toolSource(toolName(ok)), "hooks/guard.js": "export default function () {}\n" } });
     await publish(bad);
     await publish(scripted, { scripts: { postinstall: `node -e "require('fs').writeFileSync(process.env.XCSH_TEST_MARKER,'ran')"` } });
   }, LONG);
@@ -321,7 +322,7 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
       installedBy: "user",
       policy: { allowed: false, code: "EPOLICY_BLOCKED", required: false },
     });
-    expect(npm.runs).toEqual([]);
+    expect(npm.runs).toEqual([{ kind: "hook", name: expect.any(String), runs: `imported by the host: ${path.join(npm.path, "hooks", "guard.js")}` }]);
     const mkt = report.plugins.find((p: { id: string }) => p.id === "hello@corp");
     expect(mkt).toMatchObject({ kind: "marketplace", scope: "user", version: expect.any(String), source: { type: "marketplace", marketplace: "corp", marketplaceSource: { type: "local", uri: market } }, installedBy: "user", policy: { allowed: true, required: true } });
     expect(Object.keys(mkt).sort()).toEqual(["commit", "enabled", "id", "installScripts", "installedBy", "integrity", "kind", "path", "policy", "resolved", "runs", "scope", "source", "version"]);
