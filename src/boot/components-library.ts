@@ -11,7 +11,9 @@
  * record).
  */
 import path from "node:path";
-import { resolveRoots } from "../core/paths.js";
+import { resolveRoots, type XcshRoots } from "../core/paths.js";
+import { loadManagedPolicy } from "../core/policy.js";
+import { policyJudge } from "./policy-filter.js";
 import { decideProjectTrust, trustCommand, trustWorldOf, type ProjectTrustOption } from "../core/trust.js";
 import { realPathOrNearest } from "../core/contain.js";
 import { withKnownTools, type InstalledPluginComponents } from "../components/installed.js";
@@ -35,6 +37,11 @@ export interface InstalledComponentsList {
   plugins: InstalledPluginComponents[];
   /** When the project was not trusted: its installs were not read. */
   untrusted?: { project: string; trustCommand: string };
+  /**
+   * Plugins the organization policy refuses (docs/fleets-policy.md): left out of `plugins`, so a
+   * host runs none of their hooks or servers; each with the policy's code and why.
+   */
+  refused?: { id: string; code: string; reason: string }[];
   /** Whether the inventory came from a fresh boot index (no plugin folder read), and if not why. */
   index: { fresh: boolean; reason: string; written: boolean };
 }
@@ -52,6 +59,24 @@ export async function listInstalledComponents(options: ListInstalledComponentsOp
     tools = undefined;
   }
   const answer = await installedComponentsIndexed({ roots, cwd, projectTrusted, ...(options.write === false ? { write: false } : {}) });
-  const plugins = withKnownTools(answer.plugins, tools);
-  return { cwd, plugins, ...(projectTrusted ? {} : { untrusted: { project: realPathOrNearest(cwd), trustCommand: trustCommand(cwd) } }), index: answer.index };
+  const judged = await refusedByPolicy(withKnownTools(answer.plugins, tools), roots, cwd);
+  const plugins = judged.kept;
+  return { cwd, plugins, ...(judged.refused.length > 0 ? { refused: judged.refused } : {}), ...(projectTrusted ? {} : { untrusted: { project: realPathOrNearest(cwd), trustCommand: trustCommand(cwd) } }), index: answer.index };
+}
+
+/** The discovery provider whose records hold a plugin root's source (boot/policy-filter.ts judges by it). */
+const PROVIDER_OF_ROOT: Record<string, string> = { npm: "npm", "xcsh-marketplace": "xcsh-plugins", "claude-cache": "claude-plugins" };
+
+/** `plugins` without those the organization policy refuses, and those with why. */
+async function refusedByPolicy(plugins: InstalledPluginComponents[], roots: XcshRoots, cwd: string): Promise<{ kept: InstalledPluginComponents[]; refused: { id: string; code: string; reason: string }[] }> {
+  const loaded = loadManagedPolicy();
+  if (loaded.state === "none") return { kept: plugins, refused: [] };
+  const judge = await policyJudge(loaded, roots, cwd);
+  const refused: { id: string; code: string; reason: string }[] = [];
+  const kept = plugins.filter((p) => {
+    const verdict = judge(PROVIDER_OF_ROOT[p.rootKind] ?? p.rootKind, p.id);
+    if (verdict) refused.push({ id: p.id, ...verdict });
+    return verdict === undefined;
+  });
+  return { kept, refused };
 }

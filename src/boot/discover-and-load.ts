@@ -21,6 +21,7 @@ import path from "node:path";
 import { projectFolder, resolveRoots } from "../core/paths.js";
 import { decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
 import { discoverWithBootIndex } from "./discover.js";
+import { applyManagedPolicy } from "./policy-filter.js";
 import { discoverToolPaths } from "../discovery/index.js";
 import { loadCustomTools } from "../host/loader.js";
 import type { DiscoverCustomToolsOptions } from "../core/host-options.js";
@@ -41,13 +42,15 @@ export async function discoverAndLoadCustomTools(
       ? await discoverToolPaths(configuredPaths, cwd, discoverOptions)
       : await discoverWithBootIndex(configuredPaths, cwd, discoverOptions).catch(() => discoverToolPaths(configuredPaths, cwd, discoverOptions));
   const { providers: _providers, disabledProviders: _disabled, bootIndex: _bootIndex, projectTrust: _projectTrust, lazyTools, onLazyToolError, ...loadOptions } = options;
+  // The organization policy after discovery, so the boot index's answer and a scan's are judged alike.
+  const allowed = await applyManagedPolicy(discovered.paths, (p) => p, resolveRoots(options), cwd);
   const loaded =
     lazyTools === true && options.bootIndex !== false
-      ? await (await import("./lazy-tools.js")).loadWithLazyTools(discovered.paths, cwd, builtInToolNames, pushPendingAction, { ...loadOptions, ...(onLazyToolError ? { onLazyToolError } : {}) }, options, "inputs" in discovered ? discovered.inputs : undefined)
-      : await loadCustomTools(discovered.paths, cwd, builtInToolNames, pushPendingAction, loadOptions);
+      ? await (await import("./lazy-tools.js")).loadWithLazyTools(allowed.kept, cwd, builtInToolNames, pushPendingAction, { ...loadOptions, ...(onLazyToolError ? { onLazyToolError } : {}) }, options, "inputs" in discovered ? discovered.inputs : undefined)
+      : await loadCustomTools(allowed.kept, cwd, builtInToolNames, pushPendingAction, loadOptions);
   return {
     tools: loaded.tools,
-    errors: [...discovered.errors, ...loaded.errors],
+    errors: [...discovered.errors, ...allowed.errors, ...loaded.errors],
     ...(discovered.untrusted ? { untrusted: discovered.untrusted } : {}),
     setUIContext: loaded.setUIContext,
   };

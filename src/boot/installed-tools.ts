@@ -6,6 +6,7 @@ import path from "node:path";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
 import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../core/contract.js";
 import { prepareModules, validateMissing } from "./module-records.js";
+import { applyManagedPolicy } from "./policy-filter.js";
 import { findView, loadIndex, upsertView, writeIndex } from "./store.js";
 import { scanView, viewChange, viewPathOutside } from "./views.js";
 import { decideTrust, keyOf, worldOf, type BootIndexOptions } from "./world.js";
@@ -84,7 +85,9 @@ export async function listInstalledTools(options: ListInstalledToolsOptions = {}
       dirty = true;
     }
   }
-  const modules = await prepareModules(view, index, unchanged);
+  // The organization policy before any validation: a refused plugin's code is never imported, even in the child.
+  const allowed = await applyManagedPolicy(await prepareModules(view, index, unchanged), (m) => m.entry, world.roots, cwd);
+  const modules = allowed.kept;
   if (options.piModule !== undefined) for (const module of modules) delete module.record;
   const unvalidated = modules.filter((m) => !m.record).length;
   if (reason === "fresh" && unvalidated > 0) reason = `${unvalidated} tool entr${unvalidated === 1 ? "y was" : "ies were"} never validated`;
@@ -114,7 +117,7 @@ export async function listInstalledTools(options: ListInstalledToolsOptions = {}
       path: tool.path,
       ...(tool.source ? { source: tool.source } : {}),
     })),
-    errors: [...view.errors, ...simulated.errors],
+    errors: [...view.errors, ...allowed.errors, ...simulated.errors],
     ...(view.untrusted ? { untrusted: view.untrusted } : {}),
     index: { fresh: reason === "fresh", reason, validated, written },
   };

@@ -22,10 +22,14 @@ export async function npmClient(ctx: CommandContext, options: { allowScripts?: b
     settingsRegistry: loaded.settings.registry,
     flagRegistry: ctx.flags.registry,
   });
+  const asked = options.allowScripts === true || loaded.settings.allowScripts;
+  // The policy wins over the flag and the settings; saying so beats a silent "scripts were not run".
+  const forbidden = asked ? (await import("../core/policy.js")).scriptsForbiddenBy() : undefined;
+  if (forbidden) ctx.output.note(`Install scripts will not run: ${forbidden}.`);
   return {
     registry,
     home: ctx.roots.home,
-    allowScripts: options.allowScripts === true || loaded.settings.allowScripts,
+    allowScripts: asked && forbidden === undefined,
     fetchTimeoutMs: loaded.settings.timeouts.fetchMs,
     tarballLimits: {
       unpackedBytes: loaded.settings.limits.tarballUnpackedBytes,

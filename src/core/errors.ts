@@ -116,6 +116,16 @@ export const EXIT_CODES = {
   ESEED_INTEGRITY: 1,
   ESEED_LOCK_MISMATCH: 1,
   EOFFLINE: 1,
+  // The organization policy (issue 43, docs/design/fleets.md "Policy"): its file, then what it refuses.
+  EPOLICY_INVALID: 2,
+  EPOLICY_UNKNOWN_KEY: 2,
+  EPOLICY_PATTERN: 2,
+  EPOLICY_UNREADABLE: 1,
+  EPOLICY_BLOCKED: 1,
+  EPOLICY_NOT_ALLOWED: 1,
+  EPOLICY_FORBIDDEN: 1,
+  EPOLICY_REQUIRED: 1,
+  EPOLICY_PROJECT_MARKETPLACE: 1,
   // Failures.
   ENOT_FOUND: 1,
   ENOT_INSTALLED: 1,

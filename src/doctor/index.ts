@@ -18,6 +18,7 @@ import { checkMarketplaces, checkOverrides } from "./checks-marketplace.js";
 import { checkPlugins } from "./checks-plugins.js";
 import { checkSettings, checkTransactions, failedCheck } from "./checks-state.js";
 import { checkTeamSet, type NpmView } from "./team.js";
+import { checkPolicy } from "./checks-policy.js";
 import { repairState, repairTransactions, type FixFailures, type FixWorld } from "./fix.js";
 import { DOCTOR_AREAS, type DoctorArea, type DoctorCheck, type DoctorReport, type Finding, type SettingRow } from "./types.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
@@ -67,6 +68,7 @@ export async function diagnose(world: DoctorWorld): Promise<Diagnosis> {
   areas.push(...(await guarded("host parity", () => checkHostParity(world, inventory))));
   areas.push(...(await guarded("team set", () => checkTeamSet(world, npm))));
   areas.push(...(await guarded("seeds", () => checkSeeds(world))));
+  areas.push(...(await guarded("policy", async () => checkPolicy(world, inventory))));
   areas.push(...(await guarded("boot index", () => checkBoot(world))));
   const findings = areas.flatMap((a) => a.findings);
   findings.sort((a, b) => DOCTOR_AREAS.indexOf(a.area) - DOCTOR_AREAS.indexOf(b.area));

@@ -9,7 +9,7 @@
 export type CheckStatus = "ok" | "warn" | "error";
 
 /** The areas, in report order. */
-export const DOCTOR_AREAS = ["settings", "transactions", "plugins folder", "plugins", "lockfile", "conflicts", "components", "marketplace", "overrides", "host parity", "team set", "seeds", "boot index"] as const;
+export const DOCTOR_AREAS = ["policy", "settings", "transactions", "plugins folder", "plugins", "lockfile", "conflicts", "components", "marketplace", "overrides", "host parity", "team set", "seeds", "boot index"] as const;
 export type DoctorArea = (typeof DOCTOR_AREAS)[number];
 
 /** One check as the report and `--json` show it. */

@@ -14,7 +14,7 @@ import { readMarketplacesDoc, type MarketplacesDoc } from "./registry.js";
 import { parseCatalogSource, type CatalogSourceSpec, type FetchedCatalog } from "./sources/index.js";
 import { stageFolderRecords } from "./local-folders.js";
 import { makeScratch } from "./tree.js";
-import { buildCacheDir, commitOf, fetchSource, fetchedReport, scratchNear, stageMarketplace, type MarketplaceChangeReport } from "./marketplace-cache.js";
+import { assertCatalogAllowed, buildCacheDir, commitOf, fetchSource, fetchedReport, scratchNear, stageMarketplace, type MarketplaceChangeReport } from "./marketplace-cache.js";
 
 /** Add a marketplace from `source` (folder, git URL, owner/repo, catalog URL). */
 export async function addMarketplace(
@@ -36,6 +36,7 @@ export async function addFetched(
 ): Promise<MarketplaceChangeReport> {
   const scope = options.scope ?? "user";
   assertScopeUsable(ctx, scope, "add a marketplace to the project (--scope project)");
+  assertCatalogAllowed(spec, `marketplace add ${source}`);
   const scratch = await makeScratch("add", scratchNear(ctx));
   try {
     const fetched = await fetch(scratch.dir);

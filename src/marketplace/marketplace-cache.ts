@@ -12,6 +12,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { jsonText, lstatOrUndefined, movePath, removeTree } from "../core/atomic-fs.js";
 import { isPathInside } from "../core/contain.js";
+import { assertSourcesAllowed, catalogPolicySource } from "../core/policy.js";
 import type { Transaction } from "../core/journal.js";
 import { relativeSourceDir } from "../manifest/marketplace-catalog.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
@@ -49,7 +50,13 @@ export interface MarketplaceChangeReport {
 
 /** Fetch a source into scratch: the checked catalog, plus the content to cache. */
 export async function fetchSource(ctx: MarketplaceContext, spec: CatalogSourceSpec, scratch: string): Promise<FetchedCatalog> {
+  assertCatalogAllowed(spec);
   return catalogSourceOf(spec.kind).fetch(spec, scratch, ctx);
+}
+
+/** The organization policy of a marketplace source: before anything of it is fetched or read. */
+export function assertCatalogAllowed(spec: CatalogSourceSpec, subject = `marketplace ${spec.uri}`): void {
+  assertSourcesAllowed([{ source: catalogPolicySource(spec.kind, spec.uri), what: "marketplace", subject }]);
 }
 
 /** Where a fetch's scratch goes: beside our journal, where the new cache is staged (see makeScratch). */

@@ -11,6 +11,7 @@
  * on its own so one broken plugin does not block the others; it is reported as failed.
  */
 import { mkdir } from "node:fs/promises";
+import { assertNoneRequired } from "../core/policy.js";
 import path from "node:path";
 import { semver } from "../core/npm-spec.js";
 import { XcshToolsError, errorSummary } from "../core/errors.js";
@@ -263,6 +264,7 @@ function installedIdsOf(ws: WorkingSet, scopes: readonly Scope[]): string[] {
 export async function uninstallMarketplacePlugin(ctx: MarketplaceContext, ids: string[], options: { scope?: Scope; dryRun?: boolean } = {}): Promise<PluginChangeReport> {
   assertScopeUsable(ctx, options.scope, "uninstall the project's plugins (--scope project)");
   for (const id of ids) requireSpec(id);
+  assertNoneRequired(ids, "uninstall");
   return runPluginChange(ctx, `uninstall ${ids.join(" ")}`, Boolean(options.dryRun), async (state) => {
     const ws = workingSet(ctx, state);
     for (const id of ids) planRemove(ws, resolveScope(state, ws, id, options.scope, "uninstall"), id);
@@ -280,7 +282,11 @@ export async function uninstallMarketplacePlugin(ctx: MarketplaceContext, ids: s
 export async function planMarketplaceUninstall(ctx: MarketplaceContext, state: EngineState, name: string, scopes: readonly Scope[]): Promise<{ plan: PluginPlan; projectList: string[] | undefined; warnings: string[] }> {
   const ws = workingSet(ctx, state);
   for (const scope of scopes) {
-    for (const id of Object.keys(ws.docs[scope]?.plugins ?? {})) if (splitPluginId(id)?.marketplace === name && entriesOf(ws, scope, id).length > 0) planRemove(ws, scope, id);
+    for (const id of Object.keys(ws.docs[scope]?.plugins ?? {})) {
+      if (splitPluginId(id)?.marketplace !== name || entriesOf(ws, scope, id).length === 0) continue;
+      assertNoneRequired([id], "uninstall");
+      planRemove(ws, scope, id);
+    }
   }
   const warnings: string[] = [];
   const { plan, projectList } = await finish(ctx, state, ws, warnings);
@@ -291,6 +297,7 @@ export async function planMarketplaceUninstall(ctx: MarketplaceContext, state: E
 export async function setMarketplacePluginEnabled(ctx: MarketplaceContext, ids: string[], enabled: boolean, options: { scope?: Scope; dryRun?: boolean } = {}): Promise<PluginChangeReport> {
   assertScopeUsable(ctx, options.scope, "change the project's plugins (--scope project)");
   for (const id of ids) requireSpec(id);
+  if (!enabled) assertNoneRequired(ids, "disable");
   return runPluginChange(ctx, `${enabled ? "enable" : "disable"} ${ids.join(" ")}`, Boolean(options.dryRun), async (state) => {
     const ws = workingSet(ctx, state);
     for (const id of ids) planSetEnabled(ws, resolveScope(state, ws, id, options.scope, enabled ? "enable" : "disable"), id, enabled);

@@ -18,6 +18,7 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
+import { assertNotForbidden, assertSourcesAllowed, catalogPluginPolicySource, catalogPolicySource } from "../core/policy.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplacePluginEntry } from "../manifest/marketplace-catalog.js";
@@ -152,6 +153,7 @@ export function hashOfCacheDir(installPath: string): string | undefined {
 
 /** Fetch `entry`'s source into `scratch` (an existing folder) and copy it without `.git` to `<scratch>/copy`, hashed. */
 export async function fetchCopy(ctx: MarketplaceContext, found: FoundMarketplace, loaded: LoadedCatalog, entry: MarketplacePluginEntry, scratch: string): Promise<{ fetched: FetchedPlugin; copy: string; hash: string }> {
+  assertMarketplacePluginAllowed(found, entry);
   const fetched = await pluginSourceOf(entry.source, entry.name).fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(ctx, found) }, scratch, ctx);
   const copy = path.join(scratch, "copy");
   await copyPluginTree(fetched.dir, copy, fetched.within);
@@ -176,9 +178,25 @@ function pinnedEntry(entry: MarketplacePluginEntry, pin: PluginPin | undefined):
   return entry;
 }
 
+/**
+ * The organization policy of one catalog entry, before its bytes are fetched: the marketplace's
+ * recorded source (marketplace rules), the plugin's own source (plugin rules; a relative source
+ * is the marketplace's own bytes) and the forbidden list.
+ */
+function assertMarketplacePluginAllowed(found: FoundMarketplace, entry: MarketplacePluginEntry): void {
+  const id = `${entry.name}@${found.entry.name}`;
+  const market = catalogPolicySource(found.entry.sourceType, found.entry.sourceUri);
+  const policy = assertSourcesAllowed([
+    { source: market, what: "marketplace", subject: `${id} (marketplace ${found.entry.name})` },
+    { source: catalogPluginPolicySource(entry.source, market), what: "plugin", subject: `install ${id}` },
+  ]);
+  assertNotForbidden(policy, id);
+}
+
 /** Fetch, copy, hash and validate `plugin@marketplace` into `scratch` (its git source at `options.pinCommit` when given). */
 export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string, options: { pinCommit?: string; pin?: PluginPin } = {}): Promise<PreparedPlugin> {
   const marketplace = found.entry.name;
+  assertNotForbidden(assertSourcesAllowed([{ source: catalogPolicySource(found.entry.sourceType, found.entry.sourceUri), what: "marketplace", subject: `${plugin}@${marketplace} (marketplace ${marketplace})` }]), `${plugin}@${marketplace}`);
   await mkdir(scratch, { recursive: true });
   const loaded = await catalogOf(ctx, found);
   const entry = pinnedEntry(catalogEntry(loaded, plugin, marketplace), options.pin ?? (options.pinCommit ? { commit: options.pinCommit } : undefined));

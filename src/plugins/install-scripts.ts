@@ -10,6 +10,8 @@
  * What cannot run after consent is never run: a git dependency's `prepare` (pacote would run it
  * while it fetches, in a clone) and a local folder's `prepare` (run by packing it).
  */
+import { scriptsForbiddenBy } from "../core/policy.js";
+import { XcshToolsError } from "../core/errors.js";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type Arborist from "@npmcli/arborist";
@@ -92,6 +94,9 @@ export function scriptsByPlugin(nodes: readonly ArboristNode[], plugins: readonl
 /** Run the lifecycle scripts of `nodes` in the staging copy `dir` (bins are linked already). */
 export async function runInstallScripts(nodes: readonly ArboristNode[], dir: string, client: NpmClientOptions, what: string): Promise<void> {
   if (nodes.length === 0) return;
+  // A library caller passing allowScripts past the CLI meets the policy here (the CLI never asks then).
+  const forbidden = scriptsForbiddenBy();
+  if (forbidden) throw new XcshToolsError("EPOLICY_FORBIDDEN", `Install scripts of ${what} were not run: ${forbidden}`, { hint: "Install without --allow-scripts; the policy's administrator decides whether scripts may run here." });
   const Arborist: typeof import("@npmcli/arborist").default = await loadArborist();
   const arb: Arborist = new Arborist({ ...npmOptions(client), ignoreScripts: false, binLinks: false, path: dir });
   try {

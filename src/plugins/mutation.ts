@@ -36,6 +36,7 @@ import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { codedFailure } from "../core/failure.js";
 import { journalRoot, recoverPending, withTransaction, type RecoveryReport, type Transaction } from "../core/journal.js";
 import { withLock, type LockOptions, type LockOwner } from "../core/lock.js";
+import { policyForChange } from "../core/policy.js";
 import type { XcshRoots } from "../core/paths.js";
 import { loadPluginsState, pluginsPaths, type PluginsPaths, type PluginsState } from "./state.js";
 
@@ -78,6 +79,8 @@ function describeHolder(holder: LockOwner | undefined): string {
 
 /** Run `fn` as one locked, recovered, journaled mutation of the plugins folder. */
 export async function runMutation<T>(world: MutationWorld, label: string, fn: (m: Mutation) => Promise<T>): Promise<T> {
+  // A policy file that exists but cannot be read or parsed stops every change (it never allows by failing).
+  policyForChange();
   const paths = pluginsPaths(world.roots);
   const step = async (name: string) => {
     if (world.onStep) await world.onStep(name);

@@ -17,6 +17,8 @@ import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { gitEnvForNpm, gitError } from "../core/git.js";
 import { codedFailure, failedUrlOf } from "../core/failure.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
+import type { PolicySource } from "../core/policy.js";
+import { npmPolicySource } from "../core/policy-npm.js";
 import { TARBALL_CHECK_OPTION, guardTarballStreams, type TarballLimits } from "./tarball-check.js";
 
 /** Everything pacote and arborist calls need. */
@@ -237,4 +239,9 @@ export async function loadArborist(): Promise<ArboristClass> {
 /** node-tar as pacote has it: the very instance pacote extracts with (tests and the local tarball check). */
 export async function loadTar(): Promise<Tar> {
   return (await npmLibraries()).tar();
+}
+
+/** `npmPolicySource` (core/policy.ts) with the registry npm would ask for a name, from the user's .npmrc. */
+export function npmPolicySourceOf(spec: string, client: Pick<NpmClientOptions, "registry">, name?: string, cwd?: string): PolicySource {
+  return npmPolicySource(spec, (pkg) => registryFor(pkg, client.registry), name, cwd);
 }

@@ -15,6 +15,7 @@
  *     the reason.
  *   - settings: kept; removed with the plugin on uninstall (as the host does).
  */
+import { assertNoneRequired, assertNotForbidden, loadManagedPolicy, policyForChange } from "../core/policy.js";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { npa } from "../core/npm-spec.js";
@@ -164,6 +165,7 @@ export function notInstalled(name: string, inventory: InstalledPlugin[]): XcshTo
 
 /** Plan `uninstall <name>...`. An unknown name is `ENOT_INSTALLED` (nothing is changed). */
 export function planUninstall(inventory: InstalledPlugin[], names: string[]): Plan {
+  assertNoneRequired(names, "uninstall");
   const actions: PlanAction[] = [...new Set(names)].map((name) => {
     const current = find(inventory, name);
     if (!current) throw notInstalled(name, inventory);
@@ -215,6 +217,8 @@ export function planUpdate(inventory: InstalledPlugin[], infos: VersionInfo[], o
 
 /** Plan `link <folder>` of package `name`@`version` at `target` (absolute). */
 export function planLink(inventory: InstalledPlugin[], link: { name: string; version: string; target: string; scripts: string[]; manifest: PluginManifest }): Plan {
+  const loaded = loadManagedPolicy();
+  assertNotForbidden(policyForChange(loaded), link.name, loaded.file);
   const current = find(inventory, link.name);
   const to = { version: link.version, spec: `file:${link.target}`, source: "link" as const };
   const base = { name: link.name, to, features: { from: current?.runtime?.enabledFeatures, to: current?.runtime?.enabledFeatures ?? null } };

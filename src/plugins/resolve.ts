@@ -10,7 +10,8 @@ import { validatePluginPackageJson, type PluginManifest } from "../manifest/plug
 import { warmDependencies } from "./dependency-warmup.js";
 import { declaredScripts, dependencyNames } from "./inventory.js";
 import { installScriptsOf } from "./install-scripts.js";
-import { loadPacote, loadTar, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
+import { loadPacote, loadTar, npmError, npmOptions, npmPolicySourceOf, type NpmClientOptions } from "./npm-client.js";
+import { assertNotForbidden, assertSourcesAllowed } from "../core/policy.js";
 import { assertGitSpec, type InstallSpec } from "./spec.js";
 import type { InstallScript } from "../components/consent.js";
 import { TARBALL_CHECK_OPTION, inspectTarball } from "./tarball-check.js";
@@ -33,6 +34,21 @@ export interface ResolvedPackage {
 
 /** Fetch and check the package a spec names. Throws coded errors; writes nothing of ours. */
 export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, cwd: string): Promise<ResolvedPackage> {
+  // The organization policy first: a refused source is never read, fetched or cloned.
+  const policy = assertSourcesAllowed([{ source: npmPolicySourceOf(spec.npmSpec, client, undefined, cwd), what: "plugin", subject: `install ${spec.raw}` }]);
+  if (spec.name !== undefined) assertNotForbidden(policy, spec.name);
+  const resolved = await fetchAndCheck(spec, client, cwd);
+  // Folders, tarballs and git specs name their package only once read.
+  assertNotForbidden(policy, resolved.name);
+  return resolved;
+}
+
+/** The policy of a change to installed npm plugins, each checked by the source its record names (`update`). */
+export function assertInstalledAllowed(plugins: readonly { name: string; dependency: string; record?: { spec: string } | undefined }[], client: Pick<NpmClientOptions, "registry">): void {
+  assertSourcesAllowed(plugins.map((p) => ({ source: npmPolicySourceOf(p.record?.spec ?? p.dependency, client, p.record ? undefined : p.name), what: "plugin" as const, subject: `update ${p.name}` })));
+}
+
+async function fetchAndCheck(spec: InstallSpec, client: NpmClientOptions, cwd: string): Promise<ResolvedPackage> {
   // pacote runs git itself for git specs: their URL and committish are checked again here.
   assertGitSpec(spec);
   const pacote = await loadPacote();

@@ -23,6 +23,7 @@
  *     (`ESECRET_SCOPE`);
  *   - a change at one scope that the other scope still overrides says so in its reason.
  */
+import { assertNoneRequired } from "../core/policy.js";
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import type { PluginManifest, PluginSettingSchema } from "../manifest/plugin-manifest.js";
@@ -235,6 +236,7 @@ export function planSetEnabled(names: string[], enabled: boolean, scope: StateSc
     let runtimeLock = view.state.runtimeLock;
     let overrides = view.overrides.value;
     const verb = enabled ? "enable" : "disable";
+    if (!enabled) assertNoneRequired(names, "disable");
     if (scope === "project") projectWritable(view, `${verb} plugins in the project (--scope project)`);
     const actions = [...new Set(names)].map((name): PlanAction => {
       const plugin = requirePlugin(view, name);

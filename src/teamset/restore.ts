@@ -32,6 +32,9 @@ import type { TeamLocal } from "../manifest/team-local.js";
 import type { Mutation } from "../plugins/mutation.js";
 import { previewPinned, secretsNeededOf, type SecretNeeded } from "../plugins/team-preview.js";
 import { applyPinned, resolvePinned, type PinnedMismatch, type PinnedNpmPlugin } from "../plugins/team.js";
+import { npmPolicySourceOf, type NpmClientOptions } from "../plugins/npm-client.js";
+import { assertNotForbidden, assertSourcesAllowed, catalogPolicySource, managedPolicyFile, type PolicySource } from "../core/policy.js";
+import type { DeclaredSource } from "../manifest/team-declaration.js";
 import { formatDeclaration, formatLocal } from "./edit.js";
 import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
 import { loadTeamSet } from "./load.js";
@@ -258,6 +261,44 @@ function optOutsOf(set: EffectiveSet): OptOut[] {
 }
 
 /**
+ * The organization policy of a whole set, before any network, scratch folder or lock: every
+ * declared marketplace (and whether the project may add marketplaces at all), every npm plugin's
+ * declared source, and the forbidden list. Catalog plugins' own sources are checked when each is
+ * fetched (marketplace/prepare.ts), since only the catalog names them.
+ */
+export function assertSetAllowed(set: EffectiveSet, npm: Pick<NpmClientOptions, "registry">): void {
+  const checks: { source: PolicySource; what: "marketplace" | "plugin"; subject: string }[] = [];
+  for (const [name, { source }] of set.marketplaces) checks.push({ source: declaredPolicySource(source, set.root), what: "marketplace", subject: `the project's marketplace ${name}` });
+  for (const plugin of set.plugins.values()) {
+    if (plugin.enabled && plugin.kind === "npm") checks.push({ source: npmPolicySourceOf(plugin.spec ?? "latest", npm, plugin.key, set.root), what: "plugin", subject: `the project's plugin ${plugin.key}` });
+  }
+  const policy = assertSourcesAllowed(checks);
+  for (const plugin of set.plugins.values()) if (plugin.enabled) assertNotForbidden(policy, plugin.key);
+  const declared = [...set.marketplaces.entries()].find(([, m]) => m.from.by !== "user");
+  if (policy?.projectMarketplaces === false && declared) {
+    const [name, { from }] = declared;
+    throw new XcshToolsError("EPOLICY_PROJECT_MARKETPLACE", `${from.file}: the project declares the marketplace "${name}", and the organization policy does not let a project add marketplaces (projectMarketplaces: false)`, {
+      file: from.file,
+      hint: `Ask the administrator of ${managedPolicyFile()} to register it for everyone, or use plugins from marketplaces already added on this machine.`,
+    });
+  }
+}
+
+/** A declared marketplace source as the policy sees it (a directory: relative to the project). */
+function declaredPolicySource(source: DeclaredSource, root: string): PolicySource {
+  switch (source.source) {
+    case "github":
+      return catalogPolicySource("github", source.repo);
+    case "git":
+      return catalogPolicySource("git", source.url);
+    case "url":
+      return catalogPolicySource("url", source.url);
+    case "directory":
+      return { kind: "folder", path: path.resolve(root, source.path) };
+  }
+}
+
+/**
  * Restore the project at `root` to its declared set. Throws `EUNTRUSTED_PROJECT` before any
  * project file is read, `ETEAM_FROZEN` (frozen), `EINTEGRITY`, or what the consent callback
  * throws (`EUNCONFIRMED`); each leaves every file as it was.
@@ -313,6 +354,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     if (unlocked.length > 0) throw offlineError(paths.lock, unlocked, ctx.roots.seedDirs ?? []);
   }
   const teamWorld: TeamWorld = { ...world, ctx };
+  assertSetAllowed(set, world.npm);
   // Network and checks first, outside the lock: nothing of the user's state is touched until every hash matched and consent was given.
   const scratchDir = await makeScratch("team", teamScratchParent(teamWorld));
   const scratch = scratchDir.dir;

@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { REPO_ROOT, type Runtime } from "./runtimes.js";
 
 /** Absolute path of the CLI shim. */
@@ -143,6 +144,18 @@ export interface RunCliOptions {
   runtime?: string | Runtime;
   input?: string;
   timeoutMs?: number;
+  /**
+   * The organization policy file this run reads instead of the platform's (core/policy.ts), set
+   * by the test-only preload managed-policy-preload.mjs (Node only). Without it, the machine's.
+   */
+  managedPolicy?: string;
+}
+
+/** `node --import` of the test-only preload that points the CLI's policy at `file`. */
+export function managedPolicyArgs(file: string): string[] {
+  const preload = pathToFileURL(path.join(REPO_ROOT, "test", "helpers", "managed-policy-preload.mjs"));
+  preload.searchParams.set("file", file);
+  return ["--import", preload.href];
 }
 
 /** Run `xcsh-tools <args>` in a hermetic environment. */
@@ -153,7 +166,7 @@ export async function runCli(args: string[], options: RunCliOptions): Promise<Pr
   const command = runtime === undefined ? process.execPath : typeof runtime === "string" ? runtime : runtime.command;
   if (!command) throw new Error(`runtime ${(runtime as Runtime).id} is not available: ${(runtime as Runtime).problem}`);
   try {
-    return await runProcess(command, [CLI_BIN, ...args], {
+    return await runProcess(command, [...(options.managedPolicy !== undefined ? managedPolicyArgs(options.managedPolicy) : []), CLI_BIN, ...args], {
       cwd: options.cwd,
       env: hermeticEnv(home, options.env, options.xcshHome),
       ...(options.input !== undefined ? { input: options.input } : {}),

@@ -91,7 +91,7 @@ describe("a healthy world", () => {
       expect(Object.keys(c).every((k) => ["id", "area", "status", "message", "hint", "fixed"].includes(k))).toBe(true);
       expect(typeof c.message).toBe("string");
     }
-    expect([...new Set(report.checks.map((c) => c.area))]).toEqual(["settings", "transactions", "plugins folder", "plugins", "lockfile", "conflicts", "components", "marketplace", "overrides", "host parity", "boot index"]);
+    expect([...new Set(report.checks.map((c) => c.area))]).toEqual(["policy", "settings", "transactions", "plugins folder", "plugins", "lockfile", "conflicts", "components", "marketplace", "overrides", "host parity", "boot index"]);
     expect(check(report, `plugin:${n.basic}`).message).toMatch(/@2\.0\.0: enabled, features defaults/);
     expect(check(report, "lockfile").message).toMatch(/every one installed at its locked version and from its locked tarball/);
     expect(check(report, "conflicts").message).toMatch(/4 tools from 4 modules: no name conflicts/);

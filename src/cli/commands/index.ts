@@ -15,6 +15,7 @@ const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Pr
   [["install", "i"], () => import("./install.js")],
   [["uninstall", "rm", "remove"], () => import("./uninstall.js")],
   [["list", "ls"], () => import("./list.js")],
+  [["audit"], () => import("./audit.js")],
   [["show"], () => import("./show.js")],
   [["update"], () => import("./update.js")],
   [["outdated"], () => import("./outdated.js")],

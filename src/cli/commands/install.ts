@@ -186,8 +186,11 @@ async function npmEntryOf(ctx: CommandContext, spec: string, file: string): Prom
   const raw = String(parsed.parsed.rawSpec ?? "");
   if (parsed.parsed.type !== "tag" && raw !== "" && raw !== "*") return { key: parsed.name, entry: { spec: raw, ...features } };
   // npm saves a bare name or a dist-tag as `^<the version it resolved to>`.
-  const { loadPacote, npmError, npmOptions } = await import("../../plugins/npm-client.js");
+  const { loadPacote, npmError, npmOptions, npmPolicySourceOf } = await import("../../plugins/npm-client.js");
   const client = await npmClient(ctx);
+  // The organization policy before that registry request (the restore that follows judges the whole set again).
+  const policy = await import("../../core/policy.js");
+  policy.assertNotForbidden(policy.assertSourcesAllowed([{ source: npmPolicySourceOf(parsed.npmSpec, client), what: "plugin", subject: `install ${spec}` }]), parsed.name);
   const pacote = await loadPacote();
   let version: string;
   try {

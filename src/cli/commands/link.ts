@@ -19,6 +19,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .action(async (target: string, flags: { dryRun?: boolean }, command: Command) => {
       const ctx = getContext(command);
       const folder = resolveUserPath(target, ctx.cwd, ctx.roots.home);
+      // A linked folder loads at boot like an installed one: the organization policy judges it first.
+      (await import("../../core/policy.js")).assertSourcesAllowed([{ source: { kind: "folder", path: folder }, what: "plugin", subject: `link ${folder}` }]);
       const { readFile, realpath } = await import("node:fs/promises");
       const { validatePluginPackageJson } = await import("../../manifest/plugin-manifest.js");
       const { declaredScripts } = await import("../../plugins/inventory.js");

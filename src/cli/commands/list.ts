@@ -88,10 +88,14 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const counted = installed.filter((p) => !p.problem && (p.rootKind !== "claude-cache") && (flags.scope === undefined || p.rootKind === "npm" || p.scope === flags.scope));
       const total = { alwaysOn: counted.reduce((n, p) => n + p.cost.alwaysOn, 0), alwaysOnForXcsh: counted.reduce((n, p) => n + p.cost.alwaysOnForXcsh, 0) };
       const totalLine = total.alwaysOn > 0 ? `Context: ${formatTokens(total.alwaysOn)} tokens added to every session by these plugins (${formatTokens(total.alwaysOnForXcsh)} by what xcsh loads); \`xcsh-tools show <plugin>\` has the details.` : undefined;
+      // A policy file that cannot be used stops every change; the listing goes on and says so.
+      const policy = (await import("../../core/policy.js")).loadManagedPolicy();
+      const policyError = policy.state === "broken" ? { code: policy.error.code, message: policy.error.message } : undefined;
       if (ctx.output.json) {
-        ctx.output.result({ plugins: items, ...(seeded.length > 0 ? { seeded } : {}), ...mkt.json, ...(team.length > 0 ? { teamSet: team.map(({ row }) => row) } : {}), contextTokens: total, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}) });
+        ctx.output.result({ plugins: items, ...(seeded.length > 0 ? { seeded } : {}), ...mkt.json, ...(team.length > 0 ? { teamSet: team.map(({ row }) => row) } : {}), contextTokens: total, ...(notLoaded ? { projectNotLoaded: notLoaded } : {}), ...(policyError ? { policyError } : {}) });
         return;
       }
+      if (policyError) ctx.output.note(`warning: ${policyError.message} (${policyError.code}): no change can be made and no plugin is loaded until the administrator fixes it`);
       if (notLoaded) ctx.output.line(notLoadedLine(ctx, notLoaded));
       if (items.length === 0) {
         if (mkt.lines.length === 0 && seededLines.length === 0) ctx.output.line("No plugins installed. Install one with `xcsh-tools install <package>`.");

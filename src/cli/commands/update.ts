@@ -84,6 +84,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
           // from it: npm's git may read the local disk, as at its install (and only then).
           const { isLocalGitEntry } = await import("../../plugins/state.js");
           if (targets.some((p) => isLocalGitEntry(p.record))) client.allowLocalGit = true;
+          // The organization policy of each plugin's recorded source, before any registry or git request.
+          (await import("../../plugins/resolve.js")).assertInstalledAllowed(targets, client);
           infos = await checkOutdated(targets, client);
           commitsBefore = await gitCommits(ctx);
         },

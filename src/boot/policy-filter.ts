@@ -1,0 +1,117 @@
+/**
+ * The organization policy at boot (core/policy.ts): a plugin whose recorded source the policy no
+ * longer allows, or that it forbids, is not loaded, and the loader's result says why with the
+ * policy's code. A policy file that exists but is unusable loads no plugin tool at all (never
+ * fails open); a machine without a policy file pays one failed read.
+ *
+ * The recorded sources: an npm plugin's dependency in the plugins package.json (and the registry
+ * of the tarball URL npm's lockfile recorded), a marketplace plugin's marketplace in
+ * marketplaces.json and its own source in that marketplace's cached catalog. Claude Code's
+ * plugins are judged by their id only (the forbidden list): their sources are Claude Code's.
+ */
+import path from "node:path";
+import type { ToolLoadError, ToolPathWithSource } from "../core/contract.js";
+import { projectFolder, projectRootOf, xcshPaths, type XcshRoots } from "../core/paths.js";
+import { catalogPluginPolicySource, catalogPolicySource, checkSource, listNames, loadManagedPolicy, type LoadedPolicy, type ManagedPolicy, type PolicySource, type PolicyVerdict } from "../core/policy.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
+import { splitPluginId } from "../manifest/installed-plugins.js";
+
+/**
+ * `items` without the tools of plugins the policy refuses, and one coded error per refused plugin;
+ * `entryOf` gives each item's discovered path (the boot's paths, or `tools`' prepared modules).
+ */
+export async function applyManagedPolicy<T>(items: T[], entryOf: (item: T) => ToolPathWithSource, roots: XcshRoots, cwd: string): Promise<{ kept: T[]; errors: ToolLoadError[] }> {
+  const loaded = loadManagedPolicy();
+  if (loaded.state === "none" || !items.some((item) => entryOf(item).source?.plugin !== undefined)) return { kept: items, errors: [] };
+  const judge = await policyJudge(loaded, roots, cwd);
+  const verdicts = new Map<string, { code: string; reason: string } | undefined>();
+  const errors: ToolLoadError[] = [];
+  const kept = items.filter((item) => {
+    const p = entryOf(item);
+    const plugin = p.source?.plugin;
+    if (plugin === undefined || p.source === undefined) return true;
+    const key = `${p.source.provider}\u0000${plugin}`;
+    if (!verdicts.has(key)) {
+      const refused = judge(p.source.provider, plugin);
+      verdicts.set(key, refused);
+      if (refused) errors.push({ path: p.path, code: refused.code, error: `Plugin ${plugin} was not loaded: ${refused.reason} (${loaded.file}).`, source: p.source });
+    }
+    return verdicts.get(key) === undefined;
+  });
+  return { kept, errors };
+}
+
+/** What the policy says of one installed plugin (by its discovery provider and id): `undefined` when it may load. */
+export type PolicyJudge = (provider: string, plugin: string) => { code: string; reason: string } | undefined;
+
+/** The judge of installed plugins under `loaded` (boot, `tools`, `audit`): a broken policy refuses every plugin. */
+export async function policyJudge(loaded: LoadedPolicy, roots: XcshRoots, cwd: string): Promise<PolicyJudge> {
+  if (loaded.state === "none") return () => undefined;
+  if (loaded.state === "broken") return () => ({ code: loaded.error.code, reason: `${loaded.error.message}; no plugin is loaded until it is fixed` });
+  return judgeWith(loaded.policy, roots, cwd);
+}
+
+async function judgeWith(policy: ManagedPolicy, roots: XcshRoots, cwd: string): Promise<PolicyJudge> {
+  const paths = xcshPaths(roots);
+  const { npmPolicySource } = await import("../core/policy-npm.js");
+  const deps = (readQuietly(paths.pluginsPackageJson) as { dependencies?: Record<string, string> } | undefined)?.dependencies ?? {};
+  const lockPackages = (readQuietly(path.join(paths.plugins, "package-lock.json")) as { packages?: Record<string, { resolved?: string }> } | undefined)?.packages ?? {};
+  const project = projectRootOf(cwd, roots);
+  const markets = marketplaceEntries([paths.marketplacesRegistry, ...(project !== undefined ? [path.join(projectFolder(cwd, roots, project), "marketplaces.json")] : [])]);
+  const refusal = (verdict: PolicyVerdict) => (verdict.allowed ? undefined : { code: verdict.code, reason: verdict.reason });
+  return (provider, plugin) => {
+    const forbidden = listNames(policy.plugins?.forbidden, plugin);
+    if (forbidden !== undefined) return { code: "EPOLICY_FORBIDDEN", reason: `the organization policy forbids it (/plugins/forbidden: "${forbidden}")` };
+    if (provider === "npm") {
+      const spec = deps[plugin];
+      if (spec === undefined) return undefined;
+      // The registry the bytes came from: the tarball URL npm recorded (a registry URL's prefix).
+      const resolved = lockPackages[`node_modules/${plugin}`]?.resolved;
+      return refusal(checkSource(policy, npmPolicySource(spec, () => resolved, plugin, paths.plugins), "plugin"));
+    }
+    if (provider === "xcsh-plugins") {
+      const id = splitPluginId(plugin);
+      const market = id ? markets.get(id.marketplace) : undefined;
+      if (!id || !market) return undefined;
+      const marketSource = catalogPolicySource(market.sourceType, market.sourceUri);
+      const marketVerdict = checkSource(policy, marketSource, "marketplace");
+      if (!marketVerdict.allowed) return refusal(marketVerdict);
+      return refusal(checkSource(policy, pluginSourceIn(market.catalogPath, id.plugin, marketSource), "plugin"));
+    }
+    return undefined;
+  };
+}
+
+/** The plugin's source as its marketplace's cached catalog names it (the marketplace's own when unreadable). */
+function pluginSourceIn(catalogPath: string | undefined, plugin: string, market: PolicySource): PolicySource {
+  const catalog = catalogPath ? (readQuietly(catalogPath) as { plugins?: { name?: unknown; source?: unknown }[] } | undefined) : undefined;
+  const entry = Array.isArray(catalog?.plugins) ? catalog.plugins.find((p) => p?.name === plugin) : undefined;
+  return catalogPluginPolicySource(entry?.source, market);
+}
+
+interface RecordedMarketplace {
+  sourceType: "github" | "git" | "url" | "local";
+  sourceUri: string;
+  catalogPath?: string;
+}
+
+/** Marketplace entries by name, the project's before the user's (as discovery shadows them). */
+function marketplaceEntries(files: string[]): Map<string, RecordedMarketplace> {
+  const byName = new Map<string, RecordedMarketplace>();
+  for (const file of files.reverse()) {
+    const doc = readQuietly(file) as { marketplaces?: ({ name?: unknown } & RecordedMarketplace)[] } | undefined;
+    for (const entry of Array.isArray(doc?.marketplaces) ? doc.marketplaces : []) {
+      if (typeof entry?.name === "string" && typeof entry.sourceUri === "string") byName.set(entry.name, entry);
+    }
+  }
+  return byName;
+}
+
+/** A state file read for judging only: what discovery reports of a broken file, it reports itself. */
+function readQuietly(file: string): unknown {
+  try {
+    return readJsonOrUndefined(file);
+  } catch {
+    return undefined;
+  }
+}
