@@ -6,11 +6,12 @@
  * user allowed what the plugin runs, and never on a dry run: no code of the plugin runs before
  * consent. Only a plugin that passes both counts as installable.
  *
- * Version, first found: what the source resolved (npm) → the catalog entry's `version` →
- * `.xcsh-plugin/plugin.json` → `.claude-plugin/plugin.json` → `package.json` → the first 12
- * characters of the plugin's commit sha (as Claude Code records a plugin without a version; an
- * in-repo plugin of a git marketplace has the marketplace's commit) → those of an archive's
- * sha256 → `0.0.0`. The cache folder adds the first 12 hex digits of the content hash, so the
+ * Version, first found, as Claude Code records it (plugin.json over the catalog entry: issue 45):
+ * what the source resolved (npm) → `.xcsh-plugin/plugin.json` → `.claude-plugin/plugin.json` →
+ * the catalog entry's `version` → `package.json` → the first 12 characters of the plugin's commit
+ * sha (as Claude Code records a plugin without a version; an in-repo plugin of a git marketplace
+ * or of a local folder that is a git work tree has that repository's commit) → those of an
+ * archive's sha256 → `unknown` (Claude Code's word). The cache folder adds the first 12 hex digits of the content hash, so the
  * version string alone never decides which folder is used.
  *
  * A name the catalog `renames` is followed to its current name (`renamedFrom` says so).
@@ -129,9 +130,9 @@ function manifestsOf(copy: string): { pluginJsons: unknown[]; packageJson: unkno
 const fieldOf = (doc: unknown, field: "version" | "defaultEnabled"): unknown => (isRecord(doc) ? doc[field] : undefined);
 
 function settleVersion(manifests: ReturnType<typeof manifestsOf>, entry: MarketplacePluginEntry, fetched: FetchedPlugin): string {
-  const inFiles = [...manifests.pluginJsons, manifests.packageJson].map((doc) => fieldOf(doc, "version"));
-  const candidates = [fetched.version, entry.version, ...inFiles, fetched.gitCommitSha?.slice(0, 12), fetched.archiveSha256?.slice(0, 12)];
-  return candidates.find((v): v is string => typeof v === "string" && v.length > 0) ?? "0.0.0";
+  const fromPluginJson = manifests.pluginJsons.map((doc) => fieldOf(doc, "version"));
+  const candidates = [fetched.version, ...fromPluginJson, entry.version, fieldOf(manifests.packageJson, "version"), fetched.gitCommitSha?.slice(0, 12), fetched.archiveSha256?.slice(0, 12)];
+  return candidates.find((v): v is string => typeof v === "string" && v.length > 0) ?? "unknown";
 }
 
 /** A folder-safe form of a version. */
