@@ -52,6 +52,33 @@ export const UserConfigOptionSchema = Type.Object({
  */
 export const DEPENDENCY_RE = /^[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\^?[A-Za-z0-9][-A-Za-z0-9.+]*)?$/;
 
+/** One dependency of a plugin.json: the plugin, its marketplace (absent: the dependent's own), the version range asked. */
+export interface PluginDependency {
+  name: string;
+  marketplace?: string;
+  range?: string;
+}
+
+/**
+ * The dependencies a plugin.json declares, as Claude Code reads them: `name[@marketplace][@range]`
+ * (a last part that is a semver range rather than a name is the range) or `{name, marketplace?}`.
+ * Entries of another shape are left out (validation reports them).
+ */
+export function pluginDependencies(json: unknown): PluginDependency[] {
+  const list = isRecord(json) && Array.isArray(json.dependencies) ? json.dependencies : [];
+  const out: PluginDependency[] = [];
+  for (const dep of list) {
+    if (isRecord(dep) && typeof dep.name === "string") out.push({ name: dep.name, ...(typeof dep.marketplace === "string" ? { marketplace: dep.marketplace } : {}) });
+    if (typeof dep !== "string" || !DEPENDENCY_RE.test(dep)) continue;
+    const [name, ...rest] = dep.split("@") as [string, ...string[]];
+    const last = rest.at(-1);
+    const range = last !== undefined && (last.startsWith("^") || semver.validRange(last) !== null) && (rest.length === 2 || semver.valid(semver.coerce(last)) !== null) ? last : undefined;
+    const marketplace = range === undefined ? rest[0] : rest.length === 2 ? rest[0] : undefined;
+    out.push({ name, ...(marketplace ? { marketplace } : {}), ...(range ? { range } : {}) });
+  }
+  return out;
+}
+
 export const PluginJsonSchema = Type.Object({
   $schema: Type.Optional(Type.String()),
   name: Type.String({ minLength: 1 }),

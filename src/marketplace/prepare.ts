@@ -22,6 +22,7 @@ import { XcshToolsError } from "../core/errors.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplacePluginEntry } from "../manifest/marketplace-catalog.js";
+import { pluginDependencies, type PluginDependency } from "../manifest/plugin-json.js";
 import { validateInStages, type StagedValidation, type ValidateReport } from "../validate/index.js";
 import { catalogOriginOf, readCachedCatalog, readCatalogIn, type LoadedCatalog } from "./catalog.js";
 import { xcshPaths } from "../core/paths.js";
@@ -57,6 +58,8 @@ export interface PreparedPlugin {
   defaultEnabled?: boolean;
   /** The copy's validation, static checks done; its tool modules not imported yet. */
   validation: StagedValidation;
+  /** What its plugin.json says it depends on (an install brings those in too, as Claude Code does). */
+  dependencies: PluginDependency[];
 }
 
 /** Follow the catalog's `renames` from `plugin` to a listed name (a chain is followed, a loop is not). */
@@ -214,6 +217,7 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
     ...(renamedFrom ? { renamedFrom } : {}),
     ...(defaultEnabled !== undefined ? { defaultEnabled } : {}),
     validation,
+    dependencies: manifests.pluginJsons.map(pluginDependencies).find((deps) => deps.length > 0) ?? [],
   };
 }
 
