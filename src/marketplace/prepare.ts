@@ -16,8 +16,9 @@
  *
  * A name the catalog `renames` is followed to its current name (`renamedFrom` says so).
  */
-import { mkdir } from "node:fs/promises";
+import { cp, mkdir, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { isPathInside } from "../core/contain.js";
 import { XcshToolsError } from "../core/errors.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
@@ -159,7 +160,36 @@ export async function fetchCopy(ctx: MarketplaceContext, found: FoundMarketplace
   const fetched = await pluginSourceOf(entry.source, entry.name).fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(ctx, found) }, scratch, ctx);
   const copy = path.join(scratch, "copy");
   await copyPluginTree(fetched.dir, copy, fetched.within);
+  if (entry.strict === false) await applyEntryDefinition(copy, entry, path.join(scratch, "entry-skills"));
   return { fetched, copy, hash: await hashTree(copy) };
+}
+
+/**
+ * A `strict: false` entry is the plugin's whole definition in Claude Code: its `skills` list is
+ * the plugin's skills and its `lspServers` object its LSP servers, whatever else the folder holds
+ * (Claude Code 2.1.332, conformance install case strict-false-skills-lsp). The host reads no
+ * manifest, only the default `skills/` folder (docs/components.md), so the copy is made to say the
+ * same: `skills/` holds exactly the listed skill folders, and the entry's `lspServers` become the
+ * copy's `.lsp.json` when it has none (`show` lists them; the host does not run LSP servers).
+ * A listed path that leaves the copy or holds no SKILL.md is skipped: validation of the catalog
+ * reported it, and no path of an untrusted catalog is read outside the plugin.
+ */
+async function applyEntryDefinition(copy: string, entry: MarketplacePluginEntry, staging: string): Promise<void> {
+  const listed = typeof entry.skills === "string" ? [entry.skills] : Array.isArray(entry.skills) ? entry.skills : undefined;
+  if (listed) {
+    const root = await realpath(copy);
+    await rm(staging, { recursive: true, force: true });
+    await mkdir(staging, { recursive: true });
+    for (const item of listed) {
+      const dir = await realpath(path.resolve(copy, item)).catch(() => undefined);
+      if (!dir || !isPathInside(dir, root) || dir === root || !(await stat(path.join(dir, "SKILL.md")).catch(() => undefined))?.isFile()) continue;
+      await cp(dir, path.join(staging, path.basename(dir)), { recursive: true, errorOnExist: false, force: true });
+    }
+    await rm(path.join(copy, "skills"), { recursive: true, force: true });
+    await rename(staging, path.join(copy, "skills"));
+  }
+  const lsp = path.join(copy, ".lsp.json");
+  if (isRecord(entry.lspServers) && !(await stat(lsp).catch(() => undefined))) await writeFile(lsp, `${JSON.stringify(entry.lspServers, null, 2)}\n`);
 }
 
 /**
