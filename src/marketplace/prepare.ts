@@ -228,6 +228,7 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
   const validation = await validateInStages(copy, { cwd: ctx.cwd, home: ctx.roots.home, xcshHome: path.join(scratch, "validate-root"), as: "plugin-folder", componentProblems: "warning" });
   const report = validation.report;
   if (!report.ok) throw invalidPlugin(`${plugin}@${marketplace}`, version, copy, report);
+  const cacheDir = cacheDirOf(ctx, marketplace, plugin, version, hash);
   return {
     id: `${plugin}@${marketplace}`,
     plugin,
@@ -239,10 +240,10 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
     ...(fetched.gitCommitSha ? { gitCommitSha: fetched.gitCommitSha } : {}),
     ...(fetched.integrity ? { integrity: fetched.integrity } : {}),
     ...(fetched.archiveSha256 ? { archiveSha256: fetched.archiveSha256 } : {}),
-    cacheDir: cacheDirOf(ctx, marketplace, plugin, version, hash),
+    cacheDir,
     warnings: [
       ...(renamedFrom ? [`ERENAMED ${renamedFrom}@${marketplace} is now ${plugin}@${marketplace} (the catalog's renames); ${plugin}@${marketplace} is installed instead`] : []),
-      ...report.warnings.map((w) => `${w.code} ${w.message}`),
+      ...report.warnings.map((w) => installedWarning(w, copy, cacheDir)),
     ],
     ...(renamedFrom ? { renamedFrom } : {}),
     ...(defaultEnabled !== undefined ? { defaultEnabled } : {}),
@@ -251,9 +252,25 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
   };
 }
 
+/**
+ * A finding of the scratch copy as the user must read it: the copy is checked before it is
+ * installed, in a scratch folder that is gone once the command ends, so every path of it (the
+ * file, and any in the message) names the folder it is installed to, `as`; a refused install
+ * names paths relative to the plugin (`.`, as nothing was installed).
+ */
+function inPlaceOf(text: string, copy: string, as: string): string {
+  return text.split(copy + path.sep).join(as === "." ? "" : as + path.sep).split(copy).join(as);
+}
+
+/** One warning of the copy's validation: code, the installed file and field, the message. */
+function installedWarning(w: ValidateReport["warnings"][number], copy: string, cacheDir: string): string {
+  const file = inPlaceOf(w.file, copy, cacheDir);
+  return `${w.code} ${file}${w.path && !w.message.startsWith("/") ? ` ${w.path}` : ""}: ${inPlaceOf(w.message, copy, cacheDir)}`;
+}
+
 /** `EPLUGIN_INVALID` for the first problems of `report`. */
 function invalidPlugin(id: string, version: string, copy: string, report: ValidateReport): XcshToolsError {
-  const first = report.errors.slice(0, 3).map((e) => `${path.relative(copy, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.code} ${e.message}`);
+  const first = report.errors.slice(0, 3).map((e) => `${path.relative(copy, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.code} ${inPlaceOf(e.message, copy, ".")}`);
   return new XcshToolsError("EPLUGIN_INVALID", `Plugin ${id} ${version} does not load as the host would load it: ${first.join("; ")}${report.errors.length > 3 ? ` (and ${report.errors.length - 3} more)` : ""}`, {
     hint: "Nothing was installed. Tell the plugin's author; `xcsh-tools validate --static <folder>` on a checkout shows every problem without running its code.",
     // A validation error, like the npm engine's EPLUGIN_INVALID (docs/error-codes.md: exit 2).
@@ -276,5 +293,5 @@ export async function importPreparedTools(prepared: PreparedPlugin, dryRun: bool
   const report = await prepared.validation.importModules();
   if (!report.ok) throw invalidPlugin(prepared.id, prepared.version, prepared.copy, report);
   const known = new Set(prepared.validation.report.warnings);
-  prepared.warnings.push(...report.warnings.filter((w) => !known.has(w)).map((w) => `${w.code} ${w.message}`));
+  prepared.warnings.push(...report.warnings.filter((w) => !known.has(w)).map((w) => installedWarning(w, prepared.copy, prepared.cacheDir)));
 }
