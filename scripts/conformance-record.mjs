@@ -13,6 +13,8 @@
  * - Each fixture is copied (without its case.json) into a temporary folder and checked there by
  *   `claude plugin validate --json <folder>` under a temporary HOME, logged out, with
  *   non-essential traffic off: the validator reads files only.
+ * - Then the install cases (test/fixtures/conformance/install/): scripts/conformance/install.mjs
+ *   installs each with Claude Code and records what it installed into installs.json.
  * - Refuses to run in CI (CI=true): the recorded file is committed, CI compares against it.
  */
 import { spawnSync } from "node:child_process";
