@@ -67,13 +67,17 @@ export interface PluginDependency {
 export function pluginDependencies(json: unknown): PluginDependency[] {
   const list = isRecord(json) && Array.isArray(json.dependencies) ? json.dependencies : [];
   const out: PluginDependency[] = [];
+  // One `@` part after the name is a range when it reads as a version (`^1.2`, `1.2.0`, `1.x`), else the marketplace.
+  const readsAsVersion = (part: string) => part.startsWith("^") || (/^\d/.test(part) && semver.validRange(part) !== null);
   for (const dep of list) {
-    if (isRecord(dep) && typeof dep.name === "string") out.push({ name: dep.name, ...(typeof dep.marketplace === "string" ? { marketplace: dep.marketplace } : {}) });
+    if (isRecord(dep) && typeof dep.name === "string") {
+      out.push({ name: dep.name, ...(typeof dep.marketplace === "string" ? { marketplace: dep.marketplace } : {}) });
+      continue;
+    }
     if (typeof dep !== "string" || !DEPENDENCY_RE.test(dep)) continue;
-    const [name, ...rest] = dep.split("@") as [string, ...string[]];
-    const last = rest.at(-1);
-    const range = last !== undefined && (last.startsWith("^") || semver.validRange(last) !== null) && (rest.length === 2 || semver.valid(semver.coerce(last)) !== null) ? last : undefined;
-    const marketplace = range === undefined ? rest[0] : rest.length === 2 ? rest[0] : undefined;
+    const [name, first, second] = dep.split("@") as [string, string?, string?];
+    const range = second ?? (first !== undefined && readsAsVersion(first) ? first : undefined);
+    const marketplace = second !== undefined || range === undefined ? first : undefined;
     out.push({ name, ...(marketplace ? { marketplace } : {}), ...(range ? { range } : {}) });
   }
   return out;
