@@ -156,8 +156,8 @@ export function hashOfCacheDir(installPath: string): string | undefined {
 }
 
 /** Fetch `entry`'s source into `scratch` (an existing folder) and copy it without `.git` to `<scratch>/copy`, hashed. */
-export async function fetchCopy(ctx: MarketplaceContext, found: FoundMarketplace, loaded: LoadedCatalog, entry: MarketplacePluginEntry, scratch: string): Promise<{ fetched: FetchedPlugin; copy: string; hash: string }> {
-  const fetched = await pluginSourceOf(entry.source, entry.name).fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(ctx, found) }, scratch, ctx);
+export async function fetchCopy(ctx: MarketplaceContext, found: FoundMarketplace, loaded: LoadedCatalog, entry: MarketplacePluginEntry, scratch: string, folderCommit = true): Promise<{ fetched: FetchedPlugin; copy: string; hash: string }> {
+  const fetched = await pluginSourceOf(entry.source, entry.name).fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(ctx, found), folderCommit }, scratch, ctx);
   const copy = path.join(scratch, "copy");
   await copyPluginTree(fetched.dir, copy, fetched.within);
   if (entry.strict === false) await applyEntryDefinition(copy, entry, path.join(scratch, "entry-skills"));
@@ -210,15 +210,19 @@ function pinnedEntry(entry: MarketplacePluginEntry, pin: PluginPin | undefined):
   return entry;
 }
 
-/** Fetch, copy, hash and validate `plugin@marketplace` into `scratch` (its git source at `options.pinCommit` when given). */
-export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string, options: { pinCommit?: string; pin?: PluginPin } = {}): Promise<PreparedPlugin> {
+/**
+ * Fetch, copy, hash and validate `plugin@marketplace` into `scratch` (its git source at
+ * `options.pinCommit` when given). `folderCommit: false`: an in-repo plugin of a local folder
+ * marketplace records no commit of the folder's work tree (a team set's folder, pinned by content).
+ */
+export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string, options: { pinCommit?: string; pin?: PluginPin; folderCommit?: boolean } = {}): Promise<PreparedPlugin> {
   const marketplace = found.entry.name;
   await mkdir(scratch, { recursive: true });
   const loaded = await catalogOf(ctx, found);
   const entry = pinnedEntry(catalogEntry(loaded, plugin, marketplace), options.pin ?? (options.pinCommit ? { commit: options.pinCommit } : undefined));
   const renamedFrom = entry.name !== plugin ? plugin : undefined;
   plugin = entry.name;
-  const { fetched, copy, hash } = await fetchCopy(ctx, found, loaded, entry, scratch);
+  const { fetched, copy, hash } = await fetchCopy(ctx, found, loaded, entry, scratch, options.folderCommit !== false);
   const manifests = manifestsOf(copy);
   const version = settleVersion(manifests, entry, fetched);
   // Whether a fresh install starts enabled: the entry's `defaultEnabled`, else plugin.json's.

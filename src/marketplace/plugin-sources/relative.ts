@@ -16,7 +16,7 @@ import type { PluginSourceKind } from "./types.js";
 
 export const relativeSource: PluginSourceKind = {
   kind: "relative",
-  async fetch({ entry, catalog, marketplace, root }, _scratch, world) {
+  async fetch({ entry, catalog, marketplace, root, folderCommit }, _scratch, world) {
     const source = entry.source as string;
     if (!root) {
       throw new XcshToolsError("EURL_RELATIVE_SOURCE", `Plugin "${entry.name}" uses the relative source "${source}", but marketplace "${marketplace.name}" was added from a catalog URL, which has no repository to resolve it in`, {
@@ -40,7 +40,7 @@ export const relativeSource: PluginSourceKind = {
     const commit =
       marketplace.sourceType === "git" || marketplace.sourceType === "github"
         ? marketplace.commitSha
-        : marketplace.sourceType === "local"
+        : marketplace.sourceType === "local" && folderCommit !== false
           ? await headCommit(rootReal, { env: world.env, timeoutMs: world.gitTimeoutMs, ...(world.signal ? { signal: world.signal } : {}) })
           : undefined;
     return { dir: real, within: rootReal, ...(commit ? { gitCommitSha: commit } : {}) };
