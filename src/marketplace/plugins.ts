@@ -256,10 +256,14 @@ export async function installFromMarketplace(
         warnings.push(`${prepared.id}: WDEPENDENCY_RANGE ${wantedBy} asks for ${prepared.plugin}@${range}, but marketplace "${marketplace}" has ${prepared.version}: installed as the catalog has it (as Claude Code does); ${wantedBy} may not work with it`);
       }
       for (const dep of prepared.dependencies) {
-        const id = `${dep.name}@${dep.marketplace ?? marketplace}`;
+        const id = `${dep.name}@${dep.marketplace}`;
         if (queued.has(id) || entriesOf(ws, scope, id).length > 0) continue;
+        if (dep.foreign) {
+          warnings.push(`${prepared.id}: WDEPENDENCY_FOREIGN dependency "${id}" was not installed: marketplace "${marketplace}" does not allow dependencies on "${dep.marketplace}" (its catalog's allowCrossMarketplaceDependenciesOn), as in Claude Code. Install it yourself if you trust it: \`xcsh-tools install ${id}\``);
+          continue;
+        }
         queued.add(id);
-        queue.push({ plugin: dep.name, marketplace: dep.marketplace ?? marketplace, wantedBy: prepared.id, ...(dep.range ? { range: dep.range } : {}) });
+        queue.push({ plugin: dep.name, marketplace: dep.marketplace, wantedBy: prepared.id, ...(dep.range ? { range: dep.range } : {}) });
       }
       await approveExecutables(ctx, prepared, scope, ws.docs[scope]?.plugins[prepared.id]?.[0]?.installPath, Boolean(options.dryRun));
       await importPreparedTools(prepared, Boolean(options.dryRun));

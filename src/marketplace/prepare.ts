@@ -59,8 +59,13 @@ export interface PreparedPlugin {
   defaultEnabled?: boolean;
   /** The copy's validation, static checks done; its tool modules not imported yet. */
   validation: StagedValidation;
-  /** What its plugin.json says it depends on (an install brings those in too, as Claude Code does). */
-  dependencies: PluginDependency[];
+  /**
+   * What its plugin.json says it depends on, each with its marketplace (the plugin's own when it
+   * names none): an install brings those in too, as Claude Code does. `foreign`: in another
+   * marketplace that this one's catalog does not allow (`allowCrossMarketplaceDependenciesOn`),
+   * which Claude Code does not install: a catalog may not pull plugins from another on its own.
+   */
+  dependencies: (PluginDependency & { marketplace: string; foreign?: true })[];
 }
 
 /** Follow the catalog's `renames` from `plugin` to a listed name (a chain is followed, a loop is not). */
@@ -252,7 +257,11 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
     ...(renamedFrom ? { renamedFrom } : {}),
     ...(defaultEnabled !== undefined ? { defaultEnabled } : {}),
     validation,
-    dependencies: manifests.pluginJsons.map(pluginDependencies).find((deps) => deps.length > 0) ?? [],
+    dependencies: (manifests.pluginJsons.map(pluginDependencies).find((deps) => deps.length > 0) ?? []).map((dep) => {
+      const at = dep.marketplace ?? marketplace;
+      const foreign = at !== marketplace && !(loaded.catalog.allowCrossMarketplaceDependenciesOn ?? []).includes(at);
+      return { ...dep, marketplace: at, ...(foreign ? { foreign: true as const } : {}) };
+    }),
   };
 }
 

@@ -82,13 +82,29 @@ describe("dependencies a plugin.json declares", () => {
     expect((await registry())["lib@kept"]).toEqual(before);
   });
 
-  it("one in a marketplace that is not added, or not listed, is a warning naming it and how to get it; the plugin is installed", async () => {
+  it("one the catalog does not list, or in an allowed marketplace that is not added, is a warning naming it and how to get it; the plugin is installed", async () => {
     const root = await folder("lonely", "lonely", [entry("app")], plugin("app", { dependencies: ["gone", { name: "far", marketplace: "elsewhere" }] }));
+    await w.write(path.join(root, catalogPath("claude")), catalog("lonely", [entry("app")], { allowCrossMarketplaceDependenciesOn: ["elsewhere"] }));
     await addMarketplace(ctx, root);
     const report = await installFromMarketplace(ctx, ["app@lonely"]);
     expect(report.items.map((i) => i.id)).toEqual(["app@lonely"]);
     expect(report.warnings).toContainEqual(expect.stringContaining('WDEPENDENCY_MISSING dependency "gone@lonely" was not installed'));
     expect(report.warnings).toContainEqual(expect.stringContaining('WDEPENDENCY_MISSING dependency "far@elsewhere" was not installed'));
+  });
+
+  it("one in another added marketplace is installed only when the catalog allows it (allowCrossMarketplaceDependenciesOn), as Claude Code", async () => {
+    const lib = await folder("lib-market", "lib-market", [entry("lib")], plugin("lib"));
+    const files = { ...plugin("app", { dependencies: ["lib@lib-market"] }), ...plugin("app2", { dependencies: [{ name: "lib", marketplace: "lib-market" }] }) };
+    const closed = await folder("closed", "closed", [entry("app")], files);
+    const open = await folder("open", "open", [entry("app2")], files);
+    await w.write(path.join(open, catalogPath("claude")), catalog("open", [entry("app2")], { allowCrossMarketplaceDependenciesOn: ["lib-market"] }));
+    for (const root of [lib, closed, open]) await addMarketplace(ctx, root);
+    const refused = await installFromMarketplace(ctx, ["app@closed"]);
+    expect(refused.items.map((i) => i.id)).toEqual(["app@closed"]);
+    expect(refused.warnings).toContainEqual(expect.stringContaining('WDEPENDENCY_FOREIGN dependency "lib@lib-market" was not installed: marketplace "closed" does not allow'));
+    const allowed = await installFromMarketplace(ctx, ["app2@open"]);
+    expect(allowed.items.map((i) => i.id)).toEqual(["app2@open", "lib@lib-market"]);
+    expect((await registry())["lib@lib-market"]![0]!.auto).toBe(true);
   });
 
   it("a range the catalog's version does not meet installs it as Claude Code does, with WDEPENDENCY_RANGE", async () => {
