@@ -13,6 +13,8 @@
  * - Each fixture is copied (without its case.json) into a temporary folder and checked there by
  *   `claude plugin validate --json <folder>` under a temporary HOME, logged out, with
  *   non-essential traffic off: the validator reads files only.
+ * - Then the install cases (test/fixtures/conformance/install/): scripts/conformance/install.mjs
+ *   installs each with Claude Code and records what it installed into installs.json.
  * - Refuses to run in CI (CI=true): the recorded file is committed, CI compares against it.
  */
 import { spawnSync } from "node:child_process";
@@ -20,6 +22,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { recordInstalls } from "./conformance/install.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const fixturesDir = path.join(repo, "test", "fixtures", "conformance");
@@ -140,13 +143,15 @@ try {
     console.error(`The cached Claude Code reports version ${JSON.stringify(reported)}, not the pinned ${version}: remove ${installDir} and run again.`);
     process.exit(1);
   }
-  const ids = fs.readdirSync(fixturesDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  // install/ holds the install cases (scripts/conformance/install.mjs), not a fixture to validate.
+  const ids = fs.readdirSync(fixturesDir, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== "install").map((d) => d.name).sort();
   const fixtures = {};
   for (const id of ids) fixtures[id] = record(id, home);
   const after = { claudeCode: version, fixtures };
   const before = fs.existsSync(verdictsFile) ? JSON.parse(fs.readFileSync(verdictsFile, "utf8")) : { fixtures: {} };
   fs.writeFileSync(verdictsFile, canonical(after));
   printDifferences(before, after);
+  await recordInstalls({ fixturesDir, version, wrapper, envOf: cleanEnv, canonical });
   const failing = Object.values(fixtures).filter((f) => f.verdict === "fail").length;
   console.error(`Recorded ${ids.length} fixtures with Claude Code ${version} (${ids.length - failing} pass, ${failing} fail) into ${path.relative(repo, verdictsFile)}.`);
 } finally {

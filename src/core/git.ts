@@ -226,3 +226,19 @@ export async function trackedFiles(workTree: string, paths: readonly string[], o
   const out = await runGit(["--literal-pathspecs", "ls-files", "-z", "--", ...paths], at, "ls-files", workTree);
   return out.split("\0").filter(Boolean);
 }
+
+/**
+ * The commit checked out in the work tree `workTree` is in (the full sha), or `undefined` when it
+ * is in none, has no commit yet, or there is no git: what Claude Code records as the commit of a
+ * plugin of a local folder marketplace. Read-only: `rev-parse` with the hardening above.
+ */
+export async function headCommit(workTree: string, options: Pick<GitOptions, "env" | "timeoutMs" | "signal">): Promise<string | undefined> {
+  try {
+    const sha = (await runGit(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { ...options, cwd: workTree }, "rev-parse", workTree)).trim();
+    return /^[0-9a-f]{40,64}$/.test(sha) ? sha : undefined;
+  } catch (error) {
+    if (isXcshToolsError(error, "EGIT") || isXcshToolsError(error, "EGIT_MISSING")) return undefined;
+    throw error;
+  }
+}
+

@@ -25,6 +25,8 @@ export const InstalledPluginEntrySchema = Type.Object({
   projectPath: Type.Optional(Type.String()),
   /** Claude Code: the plugin is used in place (a local marketplace). */
   isLocal: Type.Optional(Type.Boolean()),
+  /** Installed as a dependency of another plugin, not asked for by name (Claude Code's field). */
+  auto: Type.Optional(Type.Boolean()),
 });
 export type InstalledPluginEntry = Static<typeof InstalledPluginEntrySchema>;
 

@@ -44,6 +44,45 @@ export const UserConfigOptionSchema = Type.Object({
   max: Type.Optional(Type.Number()),
 });
 
+/**
+ * A plugin.json dependency as Claude Code (2.1.332) takes it: `name`, `name@marketplace`, each
+ * optionally followed by `@version` or `@^version`. It refuses any other range (`~1.1.0`,
+ * `>=1.0.0`, `*`, `=1.2.0`) and will not install the plugin (conformance install case
+ * dependencies-bad-range).
+ */
+export const DEPENDENCY_RE = /^[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\^?[A-Za-z0-9][-A-Za-z0-9.+]*)?$/;
+
+/** One dependency of a plugin.json: the plugin, its marketplace (absent: the dependent's own), the version range asked. */
+export interface PluginDependency {
+  name: string;
+  marketplace?: string;
+  range?: string;
+}
+
+/**
+ * The dependencies a plugin.json declares, as Claude Code reads them: `name[@marketplace][@range]`
+ * (a last part that is a semver range rather than a name is the range) or `{name, marketplace?}`.
+ * Entries of another shape are left out (validation reports them).
+ */
+export function pluginDependencies(json: unknown): PluginDependency[] {
+  const list = isRecord(json) && Array.isArray(json.dependencies) ? json.dependencies : [];
+  const out: PluginDependency[] = [];
+  // One `@` part after the name is a range when it reads as a version (`^1.2`, `1.2.0`, `1.x`), else the marketplace.
+  const readsAsVersion = (part: string) => part.startsWith("^") || (/^\d/.test(part) && semver.validRange(part) !== null);
+  for (const dep of list) {
+    if (isRecord(dep) && typeof dep.name === "string") {
+      out.push({ name: dep.name, ...(typeof dep.marketplace === "string" ? { marketplace: dep.marketplace } : {}) });
+      continue;
+    }
+    if (typeof dep !== "string" || !DEPENDENCY_RE.test(dep)) continue;
+    const [name, first, second] = dep.split("@") as [string, string?, string?];
+    const range = second ?? (first !== undefined && readsAsVersion(first) ? first : undefined);
+    const marketplace = second !== undefined || range === undefined ? first : undefined;
+    out.push({ name, ...(marketplace ? { marketplace } : {}), ...(range ? { range } : {}) });
+  }
+  return out;
+}
+
 export const PluginJsonSchema = Type.Object({
   $schema: Type.Optional(Type.String()),
   name: Type.String({ minLength: 1 }),
@@ -60,7 +99,7 @@ export const PluginJsonSchema = Type.Object({
   repository: Type.Optional(Type.Union([Type.String(), Type.Object({ url: Type.String() })])),
   license: Type.Optional(Type.String()),
   keywords: Type.Optional(Type.Array(Type.String())),
-  dependencies: Type.Optional(Type.Array(Type.Union([Type.String({ pattern: "^[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\\^?[-A-Za-z0-9.^~<>=*]+)?$" }), Type.Object({ name: Type.String(), marketplace: Type.Optional(Type.String()) })]))),
+  dependencies: Type.Optional(Type.Array(Type.Union([Type.String({ pattern: DEPENDENCY_RE.source }), Type.Object({ name: Type.String(), marketplace: Type.Optional(Type.String()) })]))),
   ...PLUGIN_COMPONENT_FIELDS,
   monitors: Type.Optional(Type.Array(Type.Object({ name: Type.String(), command: Type.String(), description: Type.Optional(Type.String()), when: Type.Optional(Type.String()) }))),
   settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
@@ -110,8 +149,17 @@ export function checkComponentPaths(json: Record<string, unknown>, base: string,
 /**
  * Where Claude Code's shapes are narrower than the ones we read (a plugin.json or a catalog
  * entry in `.claude-plugin/`): `author` must be an object with a name, `repository` a string.
+ * Its validator refuses them; its installer installs such a plugin all the same (2.1.332,
+ * test/fixtures/conformance/install/refused-manifests), so an install reports them as warnings
+ * (`level: "warning"`).
  */
-export function checkClaudeShapes(json: Record<string, unknown>, base: string, out: IssueCollector): void {
+export function checkClaudeShapes(json: Record<string, unknown>, base: string, out: IssueCollector, level: "error" | "warning" = "error"): void {
+  if (level === "warning") {
+    const found = new IssueCollector();
+    checkClaudeShapes(json, base, found);
+    for (const issue of found.issues) out.warn(issue);
+    return;
+  }
   if (isRecord(json.repository)) {
     const repo = pointer(base, "repository");
     const url = typeof json.repository.url === "string" ? json.repository.url : "https://…";
@@ -135,9 +183,10 @@ export function checkReservedPluginName(name: string, at: string, out: IssueColl
 /**
  * Validate a plugin.json; `flavour` is the folder it sits in. `standalone`: the plugin.json is
  * validated on its own, not as a plugin of a catalog (Claude Code's reserved plugin names apply
- * then: Anthropic's own catalogs list such plugins legitimately).
+ * then: Anthropic's own catalogs list such plugins legitimately). `install`: checked for an install,
+ * where what Claude Code's installer takes is a warning (`checkClaudeShapes`).
  */
-export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" | "claude"; standalone?: boolean } = {}): ValidationResult<PluginJson> {
+export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" | "claude"; standalone?: boolean; install?: boolean } = {}): ValidationResult<PluginJson> {
   const out = new IssueCollector();
   const shape = checkSchema(PluginJsonSchema, value);
   out.absorb(shape);
@@ -169,6 +218,6 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
     out.warn({ path: "/hooks/hooks", code: "EHOOK_EVENT", message: '/hooks/hooks: inline hooks in plugin.json are the events themselves; Claude Code reads "hooks" here as an unknown event and ignores what it holds', found: "a hooks.json-style wrapper", hint: 'Write "hooks": {"PreToolUse": [...]} without the inner "hooks", or move the object to hooks/hooks.json.' });
   }
   checkComponentPaths(value, "", out, options.flavour);
-  if (options.flavour === "claude") checkClaudeShapes(value, "", out);
+  if (options.flavour === "claude") checkClaudeShapes(value, "", out, options.install ? "warning" : "error");
   return out.result(value as PluginJson);
 }

@@ -6,6 +6,7 @@
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
+import { RESERVED_MARKETPLACE_NAMES } from "../manifest/marketplace-catalog.js";
 import { nameSegmentProblem, suggestNameSegment } from "../manifest/names.js";
 import { recoverBeforeRead } from "../plugins/mutation.js";
 import { nowIso, scopePaths, assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
@@ -40,7 +41,7 @@ export async function addFetched(
   const scratch = await makeScratch("add", scratchNear(ctx));
   try {
     const fetched = await fetch(scratch.dir);
-    const name = validName(options.name ?? fetched.loaded.catalog.name, source);
+    const name = validName(options.name ?? fetched.loaded.catalog.name, source, spec);
     const paths = scopePaths(ctx, scope);
     const now = nowIso(ctx);
     const entry: MarketplaceEntry = { name, sourceType: spec.kind, sourceUri: spec.uri, catalogPath: path.join(paths.marketplaceCache, name, "marketplace.json"), addedAt: now, updatedAt: now, ...commitOf(fetched) };
@@ -64,12 +65,32 @@ export async function addFetched(
   }
 }
 
-function validName(name: string, source: string): string {
+function validName(name: string, source: string, spec: CatalogSourceSpec): string {
   const problem = nameSegmentProblem(name);
   if (problem) {
     throw new XcshToolsError("EMARKETPLACE_NAME", `Marketplace name "${name}" (from ${source}) is invalid: ${problem}`, { hint: `Pass --name ${suggestNameSegment(name) || "my-marketplace"}.`, exitCode: 2 });
   }
+  // Claude Code (2.1.332) refuses these names for any marketplace not fetched from GitHub's
+  // anthropics organization, a folder on disk included: ids made with them pass for Anthropic's.
+  if (RESERVED_MARKETPLACE_NAMES.includes(name) && !fromAnthropicsGithub(spec)) {
+    throw new XcshToolsError("EMARKETPLACE_RESERVED", `The name '${name}' (from ${source}) is reserved for official Anthropic marketplaces and can only be used with GitHub sources from the 'anthropics' organization`, {
+      hint: `Pass --name <your-name> (e.g. --name ${name.replace(/^(claude|anthropic)-?/, "") || "my"}-local) to add it under a name of your own, or add Anthropic's marketplace from github.com/anthropics/. Nothing was added.`,
+      exitCode: 2,
+    });
+  }
   return name;
+}
+
+/** Whether the catalog comes from a repository of github.com/anthropics/ (owner/repo shorthand or a github.com URL). */
+function fromAnthropicsGithub(spec: CatalogSourceSpec): boolean {
+  if (spec.kind === "github") return spec.uri.toLowerCase().startsWith("anthropics/");
+  if (spec.kind !== "git") return false;
+  try {
+    const url = new URL(spec.uri.replace(/#.*$/, ""));
+    return url.hostname.toLowerCase() === "github.com" && url.pathname.toLowerCase().startsWith("/anthropics/");
+  } catch {
+    return /^git@github\.com:anthropics\//i.test(spec.uri);
+  }
 }
 
 /** `EMARKETPLACE_EXISTS` when the registry already has a marketplace called `name`. */

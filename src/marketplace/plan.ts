@@ -106,7 +106,7 @@ export function planInstall(
   scope: Scope,
   id: string,
   target: InstallTarget,
-  options: { now: string; defaultEnabled?: boolean; reason?: string },
+  options: { now: string; defaultEnabled?: boolean; reason?: string; auto?: boolean },
 ): PlanItem {
   const doc = ws.docs[scope] ?? { version: 2, plugins: {} };
   const old = entriesOf(ws, scope, id);
@@ -123,6 +123,8 @@ export function planInstall(
     ...(target.gitCommitSha ? { gitCommitSha: target.gitCommitSha } : {}),
     // The host writes `enabled` only as false; absent means enabled.
     ...(enabled ? {} : { enabled: false }),
+    // Brought in as a dependency: only a fresh install is marked (one asked for by name stays so).
+    ...((first ? first.auto === true : options.auto) ? { auto: true } : {}),
   };
   release(ws, scope, id, old, path.resolve(target.installPath));
   ws.docs[scope] = withEntries(doc, id, [entry]);

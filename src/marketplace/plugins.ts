@@ -14,7 +14,7 @@ import { mkdir } from "node:fs/promises";
 import { assertNoneRequired } from "../core/policy.js";
 import path from "node:path";
 import { semver } from "../core/npm-spec.js";
-import { XcshToolsError, errorSummary } from "../core/errors.js";
+import { XcshToolsError, errorSummary, isXcshToolsError } from "../core/errors.js";
 import { didYouMean } from "../core/suggest.js";
 import { confineStatePath } from "../core/state-places.js";
 import { mayNameMarketplacePlugin, splitPluginId } from "../manifest/installed-plugins.js";
@@ -204,6 +204,19 @@ function addOf(prepared: PreparedPlugin): CacheAdd {
   return { dir: prepared.cacheDir, from: prepared.copy, hash: prepared.hash };
 }
 
+/** A plugin to install: asked for by name, or (`wantedBy`) a dependency of another, maybe with a version range. */
+interface Queued {
+  plugin: string;
+  marketplace: string;
+  wantedBy?: string;
+  range?: string;
+}
+
+/** Claude Code's warning for a dependency no added marketplace lists; the install goes on without it. */
+function missingDependency(wantedBy: string, id: string): string {
+  return `${wantedBy}: WDEPENDENCY_MISSING dependency "${id}" was not installed (no marketplace you have added lists it); ${wantedBy} may not work without it. Add the marketplace that has it, then \`xcsh-tools install ${id}\``;
+}
+
 /** Install `name@marketplace` specs into `scope`. */
 export async function installFromMarketplace(
   ctx: MarketplaceContext,
@@ -218,13 +231,41 @@ export async function installFromMarketplace(
     const ws = workingSet(ctx, state);
     const adds: CacheAdd[] = [];
     const warnings: string[] = [];
-    for (const [i, { plugin, marketplace }] of parsed.entries()) {
+    // The plugins asked for, then the dependencies their plugin.json declare (Claude Code installs
+    // those too, marked `auto`), each once; one already installed in the scope is left as it is.
+    const queue: Queued[] = parsed.map((p) => ({ ...p }));
+    const queued = new Set(queue.map((q) => `${q.plugin}@${q.marketplace}`));
+    for (const [i, { plugin, marketplace, wantedBy, range }] of queue.entries()) {
       const found = findMarketplace(state, marketplace);
+      if (!found && wantedBy) {
+        warnings.push(missingDependency(wantedBy, `${plugin}@${marketplace}`));
+        continue;
+      }
       if (!found) {
         throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${marketplace}" is not registered`, { hint: "Add it first: xcsh-tools marketplace add <source>; `marketplace list` shows what is registered." });
       }
-      const prepared = await preparePlugin(ctx, found, plugin, path.join(scratch, String(i)));
+      let prepared: PreparedPlugin;
+      try {
+        prepared = await preparePlugin(ctx, found, plugin, path.join(scratch, String(i)));
+      } catch (error) {
+        if (!wantedBy || !isXcshToolsError(error, "EPLUGIN_NOT_FOUND")) throw error;
+        warnings.push(missingDependency(wantedBy, `${plugin}@${marketplace}`));
+        continue;
+      }
       await step("marketplace:prepared");
+      if (wantedBy && range && semver.valid(prepared.version) && !semver.satisfies(prepared.version, range)) {
+        warnings.push(`${prepared.id}: WDEPENDENCY_RANGE ${wantedBy} asks for ${prepared.plugin}@${range}, but marketplace "${marketplace}" has ${prepared.version}: installed as the catalog has it (as Claude Code does); ${wantedBy} may not work with it`);
+      }
+      for (const dep of prepared.dependencies) {
+        const id = `${dep.name}@${dep.marketplace}`;
+        if (queued.has(id) || entriesOf(ws, scope, id).length > 0) continue;
+        if (dep.foreign) {
+          warnings.push(`${prepared.id}: WDEPENDENCY_FOREIGN dependency "${id}" was not installed: marketplace "${marketplace}" does not allow dependencies on "${dep.marketplace}" (its catalog's allowCrossMarketplaceDependenciesOn), as in Claude Code. Install it yourself if you trust it: \`xcsh-tools install ${id}\``);
+          continue;
+        }
+        queued.add(id);
+        queue.push({ plugin: dep.name, marketplace: dep.marketplace, wantedBy: prepared.id, ...(dep.range ? { range: dep.range } : {}) });
+      }
       await approveExecutables(ctx, prepared, scope, ws.docs[scope]?.plugins[prepared.id]?.[0]?.installPath, Boolean(options.dryRun));
       await importPreparedTools(prepared, Boolean(options.dryRun));
       warnings.push(...prepared.warnings.map((w) => `${prepared.id}: ${w}`));
@@ -232,6 +273,7 @@ export async function installFromMarketplace(
         now: nowIso(ctx),
         ...(prepared.defaultEnabled === false ? { defaultEnabled: false } : {}),
         ...(prepared.renamedFrom ? { reason: `install ${prepared.version} (renamed from ${prepared.renamedFrom}@${marketplace})` } : {}),
+        ...(wantedBy ? { auto: true, reason: `install ${prepared.version} (a dependency of ${wantedBy})` } : {}),
       });
       adds.push(addOf(prepared));
     }

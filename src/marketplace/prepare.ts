@@ -6,22 +6,25 @@
  * user allowed what the plugin runs, and never on a dry run: no code of the plugin runs before
  * consent. Only a plugin that passes both counts as installable.
  *
- * Version, first found: what the source resolved (npm) → the catalog entry's `version` →
- * `.xcsh-plugin/plugin.json` → `.claude-plugin/plugin.json` → `package.json` → the first 12
- * characters of the plugin's commit sha (as Claude Code records a plugin without a version; an
- * in-repo plugin of a git marketplace has the marketplace's commit) → those of an archive's
- * sha256 → `0.0.0`. The cache folder adds the first 12 hex digits of the content hash, so the
+ * Version, first found, as Claude Code records it (plugin.json over the catalog entry: issue 45):
+ * what the source resolved (npm) → `.xcsh-plugin/plugin.json` → `.claude-plugin/plugin.json` →
+ * the catalog entry's `version` → `package.json` → the first 12 characters of the plugin's commit
+ * sha (as Claude Code records a plugin without a version; an in-repo plugin of a git marketplace
+ * or of a local folder that is a git work tree has that repository's commit) → those of an
+ * archive's sha256 → `unknown` (Claude Code's word). The cache folder adds the first 12 hex digits of the content hash, so the
  * version string alone never decides which folder is used.
  *
  * A name the catalog `renames` is followed to its current name (`renamedFrom` says so).
  */
-import { mkdir } from "node:fs/promises";
+import { cp, mkdir, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { isPathInside } from "../core/contain.js";
 import { XcshToolsError } from "../core/errors.js";
 import { assertNotForbidden, assertSourcesAllowed, catalogPluginPolicySource, catalogPolicySource } from "../core/policy.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
 import type { MarketplacePluginEntry } from "../manifest/marketplace-catalog.js";
+import { pluginDependencies, type PluginDependency } from "../manifest/plugin-json.js";
 import { validateInStages, type StagedValidation, type ValidateReport } from "../validate/index.js";
 import { catalogOriginOf, readCachedCatalog, readCatalogIn, type LoadedCatalog } from "./catalog.js";
 import { xcshPaths } from "../core/paths.js";
@@ -57,6 +60,13 @@ export interface PreparedPlugin {
   defaultEnabled?: boolean;
   /** The copy's validation, static checks done; its tool modules not imported yet. */
   validation: StagedValidation;
+  /**
+   * What its plugin.json says it depends on, each with its marketplace (the plugin's own when it
+   * names none): an install brings those in too, as Claude Code does. `foreign`: in another
+   * marketplace that this one's catalog does not allow (`allowCrossMarketplaceDependenciesOn`),
+   * which Claude Code does not install: a catalog may not pull plugins from another on its own.
+   */
+  dependencies: (PluginDependency & { marketplace: string; foreign?: true })[];
 }
 
 /** Follow the catalog's `renames` from `plugin` to a listed name (a chain is followed, a loop is not). */
@@ -130,9 +140,9 @@ function manifestsOf(copy: string): { pluginJsons: unknown[]; packageJson: unkno
 const fieldOf = (doc: unknown, field: "version" | "defaultEnabled"): unknown => (isRecord(doc) ? doc[field] : undefined);
 
 function settleVersion(manifests: ReturnType<typeof manifestsOf>, entry: MarketplacePluginEntry, fetched: FetchedPlugin): string {
-  const inFiles = [...manifests.pluginJsons, manifests.packageJson].map((doc) => fieldOf(doc, "version"));
-  const candidates = [fetched.version, entry.version, ...inFiles, fetched.gitCommitSha?.slice(0, 12), fetched.archiveSha256?.slice(0, 12)];
-  return candidates.find((v): v is string => typeof v === "string" && v.length > 0) ?? "0.0.0";
+  const fromPluginJson = manifests.pluginJsons.map((doc) => fieldOf(doc, "version"));
+  const candidates = [fetched.version, ...fromPluginJson, entry.version, fieldOf(manifests.packageJson, "version"), fetched.gitCommitSha?.slice(0, 12), fetched.archiveSha256?.slice(0, 12)];
+  return candidates.find((v): v is string => typeof v === "string" && v.length > 0) ?? "unknown";
 }
 
 /** A folder-safe form of a version. */
@@ -152,12 +162,41 @@ export function hashOfCacheDir(installPath: string): string | undefined {
 }
 
 /** Fetch `entry`'s source into `scratch` (an existing folder) and copy it without `.git` to `<scratch>/copy`, hashed. */
-export async function fetchCopy(ctx: MarketplaceContext, found: FoundMarketplace, loaded: LoadedCatalog, entry: MarketplacePluginEntry, scratch: string): Promise<{ fetched: FetchedPlugin; copy: string; hash: string }> {
+export async function fetchCopy(ctx: MarketplaceContext, found: FoundMarketplace, loaded: LoadedCatalog, entry: MarketplacePluginEntry, scratch: string, folderCommit = true): Promise<{ fetched: FetchedPlugin; copy: string; hash: string }> {
   assertMarketplacePluginAllowed(found, entry);
-  const fetched = await pluginSourceOf(entry.source, entry.name).fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(ctx, found) }, scratch, ctx);
+  const fetched = await pluginSourceOf(entry.source, entry.name).fetch({ entry, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(ctx, found), folderCommit }, scratch, ctx);
   const copy = path.join(scratch, "copy");
   await copyPluginTree(fetched.dir, copy, fetched.within);
+  if (entry.strict === false) await applyEntryDefinition(copy, entry, path.join(scratch, "entry-skills"));
   return { fetched, copy, hash: await hashTree(copy) };
+}
+
+/**
+ * A `strict: false` entry is the plugin's whole definition in Claude Code: its `skills` list is
+ * the plugin's skills and its `lspServers` object its LSP servers, whatever else the folder holds
+ * (Claude Code 2.1.332, conformance install case strict-false-skills-lsp). The host reads no
+ * manifest, only the default `skills/` folder (docs/components.md), so the copy is made to say the
+ * same: `skills/` holds exactly the listed skill folders, and the entry's `lspServers` become the
+ * copy's `.lsp.json` when it has none (`show` lists them; the host does not run LSP servers).
+ * A listed path that leaves the copy or holds no SKILL.md is skipped: validation of the catalog
+ * reported it, and no path of an untrusted catalog is read outside the plugin.
+ */
+async function applyEntryDefinition(copy: string, entry: MarketplacePluginEntry, staging: string): Promise<void> {
+  const listed = typeof entry.skills === "string" ? [entry.skills] : Array.isArray(entry.skills) ? entry.skills : undefined;
+  if (listed) {
+    const root = await realpath(copy);
+    await rm(staging, { recursive: true, force: true });
+    await mkdir(staging, { recursive: true });
+    for (const item of listed) {
+      const dir = await realpath(path.resolve(copy, item)).catch(() => undefined);
+      if (!dir || !isPathInside(dir, root) || dir === root || !(await stat(path.join(dir, "SKILL.md")).catch(() => undefined))?.isFile()) continue;
+      await cp(dir, path.join(staging, path.basename(dir)), { recursive: true, errorOnExist: false, force: true });
+    }
+    await rm(path.join(copy, "skills"), { recursive: true, force: true });
+    await rename(staging, path.join(copy, "skills"));
+  }
+  const lsp = path.join(copy, ".lsp.json");
+  if (isRecord(entry.lspServers) && !(await stat(lsp).catch(() => undefined))) await writeFile(lsp, `${JSON.stringify(entry.lspServers, null, 2)}\n`);
 }
 
 /**
@@ -193,8 +232,12 @@ function assertMarketplacePluginAllowed(found: FoundMarketplace, entry: Marketpl
   assertNotForbidden(policy, id);
 }
 
-/** Fetch, copy, hash and validate `plugin@marketplace` into `scratch` (its git source at `options.pinCommit` when given). */
-export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string, options: { pinCommit?: string; pin?: PluginPin } = {}): Promise<PreparedPlugin> {
+/**
+ * Fetch, copy, hash and validate `plugin@marketplace` into `scratch` (its git source at
+ * `options.pinCommit` when given). `folderCommit: false`: an in-repo plugin of a local folder
+ * marketplace records no commit of the folder's work tree (a team set's folder, pinned by content).
+ */
+export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string, options: { pinCommit?: string; pin?: PluginPin; folderCommit?: boolean } = {}): Promise<PreparedPlugin> {
   const marketplace = found.entry.name;
   assertNotForbidden(assertSourcesAllowed([{ source: catalogPolicySource(found.entry.sourceType, found.entry.sourceUri), what: "marketplace", subject: `${plugin}@${marketplace} (marketplace ${marketplace})` }]), `${plugin}@${marketplace}`);
   await mkdir(scratch, { recursive: true });
@@ -202,7 +245,7 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
   const entry = pinnedEntry(catalogEntry(loaded, plugin, marketplace), options.pin ?? (options.pinCommit ? { commit: options.pinCommit } : undefined));
   const renamedFrom = entry.name !== plugin ? plugin : undefined;
   plugin = entry.name;
-  const { fetched, copy, hash } = await fetchCopy(ctx, found, loaded, entry, scratch);
+  const { fetched, copy, hash } = await fetchCopy(ctx, found, loaded, entry, scratch, options.folderCommit !== false);
   const manifests = manifestsOf(copy);
   const version = settleVersion(manifests, entry, fetched);
   // Whether a fresh install starts enabled: the entry's `defaultEnabled`, else plugin.json's.
@@ -212,6 +255,7 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
   const validation = await validateInStages(copy, { cwd: ctx.cwd, home: ctx.roots.home, xcshHome: path.join(scratch, "validate-root"), as: "plugin-folder", componentProblems: "warning" });
   const report = validation.report;
   if (!report.ok) throw invalidPlugin(`${plugin}@${marketplace}`, version, copy, report);
+  const cacheDir = cacheDirOf(ctx, marketplace, plugin, version, hash);
   return {
     id: `${plugin}@${marketplace}`,
     plugin,
@@ -223,20 +267,41 @@ export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketp
     ...(fetched.gitCommitSha ? { gitCommitSha: fetched.gitCommitSha } : {}),
     ...(fetched.integrity ? { integrity: fetched.integrity } : {}),
     ...(fetched.archiveSha256 ? { archiveSha256: fetched.archiveSha256 } : {}),
-    cacheDir: cacheDirOf(ctx, marketplace, plugin, version, hash),
+    cacheDir,
     warnings: [
       ...(renamedFrom ? [`ERENAMED ${renamedFrom}@${marketplace} is now ${plugin}@${marketplace} (the catalog's renames); ${plugin}@${marketplace} is installed instead`] : []),
-      ...report.warnings.map((w) => `${w.code} ${w.message}`),
+      ...report.warnings.map((w) => installedWarning(w, copy, cacheDir)),
     ],
     ...(renamedFrom ? { renamedFrom } : {}),
     ...(defaultEnabled !== undefined ? { defaultEnabled } : {}),
     validation,
+    dependencies: (manifests.pluginJsons.map(pluginDependencies).find((deps) => deps.length > 0) ?? []).map((dep) => {
+      const at = dep.marketplace ?? marketplace;
+      const foreign = at !== marketplace && !(loaded.catalog.allowCrossMarketplaceDependenciesOn ?? []).includes(at);
+      return { ...dep, marketplace: at, ...(foreign ? { foreign: true as const } : {}) };
+    }),
   };
+}
+
+/**
+ * A finding of the scratch copy as the user must read it: the copy is checked before it is
+ * installed, in a scratch folder that is gone once the command ends, so every path of it (the
+ * file, and any in the message) names the folder it is installed to, `as`; a refused install
+ * names paths relative to the plugin (`.`, as nothing was installed).
+ */
+function inPlaceOf(text: string, copy: string, as: string): string {
+  return text.split(copy + path.sep).join(as === "." ? "" : as + path.sep).split(copy).join(as);
+}
+
+/** One warning of the copy's validation: code, the installed file and field, the message. */
+function installedWarning(w: ValidateReport["warnings"][number], copy: string, cacheDir: string): string {
+  const file = inPlaceOf(w.file, copy, cacheDir);
+  return `${w.code} ${file}${w.path && !w.message.startsWith("/") ? ` ${w.path}` : ""}: ${inPlaceOf(w.message, copy, cacheDir)}`;
 }
 
 /** `EPLUGIN_INVALID` for the first problems of `report`. */
 function invalidPlugin(id: string, version: string, copy: string, report: ValidateReport): XcshToolsError {
-  const first = report.errors.slice(0, 3).map((e) => `${path.relative(copy, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.code} ${e.message}`);
+  const first = report.errors.slice(0, 3).map((e) => `${path.relative(copy, e.file) || "."}${e.path ? ` ${e.path}` : ""}: ${e.code} ${inPlaceOf(e.message, copy, ".")}`);
   return new XcshToolsError("EPLUGIN_INVALID", `Plugin ${id} ${version} does not load as the host would load it: ${first.join("; ")}${report.errors.length > 3 ? ` (and ${report.errors.length - 3} more)` : ""}`, {
     hint: "Nothing was installed. Tell the plugin's author; `xcsh-tools validate --static <folder>` on a checkout shows every problem without running its code.",
     // A validation error, like the npm engine's EPLUGIN_INVALID (docs/error-codes.md: exit 2).
@@ -259,5 +324,5 @@ export async function importPreparedTools(prepared: PreparedPlugin, dryRun: bool
   const report = await prepared.validation.importModules();
   if (!report.ok) throw invalidPlugin(prepared.id, prepared.version, prepared.copy, report);
   const known = new Set(prepared.validation.report.warnings);
-  prepared.warnings.push(...report.warnings.filter((w) => !known.has(w)).map((w) => `${w.code} ${w.message}`));
+  prepared.warnings.push(...report.warnings.filter((w) => !known.has(w)).map((w) => installedWarning(w, prepared.copy, prepared.cacheDir)));
 }

@@ -74,7 +74,9 @@ export async function catalogNameOf(ctx: MarketplaceContext, spec: CatalogSource
  * integrity, an archive's sha256) rather than where the catalog's source points now.
  */
 export function prepareDeclaredPlugin(ctx: MarketplaceContext, market: FetchedDeclaredMarketplace, plugin: string, scratch: string, from?: PluginFrom): Promise<PreparedPlugin> {
-  return preparePlugin(ctx, market.found, plugin, scratch, from ? { pin: pinOf(from) } : {});
+  // A declared folder marketplace lives in the project checkout and the lock pins its plugins by
+  // content: the checkout's commit would change the generated registry at every commit.
+  return preparePlugin(ctx, market.found, plugin, scratch, { ...(from ? { pin: pinOf(from) } : {}), folderCommit: false });
 }
 
 function pinOf(from: PluginFrom): PluginPin | undefined {

@@ -311,7 +311,7 @@ export async function checkPluginJsonFile(run: ValidateRun, file: string, standa
   const read = await readJson(file, run);
   if (!read) return undefined;
   const flavour = path.basename(path.dirname(file)) === ".claude-plugin" ? "claude" : "xcsh";
-  const checked = validatePluginJson(read.value, { flavour, standalone });
+  const checked = validatePluginJson(read.value, { flavour, standalone, install: run.componentProblems === "warning" });
   run.absorb(file, checked);
   if (!checked.ok) return undefined;
   const root = path.dirname(path.dirname(file));

@@ -94,34 +94,37 @@ describe("a catalog shaped like the official one, from git", () => {
     const sha = await pluginRepo.head();
     const market = await makeGitRemote(w.root, "official", officialShapedMarketplace(pluginRepo.url, sha), ctx.env);
     const marketSha = await market.head();
-    const added = await addMarketplace(ctx, market.url);
+    // Its reserved name is refused from anywhere but github.com/anthropics (as Claude Code does):
+    // added under a name of the user's own, as a fork or mirror would be.
+    await expect(addMarketplace(ctx, market.url)).rejects.toMatchObject({ code: "EMARKETPLACE_RESERVED" });
+    const added = await addMarketplace(ctx, market.url, { name: "official-mirror" });
     expect(added.plugins).toEqual(["code-review", "clangd-lsp", "site-builder", "api-security", "whole-repo"]);
     expect(added.warnings.filter((x) => !x.includes("reserved"))).toEqual([]);
 
-    const report = await installFromMarketplace(ctx, ["code-review@claude-plugins-official", "clangd-lsp@claude-plugins-official", "site-builder@claude-plugins-official", "api-security@claude-plugins-official", "whole-repo@claude-plugins-official"]);
+    const report = await installFromMarketplace(ctx, ["code-review@official-mirror", "clangd-lsp@official-mirror", "site-builder@official-mirror", "api-security@official-mirror", "whole-repo@official-mirror"]);
     expect(report.failed).toEqual([]);
     const reg = await installed();
     // In-repo, no version anywhere: the marketplace's commit, as Claude Code records it.
-    expect(reg["code-review@claude-plugins-official"]![0]).toMatchObject({ version: marketSha.slice(0, 12), gitCommitSha: marketSha });
+    expect(reg["code-review@official-mirror"]![0]).toMatchObject({ version: marketSha.slice(0, 12), gitCommitSha: marketSha });
     // No plugin.json at all (Claude Code's defaults): installs with the catalog's version.
-    expect(reg["clangd-lsp@claude-plugins-official"]![0]).toMatchObject({ version: "1.0.0", gitCommitSha: marketSha });
+    expect(reg["clangd-lsp@official-mirror"]![0]).toMatchObject({ version: "1.0.0", gitCommitSha: marketSha });
     // url with a path: that folder of the repository; the entry's defaultEnabled: false holds.
-    expect(reg["site-builder@claude-plugins-official"]![0]).toMatchObject({ version: sha.slice(0, 12), gitCommitSha: sha, enabled: false });
-    expect(reg["api-security@claude-plugins-official"]![0]).toMatchObject({ version: "1.5.5", gitCommitSha: sha });
-    expect(reg["whole-repo@claude-plugins-official"]![0]).toMatchObject({ version: sha.slice(0, 12), gitCommitSha: sha });
-    const siteDir = reg["site-builder@claude-plugins-official"]![0]!.installPath;
+    expect(reg["site-builder@official-mirror"]![0]).toMatchObject({ version: sha.slice(0, 12), gitCommitSha: sha, enabled: false });
+    expect(reg["api-security@official-mirror"]![0]).toMatchObject({ version: "1.5.5", gitCommitSha: sha });
+    expect(reg["whole-repo@official-mirror"]![0]).toMatchObject({ version: sha.slice(0, 12), gitCommitSha: sha });
+    const siteDir = reg["site-builder@official-mirror"]![0]!.installPath;
     expect(await readFile(path.join(siteDir, "skills/deploy/SKILL.md"), "utf8")).toContain("Deploy");
   });
 
   it("installing a renamed id installs the new one and says so", async () => {
     const pluginRepo = await makeGitRemote(w.root, "plugin-repo", officialShapedPluginRepo(), ctx.env);
     const market = await makeGitRemote(w.root, "official", officialShapedMarketplace(pluginRepo.url, await pluginRepo.head()), ctx.env);
-    await addMarketplace(ctx, market.url);
-    const report = await installFromMarketplace(ctx, ["old-review@claude-plugins-official"]);
-    expect(report.items.map((i) => [i.op, i.id])).toEqual([["ADD", "code-review@claude-plugins-official"]]);
-    expect(report.items[0]!.reason).toContain("renamed from old-review@claude-plugins-official");
-    expect(report.warnings).toContainEqual(expect.stringContaining("ERENAMED old-review@claude-plugins-official is now code-review@claude-plugins-official"));
-    expect(Object.keys(await installed())).toEqual(["code-review@claude-plugins-official"]);
+    await addMarketplace(ctx, market.url, { name: "official-mirror" });
+    const report = await installFromMarketplace(ctx, ["old-review@official-mirror"]);
+    expect(report.items.map((i) => [i.op, i.id])).toEqual([["ADD", "code-review@official-mirror"]]);
+    expect(report.items[0]!.reason).toContain("renamed from old-review@official-mirror");
+    expect(report.warnings).toContainEqual(expect.stringContaining("ERENAMED old-review@official-mirror is now code-review@official-mirror"));
+    expect(Object.keys(await installed())).toEqual(["code-review@official-mirror"]);
   });
 });
 

@@ -28,7 +28,8 @@ interface Recorded {
 }
 const VERDICTS = JSON.parse(readFileSync(path.join(FIXTURES, "verdicts.json"), "utf8")) as { claudeCode: string; fixtures: Record<string, Recorded> };
 const IDS = readdirSync(FIXTURES, { withFileTypes: true })
-  .filter((d) => d.isDirectory())
+  // install/ holds the install cases (conformance-install.test.ts), not a fixture to validate.
+  .filter((d) => d.isDirectory() && d.name !== "install")
   .map((d) => d.name)
   .sort();
 

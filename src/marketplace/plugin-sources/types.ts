@@ -14,6 +14,8 @@ export interface PluginSourceInput {
   marketplace: MarketplaceEntry;
   /** The folder relative sources resolve in: the clone cache (git), the live folder (local); none for url. */
   root: string | undefined;
+  /** Whether an in-repo plugin of a local folder records the commit checked out there (default true, as Claude Code does). */
+  folderCommit?: boolean;
 }
 
 /** A fetched plugin folder (inside the scratch folder, or the live source for relative ones). */
