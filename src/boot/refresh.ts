@@ -4,7 +4,9 @@
  * the transpile cache), so the next boot and `tools` find a fresh index.
  */
 import { sameKey, type BootIndex, type BootView, type ViewKey } from "./format.js";
-import { prepareModules, validateMissing, type PreparedEntry } from "./module-records.js";
+import { isPathInside } from "../core/contain.js";
+import { prepareModules, validRecords, validateMissing, type PreparedEntry } from "./module-records.js";
+import type { World } from "./world.js";
 import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, writeIndex } from "./store.js";
 import { discovery, inputsModule, scanView } from "./views.js";
 import { decideTrust, keyOf, userTrusts, worldOf, type BootIndexOptions } from "./world.js";
@@ -64,6 +66,7 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   for (const view of views) prepared.push(...(await prepareModules(view, index, true)));
   // Every runtime's records of unchanged bytes stay: a refresh under Node keeps what Bun found.
   for (const module of prepared) if (Object.keys(module.records).length > 0) fresh.modules[module.key] = { ...fresh.modules[module.key], ...module.records };
+  await keepIdleRecords(world, index, fresh);
   const validated = options.validate === false ? 0 : await validateMissing(world, keys[0]!.cwd, prepared, fresh);
   // Nothing new (a mutation that changed no input, a second refresh): leave the file alone, so a
   // command that changed nothing changes no byte, the index included.
@@ -72,3 +75,20 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   return { file: world.file, views: views.length, validated, written: true };
 }
 
+
+/**
+ * Keep the records of installed plugins' modules that no view takes now (a disabled plugin, a
+ * feature turned off) while their bytes are unchanged: turning them on again then needs no
+ * validation child (issue 44). Only files inside the plugins folder: they go with the plugin
+ * (a removed or changed file drops its record in `validRecords`), so the file cannot grow
+ * with modules nobody will take again.
+ */
+async function keepIdleRecords(world: World, index: BootIndex, fresh: BootIndex): Promise<void> {
+  for (const [key, stored] of Object.entries(index.modules)) {
+    if (fresh.modules[key] !== undefined) continue;
+    const file = Object.values(stored)[0]?.file;
+    if (file === undefined || !isPathInside(file, world.paths.pluginsNodeModules)) continue;
+    const records = await validRecords(file, stored, undefined);
+    if (Object.keys(records).length > 0) fresh.modules[key] = records;
+  }
+}
