@@ -6,10 +6,10 @@
 import { sameKey, type BootIndex, type BootView, type ViewKey } from "./format.js";
 import { isPathInside } from "../core/contain.js";
 import { prepareModules, validRecords, validateMissing, type PreparedEntry } from "./module-records.js";
-import type { World } from "./world.js";
+import type { PreparedModule } from "./simulate.js";
 import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, writeIndex } from "./store.js";
 import { discovery, inputsModule, scanView } from "./views.js";
-import { decideTrust, keyOf, userTrusts, worldOf, type BootIndexOptions } from "./world.js";
+import { decideTrust, keyOf, userTrusts, worldOf, type BootIndexOptions, type World } from "./world.js";
 
 const atomicFs = () => import("../core/atomic-fs.js");
 const prevalidated = () => import("./prevalidated.js");
@@ -75,6 +75,22 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   return { file: world.file, views: views.length, validated, written: true };
 }
 
+
+/**
+ * The records of tool modules a state change is about to turn on (`enable`, `features`): from the
+ * index while their bytes are unchanged, else made now in the validation child (with the real
+ * transpile cache). New records are kept only when every module validated, so that a change
+ * refused for a broken module leaves the index too as it was; kept, the refresh after the
+ * commit finds them and starts no second child.
+ */
+export async function recordModules(options: BootIndexOptions & { cwd: string }, entries: BootView["paths"]): Promise<PreparedModule[]> {
+  const world = worldOf(options);
+  const { index } = await loadIndex(world, true);
+  const prepared = await prepareModules({ paths: [...entries], inputs: [] }, index);
+  const validated = await validateMissing(world, options.cwd, prepared, index);
+  if (validated > 0 && prepared.every((module) => !module.record?.failure && module.record?.tools.every((tool) => tool.problems.length === 0))) await writeIndex(world, index, true);
+  return prepared;
+}
 
 /**
  * Keep the records of installed plugins' modules that no view takes now (a disabled plugin, a

@@ -31,6 +31,7 @@ import { describeFeatures, planFeatureChange, type FeatureChange, type FeatureRe
 import { loadInventory, type InstalledPlugin } from "./inventory.js";
 import { readStateForQuery, runMutation, type MutationWorld } from "./mutation.js";
 import { notInstalled, type Plan, type PlanAction } from "./plan.js";
+import { checkTurnedOn } from "./turned-on.js";
 import {
   SECRET_MASK,
   describeAccepted,
@@ -118,6 +119,8 @@ export async function applyStateChange(world: MutationWorld, label: string, cwd:
     const view: StateView = { state: m.state, inventory: await loadInventory(m.state), overrides: await readProjectOverrides(cwd, { trusted: options.projectTrusted }) };
     const change = planner(view);
     await m.step("apply:planned");
+    const changed = new Set(change.plan.actions.filter((a) => a.type !== "NOOP").map((a) => a.name));
+    await checkTurnedOn(world, cwd, view.inventory.filter((p) => changed.has(p.name)), { runtimeLock: view.state.runtimeLock, overrides: view.overrides.value }, change);
     const before = stateFiles(m.state);
     const written = await stageStateWrites(m.tx, m.paths, before, { ...before, runtimeLock: change.runtimeLock });
     if (await stageOverridesWrite(m.tx, view.overrides.file, view.overrides.value, change.overrides)) written.push(view.overrides.file);
