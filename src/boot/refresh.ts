@@ -3,6 +3,7 @@
  * tool entries whose bytes are new are validated in the child (compiling their TypeScript into
  * the transpile cache), so the next boot and `tools` find a fresh index.
  */
+import path from "node:path";
 import { sameKey, type BootIndex, type BootView, type ViewKey } from "./format.js";
 import { isPathInside } from "../core/contain.js";
 import { prepareModules, validRecords, validateMissing, type PreparedEntry } from "./module-records.js";
@@ -78,17 +79,25 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
 
 /**
  * The records of tool modules a state change is about to turn on (`enable`, `features`): from the
- * index while their bytes are unchanged, else made now in the validation child (with the real
- * transpile cache). New records are kept only when every module validated, so that a change
- * refused for a broken module leaves the index too as it was; kept, the refresh after the
- * commit finds them and starts no second child.
+ * index while their bytes are unchanged, else made now in the validation child, which writes only
+ * into `scratch` (a folder of the transaction: a refused change leaves no byte behind, the
+ * transpile cache included). The new records of JavaScript modules are kept when every module
+ * validated, so the refresh after the commit starts no second child; a TypeScript module is
+ * imported again by that refresh at its live path, which compiles it into the real transpile
+ * cache for the next boot (as after an install: prevalidated.ts).
  */
-export async function recordModules(options: BootIndexOptions & { cwd: string }, entries: BootView["paths"]): Promise<PreparedModule[]> {
+export async function recordModules(options: BootIndexOptions & { cwd: string; scratch: string }, entries: BootView["paths"]): Promise<PreparedModule[]> {
   const world = worldOf(options);
   const { index } = await loadIndex(world, true);
   const prepared = await prepareModules({ paths: [...entries], inputs: [] }, index);
-  const validated = await validateMissing(world, options.cwd, prepared, index);
-  if (validated > 0 && prepared.every((module) => !module.record?.failure && module.record?.tools.every((tool) => tool.problems.length === 0))) await writeIndex(world, index, true);
+  const checker: World = { ...world, roots: { ...world.roots, xcshHome: options.scratch }, paths: { ...world.paths, transpileCache: path.join(options.scratch, "transpile") } };
+  const checked: BootIndex = { ...index, modules: { ...index.modules } };
+  if ((await validateMissing(checker, options.cwd, prepared, checked)) === 0) return prepared;
+  if (prepared.some((module) => module.record?.failure || module.record?.tools.some((tool) => tool.problems.length > 0))) return prepared;
+  const { isJavaScript } = await prevalidated();
+  const fresh = prepared.filter((module) => isJavaScript(module.file) && checked.modules[module.key] !== index.modules[module.key]);
+  for (const module of fresh) index.modules[module.key] = checked.modules[module.key]!;
+  if (fresh.length > 0) await writeIndex(world, index, true);
   return prepared;
 }
 

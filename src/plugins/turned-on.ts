@@ -40,7 +40,7 @@ function activeEntries(name: string, manifest: PluginManifest, selection: Select
  * `plugins` that does not load. Runs plugin code (in the child): only for a change the user asked
  * for, never for a dry run.
  */
-export async function checkTurnedOn(world: MutationWorld, cwd: string, plugins: readonly { name: string; dir: string; manifest: PluginManifest | undefined }[], before: Selection, after: Selection): Promise<void> {
+export async function checkTurnedOn(world: MutationWorld, where: { cwd: string; scratch: string }, plugins: readonly { name: string; dir: string; manifest: PluginManifest | undefined }[], before: Selection, after: Selection): Promise<void> {
   const turnedOn = plugins.flatMap((plugin) => {
     if (!plugin.manifest) return [];
     const was = new Set(activeEntries(plugin.name, plugin.manifest, before));
@@ -63,7 +63,7 @@ export async function checkTurnedOn(world: MutationWorld, cwd: string, plugins: 
     const problems = errors.map((error) => `${error.code} ${relative(plugin.dir, error.path)}: ${error.error}`);
     if (problems.length === 0 && paths.length > 0) {
       const { recordModules } = await import("../boot/refresh.js");
-      const modules = await recordModules({ ...world.roots, env: world.env, cwd }, paths);
+      const modules = await recordModules({ ...world.roots, env: world.env, ...where }, paths);
       for (const { file, record } of modules) {
         if (record?.failure) problems.push(`${record.failure.code} ${relative(plugin.dir, file)}: ${record.failure.message}`);
         for (const tool of record?.tools ?? []) for (const p of tool.problems) problems.push(`${p.code} ${relative(plugin.dir, file)}${p.field ? ` ${p.field}` : ""}: ${p.message}`);
