@@ -87,7 +87,7 @@ try {
     const homes = builds.map((build) => {
       const home = freshHome();
       const env = { ...benchEnv(home, cache), XCSH_HOME: path.join(home, ".xcsh"), ...build.env };
-      execFileSync(runtime.command, [build.bin, "install", ...names, featured], { cwd: home, env, });
+      execFileSync(runtime.command, [build.bin, "install", ...names, featured], { cwd: home, env, stdio: "pipe" });
       return { build, home, env };
     });
     const npmHome = freshHome();
@@ -96,7 +96,7 @@ try {
     writeFileSync(path.join(npmProject, "package.json"), JSON.stringify({ name: "bench", private: true, dependencies: {} }));
     const npmEnv = benchEnv(npmHome, cache);
     const npmArgs = ["--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"];
-    execFileSync(runtime.command, [npmCli, "install", ...npmArgs, ...names, featured], { cwd: npmProject, env: npmEnv });
+    execFileSync(runtime.command, [npmCli, "install", ...npmArgs, ...names, featured], { cwd: npmProject, env: npmEnv, stdio: "pipe" });
 
     // Each step: [label, args] run in order, so the folder is the same at every run's start.
     const steps = [
@@ -118,10 +118,10 @@ try {
           results[build.label][label].push(timeProcessClocks(runtime.command, [build.bin, ...argv], { cwd: home, env }));
         }
         // Put the uninstalled plugin back, untimed.
-        execFileSync(runtime.command, [build.bin, "install", victim], { cwd: home, env, });
+        execFileSync(runtime.command, [build.bin, "install", victim], { cwd: home, env, stdio: "pipe" });
       }
       results["npm uninstall"].push(timeProcessClocks(runtime.command, [npmCli, "uninstall", ...npmArgs, victim], { cwd: npmProject, env: npmEnv }));
-      execFileSync(runtime.command, [npmCli, "install", ...npmArgs, victim], { cwd: npmProject, env: npmEnv });
+      execFileSync(runtime.command, [npmCli, "install", ...npmArgs, victim], { cwd: npmProject, env: npmEnv, stdio: "pipe" });
     }
     const clocks = (xs) => ({ wall: median(xs.map((x) => x.wall)), cpu: xs[0].cpu === undefined ? undefined : median(xs.map((x) => x.cpu)) });
     const ratio = (x, base) => `${(x.wall / base.wall).toFixed(2)}x${x.cpu && base.cpu ? ` / ${(x.cpu / base.cpu).toFixed(2)}x` : ""}`;

@@ -26,21 +26,16 @@ function placeInPackage(file: string): string | undefined {
   return at < 0 ? undefined : file.slice(at + MARK.length);
 }
 
-/** Whether importing `file` compiles nothing (what a check in a scratch transpile cache may stand for). */
-export function isJavaScript(file: string): boolean {
-  return JAVASCRIPT.has(path.extname(file));
-}
-
 function keyOf(file: string, sha: string): string | undefined {
   const place = placeInPackage(path.resolve(file));
-  return place === undefined || !isJavaScript(file) ? undefined : `${sha}\0${place}`;
+  return place === undefined || !JAVASCRIPT.has(path.extname(file)) ? undefined : `${sha}\0${place}`;
 }
 
 /** Keep the successful JavaScript outcomes of a validation run (staging paths are fine). */
 export async function rememberValidated(outcomes: readonly ModuleOutcome[]): Promise<void> {
   await Promise.all(
     outcomes.map(async (outcome) => {
-      if (outcome.failure || !isJavaScript(outcome.file)) return;
+      if (outcome.failure || !JAVASCRIPT.has(path.extname(outcome.file))) return;
       const sha = await hashFile(outcome.file);
       const key = sha === undefined ? undefined : keyOf(outcome.file, sha);
       if (key !== undefined) remembered.set(key, outcome);

@@ -8,6 +8,7 @@ import { sameKey, type BootIndex, type BootView, type ViewKey } from "./format.j
 import { isPathInside } from "../core/contain.js";
 import { prepareModules, validRecords, validateMissing, type PreparedEntry } from "./module-records.js";
 import type { PreparedModule } from "./simulate.js";
+import type { ModuleOutcome } from "../validate/module-check.js";
 import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, writeIndex } from "./store.js";
 import { discovery, inputsModule, scanView } from "./views.js";
 import { decideTrust, keyOf, userTrusts, worldOf, type BootIndexOptions, type World } from "./world.js";
@@ -80,24 +81,22 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
 /**
  * The records of tool modules a state change is about to turn on (`enable`, `features`): from the
  * index while their bytes are unchanged, else made now in the validation child, which writes only
- * into `scratch` (a folder of the transaction: a refused change leaves no byte behind, the
- * transpile cache included). The new records of JavaScript modules are kept when every module
- * validated, so the refresh after the commit starts no second child; a TypeScript module is
- * imported again by that refresh at its live path, which compiles it into the real transpile
- * cache for the next boot (as after an install: prevalidated.ts).
+ * into `scratch` (a folder of the transaction: a refused or rolled-back change leaves no byte
+ * behind, the index and the transpile cache included). What validated is remembered in this
+ * process (prevalidated.ts), so the refresh after the commit records it without a second child;
+ * a TypeScript module is imported again by that refresh at its live path, which compiles it into
+ * the real transpile cache for the next boot, as after an install.
  */
 export async function recordModules(options: BootIndexOptions & { cwd: string; scratch: string }, entries: BootView["paths"]): Promise<PreparedModule[]> {
   const world = worldOf(options);
   const { index } = await loadIndex(world, true);
   const prepared = await prepareModules({ paths: [...entries], inputs: [] }, index);
   const checker: World = { ...world, roots: { ...world.roots, xcshHome: options.scratch }, paths: { ...world.paths, transpileCache: path.join(options.scratch, "transpile") } };
-  const checked: BootIndex = { ...index, modules: { ...index.modules } };
-  if ((await validateMissing(checker, options.cwd, prepared, checked)) === 0) return prepared;
-  if (prepared.some((module) => module.record?.failure || module.record?.tools.some((tool) => tool.problems.length > 0))) return prepared;
-  const { isJavaScript } = await prevalidated();
-  const fresh = prepared.filter((module) => isJavaScript(module.file) && checked.modules[module.key] !== index.modules[module.key]);
-  for (const module of fresh) index.modules[module.key] = checked.modules[module.key]!;
-  if (fresh.length > 0) await writeIndex(world, index, true);
+  if ((await validateMissing(checker, options.cwd, prepared, index)) > 0) {
+    // Only a record is made from these again (module-records.ts), which keeps exactly the record's fields.
+    const outcomes = prepared.flatMap(({ file, record }) => (record && !record.failure ? [{ file, tools: record.tools as ModuleOutcome["tools"] }] : []));
+    await (await prevalidated()).rememberValidated(outcomes);
+  }
   return prepared;
 }
 
