@@ -15,7 +15,7 @@ import { buildDist } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
-import { makePluginWorld, preparePluginWorld, publishStateFixtures, toolSource, type PluginWorld, type PluginWorldTemplate, type StateFixtureNames } from "./plugins-fixtures.js";
+import { makePluginWorld, prepareStateWorld, toolSource, type PluginWorld, type PluginWorldTemplate, type StateFixtureNames } from "./plugins-fixtures.js";
 
 let reg: RegistryHandle & { dispose(): Promise<void> };
 let n: StateFixtureNames;
@@ -27,11 +27,7 @@ vi.setConfig({ testTimeout: 300_000 });
 beforeAll(async () => {
   reg = await useGlobalRegistry();
   await buildDist();
-  n = await publishStateFixtures(reg, `cheap${Date.now().toString(36)}`);
-  both = await preparePluginWorld(reg, async (x) => {
-    const r = await x.cli(["install", `${n.state}@1.0.0`, n.plain]);
-    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-  }, "", { trustProject: true });
+  ({ n, both } = await prepareStateWorld(reg, `cheap${Date.now().toString(36)}`));
 }, 180_000);
 afterAll(async () => {
   await both?.cleanup();
