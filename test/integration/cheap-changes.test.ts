@@ -98,6 +98,17 @@ describe("what a change turns on is checked before it counts", () => {
     expect(await indexedTools()).toEqual([n.plainTool, n.tools.base, n.tools.cache, n.tools.web].sort());
   });
 
+  it("enable of several plugins, one broken: one transaction, neither is enabled", async () => {
+    await ok(["disable", n.state, n.plain]);
+    await writeFile(path.join(w.plugins, "node_modules", n.plain, "t.js"), `throw new Error("plain is broken");\n`);
+    const before = await snapshotAll();
+    const r = await w.cli(["enable", n.state, n.plain, "--json"]);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(1);
+    expect(r.json().error).toMatchObject({ code: "EVALIDATE", message: expect.stringMatching(new RegExp(`^${n.plain}: .*t\\.js: .*plain is broken`)) });
+    expect(await snapshotAll()).toEqual(before);
+    expect(await indexedTools()).toEqual([]);
+  });
+
   it("a feature entry that does not exist or leaves its package: EVALIDATE, nothing changed", async () => {
     const pkgFile = path.join(stateDir(), "package.json");
     const pkg = JSON.parse(await readFile(pkgFile, "utf8"));
