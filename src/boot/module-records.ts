@@ -27,7 +27,7 @@ export interface PreparedEntry extends PreparedModule {
 }
 
 /** The records of `stored` made from the bytes `file` holds now (a record whose sig moved but whose sha matches is re-signed). */
-async function validRecords(file: string, stored: ModuleRecords | undefined, known: string | undefined): Promise<ModuleRecords> {
+export async function validRecords(file: string, stored: ModuleRecords | undefined, known: string | undefined): Promise<ModuleRecords> {
   const valid: ModuleRecords = {};
   if (!stored) return valid;
   let current = known;

@@ -3,11 +3,15 @@
  * tool entries whose bytes are new are validated in the child (compiling their TypeScript into
  * the transpile cache), so the next boot and `tools` find a fresh index.
  */
+import path from "node:path";
 import { sameKey, type BootIndex, type BootView, type ViewKey } from "./format.js";
-import { prepareModules, validateMissing, type PreparedEntry } from "./module-records.js";
+import { isPathInside } from "../core/contain.js";
+import { prepareModules, validRecords, validateMissing, type PreparedEntry } from "./module-records.js";
+import type { PreparedModule } from "./simulate.js";
+import type { ModuleOutcome } from "../validate/module-check.js";
 import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, writeIndex } from "./store.js";
 import { discovery, inputsModule, scanView } from "./views.js";
-import { decideTrust, keyOf, userTrusts, worldOf, type BootIndexOptions } from "./world.js";
+import { decideTrust, keyOf, userTrusts, worldOf, type BootIndexOptions, type World } from "./world.js";
 
 const atomicFs = () => import("../core/atomic-fs.js");
 const prevalidated = () => import("./prevalidated.js");
@@ -64,6 +68,7 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   for (const view of views) prepared.push(...(await prepareModules(view, index, true)));
   // Every runtime's records of unchanged bytes stay: a refresh under Node keeps what Bun found.
   for (const module of prepared) if (Object.keys(module.records).length > 0) fresh.modules[module.key] = { ...fresh.modules[module.key], ...module.records };
+  await keepIdleRecords(world, index, fresh);
   const validated = options.validate === false ? 0 : await validateMissing(world, keys[0]!.cwd, prepared, fresh);
   // Nothing new (a mutation that changed no input, a second refresh): leave the file alone, so a
   // command that changed nothing changes no byte, the index included.
@@ -72,3 +77,42 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   return { file: world.file, views: views.length, validated, written: true };
 }
 
+
+/**
+ * The records of tool modules a state change is about to turn on (`enable`, `features`): from the
+ * index while their bytes are unchanged, else made now in the validation child, which writes only
+ * into `scratch` (a folder of the transaction: a refused or rolled-back change leaves no byte
+ * behind, the index and the transpile cache included). What validated is remembered in this
+ * process (prevalidated.ts), so the refresh after the commit records it without a second child;
+ * a TypeScript module is imported again by that refresh at its live path, which compiles it into
+ * the real transpile cache for the next boot, as after an install.
+ */
+export async function recordModules(options: BootIndexOptions & { cwd: string; scratch: string }, entries: BootView["paths"]): Promise<PreparedModule[]> {
+  const world = worldOf(options);
+  const { index } = await loadIndex(world, true);
+  const prepared = await prepareModules({ paths: [...entries], inputs: [] }, index);
+  const checker: World = { ...world, roots: { ...world.roots, xcshHome: options.scratch }, paths: { ...world.paths, transpileCache: path.join(options.scratch, "transpile") } };
+  if ((await validateMissing(checker, options.cwd, prepared, index)) > 0) {
+    // Only a record is made from these again (module-records.ts), which keeps exactly the record's fields.
+    const outcomes = prepared.flatMap(({ file, record }) => (record && !record.failure ? [{ file, tools: record.tools as ModuleOutcome["tools"] }] : []));
+    await (await prevalidated()).rememberValidated(outcomes);
+  }
+  return prepared;
+}
+
+/**
+ * Keep the records of installed plugins' modules that no view takes now (a disabled plugin, a
+ * feature turned off) while their bytes are unchanged: turning them on again then needs no
+ * validation child (issue 44). Only files inside the plugins folder: they go with the plugin
+ * (a removed or changed file drops its record in `validRecords`), so the file cannot grow
+ * with modules nobody will take again.
+ */
+async function keepIdleRecords(world: World, index: BootIndex, fresh: BootIndex): Promise<void> {
+  for (const [key, stored] of Object.entries(index.modules)) {
+    if (fresh.modules[key] !== undefined) continue;
+    const file = Object.values(stored)[0]?.file;
+    if (file === undefined || !isPathInside(file, world.paths.pluginsNodeModules)) continue;
+    const records = await validRecords(file, stored, undefined);
+    if (Object.keys(records).length > 0) fresh.modules[key] = records;
+  }
+}

@@ -21,7 +21,9 @@
  *   - secrets are masked in every reason and JSON field; they live only in the runtime lock
  *     (written 0600, state.ts), never in the project file, which is meant to be shared
  *     (`ESECRET_SCOPE`);
- *   - a change at one scope that the other scope still overrides says so in its reason.
+ *   - a change at one scope that the other scope still overrides says so in its reason;
+ *   - the tool modules a change turns on (a plugin enabled, a feature added) must load: checked in
+ *     the transaction before anything is staged, `EVALIDATE` otherwise (turned-on.ts).
  */
 import { assertNoneRequired } from "../core/policy.js";
 import path from "node:path";
@@ -32,6 +34,7 @@ import { describeFeatures, planFeatureChange, type FeatureChange, type FeatureRe
 import { loadInventory, type InstalledPlugin } from "./inventory.js";
 import { readStateForQuery, runMutation, type MutationWorld } from "./mutation.js";
 import { notInstalled, type Plan, type PlanAction } from "./plan.js";
+import { checkTurnedOn } from "./turned-on.js";
 import {
   SECRET_MASK,
   describeAccepted,
@@ -119,6 +122,8 @@ export async function applyStateChange(world: MutationWorld, label: string, cwd:
     const view: StateView = { state: m.state, inventory: await loadInventory(m.state), overrides: await readProjectOverrides(cwd, { trusted: options.projectTrusted }) };
     const change = planner(view);
     await m.step("apply:planned");
+    const changed = new Set(change.plan.actions.filter((a) => a.type !== "NOOP").map((a) => a.name));
+    await checkTurnedOn(world, { cwd, scratch: path.join(m.tx.dir, "validate-home") }, view.inventory.filter((p) => changed.has(p.name)), { runtimeLock: view.state.runtimeLock, overrides: view.overrides.value }, change);
     const before = stateFiles(m.state);
     const written = await stageStateWrites(m.tx, m.paths, before, { ...before, runtimeLock: change.runtimeLock });
     if (await stageOverridesWrite(m.tx, view.overrides.file, view.overrides.value, change.overrides)) written.push(view.overrides.file);

@@ -168,6 +168,19 @@ export async function publishStateFixtures(reg: RegistryHandle, prefix: string):
 }
 
 /**
+ * The state fixtures published under `prefix`, and a trusted world with `<state>@1.0.0` and
+ * `<plain>` installed once (the start of the state commands' tests), to restore into each test's world.
+ */
+export async function prepareStateWorld(reg: RegistryHandle, prefix: string): Promise<{ n: StateFixtureNames; both: PluginWorldTemplate }> {
+  const n = await publishStateFixtures(reg, prefix);
+  const both = await preparePluginWorld(reg, async (x) => {
+    const r = await x.cli(["install", `${n.state}@1.0.0`, n.plain]);
+    if (r.code !== 0) throw new Error(`install of the state fixtures failed:\n${r.stdout}\n${r.stderr}`);
+  }, "", { trustProject: true });
+  return { n, both };
+}
+
+/**
  * A state of a plugin world made ONCE by real CLI commands (e.g. an npm install), to be copied
  * into the fresh world of each test that starts from it, instead of running the same install
  * again in every test: `prepare` runs in a world of its own, then `restore(w)` gives `w` exactly

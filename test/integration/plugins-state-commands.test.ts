@@ -18,7 +18,7 @@ import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtur
 import type { RegistryHandle } from "../helpers/registry.js";
 import { REPO_ROOT } from "../helpers/runtimes.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
-import { makePluginWorld, preparePluginWorld, publishStateFixtures, type PluginWorld, type PluginWorldTemplate, type StateFixtureNames } from "./plugins-fixtures.js";
+import { makePluginWorld, prepareStateWorld, type PluginWorld, type PluginWorldTemplate, type StateFixtureNames } from "./plugins-fixtures.js";
 
 let reg: RegistryHandle & { dispose(): Promise<void> };
 let n: StateFixtureNames;
@@ -35,12 +35,8 @@ vi.setConfig({ testTimeout: 300_000 });
 beforeAll(async () => {
   reg = await useGlobalRegistry();
   await buildDist();
-  n = await publishStateFixtures(reg, `ps${Date.now().toString(36)}`);
+  ({ n, both } = await prepareStateWorld(reg, `ps${Date.now().toString(36)}`));
   cacheDir = await mkdtemp(path.join(os.tmpdir(), "xcsh-tools-state-cache-"));
-  both = await preparePluginWorld(reg, async (x) => {
-    const r = await x.cli(["install", `${n.state}@1.0.0`, n.plain]);
-    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-  }, "", { trustProject: true });
 }, 180_000);
 afterAll(async () => {
   await both?.cleanup();

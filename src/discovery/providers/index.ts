@@ -10,6 +10,8 @@ import { codexProvider } from "./codex.js";
 import { configProvider } from "./config.js";
 import { nativeProvider } from "./native.js";
 import { npmProvider } from "./npm.js";
+
+export { addToolEntries } from "./npm.js";
 import { xcshPluginsProvider } from "./xcsh-plugins.js";
 
 /** Every provider by id; iterate `PROVIDER_IDS` for the order. */

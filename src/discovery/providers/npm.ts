@@ -176,12 +176,20 @@ async function discoverPlugin(dir: string, name: string, features: string[] | nu
   const manifest = await readPluginManifest(dir, name, source, sink);
   if (!manifest) return;
   const selection = features === null ? null : checkedSelection(manifest, features, { name, featuresFile, source, sink });
-  // Synchronous file system calls, as in tools-dir.ts (small, sequential: fewer thread-pool trips).
-  const realRoot = realpathSync.native(dir);
-  const entries = [...new Set(selectEntries(manifest, "tools", selection))];
   // The declaration travels with each entry into the boot index's view (the manifest is one of its inputs).
   if (manifest.staticTools === true) source = { ...source, staticTools: true };
-  for (const entry of entries) {
+  await addToolEntries(dir, name, selectEntries(manifest, "tools", selection), source, sink);
+}
+
+/**
+ * Hand the tool modules of plugin `name`'s manifest `entries` (folder `dir`) to `sink`, as the host
+ * loads them: an entry that leaves the package is `EENTRY_ESCAPE`, a missing one `EENTRY_NOT_FOUND`.
+ * Also what a state change that turns entries on validates first (plugins/turned-on.ts).
+ */
+export async function addToolEntries(dir: string, name: string, entries: readonly string[], source: ToolSource, sink: DiscoverySink): Promise<void> {
+  // Synchronous file system calls, as in tools-dir.ts (small, sequential: fewer thread-pool trips).
+  const realRoot = realpathSync.native(dir);
+  for (const entry of new Set(entries)) {
     const target = path.resolve(dir, entry);
     const label = `tools entry "${entry}" of plugin ${name}`;
     const escape = entryEscape(entry, target, dir, realRoot, label);
