@@ -73,7 +73,7 @@ export async function prepareToolImports(options: ImportToolModuleOptions = {}):
   const dirs = importDirs(options);
   const { ensureNodeHooks, getNodeHookShimDir } = await loadNodeHooks();
   // The hook only maps a name once its shim file exists, so registering before writing is safe.
-  if (getNodeHookShimDir() === undefined) await ensureNodeHooks(dirs.shimDir);
+  if (getNodeHookShimDir() === undefined) await ensureNodeHooks(dirs.shimDir, dirs.cacheDir);
 }
 
 /** Where jiti caches transpiled files and where module shims are written. */
@@ -156,7 +156,7 @@ async function importAfterRegistering(file: string, strategy: ImportStrategy, op
   if (strategy === "bun") return importUnderBun(file);
   const dirs = importDirs(options);
   if (strategy === "jiti") return { module: await importWithJiti(file, dirs.cacheDir), strategy };
-  await prepareNodeHooks(dirs.shimDir, options);
+  await prepareNodeHooks(dirs, options);
   try {
     return { module: await importNatively(file), strategy };
   } catch (error) {
@@ -186,8 +186,14 @@ function loadNodeHooks(): Promise<typeof import("./import/node-hooks.js")> {
   return nodeHooks;
 }
 
-async function prepareNodeHooks(shimDir: string, options: ImportToolModuleOptions): Promise<void> {
+/** Write Node's compile cache now (node-hooks.ts), if this process imported tools natively. */
+export async function flushToolCompileCache(): Promise<void> {
+  if (nodeHooks) (await nodeHooks).flushCompileCache();
+}
+
+async function prepareNodeHooks(dirs: { cacheDir: string; shimDir: string }, options: ImportToolModuleOptions): Promise<void> {
   const { ensureNodeHooks, getNodeHookShimDir } = await loadNodeHooks();
+  const shimDir = dirs.shimDir;
   const requested = getNodeHookShimDir() ?? shimDir;
   const size = getModuleRegistry().size;
   let checked = shimsChecked.get(options);
@@ -203,7 +209,7 @@ async function prepareNodeHooks(shimDir: string, options: ImportToolModuleOption
     checked = { requested, dir, size };
     shimsChecked.set(options, checked);
   }
-  await ensureNodeHooks(checked.dir);
+  await ensureNodeHooks(checked.dir, dirs.cacheDir);
 }
 
 /**
