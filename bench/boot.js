@@ -14,7 +14,8 @@
  *                 that `import()`s them all at once (`Promise.all`) and calls their factories —
  *                 the same .ts files where the runtime strips types, their .js copies on Node 20.
  *           First boot after install (the transpile cache and boot index as an install leaves
- *           them: `refreshBootIndex` when the build has it, else empty) and warm boot (the next start).
+ *           them: `refreshBootIndex` when the build has it, else empty, run by the boot's own
+ *           runtime; BENCH_INSTALLER=first: by the first runtime) and warm boot (the next start).
  * 2. scale  the same at 0, 10, 200 and 1000 tools: ms per tool and the marginal cost per tool
  *           between sizes (linear growth keeps it flat).
  * 3. query  `xcsh-tools tools --json` against `node -e 0` (whole processes), 200 tools installed.
@@ -160,7 +161,12 @@ function printBoots(runtime, m, builds, kind) {
 const builds = buildAll("xcsh-tools-bench");
 const built = builds[0];
 const runtimes = findRuntimes();
-const installer = runtimes[0];
+/**
+ * Who runs the install's refresh before a first boot: the boot's own runtime (a user with one
+ * Node), or with BENCH_INSTALLER=first the first runtime for every boot (the CLI on one runtime,
+ * the host on another: Node's compile caches are per Node version, so that first boot compiles).
+ */
+const installerFor = (runtime) => (process.env.BENCH_INSTALLER === "first" ? runtimes[0] : runtime);
 const work = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-boot-"));
 const results = { machine: { cores: os.cpus().length, platform: `${os.platform()} ${os.arch()}` }, source: builds.map((b) => b.label), runtimes: runtimes.map((r) => r.label), boot: {}, scale: {}, query: {} };
 const load = () => os.loadavg()[0].toFixed(1);
@@ -175,7 +181,7 @@ try {
     if (KINDS.includes("pi")) {
       console.log(`\n1. boot, pi-style: ${fx200.tsFiles.length} TypeScript tools in ${fx200.tsFiles.length / TOOLS_PER_PLUGIN} npm plugins, discoverAndLoadCustomTools vs the floor (import() of the same tools pre-built as .js, one after the other)`);
       for (const runtime of runtimes) {
-        const m = measureBoots(bootBuilds, runtime, fx200, installer, RUNS);
+        const m = measureBoots(bootBuilds, runtime, fx200, installerFor(runtime), RUNS);
         results.boot[runtime.id] = m;
         printBoots(runtime, m, bootBuilds, "pi-style");
       }
@@ -185,7 +191,7 @@ try {
       console.log(`\n1. boot, seed-style: ${seed200.tsFiles.length} plain TypeScript modules in the user's tools folder (TypeBox from api.typebox, no imports), discoverAndLoadCustomTools vs the floor (Promise.all of import() of the same .ts files, .js on Node 20, then the factories)`);
       results.bootSeed = {};
       for (const runtime of runtimes) {
-        const m = measureBoots(bootBuilds, runtime, seed200, installer, RUNS, allJob(runtime, seed200));
+        const m = measureBoots(bootBuilds, runtime, seed200, installerFor(runtime), RUNS, allJob(runtime, seed200));
         results.bootSeed[runtime.id] = m;
         printBoots(runtime, m, bootBuilds, "seed-style");
       }
@@ -200,7 +206,7 @@ try {
     const fixtures = new Map(sizes.map((n) => [n, n === 200 ? fx200 : fixture(work, n)]));
     for (const runtime of runtimes.filter((r) => r.id !== "node22" && r.id !== "node24")) {
       const rows = sizes.map((n) => {
-        const m = measureBoots([built], runtime, fixtures.get(n), installer, scaleRuns);
+        const m = measureBoots([built], runtime, fixtures.get(n), installerFor(runtime), scaleRuns);
         return { n, first: m.first0, warm: m.warm0, floor: m.floor };
       });
       results.scale[runtime.id] = rows;
@@ -239,7 +245,7 @@ try {
       const samples = { empty: [], ...Object.fromEntries(builds.flatMap((_, i) => [[`first${i}`, []], [`warm${i}`, []]])) };
       for (let run = 0; run < RUNS; run++) {
         builds.forEach((b, i) => {
-          afterInstall(b, fx200, installer);
+          afterInstall(b, fx200, installerFor(runtime));
           samples[`first${i}`].push(wall(runtime.command, [b.bin, "tools", "--json"], fx200, check, b.env));
           samples[`warm${i}`].push(wall(runtime.command, [b.bin, "tools", "--json"], fx200, check, b.env));
         });
