@@ -8,9 +8,10 @@
  * changes one input the cached answer depends on (the tool's bytes, the package scope's `type`,
  * a folder that cannot be written) and expects exactly what a process without any cache gets.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote, type RuntimeId } from "../helpers/runtimes.js";
@@ -20,7 +21,7 @@ let pkg: string;
 
 /** Loads every file named on the command line with `cacheDir`; prints tools (name → value) and error codes. */
 const PROBE = `
-import * as ours from "./dist/index.js";
+import * as ours from ${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, "dist", "index.js")).href)};
 const [cacheDir, ...files] = process.argv.slice(2);
 const result = await ours.loadCustomTools(files.map((f) => ({ path: f })), process.cwd(), [], undefined, { cacheDir });
 const tools = Object.fromEntries(result.tools.map((t) => [t.tool.name, t.tool.meta]));
@@ -69,13 +70,12 @@ function toolIn(folder: string, name: string, value: number): string {
 const entries = (dir: string) => (existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String) : []);
 
 beforeAll(async () => {
+  // The package as the test run built it (dist/, the bundle): vitest's global setup builds it from src.
   world = await makeTmpWorld("xcsh-tools-compile-cache-", { trustProject: true });
-  pkg = path.join(world.root, "pkg");
-  execFileSync(process.execPath, [path.join(REPO_ROOT, "scripts", "build.mjs"), "--out", path.join(pkg, "dist"), "--no-types"], { stdio: "pipe" });
-  writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "xcsh-tools-under-test", type: "module" }));
-  symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(pkg, "node_modules"));
+  pkg = path.join(world.root, "probe");
+  mkdirSync(pkg, { recursive: true });
   writeFileSync(path.join(pkg, "probe.mjs"), PROBE);
-}, 120_000);
+});
 
 afterAll(async () => {
   await world?.cleanup();
