@@ -19,7 +19,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { privateTempDir } from "../core/atomic-fs.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
 import { registerBunModules } from "./import/bun.js";
@@ -203,6 +202,8 @@ async function prepareNodeHooks(dirs: { cacheDir: string; shimDir: string }, opt
       writeShims(dir);
     } catch {
       // A read-only xcsh root must not stop tools from loading: use a per-user temp folder.
+      // Loaded only then: atomic-fs.ts pulls in node:fs/promises, ~3 ms of CPU under Bun, for a rare case.
+      const { privateTempDir } = await import("../core/atomic-fs.js");
       dir = privateTempDir(`xcsh-tools-shims-${process.getuid?.() ?? "user"}`);
       writeShims(dir);
     }
