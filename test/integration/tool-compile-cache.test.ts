@@ -124,6 +124,20 @@ describe("compile caches of the boot (Node 22 and 24)", () => {
     });
   }
 
+  for (const node of [node22, node24]) {
+    runtimeIt(node)(`${node.id}${skipNote(node)}: shims that cannot be written in the cache folder go to the private temp folder, and a bare TypeBox import still loads`, () => {
+      const cacheDir = path.join(world.root, `cc-shims-${node.id}`);
+      mkdirSync(cacheDir, { recursive: true });
+      writeFileSync(path.join(cacheDir, "shims"), "a file where the shims folder should be");
+      const dir = path.join(world.root, `shims-${node.id}`);
+      mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, "bare_tool.ts");
+      writeFileSync(file, `import { Type } from "@sinclair/typebox";\nexport default () => ({ name: "bare_tool", description: "d", parameters: Type.Object({}), execute: async () => ({ content: [] }), meta: 7 });\n`);
+      const run = probe(requireRuntime(node), cacheDir, [file]);
+      expect(run.out).toEqual({ tools: { bare_tool: 7 }, errors: [] });
+    });
+  }
+
   runtimeIt(node22)(`node22${skipNote(node22)}: the next load reads the stripped text from the cache, not from amaro`, () => {
     const cacheDir = path.join(world.root, "cc-strip");
     const file = toolIn("strip22", "strip_tool", 3);
