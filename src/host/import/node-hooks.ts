@@ -48,8 +48,9 @@ export function getNodeHookKind(): "in-thread" | "off-thread" | "unavailable" | 
 let compileCache: "tried" | undefined;
 
 /**
- * (Called by `ensureNodeHooks` with its `cacheDir`.) Turn on Node's on-disk compile cache (`module.enableCompileCache`, Node >= 22.8) in `cacheDir`,
- * once per process, before the first tool module is imported natively. Why: compiling is most of
+ * Turn on Node's on-disk compile cache (`module.enableCompileCache`, Node >= 22.8) in `cacheDir`,
+ * once per process, before the first tool module is imported natively (`ensureNodeHooks` does it
+ * when given the transpile cache's folder). Why: compiling is most of
  * a boot. Node 24 keeps there both V8's code cache and its type-stripped TypeScript (amaro, the
  * largest single cost of importing a `.ts` tool), so a warm boot of 200 seed-style tools costs
  * well under half of a plain `import()` of them (docs/benchmarks.md, issue 44); the install's
@@ -85,7 +86,9 @@ export function flushCompileCache(): void {
 
 /**
  * Make every registry name resolvable by Node's native loader. `shimDir` must already hold the
- * shims (writeShims); the first caller's folder wins for the life of the process.
+ * shims (writeShims); the first caller's folder wins for the life of the process. With
+ * `cacheDir` (the transpile cache's folder), also turn on the compile caches below it: Node's,
+ * and on Node 22 the strip cache's load hook (strip-cache.ts), registered with the resolve hook.
  */
 export async function ensureNodeHooks(shimDir: string, cacheDir?: string): Promise<void> {
   if (cacheDir !== undefined) enableCompileCache(cacheDir);
