@@ -3,12 +3,19 @@
  * Boot benchmarks (issue 7), every figure measured side by side in this one run, each boot in a
  * fresh child process, median of RUNS:
  *
- * 1. boot   40 npm plugins × 5 TypeScript tools: `discoverAndLoadCustomTools` (discovery, import,
- *           factories, checks) against the floor, a loop that `import()`s the same 200 tools
- *           pre-built as JavaScript and calls their factories. First boot after install (the
- *           transpile cache and boot index as an install leaves them: `refreshBootIndex` when
- *           the build has it, else empty) and warm boot (the next start). Under Bun also against a
- *           sequential native `import()` loop over the same .ts files.
+ * 1. boot   two kinds of 200 tools (BENCH_KINDS=pi,seed):
+ *           pi    40 npm plugins × 5 TypeScript tools that import TypeBox by bare name:
+ *                 `discoverAndLoadCustomTools` (discovery, import, factories, checks) against the
+ *                 floor, a loop that `import()`s the same 200 tools pre-built as JavaScript and
+ *                 calls their factories; under Bun also against a sequential native `import()`
+ *                 loop over the same .ts files.
+ *           seed  200 plain modules in the user's tools folder, written as the seed contract
+ *                 shows them (TypeBox from `api.typebox`, no import at all): against the floor
+ *                 that `import()`s them all at once (`Promise.all`) and calls their factories —
+ *                 the same .ts files where the runtime strips types, their .js copies on Node 20.
+ *           First boot after install (the transpile cache and boot index as an install leaves
+ *           them: `refreshBootIndex` when the build has it, else empty, run by the boot's own
+ *           runtime; BENCH_INSTALLER=first: by the first runtime) and warm boot (the next start).
  * 2. scale  the same at 0, 10, 200 and 1000 tools: ms per tool and the marginal cost per tool
  *           between sizes (linear growth keeps it flat).
  * 3. query  `xcsh-tools tools --json` against `node -e 0` (whole processes), 200 tools installed.
@@ -24,6 +31,7 @@
  *
  *   node bench/boot.js
  *   RUNS=7 SCALE=10,200,1000 BENCH_ONLY=boot,scale,query node bench/boot.js
+ *   BENCH_KINDS=seed BENCH_ONLY=boot node bench/boot.js (the seed-style tools alone)
  *   BENCH_SOURCE=HEAD~3 node bench/boot.js     (also a baseline commit, interleaved in the same run)
  *   BENCH_SOURCE_DIR=/tmp/x node bench/boot.js (build the sources in that folder, not the work tree)
  *   BENCH_RUNTIMES=node22,node24 node bench/boot.js (bench/lib/runtimes.js)
@@ -33,7 +41,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { buildAll, repo } from "./lib/build.js";
-import { writeBenchFixture } from "./lib/fixtures.js";
+import { writeBenchFixture, writeSeedFixture } from "./lib/fixtures.js";
 import { findRuntimes } from "./lib/runtimes.js";
 import { childrenCpuMs, timeProcessClocks } from "./lib/time.js";
 
@@ -41,6 +49,7 @@ const RUNS = Number(process.env.RUNS ?? 5);
 const SCALE = (process.env.SCALE ?? "10,200,1000").split(",").map(Number);
 const ONLY = new Set((process.env.BENCH_ONLY ?? "boot,scale,query,start").split(","));
 const START_BATCH = Number(process.env.START_BATCH ?? 10);
+const KINDS = (process.env.BENCH_KINDS ?? "pi,seed").split(",").filter(Boolean);
 const TOOLS_PER_PLUGIN = 5;
 const CHILD = path.join(repo, "bench", "lib", "boot-child.js");
 
@@ -78,6 +87,20 @@ function fixture(work, tools) {
   return writeBenchFixture(root, { plugins: Math.ceil(tools / TOOLS_PER_PLUGIN), toolsPerPlugin: TOOLS_PER_PLUGIN });
 }
 
+function seedFixture(work, tools) {
+  return writeSeedFixture(mkdtempSync(path.join(work, `seed${tools}-`)), { tools });
+}
+
+/** Whether `runtime` imports TypeScript itself (Bun, Node 22.18+), probed once per runtime. */
+const strips = new Map();
+function stripsTypes(runtime) {
+  if (!strips.has(runtime.id)) {
+    const r = spawnSync(runtime.command, ["-p", "Boolean(process.versions.bun || process.features.typescript)"], { encoding: "utf8" });
+    strips.set(runtime.id, r.stdout.trim() === "true");
+  }
+  return strips.get(runtime.id);
+}
+
 /** Put the xcsh root in the state an install of the fixture leaves it in. */
 function afterInstall(built, fx, installer) {
   rmSync(path.join(fx.xcshHome, "plugins", ".xcsh-tools"), { recursive: true, force: true });
@@ -86,6 +109,8 @@ function afterInstall(built, fx, installer) {
 
 const oursJob = (built, fx) => ({ mode: "ours", library: built.library, cwd: fx.cwd, home: fx.home, xcshHome: fx.xcshHome, expect: fx.tsFiles.length });
 const loopJob = (mode, fx) => ({ mode, files: mode === "floor" ? fx.jsFiles : fx.tsFiles, cwd: fx.cwd, expect: fx.tsFiles.length });
+/** The seed kind's floor: every module imported at once, the loader's own .ts files when the runtime can. */
+const allJob = (runtime, fx) => ({ mode: "floor-all", files: stripsTypes(runtime) ? fx.tsFiles : fx.jsFiles, cwd: fx.cwd, expect: fx.tsFiles.length });
 
 const CLOCKS = ["total", "cpuTotal", "call", "cpuCall"];
 const ALL_CLOCKS = CLOCKS;
@@ -94,7 +119,7 @@ const ALL_CLOCKS = CLOCKS;
  * For each build: first boot, warm boot; once per repetition the floor (and the native .ts loop
  * under Bun); every build and the floor interleaved per repetition. Medians per clock.
  */
-function measureBoots(builds, runtime, fx, installer, runs) {
+function measureBoots(builds, runtime, fx, installer, runs, floorJob = loopJob("floor", fx)) {
   const samples = { floor: [], native: [], ...Object.fromEntries(builds.map((_, i) => [`first${i}`, []]).concat(builds.map((_, i) => [`warm${i}`, []]))) };
   for (let run = 0; run < runs; run++) {
     builds.forEach((built, i) => {
@@ -102,8 +127,8 @@ function measureBoots(builds, runtime, fx, installer, runs) {
       samples[`first${i}`].push(boot(runtime, oursJob(built, fx), fx));
       samples[`warm${i}`].push(boot(runtime, oursJob(built, fx), fx));
     });
-    samples.floor.push(boot(runtime, loopJob("floor", fx), fx));
-    if (runtime.id === "bun") samples.native.push(boot(runtime, loopJob("native", fx), fx));
+    samples.floor.push(boot(runtime, floorJob, fx));
+    if (runtime.id === "bun" && floorJob.mode === "floor") samples.native.push(boot(runtime, loopJob("native", fx), fx));
   }
   const out = {};
   for (const [phase, list] of Object.entries(samples)) {
@@ -117,8 +142,8 @@ const CLOCK_LABELS = { total: "whole boot", cpuTotal: "whole, cpu", call: "the c
 /** The target a boot is held to: the floor on Node, the native .ts loop on Bun (issue 32). */
 const bootBase = (runtime, m) => (m.native ? "native" : "floor");
 
-function printBoots(runtime, m, builds) {
-  console.log(`  ${runtime.label}   (target: first and warm boot <= 1.00x the ${m.native ? "native .ts loop" : "floor"})`);
+function printBoots(runtime, m, builds, kind) {
+  console.log(`  ${kind} tools, ${runtime.label}   (target: first and warm boot <= 1.00x the ${m.native ? "native .ts loop" : "floor"})`);
   for (const clock of CLOCKS) {
     const base = bootBase(runtime, m);
     let line = `    ${CLOCK_LABELS[clock].padEnd(11)} floor ${ms(m.floor[clock]).padStart(8)}`;
@@ -136,7 +161,12 @@ function printBoots(runtime, m, builds) {
 const builds = buildAll("xcsh-tools-bench");
 const built = builds[0];
 const runtimes = findRuntimes();
-const installer = runtimes[0];
+/**
+ * Who runs the install's refresh before a first boot: the boot's own runtime (a user with one
+ * Node), or with BENCH_INSTALLER=first the first runtime for every boot (the CLI on one runtime,
+ * the host on another: Node's compile caches are per Node version, so that first boot compiles).
+ */
+const installerFor = (runtime) => (process.env.BENCH_INSTALLER === "first" ? runtimes[0] : runtime);
 const work = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-boot-"));
 const results = { machine: { cores: os.cpus().length, platform: `${os.platform()} ${os.arch()}` }, source: builds.map((b) => b.label), runtimes: runtimes.map((r) => r.label), boot: {}, scale: {}, query: {} };
 const load = () => os.loadavg()[0].toFixed(1);
@@ -146,13 +176,25 @@ try {
   const fx200 = fixture(work, 200);
 
   if (ONLY.has("boot")) {
-    console.log(`\n1. boot: ${fx200.tsFiles.length} TypeScript tools in ${fx200.tsFiles.length / TOOLS_PER_PLUGIN} npm plugins, discoverAndLoadCustomTools vs the floor (import() of the same tools pre-built as .js)`);
-    for (const runtime of runtimes) {
-      // A build run with a variable set (BENCH_ENV) differs only in what the bin shim reads: the query's.
-      const bootBuilds = builds.filter((b) => !b.env);
-      const m = measureBoots(bootBuilds, runtime, fx200, installer, RUNS);
-      results.boot[runtime.id] = m;
-      printBoots(runtime, m, bootBuilds);
+    // A build run with a variable set (BENCH_ENV) differs only in what the bin shim reads: the query's.
+    const bootBuilds = builds.filter((b) => !b.env);
+    if (KINDS.includes("pi")) {
+      console.log(`\n1. boot, pi-style: ${fx200.tsFiles.length} TypeScript tools in ${fx200.tsFiles.length / TOOLS_PER_PLUGIN} npm plugins, discoverAndLoadCustomTools vs the floor (import() of the same tools pre-built as .js, one after the other)`);
+      for (const runtime of runtimes) {
+        const m = measureBoots(bootBuilds, runtime, fx200, installerFor(runtime), RUNS);
+        results.boot[runtime.id] = m;
+        printBoots(runtime, m, bootBuilds, "pi-style");
+      }
+    }
+    if (KINDS.includes("seed")) {
+      const seed200 = seedFixture(work, 200);
+      console.log(`\n1. boot, seed-style: ${seed200.tsFiles.length} plain TypeScript modules in the user's tools folder (TypeBox from api.typebox, no imports), discoverAndLoadCustomTools vs the floor (Promise.all of import() of the same .ts files, .js on Node 20, then the factories)`);
+      results.bootSeed = {};
+      for (const runtime of runtimes) {
+        const m = measureBoots(bootBuilds, runtime, seed200, installerFor(runtime), RUNS, allJob(runtime, seed200));
+        results.bootSeed[runtime.id] = m;
+        printBoots(runtime, m, bootBuilds, "seed-style");
+      }
     }
     console.log("  (whole boot: from the process's first line, TypeBox and the xcsh-tools library imported inside the clock;\n   the call: discoverAndLoadCustomTools alone vs the import loop alone, both imported beforehand as in a running host)");
   }
@@ -164,7 +206,7 @@ try {
     const fixtures = new Map(sizes.map((n) => [n, n === 200 ? fx200 : fixture(work, n)]));
     for (const runtime of runtimes.filter((r) => r.id !== "node22" && r.id !== "node24")) {
       const rows = sizes.map((n) => {
-        const m = measureBoots([built], runtime, fixtures.get(n), installer, scaleRuns);
+        const m = measureBoots([built], runtime, fixtures.get(n), installerFor(runtime), scaleRuns);
         return { n, first: m.first0, warm: m.warm0, floor: m.floor };
       });
       results.scale[runtime.id] = rows;
@@ -203,7 +245,7 @@ try {
       const samples = { empty: [], ...Object.fromEntries(builds.flatMap((_, i) => [[`first${i}`, []], [`warm${i}`, []]])) };
       for (let run = 0; run < RUNS; run++) {
         builds.forEach((b, i) => {
-          afterInstall(b, fx200, installer);
+          afterInstall(b, fx200, installerFor(runtime));
           samples[`first${i}`].push(wall(runtime.command, [b.bin, "tools", "--json"], fx200, check, b.env));
           samples[`warm${i}`].push(wall(runtime.command, [b.bin, "tools", "--json"], fx200, check, b.env));
         });

@@ -6,6 +6,8 @@
  *   floor   `import()` each pre-built .js tool in order and call its factory: the least any
  *           loader can do
  *   native  the same loop over the .ts files (Bun runs them natively)
+ *   floor-all every file `import()`ed at once (`Promise.all`), then each factory called in order:
+ *           the floor of seed-style tools (issue 44), which take TypeBox from `api.typebox`
  *   refresh what an install leaves for the next boot: `refreshBootIndex` of the boot index
  *           (src/boot), which compiles new TypeScript entries into the transpile cache
  *
@@ -33,17 +35,25 @@ function fail(message) {
   process.exit(1);
 }
 
-/** The API a factory receives in the floor loops (no discovery, no checks). */
-const api = { cwd: job.cwd, exec: async () => ({ stdout: "", stderr: "", code: 0, killed: false }), hasUI: false };
+/** The API a factory receives in the floor loops (no discovery, no checks); `typebox` is set once imported. */
+const api = { cwd: job.cwd, exec: async () => ({ stdout: "", stderr: "", code: 0, killed: false }), hasUI: false, typebox: undefined };
+
+async function instantiate(module) {
+  const factory = module.default ?? module;
+  const result = await factory(api);
+  return Array.isArray(result) ? result.length : 1;
+}
 
 async function importLoop(files) {
   let count = 0;
-  for (const file of files) {
-    const module = await import(pathToFileURL(file).href);
-    const factory = module.default ?? module;
-    const result = await factory(api);
-    count += Array.isArray(result) ? result.length : 1;
-  }
+  for (const file of files) count += await instantiate(await import(pathToFileURL(file).href));
+  return count;
+}
+
+async function importAll(files) {
+  const modules = await Promise.all(files.map((file) => import(pathToFileURL(file).href)));
+  let count = 0;
+  for (const module of modules) count += await instantiate(module);
   return count;
 }
 
@@ -51,7 +61,7 @@ let tools;
 let callStarted = started;
 let callStartedCpu = startedCpu;
 // The host's TypeBox: tools get it through the module map (ours) or node_modules (floor).
-await import("@sinclair/typebox");
+api.typebox = await import("@sinclair/typebox");
 if (job.mode === "ours") {
   const { discoverAndLoadCustomTools } = await import(pathToFileURL(job.library).href);
   callStarted = performance.now();
@@ -68,6 +78,10 @@ if (job.mode === "ours") {
   callStarted = performance.now();
   callStartedCpu = process.cpuUsage();
   tools = await importLoop(job.files);
+} else if (job.mode === "floor-all") {
+  callStarted = performance.now();
+  callStartedCpu = process.cpuUsage();
+  tools = await importAll(job.files);
 } else if (job.mode === "refresh") {
   const { refreshBootIndex } = await import(pathToFileURL(job.bootModule).href);
   await refreshBootIndex({ home: job.home, xcshHome: job.xcshHome, cwd: job.cwd, env: job.env ?? {} });

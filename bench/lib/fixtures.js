@@ -146,3 +146,65 @@ export function writeBenchFixture(root, { plugins, toolsPerPlugin }) {
   linkTypebox(path.join(floor, "node_modules"));
   return { root, home, xcshHome, cwd, floor, tsFiles, jsFiles };
 }
+
+/**
+ * A seed-style tool (docs/contract.md, the seed's custom-tools page): one plain TypeScript module
+ * with no import at all, which builds its schema with `api.typebox` (the host's TypeBox, handed
+ * over by the loader) and only type annotations for TypeScript to strip.
+ */
+function seedToolTs(name) {
+  return `interface Api { typebox: { Type: any }; cwd: string }
+interface Params { query: string; limit?: number }
+
+export default function factory(api: Api) {
+  const { Type } = api.typebox;
+  return {
+    name: ${JSON.stringify(name)},
+    label: ${JSON.stringify(name)},
+    description: ${JSON.stringify(`${name} looks things up`)},
+    parameters: Type.Object({ query: Type.String({ description: "what to look up" }), limit: Type.Optional(Type.Number()) }),
+    async execute(_id: string, params: Params) {
+      return { content: [{ type: "text" as const, text: \`\${params.query} (\${params.limit ?? 10}) in \${api.cwd}\` }] };
+    },
+  };
+}
+`;
+}
+
+/**
+ * `tools` seed-style tools in one folder of plain modules, the user's tools folder
+ * (`root/home/.xcsh/agent/tools/tNNNN.ts`), and the same modules as JavaScript
+ * (`root/floor-seed/tNNNN.js`) for a runtime that cannot import TypeScript itself (Node 20).
+ * Same return shape as `writeBenchFixture`.
+ */
+export function writeSeedFixture(root, { tools }) {
+  const home = path.join(root, "home");
+  const xcshHome = path.join(home, ".xcsh");
+  const cwd = path.join(root, "project");
+  const floor = path.join(root, "floor-seed");
+  mkdirSync(cwd, { recursive: true });
+  const tsFiles = [];
+  const jsFiles = [];
+  for (let t = 0; t < tools; t++) {
+    const name = `s${t}`;
+    const base = `t${String(t).padStart(4, "0")}`;
+    const ts = seedToolTs(name);
+    const tsFile = path.join(xcshHome, "agent", "tools", `${base}.ts`);
+    const jsFile = path.join(floor, `${base}.js`);
+    write(tsFile, ts);
+    write(jsFile, stripSeedTypes(ts));
+    tsFiles.push(tsFile);
+    jsFiles.push(jsFile);
+  }
+  write(path.join(floor, "package.json"), `${JSON.stringify({ type: "module" })}\n`);
+  return { root, home, xcshHome, cwd, floor, tsFiles, jsFiles };
+}
+
+/** The seed tool's JavaScript: its interfaces and annotations removed (it has no other TypeScript). */
+function stripSeedTypes(ts) {
+  return ts
+    .replace(/^interface [^\n]*\n/gm, "")
+    .replace("(api: Api)", "(api)")
+    .replace("(_id: string, params: Params)", "(_id, params)")
+    .replace(' as const', "");
+}

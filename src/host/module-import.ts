@@ -19,7 +19,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { privateTempDir } from "../core/atomic-fs.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { resolveRoots, xcshPaths } from "../core/paths.js";
 import { registerBunModules } from "./import/bun.js";
@@ -73,7 +72,7 @@ export async function prepareToolImports(options: ImportToolModuleOptions = {}):
   const dirs = importDirs(options);
   const { ensureNodeHooks, getNodeHookShimDir } = await loadNodeHooks();
   // The hook only maps a name once its shim file exists, so registering before writing is safe.
-  if (getNodeHookShimDir() === undefined) await ensureNodeHooks(dirs.shimDir);
+  if (getNodeHookShimDir() === undefined) await ensureNodeHooks(dirs.shimDir, dirs.cacheDir);
 }
 
 /** Where jiti caches transpiled files and where module shims are written. */
@@ -156,7 +155,7 @@ async function importAfterRegistering(file: string, strategy: ImportStrategy, op
   if (strategy === "bun") return importUnderBun(file);
   const dirs = importDirs(options);
   if (strategy === "jiti") return { module: await importWithJiti(file, dirs.cacheDir), strategy };
-  await prepareNodeHooks(dirs.shimDir, options);
+  await prepareNodeHooks(dirs, options);
   try {
     return { module: await importNatively(file), strategy };
   } catch (error) {
@@ -186,8 +185,14 @@ function loadNodeHooks(): Promise<typeof import("./import/node-hooks.js")> {
   return nodeHooks;
 }
 
-async function prepareNodeHooks(shimDir: string, options: ImportToolModuleOptions): Promise<void> {
+/** Write Node's compile cache now (node-hooks.ts), if this process imported tools natively. */
+export async function flushToolCompileCache(): Promise<void> {
+  if (nodeHooks) (await nodeHooks).flushCompileCache();
+}
+
+async function prepareNodeHooks(dirs: { cacheDir: string; shimDir: string }, options: ImportToolModuleOptions): Promise<void> {
   const { ensureNodeHooks, getNodeHookShimDir } = await loadNodeHooks();
+  const shimDir = dirs.shimDir;
   const requested = getNodeHookShimDir() ?? shimDir;
   const size = getModuleRegistry().size;
   let checked = shimsChecked.get(options);
@@ -197,13 +202,15 @@ async function prepareNodeHooks(shimDir: string, options: ImportToolModuleOption
       writeShims(dir);
     } catch {
       // A read-only xcsh root must not stop tools from loading: use a per-user temp folder.
+      // Loaded only then: atomic-fs.ts pulls in node:fs/promises, ~3 ms of CPU under Bun, for a rare case.
+      const { privateTempDir } = await import("../core/atomic-fs.js");
       dir = privateTempDir(`xcsh-tools-shims-${process.getuid?.() ?? "user"}`);
       writeShims(dir);
     }
     checked = { requested, dir, size };
     shimsChecked.set(options, checked);
   }
-  await ensureNodeHooks(checked.dir);
+  await ensureNodeHooks(checked.dir, dirs.cacheDir);
 }
 
 /**

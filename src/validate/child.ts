@@ -10,7 +10,7 @@ import path from "node:path";
 import { errorMessage, isXcshToolsError } from "../core/errors.js";
 import { CustomToolLoader, DEFAULT_FACTORY_TIMEOUT_MS, describeExport } from "../host/loader.js";
 import { hostExportReadCount, hostExportsFailure, loadHostExports } from "../host/host-exports.js";
-import { importToolModule, prepareToolImports, type ImportToolModuleOptions } from "../host/module-import.js";
+import { flushToolCompileCache, importToolModule, prepareToolImports, type ImportToolModuleOptions } from "../host/module-import.js";
 import { raceTimeout } from "../host/timeout.js";
 import { checkTool, readField, readToolName } from "../host/tool-shape.js";
 import * as bundledTypeBox from "@sinclair/typebox";
@@ -212,6 +212,8 @@ async function run(request: CheckRequest): Promise<void> {
     const outcome = await checkModule(request.modules[index]!, request, loader, importOptions);
     await send({ type: "result", index, ...outcome, ms: Date.now() - started });
   }
+  // The parent may kill us once it has "done": the next boot's compile cache is written first.
+  await flushToolCompileCache().catch(() => undefined);
   await send({ type: "done" });
   // Tools may leave timers or sockets open; the parent also kills us, this is the polite way.
   process.exit(0);

@@ -15,17 +15,19 @@
  */
 import { existsSync } from "node:fs";
 import nodeModule from "node:module";
+import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { BARE_PREFIX, fenceMessage, fenceViolation, importFence } from "./fence.js";
 import { getModuleRegistry, shimPath } from "./module-map.js";
+import { stripCacheHook, type SyncLoad } from "./strip-cache.js";
 
 type SyncResolve = (
   specifier: string,
   context: unknown,
   nextResolve: (specifier: string, context?: unknown) => unknown,
 ) => unknown;
-type RegisterHooks = (hooks: { resolve?: SyncResolve }) => unknown;
+type RegisterHooks = (hooks: { resolve?: SyncResolve; load?: SyncLoad }) => unknown;
 
 let state:
   | { kind: "in-thread"; shimDir: string }
@@ -43,20 +45,65 @@ export function getNodeHookKind(): "in-thread" | "off-thread" | "unavailable" | 
   return state?.kind;
 }
 
+let compileCache: "tried" | undefined;
+
+/**
+ * Turn on Node's on-disk compile cache (`module.enableCompileCache`, Node >= 22.8) in `cacheDir`,
+ * once per process, before the first tool module is imported natively (`ensureNodeHooks` does it
+ * when given the transpile cache's folder). Why: compiling is most of
+ * a boot. Node 24 keeps there both V8's code cache and its type-stripped TypeScript (amaro, the
+ * largest single cost of importing a `.ts` tool), so a warm boot of 200 seed-style tools costs
+ * well under half of a plain `import()` of them (docs/benchmarks.md, issue 44); the install's
+ * validation child imports through here too, so the first boot after an install is warm already.
+ * Entries are keyed by file and checked against the source's hash: an edited tool is compiled
+ * anew. Node decides the rest: a host that enabled its own cache keeps it (Node answers
+ * ALREADY_ENABLED), `NODE_DISABLE_COMPILE_CACHE=1` turns it off, and a folder it cannot write
+ * only means no cache. It is process-wide: modules the host imports later are cached there too.
+ */
+function enableCompileCache(cacheDir: string): void {
+  if (compileCache) return;
+  compileCache = "tried";
+  const enable = (nodeModule as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
+  try {
+    enable?.(path.join(cacheDir, "node-compile"));
+  } catch {
+    // An older Node or an unusable folder: tools load as before, without a cache.
+  }
+}
+
+/**
+ * Write what the compile cache holds now: Node writes it when the process ends normally, and a
+ * process that is killed once its work is reported (the validation child) would lose it.
+ */
+export function flushCompileCache(): void {
+  if (!compileCache) return;
+  try {
+    (nodeModule as unknown as { flushCompileCache?: () => void }).flushCompileCache?.();
+  } catch {
+    // A cache is never worth a failure.
+  }
+}
+
 /**
  * Make every registry name resolvable by Node's native loader. `shimDir` must already hold the
- * shims (writeShims); the first caller's folder wins for the life of the process.
+ * shims (writeShims); the first caller's folder wins for the life of the process. With
+ * `cacheDir` (the transpile cache's folder), also turn on the compile caches below it: Node's,
+ * and on Node 22 the strip cache's load hook (strip-cache.ts), registered with the resolve hook.
  */
-export async function ensureNodeHooks(shimDir: string): Promise<void> {
-  if (!state) state = registerOnce(shimDir);
+export async function ensureNodeHooks(shimDir: string, cacheDir?: string): Promise<void> {
+  if (cacheDir !== undefined) enableCompileCache(cacheDir);
+  if (!state) state = registerOnce(shimDir, cacheDir);
   if (state.kind === "off-thread") await sendNames(state);
 }
 
-function registerOnce(shimDir: string): NonNullable<typeof state> {
+function registerOnce(shimDir: string, cacheDir: string | undefined): NonNullable<typeof state> {
   const registerHooks = (nodeModule as unknown as { registerHooks?: RegisterHooks }).registerHooks;
   if (typeof registerHooks === "function") {
     const registry = getModuleRegistry();
+    // Only where the compile cache keeps no stripped TypeScript (strip-cache.ts): a hook Node calls for every module.
+    const load = cacheDir === undefined ? undefined : stripCacheHook(path.join(cacheDir, "node-strip"));
     registerHooks({
+      ...(load ? { load } : {}),
       resolve(specifier, context, nextResolve) {
         if (registry.has(specifier)) {
           const file = shimPath(shimDir, specifier);
