@@ -189,7 +189,9 @@ async function checkOnePlugin(plugin: InstalledPlugin, area: AreaFindings, emitR
   }
   for (const issue of run.warnings) {
     area.problem(`${id}:${issue.code}:${issue.path}`, "warn", `${name}@${version} ${path.relative(plugin.dir, issue.file) || "."}${issue.path ? ` ${issue.path}` : ""}: ${issue.message}`, {
-      hint: issue.hint ?? "See the message.",
+      // A package installed from a registry is not the user's to edit: the author's advice
+      // ("remove the key") is for `validate` of their own folder; a linked folder is theirs.
+      hint: plugin.linked ? (issue.hint ?? "See the message.") : (issue.forUser ?? `This is in ${name} as published, not something to change here; if it matters to you, tell the package's author.`),
       manual: "the problem is in the package itself",
     });
   }

@@ -102,7 +102,7 @@ export function packageOf(spec: InstallSpec, pkg: Record<string, unknown>): Reso
   const checked = validatePluginPackageJson(pkg);
   if (!checked.ok) {
     const first = checked.issues[0]!;
-    throw new XcshToolsError(first.code === "ENOT_A_PLUGIN" ? "ENOT_A_PLUGIN" : "EPLUGIN_INVALID", `${spec.raw} is not an installable xcsh plugin: ${first.message}`, {
+    throw new XcshToolsError(first.code === "ENOT_A_PLUGIN" || first.code === "EOMP_MANIFEST" ? first.code : "EPLUGIN_INVALID", `${spec.raw} is not an installable xcsh plugin: ${first.message}`, {
       hint: first.hint ?? "Run `xcsh-tools validate --static` on the package (it imports nothing).",
       exitCode: 2,
     });

@@ -79,10 +79,25 @@ export const register: CommandModule["register"] = (program, getContext) => {
       if (!dryRun) {
         const n = result.applied?.plugins.length ?? 0;
         ctx.output.line(n > 0 ? `Installed ${result.applied!.plugins.map((p) => `${p.name}@${p.version ?? "?"}`).join(", ")}` : "Nothing to do.");
+        if (n > 0) for (const line of await bringsLines(ctx, result.applied!.plugins.map((p) => p.name))) ctx.output.line(line);
       }
       conflicts.warn();
     });
 };
+
+/**
+ * What each installed plugin brings, by kind, and what of it xcsh loads ("1 extension; pi only,
+ * not loaded by xcsh: 3 prompt templates"), as `list` says it: a pi package's own kinds install
+ * with it, and the user learns here that xcsh does not load them.
+ */
+async function bringsLines(ctx: CommandContext, names: readonly string[]): Promise<string[]> {
+  const [{ installedComponents }, { summarizeComponents }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
+  const all = await installedComponents(ctx, { namedTools: false });
+  return names.flatMap((name) => {
+    const p = all.find((row) => row.rootKind === "npm" && row.name === name);
+    return p && !p.problem ? [`  ${name}: ${summarizeComponents(p.components)}`] : [];
+  });
+}
 
 /** `install` with no spec: restore the project's declared set (cli/team-restore.ts). */
 async function restoreCommand(ctx: CommandContext, flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean; frozen?: boolean }): Promise<void> {
