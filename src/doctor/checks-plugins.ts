@@ -171,7 +171,10 @@ async function checkOnePlugin(plugin: InstalledPlugin, area: AreaFindings, emitR
     : `Reinstall it (\`xcsh-tools install ${name}@${version}\`) in case the installed copy was damaged; if the published package itself is broken, \`xcsh-tools uninstall ${name}\` or ask its author.`;
   if (!pkg.xcsh && !pkg.pi) {
     area.problem(id, "warn", `${name}@${version}: ${plugin.problem ?? "not an xcsh plugin"}`, {
-      hint: `The host ignores it; \`xcsh-tools uninstall ${name}\` if you do not need it.`,
+      hint:
+        pkg.omp !== undefined && pkg.omp !== null
+          ? `The host's plugin loader skips it. Its extensions load with \`xcsh --extension ${plugin.dir}\` (that loader reads "omp"), or once its author publishes an "xcsh" manifest; \`xcsh-tools uninstall ${name}\` if you do not need it.`
+          : `The host ignores it; \`xcsh-tools uninstall ${name}\` if you do not need it.`,
       manual: "the package itself has no manifest",
     });
     return;
