@@ -179,6 +179,18 @@ describe("pi packages as they are published", () => {
     expect(error.hint).toMatch(/xcsh --extension <folder>/);
     expect(await w.snapshot()).toEqual(w.fresh);
   });
+
+  it("an omp-only package the host installed: the loader skips it as the host does; doctor says why and what would load it", async () => {
+    const dir = path.join(w.plugins, "node_modules", "swarm");
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, "package.json"), JSON.stringify({ name: "swarm", version: "1.0.0", type: "module", omp: { extensions: ["./e.js"] } }));
+    await writeFile(path.join(dir, "e.js"), PI_EXTENSION);
+    await writeFile(path.join(w.plugins, "package.json"), JSON.stringify({ name: "xcsh-plugins", private: true, dependencies: { swarm: "1.0.0" } }));
+    expect(await tools()).toEqual({ names: [], errors: [] });
+    const check = (await doctorChecks()).find((c) => c.id === "plugin:swarm");
+    expect(check?.message).toMatch(/an "omp" manifest \(oh-my-pi's\) and no "xcsh" or "pi" one/);
+    expect(check?.hint).toContain(`xcsh --extension ${dir}`);
+  });
 });
 
 describe("the host's own leniency: shapes it loads are loaded, with a WHOST_* warning", () => {
