@@ -128,6 +128,8 @@ describe("pi packages as they are published", () => {
     const r = await install(names.pi);
     expect(r.stdout).toContain(`${names.pi}: ${piSummary}`);
     expect((await w.cli(["list"])).stdout).toContain(`components: ${piSummary}`);
+    const listed = (await w.cli(["list", "--json"])).json().plugins.find((p: { name: string }) => p.name === names.pi);
+    expect(listed.components).toMatchObject({ summary: piSummary, counts: { extension: 1, skill: 2, prompt: 3, theme: 1 }, piOnly: { skill: 2, prompt: 3, theme: 1 } });
     const show = await w.cli(["show", names.pi, "--json"]);
     expect(show.code, show.stderr).toBe(0);
     const components = show.json().plugins[0].components as { kind: string; name: string; loadedByXcsh: boolean; piOnly?: boolean }[];
