@@ -197,14 +197,14 @@ describe("pi packages as they are published", () => {
 
 describe("the host's own leniency: shapes it loads are loaded, with a WHOST_* warning", () => {
   it("a feature whose tools is a string: installs; the host reads it letter by letter, so that feature's tool does not load, the base tool does", async () => {
-    await install(names.featString);
+    expect((await install(names.featString)).stdout).toContain(`warning WHOST_FEATURE_ENTRY_STRING ${names.featString} /xcsh/features/web/tools:`);
     expect(await tools()).toEqual({ names: [`${toolName(prefix)}_base`], errors: [] });
     const doctor = (await doctorChecks()).filter((c) => c.id.startsWith(`plugin:${names.featString}`));
     expect(doctor.map((c) => c.id)).toContain(`plugin:${names.featString}:WHOST_FEATURE_ENTRY_STRING:/xcsh/features/web/tools`);
   });
 
   it('a feature default of "yes" (or "no") is on, as the host counts it; 0 is off', async () => {
-    await install(names.featDefault);
+    expect((await install(names.featDefault)).stdout).toMatch(/warning WHOST_FEATURE_DEFAULT .* \/xcsh\/features\/no\/default: .*so the feature is on by default/);
     expect(await tools()).toEqual({ names: [`${toolName(prefix)}_no`, `${toolName(prefix)}_yes`], errors: [] });
     const ids = (await doctorChecks()).map((c) => c.id);
     for (const f of ["yes", "no", "zero"]) expect(ids).toContain(`plugin:${names.featDefault}:WHOST_FEATURE_DEFAULT:/xcsh/features/${f}/default`);
@@ -214,7 +214,7 @@ describe("the host's own leniency: shapes it loads are loaded, with a WHOST_* wa
   });
 
   it('a setting of type "integer": installs, loads, and takes any value as text, as the host stores it', async () => {
-    await install(names.settingType);
+    expect((await install(names.settingType)).stdout).toContain(`warning WHOST_SETTING_TYPE ${names.settingType} /xcsh/settings/limit/type:`);
     expect(await tools()).toEqual({ names: [`${toolName(prefix)}_setting`], errors: [] });
     const set = await w.cli(["config", "set", names.settingType, "limit", "12"]);
     expect(set.code, set.stderr).toBe(0);
@@ -224,7 +224,7 @@ describe("the host's own leniency: shapes it loads are loaded, with a WHOST_* wa
   });
 
   it("a tools entry with a leading / is joined under the package, as the host joins it", async () => {
-    await install(names.rooted);
+    expect((await install(names.rooted)).stdout).toContain(`warning WHOST_ENTRY_ROOTED ${names.rooted} /xcsh/tools/0: "/tools/rooted.js" starts with "/"`);
     expect(await tools()).toEqual({ names: [`${toolName(prefix)}_rooted`], errors: [] });
     expect((await doctorChecks()).map((c) => c.id)).toContain(`plugin:${names.rooted}:WHOST_ENTRY_ROOTED:/xcsh/tools/0`);
   });

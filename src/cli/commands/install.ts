@@ -6,6 +6,7 @@
  * with `--allow-scripts` (or settings `allowScripts`), and only after the user allowed them with
  * the plugins' hooks (plugins/install-scripts.ts); a dry run names them and runs none.
  */
+import path from "node:path";
 import type { Command } from "commander";
 import { npmClient, planAndApply, printWouldRunScripts, reportPlanned } from "../plugin-command.js";
 import { usageError } from "../command-errors.js";
@@ -91,12 +92,23 @@ export const register: CommandModule["register"] = (program, getContext) => {
  * with it, and the user learns here that xcsh does not load them.
  */
 async function bringsLines(ctx: CommandContext, names: readonly string[]): Promise<string[]> {
-  const [{ installedComponents }, { summarizeComponents }] = await Promise.all([import("../components-view.js"), import("../../components/summary.js")]);
+  const [{ installedComponents }, { summarizeComponents }, { validatePluginPackageJson }, { readJsonFile }] = await Promise.all([
+    import("../components-view.js"),
+    import("../../components/summary.js"),
+    import("../../manifest/plugin-manifest.js"),
+    import("../../manifest/json-file.js"),
+  ]);
   const all = await installedComponents(ctx, { namedTools: false });
-  return names.flatMap((name) => {
+  const lines: string[] = [];
+  for (const name of names) {
     const p = all.find((row) => row.rootKind === "npm" && row.name === name);
-    return p && !p.problem ? [`  ${name}: ${summarizeComponents(p.components)}`] : [];
-  });
+    if (!p || p.problem) continue;
+    lines.push(`  ${name}: ${summarizeComponents(p.components)}`);
+    // Shapes the host loads off our schema, followed as it does (docs/host-parity.md): said once here, in the user's terms.
+    const checked = validatePluginPackageJson(await readJsonFile(path.join(p.root, "package.json")).catch(() => undefined));
+    for (const w of checked.warnings.filter((x) => x.code.startsWith("WHOST_"))) lines.push(`  warning ${w.code} ${name} ${w.message}${w.forUser ? ` — ${w.forUser}` : ""}`);
+  }
+  return lines;
 }
 
 /** `install` with no spec: restore the project's declared set (cli/team-restore.ts). */
