@@ -14,11 +14,11 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { makePluginWorld, toolName, toolSource, type PluginWorld } from "./plugins-fixtures.js";
+import { pluginWorldPerTest, toolName, toolSource, type PluginWorld } from "./plugins-fixtures.js";
 
 let reg: RegistryHandle & { dispose(): Promise<void> };
 let w: PluginWorld;
@@ -97,12 +97,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await reg?.dispose();
 });
-beforeEach(async () => {
-  w = await makePluginWorld(reg);
-});
-afterEach(async () => {
-  await w.cleanup();
-});
+pluginWorldPerTest(() => reg, (world) => (w = world));
 
 async function install(name: string) {
   const r = await w.cli(["install", name, "--yes"]);
