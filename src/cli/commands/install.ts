@@ -92,20 +92,24 @@ export const register: CommandModule["register"] = (program, getContext) => {
  * with it, and the user learns here that xcsh does not load them.
  */
 async function bringsLines(ctx: CommandContext, names: readonly string[]): Promise<string[]> {
-  const [{ installedComponents }, { summarizeComponents }, { validatePluginPackageJson }, { readJsonFile }] = await Promise.all([
-    import("../components-view.js"),
+  // The new plugins only, read directly: the boot index's inventory is a cache this command leaves alone.
+  const [{ xcshPaths }, { scanPluginComponents }, { summarizeComponents }, manifests, { readJsonFile }] = await Promise.all([
+    import("../../core/paths.js"),
+    import("../../components/scan.js"),
     import("../../components/summary.js"),
     import("../../manifest/plugin-manifest.js"),
     import("../../manifest/json-file.js"),
   ]);
-  const all = await installedComponents(ctx, { namedTools: false });
   const lines: string[] = [];
   for (const name of names) {
-    const p = all.find((row) => row.rootKind === "npm" && row.name === name);
-    if (!p || p.problem) continue;
-    lines.push(`  ${name}: ${summarizeComponents(p.components)}`);
+    const dir = path.join(xcshPaths(ctx.roots).pluginsNodeModules, name);
+    const pkg = await readJsonFile(path.join(dir, "package.json")).catch(() => undefined);
+    const picked = manifests.pickManifest(pkg);
+    const read = picked ? manifests.readHostManifest(picked.manifest) : undefined;
+    if (!picked || !read?.ok) continue;
+    lines.push(`  ${name}: ${summarizeComponents(scanPluginComponents(dir, { rootKind: "npm", manifest: read.value, manifestKey: picked.key }).components)}`);
     // Shapes the host loads off our schema, followed as it does (docs/host-parity.md): said once here, in the user's terms.
-    const checked = validatePluginPackageJson(await readJsonFile(path.join(p.root, "package.json")).catch(() => undefined));
+    const checked = manifests.validatePluginPackageJson(pkg);
     for (const w of checked.warnings.filter((x) => x.code.startsWith("WHOST_"))) lines.push(`  warning ${w.code} ${name} ${w.message}${w.forUser ? ` — ${w.forUser}` : ""}`);
   }
   return lines;
