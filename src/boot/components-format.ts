@@ -12,6 +12,7 @@
  * otherwise passed through as the scan produced them.
  */
 import type { InstalledPluginComponents } from "../components/installed.js";
+import { COMPONENT_KINDS } from "../components/types.js";
 import type { InputFingerprint } from "./fingerprint.js";
 import { BOOT_INDEX_VERSION, arrayOf, object, oneOf, readChecked, type Shape } from "./format.js";
 
@@ -40,14 +41,14 @@ export interface ComponentIndex {
 }
 
 const numberOrNull: Shape = (value) => (value === null || typeof value === "number" ? undefined : { keys: [], expected: "expected number or null" });
-const KINDS = ["tool", "skill", "command", "agent", "hook", "mcp-server", "lsp-server", "output-style", "bin", "monitor", "extension"];
-const issue = object({ file: "string", path: "string", code: "string", message: "string" }, { hint: "string", expected: "string", found: "string" });
+const issue = object({ file: "string", path: "string", code: "string", message: "string" }, { hint: "string", forUser: "string", expected: "string", found: "string" });
 const component = object(
-  { kind: oneOf(...KINDS), name: "string", file: "string", loadedByXcsh: "boolean", cost: object({ alwaysOn: numberOrNull, onInvoke: "number" }) },
+  { kind: oneOf(...COMPONENT_KINDS), name: "string", file: "string", loadedByXcsh: "boolean", cost: object({ alwaysOn: numberOrNull, onInvoke: "number" }) },
   {
     description: "string",
     pointer: "string",
     note: "string",
+    piOnly: "boolean",
     exec: object({ command: "string", args: arrayOf("string"), env: arrayOf("string") }, { cwd: "string", shell: "boolean" }),
     url: "string",
     headers: arrayOf("string"),

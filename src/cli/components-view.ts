@@ -31,7 +31,9 @@ export async function installedComponents(ctx: CommandContext, options: { namedT
   return [...withKnownTools(answer.plugins, tools), ...seeded];
 }
 
-/** The short JSON form `list` carries per plugin. */
+/** The short JSON form `list` carries per plugin; `piOnly` counts, among `counts`, a pi package's own components, which xcsh does not load. */
 export function componentSummaryJson(p: InstalledPluginComponents, summary: string, counts: Record<string, number>) {
-  return { summary, counts, tokens: { alwaysOn: p.cost.alwaysOn, alwaysOnForXcsh: p.cost.alwaysOnForXcsh, onInvoke: p.cost.onInvoke, unknown: p.cost.unknown } };
+  const piOnly: Record<string, number> = {};
+  for (const c of p.components) if (c.piOnly) piOnly[c.kind] = (piOnly[c.kind] ?? 0) + 1;
+  return { summary, counts, ...(Object.keys(piOnly).length ? { piOnly } : {}), tokens: { alwaysOn: p.cost.alwaysOn, alwaysOnForXcsh: p.cost.alwaysOnForXcsh, onInvoke: p.cost.onInvoke, unknown: p.cost.unknown } };
 }

@@ -115,9 +115,9 @@ export function withKnownTools(plugins: readonly InstalledPluginComponents[], to
  * The component readers (frontmatter YAML, schemas) load when a plugin is actually read: `tools`
  * asks only about plugins that brought no tools, usually none, and must not pay for them.
  */
-let readersOnce: Promise<{ scan: typeof import("./scan.js"); manifest: typeof import("../manifest/plugin-manifest.js"); schema: typeof import("../manifest/schema-check.js") }> | undefined;
+let readersOnce: Promise<{ scan: typeof import("./scan.js"); manifest: typeof import("../manifest/plugin-manifest.js") }> | undefined;
 function readers() {
-  return (readersOnce ??= Promise.all([import("./scan.js"), import("../manifest/plugin-manifest.js"), import("../manifest/schema-check.js")]).then(([scan, manifest, schema]) => ({ scan, manifest, schema })));
+  return (readersOnce ??= Promise.all([import("./scan.js"), import("../manifest/plugin-manifest.js")]).then(([scan, manifest]) => ({ scan, manifest })));
 }
 
 function fromRoot(row: PluginRow, scanned: ReturnType<typeof scanPluginComponents>, tools: readonly KnownTool[] | undefined): InstalledPluginComponents {
@@ -169,10 +169,11 @@ export async function collectInstalledComponents(options: CollectOptions): Promi
 /** One npm plugin's components, read from its folder (`extra`: fields of its row, e.g. its seed). */
 async function npmPluginComponents(name: string, dir: string, extra: Pick<InstalledPluginComponents, "seed">, tools: readonly KnownTool[] | undefined): Promise<InstalledPluginComponents> {
   const pj = readJsonOrUndefined(path.join(dir, "package.json"));
-  const { scan, manifest, schema } = await readers();
+  const { scan, manifest } = await readers();
   const picked = isRecord(pj) ? manifest.pickManifest(pj) : undefined;
   const base = { id: name, name, rootKind: "npm" as const, scope: "user" as const, ...(isRecord(pj) && typeof pj.version === "string" ? { version: pj.version } : {}), enabled: true, root: dir, ...extra };
-  const checked = picked ? schema.checkSchema(manifest.PluginManifestSchema, picked.manifest) : undefined;
+  // Read as the host reads it (plugin-manifest.ts readHostManifest): its lenient shapes followed.
+  const checked = picked ? manifest.readHostManifest(picked.manifest) : undefined;
   if (!checked?.ok) return pj === undefined ? unreadPlugin(base, "EPLUGIN_NOT_FOUND", `${dir} is missing`) : unreadPlugin(base, "ENOT_A_PLUGIN", `${name} has no usable xcsh manifest`);
   return fromRoot(base, scan.scanPluginComponents(dir, { rootKind: "npm", manifest: checked.value, manifestKey: picked!.key }), tools);
 }

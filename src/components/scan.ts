@@ -30,7 +30,7 @@ import { confinePath, isPathInside, realPathOrNearest } from "../core/contain.js
 import { XcshToolsError, errorMessage } from "../core/errors.js";
 import { statOrUndefined } from "../core/paths.js";
 import { listPluginJsonPaths } from "../manifest/plugin-json.js";
-import { listManifestEntries, type PluginManifest } from "../manifest/plugin-manifest.js";
+import { PI_ONLY_KINDS, listManifestEntries, type PiOnlyKind, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { isRecord, pointer, type ValidationIssue } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
 import { NO_COST, listingCost } from "./cost.js";
@@ -557,12 +557,66 @@ function scanNpm(scan: Scan, manifest: PluginManifest, key: string): void {
   }
 }
 
+const PI_KINDS = { skills: "skill", prompts: "prompt", themes: "theme" } as const satisfies Record<PiOnlyKind, Component["kind"]>;
+/** pi's `isPattern`: entries that filter what the plain entries name (pi-mono core/package-manager.ts). */
+const PI_PATTERN = /^[!+-]|[*?]/;
+const PI_MAX_FILES = 2000;
+const PI_MAX_DEPTH = 8;
+
+/**
+ * A `pi` manifest's skills, prompts and themes, as pi collects them from its plain entries (a file
+ * is itself; a folder: skills are its top-level `.md` files and every `SKILL.md` below,
+ * prompts every `.md` below, themes every `.json` below; hidden names and node_modules skipped).
+ * pi's glob filters are not applied: the count is of what the plain entries name. Nothing is
+ * read: the xcsh host loads none of them, so they are listed for the user to know, not judged.
+ */
+function scanPiOnly(scan: Scan, manifest: Record<string, unknown>): void {
+  for (const key of PI_ONLY_KINDS) {
+    const entries = manifest[key];
+    if (!Array.isArray(entries)) continue;
+    const kind = PI_KINDS[key];
+    const seen = new Set<string>();
+    for (const entry of entries) {
+      if (typeof entry !== "string" || PI_PATTERN.test(entry)) continue;
+      const target = path.resolve(scan.root, entry);
+      if (!isPathInside(target, scan.root)) continue;
+      for (const file of piFiles(target, key)) {
+        if (seen.has(file) || seen.size >= PI_MAX_FILES || !scan.inside(file, file, "")) continue;
+        seen.add(file);
+        const base = path.basename(file);
+        const name = base === "SKILL.md" ? path.basename(path.dirname(file)) : base.replace(/\.(md|json)$/, "");
+        scan.add({ kind, name, file, loadedByXcsh: false, piOnly: true, note: `pi only: pi loads the package's ${key}, the xcsh host does not`, cost: NO_COST });
+      }
+    }
+  }
+}
+
+function piFiles(target: string, key: PiOnlyKind): string[] {
+  const info = statOrUndefined(target);
+  if (info?.isFile()) return [target];
+  if (!info?.isDirectory()) return [];
+  const out: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    if (depth > PI_MAX_DEPTH) return;
+    for (const entry of listDir(dir)) {
+      if (out.length >= PI_MAX_FILES) return;
+      if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file, depth + 1);
+      else if (!entry.isFile()) continue;
+      else if (key === "skills" ? (depth === 0 ? entry.name.endsWith(".md") : entry.name === "SKILL.md") : entry.name.endsWith(key === "themes" ? ".json" : ".md")) out.push(file);
+    }
+  };
+  walk(target, 0);
+  return out;
+}
+
 /** Flag two skills, commands or agents of one plugin sharing a name: the host keeps one. */
 function checkDuplicates(scan: Scan): void {
   for (const kind of ["skill", "command", "agent", "output-style"] as const) {
     const seen = new Map<string, Component>();
     for (const c of scan.components) {
-      if (c.kind !== kind) continue;
+      if (c.kind !== kind || c.piOnly) continue;
       const first = seen.get(c.name);
       if (first) scan.error(c.file, { path: "", code: "EDUPLICATE_COMPONENT", message: `two ${kind}s are named "${c.name}": ${first.file} and ${c.file}; a host keeps only one`, hint: "Rename one of them (the frontmatter name, else the file or folder name)." });
       else seen.set(c.name, c);
@@ -575,6 +629,7 @@ export function scanPluginComponents(root: string, options: ScanOptions): Plugin
   const scan = new Scan(path.resolve(root), options.rootKind, options.reportDeclaredPaths ?? true, options.rootAs ? path.resolve(options.rootAs) : undefined);
   if (options.rootKind === "npm") {
     if (options.manifest) scanNpm(scan, options.manifest, options.manifestKey ?? "xcsh");
+    if (options.manifest && options.manifestKey === "pi") scanPiOnly(scan, options.manifest as Record<string, unknown>);
   } else {
     const manifest = readPluginJson(scan);
     scanTools(scan);

@@ -11,8 +11,19 @@ export function countByKind(components: readonly Pick<Component, "kind">[]): Par
   return counts;
 }
 
-/** "2 skills, 1 command, 1 MCP server"; "no components" when empty. */
-export function summarizeComponents(components: readonly Pick<Component, "kind">[]): string {
+/**
+ * "2 skills, 1 command, 1 MCP server"; "no components" when empty. A pi package's own components
+ * are said apart ("1 extension; pi only, not loaded by xcsh: 3 prompt templates"): counted with
+ * the rest, a user would expect xcsh to load them.
+ */
+export function summarizeComponents(components: readonly Pick<Component, "kind" | "piOnly">[]): string {
+  const pi = components.filter((c) => c.piOnly);
+  if (pi.length === 0) return summarizeKinds(components);
+  const rest = components.filter((c) => !c.piOnly);
+  return `${rest.length ? `${summarizeKinds(rest)}; ` : ""}pi only, not loaded by xcsh: ${summarizeKinds(pi)}`;
+}
+
+function summarizeKinds(components: readonly Pick<Component, "kind">[]): string {
   const counts = countByKind(components);
   const parts = COMPONENT_KINDS.flatMap((kind) => {
     const n = counts[kind];

@@ -17,6 +17,8 @@ export const KIND_WORDS = {
   bin: ["bin executable", "bin executables"],
   monitor: ["monitor", "monitors"],
   extension: ["extension", "extensions"],
+  prompt: ["prompt template", "prompt templates"],
+  theme: ["theme", "themes"],
 } as const satisfies Record<string, readonly [string, string]>;
 
 /** What a component is. */
@@ -67,6 +69,8 @@ export interface Component {
   loadedByXcsh: boolean;
   /** Why not, or how (in words), for `show`. */
   note?: string;
+  /** A pi package's own component (skills, prompts, themes of a `pi` manifest): pi loads it, the xcsh host never does. */
+  piOnly?: true;
   /** What it runs, for hooks, MCP/LSP servers, monitors and bin/ executables. */
   exec?: ComponentExec;
   /** For remote MCP servers and http hooks. */
@@ -92,6 +96,8 @@ export interface ComponentIssue {
   code: string;
   message: string;
   hint?: string;
+  /** What it means for someone who installed the package and cannot change it (ValidationIssue.forUser). */
+  forUser?: string;
   expected?: string;
   found?: string;
 }

@@ -171,7 +171,10 @@ async function checkOnePlugin(plugin: InstalledPlugin, area: AreaFindings, emitR
     : `Reinstall it (\`xcsh-tools install ${name}@${version}\`) in case the installed copy was damaged; if the published package itself is broken, \`xcsh-tools uninstall ${name}\` or ask its author.`;
   if (!pkg.xcsh && !pkg.pi) {
     area.problem(id, "warn", `${name}@${version}: ${plugin.problem ?? "not an xcsh plugin"}`, {
-      hint: `The host ignores it; \`xcsh-tools uninstall ${name}\` if you do not need it.`,
+      hint:
+        pkg.omp !== undefined && pkg.omp !== null
+          ? `The host's plugin loader skips it. Its extensions load with \`xcsh --extension ${plugin.dir}\` (that loader reads "omp"), or once its author publishes an "xcsh" manifest; \`xcsh-tools uninstall ${name}\` if you do not need it.`
+          : `The host ignores it; \`xcsh-tools uninstall ${name}\` if you do not need it.`,
       manual: "the package itself has no manifest",
     });
     return;
@@ -189,7 +192,9 @@ async function checkOnePlugin(plugin: InstalledPlugin, area: AreaFindings, emitR
   }
   for (const issue of run.warnings) {
     area.problem(`${id}:${issue.code}:${issue.path}`, "warn", `${name}@${version} ${path.relative(plugin.dir, issue.file) || "."}${issue.path ? ` ${issue.path}` : ""}: ${issue.message}`, {
-      hint: issue.hint ?? "See the message.",
+      // A package installed from a registry is not the user's to edit: the author's advice
+      // ("remove the key") is for `validate` of their own folder; a linked folder is theirs.
+      hint: plugin.linked ? (issue.hint ?? "See the message.") : (issue.forUser ?? `This is in ${name} as published, not something to change here; if it matters to you, tell the package's author.`),
       manual: "the problem is in the package itself",
     });
   }

@@ -13,9 +13,9 @@ import { relativePathClimbsOut } from "../core/contain.js";
 import { Type, type Static } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { npmNameProblem } from "./names.js";
-import { IssueCollector, describeValue, isRecord, pointer, type ValidationResult } from "./result.js";
+import { IssueCollector, describeValue, isRecord, pointer, type ValidationIssue, type ValidationResult } from "./result.js";
 import { checkSchema } from "./schema-check.js";
-import { unknownKeyWarnings } from "./unknown-keys.js";
+import { closestKey, unknownKeyWarnings } from "./unknown-keys.js";
 
 const EntryList = Type.Array(Type.String({ minLength: 1 }));
 const EntryOrList = Type.Union([Type.String({ minLength: 1 }), EntryList]);
@@ -98,6 +98,165 @@ export function pickManifest(pkg: unknown): { key: "xcsh" | "pi"; manifest: unkn
   if (pkg.xcsh !== undefined && pkg.xcsh !== null) return { key: "xcsh", manifest: pkg.xcsh };
   if (pkg.pi !== undefined && pkg.pi !== null) return { key: "pi", manifest: pkg.pi };
   return undefined;
+}
+
+/**
+ * The kinds pi (badlogic/pi-mono, core/package-manager.ts `PiManifest`) reads from a `pi`
+ * manifest besides `extensions`, which the xcsh host does not read from any manifest (its plugin
+ * loader takes tools, hooks, extensions and commands only); and pi's package-gallery fields.
+ */
+export const PI_ONLY_KINDS = ["skills", "prompts", "themes"] as const;
+export type PiOnlyKind = (typeof PI_ONLY_KINDS)[number];
+const PI_GALLERY_KEYS = ["video", "image"];
+
+/**
+ * What a package that pi would load but the xcsh host will not means, for a package's author
+ * (`hint`) and for whoever installed it (`forUser`): pi's own keys are right for pi, so the
+ * advice to remove them is the author's alone.
+ */
+function piOnlyWarning(key: PiOnlyKind, at: string): ValidationIssue {
+  const words = { skills: "skills", prompts: "prompt templates", themes: "themes" }[key];
+  return {
+    path: at,
+    code: "WPI_ONLY",
+    message: `${at}: the package brings pi ${words}, which only pi loads: the xcsh host does not read "${key}" from a manifest, so they are not available in xcsh`,
+    hint: `Keep "${key}" for pi users. If xcsh users should get them too, ship them in a form xcsh loads (skills and commands of a marketplace plugin); remove the key only if the package is not meant for pi.`,
+    forUser: `Nothing to do: the package's ${words} work in pi only; what xcsh loads from it is listed by \`xcsh-tools show\`.`,
+  };
+}
+
+/**
+ * The manifest as the xcsh host reads it (extensibility/plugins/loader.ts at 3226372), rewritten
+ * into our schema's terms, with a `WHOST_*` warning for each shape the host takes that our schema
+ * does not. One function so that install, validate, doctor, `show` and the loader agree:
+ * - a feature `default` that is not a boolean counts as JavaScript counts it (`if (!feat.default)`,
+ *   :163): `"yes"`, and `"no"` too, turn the feature on;
+ * - a feature's `tools`/`hooks`/`extensions`/`commands` written as a string: the host iterates
+ *   the string letter by letter (`for (const entry of feat[key])`, :152), so it never loads the
+ *   file named; nothing is taken from it here either;
+ * - a setting `type` the host does not know: its config command stores any value as text and
+ *   checks none (manager.ts `parseSettingValue`/`validateSetting` :684-731): a string setting;
+ * - an entry with a leading `/`: the host joins it under the package (`path.join(plugin.path,
+ *   entry)`, :137), so `/tools/x.ts` is `./tools/x.ts`; one that then climbs out (`/../x`) becomes
+ *   the `../x` it is, which the entry checks refuse (EENTRY_ESCAPE);
+ * - a top-level `extensions`/`commands` string: the host wraps it in a list (:135), as for
+ *   `tools`/`hooks`, so it is one entry, silently.
+ * Anything else off the schema is left as is for the schema check to report. `raw` is not changed.
+ */
+export function hostManifest(raw: unknown, base = "/xcsh"): { value: unknown; warnings: ValidationIssue[] } {
+  const warnings: ValidationIssue[] = [];
+  if (!isRecord(raw)) return { value: raw, warnings };
+  const value: Record<string, unknown> = { ...raw };
+  for (const kind of ENTRY_KINDS) value[kind] = hostEntries(raw[kind], pointer(base, kind), warnings, kind === "extensions" || kind === "commands");
+  if (isRecord(raw.features)) {
+    const features: Record<string, unknown> = {};
+    for (const [name, def] of Object.entries(raw.features)) features[name] = hostFeature(def, name, pointer(base, "features", name), warnings);
+    value.features = features;
+  }
+  if (isRecord(raw.settings)) {
+    const settings: Record<string, unknown> = {};
+    for (const [key, setting] of Object.entries(raw.settings)) settings[key] = hostSetting(setting, key, pointer(base, "settings", key), warnings);
+    value.settings = settings;
+  }
+  for (const key of Object.keys(value)) if (value[key] === undefined && !Object.hasOwn(raw, key)) delete value[key];
+  return { value, warnings };
+}
+
+function hostFeature(def: unknown, name: string, at: string, warnings: ValidationIssue[]): unknown {
+  if (!isRecord(def)) return def;
+  const out: Record<string, unknown> = { ...def };
+  if (def.default !== undefined && typeof def.default !== "boolean") {
+    const on = Boolean(def.default);
+    warnings.push({
+      path: pointer(at, "default"),
+      code: "WHOST_FEATURE_DEFAULT",
+      message: `${pointer(at, "default")}: feature "${name}" has default ${describeValue(def.default)}, not true or false: the host counts any value JavaScript takes as true ("no" and "false" included) as on, so the feature is ${on ? "on" : "off"} by default, here too`,
+      hint: `Write "default": ${on}.`,
+      forUser: `The feature is ${on ? "on" : "off"} by default; \`xcsh-tools features\` switches it.`,
+    });
+    out.default = on;
+  }
+  for (const kind of ENTRY_KINDS) {
+    const entries = def[kind];
+    if (typeof entries === "string") {
+      warnings.push({
+        path: pointer(at, kind),
+        code: "WHOST_FEATURE_ENTRY_STRING",
+        message: `${pointer(at, kind)}: feature "${name}" names its ${kind} as a string, "${entries}": the host reads a string there letter by letter and never loads that file (the letters "." and "/" make it import the package folder instead), so nothing of it is loaded here either`,
+        expected: "a list of paths",
+        found: JSON.stringify(entries),
+        hint: `Write a list: "${kind}": [${JSON.stringify(entries)}].`,
+        forUser: `The feature's ${kind} do not load in xcsh until the package's author writes them as a list; the rest of the package loads.`,
+      });
+      delete out[kind];
+    } else out[kind] = hostEntries(entries, pointer(at, kind), warnings, false);
+  }
+  return out;
+}
+
+function hostSetting(setting: unknown, key: string, at: string, warnings: ValidationIssue[]): unknown {
+  if (!isRecord(setting) || typeof setting.type !== "string" || setting.type in SETTING_TYPES) return setting;
+  const guess = closestKey(setting.type, Object.keys(SETTING_TYPES));
+  warnings.push({
+    path: pointer(at, "type"),
+    code: "WHOST_SETTING_TYPE",
+    message: `${pointer(at, "type")}: setting "${key}" has type "${setting.type}", which the host does not know: it keeps any value given as text and checks none, so it is a string setting here too${guess ? ` (did you mean "${guess}"?)` : ""}`,
+    expected: '"string", "number", "boolean" or "enum"',
+    found: JSON.stringify(setting.type),
+    hint: guess ? `Write "type": "${guess}".` : 'Use one of "string", "number", "boolean", "enum" (a whole number is a "number" with "step": 1).',
+    forUser: `Any value is accepted for "${key}" and kept as text; the package's tools read it as such.`,
+  });
+  const { description, secret, env, default: def } = setting;
+  return {
+    type: "string",
+    ...(description !== undefined ? { description } : {}),
+    ...(secret !== undefined ? { secret } : {}),
+    ...(env !== undefined ? { env } : {}),
+    ...(["string", "number", "boolean"].includes(typeof def) ? { default: String(def) } : {}),
+  };
+}
+
+/** A list (or, where the host wraps it, a string) of entries, leading-`/` entries joined under the package as the host joins them. */
+function hostEntries(entries: unknown, at: string, warnings: ValidationIssue[], wrapString: boolean): unknown {
+  if (typeof entries === "string") {
+    const one = hostEntry(entries, at, warnings);
+    return wrapString ? [one] : one;
+  }
+  return Array.isArray(entries) ? entries.map((entry, i) => (typeof entry === "string" ? hostEntry(entry, pointer(at, i), warnings) : entry)) : entries;
+}
+
+function hostEntry(entry: string, at: string, warnings: ValidationIssue[]): string {
+  if (!entry.startsWith("/")) return entry;
+  const joined = path.posix.normalize(entry.replace(/^\/+/, "") || ".");
+  if (relativePathClimbsOut(joined)) return joined; // refused by the entry checks, as the path it really is
+  const relative = joined === "." ? "./" : `./${joined}`;
+  warnings.push({
+    path: at,
+    code: "WHOST_ENTRY_ROOTED",
+    message: `${at}: "${entry}" starts with "/": the host joins it under the package, so it is "${relative}" (an absolute path elsewhere)`,
+    found: JSON.stringify(entry),
+    hint: `Write "${relative}".`,
+    forUser: `It loads as "${relative}" of the package; nothing to do.`,
+  });
+  return relative;
+}
+
+/**
+ * A manifest read as the host reads it, then checked against our schema: what every reader of an
+ * installed plugin (the loader, `list`, `show`, the inventory) uses, so none refuses a manifest
+ * the host loads. Warnings are for `validate` and `doctor`, which report them.
+ */
+export function readHostManifest(raw: unknown, base = ""): ValidationResult<PluginManifest> {
+  const host = hostManifest(raw, base);
+  const checked = checkSchema(PluginManifestSchema, host.value, base);
+  return checked.ok ? { ...checked, warnings: [...host.warnings, ...checked.warnings] } : checked;
+}
+
+/** Why a package.json without an `xcsh` or `pi` manifest is not a plugin the host loads, naming oh-my-pi's `omp` when it has one. */
+export function notAPluginReason(pkg: unknown): string {
+  return isRecord(pkg) && pkg.omp !== undefined && pkg.omp !== null
+    ? 'an "omp" manifest (oh-my-pi\'s) and no "xcsh" or "pi" one: the host\'s plugin loader reads only "xcsh", else "pi"'
+    : 'no "xcsh" or "pi" manifest: not an xcsh plugin';
 }
 
 /** Entries of one kind (`tools`, `hooks`, ...) as a list. */
@@ -235,14 +394,21 @@ function checkSetting(key: string, value: unknown, at: string, out: IssueCollect
  * Validate a manifest object (the value of `xcsh` or `pi`); `base` is its pointer in the
  * package.json (`/xcsh`).
  */
-export function validatePluginManifest(manifest: unknown, base = "/xcsh"): ValidationResult<PluginManifest> {
+export function validatePluginManifest(raw: unknown, base = "/xcsh"): ValidationResult<PluginManifest> {
   const out = new IssueCollector();
-  if (!isRecord(manifest)) {
+  if (!isRecord(raw)) {
+    const manifest = raw;
     out.error({ path: base, code: "ETYPE", message: `${base}: the plugin manifest must be an object, found ${describeValue(manifest)}`, expected: "an object", found: describeValue(manifest), hint: 'Write e.g. "xcsh": {"tools": "./tools"}.' });
     return out.result(manifest as PluginManifest);
   }
-  out.warnings.push(...unknownKeyWarnings(manifest, MANIFEST_KEYS, base, { what: "the plugin manifest" }));
+  const isPi = base === "/pi";
+  out.warnings.push(...unknownKeyWarnings(raw, isPi ? [...MANIFEST_KEYS, ...PI_ONLY_KINDS, ...PI_GALLERY_KEYS] : MANIFEST_KEYS, base, { what: "the plugin manifest" }));
+  if (isPi) for (const key of PI_ONLY_KINDS) if (raw[key] !== undefined) out.warnings.push(piOnlyWarning(key, pointer(base, key)));
+  const host = hostManifest(raw, base);
+  out.warnings.push(...host.warnings);
+  const manifest = host.value as Record<string, unknown>;
   const { settings, features, ...rest } = manifest;
+  for (const key of isPi ? [...PI_ONLY_KINDS, ...PI_GALLERY_KEYS] : []) delete rest[key];
   out.absorb(checkSchema(Type.Omit(PluginManifestSchema, ["settings", "features"]), rest, base));
 
   if (features !== undefined) {
@@ -305,6 +471,17 @@ export function validatePluginPackageJson(pkg: unknown): ValidationResult<Plugin
     out.error({ path: "/version", code: "EVERSION", message: `/version: "${pkg.version}" is not a semver version`, expected: "a version like 1.0.0", found: JSON.stringify(pkg.version), hint: 'Use "MAJOR.MINOR.PATCH", e.g. "0.1.0".' });
   }
   const picked = pickManifest(pkg);
+  if (!picked && pkg.omp !== undefined && pkg.omp !== null) {
+    out.error({
+      path: "/omp",
+      code: "EOMP_MANIFEST",
+      message: '/omp: package.json carries an "omp" manifest (oh-my-pi\'s), and no "xcsh" or "pi" one: the xcsh host\'s plugin loader reads only "xcsh", else "pi", so it would load nothing of this package',
+      expected: 'an "xcsh" (or "pi") manifest',
+      found: '"omp"',
+      hint: 'The "xcsh" manifest has the same fields as "omp": its author can publish the package with "xcsh": <the same object> (or rename the key). Until then, the host loads the package\'s extensions only when started with the folder as an extension (xcsh --extension <folder>, or "extensions" in its settings), whose loader reads "omp" too.',
+    });
+    return out.result(pkg as unknown as PluginPackage);
+  }
   if (!picked) {
     const typo = Object.keys(pkg).find((k) => k !== "xcsh" && ["xcsh", "xsch", "xcs", "xchs", "pi"].includes(k.toLowerCase()));
     out.error({
@@ -322,5 +499,6 @@ export function validatePluginPackageJson(pkg: unknown): ValidationResult<Plugin
   }
   const manifest = validatePluginManifest(picked.manifest, `/${picked.key}`);
   out.absorb(manifest);
-  return out.result({ pkg: pkg as PluginPackage["pkg"], key: picked.key, manifest: picked.manifest as PluginManifest });
+  // The manifest as the host reads it (hostManifest): what an install records and loads.
+  return out.result({ pkg: pkg as PluginPackage["pkg"], key: picked.key, manifest: (manifest.ok ? manifest.value : picked.manifest) as PluginManifest });
 }

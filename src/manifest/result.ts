@@ -22,6 +22,11 @@ export interface ValidationIssue {
   found?: string;
   /** How to fix it. */
   hint?: string;
+  /**
+   * What it means for someone who installed the package and cannot change it (`doctor`), when
+   * `hint` is advice only its author can follow ("remove the key").
+   */
+  forUser?: string;
 }
 
 export type ValidationResult<T> =

@@ -11,9 +11,8 @@ import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { readTextBounded } from "../core/bounded-read.js";
 import { errorMessage } from "../core/errors.js";
-import { PluginManifestSchema, pickManifest, type PluginManifest } from "../manifest/plugin-manifest.js";
+import { notAPluginReason, pickManifest, readHostManifest, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { isRecord } from "../manifest/result.js";
-import { checkSchema } from "../manifest/schema-check.js";
 import type { RuntimePluginState } from "../manifest/runtime-lock.js";
 import { dependenciesOf, runtimeEntry, type InstallRecordEntry, type PluginsState } from "./state.js";
 
@@ -88,7 +87,7 @@ export async function readInstalledPackage(nodeModules: string, name: string): P
     return { dir, version: undefined, linked, linkTarget, pkg: undefined, manifest: undefined, scripts: [], problem: `${path.join(dir, "package.json")} cannot be read: ${errorMessage(error)}` };
   }
   const picked = pickManifest(pkg);
-  const checked = picked ? checkSchema(PluginManifestSchema, picked.manifest) : undefined;
+  const checked = picked ? readHostManifest(picked.manifest) : undefined;
   return {
     dir,
     version: typeof pkg.version === "string" ? pkg.version : undefined,
@@ -97,7 +96,7 @@ export async function readInstalledPackage(nodeModules: string, name: string): P
     pkg,
     manifest: checked?.ok ? checked.value : undefined,
     scripts: declaredScripts(pkg),
-    problem: !picked ? 'no "xcsh" or "pi" manifest: not an xcsh plugin' : checked && !checked.ok ? "its xcsh manifest is malformed (run `xcsh-tools doctor`)" : undefined,
+    problem: !picked ? notAPluginReason(pkg) : checked && !checked.ok ? "its xcsh manifest is malformed (run `xcsh-tools doctor`)" : undefined,
   };
 }
 

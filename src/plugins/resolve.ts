@@ -110,6 +110,9 @@ async function fetchAndCheck(spec: InstallSpec, client: NpmClientOptions, cwd: s
   return packageOf(spec, pkg);
 }
 
+/** Codes an install reports as they are: what is wrong says more than "invalid" (an entry leaving the package, no manifest the host reads). */
+const PASSED_THROUGH = new Set(["ENOT_A_PLUGIN", "EOMP_MANIFEST", "EENTRY_ESCAPE"]);
+
 /**
  * A fetched package.json checked statically as a plugin (name, version, manifest), as the
  * planner takes it; `pkg` is pacote's manifest (`_resolved`, `_integrity` when it gave them).
@@ -118,7 +121,7 @@ export function packageOf(spec: InstallSpec, pkg: Record<string, unknown>): Reso
   const checked = validatePluginPackageJson(pkg);
   if (!checked.ok) {
     const first = checked.issues[0]!;
-    throw new XcshToolsError(first.code === "ENOT_A_PLUGIN" ? "ENOT_A_PLUGIN" : "EPLUGIN_INVALID", `${spec.raw} is not an installable xcsh plugin: ${first.message}`, {
+    throw new XcshToolsError(PASSED_THROUGH.has(first.code) ? first.code : "EPLUGIN_INVALID", `${spec.raw} is not an installable xcsh plugin: ${first.message}`, {
       hint: first.hint ?? "Run `xcsh-tools validate --static` on the package (it imports nothing).",
       exitCode: 2,
     });

@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { cp, lstat, readdir, readFile, readlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
 import { makeTmpWorld, writeUserNpmrc, type TmpWorld, type WorldOptions } from "../helpers/tmp-home.js";
@@ -99,6 +100,19 @@ export interface PluginWorld extends TmpWorld {
   /** The xcsh root as set up, before any command (the trust record of the project, when the world was made trusted). */
   fresh: TreeSnapshot;
   readJson(rel: string): Promise<any>;
+}
+
+/** A fresh plugin world for each test (`reg()`: the registry a `beforeAll` connected), cleaned up after it. */
+export function pluginWorldPerTest(reg: () => RegistryHandle, assign: (world: PluginWorld) => void): void {
+  let current: PluginWorld | undefined;
+  beforeEach(async () => {
+    current = await makePluginWorld(reg());
+    assign(current);
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
 }
 
 /** A world whose npm uses `reg`; its project is untrusted unless `options` say otherwise. */

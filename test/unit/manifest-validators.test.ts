@@ -140,14 +140,22 @@ describe("plugin manifest", () => {
     [{ tools: "./t", settings: { "bad key": { type: "string" } } }, "ESETTING_KEY", "/xcsh/settings/bad key"],
     [{ tools: "./t", settings: { s: { type: "boolean", default: "no" } } }, "ETYPE", "/xcsh/settings/s/default"],
     [{ tools: "./t", features: { "a b": {} } }, "EFEATURE_NAME", "/xcsh/features/a b"],
-    [{ tools: "./t", features: { f: { tools: "./x.ts" } } }, "ETYPE", "/xcsh/features/f/tools"],
+    [{ tools: "./t", features: { f: { tools: 3 } } }, "ETYPE", "/xcsh/features/f/tools"],
     [{ tools: "../t" }, "EENTRY_ESCAPE", "/xcsh/tools"],
     [{ tools: "./a/../../t" }, "EENTRY_ESCAPE", "/xcsh/tools"],
     [{ tools: ["C:\\x.ts"] }, "EENTRY_ESCAPE", "/xcsh/tools/0"],
-    [{ commands: "./c.md" }, "ETYPE", "/xcsh/commands"],
+    [{ commands: { c: "./c.md" } }, "ETYPE", "/xcsh/commands"],
   ])("%j → %s at %s", (manifest, code, at) => {
     const result = validatePluginManifest(manifest);
     expect(issues(result)).toContainEqual([code, at]);
+  });
+
+  it("takes what the host loads: a feature's tools string (read letter by letter: nothing loads), a top-level commands string (one entry)", () => {
+    const feature = validatePluginManifest({ tools: "./t", features: { f: { tools: "./x.ts" } } });
+    expect(feature.ok && feature.value.features?.f?.tools).toBeUndefined();
+    expect(feature.warnings.map((w) => [w.code, w.path])).toEqual([["WHOST_FEATURE_ENTRY_STRING", "/xcsh/features/f/tools"]]);
+    const commands = validatePluginManifest({ commands: "./c.md" });
+    expect(commands.ok && commands.value.commands).toEqual(["./c.md"]);
   });
 
   it("warns about typos and keeps going", () => {

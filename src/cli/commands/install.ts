@@ -6,6 +6,7 @@
  * with `--allow-scripts` (or settings `allowScripts`), and only after the user allowed them with
  * the plugins' hooks (plugins/install-scripts.ts); a dry run names them and runs none.
  */
+import path from "node:path";
 import type { Command } from "commander";
 import { npmClient, planAndApply, printWouldRunScripts, reportPlanned } from "../plugin-command.js";
 import { usageError } from "../command-errors.js";
@@ -87,8 +88,38 @@ export async function installSpecs(ctx: CommandContext, specs: string[], flags: 
   if (!dryRun) {
     const n = result.applied?.plugins.length ?? 0;
     ctx.output.line(n > 0 ? `Installed ${result.applied!.plugins.map((p) => `${p.name}@${p.version ?? "?"}`).join(", ")}` : "Nothing to do.");
+    if (n > 0) for (const line of await bringsLines(ctx, result.applied!.plugins.map((p) => p.name))) ctx.output.line(line);
   }
   conflicts.warn();
+}
+
+/**
+ * What each installed plugin brings, by kind, and what of it xcsh loads ("1 extension; pi only,
+ * not loaded by xcsh: 3 prompt templates"), as `list` says it: a pi package's own kinds install
+ * with it, and the user learns here that xcsh does not load them.
+ */
+async function bringsLines(ctx: CommandContext, names: readonly string[]): Promise<string[]> {
+  // The new plugins only, read directly: the boot index's inventory is a cache this command leaves alone.
+  const [{ xcshPaths }, { scanPluginComponents }, { summarizeComponents }, manifests, { readJsonFile }] = await Promise.all([
+    import("../../core/paths.js"),
+    import("../../components/scan.js"),
+    import("../../components/summary.js"),
+    import("../../manifest/plugin-manifest.js"),
+    import("../../manifest/json-file.js"),
+  ]);
+  const lines: string[] = [];
+  for (const name of names) {
+    const dir = path.join(xcshPaths(ctx.roots).pluginsNodeModules, name);
+    const pkg = await readJsonFile(path.join(dir, "package.json")).catch(() => undefined);
+    const picked = manifests.pickManifest(pkg);
+    const read = picked ? manifests.readHostManifest(picked.manifest) : undefined;
+    if (!picked || !read?.ok) continue;
+    lines.push(`  ${name}: ${summarizeComponents(scanPluginComponents(dir, { rootKind: "npm", manifest: read.value, manifestKey: picked.key }).components)}`);
+    // Shapes the host loads off our schema, followed as it does (docs/host-parity.md): said once here, in the user's terms.
+    const checked = manifests.validatePluginPackageJson(pkg);
+    for (const w of checked.warnings.filter((x) => x.code.startsWith("WHOST_"))) lines.push(`  warning ${w.code} ${name} ${w.message}${w.forUser ? ` — ${w.forUser}` : ""}`);
+  }
+  return lines;
 }
 
 /** `install` with no spec: restore the project's declared set (cli/team-restore.ts). */

@@ -28,7 +28,7 @@ function componentLines(output: Output, root: string, c: Component): string[] {
     ...(c.timeout !== undefined ? [`timeout ${c.timeout}s`] : []),
     `${tokens(c.cost.alwaysOn)} always · ${tokens(c.cost.onInvoke)} on invoke`,
   ];
-  const lines = [`  ${style(output, "bold", c.name)}  ${details.join("  ")}  ${c.loadedByXcsh ? style(output, "green", "loaded by xcsh") : style(output, "dim", "not used by xcsh")}`];
+  const lines = [`  ${style(output, "bold", c.name)}  ${details.join("  ")}  ${c.loadedByXcsh ? style(output, "green", "loaded by xcsh") : style(output, "dim", c.piOnly ? "pi only, not loaded by xcsh" : "not used by xcsh")}`];
   if (c.description) lines.push(`    ${c.description.split("\n")[0]}`);
   if (c.exec) {
     lines.push(`    ${style(output, "yellow", "runs")}: ${[c.exec.command, ...c.exec.args].join(" ")}${c.exec.shell ? " (shell)" : ""}`);

@@ -47,7 +47,7 @@ export function renderValidateReport(report: ValidateReport, output: Pick<Output
     lines.push(`${style(output, "bold", "Components")}  ${summarizeComponents(report.components)}`);
     for (const c of report.components) {
       const run = c.exec ? `  runs: ${[c.exec.command, ...c.exec.args].join(" ")}` : "";
-      lines.push(`  ${c.kind} ${c.name}  ${style(output, "dim", `${c.loadedByXcsh ? "loaded by xcsh" : "not used by xcsh"} · ${rel(c.file)}`)}${run}`);
+      lines.push(`  ${c.kind} ${c.name}  ${style(output, "dim", `${c.loadedByXcsh ? "loaded by xcsh" : c.piOnly ? "pi only, not loaded by xcsh" : "not used by xcsh"} · ${rel(c.file)}`)}${run}`);
     }
     lines.push("");
   }

@@ -32,7 +32,7 @@ import { errorMessage, isXcshToolsError } from "../../core/errors.js";
 import { effectiveOverridesFile, projectPaths } from "../../core/paths.js";
 import type { ToolSource } from "../../core/contract.js";
 import { readJsonFile } from "../../manifest/json-file.js";
-import { PluginManifestSchema, pickManifest, selectEntries, type PluginManifest } from "../../manifest/plugin-manifest.js";
+import { notAPluginReason, pickManifest, readHostManifest, selectEntries, type PluginManifest } from "../../manifest/plugin-manifest.js";
 import { PluginsPackageJsonSchema } from "../../manifest/plugins-package.js";
 import { pointerSegment } from "../../manifest/result.js";
 import { checkSchema } from "../../manifest/schema-check.js";
@@ -219,10 +219,11 @@ async function readPluginManifest(dir: string, name: string, source: ToolSource,
   }
   const picked = pickManifest(pkg);
   if (!picked) {
-    sink.addIgnored({ path: pkgFile, source, reason: 'no "xcsh" or "pi" manifest: not an xcsh plugin' });
+    sink.addIgnored({ path: pkgFile, source, reason: notAPluginReason(pkg) });
     return undefined;
   }
-  const checked = checkSchema(PluginManifestSchema, picked.manifest);
+  // As the host reads it (plugin-manifest.ts hostManifest): shapes it loads are loaded here too.
+  const checked = readHostManifest(picked.manifest);
   if (!checked.ok) {
     const where = describeIssues(pkgFile, `/${picked.key}`, checked.issues);
     sink.addError(discoveryError("EPLUGIN_MANIFEST", pkgFile, `${where}; plugin ${name} was not loaded.`, source));
