@@ -140,7 +140,8 @@ try {
     console.error(`The cached Claude Code reports version ${JSON.stringify(reported)}, not the pinned ${version}: remove ${installDir} and run again.`);
     process.exit(1);
   }
-  const ids = fs.readdirSync(fixturesDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  // Fixtures carry a case.json; other folders (inventory/) are other recorders' corpora.
+  const ids = fs.readdirSync(fixturesDir, { withFileTypes: true }).filter((d) => d.isDirectory() && fs.existsSync(path.join(fixturesDir, d.name, "case.json"))).map((d) => d.name).sort();
   const fixtures = {};
   for (const id of ids) fixtures[id] = record(id, home);
   const after = { claudeCode: version, fixtures };
@@ -149,6 +150,7 @@ try {
   printDifferences(before, after);
   const failing = Object.values(fixtures).filter((f) => f.verdict === "fail").length;
   console.error(`Recorded ${ids.length} fixtures with Claude Code ${version} (${ids.length - failing} pass, ${failing} fail) into ${path.relative(repo, verdictsFile)}.`);
+  (await import("./conformance/inventory.mjs")).recordInventoryFile({ fixturesDir: path.join(fixturesDir, "inventory"), file: path.join(fixturesDir, "inventory.json"), version, canonical, run: (args) => spawnSync(process.execPath, [wrapper, ...args], { env: cleanEnv(home), encoding: "utf8", timeout: 120_000 }) });
 } finally {
   fs.rmSync(home, { recursive: true, force: true });
 }
