@@ -139,7 +139,7 @@ async function marketplaceRows(options: CollectOptions, kind: StatePathKind, row
       continue;
     }
     const { scan } = await readers();
-    out.push(fromRoot(base, scan.scanPluginComponents(row.installPath, { rootKind }), options.tools));
+    out.push(fromRoot(base, scan.scanPluginComponents(row.installPath, { rootKind, pluginName: base.name }), options.tools));
   }
   return out;
 }
@@ -168,7 +168,7 @@ export async function collectInstalledComponents(options: CollectOptions): Promi
       out.push(pj === undefined ? unreadPlugin(base, "EPLUGIN_NOT_FOUND", `${dir} is missing`) : unreadPlugin(base, "ENOT_A_PLUGIN", `${name} has no usable xcsh manifest`));
       continue;
     }
-    out.push(fromRoot(base, scan.scanPluginComponents(dir, { rootKind: "npm", manifest: checked.value, manifestKey: picked!.key }), options.tools));
+    out.push(fromRoot(base, scan.scanPluginComponents(dir, { rootKind: "npm", manifest: checked.value, manifestKey: picked!.key, pluginName: name }), options.tools));
   }
   return out;
 }
