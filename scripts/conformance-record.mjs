@@ -14,6 +14,8 @@
  *   `claude plugin validate --json <folder>` under a temporary HOME, logged out, with
  *   non-essential traffic off: the validator reads files only.
  * - Refuses to run in CI (CI=true): the recorded file is committed, CI compares against it.
+ * - Then records what `claude plugin details` says of the plugins of inventory/ into
+ *   inventory.json (scripts/conformance/inventory.mjs).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
