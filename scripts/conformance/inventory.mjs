@@ -83,12 +83,12 @@ export function recordInventory({ fixturesDir, run }) {
   return fixtures;
 }
 
-/** Lines saying what changed from the previous inventory.json. */
-export function inventoryDifferences(before, after) {
+/** Lines saying what changed from the previous inventory.json (`canonical`: JSON with sorted keys). */
+export function inventoryDifferences(before, after, canonical) {
   const lines = [];
   for (const id of [...new Set([...Object.keys(before ?? {}), ...Object.keys(after)])].sort()) {
-    const a = JSON.stringify(before?.[id]);
-    const b = JSON.stringify(after[id]);
+    const a = before?.[id] && canonical(before[id]).trim();
+    const b = after[id] && canonical(after[id]).trim();
     if (a !== b) lines.push(!before?.[id] ? `+ inventory ${id}` : !after[id] ? `- inventory ${id}` : `~ inventory ${id}: ${a} -> ${b}`);
   }
   return lines;
@@ -99,7 +99,7 @@ export function recordInventoryFile({ fixturesDir, file, version, run, canonical
   const fixtures = recordInventory({ fixturesDir, run });
   const before = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")).fixtures : {};
   fs.writeFileSync(file, canonical({ claudeCode: version, fixtures }));
-  const lines = inventoryDifferences(before, fixtures);
+  const lines = inventoryDifferences(before, fixtures, canonical);
   console.log(lines.length ? lines.join("\n") : "No inventory differences from the previous inventory.json.");
   console.error(`Recorded the inventory of ${Object.keys(fixtures).length} plugins with Claude Code ${version} into ${path.basename(file)}.`);
 }

@@ -34,10 +34,10 @@ import { listManifestEntries, type PluginManifest } from "../manifest/plugin-man
 import { isRecord, pointer, type ValidationIssue } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
 import { NO_COST, estimateTokens, listedSkillName, listingCost } from "./cost.js";
-import { readFrontmatter } from "./frontmatter.js";
+import { claudeCodeDropsFields, readFrontmatter } from "./frontmatter.js";
 
 /** For `validate`, which judges a frontmatter we read leniently by the YAML error behind it. */
-export { readFrontmatter };
+export { claudeCodeDropsFields, readFrontmatter };
 import { ROOT_VARS, pathTailAt, substituteRoot } from "./root-refs.js";
 import {
   AgentFrontmatterSchema,
@@ -283,14 +283,17 @@ function addMarkdown(scan: Scan, kind: MarkdownKind, file: string, fileName: str
   const unprefixed = declared?.startsWith(`${scan.pluginName}:`) ? declared.slice(scan.pluginName.length + 1) : declared;
   const name = (byFrontmatter && unprefixed) || fileName;
   const description = typeof data.description === "string" ? data.description : undefined;
-  const whenToUse = data.when_to_use ?? data["when-to-use"];
+  // What Claude Code lists: nothing of a frontmatter it drops, so the body's first line stands in.
+  const listed = claudeCodeDropsFields(fm) ? {} : data;
+  const listedDescription = typeof listed.description === "string" ? listed.description : undefined;
+  const whenToUse = listed.when_to_use ?? listed["when-to-use"];
   if (description === undefined && kind === "skill" && !fm.error) {
     scan.warn(file, { path: "/description", code: "ENO_DESCRIPTION", message: `${kind} "${name}" has no description: the model cannot tell when to use it`, hint: "Add description: to the frontmatter." });
   }
   const hidden = data["disable-model-invocation"] === true;
   // Claude Code lists a plugin's Markdown commands among its skills (npm plugins' are the host's commands).
   const filedAs = kind === "command" && scan.kind !== "npm" ? "skill" : undefined;
-  const listing = { kind: kind === "agent" ? "agent" : "skill", listedName: kind === "agent" ? name : listedSkillName(scan.pluginName, name), ...(description !== undefined ? { description } : {}), ...(whenToUse != null ? { whenToUse: String(whenToUse) } : {}), body: fm.body } as const;
+  const listing = { kind: kind === "agent" ? "agent" : "skill", listedName: kind === "agent" ? name : listedSkillName(scan.pluginName, name), ...(listedDescription !== undefined ? { description: listedDescription } : {}), ...(whenToUse != null ? { whenToUse: String(whenToUse) } : {}), body: fm.body } as const;
   scan.add({
     kind,
     name,

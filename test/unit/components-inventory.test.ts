@@ -121,6 +121,16 @@ describe("cost: Claude Code's estimate", () => {
     ]);
   });
 
+  it("a frontmatter whose value runs on over key-like lines is dropped, as Claude Code drops it: the body's first line is listed", () => {
+    const runOn = "description: Use this agent to plan migrations. Examples:\n\n<example>\nuser: \"plan it\"\nassistant: \"I will\"\n</example>\nwhen_to_use: never read";
+    expect(cost({ "agents/planner.md": md(`name: planner\n${runOn}`, "You plan migrations.\n"), "skills/s/SKILL.md": md(runOn, "# Plans\n") })).toEqual([
+      ["s", estimateTokens("kit:s Plans"), estimateTokens("# Plans")],
+      ["planner", estimateTokens("planner You plan migrations."), estimateTokens("You plan migrations.")],
+    ]);
+    // A `: ` inside a value is read line by line, as Claude Code reads it.
+    expect(cost({ "agents/g.md": md("name: g\ndescription: Checks: style and tests") })).toEqual([["g", estimateTokens("g Checks: style and tests"), 1]]);
+  });
+
   it("a skill the model cannot invoke (disable-model-invocation) costs nothing always-on", () => {
     expect(cost({ "skills/s/SKILL.md": md("description: Hidden one\ndisable-model-invocation: true") })).toEqual([["s", 0, 1]]);
   });
