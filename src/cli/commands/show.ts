@@ -60,7 +60,7 @@ export function renderPluginComponents(output: Output, p: InstalledPluginCompone
     if (of.length === 0) continue;
     const counted = summary.countByKind(of)[kind] ?? of.length;
     // Hooks count per event (as Claude Code counts them); each handler is still listed with what it runs.
-    const handlers = kind === "hook" && counted !== of.length ? `, ${of.length} handlers` : "";
+    const handlers = kind === "hook" && counted !== of.length ? ` events, ${of.length} handlers` : "";
     lines.push("", style(output, "bold", `${words[kind]![1]![0]!.toUpperCase()}${words[kind]![1]!.slice(1)} (${counted}${handlers})`));
     for (const c of of) lines.push(...componentLines(output, p.root, c));
   }
