@@ -16,6 +16,8 @@
  * - Then the install cases (test/fixtures/conformance/install/): scripts/conformance/install.mjs
  *   installs each with Claude Code and records what it installed into installs.json.
  * - Refuses to run in CI (CI=true): the recorded file is committed, CI compares against it.
+ * - Then records what `claude plugin details` says of the plugins of inventory/ into
+ *   inventory.json (scripts/conformance/inventory.mjs).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -143,8 +145,8 @@ try {
     console.error(`The cached Claude Code reports version ${JSON.stringify(reported)}, not the pinned ${version}: remove ${installDir} and run again.`);
     process.exit(1);
   }
-  // install/ holds the install cases (scripts/conformance/install.mjs), not a fixture to validate.
-  const ids = fs.readdirSync(fixturesDir, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== "install").map((d) => d.name).sort();
+  // Fixtures carry a case.json; other folders (install/, inventory/) are other recorders' corpora.
+  const ids = fs.readdirSync(fixturesDir, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== "install" && fs.existsSync(path.join(fixturesDir, d.name, "case.json"))).map((d) => d.name).sort();
   const fixtures = {};
   for (const id of ids) fixtures[id] = record(id, home);
   const after = { claudeCode: version, fixtures };
@@ -154,6 +156,7 @@ try {
   await recordInstalls({ fixturesDir, version, wrapper, envOf: cleanEnv, canonical });
   const failing = Object.values(fixtures).filter((f) => f.verdict === "fail").length;
   console.error(`Recorded ${ids.length} fixtures with Claude Code ${version} (${ids.length - failing} pass, ${failing} fail) into ${path.relative(repo, verdictsFile)}.`);
+  (await import("./conformance/inventory.mjs")).recordInventoryFile({ fixturesDir: path.join(fixturesDir, "inventory"), file: path.join(fixturesDir, "inventory.json"), version, canonical, run: (args) => spawnSync(process.execPath, [wrapper, ...args], { env: cleanEnv(home), encoding: "utf8", timeout: 120_000 }) });
 } finally {
   fs.rmSync(home, { recursive: true, force: true });
 }

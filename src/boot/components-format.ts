@@ -45,6 +45,8 @@ const issue = object({ file: "string", path: "string", code: "string", message: 
 const component = object(
   { kind: oneOf(...COMPONENT_KINDS), name: "string", file: "string", loadedByXcsh: "boolean", cost: object({ alwaysOn: numberOrNull, onInvoke: "number" }) },
   {
+    declaredName: "string",
+    filedAs: oneOf(...COMPONENT_KINDS),
     description: "string",
     pointer: "string",
     note: "string",

@@ -4,11 +4,11 @@
  * or unknown-version file reads as "no index" with a reason (`readBootIndex`), and the caller
  * scans instead and writes a new one.
  *
- *     boot-index.json       {version: 5, generator: "xcsh-tools@x.y.z", writtenAt,
+ *     boot-index.json       {version: 6, generator: "xcsh-tools@x.y.z", writtenAt,
  *                            views: [{key: {home, cwd, configuredPaths, providers, trusted}, builtAt, inputs, paths, errors, untrusted?}]}
- *     boot-modules.json     {version: 5, generator, writtenAt,
+ *     boot-modules.json     {version: 6, generator, writtenAt,
  *                            modules: {<real path of a tool entry>: {<runtime>: {file, sig, sha, runtime, failure? | tools}}}}
- *     boot-components.json  {version: 5, generator, writtenAt,
+ *     boot-components.json  {version: 6, generator, writtenAt,
  *                            views: [{key: {home, cwd, trusted}, builtAt, inputs, plugins}]}   (components-format.ts)
  *
  * A view is one discovery result (the paths handed to the loader and the discovery errors) with
@@ -28,7 +28,9 @@
  * inventory is a third file for the same reason: no boot and no `tools` query reads it.
  *
  * One version for the three files: an index written by an older layout (version 3 had no
- * component file; version 4 held one record per file, of whichever runtime validated it last)
+ * component file; version 4 held one record per file, of whichever runtime validated it last;
+ * version 5 had no lazy parts in module records, no seeds in views, and named and priced
+ * components the old way)
  * reads as "unknown-version" and is rebuilt, never read with today's meaning.
  */
 import { readTextBounded } from "../core/bounded-read.js";
@@ -36,7 +38,7 @@ import type { ToolLoadError, ToolSource, UntrustedProjectReport } from "../core/
 import type { InputFingerprint } from "./fingerprint.js";
 import type { LazyPart } from "../host/lazy-definition.js";
 
-export const BOOT_INDEX_VERSION = 5;
+export const BOOT_INDEX_VERSION = 6;
 
 /** What makes two discovery runs the same question. */
 export interface ViewKey {

@@ -69,3 +69,14 @@ export function readFrontmatter(text: string): FrontmatterRead {
   if (!isRecord(parsed)) return { data: {}, body, present: true, error: "its frontmatter is not a YAML mapping (key: value lines)" };
   return { data: parsed, body, present: true };
 }
+
+/**
+ * Whether Claude Code (2.1.332) drops every field of this frontmatter, which we read leniently: a
+ * plain value continued on unindented lines that look like keys (the `yaml` package's
+ * MULTILINE_IMPLICIT_KEY; an agent's multi-line examples are the usual case). Its validator
+ * refuses such a file and its listing falls back to the body's first line; other YAML errors (an
+ * unclosed `[`, a `: ` inside a value) it reads, as we do, line by line.
+ */
+export function claudeCodeDropsFields(fm: FrontmatterRead): boolean {
+  return fm.yamlCodes?.includes("MULTILINE_IMPLICIT_KEY") === true;
+}

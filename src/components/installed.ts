@@ -141,7 +141,7 @@ async function marketplaceRows(options: CollectOptions, kind: StatePathKind, row
       continue;
     }
     const { scan } = await readers();
-    out.push(fromRoot(base, scan.scanPluginComponents(row.installPath, { rootKind }), options.tools));
+    out.push(fromRoot(base, scan.scanPluginComponents(row.installPath, { rootKind, pluginName: base.name }), options.tools));
   }
   return out;
 }
@@ -175,7 +175,7 @@ async function npmPluginComponents(name: string, dir: string, extra: Pick<Instal
   // Read as the host reads it (plugin-manifest.ts readHostManifest): its lenient shapes followed.
   const checked = picked ? manifest.readHostManifest(picked.manifest) : undefined;
   if (!checked?.ok) return pj === undefined ? unreadPlugin(base, "EPLUGIN_NOT_FOUND", `${dir} is missing`) : unreadPlugin(base, "ENOT_A_PLUGIN", `${name} has no usable xcsh manifest`);
-  return fromRoot(base, scan.scanPluginComponents(dir, { rootKind: "npm", manifest: checked.value, manifestKey: picked!.key }), tools);
+  return fromRoot(base, scan.scanPluginComponents(dir, { rootKind: "npm", manifest: checked.value, manifestKey: picked!.key, pluginName: name }), tools);
 }
 
 /**

@@ -33,11 +33,11 @@ import { listPluginJsonPaths } from "../manifest/plugin-json.js";
 import { PI_ONLY_KINDS, listManifestEntries, type PiOnlyKind, type PluginManifest } from "../manifest/plugin-manifest.js";
 import { isRecord, pointer, type ValidationIssue } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
-import { NO_COST, listingCost } from "./cost.js";
-import { readFrontmatter } from "./frontmatter.js";
+import { NO_COST, estimateTokens, listedSkillName, listingCost } from "./cost.js";
+import { claudeCodeDropsFields, readFrontmatter } from "./frontmatter.js";
 
 /** For `validate`, which judges a frontmatter we read leniently by the YAML error behind it. */
-export { readFrontmatter };
+export { claudeCodeDropsFields, readFrontmatter };
 import { ROOT_VARS, pathTailAt, substituteRoot } from "./root-refs.js";
 import {
   AgentFrontmatterSchema,
@@ -68,6 +68,12 @@ export interface ScanOptions {
    * its scratch copy): `${CLAUDE_PLUGIN_ROOT}` and paths in what components run name this one.
    */
   rootAs?: string;
+  /**
+   * The plugin's name, which Claude Code puts in front of its skills' and commands' names in
+   * the listing the model sees (`plugin:skill`, part of their cost); default: plugin.json's
+   * `name`, else the folder's name.
+   */
+  pluginName?: string;
 }
 
 const TOOL_EXTENSIONS = new Set([".ts", ".js", ".mjs", ".mts", ".cts", ".cjs"]);
@@ -78,6 +84,8 @@ class Scan {
   readonly errors: ComponentIssue[] = [];
   readonly warnings: ComponentIssue[] = [];
   readonly realRoot: string;
+  /** See ScanOptions.pluginName; set once plugin.json is read. */
+  pluginName: string;
 
   constructor(
     readonly root: string,
@@ -86,6 +94,7 @@ class Scan {
     readonly rootAs = root,
   ) {
     this.realRoot = realPathOrNearest(root);
+    this.pluginName = path.basename(root);
   }
 
   /** A path under the root as it will be once the plugin is where it runs from. */
@@ -241,8 +250,13 @@ const SCHEMAS = {
   "output-style": OutputStyleFrontmatterSchema,
 } as const;
 
-/** One Markdown component: frontmatter checked, name and description read, cost estimated. */
-function addMarkdown(scan: Scan, kind: MarkdownKind, file: string, fallbackName: string, loaded: boolean, note: string | undefined): void {
+/**
+ * One Markdown component: frontmatter checked, description read, cost estimated. Its name is
+ * Claude Code's: `fileName` (the skill's folder, the file without `.md`), except for a skill
+ * whose SKILL.md is the very place a plugin names (`byFrontmatter`), which goes by its
+ * frontmatter `name:` without a `plugin:` prefix.
+ */
+function addMarkdown(scan: Scan, kind: MarkdownKind, file: string, fileName: string, loaded: boolean, note: string | undefined, byFrontmatter = false): void {
   const real = scan.inside(file, file, "");
   if (!real) return;
   const text = scan.readText(file);
@@ -265,20 +279,31 @@ function addMarkdown(scan: Scan, kind: MarkdownKind, file: string, fallbackName:
     }
   }
   const data = fm.data;
-  const name = typeof data.name === "string" && data.name.trim() && kind !== "command" ? data.name.trim() : fallbackName;
+  const declared = typeof data.name === "string" && data.name.trim() && kind !== "command" ? data.name.trim() : undefined;
+  const unprefixed = declared?.startsWith(`${scan.pluginName}:`) ? declared.slice(scan.pluginName.length + 1) : declared;
+  const name = (byFrontmatter && unprefixed) || fileName;
   const description = typeof data.description === "string" ? data.description : undefined;
+  // What Claude Code lists: nothing of a frontmatter it drops, so the body's first line stands in.
+  const listed = claudeCodeDropsFields(fm) ? {} : data;
+  const listedDescription = typeof listed.description === "string" ? listed.description : undefined;
+  const whenToUse = listed.when_to_use ?? listed["when-to-use"];
   if (description === undefined && kind === "skill" && !fm.error) {
     scan.warn(file, { path: "/description", code: "ENO_DESCRIPTION", message: `${kind} "${name}" has no description: the model cannot tell when to use it`, hint: "Add description: to the frontmatter." });
   }
   const hidden = data["disable-model-invocation"] === true;
+  // Claude Code lists a plugin's Markdown commands among its skills (npm plugins' are the host's commands).
+  const filedAs = kind === "command" && scan.kind !== "npm" ? "skill" : undefined;
+  const listing = { kind: kind === "agent" ? "agent" : "skill", listedName: kind === "agent" ? name : listedSkillName(scan.pluginName, name), ...(listedDescription !== undefined ? { description: listedDescription } : {}), ...(whenToUse != null ? { whenToUse: String(whenToUse) } : {}), body: fm.body } as const;
   scan.add({
     kind,
     name,
+    ...(declared !== undefined && declared !== name ? { declaredName: declared } : {}),
+    ...(filedAs ? { filedAs } : {}),
     ...(description !== undefined ? { description } : {}),
     file,
     loadedByXcsh: loaded,
     ...(note ? { note } : {}),
-    cost: kind === "output-style" ? { alwaysOn: 0, onInvoke: listingCost(name, description, fm.body).onInvoke } : listingCost(name, description, fm.body, { hidden }),
+    cost: kind === "output-style" ? { alwaysOn: 0, onInvoke: estimateTokens(fm.body.trim()) } : listingCost(listing, { hidden }),
   });
 }
 
@@ -302,7 +327,7 @@ function scanSkills(scan: Scan, manifest: RootManifest): void {
   const { declared, places } = componentPlaces(scan, manifest, "skills", "skills", true);
   for (const { target: dir, loaded, note } of places) {
     if (isFile(path.join(dir, "SKILL.md"))) {
-      addMarkdown(scan, "skill", path.join(dir, "SKILL.md"), path.basename(dir), loaded, note);
+      addMarkdown(scan, "skill", path.join(dir, "SKILL.md"), path.basename(dir), loaded, note, true);
       continue;
     }
     for (const entry of listDir(dir)) {
@@ -312,7 +337,7 @@ function scanSkills(scan: Scan, manifest: RootManifest): void {
     }
   }
   const rootSkill = path.join(scan.root, "SKILL.md");
-  if (!declared && isFile(rootSkill)) addMarkdown(scan, "skill", rootSkill, path.basename(scan.root), false, scan.xcshRoot ? "not used by xcsh: the host reads skills/ only" : notLoadedNote(scan));
+  if (!declared && isFile(rootSkill)) addMarkdown(scan, "skill", rootSkill, path.basename(scan.root), false, scan.xcshRoot ? "not used by xcsh: the host reads skills/ only" : notLoadedNote(scan), true);
 }
 
 function notLoadedNote(scan: Scan): string {
@@ -617,9 +642,11 @@ function checkDuplicates(scan: Scan): void {
     const seen = new Map<string, Component>();
     for (const c of scan.components) {
       if (c.kind !== kind || c.piOnly) continue;
-      const first = seen.get(c.name);
-      if (first) scan.error(c.file, { path: "", code: "EDUPLICATE_COMPONENT", message: `two ${kind}s are named "${c.name}": ${first.file} and ${c.file}; a host keeps only one`, hint: "Rename one of them (the frontmatter name, else the file or folder name)." });
-      else seen.set(c.name, c);
+      // The xcsh host goes by the frontmatter name, Claude Code by the folder or file.
+      const key = c.declaredName ?? c.name;
+      const first = seen.get(key);
+      if (first) scan.error(c.file, { path: "", code: "EDUPLICATE_COMPONENT", message: `two ${kind}s are named "${key}": ${first.file} and ${c.file}; a host keeps only one`, hint: "Rename one of them (the frontmatter name, else the file or folder name)." });
+      else seen.set(key, c);
     }
   }
 }
@@ -628,10 +655,13 @@ function checkDuplicates(scan: Scan): void {
 export function scanPluginComponents(root: string, options: ScanOptions): PluginComponents {
   const scan = new Scan(path.resolve(root), options.rootKind, options.reportDeclaredPaths ?? true, options.rootAs ? path.resolve(options.rootAs) : undefined);
   if (options.rootKind === "npm") {
+    if (options.pluginName) scan.pluginName = options.pluginName;
     if (options.manifest) scanNpm(scan, options.manifest, options.manifestKey ?? "xcsh");
     if (options.manifest && options.manifestKey === "pi") scanPiOnly(scan, options.manifest as Record<string, unknown>);
   } else {
     const manifest = readPluginJson(scan);
+    const declaredName = manifest?.json.name;
+    scan.pluginName = options.pluginName ?? (typeof declaredName === "string" && declaredName.trim() ? declaredName.trim() : scan.pluginName);
     scanTools(scan);
     scanSkills(scan, manifest);
     scanFlat(scan, manifest, "command", "commands", "commands", true);

@@ -59,7 +59,18 @@ export interface ComponentCost {
 /** One component of a plugin. */
 export interface Component {
   kind: ComponentKind;
+  /**
+   * Its name as Claude Code gives it: a skill's folder, a command's or agent's file without
+   * `.md`, a server's key, a hook's event (with its matcher).
+   */
   name: string;
+  /** The frontmatter `name:` of a skill or agent when it differs from `name` (the xcsh host goes by it). */
+  declaredName?: string;
+  /**
+   * The kind Claude Code files it under when that is not `kind`: a commands/ Markdown file is
+   * one of its skills (`claude plugin details` lists and prices it with them).
+   */
+  filedAs?: ComponentKind;
   description?: string;
   /** The file that defines it (absolute). */
   file: string;

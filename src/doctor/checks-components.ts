@@ -123,10 +123,10 @@ export async function checkComponents(world: DoctorWorld, settings: { contextWar
   }
   const xcshPlugins = installed.filter((p) => p.rootKind === "xcsh-marketplace" && p.enabled && !p.problem);
   const ordered = [...xcshPlugins.filter((p) => p.scope === "project"), ...xcshPlugins.filter((p) => p.scope === "user")];
-  for (const p of ordered) for (const c of p.components) if (c.kind === "agent" && c.loadedByXcsh) agents.push({ name: c.name, file: c.file, where: `plugin ${p.id}` });
+  for (const p of ordered) for (const c of p.components) if (c.kind === "agent" && c.loadedByXcsh) agents.push({ name: c.declaredName ?? c.name, file: c.file, where: `plugin ${p.id}` });
   // Skills and commands: `plugin:name` across plugins.
   const named: { key: string; kind: string; file: string; where: string }[] = [];
-  for (const p of ordered) for (const c of p.components) if ((c.kind === "skill" || c.kind === "command") && c.loadedByXcsh) named.push({ key: `${p.name}:${c.name}`, kind: c.kind, file: c.file, where: `plugin ${p.id}` });
+  for (const p of ordered) for (const c of p.components) if ((c.kind === "skill" || c.kind === "command") && c.loadedByXcsh) named.push({ key: `${p.name}:${c.declaredName ?? c.name}`, kind: c.kind, file: c.file, where: `plugin ${p.id}` });
 
   let clashes = 0;
   const report = (kind: string, name: string, list: { file: string; where: string }[]) => {

@@ -24,7 +24,7 @@ import { validateInstalledPlugins } from "../manifest/installed-plugins.js";
 import { validateKnownMarketplaces } from "../manifest/known-marketplaces.js";
 import { relativeSourceDir, validateMarketplaceCatalog, type MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
 import { validateMarketplacesRegistry } from "../manifest/marketplaces-registry.js";
-import { readFrontmatter, scanPluginComponents, type ScanOptions } from "../components/scan.js";
+import { claudeCodeDropsFields, readFrontmatter, scanPluginComponents, type ScanOptions } from "../components/scan.js";
 import { listPluginJsonPaths, validatePluginJson, type PluginJson } from "../manifest/plugin-json.js";
 import { entryPathProblem, listManifestEntries, validatePluginPackageJson } from "../manifest/plugin-manifest.js";
 import { validatePluginOverrides } from "../manifest/plugin-overrides.js";
@@ -186,15 +186,10 @@ function checkComponents(run: ValidateRun, dir: string, unit: string, options: S
   }
 }
 
-/**
- * Whether Claude Code (2.1.332) refuses a component's frontmatter that we read leniently: a plain
- * value continued on unindented lines that look like keys (the `yaml` package's
- * MULTILINE_IMPLICIT_KEY; an agent's multi-line examples are the usual case). Other YAML errors
- * (an unclosed `[`, a `: ` inside a value) it reads, as we do, line by line.
- */
+/** Whether Claude Code (2.1.332) refuses a component's frontmatter that we read leniently (`claudeCodeDropsFields`). */
 function claudeCodeRefusesFrontmatter(file: string): boolean {
   try {
-    return readFrontmatter(readFileSync(file, "utf8")).yamlCodes?.includes("MULTILINE_IMPLICIT_KEY") === true;
+    return claudeCodeDropsFields(readFrontmatter(readFileSync(file, "utf8")));
   } catch {
     return false;
   }

@@ -8,7 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listInstalledComponents } from "../../src/index.js";
-import { countByKind, formatTokens, summarizeComponents } from "../../src/components/summary.js";
+import { claudeInventory, countByKind, formatTokens, summarizeComponents } from "../../src/components/summary.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist } from "../helpers/build-dist.js";
 import { writeBrokenPlugin, writeFullPlugin, writeManifestPathsPlugin } from "../helpers/component-fixtures.js";
@@ -79,6 +79,8 @@ describe("list, show, doctor and the library agree", () => {
         const [p] = shown.json().plugins;
         expect(p.summary).toBe(summarizeComponents(byId.get(id)!.components));
         delete p.summary;
+        expect(p.inventory).toEqual(claudeInventory(byId.get(id)!.components));
+        delete p.inventory;
         expect(p, `show ${id} (${fromIndex ? "index" : "scan"})`).toEqual(byId.get(id));
       }
     }

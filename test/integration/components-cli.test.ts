@@ -52,7 +52,7 @@ describe("list / show / tools: components", () => {
     const r = await runCli(["show", "kitchen-sink"], { cwd: w.cwd, home: w.home });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("kitchen-sink@mkt 1.0.0");
-    expect(r.stdout).toContain("Components: 1 tool, 2 skills, 1 command, 1 agent, 4 hooks, 2 MCP servers, 1 LSP server, 1 output style, 1 bin executable, 1 monitor");
+    expect(r.stdout).toContain("Components: 1 tool, 3 skills, 1 agent, 4 hooks, 2 MCP servers, 1 LSP server, 1 output style, 1 bin executable, 1 monitor");
     expect(r.stdout).toContain(`runs: python3 ${root}/scripts/format.py (shell)`);
     expect(r.stdout).toContain(`runs: ${root}/servers/mcp.js --root ${root}`);
     expect(r.stdout).toContain("env: API_TOKEN");
@@ -76,12 +76,12 @@ describe("list / show / tools: components", () => {
     installNpm("deploy-kit");
     const r = await runCli(["list"], { cwd: w.cwd, home: w.home });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/custom-paths@mkt 1\.0\.0[^\n]*\n\s+components: 1 skill, 1 command, 1 agent, 1 hook, 1 MCP server, 1 LSP server · ~\d+ tokens every session \(\+1 unknown\)/);
+    expect(r.stdout).toMatch(/custom-paths@mkt 1\.0\.0[^\n]*\n\s+components: 2 skills, 1 agent, 1 hook, 1 MCP server, 1 LSP server · ~\d+ tokens every session \(\+1 unknown\)/);
     expect(r.stdout).toMatch(/deploy-kit@0\.3\.0[^\n]*\n\s+components: 1 command, 1 hook · ~\d+ tokens every session/);
     expect(r.stdout).toMatch(/Context: ~\d+ tokens added to every session by these plugins/);
     const doc = (await runCli(["list", "--json"], { cwd: w.cwd, home: w.home })).json();
     expect(doc.plugins[0].components).toMatchObject({ summary: "1 command, 1 hook", counts: { command: 1, hook: 1 } });
-    expect(doc.marketplacePlugins[0].components.counts).toMatchObject({ skill: 1, "mcp-server": 1 });
+    expect(doc.marketplacePlugins[0].components.counts).toMatchObject({ skill: 2, "mcp-server": 1 });
     expect(doc.contextTokens.alwaysOn).toBeGreaterThan(0);
   });
 

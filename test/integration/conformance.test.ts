@@ -6,7 +6,7 @@
  * errors. Where we differ on purpose, EXCEPTIONS says why (docs/conformance.md lists the same):
  * the test then checks that we really do differ in the documented way, so a stale exception fails.
  */
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderValidateReport } from "../../src/cli/commands/validate.js";
@@ -28,8 +28,8 @@ interface Recorded {
 }
 const VERDICTS = JSON.parse(readFileSync(path.join(FIXTURES, "verdicts.json"), "utf8")) as { claudeCode: string; fixtures: Record<string, Recorded> };
 const IDS = readdirSync(FIXTURES, { withFileTypes: true })
-  // install/ holds the install cases (conformance-install.test.ts), not a fixture to validate.
-  .filter((d) => d.isDirectory() && d.name !== "install")
+  // Fixtures carry a case.json; install/ and inventory/ are the install and inventory corpora.
+  .filter((d) => d.isDirectory() && d.name !== "install" && existsSync(path.join(FIXTURES, d.name, "case.json")))
   .map((d) => d.name)
   .sort();
 

@@ -28,7 +28,7 @@ describe("scanPluginComponents", () => {
     writeFullPlugin(root);
     const found = scanPluginComponents(root, { rootKind: "xcsh-marketplace" });
     expect(found.errors).toEqual([]);
-    expect(summarizeComponents(found.components)).toBe("1 tool, 2 skills, 1 command, 1 agent, 4 hooks, 2 MCP servers, 1 LSP server, 1 output style, 1 bin executable, 1 monitor");
+    expect(summarizeComponents(found.components)).toBe("1 tool, 3 skills, 1 agent, 4 hooks, 2 MCP servers, 1 LSP server, 1 output style, 1 bin executable, 1 monitor");
     const byName = (kind: string, name: string) => found.components.find((c) => c.kind === kind && c.name === name)!;
     expect(byName("skill", "review").description).toBe("Review the current diff for bugs");
     expect(byName("skill", "explain").file).toBe(path.join(root, "skills/explain/SKILL.md"));
@@ -112,13 +112,14 @@ describe("scanPluginComponents", () => {
 });
 
 describe("context cost", () => {
-  it("counts characters / 4: name + description always, the body on invoke", () => {
+  it("counts characters / 4, rounded (Claude Code's rule): plugin:name + description always, the trimmed body on invoke", () => {
     expect(estimateTokens("abcd")).toBe(1);
-    expect(estimateTokens("abcde")).toBe(2);
+    expect(estimateTokens("abcde")).toBe(1);
+    expect(estimateTokens("abcdef")).toBe(2);
     const root = path.join(tmp(), "p");
     writeFullPlugin(root);
     const review = scanPluginComponents(root, { rootKind: "folder" }).components.find((c) => c.name === "review")!;
-    expect(review.cost).toEqual({ alwaysOn: estimateTokens("review: Review the current diff for bugs"), onInvoke: estimateTokens("# Review\n\nRead the diff and list problems.\n") });
+    expect(review.cost).toEqual({ alwaysOn: estimateTokens("kitchen-sink:review Review the current diff for bugs"), onInvoke: estimateTokens("# Review\n\nRead the diff and list problems.") });
     const hook = scanPluginComponents(root, { rootKind: "folder" }).components.find((c) => c.kind === "hook")!;
     expect(hook.cost).toEqual({ alwaysOn: 0, onInvoke: 0 });
   });
