@@ -32,11 +32,21 @@ export interface ResolvedPackage {
   dependencyNames: string[];
 }
 
+/**
+ * The organization policy's check of a spec before anything of it is read or fetched (its source,
+ * and its name when the spec names one): `EPOLICY_*`. Returns the policy in effect. `seed` asks it
+ * before it makes its build folder.
+ */
+export function assertSpecAllowed(spec: InstallSpec, client: Pick<NpmClientOptions, "registry">, cwd: string, verb = "install"): ReturnType<typeof assertSourcesAllowed> {
+  const policy = assertSourcesAllowed([{ source: npmPolicySourceOf(spec.npmSpec, client, undefined, cwd), what: "plugin", subject: `${verb} ${spec.raw}` }]);
+  if (spec.name !== undefined) assertNotForbidden(policy, spec.name);
+  return policy;
+}
+
 /** Fetch and check the package a spec names. Throws coded errors; writes nothing of ours. */
 export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, cwd: string): Promise<ResolvedPackage> {
   // The organization policy first: a refused source is never read, fetched or cloned.
-  const policy = assertSourcesAllowed([{ source: npmPolicySourceOf(spec.npmSpec, client, undefined, cwd), what: "plugin", subject: `install ${spec.raw}` }]);
-  if (spec.name !== undefined) assertNotForbidden(policy, spec.name);
+  const policy = assertSpecAllowed(spec, client, cwd);
   const resolved = await fetchAndCheck(spec, client, cwd);
   // Folders, tarballs and git specs name their package only once read.
   assertNotForbidden(policy, resolved.name);
