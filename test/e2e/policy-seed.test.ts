@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { isolatedGitEnv } from "../helpers/git-remote.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
-import { writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
+import { catalogPath, writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
 import { withManagedPolicy } from "../helpers/no-managed-policy.js";
 import { countingSwapProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
 import type { RegistryHandle } from "../helpers/registry.js";
@@ -180,6 +180,11 @@ describe("organization policy and plugin seeds", () => {
       expect(refusal(await cli(["--json", "seed", out, `${ok}@1.0.0`, "--yes"])).code).toBe("EPOLICY_FORBIDDEN");
       expect(requests).toEqual([]);
       expect(await leftovers(w.root)).toEqual([]);
+      // The target is not even looked at: a full one, or one under a file, is the policy's refusal too.
+      const full = await w.write(path.join(w.root, "full", "x"), "x");
+      expect(refusal(await cli(["--json", "seed", path.dirname(full), `${ok}@1.0.0`, "--yes"])).code).toBe("EPOLICY_FORBIDDEN");
+      expect(refusal(await cli(["--json", "seed", path.join(full, "under-a-file"), `${ok}@1.0.0`, "--yes"])).code).toBe("EPOLICY_FORBIDDEN");
+      expect(await readdir(path.join(w.root, "full"))).toEqual(["x"]);
     }, LONG);
 
     it("--from a project whose lock holds a blocked plugin", async () => {
@@ -189,6 +194,8 @@ describe("organization policy and plugin seeds", () => {
       const r = refusal(await cli(["--json", "seed", out, "--from", ".", "--yes"]));
       expect(r.code).toBe("EPOLICY_BLOCKED");
       expect(r.message).toContain(bad);
+      const full = await w.write(path.join(w.root, "full", "x"), "x");
+      expect(refusal(await cli(["--json", "seed", path.dirname(full), "--from", ".", "--yes"])).code).toBe("EPOLICY_BLOCKED");
       expect(requests).toEqual([]);
       expect(await leftovers(w.root)).toEqual([]);
     }, LONG);
@@ -230,12 +237,35 @@ describe("organization policy and plugin seeds", () => {
       return rows.find((row) => row.id === "hello@corp")?.error?.code;
     };
     expect(await rowOf()).toBeUndefined();
+    // The folder's catalog changes after it was added: reading it live would say ECATALOG_STALE; a blocked folder is not read.
+    const catalogFile = path.join(market, catalogPath());
+    const doc = JSON.parse(await readFile(catalogFile, "utf8"));
+    await writeFile(catalogFile, JSON.stringify({ ...doc, description: "changed" }));
     await setPolicy({ marketplaces: { block: [{ folder: path.dirname(market) }] } });
     expect(await rowOf()).toBe("EPOLICY_BLOCKED");
+    await writeFile(catalogFile, JSON.stringify(doc));
     await setPolicy({ plugins: { block: [{ folder: market }] } });
     expect(await rowOf()).toBe("EPOLICY_BLOCKED");
     await setPolicy({ plugins: { forbidden: ["hello@corp"] } });
     expect(await rowOf()).toBe("EPOLICY_FORBIDDEN");
+  }, LONG);
+
+  it("outdated asks no registry for a marketplace plugin whose npm source the policy blocks", async () => {
+    const pkg = `@psnpm${tag}/mkt`;
+    await reg.publish({ name: pkg, version: "1.0.0", packageJson: { type: "module" }, files: { "tools/npm_tool.mjs": toolSource("npm_tool"), ".xcsh-plugin/plugin.json": { name: "frompkg" } } });
+    const market = await writeFolderMarketplace(path.join(w.root, "markets", "npmm"), { name: "npmm", plugin: "frompkg", tools: ["unused"], entry: { source: { source: "npm", package: pkg, version: "^1.0.0", registry: proxy.url } } });
+    for (const args of [["marketplace", "add", market], ["install", "frompkg@npmm"]]) {
+      const r = await cli([...args, "--yes"], { policy: false });
+      expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    }
+    const rowOf = async () => ((await cli(["outdated", "--json"])).json().marketplacePlugins as { id: string; error?: { code: string } }[]).find((row) => row.id === "frompkg@npmm");
+    requests.length = 0;
+    expect((await rowOf())?.error).toBeUndefined();
+    expect(requests.length).toBeGreaterThan(0);
+    await setPolicy({ plugins: { block: [{ npmScope: `@psnpm${tag}` }] } });
+    requests.length = 0;
+    expect((await rowOf())?.error?.code).toBe("EPOLICY_BLOCKED");
+    expect(requests).toEqual([]);
   }, LONG);
 });
 
