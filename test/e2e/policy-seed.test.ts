@@ -282,10 +282,4 @@ describe("test runs read no machine policy", () => {
       await world.cleanup();
     }
   });
-
-  it("a test's own process reads a policy file that does not exist, not the platform's", async () => {
-    const { loadManagedPolicy, managedPolicyFile } = await import("../../src/core/policy.js");
-    expect(managedPolicyFile("linux")).not.toBe("/etc/xcsh/managed-settings.json");
-    expect(loadManagedPolicy().state).toBe("none");
-  });
 });
