@@ -53,9 +53,9 @@ export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, c
   return resolved;
 }
 
-/** The policy of a change to installed npm plugins, each checked by the source its record names (`update`). */
-export function assertInstalledAllowed(plugins: readonly { name: string; dependency: string; record?: { spec: string } | undefined }[], client: Pick<NpmClientOptions, "registry">): void {
-  assertSourcesAllowed(plugins.map((p) => ({ source: npmPolicySourceOf(p.record?.spec ?? p.dependency, client, p.record ? undefined : p.name), what: "plugin" as const, subject: `update ${p.name}` })));
+/** The policy of installed npm plugins, each checked by the source its record names, before a registry is asked about them (`update`, `outdated`). */
+export function assertInstalledAllowed(plugins: readonly { name: string; dependency: string; record?: { spec: string } | undefined }[], client: Pick<NpmClientOptions, "registry">, verb = "update"): void {
+  assertSourcesAllowed(plugins.map((p) => ({ source: npmPolicySourceOf(p.record?.spec ?? p.dependency, client, p.record ? undefined : p.name), what: "plugin" as const, subject: `${verb} ${p.name}` })));
 }
 
 async function fetchAndCheck(spec: InstallSpec, client: NpmClientOptions, cwd: string): Promise<ResolvedPackage> {

@@ -250,6 +250,20 @@ describe("organization policy and plugin seeds", () => {
     expect(await rowOf()).toBe("EPOLICY_FORBIDDEN");
   }, LONG);
 
+  it("outdated asks no registry about an installed npm plugin whose recorded source the policy blocks", async () => {
+    const r = await cli(["install", `${bad}@1.0.0`, "--yes"], { policy: false });
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    requests.length = 0;
+    expect((await cli(["outdated", "--json"])).code).toBe(0);
+    expect(requests.length).toBeGreaterThan(0);
+    await setPolicy({ plugins: { block: [{ npmScope: `@psbad${tag}` }] } });
+    requests.length = 0;
+    const refused = refusal(await cli(["outdated", "--json"]));
+    expect(refused.code).toBe("EPOLICY_BLOCKED");
+    expect(refused.message).toContain(bad);
+    expect(requests).toEqual([]);
+  }, LONG);
+
   it("outdated asks no registry for a marketplace plugin whose npm source the policy blocks", async () => {
     const pkg = `@psnpm${tag}/mkt`;
     await reg.publish({ name: pkg, version: "1.0.0", packageJson: { type: "module" }, files: { "tools/npm_tool.mjs": toolSource("npm_tool"), ".xcsh-plugin/plugin.json": { name: "frompkg" } } });
