@@ -16,6 +16,9 @@ export default defineConfig({
     // dist/ built once before any file (test/helpers/global-dist.ts), then one Verdaccio for the
     // whole run (test/helpers/global-registry.ts); files publish their own names.
     globalSetup: ["test/helpers/global-dist.ts", "test/helpers/global-registry.ts"],
+    // No organization policy in any test's own process unless the test sets one (the machine's
+    // /etc/xcsh/managed-settings.json never changes a result); spawned CLIs: run-cli.ts.
+    setupFiles: ["test/helpers/no-managed-policy.ts"],
     // Tests must never see the real HOME: each test makes its own (test/helpers/tmp-home.ts),
     // and this points HOME away from it for anything that forgets to.
     env: { HOME: "/nonexistent-home-for-tests", XCSH_HOME: "", NO_COLOR: "1" },

@@ -74,7 +74,7 @@ async function refusedByPolicy(plugins: InstalledPluginComponents[], roots: Xcsh
   const judge = await policyJudge(loaded, roots, cwd);
   const refused: { id: string; code: string; reason: string }[] = [];
   const kept = plugins.filter((p) => {
-    const verdict = judge(PROVIDER_OF_ROOT[p.rootKind] ?? p.rootKind, p.id);
+    const verdict = judge(PROVIDER_OF_ROOT[p.rootKind] ?? p.rootKind, p.id, p.seed);
     if (verdict) refused.push({ id: p.id, ...verdict });
     return verdict === undefined;
   });

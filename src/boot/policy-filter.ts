@@ -5,7 +5,8 @@
  * fails open); a machine without a policy file pays one failed read.
  *
  * The recorded sources: an npm plugin's dependency in the plugins package.json (and the registry
- * of the tarball URL npm's lockfile recorded), a marketplace plugin's marketplace in
+ * of the tarball URL npm's lockfile recorded) — for a seeded plugin (`source.seed`), those of its
+ * seed's own `plugins/` folder, since the user's files do not name it — a marketplace plugin's marketplace in
  * marketplaces.json and its own source in that marketplace's cached catalog. Claude Code's
  * plugins are judged by their id only (the forbidden list): their sources are Claude Code's.
  */
@@ -30,9 +31,9 @@ export async function applyManagedPolicy<T>(items: T[], entryOf: (item: T) => To
     const p = entryOf(item);
     const plugin = p.source?.plugin;
     if (plugin === undefined || p.source === undefined) return true;
-    const key = `${p.source.provider}\u0000${plugin}`;
+    const key = `${p.source.provider}\u0000${plugin}\u0000${p.source.seed ?? ""}`;
     if (!verdicts.has(key)) {
-      const refused = judge(p.source.provider, plugin);
+      const refused = judge(p.source.provider, plugin, p.source.seed);
       verdicts.set(key, refused);
       if (refused) errors.push({ path: p.path, code: refused.code, error: `Plugin ${plugin} was not loaded: ${refused.reason} (${loaded.file}).`, source: p.source });
     }
@@ -41,8 +42,11 @@ export async function applyManagedPolicy<T>(items: T[], entryOf: (item: T) => To
   return { kept, errors };
 }
 
-/** What the policy says of one installed plugin (by its discovery provider and id): `undefined` when it may load. */
-export type PolicyJudge = (provider: string, plugin: string) => { code: string; reason: string } | undefined;
+/**
+ * What the policy says of one installed plugin (by its discovery provider and id, and the seed
+ * folder it is used from when a seed provides it): `undefined` when it may load.
+ */
+export type PolicyJudge = (provider: string, plugin: string, seed?: string) => { code: string; reason: string } | undefined;
 
 /** The judge of installed plugins under `loaded` (boot, `tools`, `audit`): a broken policy refuses every plugin. */
 export async function policyJudge(loaded: LoadedPolicy, roots: XcshRoots, cwd: string): Promise<PolicyJudge> {
@@ -54,20 +58,26 @@ export async function policyJudge(loaded: LoadedPolicy, roots: XcshRoots, cwd: s
 async function judgeWith(policy: ManagedPolicy, roots: XcshRoots, cwd: string): Promise<PolicyJudge> {
   const paths = xcshPaths(roots);
   const { npmPolicySource } = await import("../core/policy-npm.js");
-  const deps = (readQuietly(paths.pluginsPackageJson) as { dependencies?: Record<string, string> } | undefined)?.dependencies ?? {};
-  const lockPackages = (readQuietly(path.join(paths.plugins, "package-lock.json")) as { packages?: Record<string, { resolved?: string }> } | undefined)?.packages ?? {};
+  const own = recordedNpm(paths.plugins);
+  // One read per seed folder, however many of its plugins are judged.
+  const seeds = new Map<string, RecordedNpm>();
+  const seeded = (seed: string) => seeds.get(seed) ?? seeds.set(seed, recordedNpm(path.join(seed, "plugins"))).get(seed)!;
   const project = projectRootOf(cwd, roots);
   const markets = marketplaceEntries([paths.marketplacesRegistry, ...(project !== undefined ? [path.join(projectFolder(cwd, roots, project), "marketplaces.json")] : [])]);
   const refusal = (verdict: PolicyVerdict) => (verdict.allowed ? undefined : { code: verdict.code, reason: verdict.reason });
-  return (provider, plugin) => {
+  return (provider, plugin, seed) => {
     const forbidden = listNames(policy.plugins?.forbidden, plugin);
     if (forbidden !== undefined) return { code: "EPOLICY_FORBIDDEN", reason: `the organization policy forbids it (/plugins/forbidden: "${forbidden}")` };
     if (provider === "npm") {
-      const spec = deps[plugin];
+      const recorded = seed !== undefined ? seeded(seed) : own;
+      const locked = recorded.packages[`node_modules/${plugin}`];
+      // A seed's plugin loads from its xcsh-seed.json whatever its package.json says: one its
+      // package.json does not name is judged as a registry package of the version its lock
+      // recorded (no registry known: an allowlist of registries refuses it, never lets it pass).
+      const spec = recorded.dependencies[plugin] ?? (seed !== undefined ? (locked?.version ?? "*") : undefined);
       if (spec === undefined) return undefined;
       // The registry the bytes came from: the tarball URL npm recorded (a registry URL's prefix).
-      const resolved = lockPackages[`node_modules/${plugin}`]?.resolved;
-      return refusal(checkSource(policy, npmPolicySource(spec, () => resolved, plugin, paths.plugins), "plugin"));
+      return refusal(checkSource(policy, npmPolicySource(spec, () => locked?.resolved, plugin, recorded.folder), "plugin"));
     }
     if (provider === "xcsh-plugins") {
       const id = splitPluginId(plugin);
@@ -80,6 +90,19 @@ async function judgeWith(policy: ManagedPolicy, roots: XcshRoots, cwd: string): 
     }
     return undefined;
   };
+}
+
+interface RecordedNpm {
+  folder: string;
+  dependencies: Record<string, string>;
+  packages: Record<string, { resolved?: string; version?: string }>;
+}
+
+/** What a plugins folder (the user's, or a seed's `plugins/`) records of its npm plugins: the specs of its package.json, its package-lock.json's entries. */
+function recordedNpm(folder: string): RecordedNpm {
+  const deps = (readQuietly(path.join(folder, "package.json")) as { dependencies?: Record<string, string> } | undefined)?.dependencies;
+  const packages = (readQuietly(path.join(folder, "package-lock.json")) as { packages?: RecordedNpm["packages"] } | undefined)?.packages;
+  return { folder, dependencies: deps !== null && typeof deps === "object" ? deps : {}, packages: packages !== null && typeof packages === "object" ? packages : {} };
 }
 
 /** The plugin's source as its marketplace's cached catalog names it (the marketplace's own when unreadable). */

@@ -25,7 +25,7 @@ import { xcshPaths } from "../core/paths.js";
 import { assertScopeUsable, nowIso, type MarketplaceContext, type Scope } from "./context.js";
 import { entriesOf, finishPlan, planInstall, planRemove, planSetEnabled, startPlan, type PlanItem, type PluginPlan, type WorkingSet } from "./plan.js";
 import { pluginSourceOf, type Revision } from "./plugin-sources/index.js";
-import { catalogEntry, catalogOf, fetchCopy, hashOfCacheDir, importPreparedTools, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
+import { assertMarketplaceAllowed, assertMarketplacePluginAllowed, catalogEntry, catalogOf, fetchCopy, hashOfCacheDir, importPreparedTools, preparePlugin, relativeRootOf, type PreparedPlugin } from "./prepare.js";
 import { withProject } from "./registry.js";
 import { findMarketplace, loadEngineState, mutate, otherProjectReferences, scopeState, type EngineState } from "./state.js";
 import { makeScratch } from "./tree.js";
@@ -441,8 +441,11 @@ export async function outdatedMarketplacePlugins(ctx: MarketplaceContext, ids?: 
         const split = splitPluginId(id)!;
         const found = findMarketplace(state, split.marketplace);
         if (!found) throw new XcshToolsError("EMARKETPLACE_NOT_FOUND", `Marketplace "${split.marketplace}" is not registered`, { hint: `Add it again to check ${id}.` });
+        // The organization policy before the catalog is read and the plugin's source probed, as `update` would.
+        assertMarketplaceAllowed(found, split.plugin);
         const loaded = await catalogOf(ctx, found);
         const catalogItem = catalogEntry(loaded, split.plugin, split.marketplace);
+        assertMarketplacePluginAllowed(found, catalogItem);
         const kind = pluginSourceOf(catalogItem.source, split.plugin);
         const input = { entry: catalogItem, catalog: loaded.catalog, marketplace: found.entry, root: relativeRootOf(ctx, found) };
         let latest: Revision | undefined = kind.probe ? await kind.probe(input, ctx) : undefined;

@@ -222,7 +222,7 @@ function pinnedEntry(entry: MarketplacePluginEntry, pin: PluginPin | undefined):
  * recorded source (marketplace rules), the plugin's own source (plugin rules; a relative source
  * is the marketplace's own bytes) and the forbidden list.
  */
-function assertMarketplacePluginAllowed(found: FoundMarketplace, entry: MarketplacePluginEntry): void {
+export function assertMarketplacePluginAllowed(found: FoundMarketplace, entry: MarketplacePluginEntry): void {
   const id = `${entry.name}@${found.entry.name}`;
   const market = catalogPolicySource(found.entry.sourceType, found.entry.sourceUri);
   const policy = assertSourcesAllowed([
@@ -232,6 +232,12 @@ function assertMarketplacePluginAllowed(found: FoundMarketplace, entry: Marketpl
   assertNotForbidden(policy, id);
 }
 
+/** The organization policy of `plugin@marketplace` before its marketplace's catalog is read (a local one is read live): the marketplace's recorded source, the forbidden list. */
+export function assertMarketplaceAllowed(found: FoundMarketplace, plugin: string): void {
+  const marketplace = found.entry.name;
+  assertNotForbidden(assertSourcesAllowed([{ source: catalogPolicySource(found.entry.sourceType, found.entry.sourceUri), what: "marketplace", subject: `${plugin}@${marketplace} (marketplace ${marketplace})` }]), `${plugin}@${marketplace}`);
+}
+
 /**
  * Fetch, copy, hash and validate `plugin@marketplace` into `scratch` (its git source at
  * `options.pinCommit` when given). `folderCommit: false`: an in-repo plugin of a local folder
@@ -239,7 +245,7 @@ function assertMarketplacePluginAllowed(found: FoundMarketplace, entry: Marketpl
  */
 export async function preparePlugin(ctx: MarketplaceContext, found: FoundMarketplace, plugin: string, scratch: string, options: { pinCommit?: string; pin?: PluginPin; folderCommit?: boolean } = {}): Promise<PreparedPlugin> {
   const marketplace = found.entry.name;
-  assertNotForbidden(assertSourcesAllowed([{ source: catalogPolicySource(found.entry.sourceType, found.entry.sourceUri), what: "marketplace", subject: `${plugin}@${marketplace} (marketplace ${marketplace})` }]), `${plugin}@${marketplace}`);
+  assertMarketplaceAllowed(found, plugin);
   await mkdir(scratch, { recursive: true });
   const loaded = await catalogOf(ctx, found);
   const entry = pinnedEntry(catalogEntry(loaded, plugin, marketplace), options.pin ?? (options.pinCommit ? { commit: options.pinCommit } : undefined));

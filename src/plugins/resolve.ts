@@ -32,20 +32,30 @@ export interface ResolvedPackage {
   dependencyNames: string[];
 }
 
+/**
+ * The organization policy's check of a spec before anything of it is read or fetched (its source,
+ * and its name when the spec names one): `EPOLICY_*`. Returns the policy in effect. `seed` asks it
+ * before it makes its build folder.
+ */
+export function assertSpecAllowed(spec: InstallSpec, client: Pick<NpmClientOptions, "registry">, cwd: string, verb = "install"): ReturnType<typeof assertSourcesAllowed> {
+  const policy = assertSourcesAllowed([{ source: npmPolicySourceOf(spec.npmSpec, client, undefined, cwd), what: "plugin", subject: `${verb} ${spec.raw}` }]);
+  if (spec.name !== undefined) assertNotForbidden(policy, spec.name);
+  return policy;
+}
+
 /** Fetch and check the package a spec names. Throws coded errors; writes nothing of ours. */
 export async function resolveSpec(spec: InstallSpec, client: NpmClientOptions, cwd: string): Promise<ResolvedPackage> {
   // The organization policy first: a refused source is never read, fetched or cloned.
-  const policy = assertSourcesAllowed([{ source: npmPolicySourceOf(spec.npmSpec, client, undefined, cwd), what: "plugin", subject: `install ${spec.raw}` }]);
-  if (spec.name !== undefined) assertNotForbidden(policy, spec.name);
+  const policy = assertSpecAllowed(spec, client, cwd);
   const resolved = await fetchAndCheck(spec, client, cwd);
   // Folders, tarballs and git specs name their package only once read.
   assertNotForbidden(policy, resolved.name);
   return resolved;
 }
 
-/** The policy of a change to installed npm plugins, each checked by the source its record names (`update`). */
-export function assertInstalledAllowed(plugins: readonly { name: string; dependency: string; record?: { spec: string } | undefined }[], client: Pick<NpmClientOptions, "registry">): void {
-  assertSourcesAllowed(plugins.map((p) => ({ source: npmPolicySourceOf(p.record?.spec ?? p.dependency, client, p.record ? undefined : p.name), what: "plugin" as const, subject: `update ${p.name}` })));
+/** The policy of installed npm plugins, each checked by the source its record names, before a registry is asked about them (`update`, `outdated`). */
+export function assertInstalledAllowed(plugins: readonly { name: string; dependency: string; record?: { spec: string } | undefined }[], client: Pick<NpmClientOptions, "registry">, verb = "update"): void {
+  assertSourcesAllowed(plugins.map((p) => ({ source: npmPolicySourceOf(p.record?.spec ?? p.dependency, client, p.record ? undefined : p.name), what: "plugin" as const, subject: `${verb} ${p.name}` })));
 }
 
 async function fetchAndCheck(spec: InstallSpec, client: NpmClientOptions, cwd: string): Promise<ResolvedPackage> {

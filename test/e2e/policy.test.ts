@@ -14,6 +14,7 @@ import { isolatedGitEnv } from "../helpers/git-remote.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/http-server.js";
 import { writeFolderMarketplace } from "../helpers/marketplace-fixtures.js";
+import { withManagedPolicy } from "../helpers/no-managed-policy.js";
 import { countingSwapProxy, type RegistryProxy } from "../helpers/registry-proxy.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli, type ProcessResult } from "../helpers/run-cli.js";
@@ -213,9 +214,7 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
 
     // The library a host calls, in this process (the seam set directly): the loader's result and the components a host runs.
     await setPolicy({ plugins: { block: [{ npmScope: `@polok${tag}` }] }, marketplaces: { allow: [{ github: "acme" }] } });
-    const seam = globalThis as Record<symbol, unknown>;
-    seam[Symbol.for("xcsh-tools.managed-policy-file")] = policyFile;
-    try {
+    await withManagedPolicy(policyFile, async () => {
       const lib = await import("../../src/index.js");
       const host = { home: w.home, xcshHome: w.xcshHome, env: {} };
       const loaded = await lib.discoverAndLoadCustomTools([], w.cwd, [], undefined, host);
@@ -224,9 +223,7 @@ describe("organization policy: every entry point, boot, broken files, audit", ()
       const components = await lib.listInstalledComponents({ cwd: w.cwd, ...host });
       expect(components.plugins).toEqual([]);
       expect(components.refused?.map((r) => `${r.code} ${r.id}`).sort()).toEqual([`EPOLICY_BLOCKED ${ok}`, "EPOLICY_NOT_ALLOWED hello@corp"]);
-    } finally {
-      delete seam[Symbol.for("xcsh-tools.managed-policy-file")];
-    }
+    });
 
     // The host's own boot (`run` goes through discoverAndLoadCustomTools): the tool is not there.
     await setPolicy({ plugins: { block: [{ npmScope: `@polok${tag}` }] } });

@@ -146,9 +146,11 @@ export interface RunCliOptions {
   timeoutMs?: number;
   /**
    * The organization policy file this run reads instead of the platform's (core/policy.ts), set
-   * by the test-only preload managed-policy-preload.mjs (Node only). Without it, the machine's.
+   * by the test-only preload managed-policy-preload.mjs (Node only). Without it, a file that does
+   * not exist (no policy), so that a machine's own /etc/xcsh/managed-settings.json never changes a
+   * test's result; `false`: the machine's own file (only a test of that place itself wants it).
    */
-  managedPolicy?: string;
+  managedPolicy?: string | false;
 }
 
 /** `node --import` of the test-only preload that points the CLI's policy at `file`. */
@@ -156,6 +158,22 @@ export function managedPolicyArgs(file: string): string[] {
   const preload = pathToFileURL(path.join(REPO_ROOT, "test", "helpers", "managed-policy-preload.mjs"));
   preload.searchParams.set("file", file);
   return ["--import", preload.href];
+}
+
+/**
+ * The policy file of a run that sets none: inside the run's temp home, never created, so the CLI
+ * reads "no policy" (one failed read, as on a machine without the file). The `--import` of the
+ * preload costs nothing measurable next to the CLI's own start (paired runs, loaded machine).
+ */
+export function noManagedPolicy(home: string): string {
+  return path.join(home, ".no-managed-policy", "managed-settings.json");
+}
+
+/** Whether `--import` (a Node flag) can be given to the runtime: Node itself, not Bun. */
+function isNodeRuntime(runtime: RunCliOptions["runtime"]): boolean {
+  if (runtime === undefined) return true;
+  if (typeof runtime === "string") return /^node(?:\d+)?(?:\.exe)?$/i.test(path.basename(runtime));
+  return runtime.id !== "bun";
 }
 
 /** Run `xcsh-tools <args>` in a hermetic environment. */
@@ -166,7 +184,8 @@ export async function runCli(args: string[], options: RunCliOptions): Promise<Pr
   const command = runtime === undefined ? process.execPath : typeof runtime === "string" ? runtime : runtime.command;
   if (!command) throw new Error(`runtime ${(runtime as Runtime).id} is not available: ${(runtime as Runtime).problem}`);
   try {
-    return await runProcess(command, [...(options.managedPolicy !== undefined ? managedPolicyArgs(options.managedPolicy) : []), CLI_BIN, ...args], {
+    const policy = options.managedPolicy ?? (isNodeRuntime(runtime) ? noManagedPolicy(home) : false);
+    return await runProcess(command, [...(policy !== false ? managedPolicyArgs(policy) : []), CLI_BIN, ...args], {
       cwd: options.cwd,
       env: hermeticEnv(home, options.env, options.xcshHome),
       ...(options.input !== undefined ? { input: options.input } : {}),

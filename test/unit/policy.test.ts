@@ -8,6 +8,7 @@ import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { withManagedPolicy } from "../helpers/no-managed-policy.js";
 import { MANAGED_POLICY_SEAM, assertNotForbidden, assertNotRequired, catalogPolicySource, checkSource, loadManagedPolicy, managedPolicyFile, parseManagedPolicy, policyForChange, type PolicySource } from "../../src/core/policy.js";
 import { npmPolicySource } from "../../src/core/policy-npm.js";
 import { XcshToolsError } from "../../src/core/errors.js";
@@ -25,26 +26,26 @@ function refused(fn: () => unknown): XcshToolsError {
 }
 
 describe("where the policy lives", () => {
-  it("is fixed per platform and moved by no environment variable", () => {
+  it("is fixed per platform and moved by no environment variable", async () => {
     const before = { ...process.env };
     try {
       process.env.XCSH_MANAGED_SETTINGS = "/tmp/elsewhere.json";
       process.env.XCSH_HOME = "/tmp/elsewhere";
-      expect(managedPolicyFile("linux")).toBe("/etc/xcsh/managed-settings.json");
-      expect(managedPolicyFile("darwin")).toBe("/Library/Application Support/xcsh/managed-settings.json");
-      expect(managedPolicyFile("win32")).toBe("C:\\Program Files\\xcsh\\managed-settings.json");
+      await withManagedPolicy(undefined, () => {
+        expect(managedPolicyFile("linux")).toBe("/etc/xcsh/managed-settings.json");
+        expect(managedPolicyFile("darwin")).toBe("/Library/Application Support/xcsh/managed-settings.json");
+        expect(managedPolicyFile("win32")).toBe("C:\\Program Files\\xcsh\\managed-settings.json");
+      });
     } finally {
       process.env = before;
     }
   });
 
-  it("is moved by the in-process seam only", () => {
-    (globalThis as Record<symbol, unknown>)[MANAGED_POLICY_SEAM] = "/tmp/test-policy.json";
-    try {
+  it("is moved by the in-process seam only", async () => {
+    await withManagedPolicy("/tmp/test-policy.json", () => {
+      expect((globalThis as Record<symbol, unknown>)[MANAGED_POLICY_SEAM]).toBe("/tmp/test-policy.json");
       expect(managedPolicyFile("linux")).toBe("/tmp/test-policy.json");
-    } finally {
-      delete (globalThis as Record<symbol, unknown>)[MANAGED_POLICY_SEAM];
-    }
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * `xcsh-tools audit [--json]`: the inventory a security team asks for (issue 43, docs/cli.md).
- * Every installed plugin (npm, and marketplace plugins of the user and the project) with its
+ * Every installed plugin (npm, marketplace plugins of the user and the project, and the plugins
+ * the seeds of XCSH_PLUGIN_SEED_DIR provide, each judged from its own seed) with its
  * source, resolved version, integrity or commit, what it runs (hooks, MCP/LSP servers, monitors,
  * bin/, the modules the host imports, install scripts: components/consent.ts, the same summary an
  * install asks consent for), its scope, who put it there, and what the organization policy says of
@@ -10,11 +11,14 @@
  * plugin code; a broken policy file is reported in the document, not thrown.
  */
 import type { Command } from "commander";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { InstalledPluginComponents } from "../../components/installed.js";
+import type { SeedManifest } from "../../manifest/seed.js";
 import type { CommandContext, CommandModule } from "../context.js";
 import { style } from "../output.js";
 
-/** Who put a plugin on this machine. `seed`: a read-only seed directory (XCSH_PLUGIN_SEED_DIR) — see `seedOf`. */
+/** Who put a plugin on this machine. `seed`: a read-only seed directory (XCSH_PLUGIN_SEED_DIR), named in `seed`. */
 export type InstalledBy = "user" | "project" | "seed";
 
 /** One plugin of the audit. */
@@ -29,8 +33,11 @@ export interface AuditPlugin {
   integrity: string | null;
   commit: string | null;
   runs: { kind: string; name: string; runs: string }[];
-  installScripts: { declared: string[]; ran: boolean };
+  /** `ran: null`: not recorded (a seed's build does not say whether it ran them). */
+  installScripts: { declared: string[]; ran: boolean | null };
   installedBy: InstalledBy;
+  /** The seed folder a seeded plugin is used from (`installedBy: "seed"`). */
+  seed?: string;
   policy: { allowed: boolean; code?: string; reason?: string; required: boolean };
   path: string;
 }
@@ -40,14 +47,6 @@ export interface AuditReport {
   auditVersion: 1;
   policy: { file: string; state: "none" | "ok" | "broken"; error?: { code: string; message: string } };
   plugins: AuditPlugin[];
-}
-
-/**
- * The seed a plugin comes from, when one does: the seed helper (XCSH_PLUGIN_SEED_DIR) fills this
- * in; until then nothing is seeded and every plugin is the user's or the project's.
- */
-export function seedOf(_root: string): string | undefined {
-  return undefined;
 }
 
 export const register: CommandModule["register"] = (program, getContext) => {
@@ -76,8 +75,8 @@ export async function auditReport(ctx: CommandContext): Promise<AuditReport> {
   const loaded = loadManagedPolicy();
   const judge = await policyJudge(loaded, ctx.roots, ctx.cwd);
   const required = (id: string) => loaded.state === "ok" && listNames(loaded.policy.plugins?.required, id) !== undefined;
-  const verdict = (provider: string, id: string) => {
-    const refused = judge(provider, id);
+  const verdict = (provider: string, id: string, seed?: string) => {
+    const refused = judge(provider, id, seed);
     return { allowed: refused === undefined, ...(refused ? { code: refused.code, reason: refused.reason } : {}), required: required(id) };
   };
   const paths = xcshPaths(ctx.roots);
@@ -89,8 +88,8 @@ export async function auditReport(ctx: CommandContext): Promise<AuditReport> {
     }
   };
   const components = await installedComponents(ctx, { namedTools: false });
-  const runsOf = (id: string, npm: boolean) => {
-    const p = components.find((c) => c.id === id && (c.rootKind === "npm") === npm);
+  const runsOf = (id: string, npm: boolean, seed?: string) => {
+    const p = components.find((c) => c.id === id && (c.rootKind === "npm") === npm && c.seed === seed);
     return p ? executablesOf(p.components, { root: p.root, npm }).map(({ kind, name, runs }) => ({ kind, name, runs })) : [];
   };
 
@@ -113,11 +112,12 @@ export async function auditReport(ctx: CommandContext): Promise<AuditReport> {
       commit: resolved ? (/^git.*#([0-9a-f]{40,64})$/.exec(resolved)?.[1] ?? null) : null,
       runs: runsOf(p.name, true),
       installScripts: { declared: p.scripts, ran: p.record?.scriptsRan ?? false },
-      installedBy: seedOf(p.dir) ? "seed" : team ? "project" : "user",
+      installedBy: team ? "project" : "user",
       policy: verdict("npm", p.name),
       path: p.dir,
     });
   }
+  plugins.push(...(await seededPlugins(components, verdict)));
 
   const { listContext } = await import("../marketplace-list.js");
   const mctx = await listContext(ctx);
@@ -138,7 +138,7 @@ export async function auditReport(ctx: CommandContext): Promise<AuditReport> {
       commit: row.gitCommitSha ?? null,
       runs: runsOf(row.id, false),
       installScripts: { declared: [], ran: false },
-      installedBy: seedOf(row.installPath) ? "seed" : row.scope === "project" ? "project" : "user",
+      installedBy: row.scope === "project" ? "project" : "user",
       policy: verdict("xcsh-plugins", row.id),
       path: row.installPath,
     });
@@ -150,6 +150,64 @@ export async function auditReport(ctx: CommandContext): Promise<AuditReport> {
   };
 }
 
+/**
+ * The plugins the seeds provide, as the loader uses them: the first seed listing a name wins
+ * (components/installed.ts `collectSeededComponents` walks them so), each judged from its own
+ * seed's records. Version and integrity are the seed manifest's; the tarball URL its lock's.
+ */
+async function seededPlugins(components: readonly InstalledPluginComponents[], verdict: (provider: string, id: string, seed?: string) => AuditPlugin["policy"]): Promise<AuditPlugin[]> {
+  const rows = components.filter((c) => c.seed !== undefined && c.rootKind === "npm" && c.id !== c.seed);
+  if (rows.length === 0) return [];
+  const [{ seedPaths, readSeedManifest }, { executablesOf }, { readInstalledPackage }] = await Promise.all([import("../../manifest/seed.js"), import("../../components/consent.js"), import("../../plugins/inventory.js")]);
+  const out: AuditPlugin[] = [];
+  const records = new Map<string, { manifest?: SeedManifest; deps: Record<string, string>; packages: Record<string, { resolved?: string }> }>();
+  for (const row of rows) {
+    const seed = row.seed!;
+    if (!records.has(seed)) {
+      const plugins = seedPaths(seed).plugins;
+      let manifest: SeedManifest | undefined;
+      try {
+        manifest = readSeedManifest(seed);
+      } catch {
+        // Reported as the row's problem (and by doctor); the audit still lists what it can.
+      }
+      records.set(seed, { ...(manifest ? { manifest } : {}), deps: readRecord<Record<string, string>>(path.join(plugins, "package.json"), "dependencies"), packages: readRecord(path.join(plugins, "package-lock.json"), "packages") });
+    }
+    const record = records.get(seed)!;
+    const entry = record.manifest?.plugins[row.id];
+    const resolved = record.packages[`node_modules/${row.id}`]?.resolved ?? null;
+    const pkg = await readInstalledPackage(seedPaths(seed).nodeModules, row.id);
+    out.push({
+      id: row.id,
+      kind: "npm",
+      scope: "user",
+      enabled: row.enabled,
+      version: entry?.version ?? row.version ?? null,
+      source: { type: "seed", spec: record.deps[row.id] ?? `${row.id}@${entry?.version ?? "*"}` },
+      resolved,
+      integrity: entry?.integrity ?? null,
+      commit: resolved ? (/^git.*#([0-9a-f]{40,64})$/.exec(resolved)?.[1] ?? null) : null,
+      runs: executablesOf(row.components, { root: row.root, npm: true }).map(({ kind, name, runs }) => ({ kind, name, runs })),
+      installScripts: { declared: pkg.scripts, ran: pkg.scripts.length > 0 ? null : false },
+      installedBy: "seed",
+      seed,
+      policy: verdict("npm", row.id, seed),
+      path: row.root,
+    });
+  }
+  return out;
+}
+
+/** One object field of a JSON state file, `{}` when the file or the field is not there or not an object. */
+function readRecord<T extends Record<string, unknown>>(file: string, field: string): T {
+  try {
+    const value = (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown> | null)?.[field];
+    return (value !== null && typeof value === "object" && !Array.isArray(value) ? value : {}) as T;
+  } catch {
+    return {} as T;
+  }
+}
+
 function auditLines(ctx: CommandContext, report: AuditReport): string[] {
   const lines: string[] = [];
   const { policy } = report;
@@ -159,10 +217,10 @@ function auditLines(ctx: CommandContext, report: AuditReport): string[] {
     const pin = p.commit ? `commit ${p.commit}` : p.integrity ? p.integrity : "no integrity or commit recorded";
     lines.push(`${style(ctx.output, "bold", p.id)}@${p.version ?? "missing"}  ${p.kind}  ${p.scope}  ${p.enabled ? "enabled" : "disabled"}  installed by ${p.installedBy}`);
     const market = p.source.marketplaceSource ? ` (marketplace ${p.source.marketplace}: ${p.source.marketplaceSource.type} ${p.source.marketplaceSource.uri})` : "";
-    lines.push(`  source: ${p.source.type} ${p.source.spec}${market}`);
+    lines.push(`  source: ${p.source.type} ${p.source.spec}${market}${p.seed ? ` (seed ${p.seed})` : ""}`);
     lines.push(`  pinned: ${pin}${p.resolved ? `  resolved: ${p.resolved}` : ""}`);
     for (const r of p.runs) lines.push(`  runs: ${r.kind} ${r.name}: ${r.runs}`);
-    if (p.installScripts.declared.length) lines.push(`  install scripts: ${p.installScripts.declared.join(", ")} (${p.installScripts.ran ? "ran" : "not run"})`);
+    if (p.installScripts.declared.length) lines.push(`  install scripts: ${p.installScripts.declared.join(", ")} (${p.installScripts.ran === null ? "not recorded whether they ran" : p.installScripts.ran ? "ran" : "not run"})`);
     if (!p.policy.allowed) lines.push(style(ctx.output, "red", `  policy: ${p.policy.code}: ${p.policy.reason}`));
     if (p.policy.required) lines.push("  policy: required");
   }

@@ -76,7 +76,10 @@ export const register: CommandModule["register"] = (program, getContext) => {
         for (const name of wanted) {
           if (!inventory.some((p) => p.name === name)) throw notInstalled(name, inventory);
         }
-        return checkOutdated(wanted.length > 0 ? inventory.filter((p) => wanted.includes(p.name)) : inventory, client);
+        const targets = wanted.length > 0 ? inventory.filter((p) => wanted.includes(p.name)) : inventory;
+        // The organization policy of each recorded source before its registry is asked, as `update` does.
+        (await import("../../plugins/resolve.js")).assertInstalledAllowed(targets, client, "outdated");
+        return checkOutdated(targets, client);
       });
       if (ctx.output.json) {
         ctx.output.result({ ...mkt.json, plugins: Object.fromEntries(rows.map((r) => [r.name, { current: r.current ?? null, wanted: r.wanted, latest: r.latest, dependency: r.dependency, source: r.source, outdated: r.outdated }])), ...(setRows.length > 0 ? { set: setRows.map((r) => ({ set: true, ...r })) } : {}) });

@@ -40,13 +40,15 @@ async function buildSeed(ctx: CommandContext, target: string, specs: string[], f
   if (fromLock === (specs.length > 0)) {
     throw new XcshToolsError("EUSAGE", fromLock ? "seed takes either --from <project> or specs, not both" : "seed needs specs or --from <project>", { hint: "xcsh-tools seed /opt/xcsh-seed --from . --yes, or xcsh-tools seed /opt/xcsh-seed @acme/xcsh-search@1.4.2 --yes", exitCode: 2 });
   }
+  const locked = fromLock ? await lockedNpm(ctx, typeof flags.from === "string" ? path.resolve(ctx.cwd, flags.from) : ctx.cwd) : undefined;
+  const installSpecsList = locked ? [...locked.plugins].map(([name, entry]) => `${name}@${entry.version}`) : specs;
+  if (installSpecsList.length === 0) throw new XcshToolsError("EUSAGE", `${locked!.file} locks no npm plugin: nothing to seed`, { file: locked!.file, hint: "Marketplace plugins are not seeded yet (docs/fleets.md); declare npm plugins, or name specs.", exitCode: 2 });
+  // The organization policy before the target is looked at, a folder made or a request sent (the install below judges each spec again).
+  await assertSpecsAllowed(ctx, installSpecsList);
   const entries = await readdir(target).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? [] : Promise.reject(error)));
   if (entries.length > 0) {
     throw new XcshToolsError("ESEED_TARGET", `${target} is not empty; a seed is built whole into an empty or missing folder`, { file: target, hint: `Build it elsewhere, or remove ${target} first (a seed is never changed in place).` });
   }
-  const locked = fromLock ? await lockedNpm(ctx, typeof flags.from === "string" ? path.resolve(ctx.cwd, flags.from) : ctx.cwd) : undefined;
-  const installSpecsList = locked ? [...locked.plugins].map(([name, entry]) => `${name}@${entry.version}`) : specs;
-  if (installSpecsList.length === 0) throw new XcshToolsError("EUSAGE", `${locked!.file} locks no npm plugin: nothing to seed`, { file: locked!.file, hint: "Marketplace plugins are not seeded yet (docs/fleets.md); declare npm plugins, or name specs.", exitCode: 2 });
   const building = `${target}.building-${process.pid}`;
   await rm(building, { recursive: true, force: true });
   await mkdir(path.join(building, "plugins"), { recursive: true });
@@ -88,6 +90,13 @@ async function buildSeed(ctx: CommandContext, target: string, specs: string[], f
     await rm(building, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** `EPOLICY_*` for the first spec the organization policy refuses (source, or a forbidden name). */
+async function assertSpecsAllowed(ctx: CommandContext, specs: readonly string[]): Promise<void> {
+  const [{ parseInstallSpec }, { assertSpecAllowed }, { npmClient }] = await Promise.all([import("../../plugins/spec.js"), import("../../plugins/resolve.js"), import("../plugin-command.js")]);
+  const client = await npmClient(ctx);
+  for (const spec of specs) assertSpecAllowed(parseInstallSpec(spec, ctx.cwd), client, ctx.cwd, "seed");
 }
 
 /** The npm entries of the project's lock (a trusted project: its lock decides what code goes into the image). */
