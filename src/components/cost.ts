@@ -59,12 +59,16 @@ export function listedSkillName(plugin: string, name: string): string {
   return `${plugin}:${name.replace(/[^a-zA-Z0-9_-]/g, "-")}`;
 }
 
-/** The cost of a listed (model-visible) entry. */
-export function listingCost(entry: Listing, options: { hidden?: boolean } = {}): ComponentCost {
+/**
+ * The cost of a listed entry, as `claude plugin details` prices it. A skill or command the model
+ * may not invoke (`disable-model-invocation: true`) is priced always-on too, as details does
+ * (issue 45: our estimates follow Claude Code's; docs/conformance.md says why it is kept).
+ */
+export function listingCost(entry: Listing): ComponentCost {
   const description = entry.description?.trim() || firstLine(entry.body);
   const shown = entry.kind === "agent" ? (t: string) => t : listedText;
   const text = [entry.listedName, shown(description), entry.whenToUse === undefined ? "" : shown(entry.whenToUse)].filter(Boolean).join(" ");
-  return { alwaysOn: options.hidden ? 0 : estimateTokens(text), onInvoke: estimateTokens(entry.body.trim()) };
+  return { alwaysOn: estimateTokens(text), onInvoke: estimateTokens(entry.body.trim()) };
 }
 
 /** The cost of a tool: its name, description and parameter schema are sent with every request. */

@@ -290,7 +290,6 @@ function addMarkdown(scan: Scan, kind: MarkdownKind, file: string, fileName: str
   if (description === undefined && kind === "skill" && !fm.error) {
     scan.warn(file, { path: "/description", code: "ENO_DESCRIPTION", message: `${kind} "${name}" has no description: the model cannot tell when to use it`, hint: "Add description: to the frontmatter." });
   }
-  const hidden = data["disable-model-invocation"] === true;
   // Claude Code lists a plugin's Markdown commands among its skills (npm plugins' are the host's commands).
   const filedAs = kind === "command" && scan.kind !== "npm" ? "skill" : undefined;
   const listing = { kind: kind === "agent" ? "agent" : "skill", listedName: kind === "agent" ? name : listedSkillName(scan.pluginName, name), ...(listedDescription !== undefined ? { description: listedDescription } : {}), ...(whenToUse != null ? { whenToUse: String(whenToUse) } : {}), body: fm.body } as const;
@@ -303,7 +302,7 @@ function addMarkdown(scan: Scan, kind: MarkdownKind, file: string, fileName: str
     file,
     loadedByXcsh: loaded,
     ...(note ? { note } : {}),
-    cost: kind === "output-style" ? { alwaysOn: 0, onInvoke: estimateTokens(fm.body.trim()) } : listingCost(listing, { hidden }),
+    cost: kind === "output-style" ? { alwaysOn: 0, onInvoke: estimateTokens(fm.body.trim()) } : listingCost(listing),
   });
 }
 

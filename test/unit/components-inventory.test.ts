@@ -131,8 +131,10 @@ describe("cost: Claude Code's estimate", () => {
     expect(cost({ "agents/g.md": md("name: g\ndescription: Checks: style and tests") })).toEqual([["g", estimateTokens("g Checks: style and tests"), 1]]);
   });
 
-  it("a skill the model cannot invoke (disable-model-invocation) costs nothing always-on", () => {
-    expect(cost({ "skills/s/SKILL.md": md("description: Hidden one\ndisable-model-invocation: true") })).toEqual([["s", 0, 1]]);
+  it("a skill the model cannot invoke (disable-model-invocation) is priced always-on, as claude plugin details prices it", () => {
+    const priced = cost({ "skills/s/SKILL.md": md("description: Hidden one\ndisable-model-invocation: true") });
+    expect(priced).toEqual(cost({ "skills/s/SKILL.md": md("description: Hidden one") }));
+    expect(priced[0]![1]).toBeGreaterThan(0);
   });
 
   it("the plugin's name comes from the caller, else plugin.json, else the folder", () => {
