@@ -12,8 +12,7 @@
  */
 import path from "node:path";
 import { resolveRoots, type XcshRoots } from "../core/paths.js";
-import { loadManagedPolicy } from "../core/policy.js";
-import { policyJudge } from "./policy-filter.js";
+import { loadPolicyIfPresent, policyJudge } from "./policy-filter.js";
 import { decideProjectTrust, trustCommand, trustWorldOf, type ProjectTrustOption } from "../core/trust.js";
 import { realPathOrNearest } from "../core/contain.js";
 import { withKnownTools, type InstalledPluginComponents } from "../components/installed.js";
@@ -69,7 +68,7 @@ const PROVIDER_OF_ROOT: Record<string, string> = { npm: "npm", "xcsh-marketplace
 
 /** `plugins` without those the organization policy refuses, and those with why. */
 async function refusedByPolicy(plugins: InstalledPluginComponents[], roots: XcshRoots, cwd: string): Promise<{ kept: InstalledPluginComponents[]; refused: { id: string; code: string; reason: string }[] }> {
-  const loaded = loadManagedPolicy();
+  const loaded = await loadPolicyIfPresent();
   if (loaded.state === "none") return { kept: plugins, refused: [] };
   const judge = await policyJudge(loaded, roots, cwd);
   const refused: { id: string; code: string; reason: string }[] = [];

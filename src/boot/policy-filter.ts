@@ -13,17 +13,18 @@
 import path from "node:path";
 import type { ToolLoadError, ToolPathWithSource } from "../core/contract.js";
 import { projectFolder, projectRootOf, xcshPaths, type XcshRoots } from "../core/paths.js";
-import { catalogPluginPolicySource, catalogPolicySource, checkSource, listNames, loadManagedPolicy, type LoadedPolicy, type ManagedPolicy, type PolicySource, type PolicyVerdict } from "../core/policy.js";
+import { managedPolicyFile, managedPolicyPresent } from "../core/policy-file.js";
+import type { LoadedPolicy, ManagedPolicy, PolicySource, PolicyVerdict } from "../core/policy.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
-import { splitPluginId } from "../manifest/installed-plugins.js";
 
 /**
  * `items` without the tools of plugins the policy refuses, and one coded error per refused plugin;
  * `entryOf` gives each item's discovered path (the boot's paths, or `tools`' prepared modules).
  */
 export async function applyManagedPolicy<T>(items: T[], entryOf: (item: T) => ToolPathWithSource, roots: XcshRoots, cwd: string): Promise<{ kept: T[]; errors: ToolLoadError[] }> {
-  const loaded = loadManagedPolicy();
-  if (loaded.state === "none" || !items.some((item) => entryOf(item).source?.plugin !== undefined)) return { kept: items, errors: [] };
+  if (!items.some((item) => entryOf(item).source?.plugin !== undefined)) return { kept: items, errors: [] };
+  const loaded = await loadPolicyIfPresent();
+  if (loaded.state === "none") return { kept: items, errors: [] };
   const judge = await policyJudge(loaded, roots, cwd);
   const verdicts = new Map<string, { code: string; reason: string } | undefined>();
   const errors: ToolLoadError[] = [];
@@ -48,6 +49,16 @@ export async function applyManagedPolicy<T>(items: T[], entryOf: (item: T) => To
  */
 export type PolicyJudge = (provider: string, plugin: string, seed?: string) => { code: string; reason: string } | undefined;
 
+/**
+ * The managed policy, its reader (TypeBox, the rules) loaded only when a file is there: the
+ * host's boot and `tools` on a machine without a policy pay one `stat`.
+ */
+export async function loadPolicyIfPresent(): Promise<LoadedPolicy> {
+  const file = managedPolicyFile();
+  if (!managedPolicyPresent(file)) return { state: "none", file };
+  return (await import("../core/policy.js")).loadManagedPolicy(file);
+}
+
 /** The judge of installed plugins under `loaded` (boot, `tools`, `audit`): a broken policy refuses every plugin. */
 export async function policyJudge(loaded: LoadedPolicy, roots: XcshRoots, cwd: string): Promise<PolicyJudge> {
   if (loaded.state === "none") return () => undefined;
@@ -56,6 +67,8 @@ export async function policyJudge(loaded: LoadedPolicy, roots: XcshRoots, cwd: s
 }
 
 async function judgeWith(policy: ManagedPolicy, roots: XcshRoots, cwd: string): Promise<PolicyJudge> {
+  // The policy's reader and the plugin id's parser bring TypeBox: loaded only when a policy is in effect.
+  const [{ catalogPluginPolicySource, catalogPolicySource, checkSource, listNames }, { splitPluginId }] = await Promise.all([import("../core/policy.js"), import("../manifest/installed-plugins.js")]);
   const paths = xcshPaths(roots);
   const { npmPolicySource } = await import("../core/policy-npm.js");
   const own = recordedNpm(paths.plugins);
@@ -86,7 +99,7 @@ async function judgeWith(policy: ManagedPolicy, roots: XcshRoots, cwd: string): 
       const marketSource = catalogPolicySource(market.sourceType, market.sourceUri);
       const marketVerdict = checkSource(policy, marketSource, "marketplace");
       if (!marketVerdict.allowed) return refusal(marketVerdict);
-      return refusal(checkSource(policy, pluginSourceIn(market.catalogPath, id.plugin, marketSource), "plugin"));
+      return refusal(checkSource(policy, catalogPluginPolicySource(catalogEntrySource(market.catalogPath, id.plugin), marketSource), "plugin"));
     }
     return undefined;
   };
@@ -105,11 +118,11 @@ function recordedNpm(folder: string): RecordedNpm {
   return { folder, dependencies: deps !== null && typeof deps === "object" ? deps : {}, packages: packages !== null && typeof packages === "object" ? packages : {} };
 }
 
-/** The plugin's source as its marketplace's cached catalog names it (the marketplace's own when unreadable). */
-function pluginSourceIn(catalogPath: string | undefined, plugin: string, market: PolicySource): PolicySource {
+/** The plugin's source as its marketplace's cached catalog names it (`undefined` when unreadable: the marketplace's own). */
+function catalogEntrySource(catalogPath: string | undefined, plugin: string): unknown {
   const catalog = catalogPath ? (readQuietly(catalogPath) as { plugins?: { name?: unknown; source?: unknown }[] } | undefined) : undefined;
   const entry = Array.isArray(catalog?.plugins) ? catalog.plugins.find((p) => p?.name === plugin) : undefined;
-  return catalogPluginPolicySource(entry?.source, market);
+  return entry?.source;
 }
 
 interface RecordedMarketplace {

@@ -21,19 +21,9 @@ import { closestKey } from "../manifest/unknown-keys.js";
 import { parseJsonText } from "../manifest/json-file.js";
 import { isPathInside } from "./contain.js";
 import { XcshToolsError, errorMessage, isXcshToolsError } from "./errors.js";
+import { managedPolicyFile } from "./policy-file.js";
 
-/** The global symbol a test preload sets to a policy file path before main runs (never read from the environment). */
-export const MANAGED_POLICY_SEAM = Symbol.for("xcsh-tools.managed-policy-file");
-
-/** The managed policy file of this platform, as Claude Code places its own managed-settings.json. */
-export function managedPolicyFile(platform: NodeJS.Platform = process.platform): string {
-  const seam = (globalThis as Record<symbol, unknown>)[MANAGED_POLICY_SEAM];
-  if (typeof seam === "string" && seam !== "") return seam;
-  if (platform === "darwin") return "/Library/Application Support/xcsh/managed-settings.json";
-  // Not %ProgramFiles%: an environment variable is the user's to set (Claude Code reads the fixed path too).
-  if (platform === "win32") return path.win32.join("C:\\Program Files", "xcsh", "managed-settings.json");
-  return "/etc/xcsh/managed-settings.json";
-}
+export { MANAGED_POLICY_SEAM, managedPolicyFile } from "./policy-file.js";
 
 /** One source rule: exactly one of these keys. */
 const RULE_KEYS = ["github", "host", "npmScope", "npmRegistry", "folder"] as const;

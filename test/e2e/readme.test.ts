@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { cp, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { makeWritable } from "../helpers/seeds.js";
 import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
 import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
@@ -146,7 +147,7 @@ describe("README", () => {
     expect(blocks.filter((b) => b.name && elsewhere.has(b.name)).map((b) => b.name)).toEqual(["get-command", "first-plugin"]);
     const here = blocks.slice(1).filter((b) => !b.name || !elsewhere.has(b.name));
     for (const block of here) expect(block.name, `an unmarked block: ${block.lines.join("; ")}`).toBeDefined();
-    expect(here.map((b) => b.name)).toEqual(expect.arrayContaining(["install-plugins", "state-commands", "marketplace", "team", "doctor"]));
+    expect(here.map((b) => b.name)).toEqual(expect.arrayContaining(["install-plugins", "state-commands", "marketplace", "team", "fleets", "doctor"]));
 
     // The reader's clone, as a new user has it: the shipped examples, nothing trusted yet.
     const world = await makeTmpWorld("xcsh-tools-readme-blocks-");
@@ -195,5 +196,10 @@ describe("README", () => {
     expect(list.json()).toMatchObject({ plugins: [{ name: "@example/xcsh-search" }], marketplacePlugins: [{ id: "acme-market-plugin@acme-market", scope: "project" }, { id: "acme-market-plugin@acme-market", scope: "user" }] });
     const tools = (await runCli(["tools", "--json"], { cwd: world.cwd, home: world.home })).json<{ tools: { name: string }[] }>().tools.map((t) => t.name);
     expect(tools).toEqual(expect.arrayContaining(["project_search", "web_lookup", "search_history"]));
+    // The fleets block's seed: read-only, and a machine pointed at it loads the plugin from it in place.
+    const seed = path.join(world.cwd, "..", "xcsh-seed");
+    const fromSeed = await runCli(["tools", "--json"], { cwd: world.cwd, home: world.home, env: { XCSH_PLUGIN_SEED_DIR: seed } });
+    expect(fromSeed.json<{ tools: { name: string; file: string }[] }>().tools.find((t) => t.name === "project_search")?.file).toContain(path.join(seed, "plugins", "node_modules"));
+    await makeWritable(seed);
   });
 });
