@@ -120,7 +120,7 @@ const ALL_CLOCKS = CLOCKS;
  * under Bun); every build and the floor interleaved per repetition. Medians per clock.
  */
 function measureBoots(builds, runtime, fx, installer, runs, floorJob = loopJob("floor", fx)) {
-  const samples = { floor: [], native: [], ...Object.fromEntries(builds.map((_, i) => [`first${i}`, []]).concat(builds.map((_, i) => [`warm${i}`, []]))) };
+  const samples = { floor: [], floorCached: [], native: [], ...Object.fromEntries(builds.map((_, i) => [`first${i}`, []]).concat(builds.map((_, i) => [`warm${i}`, []]))) };
   for (let run = 0; run < runs; run++) {
     builds.forEach((built, i) => {
       afterInstall(built, fx, installer);
@@ -128,6 +128,8 @@ function measureBoots(builds, runtime, fx, installer, runs, floorJob = loopJob("
       samples[`warm${i}`].push(boot(runtime, oursJob(built, fx), fx));
     });
     samples.floor.push(boot(runtime, floorJob, fx));
+    // The same floor with Node's compile cache on (a cache of its own, warm after the first run): what any loader could also do.
+    if (floorJob.mode === "floor-all" && runtime.id !== "bun") samples.floorCached.push(boot(runtime, { ...floorJob, compileCache: path.join(fx.home, ".floor-compile-cache") }, fx));
     if (runtime.id === "bun" && floorJob.mode === "floor") samples.native.push(boot(runtime, loopJob("native", fx), fx));
   }
   const out = {};
@@ -147,10 +149,11 @@ function printBoots(runtime, m, builds, kind) {
   for (const clock of CLOCKS) {
     const base = bootBase(runtime, m);
     let line = `    ${CLOCK_LABELS[clock].padEnd(11)} floor ${ms(m.floor[clock]).padStart(8)}`;
+    if (m.floorCached) line += `   floor with Node's compile cache ${ms(m.floorCached[clock]).padStart(8)}`;
     if (m.native) line += `   native .ts loop ${ms(m.native[clock]).padStart(8)}`;
     console.log(line);
     builds.forEach((built, i) => {
-      const cell = (phase) => `${ms(m[phase][clock]).padStart(8)} ${ratio(m[phase][clock], m[base][clock]).padStart(6)}`;
+      const cell = (phase) => `${ms(m[phase][clock]).padStart(8)} ${ratio(m[phase][clock], m[base][clock]).padStart(6)}${m.floorCached ? ` (${ratio(m[phase][clock], m.floorCached[clock])} of the cached floor)` : ""}`;
       console.log(`      ${built.label.padEnd(22)} first boot ${cell(`first${i}`)}   warm boot ${cell(`warm${i}`)}`);
     });
   }

@@ -7,7 +7,8 @@
  *           loader can do
  *   native  the same loop over the .ts files (Bun runs them natively)
  *   floor-all every file `import()`ed at once (`Promise.all`), then each factory called in order:
- *           the floor of seed-style tools (issue 44), which take TypeBox from `api.typebox`
+ *           the floor of seed-style tools (issue 44), which take TypeBox from `api.typebox`;
+ *           with `compileCache: <dir>`, the same with Node's compile cache on (`module.enableCompileCache`)
  *   refresh what an install leaves for the next boot: `refreshBootIndex` of the boot index
  *           (src/boot), which compiles new TypeScript entries into the transpile cache
  *
@@ -55,6 +56,13 @@ async function importAll(files) {
   let count = 0;
   for (const module of modules) count += await instantiate(module);
   return count;
+}
+
+// The floor with Node's compile cache (floor-all with `compileCache`): any loader may turn it on,
+// so the least a loader could do includes it; its second and later runs read a warm cache.
+if (job.compileCache) {
+  const { enableCompileCache } = await import("node:module");
+  enableCompileCache?.(job.compileCache);
 }
 
 let tools;
