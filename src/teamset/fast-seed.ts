@@ -25,7 +25,7 @@
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { projectRootOf, resolveRoots, teamPaths, xcshPaths } from "../core/paths.js";
+import { projectFolder, resolveRoots, teamPaths, xcshPaths } from "../core/paths.js";
 import { DEFAULT_SETTINGS } from "../core/settings-keys.js";
 import { decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
@@ -63,8 +63,9 @@ async function restoreFromSeeds({ cwd: started, env, flags, onWarning }: SeededR
   const roots = resolveRoots({ env, ...(env.HOME ? { home: env.HOME } : {}), ...(flags.home ? { xcshHome: path.resolve(started, flags.home) } : {}) });
   const seedDirs = roots.seedDirs;
   if (!seedDirs || seedDirs.length === 0) return undefined;
-  const root = projectRootOf(cwd, roots);
-  if (root === undefined || decideProjectTrustOf(cwd, root, undefined, trustWorldOf(roots)) !== true) return undefined;
+  // The folder the engine restores (cli/team-restore.ts `teamRootOf`): the project root found from cwd, else cwd.
+  const root = projectFolder(cwd, roots);
+  if (decideProjectTrustOf(cwd, root, undefined, trustWorldOf(roots)) !== true) return undefined;
   const plugins = pluginsPaths(roots);
   // An install record: the plugins engine may remove or move a team install of it. Pending work: the engine's recovery.
   if (statSync(plugins.record, { throwIfNoEntry: false }) !== undefined || pendingWork(plugins.ours)) return undefined;
