@@ -10,7 +10,7 @@
  * and the report: a trusted project, nothing pending in our journal, a lock in canonical bytes that
  * satisfies the set and locks only npm plugins, every plugin of the set an npm plugin that is on
  * and that a seed provides as locked, no install record of the user's (so no team install to
- * remove or move). Anything else, or any error, is `undefined`: the engine runs and says why (a
+ * remove or move), no organization policy file (the engine enforces it). Anything else, or any error, is `undefined`: the engine runs and says why (a
  * tampered seed is its `ESEED_INTEGRITY`, a seed that disagrees with the lock its
  * `ESEED_LOCK_MISMATCH`). A wrong fast answer would leave a machine on a set it did not verify; a
  * needless engine run only costs time.
@@ -26,6 +26,7 @@ import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { projectFolder, resolveRoots, teamPaths, xcshPaths } from "../core/paths.js";
+import { managedPolicyFile } from "../core/policy.js";
 import { DEFAULT_SETTINGS } from "../core/settings-keys.js";
 import { decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
@@ -66,6 +67,8 @@ async function restoreFromSeeds({ cwd: started, env, flags, onWarning }: SeededR
   // The folder the engine restores (cli/team-restore.ts `teamRootOf`): the project root found from cwd, else cwd.
   const root = projectFolder(cwd, roots);
   if (decideProjectTrustOf(cwd, root, undefined, trustWorldOf(roots)) !== true) return undefined;
+  // An organization policy: the engine enforces it (sources, forbidden plugins) and says which rule refused what.
+  if (statSync(managedPolicyFile(), { throwIfNoEntry: false }) !== undefined) return undefined;
   const plugins = pluginsPaths(roots);
   // An install record: the plugins engine may remove or move a team install of it. Pending work: the engine's recovery.
   if (statSync(plugins.record, { throwIfNoEntry: false }) !== undefined || pendingWork(plugins.ours)) return undefined;
