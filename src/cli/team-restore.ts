@@ -8,7 +8,7 @@ import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { projectFolder, statOrUndefined, teamPaths } from "../core/paths.js";
-import type { OptOut, RestoreOptions, RestoreReport, TeamEdit, TeamWorld } from "../teamset/index.js";
+import type { RestoreOptions, RestoreReport, TeamEdit, TeamWorld } from "../teamset/index.js";
 import { assertScopeAllowed } from "./project-scope.js";
 import type { CommandContext } from "./context.js";
 import { npmClient } from "./plugin-command.js";

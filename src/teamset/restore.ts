@@ -14,7 +14,7 @@
  * once, so a kill leaves the previous state.
  */
 import { existsSync, realpathSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
 import { teamPaths, teamStatePaths, xcshPaths } from "../core/paths.js";
@@ -29,7 +29,6 @@ import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lo
 import type { EffectiveSet, SetPlugin, Who } from "../manifest/team-set.js";
 import type { TeamDeclaration } from "../manifest/team-declaration.js";
 import type { TeamLocal } from "../manifest/team-local.js";
-import type { Mutation } from "../plugins/mutation.js";
 import { previewPinned, secretsNeededOf, type SecretNeeded } from "../plugins/team-preview.js";
 import { applyPinned, resolvePinned, type PinnedMismatch, type PinnedNpmPlugin } from "../plugins/team.js";
 import { npmPolicySourceOf, type NpmClientOptions } from "../plugins/npm-client.js";

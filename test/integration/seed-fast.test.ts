@@ -15,7 +15,7 @@ import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { CLI_BIN, hermeticEnv, managedPolicyArgs, runCli, runProcess, type ProcessResult } from "../helpers/run-cli.js";
 import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
-import { makeWritable, refusal } from "../helpers/seeds.js";
+import { makeWritable, refusal, removeWorlds, teamMachine } from "../helpers/seeds.js";
 import { toolName, toolSource } from "./plugins-fixtures.js";
 
 const LONG = 300_000;
@@ -34,14 +34,7 @@ describe("a restore the seeds satisfy: the engine's files and output, without th
   const worlds: TmpWorld[] = [];
 
   /** A clean machine: its own HOME, the project's committed files, trusted (unless told). */
-  async function machine(trusted = true): Promise<TmpWorld> {
-    const w = await makeTmpWorld("xcsh-seedfast-run-");
-    worlds.push(w);
-    await writeUserNpmrc(w.home, reg.url);
-    for (const file of ["xcsh-team.json", "xcsh-team.lock.json"]) await cp(path.join(image.cwd, file), path.join(w.cwd, file));
-    if (trusted) expect((await runCli(["trust"], { cwd: w.cwd, home: w.home })).code).toBe(0);
-    return w;
-  }
+  const machine = (trusted = true): Promise<TmpWorld> => teamMachine(image.cwd, reg.url, worlds, "xcsh-seedfast-run-", trusted);
 
   /** `xcsh-tools <args>` with the seeds and a loader hook: the result and the source modules it loaded. */
   async function logged(w: TmpWorld, args: string[], seeds: string, policy?: string): Promise<{ r: ProcessResult; modules: string[] }> {
@@ -89,11 +82,7 @@ describe("a restore the seeds satisfy: the engine's files and output, without th
   }, LONG);
   afterAll(async () => {
     await reg?.dispose();
-    for (const w of [image, ...worlds]) {
-      if (!w) continue;
-      await makeWritable(w.root);
-      await w.cleanup();
-    }
+    await removeWorlds([image, ...worlds]);
   });
 
   describe("same answer as the engine", () => {
