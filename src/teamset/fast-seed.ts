@@ -27,7 +27,6 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { projectFolder, resolveRoots, teamPaths, xcshPaths } from "../core/paths.js";
 import { managedPolicyFile } from "../core/policy.js";
-import { DEFAULT_SETTINGS } from "../core/settings-keys.js";
 import { decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
@@ -43,8 +42,10 @@ import { satisfies } from "./satisfy.js";
 import { seededAsLocked, type SeededAsLocked } from "./seed.js";
 import { withStampAtCommit } from "./stamp-write.js";
 
-/** How the fast restore reports: the engine's world's warning channel. */
+/** What the CLI knows before any command runs, and where warnings go (the engine's world's channel). */
 export interface SeededRestoreInput extends FastRestoreInput {
+  /** `--registry` as given: a settings layer, checked as the CLI checks it. */
+  flags: FastRestoreInput["flags"] & { registry?: unknown };
   onWarning?: (message: string) => void;
 }
 
@@ -66,6 +67,11 @@ async function restoreFromSeeds({ cwd: started, env, flags, onWarning }: SeededR
   // The folder the engine restores (cli/team-restore.ts `teamRootOf`): the project root found from cwd, else cwd.
   const root = projectFolder(cwd, roots);
   if (decideProjectTrustOf(cwd, root, undefined, trustWorldOf(roots)) !== true) return undefined;
+  // Our settings, as the CLI loads them (cli/context.ts): a file the engine would refuse (ECONFIG), or one it would warn about, is its to say.
+  const { loadSettings } = await import("../core/config.js");
+  const loaded = await loadSettings({ cwd, xcshHome: roots.xcshHome, home: roots.home, env, projectTrusted: () => Promise.resolve(true), ...(typeof flags.registry === "string" ? { flags: { registry: flags.registry } } : {}) });
+  if (loaded.warnings.length > 0) return undefined;
+  const { settings } = loaded;
   // An organization policy: the engine enforces it (sources, forbidden plugins) and says which rule refused what.
   if (statSync(managedPolicyFile(), { throwIfNoEntry: false }) !== undefined) return undefined;
   const plugins = pluginsPaths(roots);
@@ -90,15 +96,14 @@ async function restoreFromSeeds({ cwd: started, env, flags, onWarning }: SeededR
     seeded.set(name, inSeed);
   }
   // The engine's ETEAM_GENERATED_TRACKED check (git, read-only): anything tracked is its to refuse.
-  // Settings are not read here: the default deadline (settings-keys.ts); a git that hangs that long is no fast path anyway.
-  if ((await trackedGeneratedFiles(root, paths, { env, timeoutMs: DEFAULT_SETTINGS.timeouts.gitMs })).length > 0) return undefined;
+  if ((await trackedGeneratedFiles(root, paths, { env, timeoutMs: settings.timeouts.gitMs })).length > 0) return undefined;
   const existing = readJsonOrUndefined(paths.installedPlugins);
   const registry = isRecord(existing) && isRecord(existing.plugins) ? (existing as { plugins: Record<string, unknown[]> } & Record<string, unknown>) : undefined;
   const host = renderHostFiles({ set, pluginCache: xcshPaths(roots).pluginCache, installs: new Map(), npmFeatures: new Map([...seeded].map(([name, s]) => [name, s.features])), ...(registry ? { existingRegistry: registry } : {}) });
   if (host.offFolders.length > 0) return undefined;
   const written: string[] = [];
   // As the engine's commit: no stamp (inputs undefined) while seeds are used, an earlier one removed.
-  const world: MutationWorld = withStampAtCommit<MutationWorld>({ roots, env, cwd: root, ...(onWarning ? { onWarning } : {}) }, { root, paths, roots, inputs: undefined, plugins: 0, npm: {}, outputs: [] });
+  const world: MutationWorld = withStampAtCommit<MutationWorld>({ roots, env, cwd: root, lockWaitMs: settings.lockWaitMs, ...(onWarning ? { onWarning } : {}) }, { root, paths, roots, inputs: undefined, plugins: 0, npm: {}, outputs: [] });
   await runMutation(world, "restore the project's plugin set", async (m) => {
     await stageHostFiles(m, roots, paths, host, written);
     await m.step("teamset:staged");

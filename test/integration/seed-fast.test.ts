@@ -159,7 +159,17 @@ describe("a restore the seeds satisfy: the engine's files and output, without th
       expect(await files(w)).toEqual(before);
     }, LONG);
 
-    it("--frozen with a lock that is not in canonical bytes: the engine's ETEAM_FROZEN; without --frozen the engine rewrites it", async () => {
+    it("a settings file the CLI refuses: the engine's ECONFIG naming the field, nothing written", async () => {
+      const w = await machine();
+      const settings = await w.write(path.join(w.home, ".xcsh", "xcsh-tools.json"), { lockWaitMs: "soon" });
+      const before = await files(w);
+      const error = refusal(handedOver(await logged(w, ["--json", "install", "--frozen", "--yes", "--offline"], seed)));
+      expect(error.code).toBe("ECONFIG");
+      expect(error.file).toBe(settings);
+      expect(await files(w)).toEqual(before);
+    }, LONG);
+
+        it("--frozen with a lock that is not in canonical bytes: the engine's ETEAM_FROZEN; without --frozen the engine rewrites it", async () => {
       const w = await machine();
       const lockFile = path.join(w.cwd, "xcsh-team.lock.json");
       await writeFile(lockFile, JSON.stringify(JSON.parse(await readFile(lockFile, "utf8"))));
