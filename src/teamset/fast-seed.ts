@@ -28,13 +28,11 @@ import path from "node:path";
 import { projectFolder, resolveRoots, teamPaths, xcshPaths } from "../core/paths.js";
 import { managedPolicyFile } from "../core/policy.js";
 import { decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
-import { readJsonOrUndefined } from "../manifest/json-file.js";
-import { isRecord } from "../manifest/result.js";
 import { readTeamLock } from "../manifest/team-lock.js";
 import { pluginsPaths, runMutation, type MutationWorld } from "../plugins/mutation.js";
 import { pendingWork, type FastRestoreInput } from "./fast.js";
 import { renderHostFiles } from "./host-files.js";
-import { stageHostFiles, trackedGeneratedFiles } from "./host-write.js";
+import { existingRegistry, stageHostFiles, trackedGeneratedFiles } from "./host-write.js";
 import { loadTeamSet } from "./load.js";
 import { isCanonicalLock } from "./lock-format.js";
 import type { RestoreReport } from "./restore.js";
@@ -87,7 +85,8 @@ async function restoreFromSeeds({ cwd: started, env, flags, onWarning }: SeededR
   if (!isCanonicalLock(lockText, paths.lock) || satisfies(set, lock).some((entry) => entry.state !== "ok")) return undefined;
   if (Object.keys(lock.marketplaces).length > 0 || Object.keys(lock.marketplacePlugins).length > 0) return undefined;
   const npmKeys = [...set.plugins.values()].map((p) => (p.kind === "npm" && p.enabled ? p.key : undefined));
-  if (npmKeys.includes(undefined) || Object.keys(lock.npm).some((name) => !set.plugins.has(name))) return undefined;
+  // An empty set, or one with anything but npm plugins that are on: the engine's (its report then differs in shape).
+  if (npmKeys.length === 0 || npmKeys.includes(undefined) || Object.keys(lock.npm).some((name) => !set.plugins.has(name))) return undefined;
   const seeded = new Map<string, SeededAsLocked>();
   for (const name of npmKeys as string[]) {
     const locked = lock.npm[name];
@@ -97,8 +96,7 @@ async function restoreFromSeeds({ cwd: started, env, flags, onWarning }: SeededR
   }
   // The engine's ETEAM_GENERATED_TRACKED check (git, read-only): anything tracked is its to refuse.
   if ((await trackedGeneratedFiles(root, paths, { env, timeoutMs: settings.timeouts.gitMs })).length > 0) return undefined;
-  const existing = readJsonOrUndefined(paths.installedPlugins);
-  const registry = isRecord(existing) && isRecord(existing.plugins) ? (existing as { plugins: Record<string, unknown[]> } & Record<string, unknown>) : undefined;
+  const registry = existingRegistry(paths.installedPlugins);
   const host = renderHostFiles({ set, pluginCache: xcshPaths(roots).pluginCache, installs: new Map(), npmFeatures: new Map([...seeded].map(([name, s]) => [name, s.features])), ...(registry ? { existingRegistry: registry } : {}) });
   if (host.offFolders.length > 0) return undefined;
   const written: string[] = [];

@@ -9,7 +9,15 @@ import path from "node:path";
 import type { TeamPaths, XcshRoots } from "../core/paths.js";
 import { stageProjectRegistry } from "../marketplace/registry.js";
 import type { Mutation } from "../plugins/mutation.js";
+import { readJsonOrUndefined } from "../manifest/json-file.js";
+import { isRecord } from "../manifest/result.js";
 import { GITIGNORE_TEXT, type HostFiles } from "./host-files.js";
+
+/** The project's registry as it is now (ids the set does not mention are kept by renderHostFiles). */
+export function existingRegistry(file: string): ({ plugins: Record<string, unknown[]> } & Record<string, unknown>) | undefined {
+  const doc = readJsonOrUndefined(file);
+  return isRecord(doc) && isRecord(doc.plugins) ? (doc as { plugins: Record<string, unknown[]> } & Record<string, unknown>) : undefined;
+}
 
 /** Stage `text` as `file` unless it holds those bytes already; what is staged is added to `written`. */
 export async function stageText(m: Pick<Mutation, "tx">, file: string, text: string, written: string[]): Promise<void> {

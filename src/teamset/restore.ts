@@ -23,7 +23,6 @@ import { pathExists } from "../core/atomic-fs.js";
 import { describeExecutableChanges, describeInstallScripts, hasChanges, type ExecutableRequest } from "../components/consent.js";
 import { executableChangesOf, makeScratch, stagePreparedPlugins, type PreparedPlugin } from "../marketplace/index.js";
 import { splitPluginId } from "../manifest/installed-plugins.js";
-import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord, pointer } from "../manifest/result.js";
 import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lock.js";
 import type { EffectiveSet, SetPlugin, Who } from "../manifest/team-set.js";
@@ -36,7 +35,7 @@ import { assertNotForbidden, assertSourcesAllowed, catalogPolicySource, managedP
 import type { DeclaredSource } from "../manifest/team-declaration.js";
 import { formatDeclaration, formatLocal } from "./edit.js";
 import { renderHostFiles, type MarketplaceInstall } from "./host-files.js";
-import { stageHostFiles, stageText } from "./host-write.js";
+import { existingRegistry, stageHostFiles, stageText } from "./host-write.js";
 import { loadTeamSet } from "./load.js";
 import { isCanonicalLock, mergeLockSides, parseConflictedLock } from "./lock-format.js";
 import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock, teamScratchParent, type TeamWorld } from "./resolve.js";
@@ -206,12 +205,6 @@ function checkFeatures(plugin: SetPlugin, version: string, offered: readonly str
     hint: `Choose among ${plugin.key}'s features (${offered.join(", ") || "it has none"}), or "*" for all of them.`,
     exitCode: 2,
   });
-}
-
-/** The project's registry as it is now (ids the set does not mention are kept by renderHostFiles). */
-function existingRegistry(file: string): ({ plugins: Record<string, unknown[]> } & Record<string, unknown>) | undefined {
-  const doc = readJsonOrUndefined(file);
-  return isRecord(doc) && isRecord(doc.plugins) ? (doc as { plugins: Record<string, unknown[]> } & Record<string, unknown>) : undefined;
 }
 
 /** The installPath the project registry has now for `id` (the "before" of consent). */
