@@ -12,7 +12,8 @@
  *           --offline` in a fresh home with an empty npm cache and the seed built from that lock
  *           (`xcsh-tools seed --from`; no network: --offline fails rather than fetch), against
  *           `npm ci` of a package.json + package-lock.json naming the same plugins from a warm
- *           npm cache, from the same local Verdaccio. Target: <= 0.5x npm ci.
+ *           npm cache, from the same local Verdaccio. Target: <= 0.5x npm ci. Also the same restore
+ *           through the engine (a repeated --yes leaves the seed-satisfied fast path), for the pair.
  *
  * Node only (the runtime running this script); wall and CPU (/usr/bin/time) per process.
  *
@@ -132,6 +133,7 @@ try {
     execFileSync(process.execPath, [npmCli, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: project(freshHome(), npmFiles), env: benchEnv(freshHome(), warmCache) });
     const npmCi = [];
     const fromSeed = [];
+    const viaEngine = [];
     for (let run = 0; run < RUNS; run++) {
       const npmHome = freshHome();
       npmCi.push(timeProcessClocks(process.execPath, [npmCli, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: project(npmHome, npmFiles), env: benchEnv(npmHome, warmCache) }));
@@ -140,6 +142,11 @@ try {
       ours(home, dir, ["trust"]);
       const cache = mkdtempSync(path.join(work, "empty-cache-"));
       fromSeed.push(timeProcessClocks(process.execPath, [built.bin, "install", "--frozen", "--yes", "--offline"], { cwd: dir, env: ourEnv(home, cache, { XCSH_PLUGIN_SEED_DIR: seed }) }));
+      // The same restore through the engine: a repeated --yes is commander's to read, so the fast paths leave it (teamset/fast-seed.ts).
+      const engineHome = freshHome();
+      const engineDir = project(engineHome, teamFiles);
+      ours(engineHome, engineDir, ["trust"]);
+      viaEngine.push(timeProcessClocks(process.execPath, [built.bin, "install", "--frozen", "--yes", "--yes", "--offline"], { cwd: engineDir, env: ourEnv(engineHome, mkdtempSync(path.join(work, "empty-cache-")), { XCSH_PLUGIN_SEED_DIR: seed }) }));
     }
     const clocks = (xs) => ({ wall: median(xs.map((x) => x.wall)), cpu: xs[0].cpu === undefined ? undefined : median(xs.map((x) => x.cpu)) });
     const npm = clocks(npmCi);
@@ -147,6 +154,8 @@ try {
     const cpu = (x) => (x.cpu === undefined ? "" : `, cpu ${fmt(x.cpu)}`);
     console.log(`   plugins ${shapeDescription(shape, COUNT)}`);
     console.log(`     npm ci (warm cache) ${fmt(npm.wall)}${cpu(npm)}   install --offline from the seed ${fmt(seeded.wall)}${cpu(seeded)}   ${ratio(seeded.wall, npm.wall)}${npm.cpu && seeded.cpu ? ` / cpu ${ratio(seeded.cpu, npm.cpu)}` : ""}${seeded.wall / npm.wall <= 0.5 ? "" : " over"}`);
+    const engine = clocks(viaEngine);
+    console.log(`     the same through the restore engine (fast path bypassed) ${fmt(engine.wall)}${cpu(engine)}   ${ratio(engine.wall, npm.wall)}${npm.cpu && engine.cpu ? ` / cpu ${ratio(engine.cpu, npm.cpu)}` : ""}`);
   }
   console.log(`\n  (load average at the end: ${load()})`);
 } finally {

@@ -139,10 +139,25 @@ async function restoredAlready(argv: readonly string[], name: string, io: RunCli
   if (!flags) return false;
   const { fastRestore } = await import("../teamset/fast.js");
   const upToDate = fastRestore({ cwd: io.cwd, env: io.env, flags });
-  if (!upToDate) return false;
   const output = createOutput(io, { json: Boolean(flags.json), color: flags.color === false ? false : undefined, env: io.env });
+  if (!upToDate) return io.env.XCSH_PLUGIN_SEED_DIR ? restoredFromSeeds(flags, io, output) : false;
   if (output.json) output.result({ ok: true, upToDate: true, plugins: upToDate.plugins });
   else output.line(`Up to date: ${upToDate.plugins} plugin${upToDate.plugins === 1 ? "" : "s"} (xcsh-team.lock.json)`);
+  return true;
+}
+
+/**
+ * `install` with no spec on a machine whose seeds hold the project's whole lock: the host files
+ * written as the engine writes them, its report printed through the same code
+ * (teamset/fast-seed.ts; the engine decides anything else).
+ */
+async function restoredFromSeeds(flags: GlobalFlags & Record<string, unknown>, io: RunCliOptions, output: ReturnType<typeof createOutput>): Promise<boolean> {
+  const { seededRestore } = await import("../teamset/fast-seed.js");
+  const restored = await seededRestore({ cwd: io.cwd, env: io.env, flags, onWarning: (message) => output.note(`warning: ${message}`) });
+  if (!restored) return false;
+  const { restoreLines, restoreResult } = await import("./restore-output.js");
+  if (output.json) output.result(restoreResult(restored.report));
+  else for (const line of restoreLines(restored.root, restored.report)) output.line(line);
   return true;
 }
 

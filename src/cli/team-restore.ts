@@ -8,7 +8,7 @@ import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { projectFolder, statOrUndefined, teamPaths } from "../core/paths.js";
-import type { OptOut, RestoreOptions, RestoreReport, TeamEdit, TeamWorld } from "../teamset/index.js";
+import type { RestoreOptions, RestoreReport, TeamEdit, TeamWorld } from "../teamset/index.js";
 import { assertScopeAllowed } from "./project-scope.js";
 import type { CommandContext } from "./context.js";
 import { npmClient } from "./plugin-command.js";
@@ -67,11 +67,9 @@ export async function teamWorldOf(ctx: CommandContext, flags: RestoreFlags = {})
  * the fix is the user's `git rm --cached`.
  */
 async function assertGeneratedUntracked(root: string, world: TeamWorld, configDirName: string | undefined): Promise<void> {
-  const paths = teamPaths(root, configDirName);
-  const generated = [path.dirname(paths.installedPlugins), paths.pluginOverrides, paths.marketplacesRegistry, path.dirname(paths.catalogCache)].map((file) => path.relative(root, file));
-  const { trackedFiles } = await import("../core/git.js");
-  const tracked = await trackedFiles(root, generated, { env: world.ctx.env, timeoutMs: world.ctx.gitTimeoutMs });
-  if (!tracked || tracked.length === 0) return;
+  const { trackedGeneratedFiles } = await import("../teamset/host-write.js");
+  const tracked = await trackedGeneratedFiles(root, teamPaths(root, configDirName), { env: world.ctx.env, timeoutMs: world.ctx.gitTimeoutMs });
+  if (tracked.length === 0) return;
   const quoted = tracked.map((file) => (/^[\w./@-]+$/.test(file) ? file : `'${file.replaceAll("'", "'\\''")}'`));
   throw new XcshToolsError("ETEAM_GENERATED_TRACKED", `git tracks ${tracked.join(", ")}, which xcsh-tools generates for each machine from xcsh-team.json (a committed copy holds one machine's paths)`, {
     file: path.join(root, tracked[0]!),
@@ -108,35 +106,4 @@ export async function restoreProject(ctx: CommandContext, flags: RestoreFlags = 
   });
 }
 
-/** Who switched a declared plugin off, as `list` says it: `you (.xcsh/team.local.json)`, `team (xcsh-team.json)`. */
-export function decidedBy(root: string, optOut: Pick<OptOut, "by" | "file">): string {
-  const who = optOut.by === "local" || optOut.by === "claude-local" || optOut.by === "user" ? "you" : optOut.by === "claude" ? "team (Claude Code)" : "team";
-  return `${who} (${path.relative(root, optOut.file) || optOut.file})`;
-}
-
-/** The human lines of a restore (`--json` prints the report as it is). */
-export function restoreLines(root: string, report: RestoreReport): string[] {
-  const rel = (file: string) => path.relative(root, file) || file;
-  const lines: string[] = [];
-  const would = report.dryRun ? "Would " : "";
-  if (report.lockMerged) lines.push(report.dryRun ? "Would merge xcsh-team.lock.json (it has conflict markers)." : "Merged xcsh-team.lock.json (it had conflict markers).");
-  const changed = [...report.npmInstalled, ...report.installed];
-  if (changed.length > 0) lines.push(`${would}${would ? "install" : "Installed"} ${changed.join(", ")}`);
-  if (report.fromSeeds && report.fromSeeds.length > 0) lines.push(`Used from the seed, in place: ${report.fromSeeds.join(", ")}`);
-  if (report.resolved.length > 0) lines.push(`${would}${would ? "lock" : "Locked"} ${report.resolved.join(", ")}`);
-  if (report.removed.length > 0) lines.push(`Removed ${report.removed.join(", ")} (no restored project declares them any more)`);
-  for (const line of report.versionMoves) lines.push(`note: ${line}`);
-  if (report.dryRun) {
-    for (const plugin of report.wouldRun) {
-      lines.push(`${plugin.id} ${plugin.version} would run${plugin.source === "npm" ? " (hook and extension modules)" : ""}:`);
-      for (const line of plugin.lines) lines.push(`  ${line}`);
-    }
-  }
-  for (const optOut of report.optOuts) lines.push(`${optOut.plugin}: off — ${decidedBy(root, optOut)}`);
-  if (report.undeclared.length > 0) lines.push(`warning: WTEAM_UNDECLARED: the project registry also lists ${report.undeclared.join(", ")}, which the set does not declare (kept as they were)`);
-  if (report.written.length > 0) lines.push(`Wrote ${report.written.map(rel).join(", ")}`);
-  for (const s of report.secretsNeeded) lines.push(`needs a secret: xcsh-tools config set ${s.plugin} ${s.key} <value>${s.env ? `  (or ${s.env})` : ""}`);
-  if (report.dryRun) lines.push(changed.length > 0 || report.lockChanged || report.lockMerged ? "Dry run: nothing was asked, written or run." : "Up to date (xcsh-team.lock.json); dry run: nothing was written.");
-  else lines.push(changed.length > 0 || report.removed.length > 0 || report.written.length > 0 ? "Restart xcsh (or /reload-plugins) to load the set." : "Up to date (xcsh-team.lock.json).");
-  return lines;
-}
+export { decidedBy, restoreLines, restoreResult } from "./restore-output.js";

@@ -4,6 +4,8 @@
  * (the `tree1` hash, which the boot path does not compute). Reads only: a seed is never written,
  * so nothing here is `--fix`'s; the fix is rebuilding the seed.
  */
+import { xcshPaths } from "../core/paths.js";
+import { hiddenUserCopies } from "../manifest/seed.js";
 import { verifySeed } from "../teamset/seed.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
 
@@ -16,6 +18,9 @@ export async function checkSeeds(world: DoctorWorld): Promise<AreaFindings> {
       const n = Object.keys(manifest.plugins).length;
       area.ok(`seed:${dir}`, `seed ${dir}: ${n} plugin${n === 1 ? "" : "s"}, intact (format ${manifest.seedFormat}, from ${manifest.from.kind === "lock" ? `${manifest.from.file} sha256 ${manifest.from.sha256.slice(0, 12)}` : manifest.from.specs.join(" ")})`);
     }
+  }
+  for (const hidden of hiddenUserCopies(world.roots.seedDirs ?? [], xcshPaths(world.roots).pluginsPackageJson)) {
+    area.problem(`seed-hides:${hidden.name}`, "warn", `${hidden.code}: ${hidden.message}`, { hint: hidden.hint, manual: "a seed is read-only: uninstall your copy or rebuild the seed" });
   }
   return area;
 }

@@ -145,6 +145,51 @@ export function seedOf(dirs: readonly string[], name: string): { dir: string; en
   return undefined;
 }
 
+/** The names the user installed themselves (`PLUGINS/package.json` dependencies); none when it cannot be read. */
+export function userPluginNames(pluginsPackageJson: string): string[] {
+  try {
+    const deps = (JSON.parse(readFileSync(pluginsPackageJson, "utf8")) as { dependencies?: unknown }).dependencies;
+    return deps !== null && typeof deps === "object" ? Object.keys(deps) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A user's own plugin that is not loaded because a seed provides the name (docs/design/fleets.md "Precedence"). */
+export interface HiddenUserCopy {
+  code: "WSEED_HIDES";
+  name: string;
+  /** The seed that provides the name, and wins. */
+  seed: string;
+  /** The seed's manifest, which lists the name. */
+  file: string;
+  message: string;
+  hint: string;
+}
+
+/**
+ * The user's own plugins that a seed hides: the seed's copy of the name is loaded, the user's is
+ * not. Said, never silent: a user who installed a newer or patched copy would otherwise believe it
+ * runs. One place, so that `list`, `tools` and `doctor` say the same.
+ */
+export function hiddenUserCopies(dirs: readonly string[], pluginsPackageJson: string): HiddenUserCopy[] {
+  if (dirs.length === 0) return [];
+  return userPluginNames(pluginsPackageJson).flatMap((name) => {
+    const seeded = seedOf(dirs, name);
+    if (!seeded) return [];
+    return [
+      {
+        code: "WSEED_HIDES" as const,
+        name,
+        seed: seeded.dir,
+        file: seedPaths(seeded.dir).manifest,
+        message: `your own ${name} is not loaded: the plugin seed ${seeded.dir} (XCSH_PLUGIN_SEED_DIR) provides ${name}@${seeded.entry.version}, and a seed wins`,
+        hint: `Uninstall your copy (xcsh-tools uninstall ${name}), or rebuild the seed without ${name} to use yours.`,
+      },
+    ];
+  });
+}
+
 /**
  * `ESEEDED` for a change (`update`, `uninstall`, `disable`…) of plugins the user has not installed
  * and a seed provides: a seed is never written, so the change cannot be made here.

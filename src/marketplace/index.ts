@@ -36,5 +36,5 @@ export { listMarketplacePlugins, type InstalledRow } from "./installed-list.js";
 export { parseCatalogSource } from "./sources/index.js";
 export { projectFilesNotLoaded } from "./state.js";
 export type { PlanItem } from "./plan.js";
-export { catalogNameOf, fetchDeclaredMarketplace, prepareDeclaredPlugin, stagePreparedPlugins, stageProjectRegistry, executableChangesOf, type FetchedDeclaredMarketplace, type PreparedPlugin, type CatalogSourceSpec } from "./team.js";
+export { catalogNameOf, fetchDeclaredMarketplace, prepareDeclaredPlugin, stagePreparedPlugins, executableChangesOf, type FetchedDeclaredMarketplace, type PreparedPlugin, type CatalogSourceSpec } from "./team.js";
 export { hashTree, makeScratch } from "./tree.js";

@@ -89,6 +89,15 @@ export function withProject(list: string[], registry: string): string[] | undefi
   return list.includes(resolved) ? undefined : [...list, resolved];
 }
 
+/**
+ * Record the project registry `registryFile` in the list of project registries, so that no
+ * other command's cache clean-up deletes a folder it points at (marketplace-projects.json).
+ */
+export async function stageProjectRegistry(ctx: Pick<MarketplaceContext, "roots">, m: { tx: Transaction }, registryFile: string): Promise<void> {
+  const list = withProject(await readProjectList(ctx), registryFile);
+  if (list) await stageProjectList(m.tx, ctx, list);
+}
+
 /** Stage the project list. */
 export function stageProjectList(tx: Transaction, ctx: Pick<MarketplaceContext, "roots">, list: string[]): Promise<void> {
   return tx.stageJson(projectListFile(ctx), { version: 1, registries: list });

@@ -18,7 +18,6 @@ import type { PluginFrom } from "../manifest/team-lock.js";
 import { preparePlugin, type PluginPin, type PreparedPlugin } from "./prepare.js";
 import type { CatalogSourceSpec } from "./sources/index.js";
 import type { FoundMarketplace } from "./state.js";
-import { readProjectList, stageProjectList, withProject } from "./registry.js";
 
 export type { PreparedPlugin } from "./prepare.js";
 export { executableChangesOf } from "./plugins.js";
@@ -100,11 +99,3 @@ export async function stagePreparedPlugins(ctx: MarketplaceContext, m: Mutation,
   await applyPluginPlan(ctx, m, { items: [], writes: [], cacheRemovals: [], cacheKept: [] }, prepared.map((p) => ({ dir: p.cacheDir, from: p.copy, hash: p.hash })), undefined);
 }
 
-/**
- * Record the project registry `registryFile` in the list of project registries, so that no
- * other command's cache clean-up deletes a folder it points at (marketplace-projects.json).
- */
-export async function stageProjectRegistry(ctx: MarketplaceContext, m: Mutation, registryFile: string): Promise<void> {
-  const list = withProject(await readProjectList(ctx), registryFile);
-  if (list) await stageProjectList(m.tx, ctx, list);
-}

@@ -40,6 +40,9 @@ import { policyForChange } from "../core/policy.js";
 import type { XcshRoots } from "../core/paths.js";
 import { loadPluginsState, pluginsPaths, type PluginsPaths, type PluginsState } from "./state.js";
 
+/** Where the plugins folder keeps what (for a caller that needs the paths, not the engine). */
+export { pluginsPaths };
+
 /** The world a mutation runs in (injected; the CLI builds it from its context). */
 export interface MutationWorld {
   roots: XcshRoots;

@@ -73,7 +73,7 @@ function check({ cwd: started, env, flags }: FastRestoreInput): FastRestoreResul
  * mutation finishes either; the fast path would skip it. Named here, not imported: those modules
  * are not on the CLI's hot path.
  */
-function pendingWork(ours: string): boolean {
+export function pendingWork(ours: string): boolean {
   if (statSync(path.join(ours, "boot-refresh-pending"), { throwIfNoEntry: false }) !== undefined) return true;
   try {
     return readdirSync(path.join(ours, "journal")).length > 0;

@@ -14,29 +14,28 @@
  * once, so a kill leaves the previous state.
  */
 import { existsSync, realpathSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
 import { teamPaths, teamStatePaths, xcshPaths } from "../core/paths.js";
 import { isProjectTrustedByUser, trustWorldOf, untrustedProjectError } from "../core/trust.js";
 import { pathExists } from "../core/atomic-fs.js";
 import { describeExecutableChanges, describeInstallScripts, hasChanges, type ExecutableRequest } from "../components/consent.js";
-import { executableChangesOf, makeScratch, stagePreparedPlugins, stageProjectRegistry, type PreparedPlugin } from "../marketplace/index.js";
+import { executableChangesOf, makeScratch, stagePreparedPlugins, type PreparedPlugin } from "../marketplace/index.js";
 import { splitPluginId } from "../manifest/installed-plugins.js";
-import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord, pointer } from "../manifest/result.js";
 import { readTeamLock, TEAM_LOCK_FILE, type TeamLock } from "../manifest/team-lock.js";
 import type { EffectiveSet, SetPlugin, Who } from "../manifest/team-set.js";
 import type { TeamDeclaration } from "../manifest/team-declaration.js";
 import type { TeamLocal } from "../manifest/team-local.js";
-import type { Mutation } from "../plugins/mutation.js";
 import { previewPinned, secretsNeededOf, type SecretNeeded } from "../plugins/team-preview.js";
 import { applyPinned, resolvePinned, type PinnedMismatch, type PinnedNpmPlugin } from "../plugins/team.js";
 import { npmPolicySourceOf, type NpmClientOptions } from "../plugins/npm-client.js";
 import { assertNotForbidden, assertSourcesAllowed, catalogPolicySource, managedPolicyFile, type PolicySource } from "../core/policy.js";
 import type { DeclaredSource } from "../manifest/team-declaration.js";
 import { formatDeclaration, formatLocal } from "./edit.js";
-import { GITIGNORE_TEXT, renderHostFiles, type MarketplaceInstall } from "./host-files.js";
+import { renderHostFiles, type MarketplaceInstall } from "./host-files.js";
+import { existingRegistry, stageHostFiles, stageText } from "./host-write.js";
 import { loadTeamSet } from "./load.js";
 import { isCanonicalLock, mergeLockSides, parseConflictedLock } from "./lock-format.js";
 import { lockedTreeHash, lockTextIfChanged, MarketplaceFetcher, resolveTeamLock, teamScratchParent, type TeamWorld } from "./resolve.js";
@@ -208,12 +207,6 @@ function checkFeatures(plugin: SetPlugin, version: string, offered: readonly str
   });
 }
 
-/** The project's registry as it is now (ids the set does not mention are kept by renderHostFiles). */
-function existingRegistry(file: string): ({ plugins: Record<string, unknown[]> } & Record<string, unknown>) | undefined {
-  const doc = readJsonOrUndefined(file);
-  return isRecord(doc) && isRecord(doc.plugins) ? (doc as { plugins: Record<string, unknown[]> } & Record<string, unknown>) : undefined;
-}
-
 /** The installPath the project registry has now for `id` (the "before" of consent). */
 function installedPathOf(registry: ReturnType<typeof existingRegistry>, id: string): string | undefined {
   const entries = registry?.plugins[id];
@@ -230,12 +223,6 @@ function withoutIds(registry: ReturnType<typeof existingRegistry>, ids: readonly
 }
 
 /** Stage `text` as the new content of `file` when it differs from what is there. */
-async function stageText(m: Mutation, file: string, text: string, written: string[]): Promise<void> {
-  const current = await readFile(file, "utf8").catch(() => undefined);
-  if (current === text) return;
-  await writeFile(await m.tx.stage(file), text, { mode: 0o644 });
-  written.push(file);
-}
 
 /** A request as consent shows it (the lines a terminal prints and `--dry-run`/`--json` report). */
 function wouldRunOf(request: ExecutableRequest): WouldRun {
@@ -455,9 +442,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         for (const off of host.offFolders) {
           if (!(await pathExists(off))) await mkdir(await m.tx.stage(off));
         }
-        await stageText(m, paths.installedPlugins, host.registryText, written);
-        if (Object.keys(host.overrides).length > 0 || (await pathExists(paths.pluginOverrides))) await stageText(m, paths.pluginOverrides, host.overridesText, written);
-        if (!(await pathExists(paths.gitignore))) await stageText(m, paths.gitignore, GITIGNORE_TEXT, written);
+        await stageHostFiles(m, ctx.roots, paths, host, written);
         if (edit?.declaration) await stageText(m, paths.declaration, formatDeclaration(edit.declaration), written);
         if (edit?.local) await stageText(m, paths.local, formatLocal(edit.local), written);
         const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
@@ -471,7 +456,6 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
         stampFacts.lockText = lockChange ?? lockText;
         stampFacts.frozenOk = frozenCleanForStamp(set, next, stampFacts.lockText, paths.lock);
         stampFacts.outputs = [paths.installedPlugins, paths.pluginOverrides, paths.gitignore, m.paths.packageJson, m.paths.packageLock, m.paths.runtimeLock, m.paths.record, ...pinned.map((p) => path.join(m.paths.nodeModules, p.name, "package.json")), ...ready.map((p) => p.cacheDir), ...reused.map((r) => r.cacheDir), ...host.offFolders];
-        if (written.includes(paths.installedPlugins)) await stageProjectRegistry(ctx, m, paths.installedPlugins);
         await m.step("teamset:staged");
       },
     });

@@ -7,7 +7,8 @@
  */
 import { chmod, lstat, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { hashTree } from "../marketplace/index.js";
+// The hashing module alone: the seed-satisfied restore (fast-seed.ts) must not load the marketplace engine.
+import { hashTree } from "../marketplace/tree.js";
 import { SEED_FORMAT, readSeedManifest, seedIntegrityError, seedOf, seededPluginProblem, seedPaths, type SeedManifest, type SeededPlugin } from "../manifest/seed.js";
 import { pickManifest } from "../manifest/plugin-manifest.js";
 import { pointerSegment } from "../manifest/result.js";

@@ -17,7 +17,7 @@ import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
 import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
-import { makeWritable, refusal } from "../helpers/seeds.js";
+import { makeWritable, refusal, removeWorlds, teamMachine } from "../helpers/seeds.js";
 import { toolName, toolSource } from "../integration/plugins-fixtures.js";
 
 const LONG = 300_000;
@@ -34,14 +34,7 @@ describe("CI recipe: seed at image build, restore and boot with no network", () 
   let proxy: RegistryProxy;
 
   /** A clean CI machine: its own HOME, npm through the counting proxy, the project's committed files only. */
-  async function ciMachine(): Promise<TmpWorld> {
-    const w = await makeTmpWorld("xcsh-ci-run-");
-    worlds.push(w);
-    await writeUserNpmrc(w.home, proxy.url);
-    for (const file of ["xcsh-team.json", "xcsh-team.lock.json"]) await cp(path.join(image.cwd, file), path.join(w.cwd, file));
-    expect((await runCli(["trust"], { cwd: w.cwd, home: w.home })).code).toBe(0);
-    return w;
-  }
+  const ciMachine = (): Promise<TmpWorld> => teamMachine(image.cwd, proxy.url, worlds, "xcsh-ci-run-");
   /** `xcsh-tools seed <dir> <specs> --yes` at image build. */
   async function seedOf(dir: string, specs: string[]): Promise<void> {
     const built = await runCli(["seed", dir, ...specs, "--yes"], { cwd: image.cwd, home: image.home, timeoutMs: 180_000 });
@@ -74,11 +67,7 @@ describe("CI recipe: seed at image build, restore and boot with no network", () 
   afterAll(async () => {
     await proxy?.close();
     await reg?.dispose();
-    for (const w of [image, ...worlds]) {
-      if (!w) continue;
-      await makeWritable(w.root);
-      await w.cleanup();
-    }
+    await removeWorlds([image, ...worlds]);
   });
 
   it("the seed records the lock it came from (sha256 of its bytes) and the locked integrity of each plugin", async () => {

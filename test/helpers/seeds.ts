@@ -3,10 +3,11 @@
  * read-only by design, so a temp folder holding one is made writable again before it is
  * removed or edited; and the coded error of a `--json` refusal.
  */
-import { chmod, readdir, stat } from "node:fs/promises";
+import { chmod, cp, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { expect } from "vitest";
-import type { ProcessResult } from "./run-cli.js";
+import { runCli, type ProcessResult } from "./run-cli.js";
+import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "./tmp-home.js";
 
 /** Undo read-only modes under `dir` (folders 0755, files 0644); a missing `dir` is fine. */
 export async function makeWritable(dir: string): Promise<void> {
@@ -20,4 +21,27 @@ export async function makeWritable(dir: string): Promise<void> {
 export function refusal(r: ProcessResult): { code: string; message: string; file?: string; path?: string; hint?: string } {
   expect(r.code, `${r.stdout}\n${r.stderr}`).not.toBe(0);
   return r.json().error;
+}
+
+/**
+ * A clean machine of a seed test: its own HOME (npm pointed at `registryUrl`), the committed team
+ * files of the project at `project` (xcsh-team.json and its lock), trusted unless told; added to
+ * `worlds` for `removeWorlds`.
+ */
+export async function teamMachine(project: string, registryUrl: string, worlds: TmpWorld[], prefix: string, trusted = true): Promise<TmpWorld> {
+  const w = await makeTmpWorld(prefix);
+  worlds.push(w);
+  await writeUserNpmrc(w.home, registryUrl);
+  for (const file of ["xcsh-team.json", "xcsh-team.lock.json"]) await cp(path.join(project, file), path.join(w.cwd, file));
+  if (trusted) expect((await runCli(["trust"], { cwd: w.cwd, home: w.home })).code).toBe(0);
+  return w;
+}
+
+/** Remove temp worlds that may hold read-only seeds. */
+export async function removeWorlds(worlds: readonly (TmpWorld | undefined)[]): Promise<void> {
+  for (const w of worlds) {
+    if (!w) continue;
+    await makeWritable(w.root);
+    await w.cleanup();
+  }
 }

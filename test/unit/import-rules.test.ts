@@ -57,9 +57,12 @@ const ENGINES: Record<string, readonly string[]> = {
   // team.ts: the pinned installs of a team restore (teamset/restore.ts), in one transaction with its host files.
   // team-preview.ts: what a restore's pinned install would do, before consent (--dry-run, the one question).
   plugins: ["mutation.ts", "npm-client.ts", "tarball-check.ts", "team.ts", "team-preview.ts"],
-  marketplace: ["index.ts"],
-  // The team-set engine (issue 42); fast.ts: the no-op restore check on the CLI's hot path (no engine loaded).
-  teamset: ["index.ts", "fast.ts"],
+  // registry.ts: the list of project registries the host files join; tree.ts: the tree hash a seed records. Both on the
+  // seed-satisfied restore's path (teamset/fast-seed.ts), which must not load the engine.
+  marketplace: ["index.ts", "registry.ts", "tree.ts"],
+  // The team-set engine (issue 42); fast.ts: the no-op restore check on the CLI's hot path (no engine loaded);
+  // fast-seed.ts: the seed-satisfied restore, answered there too (docs/design/fleets.md).
+  teamset: ["index.ts", "fast.ts", "fast-seed.ts"],
   scaffold: ["index.ts"],
 };
 

@@ -124,10 +124,9 @@ async function bringsLines(ctx: CommandContext, names: readonly string[]): Promi
 
 /** `install` with no spec: restore the project's declared set (cli/team-restore.ts). */
 async function restoreCommand(ctx: CommandContext, flags: { dryRun?: boolean; allowScripts?: boolean; yes?: boolean; frozen?: boolean; offline?: boolean }): Promise<void> {
-  const { restoreProject, restoreLines, teamRootOf } = await import("../team-restore.js");
+  const { restoreProject, restoreLines, restoreResult, teamRootOf } = await import("../team-restore.js");
   const report = await restoreProject(ctx, flags);
-  // `changed`: anything installed or written on this machine (a dry run: anything it would).
-  if (ctx.output.json) return ctx.output.result({ ok: true, changed: report.installed.length + report.npmInstalled.length + report.written.length > 0 || (report.dryRun && report.lockChanged), ...report });
+  if (ctx.output.json) return ctx.output.result(restoreResult(report));
   for (const line of restoreLines(teamRootOf(ctx), report)) ctx.output.line(line);
 }
 

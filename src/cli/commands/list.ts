@@ -50,6 +50,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
       // Who decided each plugin of the project's set (only in a trusted project: its files are read).
       const team = notLoaded === undefined && (await ctx.projectTrusted()) ? await teamRows(ctx, view) : [];
       const decided = new Map(team.map(({ row }) => [row.key, row.decidedBy]));
+      // The user's own plugins a seed hides (the seed's copy loads): said on the item, never silent.
+      const hidden = new Map((await (await import("../seeded.js")).hiddenBySeeds(ctx)).map((h) => [h.name, h]));
       // Each npm plugin's components, described once for its JSON item and its printed line.
       const componentLines = new Map<string, string>();
       const items = view.inventory.map((p) => {
@@ -75,6 +77,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
           ...(p.problem ? { problem: p.problem } : {}),
           ...(components ? { components: components.json } : {}),
           ...(decided.has(p.name) ? { decidedBy: decided.get(p.name) } : {}),
+          ...(hidden.has(p.name) ? { hiddenBySeed: hidden.get(p.name)!.seed } : {}),
         };
       });
       // Plugins the seeds provide, used in place (a seed wins over the user's copy of a name).
@@ -114,6 +117,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
         ];
         ctx.output.line(`${style(ctx.output, "bold", item.name)}@${item.version ?? "missing"}  ${flags.join("  ")}`);
         if (item.problem) ctx.output.line(`  ${style(ctx.output, "red", "problem")}: ${item.problem}`);
+        const hides = hidden.get(item.name);
+        if (hides) ctx.output.line(`  ${style(ctx.output, "yellow", `warning ${hides.code}`)}: ${hides.message}. ${hides.hint}`);
         const components = componentLines.get(item.name);
         if (components) ctx.output.line(`  ${components}`);
       }

@@ -20,6 +20,7 @@ import { ReportedFailure } from "../command-errors.js";
 import { resolveUserPath } from "../../core/paths.js";
 import { declaredByFrom, npmVersionNotes, overridesCwdNote, teamDeclaredNpm } from "../../teamset/notes.js";
 import type { listInstalledTools } from "../../boot/index.js";
+import type { HiddenUserCopy } from "../../manifest/seed.js";
 import type { CommandContext, CommandModule } from "../context.js";
 import { style } from "../output.js";
 
@@ -64,7 +65,7 @@ export async function runTools(options: ToolsFlags, context: CommandContext): Pr
     ...(options.builtins ? { builtInToolNames: options.builtins } : {}),
     ...(options.pi !== undefined ? { piModule: options.pi } : {}),
   });
-  const report = withTeamNotes(toolsReport(result), context);
+  const report = withTeamNotes(toolsReport(result), context, context.roots.seedDirs?.length ? await (await import("../seeded.js")).hiddenBySeeds(context) : []);
   const otherComponents = await pluginsWithoutTools(context, report.tools);
   if (context.output.json) {
     const { tools, errors, untrusted, warnings } = report;
@@ -133,7 +134,7 @@ function toolsReport(result: Awaited<ReturnType<typeof listInstalledTools>>) {
  * moved to another version is `WTEAM_NPM_VERSION`. Stat only, and our install record (and the
  * runtime lock, for plugins declared here) read only when npm tools are listed.
  */
-function withTeamNotes(report: ReturnType<typeof toolsReport>, context: CommandContext) {
+function withTeamNotes(report: ReturnType<typeof toolsReport>, context: CommandContext, hidden: readonly HiddenUserCopy[] = []) {
   const declared = report.tools.some((t) => t.provider === "npm") ? teamDeclaredNpm(context.roots) : new Map<string, string[]>();
   const tools = report.tools.map((tool) => {
     const by = tool.provider === "npm" && tool.plugin ? declaredByFrom(declared.get(tool.plugin) ?? [], context.cwd, context.roots) : undefined;
@@ -143,7 +144,9 @@ function withTeamNotes(report: ReturnType<typeof toolsReport>, context: CommandC
   for (const tool of tools) if ("declaredHere" in tool && tool.declaredHere && tool.plugin) (here.get(tool.declaredBy) ?? here.set(tool.declaredBy, new Set()).get(tool.declaredBy)!).add(tool.plugin);
   const note = overridesCwdNote(context.cwd, context.roots);
   const moved = [...here].flatMap(([root, plugins]) => npmVersionNotes(context.roots, root, [...plugins]));
-  return { ...report, tools, warnings: [...moved, ...(note ? [note] : [])] };
+  // The user's own plugins a seed hides (manifest/seed.ts): their tools are not in the list, and why.
+  const warnings: { code: string; file: string; message: string; hint: string }[] = [...moved, ...(note ? [note] : []), ...hidden.map(({ code, file, message, hint }) => ({ code, file, message, hint }))];
+  return { ...report, tools, warnings };
 }
 type ToolsReport = ReturnType<typeof withTeamNotes>;
 
