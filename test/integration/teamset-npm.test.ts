@@ -257,7 +257,7 @@ describe("team restore of npm plugins: the closure exactly as locked", () => {
   });
 });
 
-describe("team restore of an npm plugin from git: the locked commit", () => {
+describe("team restore of an npm plugin from git: the locked commit; install <git URL> --scope project", () => {
   let a: TmpWorld;
   let b: TmpWorld;
   let http: GitHttpServer;
@@ -297,23 +297,6 @@ describe("team restore of an npm plugin from git: the locked commit", () => {
     const tree = await snapshotTree(plugins(b), { exclude: [".xcsh-tools"] });
     expect(await restore(b, root)).toMatchObject({ npmInstalled: [], written: [] });
     expect(await snapshotTree(plugins(b), { exclude: [".xcsh-tools"] })).toEqual(tree);
-  });
-});
-
-describe("install <git URL> --scope project: declared as typed, locked at its commit", () => {
-  let a: TmpWorld;
-  let http: GitHttpServer;
-  let repo: GitRemote;
-
-  beforeEach(async () => {
-    a = await makeTmpWorld("xcsh-teamnpm-gitcli-");
-    const served = path.join(a.root, "served");
-    http = await startGitHttpServer(served);
-    repo = await makeGitRemote(served, "git-plugin", { "package.json": { name: "git-plugin", version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } }, "t.js": toolSource("git_plugin") }, isolatedGitEnv(a.home));
-  });
-  afterEach(async () => {
-    await http.close();
-    await a.cleanup();
   });
 
   it("the package's own name is the key, the URL the spec; the lock holds the commit; a file:// repository or a tarball file is refused, nothing written", async () => {
