@@ -218,20 +218,24 @@ async function compareDetails(pinned, market, list) {
           try {
             return { installed: true, ...parseDetails(d.stdout) };
           } catch (e) {
-            return { installed: true, unparsed: String(e.message).slice(0, 300) };
+            return { installed: true, unparsed: String(e.message).replace(/\s+/g, " ").slice(0, 300) };
           }
         })(),
         (async () => {
           const i = await xcsh(["install", id, "--yes"], ourHome, ourHome);
           if (i.status !== 0) return { installed: false, why: firstLine(i) };
           const s = await xcsh(["show", id, "--json"], ourHome, ourHome);
-          const plugin = JSON.parse(s.stdout).plugins[0];
-          return { installed: true, ...plugin.inventory, alwaysOn: plugin.cost.alwaysOn };
+          try {
+            const plugin = JSON.parse(s.stdout).plugins[0];
+            return { installed: true, ...plugin.inventory, alwaysOn: plugin.cost.alwaysOn };
+          } catch {
+            return { installed: true, unparsed: `show --json exit ${s.status}: ${firstLine(s)}` };
+          }
         })(),
       ]);
       const row = { label: t.label, cc, ours, problems: [] };
       if (cc.installed !== ours.installed) row.problems.push(`installed: Claude Code ${cc.installed ? "yes" : `no (${cc.why})`}, xcsh ${ours.installed ? "yes" : `no (${ours.why})`}`);
-      else if (cc.installed && cc.unparsed) row.problems.push(`details not read: ${cc.unparsed}`);
+      else if (cc.installed && (cc.unparsed || ours.unparsed)) row.problems.push(`not read: ${cc.unparsed ?? ours.unparsed}`);
       else if (cc.loads === false) row.unloaded = true;
       else if (cc.installed) {
         for (const kind of KINDS) {
@@ -252,7 +256,7 @@ async function compareDetails(pinned, market, list) {
 }
 
 function printDetails(market, rows) {
-  const both = rows.filter((r) => r.cc?.installed && r.ours?.installed && !r.cc.unparsed && !r.unloaded);
+  const both = rows.filter((r) => r.cc?.installed && r.ours?.installed && !r.cc.unparsed && !r.ours.unparsed && !r.unloaded);
   const unloaded = rows.filter((r) => r.unloaded).length;
   const names = both.filter((r) => !r.problems.some((p) => !p.startsWith("always-on")));
   const cost = both.filter((r) => !r.problems.some((p) => p.startsWith("always-on")));
