@@ -142,6 +142,9 @@ function targets(market) {
     if (typeof entry?.source !== "string") continue;
     const rel = entry.source.startsWith("./") || entry.source.startsWith("../") ? entry.source : path.join(pluginRoot, entry.source);
     const dir = path.resolve(market.dir, rel);
+    // An entry whose source is the marketplace's own folder (anthropics/skills' `strict: false`
+    // skill packs) is judged with the catalog, but installed and compared with --details.
+    if (dir === market.dir) out.push({ label: String(entry.name ?? entry.source), dir, installOnly: true });
     if (path.relative(market.dir, dir).startsWith("..") || !fs.existsSync(dir) || !fs.statSync(dir).isDirectory() || dir === market.dir || seen.has(dir)) continue;
     seen.add(dir);
     out.push({ label: String(entry.name ?? entry.source), dir });
@@ -282,9 +285,9 @@ try {
   const detailSummary = [];
   for (const market of marketplaces(scratch)) {
     const list = targets(market);
-    const results = await pool(list, jobs, async (t) => ({ ...t, claude: await claudeVerdict(pinned, home, t.dir), ours: await ourVerdict(home, t.dir) }));
+    const results = await pool(list.filter((t) => !t.installOnly), jobs, async (t) => ({ ...t, claude: await claudeVerdict(pinned, home, t.dir), ours: await ourVerdict(home, t.dir) }));
     const differ = results.filter((r) => r.claude.verdict !== r.ours.verdict);
-    const line = `${market.name}: agree ${results.length - differ.length}/${results.length} (1 catalog, ${results.length - 1} in-repo plugins; Claude Code fails ${results.filter((r) => r.claude.verdict === "fail").length})`;
+    const line = `${market.name}: agree ${results.length - differ.length}/${results.length} (1 catalog, ${results.length - 1} in-repo plugins${list.some((t) => t.installOnly) ? `, ${list.filter((t) => t.installOnly).length} more sourced at the catalog's root, judged with it` : ""}; Claude Code fails ${results.filter((r) => r.claude.verdict === "fail").length})`;
     console.log(line);
     summary.push({ market: market.name, agree: results.length - differ.length, total: results.length });
     for (const d of differ) {
