@@ -267,6 +267,7 @@ function printDetails(market, rows) {
   const pct = (x) => `${(100 * (x ?? 0)).toFixed(2)}%`;
   const neither = rows.filter((r) => r.cc && !r.cc.installed && !r.ours.installed).length;
   console.log(`${market.name} details: ${both.length} installed by both and listed by details (${neither} installed by neither, ${unloaded} by both but not loaded by Claude Code); names and kinds agree ${names.length}/${both.length}; always-on within 5% ${cost.length}/${both.length} (median deviation ${pct(devs[Math.floor(devs.length / 2)])}, max ${pct(devs.at(-1))})`);
+  if (unloaded) console.log(`  installed by both, not loaded by Claude Code (details: not found): ${rows.filter((r) => r.unloaded).map((r) => r.label).join(", ")}`);
   for (const r of rows.filter((r) => r.problem || r.problems.length)) {
     console.log(`  DETAILS ${r.label}:`);
     for (const p of r.problem ? [r.problem] : r.problems) console.log(`    ${p}`);
