@@ -23,52 +23,13 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { recordInstalls } from "./conformance/install.mjs";
+import { checkVersion, cleanEnv, installPinned, refuseInCI, repo } from "./conformance/pinned.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const fixturesDir = path.join(repo, "test", "fixtures", "conformance");
 const verdictsFile = path.join(fixturesDir, "verdicts.json");
 
-if (process.env.CI === "true" || process.env.CI === "1") {
-  console.error("conformance:record does not run in CI: record on a developer machine and commit verdicts.json.");
-  process.exit(2);
-}
-
-const pkg = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8"));
-const version = pkg.conformance?.claudeCode;
-if (typeof version !== "string" || !/^\d+\.\d+\.\d+$/.test(version)) {
-  console.error('package.json "conformance.claudeCode" must pin an exact Claude Code version (e.g. "2.1.332").');
-  process.exit(2);
-}
-
-const cacheRoot = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "xcsh-tools-conformance");
-const installDir = path.join(cacheRoot, `claude-code-${version}`);
-const wrapper = path.join(installDir, "node_modules", "@anthropic-ai", "claude-code", "cli-wrapper.cjs");
-
-function install() {
-  if (fs.existsSync(wrapper)) return;
-  fs.mkdirSync(installDir, { recursive: true });
-  console.error(`Installing @anthropic-ai/claude-code@${version} into ${installDir} ...`);
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const r = spawnSync(npm, ["install", "--prefix", installDir, "--no-audit", "--no-fund", "--ignore-scripts", "--no-save", `@anthropic-ai/claude-code@${version}`], { stdio: "inherit" });
-  if (r.status !== 0 || !fs.existsSync(wrapper)) {
-    console.error(`npm install of @anthropic-ai/claude-code@${version} failed.`);
-    process.exit(1);
-  }
-}
-
-/** An environment that keeps Claude Code offline-minded and logged out: no keys, a fresh HOME. */
-function cleanEnv(home) {
-  const env = { PATH: process.env.PATH ?? "", HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: path.join(home, ".config"), LANG: "C.UTF-8" };
-  Object.assign(env, { DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", NO_COLOR: "1" });
-  return env;
-}
-
-function claudeVersion(home) {
-  const r = spawnSync(process.execPath, [wrapper, "--version"], { env: cleanEnv(home), encoding: "utf8", timeout: 120_000 });
-  return (r.stdout ?? "").trim().split(/\s+/)[0];
-}
+refuseInCI("conformance:record does not run in CI: record on a developer machine and commit verdicts.json.");
 
 /** Fixture-relative, machine-independent text: the temporary folder becomes `<fixture>`. */
 function scrub(text, dir) {
@@ -137,14 +98,11 @@ function printDifferences(before, after) {
   console.log(lines.length ? lines.join("\n") : "No differences from the previous verdicts.json.");
 }
 
-install();
+const pinned = installPinned();
+const { version, wrapper } = pinned;
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "cc-conformance-home-"));
 try {
-  const reported = claudeVersion(home);
-  if (reported !== version) {
-    console.error(`The cached Claude Code reports version ${JSON.stringify(reported)}, not the pinned ${version}: remove ${installDir} and run again.`);
-    process.exit(1);
-  }
+  checkVersion(pinned, home);
   // Fixtures carry a case.json; other folders (install/, inventory/) are other recorders' corpora.
   const ids = fs.readdirSync(fixturesDir, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== "install" && fs.existsSync(path.join(fixturesDir, d.name, "case.json"))).map((d) => d.name).sort();
   const fixtures = {};

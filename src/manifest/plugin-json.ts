@@ -154,12 +154,7 @@ export function checkComponentPaths(json: Record<string, unknown>, base: string,
  * (`level: "warning"`).
  */
 export function checkClaudeShapes(json: Record<string, unknown>, base: string, out: IssueCollector, level: "error" | "warning" = "error"): void {
-  if (level === "warning") {
-    const found = new IssueCollector();
-    checkClaudeShapes(json, base, found);
-    for (const issue of found.issues) out.warn(issue);
-    return;
-  }
+  if (level === "warning") return asWarnings(out, (found) => checkClaudeShapes(json, base, found));
   if (isRecord(json.repository)) {
     const repo = pointer(base, "repository");
     const url = typeof json.repository.url === "string" ? json.repository.url : "https://…";
@@ -168,6 +163,14 @@ export function checkClaudeShapes(json: Record<string, unknown>, base: string, o
   const at = pointer(base, "author");
   if (typeof json.author === "string") out.error({ path: at, code: "ETYPE", message: `${at}: Claude Code requires an object, found a string`, expected: "an object {name, email?, url?}", found: JSON.stringify(json.author), hint: `Write "author": {"name": ${JSON.stringify(json.author)}}.` });
   else if (isRecord(json.author) && typeof json.author.name !== "string") out.error({ path: pointer(at, "name"), code: "EREQUIRED", message: `${pointer(at, "name")}: the author needs a name`, expected: "a string", found: "nothing", hint: 'Write "author": {"name": "Your Name"}.' });
+}
+
+/** What `check` finds, every error of it told `out` as a warning: what Claude Code's installer takes though its validator refuses it. */
+function asWarnings(out: IssueCollector, check: (found: IssueCollector) => void): void {
+  const found = new IssueCollector();
+  check(found);
+  for (const issue of found.issues) out.warn(issue);
+  out.warnings.push(...found.warnings);
 }
 
 /**
@@ -184,7 +187,7 @@ export function checkReservedPluginName(name: string, at: string, out: IssueColl
  * Validate a plugin.json; `flavour` is the folder it sits in. `standalone`: the plugin.json is
  * validated on its own, not as a plugin of a catalog (Claude Code's reserved plugin names apply
  * then: Anthropic's own catalogs list such plugins legitimately). `install`: checked for an install,
- * where what Claude Code's installer takes is a warning (`checkClaudeShapes`).
+ * where what Claude Code's installer takes is a warning (`checkClaudeShapes`, reserved names).
  */
 export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" | "claude"; standalone?: boolean; install?: boolean } = {}): ValidationResult<PluginJson> {
   const out = new IssueCollector();
@@ -200,7 +203,13 @@ export function validatePluginJson(value: unknown, options: { flavour?: "xcsh" |
       if (options.flavour === "claude" && !claudeProblem) out.warn({ ...issue, message: `/name: plugin name "${value.name}" is not kebab-case (${problem}): ${XCSH_ONLY_NAME_RULE}` });
       else out.error(issue);
     }
-    if (options.flavour === "claude" && options.standalone) checkReservedPluginName(value.name, "/name", out);
+    // Its installer takes a reserved name (install/installer-takes: anthropics/claude-code's
+    // claude-opus-4-5-migration added under another catalog name installs): a warning there.
+    const name = value.name;
+    if (options.flavour === "claude" && options.standalone) {
+      if (options.install) asWarnings(out, (found) => checkReservedPluginName(name, "/name", found));
+      else checkReservedPluginName(name, "/name", out);
+    }
   }
   if (typeof value.version === "string" && !semver.valid(value.version)) {
     out.warn({ path: "/version", code: "EVERSION", message: `/version: "${value.version}" is not a semver version`, found: JSON.stringify(value.version), hint: 'Use "MAJOR.MINOR.PATCH"; the version is the cache key of installs.' });

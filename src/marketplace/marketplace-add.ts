@@ -6,7 +6,7 @@
 import path from "node:path";
 import { XcshToolsError } from "../core/errors.js";
 import type { MarketplaceEntry } from "../manifest/marketplaces-registry.js";
-import { RESERVED_MARKETPLACE_NAMES } from "../manifest/marketplace-catalog.js";
+import { claudeRefusesMarketplaceName, RESERVED_MARKETPLACE_NAMES } from "../manifest/marketplace-catalog.js";
 import { nameSegmentProblem, suggestNameSegment } from "../manifest/names.js";
 import { recoverBeforeRead } from "../plugins/mutation.js";
 import { nowIso, scopePaths, assertScopeUsable, type MarketplaceContext, type Scope } from "./context.js";
@@ -78,7 +78,21 @@ function validName(name: string, source: string, spec: CatalogSourceSpec): strin
       exitCode: 2,
     });
   }
+  // Claude Code (2.1.332) refuses the look-alikes of those names from any source (its catalog
+  // schema does; found on gautam-achieveai/claude_plugins' "claude-plugins-marketplace").
+  if (!RESERVED_MARKETPLACE_NAMES.includes(name) && claudeRefusesMarketplaceName(name)) {
+    throw new XcshToolsError("EMARKETPLACE_RESERVED", `The name '${name}' (from ${source}) impersonates an official Anthropic marketplace: Claude Code refuses it, as we do`, {
+      hint: `Pass --name <your-name> (e.g. --name ${suggestOwnName(name)}) to add it under a name of your own. Nothing was added.`,
+      exitCode: 2,
+    });
+  }
   return name;
+}
+
+/** A name of the user's own for a catalog whose name passes for Anthropic's: the claude/anthropic/official words taken out. */
+function suggestOwnName(name: string): string {
+  const own = name.split(/[-_.]+/).filter((w) => !/^(claude|anthropic|official)$/i.test(w)).join("-").toLowerCase();
+  return own && !claudeRefusesMarketplaceName(own) && !nameSegmentProblem(own) ? own : "my-marketplace";
 }
 
 /** Whether the catalog comes from a repository of github.com/anthropics/ (owner/repo shorthand or a github.com URL). */

@@ -131,12 +131,12 @@ function hintFor(code: string): string {
  * Check one declared path of a package on disk: it exists and its real path stays inside the
  * package. Returns the absolute path when usable.
  */
-async function checkDeclaredPath(run: ValidateRun, file: string, root: string, rootReal: string, entry: string, at: string, what: string): Promise<string | undefined> {
+async function checkDeclaredPath(run: ValidateRun, file: string, root: string, rootReal: string, entry: string, at: string, what: string, missing: "error" | "warning" = "error"): Promise<string | undefined> {
   if (entryPathProblem(entry)) return undefined; // reported by the pure validator
   const target = path.resolve(root, entry);
   const info = statOrUndefined(target);
   if (!info) {
-    run.error(file, { path: at, code: "EENTRY_NOT_FOUND", message: `${at}: the ${what} "${entry}" does not exist (${target})`, expected: "an existing file or folder inside the package", found: "nothing", hint: hintFor("EENTRY_NOT_FOUND") });
+    (missing === "warning" ? run.warn : run.error).call(run, file, { path: at, code: "EENTRY_NOT_FOUND", message: `${at}: the ${what} "${entry}" does not exist (${target})`, expected: "an existing file or folder inside the package", found: "nothing", hint: hintFor("EENTRY_NOT_FOUND") });
     return undefined;
   }
   const real = realpathOr(target, target);
@@ -312,7 +312,9 @@ export async function checkPluginJsonFile(run: ValidateRun, file: string, standa
   const root = path.dirname(path.dirname(file));
   const rootReal = realpathSync.native(root);
   for (const { entry, pointer: at } of listPluginJsonPaths(checked.value)) {
-    const target = await checkDeclaredPath(run, file, root, rootReal, entry, at, "component path");
+    // A component path that is not there: Claude Code's installer takes the plugin (its loader
+    // reports the path when it loads; install/installer-takes), so an install warns.
+    const target = await checkDeclaredPath(run, file, root, rootReal, entry, at, "component path", run.componentProblems);
     // Claude Code reads a skills entry as a folder holding SKILL.md and refuses a file there.
     if (target && at.startsWith("/skills") && statOrUndefined(target)?.isFile()) {
       const parent = `./${path.relative(root, path.dirname(target)).split(path.sep).join("/")}`;
