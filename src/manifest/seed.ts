@@ -131,12 +131,29 @@ export function seedIntegrityError(dir: string, name: string, entry: SeededPlugi
   });
 }
 
+/**
+ * Checked manifests by seed folder, with the identity of the file they were read from: a lookup
+ * per plugin name (a restore of 20 plugins, `hiddenUserCopies` over every user plugin) costs one
+ * `stat`, not a read, a parse and a schema check. A changed file is read again.
+ */
+const manifestsRead = new Map<string, { identity: string; manifest: SeedManifest }>();
+
+function readSeedManifestOnce(dir: string): SeedManifest {
+  const info = statSync(seedPaths(dir).manifest, { throwIfNoEntry: false });
+  const identity = info ? `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}` : undefined;
+  const known = manifestsRead.get(dir);
+  if (identity !== undefined && known?.identity === identity) return known.manifest;
+  const manifest = readSeedManifest(dir);
+  if (identity !== undefined) manifestsRead.set(dir, { identity, manifest });
+  return manifest;
+}
+
 /** The first seed of `dirs` that lists `name`, with its entry (first wins, as Claude Code's seeds). Seeds that cannot be read are skipped here; discovery and doctor report them. */
 export function seedOf(dirs: readonly string[], name: string): { dir: string; entry: SeededPlugin } | undefined {
   for (const dir of dirs) {
     let manifest: SeedManifest;
     try {
-      manifest = readSeedManifest(dir);
+      manifest = readSeedManifestOnce(dir);
     } catch {
       continue;
     }
