@@ -16,11 +16,14 @@ import { listManifestEntries } from "../manifest/plugin-manifest.js";
 import type { InstalledPlugin } from "../plugins/inventory.js";
 import {
   HOST_DIFFERENCES,
+  USER_CONFIG_HINT,
   describeStemCollision,
+  describeUserConfigUse,
   filesOnlyTheHostLoads,
   folderWithoutIndex,
   hostToolFiles,
   stemCollisions,
+  userConfigUse,
   type HostDifferenceCode,
 } from "../validate/host-differences.js";
 import { AreaFindings, type DoctorWorld } from "./world.js";
@@ -71,6 +74,10 @@ export async function checkHostParity(world: DoctorWorld, inventory: readonly In
     const shown = hostOnly.slice(0, 5).join(", ") + (hostOnly.length > 5 ? ` (and ${hostOnly.length - 5} more)` : "");
     warn("WHOST_TOOLS_FILES", `${root.id}:${root.toolsDir}`, `${root.id}: ${root.toolsDir} holds ${shown}`, `Ask the plugin's author to keep only tool modules in tools/.`);
   }
+  for (const root of roots) {
+    const userConfig = userConfigUse(root.dir);
+    if (userConfig) warn("WHOST_USER_CONFIG", root.id, `${root.id} (${root.dir}) ${describeUserConfigUse(userConfig)}`, USER_CONFIG_HINT);
+  }
   const projectTools = trusted ? projectPaths(world.cwd).tools : undefined;
   for (const collision of stemCollisions(roots, projectTools)) {
     warn("WHOST_TOOL_STEM", collision.stem, describeStemCollision(collision), `Rename or remove one of them, or uninstall a plugin you do not need.`);
@@ -96,11 +103,11 @@ function checkNpmToolEntries(inventory: readonly InstalledPlugin[], warn: Warn):
 }
 
 /**
- * The tools folders of marketplace plugins, in the host's order: the project's enabled entries,
+ * The folders of marketplace plugins (and their tools folders), in the host's order: the project's enabled entries,
  * then the user's not shadowed. A project entry disabled while the user's copy is enabled is a
  * warning: the host loads the user's.
  */
-async function marketplaceToolRoots(world: DoctorWorld, trusted: boolean, warn: Warn): Promise<{ id: string; toolsDir: string }[]> {
+async function marketplaceToolRoots(world: DoctorWorld, trusted: boolean, warn: Warn): Promise<{ id: string; dir: string; toolsDir: string }[]> {
   const userFile = xcshPaths(world.roots).installedPlugins;
   const projectFile = trusted ? projectRegistryFile(world.cwd, world.roots) : undefined;
   const user = await registryEntries(userFile);
@@ -112,7 +119,7 @@ async function marketplaceToolRoots(world: DoctorWorld, trusted: boolean, warn: 
   }
   const hostProjectIds = new Set([...project].filter(([, entries]) => entries.some((e) => e.entry.enabled !== false)).map(([id]) => id));
   const place = placeOf("xcsh-install", { roots: world.roots });
-  const roots: { id: string; toolsDir: string }[] = [];
+  const roots: { id: string; dir: string; toolsDir: string }[] = [];
   const add = (id: string, entries: RegistryEntry[]) => {
     for (const item of entries) {
       if (item.entry.enabled === false) continue;
@@ -122,7 +129,7 @@ async function marketplaceToolRoots(world: DoctorWorld, trusted: boolean, warn: 
       } catch {
         continue; // reported by the marketplace area
       }
-      roots.push({ id, toolsDir: path.join(real, "tools") });
+      roots.push({ id, dir: real, toolsDir: path.join(real, "tools") });
     }
   };
   for (const [id, entries] of project) add(id, entries);

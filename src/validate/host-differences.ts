@@ -4,14 +4,16 @@
  * names what the host does, so a plugin author or user is not surprised by the host. Each code
  * cites the host's code it describes (packages/coding-agent/src/...).
  *
- * The scans here read folder listings only (no file contents), skip hidden names as the host's
- * glob does (`hidden: false`), follow no symbolic link into a folder, and stop after
- * `MAX_FILES` files or `MAX_DEPTH` levels: they are for warnings, and a hostile tree must not
- * make them slow.
+ * The scans here read folder listings (and, for `userConfig`, a plugin's few JSON component files,
+ * each bounded), skip hidden names as the host's glob does (`hidden: false`), follow no symbolic
+ * link into a folder, and stop after `MAX_FILES` files or `MAX_DEPTH` levels: they are for
+ * warnings, and a hostile tree must not make them slow.
  */
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { readTextBounded } from "../core/bounded-read.js";
 import { statOrUndefined } from "../core/paths.js";
+import { isRecord } from "../manifest/result.js";
 
 /** The codes, each with the host behaviour it names (also the README's table). */
 export const HOST_DIFFERENCES = {
@@ -35,6 +37,11 @@ export const HOST_DIFFERENCES = {
   WHOST_OVERRIDES_MALFORMED:
     "the project's plugin-overrides.json is not valid JSON: the host ignores it and takes the next of .xcsh/, .codex/, .gemini/ or none, " +
     "loading plugins the project disabled (extensibility/plugins/loader.ts:33-43); xcsh-tools loads no npm plugin tool until it is fixed",
+  WHOST_USER_CONFIG:
+    "Claude Code asks for each userConfig option when it enables the plugin and fills ${user_config.KEY} in the plugin's servers and hooks; " +
+    "the host reads no userConfig: it asks for nothing and substitutes only ${CLAUDE_PLUGIN_ROOT} and ${XCSH_PLUGIN_ROOT} " +
+    "(discovery/claude-plugins.ts:237-240, discovery/substitute-plugin-root.ts), so those places receive the text as written; " +
+    "xcsh-tools installs the plugin as Claude Code does",
 } as const;
 
 export type HostDifferenceCode = keyof typeof HOST_DIFFERENCES;
@@ -136,4 +143,68 @@ export function describeStemCollision(c: StemCollision): string {
   const files = c.tools.map((t) => `${t.file} (${t.plugin})`).join(", ");
   if (c.project !== undefined) return `marketplace tool file${c.tools.length > 1 ? "s" : ""} ${files} share${c.tools.length > 1 ? "" : "s"} the stem "${c.stem}" with the project tool ${c.project}: the host loads only the project tool`;
   return `marketplace tool files ${files} share the stem "${c.stem}": the host loads only ${c.tools[0]!.file}`;
+}
+
+/** The JSON files of a marketplace plugin where Claude Code substitutes `${user_config.KEY}`. */
+const USER_CONFIG_PLACES = [".claude-plugin/plugin.json", ".xcsh-plugin/plugin.json", ".mcp.json", ".lsp.json", "hooks/hooks.json"];
+const USER_CONFIG_REFERENCE = /\$\{user_config\.([A-Za-z_]\w*)\}/g;
+
+/** A plugin's `userConfig` options as the host ignores them: each key (sensitive ones marked), and which files use which. */
+export interface UserConfigUse {
+  options: { key: string; sensitive: boolean }[];
+  /** Plugin-relative files that reference `${user_config.KEY}`, with the keys each names. */
+  references: { file: string; keys: string[] }[];
+}
+
+/**
+ * The `userConfig` of the marketplace plugin at `pluginRoot` (its plugin.json, `doc` when the
+ * caller parsed it already), undefined when it declares none. Reads at most the few files
+ * Claude Code substitutes in, each bounded; a file that is missing or not text is skipped.
+ */
+export function userConfigUse(pluginRoot: string, doc?: unknown): UserConfigUse | undefined {
+  const manifest = doc ?? pluginJsonOf(pluginRoot);
+  const declared = isRecord(manifest) && isRecord(manifest.userConfig) ? manifest.userConfig : undefined;
+  if (!declared || Object.keys(declared).length === 0) return undefined;
+  const options = Object.entries(declared).map(([key, option]) => ({ key, sensitive: isRecord(option) && option.sensitive === true }));
+  const references: UserConfigUse["references"] = [];
+  for (const rel of USER_CONFIG_PLACES) {
+    const text = readOrUndefined(path.join(pluginRoot, ...rel.split("/")));
+    if (text === undefined) continue;
+    const keys = [...new Set([...text.matchAll(USER_CONFIG_REFERENCE)].map((m) => m[1]!))];
+    if (keys.length > 0) references.push({ file: rel, keys });
+  }
+  return { options, references };
+}
+
+/** What `userConfigUse` found, as the warning's first half: the options, then where they are used. */
+export function describeUserConfigUse(use: UserConfigUse): string {
+  const options = use.options.map((o) => `"${o.key}"${o.sensitive ? " (sensitive)" : ""}`).join(", ");
+  const used = use.references.map((r) => `${r.file} uses ${r.keys.map((k) => "${user_config." + k + "}").join(", ")}`).join("; ");
+  return `declares userConfig ${options}${used ? ` (${used})` : ""}`;
+}
+
+/** What a user of the plugin under xcsh can do instead. */
+export const USER_CONFIG_HINT =
+  "Under xcsh, give the plugin's servers what they need another way: its stdio MCP servers inherit the environment xcsh starts with, " +
+  "so set there the variables the plugin documents; never write a sensitive value into a committed file.";
+
+function pluginJsonOf(pluginRoot: string): unknown {
+  for (const rel of [".claude-plugin/plugin.json", ".xcsh-plugin/plugin.json"]) {
+    const text = readOrUndefined(path.join(pluginRoot, ...rel.split("/")));
+    if (text === undefined) continue;
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined; // reported where plugin.json is validated
+    }
+  }
+  return undefined;
+}
+
+function readOrUndefined(file: string): string | undefined {
+  try {
+    return readTextBounded(file, { maxBytes: 1024 * 1024 });
+  } catch {
+    return undefined;
+  }
 }

@@ -35,7 +35,7 @@ import { prepareSettingsCheck, validateSettingsFile } from "../core/settings-che
 import type { ValidateRun } from "./run.js";
 import type { ValidateIssue } from "./types.js";
 import { TEAM_FILES, checkTeamFile } from "./team-files.js";
-import { HOST_DIFFERENCES, describeStemCollision, filesOnlyTheHostLoads, folderWithoutIndex, hostToolFiles, stemCollisions } from "./host-differences.js";
+import { HOST_DIFFERENCES, USER_CONFIG_HINT, describeStemCollision, describeUserConfigUse, filesOnlyTheHostLoads, folderWithoutIndex, hostToolFiles, stemCollisions, userConfigUse } from "./host-differences.js";
 
 const SOURCE: ToolSource = { provider: "config", providerName: "validate", level: "project" };
 
@@ -328,6 +328,11 @@ export async function checkPluginJsonFile(run: ValidateRun, file: string, standa
 export async function checkPluginFolder(run: ValidateRun, dir: string, unit?: string): Promise<void> {
   const json = await checkPluginJsonFiles(run, dir, unit === undefined);
   const name = unit ?? json?.name ?? path.basename(dir);
+  const userConfig = json && userConfigUse(dir, json);
+  if (userConfig) {
+    const file = [".xcsh-plugin", ".claude-plugin"].map((folder) => path.join(dir, folder, "plugin.json")).find((f) => statOrUndefined(f)) ?? dir;
+    run.warn(file, { path: "/userConfig", code: "WHOST_USER_CONFIG", message: `/userConfig: ${name} ${describeUserConfigUse(userConfig)}; ${HOST_DIFFERENCES.WHOST_USER_CONFIG}`, hint: USER_CONFIG_HINT });
+  }
   const toolsDir = path.join(dir, "tools");
   if (statOrUndefined(toolsDir)) {
     await checkToolsFolder(run, toolsDir, name, realpathSync.native(dir));

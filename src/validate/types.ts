@@ -49,7 +49,7 @@
  * | `EVALIDATE_TIMEOUT` | the whole run ran out of time before this module was checked |
  * | `ETARGET_NOT_FOUND` / `ETARGET_UNKNOWN` | (exit 2) nothing at the path / nothing recognisable there |
  * | `EHOST_EXPORTS_MODULE` | (exit 2) `--pi` names a module that does not resolve or import |
- * | `WHOST_ENTRY_NO_INDEX` / `WHOST_TOOLS_FILES` / `WHOST_TOOL_STEM` | (warning) the host loads this differently (validate/host-differences.ts) |
+ * | `WHOST_ENTRY_NO_INDEX` / `WHOST_TOOLS_FILES` / `WHOST_TOOL_STEM` / `WHOST_USER_CONFIG` | (warning) the host loads this differently (validate/host-differences.ts) |
  * | `EFRONTMATTER` | a skill, command, agent or output style whose YAML frontmatter does not parse or is unclosed (a warning for skills, commands and agents: Claude Code reads it as none) |
  * | `ENO_DESCRIPTION` | (warning) a skill without a description, a command without a frontmatter description |
  * | `EHOOK_EVENT` | (warning) a hooks.json event Claude Code does not document |

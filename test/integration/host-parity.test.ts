@@ -400,6 +400,47 @@ describe("host parity: where we differ on purpose, and warn", () => {
   }, 60_000);
 
   /*
+   * On disk: a marketplace plugin whose .claude-plugin/plugin.json declares userConfig (one option
+   *   sensitive) and whose .mcp.json passes ${user_config.api_token} to its server.
+   * Host: reads no userConfig; .mcp.json servers get ${CLAUDE_PLUGIN_ROOT}/${XCSH_PLUGIN_ROOT}
+   *   substituted and nothing else (discovery/claude-plugins.ts:237-240, substitute-plugin-root.ts).
+   * Ours: installed as Claude Code installs it; validate and doctor say WHOST_USER_CONFIG naming
+   *   the options and where they are used. A plugin without userConfig: no warning.
+   */
+  it("a marketplace plugin that declares userConfig: WHOST_USER_CONFIG in validate and doctor", async () => {
+    const plugin = (dir: string, userConfig?: Record<string, unknown>) =>
+      Promise.all([
+        w.write(path.join(dir, ".claude-plugin/plugin.json"), { name: "notes", version: "1.0.0", ...(userConfig ? { userConfig } : {}) }),
+        w.write(path.join(dir, ".mcp.json"), { mcpServers: { notes: { command: "notes-server", env: { TOKEN: "${user_config.api_token}" } } } }),
+      ]);
+    const userConfig = { api_token: { type: "string", title: "API token", sensitive: true }, region: { type: "string", title: "Region" } };
+    const folder = path.join(w.root, "notes-plugin");
+    await plugin(folder, userConfig);
+    const report = await validatePath(folder, { cwd: w.cwd, staticOnly: true });
+    expect(codes(report)).toEqual(["WHOST_USER_CONFIG"]);
+    const warning = report.warnings.find((x) => x.code === "WHOST_USER_CONFIG")!;
+    expect(warning.file).toBe(path.join(folder, ".claude-plugin/plugin.json"));
+    expect(warning.path).toBe("/userConfig");
+    expect(warning.message).toContain('declares userConfig "api_token" (sensitive), "region" (.mcp.json uses ${user_config.api_token})');
+    expect(warning.hint).toMatch(/environment xcsh starts with/);
+    // The manifest alone (no folder to load) says nothing of the host.
+    expect(codes(await validatePath(path.join(folder, ".claude-plugin/plugin.json"), { cwd: w.cwd, staticOnly: true }))).toEqual([]);
+
+    const entry = await marketplacePlugin("notes", { "n.ts": "n" });
+    await plugin(String(entry.installPath), userConfig);
+    const plain = await marketplacePlugin("plain", { "q.ts": "q" });
+    await plugin(String(plain.installPath));
+    await registry(path.join(w.xcshHome, "plugins/installed_plugins.json"), { "notes@mkt": [entry], "plain@mkt": [plain] });
+    expect(await doctorCodes()).toEqual(["WHOST_USER_CONFIG"]);
+    const found = (await diagnose({ roots: { home: w.home, xcshHome: w.xcshHome }, cwd: w.cwd, env: {}, projectTrusted: true })).findings.find((f) => f.message.startsWith("WHOST_USER_CONFIG"));
+    expect(found?.message).toContain(`notes@mkt (${entry.installPath}) declares userConfig "api_token" (sensitive), "region"`);
+
+    const clean = path.join(w.root, "plain-plugin");
+    await plugin(clean);
+    expect(codes(await validatePath(clean, { cwd: w.cwd, staticOnly: true }))).toEqual([]);
+  }, 60_000);
+
+  /*
    * On disk: p@mkt installed for the user; the project registry holds p@mkt with enabled: false.
    * Host: skips the disabled project entry (helpers.ts:821), so p is not a project id and the
    *   user's copy loads (helpers.ts:838-844).

@@ -177,5 +177,18 @@ describe("install warnings name the installed folder", () => {
     for (const warning of report.warnings) expect(warning).not.toMatch(/scratch|journal|[/\\]copy[/\\]/);
     expect(about.find((x) => x.includes("EENTRY_NOT_FOUND"))).toContain(path.join(installPath, "hooks", "missing.sh"));
   });
+
+  it("a plugin asking for userConfig installs as in Claude Code, with WHOST_USER_CONFIG naming its installed plugin.json and the options the host will not fill", async () => {
+    const userConfig = { api_token: { type: "string", title: "API token", sensitive: true } };
+    const files = { ...plugin("keyed", { userConfig }), "plugins/keyed/.mcp.json": { mcpServers: { keyed: { command: "keyed-server", args: ["--token", "${user_config.api_token}"] } } } };
+    const root = await folder("keyed", "keyed", [entry("keyed")], files);
+    await addMarketplace(ctx, root);
+    const report = await installFromMarketplace(ctx, ["keyed@keyed"]);
+    const installPath = (await registry())["keyed@keyed"]![0]!.installPath;
+    const warning = report.warnings.find((x) => x.includes("WHOST_USER_CONFIG"));
+    expect(warning).toContain(`WHOST_USER_CONFIG ${path.join(installPath, ".claude-plugin", "plugin.json")}: /userConfig: keyed declares`);
+    expect(warning).toContain('declares userConfig "api_token" (sensitive) (.mcp.json uses ${user_config.api_token})');
+    expect(warning).not.toMatch(/scratch|journal|[/\\]copy[/\\]/);
+  });
 });
 
