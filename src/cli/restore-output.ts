@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import type { OptOut, RestoreReport } from "../teamset/restore.js";
+import { USER_CONFIG_HINT, describeUserConfigUse } from "../validate/host-differences.js";
 
 /** Who switched a declared plugin off, as `list` says it: `you (.xcsh/team.local.json)`, `team (xcsh-team.json)`. */
 export function decidedBy(root: string, optOut: Pick<OptOut, "by" | "file">): string {
@@ -34,6 +35,7 @@ export function restoreLines(root: string, report: RestoreReport): string[] {
   if (report.undeclared.length > 0) lines.push(`warning: WTEAM_UNDECLARED: the project registry also lists ${report.undeclared.join(", ")}, which the set does not declare (kept as they were)`);
   if (report.written.length > 0) lines.push(`Wrote ${report.written.map(rel).join(", ")}`);
   for (const s of report.secretsNeeded) lines.push(`needs a secret: xcsh-tools config set ${s.plugin} ${s.key} <value>${s.env ? `  (or ${s.env})` : ""}`);
+  for (const u of report.userConfigUnread ?? []) lines.push(`warning: WHOST_USER_CONFIG: ${u.plugin} ${describeUserConfigUse(u.use)}, which the xcsh host neither asks for nor fills. ${USER_CONFIG_HINT}`);
   if (report.dryRun) lines.push(changed.length > 0 || report.lockChanged || report.lockMerged ? "Dry run: nothing was asked, written or run." : "Up to date (xcsh-team.lock.json); dry run: nothing was written.");
   else lines.push(changed.length > 0 || report.removed.length > 0 || report.written.length > 0 ? "Restart xcsh (or /reload-plugins) to load the set." : "Up to date (xcsh-team.lock.json).");
   return lines;

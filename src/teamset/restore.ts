@@ -43,6 +43,7 @@ import { satisfies } from "./satisfy.js";
 import { readStampInputs, withStampAtCommit, type StampFacts } from "./stamp-write.js";
 import { contentHashesText, readContentHashes, reusableFolder, type CachedContent } from "./warm.js";
 import { seededAsLocked, type SeededAsLocked } from "./seed.js";
+import { userConfigUse, type UserConfigUse } from "../validate/index.js";
 
 export type { TeamWorld } from "./resolve.js";
 export type { SecretNeeded } from "../plugins/team-preview.js";
@@ -132,7 +133,18 @@ export interface RestoreReport {
   /** What the new or changed plugins run (hooks, MCP/LSP servers, bin/, npm hook and extension modules). */
   wouldRun: WouldRun[];
   secretsNeeded: SecretNeeded[];
+  /** Marketplace plugins of the set that declare Claude Code `userConfig`, which the host fills nowhere (`WHOST_USER_CONFIG`). */
+  userConfigUnread?: { plugin: string; use: UserConfigUse }[];
   optOuts: OptOut[];
+}
+
+/** The set's marketplace plugins (id, folder) that declare `userConfig`, as the report's optional field. */
+function unreadUserConfig(plugins: readonly (readonly [string, string])[]): Pick<RestoreReport, "userConfigUnread"> {
+  const found = plugins.flatMap(([plugin, dir]) => {
+    const use = userConfigUse(dir);
+    return use ? [{ plugin, use }] : [];
+  });
+  return found.length > 0 ? { userConfigUnread: found.sort((a, b) => (a.plugin < b.plugin ? -1 : a.plugin > b.plugin ? 1 : 0)) } : {};
 }
 
 /** `ETEAM_FROZEN` listing what stops a frozen restore. */
@@ -403,9 +415,10 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     if (npmChanges) requests.push(...npmChanges.requests);
     const installing = [...ready, ...reused].filter((p) => installedPathOf(registry, p.id) !== p.cacheDir).map((p) => p.id);
     const secretsNeeded = await secretsNeededOf(ctx, npmReady);
+    const userConfigUnread = unreadUserConfig([...ready.map((p) => [p.id, p.copy] as const), ...reused.map((r) => [r.id, r.cacheDir] as const)]);
     if (options.dryRun) {
       const lockChange = options.frozen ? undefined : await lockTextIfChanged(paths.lock, next);
-      return { dryRun: true, written: [], lockChanged: lockChange !== undefined, lockMerged: merged, installed: installing, npmInstalled: npmChanges!.changing, resolved: resolved.resolved, removed: [], versionMoves: [], undeclared: [], wouldRun: requests.map(wouldRunOf), secretsNeeded, optOuts: optOutsOf(set) };
+      return { dryRun: true, written: [], lockChanged: lockChange !== undefined, lockMerged: merged, installed: installing, npmInstalled: npmChanges!.changing, resolved: resolved.resolved, removed: [], versionMoves: [], undeclared: [], wouldRun: requests.map(wouldRunOf), secretsNeeded, ...userConfigUnread, optOuts: optOutsOf(set) };
     }
     // One question for the whole set, or (a library caller without `approveAll`) one per plugin.
     if (options.approveAll) {
@@ -473,6 +486,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
       undeclared,
       wouldRun: requests.map(wouldRunOf),
       secretsNeeded,
+      ...userConfigUnread,
       optOuts: optOutsOf(set),
     };
   } finally {

@@ -29,6 +29,7 @@ import type { TargetKind, ValidateReport } from "./types.js";
 
 export type { ValidateIssue, ValidateReport, TargetKind } from "./types.js";
 export { userPaths, type UserPaths } from "./display.js";
+export { userConfigUse, type UserConfigUse } from "./host-differences.js";
 
 export interface ValidatePathOptions {
   cwd: string;

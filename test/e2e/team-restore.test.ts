@@ -428,6 +428,27 @@ describe("install with no spec: dry runs and personal choices (an in-repo market
     ]);
   });
 
+  it("a declared marketplace plugin asking for Claude Code userConfig: the restore says the host fills none of it (WHOST_USER_CONFIG), in the dry run and the real one, and writes no value anywhere", async () => {
+    const catalogFile = path.join(project.work, MKT, catalogPath());
+    const doc = JSON.parse(await readFile(catalogFile, "utf8"));
+    doc.plugins.push({ name: "keyed", source: "./plugins/keyed", version: "1.0.0" });
+    await w.write(catalogFile, doc);
+    await w.write(path.join(project.work, MKT, "plugins/keyed/.claude-plugin/plugin.json"), { name: "keyed", version: "1.0.0", userConfig: { api_token: { type: "string", title: "API token", sensitive: true } } });
+    await w.write(path.join(project.work, MKT, "plugins/keyed/.mcp.json"), { mcpServers: { keyed: { command: "keyed-server", env: { TOKEN: "${user_config.api_token}" } } } });
+    await w.write(path.join(project.work, "xcsh-team.json"), { ...declaration, plugins: { ...declaration.plugins, "keyed@inrepo": {} } });
+    const line = 'warning: WHOST_USER_CONFIG: keyed@inrepo declares userConfig "api_token" (sensitive) (.mcp.json uses ${user_config.api_token}), which the xcsh host neither asks for nor fills.';
+    const dry = await cli(w, project.work, ["install", "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(line);
+    const r = await cli(w, project.work, ["install", "--yes"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(line);
+    expect(r.stdout).toContain("environment xcsh starts with");
+    const json = (await cli(w, project.work, ["install", "--dry-run", "--json"])).json();
+    expect(json.userConfigUnread).toEqual([{ plugin: "keyed@inrepo", use: { options: [{ key: "api_token", sensitive: true }], references: [{ file: ".mcp.json", keys: ["api_token"] }] } }]);
+    for (const file of ["xcsh-team.json", "xcsh-team.lock.json"]) expect(await readFile(path.join(project.work, file), "utf8")).not.toContain("api_token");
+  });
+
   it("every generated file git tracks is named, odd names quoted for the shell; the repository untouched", async () => {
     expect((await cli(w, project.work, ["install", "--yes"])).code).toBe(0);
     const odd = ".xcsh/plugins/it's here.json";
