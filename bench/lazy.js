@@ -82,6 +82,13 @@ try {
       }
     }
     console.log(`    first execute of a lazy tool (its import, once): ${SIZES.map((n) => `${n} tools ${ms(results[runtime.id][n].lazy.firstUse)}`).join(", ")}`);
+    // Before the call, both children import the host's TypeBox; the lazy one the library too. The
+    // TypeBox import alone, over the whole floor, bounds what any lazy boot's whole-process ratio can reach.
+    const before = (sample) => sample.cpuTotal - sample.cpuCall;
+    console.log(`    before the call, cpu (paired medians): ${SIZES.map((n) => {
+      const row = rows.get(n);
+      return `${n} tools: TypeBox ${ms(median(row.floor.map(before)))}, library ${ms(median(row.lazy.map((s, i) => before(s) - before(row.floor[i]))))}, TypeBox / floor ${median(row.floor.map((s) => before(s) / s.cpuTotal)).toFixed(2)}x`;
+    }).join("; ")}`);
   }
   console.log(`\n(load average at the end: ${load()}; a busy machine moves the times, the paired ratios much less)`);
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(results, null, 2)}\n`);

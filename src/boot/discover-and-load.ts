@@ -40,13 +40,13 @@ export async function discoverAndLoadCustomTools(
   const discovered =
     options.bootIndex === false
       ? await discoverToolPaths(configuredPaths, cwd, discoverOptions)
-      : await discoverWithBootIndex(configuredPaths, cwd, discoverOptions).catch(() => discoverToolPaths(configuredPaths, cwd, discoverOptions));
+      : await discoverWithBootIndex(configuredPaths, cwd, discoverOptions, options.lazyTools === true).catch(() => discoverToolPaths(configuredPaths, cwd, discoverOptions));
   const { providers: _providers, disabledProviders: _disabled, bootIndex: _bootIndex, projectTrust: _projectTrust, lazyTools, onLazyToolError, ...loadOptions } = options;
   // The organization policy after discovery, so the boot index's answer and a scan's are judged alike.
   const allowed = await applyManagedPolicy(discovered.paths, (p) => p, resolveRoots(options), cwd);
   const loaded =
     lazyTools === true && options.bootIndex !== false
-      ? await (await import("./lazy-tools.js")).loadWithLazyTools(allowed.kept, cwd, builtInToolNames, pushPendingAction, { ...loadOptions, ...(onLazyToolError ? { onLazyToolError } : {}) }, options, "inputs" in discovered ? discovered.inputs : undefined)
+      ? await (await import("./lazy-tools.js")).loadWithLazyTools(allowed.kept, cwd, builtInToolNames, pushPendingAction, { ...loadOptions, ...(onLazyToolError ? { onLazyToolError } : {}) }, options, "inputs" in discovered ? discovered.inputs : undefined, "regular" in discovered ? discovered.regular : undefined)
       : await loadCustomTools(allowed.kept, cwd, builtInToolNames, pushPendingAction, loadOptions);
   return {
     tools: loaded.tools,

@@ -20,13 +20,16 @@ export interface BootDiscovery {
   index: { fresh: boolean; reason: string; written: boolean };
   /** From a fresh index: the view's inputs, each just found unchanged (lazy tools reuse the entries' signatures). */
   inputs?: BootView["inputs"];
+  /** From a fresh index, when asked (`regularFiles`): the inputs just found to be regular files, not links. */
+  regular?: ReadonlySet<string>;
 }
 
 /**
  * The discovery answer for a host boot: from the index when it is fresh, else from a scan that
  * then rewrites the index. Never throws because of the index (any problem → a plain scan).
+ * `regularFiles`: also answer `regular` from a fresh index (the lazy boot's loader uses it).
  */
-export async function discoverWithBootIndex(configuredPaths: readonly string[], cwd: string, options: BootIndexOptions = {}): Promise<BootDiscovery> {
+export async function discoverWithBootIndex(configuredPaths: readonly string[], cwd: string, options: BootIndexOptions = {}, regularFiles = false): Promise<BootDiscovery> {
   let world: World;
   let key: ViewKey;
   let loaded: Awaited<ReturnType<typeof loadIndex>>;
@@ -41,10 +44,11 @@ export async function discoverWithBootIndex(configuredPaths: readonly string[], 
     loaded = await loadIndex(world, false);
     const view = findView(loaded.index, key);
     if (view) {
-      const change = await viewChange(view);
+      const regular = regularFiles ? new Set<string>() : undefined;
+      const change = await viewChange(view, regular);
       // The index was parsed for this call alone: its arrays are the caller's, no copy needed.
       const outside = change === undefined ? viewPathOutside(world, key, view) : undefined;
-      if (change === undefined && outside === undefined) return { paths: view.paths, errors: view.errors, ...(view.untrusted ? { untrusted: view.untrusted } : {}), index: { fresh: true, reason: "fresh", written: false }, inputs: view.inputs };
+      if (change === undefined && outside === undefined) return { paths: view.paths, errors: view.errors, ...(view.untrusted ? { untrusted: view.untrusted } : {}), index: { fresh: true, reason: "fresh", written: false }, inputs: view.inputs, ...(regular ? { regular } : {}) };
       reason = change ?? outside!;
     } else reason = loaded.reason ?? "no entry for this project folder and configured paths";
   } catch (error) {

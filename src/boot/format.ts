@@ -286,10 +286,20 @@ export async function readBootIndex(files: BootIndexFiles, generator: string, wi
   if (views.status !== "ok") return views;
   const index = { ...views.raw, modules: {} } as unknown as BootIndex;
   if (!withModules) return { status: "ok", index };
-  const modules = readChecked(files.modules, modulesFileShape, generator);
-  if (modules.status === "ok") index.modules = modules.raw.modules as BootIndex["modules"];
-  else if (modules.status !== "missing") return { status: "ok", index, modulesProblem: modules.reason };
-  return { status: "ok", index };
+  const { modules, problem } = readModuleRecords(files.modules, generator);
+  index.modules = modules;
+  return { status: "ok", index, ...(problem ? { modulesProblem: problem } : {}) };
+}
+
+/**
+ * The records file alone, checked as `readBootIndex` checks it (a missing or wrong file reads as
+ * no records; `problem` says why when it exists): for a lazy boot, whose discovery has just read
+ * the views, so that half the index is not read, parsed and checked a second time.
+ */
+export function readModuleRecords(file: string, generator: string): { modules: BootIndex["modules"]; problem?: string } {
+  const read = readChecked(file, modulesFileShape, generator);
+  if (read.status === "ok") return { modules: read.raw.modules as BootIndex["modules"] };
+  return { modules: {}, ...(read.status !== "missing" ? { problem: read.reason } : {}) };
 }
 
 /** The two files' texts for `index`. */

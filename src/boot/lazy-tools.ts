@@ -25,7 +25,7 @@ import type { LoadCustomToolsOptions } from "../core/host-options.js";
 import type { BootView, ModuleRecord, ToolRecord } from "./format.js";
 import { isObject } from "./format.js";
 import { entryRecords } from "./module-records.js";
-import { loadIndex, writeIndex } from "./store.js";
+import { loadIndex, loadModuleRecords, writeIndex } from "./store.js";
 import { worldOf, type BootIndexOptions, type World } from "./world.js";
 
 /** What `discoverAndLoadCustomTools` passes on when the host asked for lazy tools. */
@@ -42,6 +42,7 @@ export async function loadWithLazyTools(
   options: LazyLoadOptions,
   roots: BootIndexOptions,
   checked?: BootView["inputs"],
+  regular?: ReadonlySet<string>,
 ): Promise<CustomToolsLoadResult> {
   const { onLazyToolError, ...loadOptions } = options;
   const loader = new CustomToolLoader(loadOptions.pi, cwd, builtInToolNames, pushPendingAction, loadOptions);
@@ -51,7 +52,7 @@ export async function loadWithLazyTools(
   } catch {
     stand = undefined; // the index is a cache: any problem loads everything eagerly
   }
-  await loader.load(paths, stand);
+  await loader.load(paths, stand, regular);
   return { tools: loader.tools, errors: loader.errors, setUIContext: (ui, hasUI) => loader.setUIContext(ui, hasUI) };
 }
 
@@ -65,18 +66,21 @@ async function standIns(
 ): Promise<StandIn | undefined> {
   if (!paths.some(declared) || !registeredKind(options.modules)) return undefined;
   const world = worldOf(roots);
-  const { index } = await loadIndex(world, true);
+  // The records file alone: discovery has just read (or written) the views.
+  const index = { modules: loadModuleRecords(world) };
   // Inputs of the view discovery just found unchanged: their signatures are current, no second stat.
   const signatures = new Map<string, string>();
   for (const input of checked ?? []) if (input.kind === "stat") signatures.set(input.path, input.sig);
-  // Called by the loader with each entry located as it imports it (one lstat and realpath for both).
-  return async (entry, file, key) => {
+  const standIn = (entry: ToolPathWithSource, file: string, key: string, record: ModuleRecord | undefined) =>
+    !record?.static || record.failure || record.tools.length === 0 || !record.tools.every(usable) ? undefined : standInModule(entry, file, record, loader, options, onError, () => forgetRecords(world, key));
+  // Called by the loader with each entry located as it imports it (one lstat and realpath for both);
+  // synchronous unless a record's signature moved and the file must be hashed.
+  return (entry, file, key) => {
     if (!declared(entry)) return undefined;
     // Records name the entry as discovery gave it (a folder, not its index file), as prepareModules does.
     const entryFile = path.resolve(entry.path);
-    const record = (await entryRecords(entry, entryFile, key, index, signatures.get(entryFile))).record;
-    if (!record?.static || record.failure || record.tools.length === 0 || !record.tools.every(usable)) return undefined;
-    return standInModule(entry, file, record, loader, options, onError, () => forgetRecords(world, key));
+    const found = entryRecords(entry, entryFile, key, index, signatures.get(entryFile));
+    return found instanceof Promise ? found.then((prepared) => standIn(entry, file, key, prepared.record)) : standIn(entry, file, key, found.record);
   };
 }
 

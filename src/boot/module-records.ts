@@ -26,21 +26,33 @@ export interface PreparedEntry extends PreparedModule {
   records: ModuleRecords;
 }
 
-/** The records of `stored` made from the bytes `file` holds now (a record whose sig moved but whose sha matches is re-signed). */
-export async function validRecords(file: string, stored: ModuleRecords | undefined, known: string | undefined): Promise<ModuleRecords> {
+/**
+ * The records of `stored` made from the bytes `file` holds now (a record whose sig moved but whose
+ * sha matches is re-signed). Synchronous when no signature moved (no file to hash): a lazy boot
+ * asks this of every entry, and a promise for each costs more than the answer.
+ */
+export function validRecords(file: string, stored: ModuleRecords | undefined, known: string | undefined): ModuleRecords | Promise<ModuleRecords> {
   const valid: ModuleRecords = {};
   if (!stored) return valid;
   let current = known;
-  let fingerprint: { sig: string; sha?: string } | undefined;
+  let moved = false;
   for (const runtime in stored) {
     const record = stored[runtime]!;
     if (record.file !== file || record.runtime !== runtime) continue;
     current ??= currentSignature(file);
     if (current === record.sig) valid[runtime] = record;
-    else if (current !== "missing" && record.sha !== undefined) {
-      fingerprint ??= (await captureFingerprints([{ path: file, hash: true }]))[0];
-      if (fingerprint?.sha === record.sha) valid[runtime] = { ...record, sig: fingerprint.sig };
-    }
+    else if (current !== "missing" && record.sha !== undefined) moved = true;
+  }
+  return moved ? sameContent(file, stored, valid) : valid;
+}
+
+/** `valid` and the records of `stored` whose sig moved but whose sha is the file's: re-signed. */
+async function sameContent(file: string, stored: ModuleRecords, valid: ModuleRecords): Promise<ModuleRecords> {
+  const fingerprint = (await captureFingerprints([{ path: file, hash: true }]))[0];
+  for (const runtime in stored) {
+    const record = stored[runtime]!;
+    if (valid[runtime] || record.file !== file || record.runtime !== runtime || record.sha === undefined) continue;
+    if (fingerprint?.sha === record.sha) valid[runtime] = { ...record, sig: fingerprint.sig };
   }
   return valid;
 }
@@ -70,9 +82,16 @@ export async function prepareModules(view: Pick<BootView, "paths" | "inputs">, i
   );
 }
 
-/** One entry's records, as `prepareModules` gives them, for a caller that located it already (`sig`: its signature, just checked). */
-export async function entryRecords(entry: PreparedModule["entry"], file: string, key: string, index: BootIndex, sig?: string): Promise<PreparedEntry> {
-  const records = await validRecords(file, index.modules[key], sig);
+/**
+ * One entry's records, as `prepareModules` gives them, for a caller that located it already
+ * (`sig`: its signature, just checked); synchronous as `validRecords` is.
+ */
+export function entryRecords(entry: PreparedModule["entry"], file: string, key: string, index: Pick<BootIndex, "modules">, sig?: string): PreparedEntry | Promise<PreparedEntry> {
+  const records = validRecords(file, index.modules[key], sig);
+  return records instanceof Promise ? records.then((found) => preparedEntry(entry, file, key, found)) : preparedEntry(entry, file, key, records);
+}
+
+function preparedEntry(entry: PreparedModule["entry"], file: string, key: string, records: ModuleRecords): PreparedEntry {
   const record = answeringRecord(records);
   // An entry whose plugin now declares `staticTools` needs a record made with that check (docs/lazy-tools.md).
   return { entry, file, key, record: record && (entry.source?.staticTools !== true || record.static) ? record : undefined, records };

@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { errorMessage } from "../core/errors.js";
-import { BOOT_INDEX_VERSION, readBootIndex, sameKey, serializeBootIndex, type BootIndex, type BootView, type ViewKey } from "./format.js";
+import { BOOT_INDEX_VERSION, readBootIndex, readModuleRecords, sameKey, serializeBootIndex, type BootIndex, type BootView, type ViewKey } from "./format.js";
 import { bootIndexGenerator, type World } from "./world.js";
 
 /** What writes the files (atomic-fs.js) and node:fs/promises (about 2 ms to load under Bun): writes only. */
@@ -28,6 +28,15 @@ export async function loadIndex(world: World, withModules: boolean): Promise<{ i
     return { index: emptyIndex(), reason: read.reason, status: read.status };
   } catch (error) {
     return { index: emptyIndex(), reason: `cannot read the boot index: ${errorMessage(error)}`, status: "corrupt" };
+  }
+}
+
+/** The module records alone (format.ts `readModuleRecords`); never throws: any problem reads as none. */
+export function loadModuleRecords(world: World): BootIndex["modules"] {
+  try {
+    return readModuleRecords(world.paths.bootModules, bootIndexGenerator()).modules;
+  } catch {
+    return {};
   }
 }
 

@@ -17,9 +17,9 @@ export const discovery = () => import("../discovery/index.js");
 /** What a scan read. */
 export const inputsModule = () => import("./inputs.js");
 
-/** Why `view` is stale, or undefined when every input is unchanged. */
-export async function viewChange(view: BootView): Promise<string | undefined> {
-  return firstChange(view.inputs);
+/** Why `view` is stale, or undefined when every input is unchanged (`regular`: fingerprint.ts `firstChange`). */
+export async function viewChange(view: BootView, regular?: Set<string>): Promise<string | undefined> {
+  return firstChange(view.inputs, regular);
 }
 
 /**

@@ -11,8 +11,16 @@
  * `Symbol.for(key)`: a registered symbol is the same in every copy of TypeBox 0.x in the process,
  * so the restored schema carries the host's own `Kind`, exactly as the factory's did.
  */
-import { isDeepStrictEqual } from "node:util";
+import { createRequire } from "node:module";
 import { errorMessage } from "../core/errors.js";
+
+/*
+ * node:util by `require`, when a definition is first compared (a lazy tool's first use): as an
+ * ES import it is loaded with the lazy boot, and its ES facade reads every export, `TextDecoder`
+ * included, which loads Node's text decoding (about 2 ms of a lazy boot's CPU, for nothing).
+ */
+const require = createRequire(import.meta.url);
+const isDeepStrictEqual = (a: unknown, b: unknown): boolean => (require("node:util") as typeof import("node:util")).isDeepStrictEqual(a, b);
 
 /** Methods a lazy tool forwards to the real one once its module is loaded. */
 export const LAZY_METHODS = ["execute", "onSession", "renderCall", "renderResult"] as const;
@@ -123,16 +131,23 @@ export function definitionDifference(recorded: StaticDefinition, actual: StaticD
   return undefined;
 }
 
-/** Put the recorded symbols back on `schema` (a JSON copy, changed in place) and return it. */
+/**
+ * Put the recorded symbols back on `schema` (a JSON copy, changed in place) and return it. Runs
+ * for every lazy tool at boot, as cold code: plain loops, and a pointer part unescaped only when
+ * it holds an escape.
+ */
 export function restoreSchema(schema: unknown, symbols: SchemaSymbols): unknown {
-  for (const [at, held] of Object.entries(symbols)) {
+  for (const at of Object.keys(symbols)) {
     let target: unknown = schema;
-    for (const part of at === "" ? [] : at.slice(1).split("/")) {
+    const parts = at.split("/"); // parts[0] is the empty string before the pointer's first "/"
+    for (let i = 1; i < parts.length; i++) {
       if (target === null || typeof target !== "object") break;
-      target = (target as Record<string, unknown>)[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+      const part = parts[i]!;
+      target = (target as Record<string, unknown>)[part.includes("~") ? part.replace(/~1/g, "/").replace(/~0/g, "~") : part];
     }
     if (target === null || typeof target !== "object") throw new Error(`the recorded schema has no value at ${at || "/"}`);
-    for (const [key, value] of Object.entries(held)) (target as Record<symbol, unknown>)[Symbol.for(key)] = value;
+    const held = symbols[at]!;
+    for (const key of Object.keys(held)) (target as Record<symbol, unknown>)[Symbol.for(key)] = held[key];
   }
   return schema;
 }

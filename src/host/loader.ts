@@ -108,7 +108,7 @@ type PreparedEntry =
  * `key` its real path), or undefined to import it. A rejection imports it. The library's lazy
  * boot passes one (`discoverAndLoadCustomTools` with `lazyTools`); a host leaves it out.
  */
-export type StandIn = (entry: ToolPathWithSource, file: string, key: string) => Promise<Record<string, unknown> | undefined>;
+export type StandIn = (entry: ToolPathWithSource, file: string, key: string) => Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>;
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -198,15 +198,19 @@ export class CustomToolLoader {
    * whose order a user sees (pending actions, log lines, processes they `exec`), and a factory
    * that is slow or hangs is charged to itself by its own timeout. They are also cheap compared
    * with imports, so running them concurrently would buy little and cost determinism.
+   *
+   * `regular`: paths this boot found, moments ago, to be regular files that are not links
+   * (module-key.ts `locateModule`); a host leaves it out.
    */
-  async load(pathsWithSources: ToolPathWithSource[], standIn?: StandIn): Promise<void> {
+  async load(pathsWithSources: ToolPathWithSource[], standIn?: StandIn, regular?: ReadonlySet<string>): Promise<void> {
     const prepared: PreparedEntry[] = [];
     const realFolders = new Map<string, string>();
     for (const entry of pathsWithSources ?? []) {
       try {
-        const item = this.#prepare(entry, realFolders);
+        const item = this.#prepare(entry, realFolders, regular);
         // A stand-in module (lazy tools, boot/lazy-tools.ts) goes through the same factory, checks and conflict rules, unimported.
-        const module = item.kind === "import" && standIn ? await standIn(entry, item.file, item.key).catch(() => undefined) : undefined;
+        const offered = item.kind === "import" && standIn ? standInFor(standIn, entry, item.file, item.key) : undefined;
+        const module = offered instanceof Promise ? await offered : offered;
         prepared.push(item.kind === "import" && module ? { ...item, module } : item);
       } catch (error) {
         prepared.push({ kind: "fail", entry, code: "EIMPORT", error: `Failed to load tool: ${errorMessage(error)}` });
@@ -237,12 +241,12 @@ export class CustomToolLoader {
     this.#hasUI = hasUI;
   }
 
-  #prepare(entry: ToolPathWithSource, realFolders: Map<string, string>): PreparedEntry {
+  #prepare(entry: ToolPathWithSource, realFolders: Map<string, string>, regular: ReadonlySet<string> | undefined): PreparedEntry {
     const resolved = resolveUserPath(String(entry.path), this.#cwd, this.#home);
     if (resolved.endsWith(".md") || resolved.endsWith(".json")) {
       return { kind: "fail", entry, code: "EDECLARATIVE", error: DECLARATIVE_MESSAGE };
     }
-    const { file, key } = locateModule(resolved, realFolders);
+    const { file, key } = locateModule(resolved, realFolders, regular);
     if (this.#seenFiles.has(key)) return { kind: "duplicate" };
     this.#seenFiles.add(key);
     return { kind: "import", entry, file, key };
@@ -391,6 +395,16 @@ function startInOrder<T, R>(items: readonly T[], limit: number, work: (item: T) 
   };
   for (let i = 0; i < Math.min(Math.max(1, limit), items.length); i++) void worker();
   return outcomes;
+}
+
+/** `standIn`'s module for an entry, awaited only when it is a promise (a lazy boot asks this of every entry); a failure imports the entry. */
+function standInFor(standIn: StandIn, entry: ToolPathWithSource, file: string, key: string): Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined> {
+  try {
+    const module = standIn(entry, file, key);
+    return module instanceof Promise ? module.catch(() => undefined) : module;
+  } catch {
+    return undefined;
+  }
 }
 
 function importFailure(error: unknown): { code: LoaderErrorCode; error: string } {

@@ -18,16 +18,19 @@ const REAL_PATH_BY_FOLDER = process.platform === "linux";
  * regular file that is not a link has its folder's real path plus its name, so tools that share
  * a folder (a plugin's five tools) cost one realpath between them, in `realFolders`, instead of
  * one each (realpath walks every component of the path, the larger part of preparing the paths).
+ * `regular`: paths an `lstat` of this same boot found to be regular files, not links, moments
+ * ago (the lazy boot's freshness check, boot/fingerprint.ts `firstChange`): no second `lstat`.
  */
-export function locateModule(resolved: string, realFolders: Map<string, string>): { file: string; key: string } {
+export function locateModule(resolved: string, realFolders: Map<string, string>, regular?: ReadonlySet<string>): { file: string; key: string } {
   if (REAL_PATH_BY_FOLDER) {
     let info: Stats | undefined;
+    const known = regular?.has(resolved) === true;
     try {
-      info = lstatSync(resolved, { throwIfNoEntry: false });
+      if (!known) info = lstatSync(resolved, { throwIfNoEntry: false });
     } catch {
       info = undefined;
     }
-    if (info?.isFile()) {
+    if (known || info?.isFile()) {
       const folder = path.dirname(resolved);
       let realFolder = realFolders.get(folder);
       if (realFolder === undefined) {

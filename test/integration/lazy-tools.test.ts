@@ -262,6 +262,57 @@ describe("a factory that fails at first use says so with the loader's code", () 
   });
 });
 
+describe("what a lazy boot skips, it knows", () => {
+  /** The same tool listed twice, the second time through a link to the first file. */
+  async function installLinked(): Promise<void> {
+    const { symlink } = await import("node:fs/promises");
+    await install({ "a.mjs": markedTool("lazy_a"), "b.mjs": markedTool("lazy_b") });
+    await w.write(path.join(nm(), "lazy-p/package.json"), { name: "lazy-p", version: "1.0.0", xcsh: { tools: ["./tools/a.mjs", "./tools/b.mjs", "./tools/link.mjs"], staticTools: true } });
+    await symlink(path.join(nm(), "lazy-p/tools/a.mjs"), path.join(nm(), "lazy-p/tools/link.mjs"));
+  }
+
+  it("an entry that is a link to another entry is the same tool, once, as in an eager boot (no second lstat does not mean no link)", async () => {
+    await installLinked();
+    await record();
+    const lazy = await boot();
+    const eager = await boot({ lazyTools: false });
+    expect(lazy.errors).toEqual([]);
+    expect(eager.errors).toEqual([]);
+    expect(lazy.tools.map((t) => [t.tool.name, t.path])).toEqual(eager.tools.map((t) => [t.tool.name, t.path]));
+    expect(lazy.tools.map((t) => t.tool.name)).toEqual(["lazy_a", "lazy_b"]);
+  });
+
+  it("a file swapped for a link to another entry after the record is seen: one tool, no conflict, as in an eager boot", async () => {
+    const { symlink } = await import("node:fs/promises");
+    await install({ "a.mjs": markedTool("lazy_a"), "b.mjs": markedTool("lazy_b"), "c.mjs": markedTool("lazy_c") });
+    await record();
+    expect((await boot()).tools.map((t) => t.tool.name)).toEqual(["lazy_a", "lazy_b", "lazy_c"]);
+    await rm(path.join(nm(), "lazy-p/tools/c.mjs"));
+    await symlink(path.join(nm(), "lazy-p/tools/a.mjs"), path.join(nm(), "lazy-p/tools/c.mjs"));
+    for (const booted of [await boot(), await boot()]) {
+      expect(booted.errors).toEqual([]);
+      expect(booted.tools.map((t) => t.tool.name)).toEqual(["lazy_a", "lazy_b"]);
+    }
+    expect(await imports()).toEqual([]);
+  });
+
+  it("a tool file touched (same bytes, new signature) after the record stays lazy, found by its content", async () => {
+    const { utimes } = await import("node:fs/promises");
+    await install({ "a.mjs": markedTool("lazy_a") });
+    await record();
+    const later = new Date(Date.now() + 10_000);
+    await utimes(path.join(nm(), "lazy-p/tools/a.mjs"), later, later);
+    // The folder too (no hash: the view is rebuilt), so the view's signature of the file is no longer the record's.
+    await utimes(path.join(nm(), "lazy-p/tools"), later, later);
+    for (const { tools, errors } of [await boot(), await boot()]) {
+      expect(errors).toEqual([]);
+      expect(named(tools, "lazy_a").description).toBe("tool lazy_a");
+      expect(await imports()).toEqual([]);
+    }
+    expect(await run((await boot()).tools, "lazy_a")).toEqual({ content: [{ type: "text", text: "lazy_a:x:this" }] });
+  });
+});
+
 describe("only declared plugins are lazy", () => {
   it("a plugin that does not declare staticTools is imported at boot, even when the host asks for lazy tools", async () => {
     await install({ "a.mjs": markedTool("lazy_a") });

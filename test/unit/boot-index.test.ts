@@ -15,6 +15,32 @@ let w: TmpWorld;
 worldPerTest((made) => (w = made), "xcsh-tools-boot-unit-", { trustProject: true });
 
 describe("fingerprints", () => {
+  it("firstChange names as regular only the stat inputs that are regular files and not links, with the signatures a stat gives", async () => {
+    const { symlink } = await import("node:fs/promises");
+    const file = await w.write("tools/a.js", "a\n");
+    const target = await w.write("tools/b.js", "b\n");
+    const link = path.join(w.root, "tools", "link.js");
+    await symlink(target, link);
+    const folder = path.join(w.root, "tools");
+    const dangling = path.join(w.root, "tools", "dangling.js");
+    await symlink(path.join(w.root, "nowhere.js"), dangling);
+    const absent = path.join(w.root, "absent.js");
+    const fps = await captureFingerprints([{ path: file, hash: true }, { path: link, hash: true }, { path: folder }, { path: dangling }, { path: absent }, { path: target, kind: "lstat" }]);
+    const regular = new Set<string>();
+    // The same verdict as plain stats: the link's signature is its target's, the dangling link is missing.
+    expect(await firstChange(fps, regular)).toBeUndefined();
+    expect(fps[3]?.sig).toBe("missing");
+    // Only what an lstat finds a regular file; a link (even to a regular file), a folder, a dangling
+    // link, a missing path and an lstat input (its kind says it is looked at as itself) are not.
+    expect([...regular]).toEqual([file]);
+    // A link swapped in for the file is a change, whatever it points to.
+    await rm(file);
+    await symlink(target, file);
+    const after = new Set<string>();
+    expect(await firstChange(fps, after)).toBe(`${file} changed`);
+    expect(after.has(file)).toBe(false);
+  });
+
   it("a hashed file keeps its fingerprint through a touch, not through an edit", async () => {
     const file = await w.write("state.json", '{"a":1}\n');
     const [fp] = await captureFingerprints([{ path: file, hash: true }]);
