@@ -3,7 +3,6 @@
  * `xcshHome` (the xcsh root: `--home`, else `$XCSH_HOME`, else `<home>/.xcsh`), never from
  * `os.homedir()` deep inside an engine, so tests and hosts can point us anywhere.
  */
-import { createHash } from "node:crypto";
 import { lstatSync, statSync, type Stats } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -348,5 +347,8 @@ export function teamStatePaths(ours: string) {
 
 /** The restore stamp of the project whose root's real path is `rootRealPath`: `<ours>/team/<sha256[0:16]>.json`. */
 export function teamStampFile(ours: string, rootRealPath: string): string {
+  // node:crypto on first use, not at import: this module is on every host's boot path, and loading
+  // crypto costs 2-4 ms of CPU there (Node 24, Bun) for a hash only team restores need.
+  const { createHash } = process.getBuiltinModule("node:crypto");
   return path.join(teamStatePaths(ours).dir, `${createHash("sha256").update(rootRealPath).digest("hex").slice(0, 16)}.json`);
 }
