@@ -82,7 +82,7 @@ export const jitiBabel = {
  */
 const HOT_CHUNKS = {
   "boot-index": ["boot/fingerprint", "boot/format", "boot/policy-filter", "core/policy-file", "boot/store", "boot/views", "boot/world", "core/bounded-read", "core/contain", "core/errors", "core/failure", "core/host-options", "core/paths", "core/trust", "discovery/select", "host/module-key", "host/tool-claims"],
-  "boot-load": ["boot/discover", "discovery/index", "discovery/records", "host/exec", "host/host-exports", "host/import/bun", "host/import/module-map", "host/import/module-names", "host/import/strategy", "host/loader", "host/module-import", "host/render", "host/session", "host/timeout", "host/tool-shape"],
+  "boot-load": ["boot/discover", "boot/discover-and-load", "discovery/index", "discovery/records", "host/exec", "host/host-exports", "host/import/bun", "host/import/module-map", "host/import/module-names", "host/import/strategy", "host/loader", "host/module-import", "host/render", "host/session", "host/timeout", "host/tool-shape"],
   query: ["boot/installed-tools", "boot/module-records", "boot/simulate", "cli/command-errors", "cli/command-name", "cli/commands/index", "cli/commands/tools", "cli/context", "cli/output", "cli/program", "cli/project-trust", "cli/render-error", "components/installed-roots", "core/json-position", "core/redact", "core/state-places", "host/builtins", "manifest/json-file", "manifest/result"],
 };
 const hotChunks = Object.entries(HOT_CHUNKS).map(([name, modules]) => {
