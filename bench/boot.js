@@ -13,6 +13,10 @@
  *                 shows them (TypeBox from `api.typebox`, no import at all): against the floor
  *                 that `import()`s them all at once (`Promise.all`) and calls their factories —
  *                 the same .ts files where the runtime strips types, their .js copies on Node 20.
+ *           Both floors also run with Node's compile cache on (`module.enableCompileCache` at the
+ *           child's start, a cache of their own, warm after the first run: what any loader can
+ *           do), and each boot is printed against that floor too; on Node the warm boot is also
+ *           run in a host that turned the compile cache on at its start, as that floor's host did.
  *           First boot after install (the transpile cache and boot index as an install leaves
  *           them: `refreshBootIndex` when the build has it, else empty, run by the boot's own
  *           runtime; BENCH_INSTALLER=first: by the first runtime) and warm boot (the next start).
@@ -126,10 +130,12 @@ function measureBoots(builds, runtime, fx, installer, runs, floorJob = loopJob("
       afterInstall(built, fx, installer);
       samples[`first${i}`].push(boot(runtime, oursJob(built, fx), fx));
       samples[`warm${i}`].push(boot(runtime, oursJob(built, fx), fx));
+      // The cached floor's host turned Node's compile cache on at its start: the same host running our boot (warm).
+      if (runtime.id !== "bun") (samples[`hostCached${i}`] ??= []).push(boot(runtime, { ...oursJob(built, fx), hostCompileCache: path.join(fx.home, `.host-compile-cache-${i}`) }, fx));
     });
     samples.floor.push(boot(runtime, floorJob, fx));
     // The same floor with Node's compile cache on (a cache of its own, warm after the first run): what any loader could also do.
-    if (floorJob.mode === "floor-all" && runtime.id !== "bun") samples.floorCached.push(boot(runtime, { ...floorJob, compileCache: path.join(fx.home, ".floor-compile-cache") }, fx));
+    if (runtime.id !== "bun") samples.floorCached.push(boot(runtime, { ...floorJob, compileCache: path.join(fx.home, ".floor-compile-cache") }, fx));
     if (runtime.id === "bun" && floorJob.mode === "floor") samples.native.push(boot(runtime, loopJob("native", fx), fx));
   }
   const out = {};
@@ -155,6 +161,7 @@ function printBoots(runtime, m, builds, kind) {
     builds.forEach((built, i) => {
       const cell = (phase) => `${ms(m[phase][clock]).padStart(8)} ${ratio(m[phase][clock], m[base][clock]).padStart(6)}${m.floorCached ? ` (${ratio(m[phase][clock], m.floorCached[clock])} of the cached floor)` : ""}`;
       console.log(`      ${built.label.padEnd(22)} first boot ${cell(`first${i}`)}   warm boot ${cell(`warm${i}`)}`);
+      if (m[`hostCached${i}`]) console.log(`      ${"".padEnd(22)} warm boot in a host that turned the compile cache on at its start ${cell(`hostCached${i}`)}`);
     });
   }
 }

@@ -8,7 +8,8 @@
  *   native  the same loop over the .ts files (Bun runs them natively)
  *   floor-all every file `import()`ed at once (`Promise.all`), then each factory called in order:
  *           the floor of seed-style tools (issue 44), which take TypeBox from `api.typebox`;
- *           with `compileCache: <dir>`, the same with Node's compile cache on (`module.enableCompileCache`)
+ *           with `compileCache: <dir>` (floor and floor-all), the same with Node's compile cache on
+ *           (`module.enableCompileCache`), turned on at the child's start, before TypeBox
  *   refresh what an install leaves for the next boot: `refreshBootIndex` of the boot index
  *           (src/boot), which compiles new TypeScript entries into the transpile cache
  *
@@ -58,11 +59,12 @@ async function importAll(files) {
   return count;
 }
 
-// The floor with Node's compile cache (floor-all with `compileCache`): any loader may turn it on,
+// The floor with Node's compile cache (`compileCache`, floor and floor-all): any loader may turn it on,
 // so the least a loader could do includes it; its second and later runs read a warm cache.
-if (job.compileCache) {
+// `hostCompileCache` (ours): the same host, turning it on at its start, then running our boot.
+if (job.compileCache ?? job.hostCompileCache) {
   const { enableCompileCache } = await import("node:module");
-  enableCompileCache?.(job.compileCache);
+  enableCompileCache?.(job.compileCache ?? job.hostCompileCache);
 }
 
 let tools;

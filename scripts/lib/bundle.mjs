@@ -81,11 +81,12 @@ export const jitiBabel = {
  * chunk there.
  */
 const HOT_CHUNKS = {
-  // The organization policy filter and the module records too: the boot reads them (the lazy boot
-  // the records), and otherwise they pull the query's chunk, CLI and all, into every host boot.
-  "boot-index": ["boot/fingerprint", "boot/format", "boot/module-records", "boot/policy-filter", "boot/store", "boot/views", "boot/world", "core/bounded-read", "core/contain", "core/errors", "core/host-options", "core/json-position", "core/paths", "core/policy-file", "core/trust", "discovery/select", "host/module-key", "host/tool-claims", "manifest/json-file"],
-  "boot-load": ["boot/discover", "discovery/index", "discovery/records", "host/exec", "host/host-exports", "host/import/bun", "host/import/module-map", "host/import/module-names", "host/import/strategy", "host/loader", "host/module-import", "host/render", "host/session", "host/timeout", "host/tool-shape"],
-  query: ["boot/installed-tools", "boot/module-records", "boot/simulate", "cli/command-errors", "cli/command-name", "cli/commands/index", "cli/commands/tools", "cli/context", "cli/output", "cli/program", "cli/project-trust", "cli/render-error", "components/installed-roots", "core/failure", "core/json-position", "core/redact", "core/state-places", "host/builtins", "manifest/json-file", "manifest/result"],
+  // The organization policy filter, the module records, and what discovery's scan reads with (the
+  // JSON reader, the result helpers, the state places) too: the boot reads them, and elsewhere they
+  // pull the query's chunk, CLI and all, into every host boot (host-boot-footprint.test.ts).
+  "boot-index": ["boot/fingerprint", "boot/format", "boot/module-records", "boot/policy-filter", "boot/store", "boot/views", "boot/world", "core/bounded-read", "core/contain", "core/errors", "core/failure", "core/host-options", "core/json-position", "core/paths", "core/policy-file", "core/state-places", "core/trust", "discovery/select", "host/module-key", "host/tool-claims", "manifest/json-file", "manifest/result"],
+  "boot-load": ["boot/discover", "boot/discover-and-load", "discovery/index", "discovery/records", "host/exec", "host/host-exports", "host/import/bun", "host/import/module-map", "host/import/module-names", "host/import/strategy", "host/loader", "host/module-import", "host/render", "host/session", "host/timeout", "host/tool-shape"],
+  query: ["boot/installed-tools", "boot/simulate", "cli/command-errors", "cli/command-name", "cli/commands/index", "cli/commands/tools", "cli/context", "cli/output", "cli/program", "cli/project-trust", "cli/render-error", "components/installed-roots", "core/redact", "host/builtins"],
 };
 const hotChunks = Object.entries(HOT_CHUNKS).map(([name, modules]) => {
   const files = new Set(modules.map((m) => path.join(repo, "src", `${m}.ts`)));

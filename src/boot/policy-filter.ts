@@ -15,7 +15,6 @@ import type { ToolLoadError, ToolPathWithSource } from "../core/contract.js";
 import { projectFolder, projectRootOf, xcshPaths, type XcshRoots } from "../core/paths.js";
 import { managedPolicyFile, managedPolicyPresent } from "../core/policy-file.js";
 import type { LoadedPolicy, ManagedPolicy, PolicySource, PolicyVerdict } from "../core/policy.js";
-import { readJsonOrUndefined } from "../manifest/json-file.js";
 
 /**
  * `items` without the tools of plugins the policy refuses, and one coded error per refused plugin;
@@ -68,15 +67,21 @@ export async function policyJudge(loaded: LoadedPolicy, roots: XcshRoots, cwd: s
 
 async function judgeWith(policy: ManagedPolicy, roots: XcshRoots, cwd: string): Promise<PolicyJudge> {
   // The policy's reader and the plugin id's parser bring TypeBox: loaded only when a policy is in effect.
-  const [{ catalogPluginPolicySource, catalogPolicySource, checkSource, listNames }, { splitPluginId }] = await Promise.all([import("../core/policy.js"), import("../manifest/installed-plugins.js")]);
+  // The JSON reader too: this module is in every host's boot chunk (scripts/lib/bundle.mjs), the reader in the CLI's.
+  const [{ catalogPluginPolicySource, catalogPolicySource, checkSource, listNames }, { splitPluginId }, { readJsonOrUndefined }] = await Promise.all([
+    import("../core/policy.js"),
+    import("../manifest/installed-plugins.js"),
+    import("../manifest/json-file.js"),
+  ]);
+  const readQuietly = quietReader(readJsonOrUndefined);
   const paths = xcshPaths(roots);
   const { npmPolicySource } = await import("../core/policy-npm.js");
-  const own = recordedNpm(paths.plugins);
+  const own = recordedNpm(paths.plugins, readQuietly);
   // One read per seed folder, however many of its plugins are judged.
   const seeds = new Map<string, RecordedNpm>();
-  const seeded = (seed: string) => seeds.get(seed) ?? seeds.set(seed, recordedNpm(path.join(seed, "plugins"))).get(seed)!;
+  const seeded = (seed: string) => seeds.get(seed) ?? seeds.set(seed, recordedNpm(path.join(seed, "plugins"), readQuietly)).get(seed)!;
   const project = projectRootOf(cwd, roots);
-  const markets = marketplaceEntries([paths.marketplacesRegistry, ...(project !== undefined ? [path.join(projectFolder(cwd, roots, project), "marketplaces.json")] : [])]);
+  const markets = marketplaceEntries(readQuietly, [paths.marketplacesRegistry, ...(project !== undefined ? [path.join(projectFolder(cwd, roots, project), "marketplaces.json")] : [])]);
   const refusal = (verdict: PolicyVerdict) => (verdict.allowed ? undefined : { code: verdict.code, reason: verdict.reason });
   return (provider, plugin, seed) => {
     const forbidden = listNames(policy.plugins?.forbidden, plugin);
@@ -99,7 +104,7 @@ async function judgeWith(policy: ManagedPolicy, roots: XcshRoots, cwd: string): 
       const marketSource = catalogPolicySource(market.sourceType, market.sourceUri);
       const marketVerdict = checkSource(policy, marketSource, "marketplace");
       if (!marketVerdict.allowed) return refusal(marketVerdict);
-      return refusal(checkSource(policy, catalogPluginPolicySource(catalogEntrySource(market.catalogPath, id.plugin), marketSource), "plugin"));
+      return refusal(checkSource(policy, catalogPluginPolicySource(catalogEntrySource(readQuietly, market.catalogPath, id.plugin), marketSource), "plugin"));
     }
     return undefined;
   };
@@ -112,14 +117,14 @@ interface RecordedNpm {
 }
 
 /** What a plugins folder (the user's, or a seed's `plugins/`) records of its npm plugins: the specs of its package.json, its package-lock.json's entries. */
-function recordedNpm(folder: string): RecordedNpm {
+function recordedNpm(folder: string, readQuietly: ReadQuietly): RecordedNpm {
   const deps = (readQuietly(path.join(folder, "package.json")) as { dependencies?: Record<string, string> } | undefined)?.dependencies;
   const packages = (readQuietly(path.join(folder, "package-lock.json")) as { packages?: RecordedNpm["packages"] } | undefined)?.packages;
   return { folder, dependencies: deps !== null && typeof deps === "object" ? deps : {}, packages: packages !== null && typeof packages === "object" ? packages : {} };
 }
 
 /** The plugin's source as its marketplace's cached catalog names it (`undefined` when unreadable: the marketplace's own). */
-function catalogEntrySource(catalogPath: string | undefined, plugin: string): unknown {
+function catalogEntrySource(readQuietly: ReadQuietly, catalogPath: string | undefined, plugin: string): unknown {
   const catalog = catalogPath ? (readQuietly(catalogPath) as { plugins?: { name?: unknown; source?: unknown }[] } | undefined) : undefined;
   const entry = Array.isArray(catalog?.plugins) ? catalog.plugins.find((p) => p?.name === plugin) : undefined;
   return entry?.source;
@@ -132,7 +137,7 @@ interface RecordedMarketplace {
 }
 
 /** Marketplace entries by name, the project's before the user's (as discovery shadows them). */
-function marketplaceEntries(files: string[]): Map<string, RecordedMarketplace> {
+function marketplaceEntries(readQuietly: ReadQuietly, files: string[]): Map<string, RecordedMarketplace> {
   const byName = new Map<string, RecordedMarketplace>();
   for (const file of files.reverse()) {
     const doc = readQuietly(file) as { marketplaces?: ({ name?: unknown } & RecordedMarketplace)[] } | undefined;
@@ -143,11 +148,15 @@ function marketplaceEntries(files: string[]): Map<string, RecordedMarketplace> {
   return byName;
 }
 
+type ReadQuietly = (file: string) => unknown;
+
 /** A state file read for judging only: what discovery reports of a broken file, it reports itself. */
-function readQuietly(file: string): unknown {
-  try {
-    return readJsonOrUndefined(file);
-  } catch {
-    return undefined;
-  }
+function quietReader(readJsonOrUndefined: (file: string) => unknown): ReadQuietly {
+  return (file) => {
+    try {
+      return readJsonOrUndefined(file);
+    } catch {
+      return undefined;
+    }
+  };
 }

@@ -17,7 +17,7 @@ import { existsSync } from "node:fs";
 import nodeModule from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { MessageChannel, type MessagePort } from "node:worker_threads";
+import type { MessagePort } from "node:worker_threads";
 import { BARE_PREFIX, fenceMessage, fenceViolation, importFence } from "./fence.js";
 import { getModuleRegistry, shimPath } from "./module-map.js";
 import { stripCacheHook, type SyncLoad } from "./strip-cache.js";
@@ -110,7 +110,8 @@ function registerOnce(shimDir: string, cacheDir: string | undefined): NonNullabl
           if (existsSync(file)) return { url: pathToFileURL(file).href, shortCircuit: true };
         }
         const resolved = nextResolve(specifier, context) as { url?: string };
-        if (typeof resolved?.url === "string" && resolved.url.startsWith("file:")) {
+        // The fence is set only in the module checker: a host's boot converts no URLs here (two per import).
+        if (importFence() !== undefined && typeof resolved?.url === "string" && resolved.url.startsWith("file:")) {
           const parent = (context as { parentURL?: string } | undefined)?.parentURL;
           const refused = fenceViolation(specifier, parent?.startsWith("file:") ? fileURLToPath(parent) : parent, fileURLToPath(resolved.url));
           if (refused) throw refused;
@@ -121,6 +122,8 @@ function registerOnce(shimDir: string, cacheDir: string | undefined): NonNullabl
     return { kind: "in-thread", shimDir };
   }
   if (typeof nodeModule.register !== "function") return { kind: "unavailable" };
+  // worker_threads only for this flavour (Node < 22.15): every other boot would load it for nothing.
+  const { MessageChannel } = process.getBuiltinModule("node:worker_threads");
   const { port1, port2 } = new MessageChannel();
   port1.unref();
   const names = [...getModuleRegistry().keys()];

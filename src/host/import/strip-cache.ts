@@ -14,7 +14,6 @@
  * jiti fallback (module-import.ts) sees exactly what it saw before. No library offers this for
  * Node's native loader, hence the few lines here.
  */
-import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import nodeModule from "node:module";
 import path from "node:path";
@@ -56,6 +55,8 @@ export function stripCacheHook(dir: string): SyncLoad | undefined {
     }
     return type;
   };
+  // node:crypto only once this hook is in use (Node < 23.7): the module is loaded on every Node.
+  const { createHash } = process.getBuiltinModule("node:crypto");
   const entryOf = (url: string, source: string) =>
     path.join(dir, `${createHash("sha256").update(`${process.version}\0${scopeType(url)}\0`).update(source).digest("hex")}.js`);
   let made = false;
