@@ -32,6 +32,7 @@ import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { marketplaceCtx } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
+import { trustedTeamProject } from "../helpers/team-project.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 import { makeTmpWorld, writeTrustRecord, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { toolName, toolSource } from "./plugins-fixtures.js";
@@ -76,13 +77,7 @@ async function teamWorld(w: TmpWorld, root: string, onStep?: (step: string) => P
 /** The restore as `install --yes` runs it: one question for the whole set, so the consent preview reads every plugin. */
 const restore = async (w: TmpWorld, root: string, onStep?: (step: string) => Promise<void>) => restoreTeamSet(root, { world: await teamWorld(w, root, onStep), approveAll: async () => undefined });
 
-async function project(w: TmpWorld, declared: Record<string, unknown>): Promise<string> {
-  const root = path.join(w.root, "project");
-  await w.write(path.join(root, "xcsh-team.json"), { version: 1, plugins: declared });
-  await w.write(path.join(root, ".xcsh", ".keep"), "");
-  await writeTrustRecord(w.xcshHome, [root]);
-  return root;
-}
+const project = trustedTeamProject;
 
 const pluginsDir = (w: TmpWorld) => path.join(w.xcshHome, "plugins");
 
@@ -237,11 +232,21 @@ describe("the hand-over: a read folder is taken only for the bytes it was read f
   }
   const extract = async (spec: string, dest: string, more: Record<string, unknown>) => (await loadPacote()).extract(spec, dest, { ...options, ...more } as never);
   const dest = (n = 1) => path.join(w.root, "work", `d${n}`, "node_modules", name);
+  /** A read folder offered under `key` (the real integrity unless said otherwise). */
+  async function offered(key = integrity, extra: Record<string, string> = {}): Promise<{ dir: string; folders: UnpackedFolders }> {
+    const dir = await handed(extra);
+    const folders = new UnpackedFolders();
+    folders.offer(key, dir);
+    return { dir, folders };
+  }
+  /** The registry's tarball was read once, for `asked`, and `at` holds its files (not the offered folder's). */
+  async function expectReadFromTarball(at = dest(), asked = integrity): Promise<void> {
+    expect(reads).toEqual([asked]);
+    expect((await readdir(at)).sort()).toEqual(["index.js", "package.json"]);
+  }
 
   it("the integrity it was read for: moved into place, the tarball not read again", async () => {
-    const dir = await handed();
-    const folders = new UnpackedFolders();
-    folders.offer(integrity, dir);
+    const { dir, folders } = await offered();
     await extract(`${name}@${url}`, dest(), { integrity, [UNPACKED_OPTION]: folders });
     expect(reads).toEqual([]);
     expect((await readdir(dest())).sort()).toEqual(["MOVED", "package.json"]);
@@ -249,9 +254,7 @@ describe("the hand-over: a read folder is taken only for the bytes it was read f
   });
 
   it("a forged integrity asked for (a lock entry that is not these bytes): the tarball is read and refused (EINTEGRITY), the folder left where it was", async () => {
-    const dir = await handed();
-    const folders = new UnpackedFolders();
-    folders.offer(integrity, dir);
+    const { dir, folders } = await offered();
     const forged = `sha512-${Buffer.alloc(64, 7).toString("base64")}`;
     const error = await extract(`${name}@${url}`, dest(), { integrity: forged, [UNPACKED_OPTION]: folders }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "EINTEGRITY" });
@@ -260,59 +263,45 @@ describe("the hand-over: a read folder is taken only for the bytes it was read f
   });
 
   it("offered under another integrity: the tarball is read and checked, the folder not used", async () => {
-    const dir = await handed();
-    const folders = new UnpackedFolders();
-    folders.offer(`sha512-${Buffer.alloc(64, 3).toString("base64")}`, dir);
+    const { dir, folders } = await offered(`sha512-${Buffer.alloc(64, 3).toString("base64")}`);
     await extract(`${name}@${url}`, dest(), { integrity, [UNPACKED_OPTION]: folders });
-    expect(reads).toEqual([integrity]);
-    expect((await readdir(dest())).sort()).toEqual(["index.js", "package.json"]);
+    await expectReadFromTarball();
     expect(existsSync(path.join(dir, "MOVED"))).toBe(true);
   });
 
   it("a second destination of the same bytes: read from the tarball (a folder serves one place)", async () => {
-    const folders = new UnpackedFolders();
-    folders.offer(integrity, await handed());
+    const { folders } = await offered();
     await extract(`${name}@${url}`, dest(1), { integrity, [UNPACKED_OPTION]: folders });
     await extract(`${name}@${url}`, dest(2), { integrity, [UNPACKED_OPTION]: folders });
-    expect(reads).toEqual([integrity]);
-    expect((await readdir(dest(2))).sort()).toEqual(["index.js", "package.json"]);
+    await expectReadFromTarball(dest(2));
   });
 
   it("a destination that already holds files: read from the tarball as pacote does, the folder left where it was", async () => {
-    const dir = await handed();
-    const folders = new UnpackedFolders();
-    folders.offer(integrity, dir);
+    const { dir, folders } = await offered();
     await mkdir(dest(), { recursive: true });
     await writeFile(path.join(dest(), "stale.js"), "");
     await extract(`${name}@${url}`, dest(), { integrity, [UNPACKED_OPTION]: folders });
-    expect(reads).toEqual([integrity]);
-    expect((await readdir(dest())).sort()).toEqual(["index.js", "package.json"]);
+    await expectReadFromTarball();
     expect(existsSync(path.join(dir, "MOVED"))).toBe(true);
   });
 
   it("a folder with a node_modules of its own (bundled dependencies): read from the tarball", async () => {
-    const folders = new UnpackedFolders();
-    folders.offer(integrity, await handed({ "node_modules/x/package.json": "{}" }));
+    const { folders } = await offered(integrity, { "node_modules/x/package.json": "{}" });
     await extract(`${name}@${url}`, dest(), { integrity, [UNPACKED_OPTION]: folders });
-    expect(reads).toEqual([integrity]);
-    expect((await readdir(dest())).sort()).toEqual(["index.js", "package.json"]);
+    await expectReadFromTarball();
   });
 
   it("a tarball file (another fetcher) with the same integrity: read from the file", async () => {
     const file = path.join(w.root, "pkg.tgz");
     await writeFile(file, Buffer.from(await (await fetch(url)).arrayBuffer()));
-    const folders = new UnpackedFolders();
-    folders.offer(integrity, await handed());
+    const { folders } = await offered();
     await extract(`file:${file}`, dest(), { integrity, [UNPACKED_OPTION]: folders });
-    expect(reads).toEqual([integrity]);
-    expect((await readdir(dest())).sort()).toEqual(["index.js", "package.json"]);
+    await expectReadFromTarball();
   });
 
   it("any other install (no hand-over option): read from the tarball", async () => {
-    const folders = new UnpackedFolders();
-    folders.offer(integrity, await handed());
+    await offered();
     await extract(`${name}@${url}`, dest(), { integrity });
-    expect(reads).toEqual([integrity]);
-    expect((await readdir(dest())).sort()).toEqual(["index.js", "package.json"]);
+    await expectReadFromTarball();
   });
 });

@@ -17,8 +17,9 @@ import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { twoHomesBehindProxy, type ProxiedPair } from "../helpers/registry-proxy.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
+import { trustedTeamProject } from "../helpers/team-project.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
-import { makeTmpWorld, writeTrustRecord, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { toolName, toolSource } from "./plugins-fixtures.js";
 
 let reg: RegistryHandle & { dispose(): Promise<void> };
@@ -33,13 +34,7 @@ const tag = () => `${Math.random().toString(36).slice(2, 7)}${(tags += 1)}`;
 
 const xcsh = (w: TmpWorld, cwd: string, args: string[]) => runCli(args, { cwd, home: w.home, timeoutMs: 120_000 });
 
-async function project(w: TmpWorld, declared: Record<string, unknown>): Promise<string> {
-  const root = path.join(w.root, "project");
-  await w.write(path.join(root, "xcsh-team.json"), { version: 1, plugins: declared });
-  await w.write(path.join(root, ".xcsh", ".keep"), "");
-  await writeTrustRecord(w.xcshHome, [root]);
-  return root;
-}
+const project = trustedTeamProject;
 
 describe("team restore: bytes several plugins lock are read once", () => {
   let a: TmpWorld;
