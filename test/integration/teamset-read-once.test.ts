@@ -10,7 +10,7 @@
  * two versions is not shared; the same library version whose locked dependency differs between
  * two plugins is not shared (each plugin resolves its own locked dependency); a failure after
  * the folders were moved (injected at `reify:done`) leaves every file as it was, and the next
- * restore installs the set.
+ * restore installs the set; so does kill -9 there (the CLI paused at `reify:done`).
  *
  * Class 2, the hand-over itself (pacote's `extract` with the option, as arborist calls it): a
  * folder is taken only for the very integrity it was offered under and only by the fetcher it
@@ -19,6 +19,8 @@
  * already holds files, a folder with bundled `node_modules`, a `file:` tarball, a call without
  * the option (every other install).
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { createRequire } from "node:module";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { existsSync, readFileSync } from "node:fs";
@@ -31,7 +33,7 @@ import { restoreTeamSet, type TeamWorld } from "../../src/teamset/index.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { marketplaceCtx } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { runCli } from "../helpers/run-cli.js";
+import { CLI_BIN, hermeticEnv, runCli } from "../helpers/run-cli.js";
 import { trustedTeamProject } from "../helpers/team-project.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 import { makeTmpWorld, writeTrustRecord, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
@@ -193,6 +195,31 @@ describe("team restore: each locked tarball read once, a shared library installe
     expect(failed).toMatchObject({ message: "injected at reify:done" });
     expect(await snapshotTree(b.root, { exclude: [".npm"] })).toEqual(before);
     await restore(b, root);
+    for (const name of plugins) expect(versionAlong(b, name, lib)).toBe("1.0.0");
+  });
+
+  it("kill -9 after npm's installer moved the read folders in (paused at reify:done): the next command recovers the old state, and the next restore installs the set", async () => {
+    await reg.publish({ name: lib, version: "1.0.0", packageJson: { type: "module" }, files: { "index.js": "export default 1;\n" } });
+    for (const name of plugins) await publishPlugin(name, { [lib]: "^1.0.0" });
+    const root = await lockedInA(Object.fromEntries(plugins.map((name) => [name, { spec: "^1.0.0" }])));
+    const marker = path.join(b.root, "paused");
+    const child = spawn(process.execPath, [CLI_BIN, "install", "--yes"], { cwd: root, env: hermeticEnv(b.home, { XCSH_TOOLS_TEST_PAUSE: "reify:done", XCSH_TOOLS_TEST_PAUSE_FILE: marker }), stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
+    const exited = once(child, "exit");
+    for (let i = 0; !existsSync(marker); i++) {
+      if (child.exitCode !== null) throw new Error(`exited before pausing: ${stderr}`);
+      if (i > 2400) throw new Error("never paused at reify:done");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.kill("SIGKILL");
+    await exited;
+    const list = await xcsh(b, root, ["list", "--json"]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout).plugins).toEqual([]);
+    for (const name of [...plugins, lib]) expect(existsSync(path.join(pluginsDir(b), "node_modules", name)), name).toBe(false);
+    const restored = await xcsh(b, root, ["install", "--yes"]);
+    expect(restored.code, restored.stderr).toBe(0);
     for (const name of plugins) expect(versionAlong(b, name, lib)).toBe("1.0.0");
   });
 });
