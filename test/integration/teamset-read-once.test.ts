@@ -34,7 +34,7 @@ import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { marketplaceCtx } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { CLI_BIN, hermeticEnv, runCli } from "../helpers/run-cli.js";
-import { trustedTeamProject } from "../helpers/team-project.js";
+import { lockedByAClonedByB, trustedTeamProject } from "../helpers/team-project.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 import { makeTmpWorld, writeTrustRecord, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { toolName, toolSource } from "./plugins-fixtures.js";
@@ -119,15 +119,7 @@ describe("team restore: each locked tarball read once, a shared library installe
   const publishPlugin = (name: string, deps: Record<string, string>) =>
     reg.publish({ name, version: "1.0.0", packageJson: { type: "module", dependencies: deps, xcsh: { tools: "./t.js" } }, files: { "t.js": toolSource(toolName(name)) } });
 
-  /** A locks `declared` with `install --yes`; B gets the declaration and the lock; B's root. */
-  async function lockedInA(declared: Record<string, unknown>): Promise<string> {
-    const rootA = await project(a, declared);
-    const locked = await xcsh(a, rootA, ["install", "--yes"]);
-    expect(locked.code, locked.stderr).toBe(0);
-    const rootB = await project(b, declared);
-    await writeFile(path.join(rootB, "xcsh-team.lock.json"), await readFile(path.join(rootA, "xcsh-team.lock.json"), "utf8"));
-    return rootB;
-  }
+  const lockedInA = (declared: Record<string, unknown>) => lockedByAClonedByB(a, b, declared);
 
   it("three plugins sharing one library: each locked tarball is read once, the library is installed once at the top, every tool file as published", async () => {
     await reg.publish({ name: lib, version: "1.0.0", packageJson: { type: "module" }, files: { "index.js": "export default 1;\n" } });
