@@ -20,6 +20,7 @@ import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
 import type { PolicySource } from "../core/policy.js";
 import { npmPolicySource } from "../core/policy-npm.js";
 import { TARBALL_CHECK_OPTION, guardTarballStreams, type TarballLimits } from "./tarball-check.js";
+import { UNPACKED_OPTION, handOverUnpacked, type UnpackedFolders } from "./unpacked.js";
 
 /** Everything pacote and arborist calls need. */
 export interface NpmClientOptions {
@@ -42,6 +43,8 @@ export interface NpmClientOptions {
   allowLocalGit?: boolean;
   /** Limits every tarball is checked against while it streams (settings `limits.*`; tarball-check.ts). */
   tarballLimits?: Partial<TarballLimits>;
+  /** Packages this process already unpacked from their locked bytes: arborist moves them into place (unpacked.ts). */
+  unpacked?: UnpackedFolders;
 }
 
 /** The flat options object for pacote/arborist. */
@@ -73,6 +76,7 @@ export function npmOptions(client: NpmClientOptions): Record<string, unknown> {
     ...(client.tarballLimits ? { [TARBALL_CHECK_OPTION]: { limits: client.tarballLimits } } : {}),
     ...(client.fetchTimeoutMs ? { timeout: client.fetchTimeoutMs } : {}),
     ...(client.signal ? { signal: client.signal } : {}),
+    ...(client.unpacked ? { [UNPACKED_OPTION]: client.unpacked } : {}),
   };
 }
 
@@ -227,6 +231,7 @@ export async function loadPacote(): Promise<Pacote> {
   const libs = await npmLibraries();
   const pacote = libs.pacote();
   guardTarballStreams(pacote, libs.tar());
+  handOverUnpacked(pacote);
   return pacote;
 }
 

@@ -42,14 +42,7 @@ export async function previewPinned(mworld: MutationWorld, client: NpmClientOpti
   const asked = await Promise.all(plan.actions.map(async (action, index): Promise<ExecutableRequest | undefined> => {
     if (action.apply.kind !== "install") return undefined;
     const r = npmReady.find((x) => x.pinned.name === action.name)!;
-    const dir = path.join(scratch, `npm-${index}`);
-    try {
-      // By the URL and integrity the restore fetched (plugins/team.ts): npm's cache answers, no packument.
-      // A git plugin is packed by pacote with arborist (no scripts: npmOptions' ignoreScripts), as packedIntegrity packs it.
-      await pacote.extract(r.top.resolved, dir, { ...npmOptions(client), Arborist: await loadArborist(), ...(r.integrity ? { integrity: r.integrity } : {}) } as never);
-    } catch (error) {
-      throw npmError(error, r.resolved.spec.npmSpec, client);
-    }
+    const dir = await unpackedTop(pacote, client, r, path.join(scratch, `npm-${index}`));
     const current = inventory.find((p) => p.name === action.name && p.manifest !== undefined);
     const next = { dir, manifest: r.resolved.manifest, manifestKey: manifestKeyOf(readJsonOrUndefined(path.join(dir, "package.json"))) };
     const changes = npmExecutableChanges(current?.manifest ? { dir: current.dir, manifest: current.manifest, manifestKey: manifestKeyOf(current.pkg) } : undefined, next, path.join(liveModules, action.name));
@@ -59,6 +52,23 @@ export async function previewPinned(mworld: MutationWorld, client: NpmClientOpti
   }));
   const requests = asked.filter((request) => request !== undefined);
   return { changing: plan.actions.filter((a) => a.type !== "NOOP").map((a) => `${a.name}@${a.to?.version ?? "?"}`), requests };
+}
+
+/**
+ * The folder holding the plugin's locked bytes: where resolvePinned unpacked them when it read
+ * its manifest (read once, not twice), else (a git plugin, read from its checkout) packed and
+ * unpacked into `dir` now.
+ */
+async function unpackedTop(pacote: Awaited<ReturnType<typeof loadPacote>>, client: NpmClientOptions, r: ResolvedPinned, dir: string): Promise<string> {
+  if (r.top.dir !== undefined) return r.top.dir;
+  try {
+    // By the URL and integrity the restore fetched (plugins/team.ts): npm's cache answers, no packument.
+    // A git plugin is packed by pacote with arborist (no scripts: npmOptions' ignoreScripts), as packedIntegrity packs it.
+    await pacote.extract(r.top.resolved, dir, { ...npmOptions(client), Arborist: await loadArborist(), ...(r.integrity ? { integrity: r.integrity } : {}) } as never);
+  } catch (error) {
+    throw npmError(error, r.resolved.spec.npmSpec, client);
+  }
+  return dir;
 }
 
 /** The secret settings of the set's npm plugins that have no value for this user (stored or from their env variable). */

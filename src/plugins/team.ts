@@ -43,6 +43,7 @@ import { packageOf, type ResolvedPackage } from "./resolve.js";
 import { assertGitSpec, parseInstallSpec } from "./spec.js";
 import { pluginsPaths, withRecordEntry, type InstallRecord } from "./state.js";
 import { TARBALL_CHECK_OPTION } from "./tarball-check.js";
+import { UnpackedFolders } from "./unpacked.js";
 
 /** An npm plugin as a team lock pins it. */
 export interface PinnedNpmPlugin {
@@ -69,6 +70,8 @@ export interface PinnedPackage {
   resolved: string;
   integrity: string | undefined;
   pkg: Record<string, unknown>;
+  /** Where these very bytes were unpacked to read `pkg` (resolvePinned's `unpackInto`); the consent preview reads them there. */
+  dir?: string;
 }
 
 /** A pinned plugin fetched now: its manifest and every package of its closure, read from the locked bytes. */
@@ -114,13 +117,23 @@ function foundOf(error: unknown): string {
  * integrity (the packument only when that URL is a 404), a tarball URL by integrity, a git
  * plugin at its commit. Bytes other than the integrity: `Mismatch` naming `at`.
  */
-async function fetchLocked(client: NpmClientOptions, cwd: string, what: { plugin: string; at: string[]; name: string; version: string; integrity?: string; from?: PinnedNpmPlugin["from"] }): Promise<PinnedPackage> {
+async function fetchLocked(client: NpmClientOptions, cwd: string, what: { plugin: string; at: string[]; name: string; version: string; integrity?: string; from?: PinnedNpmPlugin["from"] }, into?: string): Promise<PinnedPackage> {
   const pacote = await loadPacote();
   const check = { [TARBALL_CHECK_OPTION]: { what: `${what.name}@${what.version}`, requirePackageJson: true, ...(client.tarballLimits ? { limits: client.tarballLimits } : {}) } };
   const options = { ...npmOptions(client), ...check, where: cwd };
-  const read = async (spec: string, integrity: string | undefined) => {
+  let unpacked: string | undefined;
+  const read = async (spec: string, integrity: string | undefined, manifestOnly = false) => {
     try {
-      return (await pacote.manifest(spec, { ...options, ...(integrity ? { integrity } : {}) } as never)) as unknown as Record<string, unknown>;
+      const opts = { ...options, ...(integrity ? { integrity } : {}) } as never;
+      // pacote's `manifest` of a tarball unpacks it whole into a temporary folder and reads its
+      // package.json there; unpacked into `into` instead (same fetcher, same check, same
+      // integrity), the same bytes also serve the consent preview, which would unpack them again.
+      // A git spec is read from its checkout (its packed bytes differ), a packument (`manifestOnly`) has no bytes: pacote's own way.
+      if (into === undefined || what.from?.kind === "git" || manifestOnly) return (await pacote.manifest(spec, opts)) as unknown as Record<string, unknown>;
+      const { integrity: got } = (await pacote.extract(spec, into, opts)) as { integrity?: string };
+      unpacked = into;
+      const pkg = (await pacote.manifest(`file:${into}`, { ...npmOptions(client), where: cwd } as never)) as unknown as Record<string, unknown>;
+      return { ...pkg, _integrity: got, _resolved: spec };
     } catch (error) {
       if (nodeErrorCode(error) === "EINTEGRITY" && integrity) throw new Mismatch({ plugin: what.plugin, at: what.at, expected: integrity, got: foundOf(error) });
       throw error;
@@ -143,7 +156,7 @@ async function fetchLocked(client: NpmClientOptions, cwd: string, what: { plugin
       } catch (error) {
         if (nodeErrorCode(error) !== "E404" && (error as { statusCode?: number }).statusCode !== 404) throw error;
         // Not npm's layout on this registry: its packument says where the tarball is.
-        const doc = await read(`${what.name}@${what.version}`, what.integrity);
+        const doc = await read(`${what.name}@${what.version}`, what.integrity, true);
         resolved = String(doc._resolved);
         pkg = await read(resolved, what.integrity);
       }
@@ -156,21 +169,23 @@ async function fetchLocked(client: NpmClientOptions, cwd: string, what: { plugin
     throw new Mismatch({ plugin: what.plugin, at: what.at, expected: `${what.name}@${what.version}`, got: `${String(pkg.name)}@${String(pkg.version)}` });
   }
   const integrity = typeof pkg._integrity === "string" ? pkg._integrity : what.integrity;
-  return { name: what.name, version: what.version, resolved, integrity: what.from?.kind === "git" ? undefined : integrity, pkg };
+  return { name: what.name, version: what.version, resolved, integrity: what.from?.kind === "git" ? undefined : integrity, pkg, ...(unpacked !== undefined ? { dir: unpacked } : {}) };
 }
 
 /**
- * Fetch pinned plugins and their closures (bytes into npm's cache; nothing of ours written).
+ * Fetch pinned plugins and their closures (bytes into npm's cache; nothing of ours written but
+ * into `unpackInto`, a scratch folder, when given: each package's bytes unpacked there once, the
+ * folder in `PinnedPackage.dir`).
  * Bytes other than the lock's: the error `mismatch` makes of it, before anything is installed.
  */
-export async function resolvePinned(client: NpmClientOptions, cwd: string, pinned: readonly PinnedNpmPlugin[], mismatch: (found: PinnedMismatch) => Error): Promise<ResolvedPinned[]> {
+export async function resolvePinned(client: NpmClientOptions, cwd: string, pinned: readonly PinnedNpmPlugin[], mismatch: (found: PinnedMismatch) => Error, unpackInto?: string): Promise<ResolvedPinned[]> {
   // A package several plugins lock at the same bytes (a shared library) is read once, not once
   // per plugin; a mismatch still names the lock field of each plugin that asked for it.
   const fetched = new Map<string, Promise<PinnedPackage>>();
   const fetchOnce = async (what: Parameters<typeof fetchLocked>[2]): Promise<PinnedPackage> => {
     const key = JSON.stringify([what.name, what.version, what.integrity ?? null, what.from ?? null]);
     let pending = fetched.get(key);
-    if (!pending) fetched.set(key, (pending = fetchLocked(client, cwd, what)));
+    if (!pending) fetched.set(key, (pending = fetchLocked(client, cwd, what, unpackInto === undefined ? undefined : path.join(unpackInto, `pinned-${fetched.size}`))));
     try {
       return await pending;
     } catch (error) {
@@ -248,11 +263,39 @@ function lockEntryOf(p: PinnedPackage, as: string): Record<string, unknown> {
  * plugin, each dependency as high as Node's resolution from the package that needs it allows: the
  * top level when the user's tree has no package of that name there (never sharing one of theirs,
  * whose own dependencies are not the lock's), else the plugin's own subtree, else beside the
- * package that needs it. Peers resolve from the needing package's parent.
+ * package that needs it. Peers resolve from the needing package's parent. A top-level package
+ * another plugin of the same restore laid out (`ours`) is shared when it is the same locked bytes
+ * and resolves the same locked packages below it (`sharable`), as npm would dedupe it.
  */
-function layoutOf(r: ResolvedPinned, existing: Record<string, unknown>): Map<string, Record<string, unknown>> {
+function layoutOf(r: ResolvedPinned, existing: Record<string, unknown>, ours: ReadonlySet<string>): Map<string, Record<string, unknown>> {
   const versions = new Map<string, PinnedPackage[]>();
   for (const p of r.closure) versions.set(p.name, [...(versions.get(p.name) ?? []), p]);
+  /** The closure's package an edge resolves to: the highest locked version in its range (a non-range spec: the one locked). */
+  const pick = (edge: { name: string; range: string }): PinnedPackage | undefined =>
+    (versions.get(edge.name) ?? []).filter((p) => semver.satisfies(p.version, edge.range, { includePrerelease: true, loose: true })).sort((x, y) => semver.rcompare(x.version, y.version))[0] ??
+    (versions.get(edge.name)?.length === 1 && !semver.validRange(edge.range) ? versions.get(edge.name)![0] : undefined);
+  /**
+   * Whether the entry at `location`, laid out by another plugin of this same restore (`ours`), is
+   * exactly `dep` with everything it resolves from there being this plugin's locked packages too:
+   * then this plugin shares it, as npm dedupes (a shared library installed once, not once per
+   * plugin). Never an entry of the user's own tree, and not a package with peers (resolved from
+   * whoever needs it): those keep the rule above.
+   */
+  const sharable = (location: string, dep: PinnedPackage, seen = new Set<string>()): boolean => {
+    const entry = existing[location];
+    if (!ours.has(location) || !isRecord(entry) || entry.version !== dep.version || entry.integrity !== dep.integrity || entry.resolved !== dep.resolved) return false;
+    if (seen.has(location)) return true;
+    seen.add(location);
+    return edgesOf(dep.pkg).every((edge) => {
+      const want = edge.peer ? undefined : pick(edge);
+      if (!want) return false;
+      for (let folder = location; ; folder = parentOf(folder)) {
+        const at = childOf(folder, edge.as);
+        if (existing[at] !== undefined) return sharable(at, want, seen);
+        if (folder === "") return false;
+      }
+    });
+  };
   const top = childOf("", r.pinned.name);
   const placed = new Map<string, PinnedPackage>([[top, r.top]]);
   const out = new Map<string, Record<string, unknown>>([[top, lockEntryOf(r.top, r.pinned.name)]]);
@@ -262,8 +305,7 @@ function layoutOf(r: ResolvedPinned, existing: Record<string, unknown>): Map<str
   while (queue.length > 0) {
     const at = queue.shift()!;
     for (const edge of edgesOf(placed.get(at)!.pkg)) {
-      const candidates = (versions.get(edge.name) ?? []).filter((p) => semver.satisfies(p.version, edge.range, { includePrerelease: true, loose: true }));
-      const dep = candidates.sort((x, y) => semver.rcompare(x.version, y.version))[0] ?? (versions.get(edge.name)?.length === 1 && !semver.validRange(edge.range) ? versions.get(edge.name)![0] : undefined);
+      const dep = pick(edge);
       if (!dep) continue; // not in the closure (an optional one that did not install): arborist decides, verify judges
       // Up from `from` as Node's resolution goes: the first folder holding the name decides; below
       // it, the highest folder that no edge already resolved past gets the package (a package
@@ -273,7 +315,7 @@ function layoutOf(r: ResolvedPinned, existing: Record<string, unknown>): Map<str
       let found: PinnedPackage | "theirs" | undefined;
       for (let folder = from; ; folder = parentOf(folder)) {
         const location = childOf(folder, edge.as);
-        found = placed.get(location) ?? (folder === "" && existing[location] !== undefined ? "theirs" : undefined);
+        found = placed.get(location) ?? (folder === "" && existing[location] !== undefined ? (sharable(location, dep) ? dep : "theirs") : undefined);
         if (found) break;
         chain.push(folder);
         if (folder === "") break;
@@ -333,10 +375,15 @@ async function writePinned(client: NpmClientOptions, dir: string, resolved: read
   }
   const packages = isRecord(lock.packages) ? { ...lock.packages } : {};
   const deps = isRecord(pkg.dependencies) ? { ...pkg.dependencies } : {};
+  /** The locations this call laid out: a later plugin may share them (layoutOf `sharable`). */
+  const ours = new Set<string>();
   for (const r of resolved.filter((x) => names.includes(x.pinned.name))) {
     const top = childOf("", r.pinned.name);
     for (const key of Object.keys(packages)) if (key === top || key.startsWith(`${top}/`)) delete packages[key];
-    for (const [location, entry] of layoutOf(r, packages)) packages[location] = entry;
+    for (const [location, entry] of layoutOf(r, packages, ours)) {
+      packages[location] = entry;
+      ours.add(location);
+    }
     deps[r.pinned.name] = dependencyValue(r, deps[r.pinned.name]);
   }
   const root = isRecord(packages[""]) ? packages[""] : {};
@@ -438,6 +485,15 @@ function isPersonal(record: InstallRecord, name: string): boolean {
   return entry !== undefined && (entry.personal === true || entry.team === undefined);
 }
 
+/** The registry packages resolvePinned unpacked, by the locked integrity their bytes matched, for arborist to move into place (unpacked.ts). */
+function unpackedOf(resolved: readonly ResolvedPinned[]): UnpackedFolders {
+  const unpacked = new UnpackedFolders();
+  for (const p of resolved.flatMap((r) => [r.top, ...r.closure])) {
+    if (p.dir !== undefined && p.integrity !== undefined && /^https?:/.test(p.resolved)) unpacked.offer(p.integrity, p.dir);
+  }
+  return unpacked;
+}
+
 /**
  * Install the pinned plugins exactly as locked (one already installed exactly so is a NOOP;
  * features stay the user's: a team's go to the project's overrides), record them as installed
@@ -504,7 +560,7 @@ export async function applyPinned(world: MutationWorld, label: string, options: 
     return next;
   };
   const applied = await applyPlan(world, label, {
-    client: options.client,
+    client: { ...options.client, unpacked: unpackedOf(resolved) },
     cwd: options.cwd,
     replan,
     stageMore: options.stageMore,

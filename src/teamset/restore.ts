@@ -400,7 +400,7 @@ export async function restoreTeamSet(root: string, options: RestoreOptions): Pro
     const mismatch = (found: PinnedMismatch) => npmMismatchError(paths.lock, found);
     if (options.offline) offlineMissing.push(...(await notCached(world.npm, root, pinned, mismatch)));
     if (offlineMissing.length > 0) throw offlineError(paths.lock, offlineMissing, ctx.roots.seedDirs ?? []);
-    const npmReady = await resolvePinned(world.npm, root, pinned, mismatch);
+    const npmReady = await resolvePinned(world.npm, root, pinned, mismatch, scratch);
     for (const r of npmReady) checkFeatures(set.plugins.get(r.pinned.name)!, r.pinned.version, r.features);
     const registry = withoutIds(existingRegistry(paths.installedPlugins), edit?.removed ?? []);
     const requests: ExecutableRequest[] = [];

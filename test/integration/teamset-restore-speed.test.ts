@@ -9,7 +9,7 @@
  * one library, cold (every request counted at a proxy); the registry serving other bytes for that
  * shared library (EINTEGRITY naming /npm/<one of them>/dependencies/<lib@version>, nothing installed).
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import * as tar from "tar";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -17,8 +17,9 @@ import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { twoHomesBehindProxy, type ProxiedPair } from "../helpers/registry-proxy.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
+import { lockedByAClonedByB } from "../helpers/team-project.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
-import { makeTmpWorld, writeTrustRecord, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { toolName, toolSource } from "./plugins-fixtures.js";
 
 let reg: RegistryHandle & { dispose(): Promise<void> };
@@ -33,13 +34,6 @@ const tag = () => `${Math.random().toString(36).slice(2, 7)}${(tags += 1)}`;
 
 const xcsh = (w: TmpWorld, cwd: string, args: string[]) => runCli(args, { cwd, home: w.home, timeoutMs: 120_000 });
 
-async function project(w: TmpWorld, declared: Record<string, unknown>): Promise<string> {
-  const root = path.join(w.root, "project");
-  await w.write(path.join(root, "xcsh-team.json"), { version: 1, plugins: declared });
-  await w.write(path.join(root, ".xcsh", ".keep"), "");
-  await writeTrustRecord(w.xcshHome, [root]);
-  return root;
-}
 
 describe("team restore: bytes several plugins lock are read once", () => {
   let a: TmpWorld;
@@ -67,15 +61,7 @@ describe("team restore: bytes several plugins lock are read once", () => {
   });
 
   /** A locks the three plugins with `install --yes`; B (cold npm cache) gets the declaration and the lock; B's root. */
-  async function lockedInA(): Promise<string> {
-    const declared = Object.fromEntries(plugins.map((name) => [name, { spec: "^1.0.0" }]));
-    const rootA = await project(a, declared);
-    const locked = await xcsh(a, rootA, ["install", "--yes"]);
-    expect(locked.code, locked.stderr).toBe(0);
-    const rootB = await project(b, declared);
-    await writeFile(path.join(rootB, "xcsh-team.lock.json"), await readFile(path.join(rootA, "xcsh-team.lock.json"), "utf8"));
-    return rootB;
-  }
+  const lockedInA = () => lockedByAClonedByB(a, b, Object.fromEntries(plugins.map((name) => [name, { spec: "^1.0.0" }])));
 
   const libTarball = () => `/${lib}/-/${lib.slice(lib.indexOf("/") + 1)}-1.0.0.tgz`;
 
