@@ -103,9 +103,10 @@ async function fetchAndCheck(spec: InstallSpec, client: NpmClientOptions, cwd: s
   }
   // Never throws; awaited below, so arborist finds every dependency's packument in memory.
   const warming = warmDependencies(pacote, pkg, client, cwd);
-  // Installing (not a dry run): npm's installer reads the plugin's tarball, by this integrity,
-  // through the same check as the user's package; reading it here first only read it twice.
-  const deferred = spec.source === "registry" && deferTarballCheck(client, pkg, spec.raw);
+  // Installing (not a dry run): npm's installer reads the plugin's tarball, by this integrity or
+  // URL, through the same check as the user's package; reading it here first only read it again
+  // (a tarball URL's manifest above already read and checked it once).
+  const deferred = (spec.source === "registry" || spec.source === "remote") && deferTarballCheck(client, pkg, spec.raw);
   if (!deferred && (spec.source === "remote" || spec.source === "registry")) {
     // The bytes arborist will install (pacote's cache keeps them, so they are fetched once).
     // A registry package is fetched by the tarball URL and integrity its manifest just gave, as
@@ -124,7 +125,7 @@ async function fetchAndCheck(spec: InstallSpec, client: NpmClientOptions, cwd: s
 }
 
 /**
- * Register a registry plugin's tarball check for npm's installer to apply (npm-client.ts
+ * Register a registry or tarball-URL plugin's tarball check for npm's installer to apply (npm-client.ts
  * `pluginTarballs`), under the integrity and URL its manifest gave; false when the command checks
  * tarballs here (a dry run) or the manifest names neither.
  */
