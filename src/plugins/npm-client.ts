@@ -19,7 +19,7 @@ import { codedFailure, failedUrlOf } from "../core/failure.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
 import type { PolicySource } from "../core/policy.js";
 import { npmPolicySource } from "../core/policy-npm.js";
-import { TARBALL_CHECK_OPTION, guardTarballStreams, type TarballLimits } from "./tarball-check.js";
+import { TARBALL_CHECK_OPTION, guardTarballStreams, type PluginTarballChecks, type TarballLimits } from "./tarball-check.js";
 import { UNPACKED_OPTION, handOverUnpacked, type UnpackedFolders } from "./unpacked.js";
 
 /** Everything pacote and arborist calls need. */
@@ -45,6 +45,13 @@ export interface NpmClientOptions {
   tarballLimits?: Partial<TarballLimits>;
   /** Packages this process already unpacked from their locked bytes: arborist moves them into place (unpacked.ts). */
   unpacked?: UnpackedFolders;
+  /**
+   * Set by a command that installs what it resolves (not a dry run): resolve.ts then registers each
+   * registry plugin's tarball check here instead of fetching and checking the tarball ahead of
+   * npm's installer, which fetches the same bytes (by integrity) through the same check
+   * (tarball-check.ts `PluginTarballChecks`): each plugin's tarball is read and checked once.
+   */
+  pluginTarballs?: PluginTarballChecks;
 }
 
 /** The flat options object for pacote/arborist. */
@@ -73,7 +80,9 @@ export function npmOptions(client: NpmClientOptions): Record<string, unknown> {
     // cached ref still names it clones the branch's tip as that commit: a restore after the
     // branch moved installed the new tip as the locked commit. Every git call reads the refs anew.
     noGitRevCache: true,
-    ...(client.tarballLimits ? { [TARBALL_CHECK_OPTION]: { limits: client.tarballLimits } } : {}),
+    ...(client.tarballLimits || client.pluginTarballs
+      ? { [TARBALL_CHECK_OPTION]: { ...(client.tarballLimits ? { limits: client.tarballLimits } : {}), ...(client.pluginTarballs ? { plugins: client.pluginTarballs } : {}) } }
+      : {}),
     ...(client.fetchTimeoutMs ? { timeout: client.fetchTimeoutMs } : {}),
     ...(client.signal ? { signal: client.signal } : {}),
     ...(client.unpacked ? { [UNPACKED_OPTION]: client.unpacked } : {}),

@@ -103,7 +103,11 @@ async function fetchAndCheck(spec: InstallSpec, client: NpmClientOptions, cwd: s
   }
   // Never throws; awaited below, so arborist finds every dependency's packument in memory.
   const warming = warmDependencies(pacote, pkg, client, cwd);
-  if (spec.source === "remote" || spec.source === "registry") {
+  // Installing (not a dry run): npm's installer reads the plugin's tarball, by this integrity or
+  // URL, through the same check as the user's package; reading it here first only read it again
+  // (a tarball URL's manifest above already read and checked it once).
+  const deferred = (spec.source === "registry" || spec.source === "remote") && deferTarballCheck(client, pkg, spec.raw);
+  if (!deferred && (spec.source === "remote" || spec.source === "registry")) {
     // The bytes arborist will install (pacote's cache keeps them, so they are fetched once).
     // A registry package is fetched by the tarball URL and integrity its manifest just gave, as
     // arborist does from a lockfile: a cache that holds those bytes answers by digest, with no
@@ -118,6 +122,18 @@ async function fetchAndCheck(spec: InstallSpec, client: NpmClientOptions, cwd: s
   }
   await warming;
   return packageOf(spec, pkg);
+}
+
+/**
+ * Register a registry or tarball-URL plugin's tarball check for npm's installer to apply (npm-client.ts
+ * `pluginTarballs`), under the integrity and URL its manifest gave; false when the command checks
+ * tarballs here (a dry run) or the manifest names neither.
+ */
+function deferTarballCheck(client: NpmClientOptions, pkg: Record<string, unknown>, what: string): boolean {
+  const keys = [pkg._integrity, pkg._resolved].filter((key): key is string => typeof key === "string" && key !== "");
+  if (!client.pluginTarballs || keys.length === 0) return false;
+  for (const key of keys) client.pluginTarballs.set(key, { what, requirePackageJson: true });
+  return true;
 }
 
 /** Codes an install reports as they are: what is wrong says more than "invalid" (an entry leaving the package, no manifest the host reads). */

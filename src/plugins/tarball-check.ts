@@ -62,6 +62,15 @@ export interface TarballCheckOptions {
 /** The key of pacote's options object our check reads (npm-client.ts sets it). */
 export const TARBALL_CHECK_OPTION = "xcshTarballCheck";
 
+/**
+ * The checks of the plugins a command installs, by the bytes they must be: each plugin's tarball,
+ * keyed by its integrity and its resolved URL (the packument's `dist`), is checked as the package
+ * the user named (named as typed, a package.json at its root required) when npm's installer
+ * fetches it. resolve.ts registers them instead of reading every plugin's tarball once more
+ * before arborist reads it again (npm-client.ts `pluginTarballs`).
+ */
+export type PluginTarballChecks = Map<string, Pick<TarballCheckOptions, "what" | "requirePackageJson">>;
+
 /** The limits `given`, and the `limits.*` settings' defaults for the others (core/settings-keys.ts says why those). */
 export function tarballLimitsOf(given: Partial<TarballLimits> | undefined): TarballLimits {
   const defaults = DEFAULT_SETTINGS.limits;
@@ -310,7 +319,20 @@ class Spool {
 interface FetcherLike {
   spec?: { name?: string | null; raw?: string; rawSpec?: string; type?: string };
   resolved?: string | null;
+  /** ssri's parsed integrity, or a string. */
+  integrity?: unknown;
   opts?: Record<string, unknown>;
+}
+
+/** The plugin check registered for the bytes a fetcher streams (`PluginTarballChecks`), if any. */
+function pluginCheckOf(fetcher: FetcherLike): Pick<TarballCheckOptions, "what" | "requirePackageJson"> | undefined {
+  const plugins = (fetcher.opts?.[TARBALL_CHECK_OPTION] as { plugins?: unknown } | undefined)?.plugins;
+  if (!(plugins instanceof Map)) return undefined;
+  for (const key of [fetcher.integrity ? String(fetcher.integrity) : undefined, fetcher.resolved ?? undefined]) {
+    const found = key === undefined ? undefined : (plugins as PluginTarballChecks).get(key);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** How a refusal names the tarball a fetcher streams: the package and where it came from. */
@@ -364,7 +386,8 @@ export function guardTarballStreams(pacote: typeof import("pacote"), tar: Tar): 
       if (this.opts) this.opts = { ...this.opts, signal: AbortSignal.any([stop.signal, ...(deadline ? [deadline] : []), ...(outer ? [outer] : [])]) };
     };
     arm();
-    const what = describeFetcher(this);
+    const plugin = pluginCheckOf(this);
+    const what = plugin?.what ?? describeFetcher(this);
     const timedOut = (error: unknown) => (deadline?.aborted && !(error instanceof XcshToolsError) ? fetchTimeout(what, ms!, error) : error);
     return original.call(this, async (stream: unknown) => {
       const source = stream as AsyncIterable<Buffer> & { on?(event: string, fn: (...a: unknown[]) => void): unknown; destroy?(): unknown };
@@ -372,7 +395,7 @@ export function guardTarballStreams(pacote: typeof import("pacote"), tar: Tar): 
       const spool = new Spool();
       try {
         try {
-          await inspectTarball(tar, source, { what, ...(given.limits ? { limits: given.limits } : {}), ...(given.requirePackageJson ? { requirePackageJson: true } : {}) }, (chunk) => spool.add(chunk));
+          await inspectTarball(tar, source, { what, ...(given.limits ? { limits: given.limits } : {}), ...(given.requirePackageJson || plugin?.requirePackageJson ? { requirePackageJson: true } : {}) }, (chunk) => spool.add(chunk));
         } catch (error) {
           // Whatever the fetch still emits goes nowhere, and its connection is let go.
           source.on?.("error", () => undefined);

@@ -281,6 +281,38 @@ describe("archives whose entries are hostile are refused before anything is extr
     }
   }, 120_000);
 
+  // A registry plugin's tarball is read once, by npm's installer (not first by the resolve step
+  // too): the check npm's fetch passes through must still be the plugin's own, naming the spec as
+  // typed and requiring a package.json, or these would pass as a dependency's would.
+  it("a registry plugin whose own tarball holds a symlink out: ETARBALL_UNSAFE naming the spec as typed, installing and in a dry run", async () => {
+    const plugin = `${prefix}-evilplugin`;
+    await publishRawTo(plugin, tgzBytes([...pluginEntries(plugin, "evilplugin_tool"), { name: "package/ssh", type: "symlink", linkname: "../../../../victim/.ssh" }]), { type: "module", xcsh: { tools: "./t.js" } });
+    const w = await world();
+    try {
+      const before = await pluginsTree(w);
+      for (const dryRun of [[], ["--dry-run"]]) {
+        const r = await cli(w, ["install", `${plugin}@^1.0.0`, ...dryRun]);
+        await expectRefused(w, before, r, "ETARBALL_UNSAFE", new RegExp(`^${plugin}@\\^1\\.0\\.0: refused, the symlink "package/ssh" points out of the package`));
+        expect(r.code).toBe(2);
+      }
+    } finally {
+      await w.cleanup();
+    }
+  }, 120_000);
+
+  it("a registry plugin whose tarball has no package.json at its root (its registry document is fine): ETARBALL naming the spec, nothing installed", async () => {
+    const plugin = `${prefix}-nopkgjson`;
+    await publishRawTo(plugin, tgzBytes(pluginEntries(plugin, "nopkgjson_tool").filter((e) => e.name !== "package/package.json")), { type: "module", xcsh: { tools: "./t.js" } });
+    const w = await world();
+    try {
+      const before = await pluginsTree(w);
+      const r = await cli(w, ["install", plugin]);
+      await expectRefused(w, before, r, "ETARBALL", new RegExp(`^${plugin}: not a valid package tarball \\(no package\\.json at its root\\)`));
+    } finally {
+      await w.cleanup();
+    }
+  }, 120_000);
+
   it("a tarball gzipped twice (pacote's extractor and the check must see the same entries): ETARBALL", async () => {
     const w = await world("http://127.0.0.1:9/");
     try {

@@ -52,6 +52,8 @@ export async function installSpecs(ctx: CommandContext, specs: string[], flags: 
   const { isLocalGitUrl } = await import("../../core/source-args.js");
   if (parsed.some((p) => p.source === "git" && typeof p.parsed.fetchSpec === "string" && isLocalGitUrl(p.parsed.fetchSpec))) client.allowLocalGit = true;
   const dryRun = Boolean(flags.dryRun);
+  // Installing: each registry plugin's tarball is checked once, as npm's installer fetches it (resolve.ts).
+  if (!dryRun) client.pluginTarballs = new Map();
   let resolved: Awaited<ReturnType<typeof resolveSpecs>> = [];
   const result = await planAndApply(ctx, {
     title: `Installing ${specs.join(", ")}`,
