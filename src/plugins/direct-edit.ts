@@ -45,7 +45,7 @@ export interface DirectEdit {
   hiddenLock: string;
   /** New links: name → absolute target folder (the link itself says the path relative to its folder). */
   links: Map<string, string>;
-  /** Paths to remove (a link's own path, or a scope folder it was the last of). */
+  /** Links to remove (their own paths: the journal never follows them). */
   removals: string[];
 }
 
@@ -138,7 +138,7 @@ function editRoot(lock: { packages: Record<string, Record<string, unknown>> }, n
 
 /**
  * The direct edit for `plan`, or undefined when it is not exactly what arborist would do (the
- * applier then reifies). `readTarget` reads a link target's package.json (validated by the caller).
+ * applier then reifies).
  */
 export async function planDirectEdit(state: PluginsState, paths: PluginsPaths, plan: Plan): Promise<DirectEdit | undefined> {
   const changes = plan.actions.filter((action) => action.type !== "NOOP");
@@ -212,16 +212,7 @@ async function removeLink(name: string, paths: PluginsPaths, lock: { packages: R
     delete file.packages[at];
     if (!shared) delete file.packages[rel];
   }
-  edit.removals.push(await removalOf(paths.nodeModules, name, edit.removals));
+  // The link itself (an emptied scope folder stays, as after a reify).
+  edit.removals.push(path.join(paths.nodeModules, name));
   return true;
-}
-
-/** The link's own path, or its scope folder when the link is all that folder holds (arborist leaves no empty scope folder). */
-async function removalOf(nodeModules: string, name: string, already: readonly string[]): Promise<string> {
-  const own = path.join(nodeModules, name);
-  if (!name.startsWith("@")) return own;
-  const scope = path.dirname(own);
-  const { readdir } = await import("node:fs/promises");
-  const left = (await readdir(scope)).filter((entry) => !already.includes(path.join(scope, entry)));
-  return left.length === 1 ? scope : own;
 }
