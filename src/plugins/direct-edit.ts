@@ -1,5 +1,5 @@
 /**
- * `link` of a folder and `unlink` of a link, without npm's installer, when the result is known
+ * `link` of a folder, `unlink` of a link and `uninstall`, without npm's installer, when the result is known
  * exactly: the symlink in node_modules, the dependency in package.json, and the lockfile entries
  * (package-lock.json and node_modules/.package-lock.json) written by hand as arborist writes them.
  *
@@ -18,6 +18,9 @@
  *     `directories`, `workspaces` or bundled dependencies (bin links, globbing), and no entry of
  *     its own in the lockfile yet;
  *   - unlink: a link that replaced nothing, whose lockfile entries are exactly the two above;
+ *   - uninstall: what nothing left depends on goes, found over the lockfile's graph with a port of
+ *     arborist's dependency flags (`removePlugins`), when that port agrees with the lockfile's
+ *     flags as they are, nothing removed has bin links, and no packed local source is kept;
  *   - both: lockfiles that are byte for byte what arborist writes of their content (so that
  *     rewriting them changes nothing but the entries), and a package.json/lockfile root that agree.
  * The equality with arborist's files is checked by test/integration/direct-edit.test.ts.
@@ -151,10 +154,16 @@ export async function planDirectEdit(state: PluginsState, paths: PluginsPaths, p
   const rootDeps = lock.packages[""]?.dependencies ?? {};
   if (JSON.stringify(sortedDependencies(deps)) !== JSON.stringify(isRecord(rootDeps) ? sortedDependencies(rootDeps as Record<string, string>) : {})) return undefined;
   const edit: DirectEdit = { dependencies: deps, packageLock: "", hiddenLock: "", links: new Map(), removals: [] };
+  const removed: string[] = [];
   for (const action of changes) {
+    if (action.apply.kind === "remove") {
+      removed.push(action.name);
+      continue;
+    }
     const done = action.apply.kind === "link" && action.type === "ADD" ? await addLink(action, action.apply.target, paths, lock, hidden, edit) : isPlainUnlink(action) ? await removeLink(action.name, paths, lock, hidden, edit) : false;
     if (!done) return undefined;
   }
+  if (removed.length > 0 && !(await removePlugins(removed, paths, lock, hidden, edit))) return undefined;
   edit.dependencies = sortedDependencies(deps);
   edit.packageLock = lockfileText(lock);
   edit.hiddenLock = lockfileText(hidden);
@@ -214,5 +223,161 @@ async function removeLink(name: string, paths: PluginsPaths, lock: { packages: R
   }
   // The link itself (an emptied scope folder stays, as after a reify).
   edit.removals.push(path.join(paths.nodeModules, name));
+  return true;
+}
+
+type Lock = { packages: Record<string, Record<string, unknown>> };
+type Flag = "dev" | "optional" | "devOptional" | "peer" | "extraneous";
+const FLAGS: readonly Flag[] = ["dev", "optional", "devOptional", "peer", "extraneous"];
+interface Edge {
+  name: string;
+  spec: string;
+  dev: boolean;
+  optional: boolean;
+  peer: boolean;
+}
+
+/** The edges out of a lockfile entry (the root's from `rootDeps`), as arborist's Node builds them for a non-top package. */
+function edgesOf(entry: Record<string, unknown>): Edge[] | undefined {
+  if (entry.bundleDependencies !== undefined || entry.inBundle !== undefined) return undefined;
+  const edges: Edge[] = [];
+  const meta = isRecord(entry.peerDependenciesMeta) ? entry.peerDependenciesMeta : {};
+  const kinds = [["dependencies", false, false], ["optionalDependencies", true, false], ["peerDependencies", false, true]] as const;
+  for (const [field, optional, peer] of kinds) {
+    const deps = entry[field];
+    if (deps === undefined) continue;
+    if (!isRecord(deps)) return undefined;
+    for (const [name, spec] of Object.entries(deps)) {
+      if (typeof spec !== "string") return undefined;
+      const peerOptional = peer && isRecord(meta[name]) && meta[name].optional === true;
+      edges.push({ name, spec, dev: false, optional: optional || peerOptional, peer });
+    }
+  }
+  return edges;
+}
+
+/** Where `name` resolves from the package at `loc` (node's lookup over lockfile locations). */
+function resolveIn(packages: Lock["packages"], loc: string, name: string): string | undefined {
+  for (let base = loc; ; ) {
+    const key = base === "" ? `node_modules/${name}` : `${base}/node_modules/${name}`;
+    if (packages[key]) return key;
+    if (base === "") return undefined;
+    const up = base.lastIndexOf("/node_modules/");
+    base = up === -1 ? "" : base.slice(0, up);
+  }
+}
+
+/** The package whose node_modules holds `loc` (arborist's `resolveParent`), "" for the top. */
+function parentOf(loc: string): string {
+  const up = loc.lastIndexOf("/node_modules/");
+  return up === -1 ? "" : loc.slice(0, up);
+}
+
+/**
+ * Arborist's dependency flags (lib/calc-dep-flags.js) over the lockfile's graph, the root depending
+ * on `rootDeps`: every flag starts set and is unset along the edges. Undefined when the graph is
+ * not one this port covers (a link target's own dependencies, a dependency that does not resolve
+ * or whose version does not satisfy its range, specs other than semver ranges, bundles).
+ */
+function dependencyFlags(packages: Lock["packages"], rootDeps: Record<string, string>): Map<string, Record<Flag, boolean>> | undefined {
+  const flags = new Map<string, Record<Flag, boolean>>();
+  for (const key of Object.keys(packages)) if (key !== "") flags.set(key, { dev: true, optional: true, devOptional: true, peer: true, extraneous: true });
+  const root = { dev: false, optional: false, devOptional: false, peer: false, extraneous: false };
+  const flagsOf = (key: string) => (key === "" ? root : flags.get(key)!);
+  const queue = [""];
+  const seen = new Set<string>();
+  for (let key = queue.pop(); key !== undefined; key = queue.pop()) {
+    seen.add(key);
+    const node = flagsOf(key);
+    if (!node.extraneous) for (let up = parentOf(key); up !== "" && flags.get(up)?.extraneous; up = parentOf(up)) flags.get(up)!.extraneous = false;
+    const entry = key === "" ? {} : packages[key]!;
+    if (entry.link === true) {
+      const target = typeof entry.resolved === "string" ? flags.get(entry.resolved) : undefined;
+      if (!target) return undefined;
+      const targetEntry = packages[entry.resolved as string]!;
+      if (DEPENDENCY_FIELDS.some((field) => targetEntry[field] !== undefined) || (isRecord(targetEntry.devDependencies) && Object.keys(targetEntry.devDependencies).length > 0)) return undefined;
+      let changed = false;
+      for (const flag of FLAGS) {
+        if (target[flag] && !node[flag]) {
+          target[flag] = false;
+          changed = true;
+        }
+      }
+      if (changed || !seen.has(entry.resolved as string)) queue.push(entry.resolved as string);
+      continue;
+    }
+    const edges = key === "" ? Object.entries(rootDeps).map(([name, spec]) => ({ name, spec, dev: false, optional: false, peer: false })) : edgesOf(entry);
+    if (!edges) return undefined;
+    for (const edge of edges) {
+      const toKey = resolveIn(packages, key, edge.name);
+      if (toKey === undefined) {
+        if (edge.optional) continue; // an optional dependency that is not there: arborist leaves it so
+        return undefined;
+      }
+      // The root's own specs (a link, a packed source, a git URL) are what arborist installed; a
+      // package's must be ranges its dependency satisfies, or arborist would fix the tree.
+      if (key !== "" || semver.validRange(edge.spec, true) !== null) {
+        const version = packages[toKey]!.version;
+        if (typeof version !== "string" || semver.validRange(edge.spec, true) === null) return undefined;
+        if (edge.spec !== "*" && !semver.satisfies(version, edge.spec, true)) return undefined;
+      }
+      const to = flags.get(toKey)!;
+      let changed = false;
+      if (to.extraneous && !node.extraneous && !(edge.peer && edge.optional)) (to.extraneous = false), (changed = true);
+      if (to.dev && !node.dev && !edge.dev) (to.dev = false), (changed = true);
+      if (to.optional && !node.optional && !edge.optional) (to.optional = false), (changed = true);
+      if (to.devOptional && !node.devOptional && !node.dev && !node.optional && !edge.dev && !edge.optional) (to.devOptional = false), (changed = true);
+      if (to.peer && !node.peer && !edge.peer) (to.peer = false), (changed = true);
+      if (changed) queue.push(toKey);
+    }
+  }
+  for (const [key, node] of flags) if (seen.has(key) && node.devOptional && (node.dev || node.optional)) node.devOptional = false;
+  return flags;
+}
+
+/** True when the entry's flags in the lockfile are `computed` (absent means false; an extraneous one has only that). */
+function sameFlags(entry: Record<string, unknown>, computed: Record<Flag, boolean>): boolean {
+  if (computed.extraneous) return entry.extraneous === true;
+  return FLAGS.every((flag) => (entry[flag] === true) === computed[flag]);
+}
+
+/**
+ * Uninstall `names` by hand: what nothing left depends on goes (arborist's extraneous nodes after
+ * the dependency is dropped: its folders under node_modules and its lockfile entries), the flags
+ * of what stays are computed again. Only when the flags computed for the tree as it is match the
+ * lockfile's (the graph is one this port understands) and nothing removed has bin links.
+ */
+async function removePlugins(names: string[], paths: PluginsPaths, lock: Lock, hidden: Lock, edit: DirectEdit): Promise<boolean> {
+  const withoutRoot = Object.fromEntries(Object.entries(lock.packages).filter(([key]) => key !== ""));
+  if (JSON.stringify(withoutRoot) !== JSON.stringify(hidden.packages)) return false;
+  const rootEntry = lock.packages[""] ?? {};
+  if (["devDependencies", "optionalDependencies", "peerDependencies"].some((field) => rootEntry[field] !== undefined)) return false;
+  const before = dependencyFlags(withoutRoot, edit.dependencies);
+  if (!before || [...before].some(([key, computed]) => !sameFlags(withoutRoot[key]!, computed))) return false;
+  // Packed local sources' tarballs are collected with their plugins (apply.ts collectPacked): the reify path does that.
+  if (await lstat(paths.packed).then(() => true, () => false)) return false;
+  for (const name of names) {
+    if (edit.dependencies[name] === undefined || !editRoot(lock, name, undefined)) return false;
+    delete edit.dependencies[name];
+  }
+  const after = dependencyFlags(withoutRoot, edit.dependencies);
+  if (!after) return false;
+  const gone = [...after].filter(([, computed]) => computed.extraneous).map(([key]) => key);
+  // Arborist also removes a removed package's bin links (node_modules/.bin).
+  if (gone.some((key) => withoutRoot[key]!.bin !== undefined)) return false;
+  for (const file of [lock, hidden]) {
+    for (const key of gone) delete file.packages[key];
+    for (const [key, computed] of after) {
+      const entry = file.packages[key];
+      if (!entry || computed.extraneous) continue;
+      for (const flag of FLAGS) {
+        if (computed[flag]) entry[flag] = true;
+        else delete entry[flag];
+      }
+    }
+  }
+  // The outermost folders under node_modules (a nested one goes with its parent); a link's own path, never its target.
+  const folders = gone.filter((key) => key.startsWith("node_modules/")).filter((key) => !gone.some((other) => other !== key && key.startsWith(`${other}/`)));
+  for (const key of folders) edit.removals.push(path.join(paths.plugins, ...key.split("/")));
   return true;
 }

@@ -6,15 +6,45 @@
  */
 import { cp, lstat, readdir, readFile, readlink, rm } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
+import { useGlobalRegistry } from "../helpers/global-registry.js";
+import type { RegistryHandle } from "../helpers/registry.js";
 import { runCli } from "../helpers/run-cli.js";
-import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
+import { toolName, toolSource } from "./plugins-fixtures.js";
 
 let w: TmpWorld;
-beforeEach(async () => {
+let reg: RegistryHandle & { dispose(): Promise<void> };
+/** The uninstall shapes' packages, published once. */
+let pkgs: Record<"shared" | "own" | "peer" | "libOne" | "libTwo" | "withBin" | "a" | "b" | "c" | "d" | "e" | "f", string>;
+beforeAll(async () => {
   await buildDist();
+  reg = await useGlobalRegistry();
+  const prefix = `de${Date.now().toString(36)}`;
+  const at = (key: string) => `${prefix}-${key.toLowerCase()}`;
+  pkgs = Object.fromEntries(["shared", "own", "peer", "libOne", "libTwo", "withBin", "a", "b", "c", "d", "e", "f"].map((key) => [key, at(key)])) as typeof pkgs;
+  for (const key of ["shared", "own", "peer"] as const) await reg.publish({ name: pkgs[key], version: "1.0.0", files: { "index.js": "module.exports = 1;\n" } });
+  await reg.publish({ name: pkgs.libOne, version: "1.0.0", files: { "index.js": "module.exports = 1;\n" } });
+  await reg.publish({ name: pkgs.libOne, version: "2.0.0", files: { "index.js": "module.exports = 2;\n" } });
+  await reg.publish({ name: pkgs.withBin, version: "1.0.0", packageJson: { bin: { [pkgs.withBin]: "./cli.js" } }, files: { "cli.js": "#!/usr/bin/env node\n" } });
+  const plugin = (name: string, packageJson: Record<string, unknown>) =>
+    reg.publish({ name, version: "1.0.0", packageJson: { type: "module", xcsh: { tools: "./tools/t.js" }, ...packageJson }, files: { "tools/t.js": toolSource(toolName(name)) } });
+  // a: a shared, an own and a peer dependency; b: the shared one; c and d: two majors of one library (one nested); e: a dependency with a bin.
+  await plugin(pkgs.a, { dependencies: { [pkgs.shared]: "^1.0.0", [pkgs.own]: "^1.0.0" }, peerDependencies: { [pkgs.peer]: "^1.0.0" } });
+  await plugin(pkgs.b, { dependencies: { [pkgs.shared]: "^1.0.0" } });
+  await plugin(pkgs.c, { dependencies: { [pkgs.libOne]: "^2.0.0" } });
+  await plugin(pkgs.d, { dependencies: { [pkgs.libOne]: "^1.0.0" } });
+  await plugin(pkgs.e, { dependencies: { [pkgs.withBin]: "^1.0.0" } });
+  // f: the shared library as a peer only (it becomes `peer: true` once b is gone).
+  await plugin(pkgs.f, { peerDependencies: { [pkgs.shared]: "^1.0.0" } });
+}, 180_000);
+afterAll(async () => {
+  await reg?.dispose();
+});
+beforeEach(async () => {
   w = await makeTmpWorld("xcsh-tools-direct-");
+  await writeUserNpmrc(w.home, reg.url);
 }, 120_000);
 afterEach(async () => {
   await w.cleanup();
@@ -63,9 +93,10 @@ async function files(home: string) {
   };
 }
 
-/** A home with one link already (taken by the reify path: there is no lockfile yet), copied as the reference home. */
-async function startingHomes(): Promise<void> {
+/** A home with one link already (taken by the reify path: there is no lockfile yet) and `installed`, copied as the reference home. */
+async function startingHomes(installed: string[] = []): Promise<void> {
   await cli(w.home, ["link", await pluginFolder("first", "x-first")]);
+  if (installed.length > 0) await cli(w.home, ["install", ...installed]);
   await cp(w.home, homes().reference, { recursive: true, verbatimSymlinks: true });
 }
 
@@ -113,4 +144,28 @@ describe("link and unlink written by hand are what arborist writes", () => {
       await sameAsArborist(["unlink", `x-${folder}`]);
     }, 120_000);
   }
+});
+
+describe("uninstall written by hand is what arborist writes", () => {
+  const cases: [string, (p: typeof pkgs) => { installed: string[]; steps: string[][] }, boolean][] = [
+    ["a plugin with an own, a shared and a peer dependency; then the last user of the shared one", (p) => ({ installed: [p.a, p.b, p.c], steps: [[p.a], [p.b]] }), true],
+    ["two majors of one library, one nested under its plugin", (p) => ({ installed: [p.c, p.d, p.b], steps: [[p.c], [p.d]] }), true],
+    ["a library left needed only as a peer: its flags change", (p) => ({ installed: [p.b, p.f], steps: [[p.b]] }), true],
+    ["two plugins at once, and a linked one", (p) => ({ installed: [p.a, p.b, p.d], steps: [[p.a, p.d], ["x-first"]] }), true],
+  ];
+  for (const [what, shape, direct] of cases) {
+    it(`${what}: without npm's installer, the same files`, async () => {
+      const { installed, steps } = shape(pkgs);
+      await startingHomes(installed);
+      for (const names of steps) {
+        const out = await sameAsArborist(["uninstall", ...names]);
+        if (direct) expect(out).not.toContain("npm's installer");
+      }
+    }, 180_000);
+  }
+
+  it("a removed dependency with a bin (arborist removes its bin link): npm's installer, the same files", async () => {
+    await startingHomes([pkgs.e, pkgs.b]);
+    expect(await sameAsArborist(["uninstall", pkgs.e])).toContain("npm's installer");
+  }, 180_000);
 });
