@@ -32,6 +32,11 @@
  * so the host finds it through `dependencies`. Arborist installs a linked
  * folder's own dependencies inside that folder, as npm does.
  *
+ * A change arborist would only write down — a new link to a folder with nothing to install, the
+ * unlink of a link that replaced nothing, an uninstall — skips the copy and the reify: its files
+ * are written by hand exactly as arborist writes them (direct-edit.ts), validated and staged the
+ * same way, in the same transaction.
+ *
  * Named steps (for progress and the tests' fault injection): `apply:planned`, `apply:copied`,
  * `apply:packed`, `reify:start`, `reify:done`, `validate:<name>`, `apply:staged`, plus the
  * journal's own (`track:*`, `stage:*`, `commit:*`).
