@@ -233,7 +233,7 @@ async function stageDirectEdit(m: Mutation, plan: Plan, inventory: InstalledPlug
     const live = path.join(m.paths.nodeModules, name);
     await symlink(path.relative(path.dirname(live), target), await m.tx.stage(live));
   }
-  for (const removal of edit.removals) await m.tx.stageRemoval(removal, m.paths.plugins);
+  for (const removal of edit.removals) await m.tx.stageRemoval(removal, m.paths.nodeModules);
   await writeFile(await m.tx.stage(m.paths.packageLock), edit.packageLock, { mode: STATE_FILE_MODE });
   await writeFile(await m.tx.stage(path.join(m.paths.nodeModules, ".package-lock.json")), edit.hiddenLock, { mode: STATE_FILE_MODE });
   const packageJson = { ...(before.packageJson ?? {}), dependencies: edit.dependencies } as StateFiles["packageJson"];

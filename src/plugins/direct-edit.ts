@@ -267,6 +267,11 @@ function resolveIn(packages: Lock["packages"], loc: string, name: string): strin
   }
 }
 
+/** A lockfile location made only of `node_modules/<name>` steps (no `.`, `..` or empty segment). */
+function isPackageLocation(key: string): boolean {
+  return /^node_modules\/(?:@[^/]+\/)?[^/]+(?:\/node_modules\/(?:@[^/]+\/)?[^/]+)*$/.test(key) && !key.split("/").some((segment) => segment === "." || segment === "..");
+}
+
 /** The package whose node_modules holds `loc` (arborist's `resolveParent`), "" for the top. */
 function parentOf(loc: string): string {
   const up = loc.lastIndexOf("/node_modules/");
@@ -377,7 +382,10 @@ async function removePlugins(names: string[], paths: PluginsPaths, lock: Lock, h
     }
   }
   // The outermost folders under node_modules (a nested one goes with its parent); a link's own path, never its target.
-  const folders = gone.filter((key) => key.startsWith("node_modules/")).filter((key) => !gone.some((other) => other !== key && key.startsWith(`${other}/`)));
+  // The lockfile is a file like any other: a key that is not a plain package location never names what is deleted.
+  const inTree = gone.filter((key) => key.startsWith("node_modules/"));
+  if (!inTree.every(isPackageLocation)) return false;
+  const folders = inTree.filter((key) => !gone.some((other) => other !== key && key.startsWith(`${other}/`)));
   for (const key of folders) edit.removals.push(path.join(paths.plugins, ...key.split("/")));
   return true;
 }

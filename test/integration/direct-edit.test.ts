@@ -4,7 +4,7 @@
  * a second home at the same depth (so relative paths agree), pushed onto that path by removing its
  * node_modules/.package-lock.json (which arborist rebuilds from the tree).
  */
-import { cp, lstat, readdir, readFile, readlink, rm } from "node:fs/promises";
+import { cp, lstat, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
@@ -168,4 +168,20 @@ describe("uninstall written by hand is what arborist writes", () => {
     await startingHomes([pkgs.e, pkgs.b]);
     expect(await sameAsArborist(["uninstall", pkgs.e])).toContain("npm's installer");
   }, 180_000);
+});
+
+describe("a hostile lockfile never steers what an uninstall deletes", () => {
+  it("an extraneous entry whose key climbs out of node_modules: the file it names stays", async () => {
+    await startingHomes([pkgs.b]);
+    const plugins = pluginsOf(w.home);
+    const victim = await w.write(path.join(plugins, "victim.json"), { keep: true });
+    const { lockfileText } = await import("../../src/plugins/direct-edit.js");
+    for (const file of ["package-lock.json", "node_modules/.package-lock.json"]) {
+      const lock = JSON.parse(await readFile(path.join(plugins, file), "utf8"));
+      lock.packages["node_modules/x/../../victim.json"] = { version: "1.0.0", extraneous: true };
+      await writeFile(path.join(plugins, file), lockfileText(lock));
+    }
+    await runCli(["uninstall", pkgs.b], { cwd: w.cwd, home: w.home });
+    expect(JSON.parse(await readFile(victim, "utf8"))).toEqual({ keep: true });
+  }, 120_000);
 });
