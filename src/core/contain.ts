@@ -115,6 +115,22 @@ export interface ConfineOptions {
   strictlyBelow?: boolean;
   /** Whose folder `root` is, for the fix a link out of it gets (a user's dotfiles, or a project's state). */
   scope?: "user" | "project";
+  /**
+   * The path itself, never what a link at it leads to: for a removal, or a swap that renames over
+   * the path (a folder or a link replacing it), both of which act on the link and leave its target
+   * untouched. Only the folders above the path are resolved (`ownRealPath`).
+   */
+  own?: boolean;
+}
+
+/**
+ * The real path of `p` when `p` itself is a symbolic link: its folder resolved, its own name kept.
+ * Anything else: `realPathOrNearest`.
+ */
+export function ownRealPath(p: string): string {
+  const absolute = path.resolve(p);
+  if (!lstatSync(absolute, { throwIfNoEntry: false })?.isSymbolicLink()) return realPathOrNearest(absolute);
+  return path.join(realPathOrNearest(path.dirname(absolute)), path.basename(absolute));
 }
 
 /**
@@ -135,7 +151,7 @@ export interface ConfineOptions {
  * resolved too.
  */
 export function confinePath(p: string, root: string, origin: PathOrigin, options: ConfineOptions = {}): string {
-  const real = realPathOrNearest(p);
+  const real = options.own ? ownRealPath(p) : realPathOrNearest(p);
   const realRoot = realPathOrNearest(root);
   const inside = options.strictlyBelow ? isPathBelow(real, realRoot) : isPathInside(real, realRoot);
   if (inside) return real;

@@ -41,6 +41,7 @@
  * instead, the next command's recovery rolls back.
  */
 import { randomBytes } from "node:crypto";
+import { lstatSync } from "node:fs";
 import { mkdir, readdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { STATE_FILE_MODE, fsyncDir, fsyncFile, jsonText, lstatOrUndefined, movePath, pathExists, removeTree, writeJsonAtomic } from "./atomic-fs.js";
@@ -116,9 +117,19 @@ async function readIntent(dir: string, xcshHome: string): Promise<Intent> {
     if (kind !== "stage" && kind !== "remove") {
       throw journalError(`${file} entries/${i}: unknown kind ${JSON.stringify(kind)}`, `Inspect ${dir} by hand.`, undefined, file);
     }
-    confineJournalPath((entry as JournalEntry).path, xcshHome, { file, field: `entries/${i}/path` });
+    confineJournalPath((entry as JournalEntry).path, xcshHome, { file, field: `entries/${i}/path` }, { own: actsOnPathItself(entry as JournalEntry, lstatSync(path.join(dir, "s", String(i)), { throwIfNoEntry: false })) });
   });
   return value as Intent;
+}
+
+/**
+ * Whether journal entry's swap acts on its path itself rather than on what a link there leads to:
+ * a removal, or staged content that is not a regular file (a folder or a link, renamed over the
+ * path; also a slot already swapped in, `slot` undefined). Only a staged file is written through a
+ * link at its path (`swapAll`), so only then is the link followed when the path is confined.
+ */
+function actsOnPathItself(entry: JournalEntry, slot: { isFile(): boolean } | undefined): boolean {
+  return entry.kind === "remove" || !slot?.isFile();
 }
 
 /** Move whatever is at `target` into the trash folder (or delete it across file systems). */
@@ -145,11 +156,11 @@ async function discardLive(target: string, trash: string): Promise<void> {
 async function swapAll(dir: string, intent: Intent, xcshHome: string, step: Step): Promise<void> {
   const trash = path.join(dir, "t");
   for (const [i, entry] of intent.entries.entries()) {
-    const real = confineJournalPath(entry.path, xcshHome, { file: path.join(dir, "intent.json"), field: `entries/${i}/path` });
-    if (entry.kind === "stage") {
-      const slot = path.join(dir, "s", String(i));
-      const slotInfo = await lstatOrUndefined(slot);
-      if (!slotInfo) continue; // already swapped in
+    const slot = path.join(dir, "s", String(i));
+    const slotInfo = entry.kind === "stage" ? await lstatOrUndefined(slot) : undefined;
+    if (entry.kind === "stage" && !slotInfo) continue; // already swapped in: nothing to check or move
+    const real = confineJournalPath(entry.path, xcshHome, { file: path.join(dir, "intent.json"), field: `entries/${i}/path` }, { own: actsOnPathItself(entry, slotInfo) });
+    if (slotInfo) {
       const live = await lstatOrUndefined(entry.path);
       const dest = slotInfo.isFile() && live?.isSymbolicLink() ? real : entry.path;
       // A file over a file (or over nothing) is one rename, so that a reader — the host at boot,
@@ -211,7 +222,7 @@ export class Transaction {
       const resolved = path.resolve(target);
       // The same rule recovery applies to a recorded path: a bug (or a path taken from a state
       // file) must not make a transaction move or delete anything outside our folders.
-      confineJournalPath(resolved, xcshHomeOfOurs(path.dirname(path.dirname(this.dir))), { field: `entries/${this.#intent.entries.length}/path` });
+      confineJournalPath(resolved, xcshHomeOfOurs(path.dirname(path.dirname(this.dir))), { field: `entries/${this.#intent.entries.length}/path` }, { own: kind === "remove" });
       if (isPathInside(this.dir, resolved)) {
         throw journalError(`Cannot journal ${resolved}: it contains the journal itself`, "Journal the paths inside it instead.");
       }
@@ -252,7 +263,8 @@ export class Transaction {
    * anything is recorded): every deletion names the folder it may not leave.
    */
   async stageRemoval(target: string, within: string, origin: Omit<PathOrigin, "what"> & { what?: string } = {}): Promise<void> {
-    confinePath(target, within, { what: "folder to delete", ...origin }, { strictlyBelow: true });
+    // The path itself: a link is removed as a link, its target (wherever it is) never touched.
+    confinePath(target, within, { what: "folder to delete", ...origin }, { strictlyBelow: true, own: true });
     await this.#record(target, "remove");
   }
 

@@ -130,8 +130,13 @@ export function isInPlace(kind: StatePathKind, p: string, world: PlaceWorld): bo
  * its registries, overrides and marketplace caches). The journal lives in our own folder, but
  * its `intent.json` is a file like any other: a hand-edited one must not steer a swap or a
  * removal onto `~/.ssh`.
+ *
+ * `own`: the entry acts on the path itself (a removal, or a folder or link renamed over it), so a
+ * link there is checked as the link, not as what it leads to: removing a linked plugin's link
+ * inside the plugins folder is allowed, and its target (outside the root) is never touched.
  */
-export function confineJournalPath(p: string, xcshHome: string, origin: Omit<PathOrigin, "what">): string {
+export function confineJournalPath(p: string, xcshHome: string, origin: Omit<PathOrigin, "what">, how: { own?: boolean } = {}): string {
+  const own = how.own === true ? { own: true } : {};
   const what = "journaled path";
   const hint = origin.hint ?? "Nothing was restored or deleted. Inspect the journal folder by hand and remove it.";
   if (typeof p !== "string" || !path.isAbsolute(p)) {
@@ -141,12 +146,12 @@ export function confineJournalPath(p: string, xcshHome: string, origin: Omit<Pat
   // project's state may not lead (by a link) into the user's state or out of its own `.xcsh`,
   // nor user state out of the xcsh root (confinePath says why).
   const lexical = path.resolve(p);
-  if (isPathBelow(lexical, xcshHome)) return confinePath(lexical, xcshHome, { what, ...origin }, { strictlyBelow: true, scope: "user" });
+  if (isPathBelow(lexical, xcshHome)) return confinePath(lexical, xcshHome, { what, ...origin }, { strictlyBelow: true, scope: "user", ...own });
   const project = xcshFolderAbove(lexical);
   if (project !== undefined && PROJECT_STATE.has(path.relative(project, lexical).split(path.sep)[0]!)) {
     // The `.xcsh` folder itself may be a link only within its project (else it is someone else's state).
     confinePath(project, path.dirname(project), { what: "project state folder", ...origin }, { scope: "project" });
-    return confinePath(lexical, project, { what, ...origin }, { strictlyBelow: true, scope: "project" });
+    return confinePath(lexical, project, { what, ...origin }, { strictlyBelow: true, scope: "project", ...own });
   }
   // A team set's lock (docs/design/team-sets.md), written by the restore in the same transaction as
   // the state it describes: only that file name, beside a `.xcsh` folder or a declaration (a first
@@ -155,9 +160,9 @@ export function confineJournalPath(p: string, xcshHome: string, origin: Omit<Pat
   const beside = (name: string) => existsSync(path.join(path.dirname(lexical), name));
   // The declaration too, beside a `.xcsh` folder: a `--scope project` change writes it in the restore's transaction.
   if ((path.basename(lexical) === "xcsh-team.lock.json" && (beside(".xcsh") || beside("xcsh-team.json") || beside(path.join(".claude", "settings.json")))) || (path.basename(lexical) === "xcsh-team.json" && beside(".xcsh"))) {
-    return confinePath(lexical, path.dirname(lexical), { what, ...origin }, { strictlyBelow: true, scope: "project" });
+    return confinePath(lexical, path.dirname(lexical), { what, ...origin }, { strictlyBelow: true, scope: "project", ...own });
   }
-  return confinePath(p, xcshHome, { what, ...origin, hint }, { strictlyBelow: true });
+  return confinePath(p, xcshHome, { what, ...origin, hint }, { strictlyBelow: true, ...own });
 }
 
 /**

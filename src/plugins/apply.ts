@@ -32,15 +32,20 @@
  * so the host finds it through `dependencies`. Arborist installs a linked
  * folder's own dependencies inside that folder, as npm does.
  *
+ * A change arborist would only write down — a new link to a folder with nothing to install, the
+ * unlink of a link that replaced nothing, an uninstall — skips the copy and the reify: its files
+ * are written by hand exactly as arborist writes them (direct-edit.ts), validated and staged the
+ * same way, in the same transaction.
+ *
  * Named steps (for progress and the tests' fault injection): `apply:planned`, `apply:copied`,
  * `apply:packed`, `reify:start`, `reify:done`, `validate:<name>`, `apply:staged`, plus the
  * journal's own (`track:*`, `stage:*`, `commit:*`).
  */
 import { createHash } from "node:crypto";
-import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ExecutableRequest } from "../components/consent.js";
-import { jsonText } from "../core/atomic-fs.js";
+import { STATE_FILE_MODE, jsonText } from "../core/atomic-fs.js";
 import { XcshToolsError } from "../core/errors.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 import { isRecord } from "../manifest/result.js";
@@ -65,6 +70,7 @@ import {
 import type { ArboristDiff, ArboristNode } from "@npmcli/arborist";
 import { changedNodes, runInstallScripts, scriptsByPlugin, type PendingScript } from "./install-scripts.js";
 import { copyToWork, PACKED_REL, stageWork, type WorkCopy } from "./work-copy.js";
+import type { DirectEdit } from "./direct-edit.js";
 import { recordedSpec } from "./spec.js";
 
 export interface ApplyOptions {
@@ -174,6 +180,12 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const progress = options.progress ?? (() => undefined);
   const scratch = path.join(m.tx.dir, "validate-home");
   await warmUpChecker(plan, options, scratch);
+  // A link or unlink whose files are known exactly skips npm's installer (direct-edit.ts says why
+  // and when); install scripts to run after consent need arborist's tree, so they never take it.
+  if (!options.pinned && !options.client.allowScripts) {
+    const edit = await (await import("./direct-edit.js")).planDirectEdit(m.state, m.paths, plan);
+    if (edit) return stageDirectEdit(m, plan, inventory, before, edit, { options, scratch });
+  }
 
   progress("Preparing a staging copy of the plugins folder");
   const copy = await copyToWork(m);
@@ -184,7 +196,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   await m.step("apply:packed");
   const { savedDeps, scripts } = await reifyCopy(m, plan, copy, request, options);
   if (pinned) await pinned.verify(copy.dir);
-  const arrived = await readArrived(plan, copy);
+  const arrived = await readArrived(plan, (name) => path.join(copy.nodeModules, name));
   if (options.approveExecutables) await approveModules(options.approveExecutables, plan.actions, arrived, inventory, { liveNodeModules: m.paths.nodeModules, scripts: scripts.byPlugin });
   const withScripts = [...scripts.byPlugin].filter(([, list]) => list.length > 0).map(([name]) => name);
   if (withScripts.length > 0) {
@@ -205,6 +217,29 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   await stageStateWrites(m.tx, m.paths, before, { packageJson: before.packageJson, runtimeLock, record });
   await m.step("apply:staged");
   progress("Committing");
+  return { plan, plugins: applied, changed: true };
+}
+
+/** Validate and stage a direct edit (direct-edit.ts): the same checks and state as after a reify, without it. */
+async function stageDirectEdit(m: Mutation, plan: Plan, inventory: InstalledPlugin[], before: StateFiles, edit: DirectEdit, how: { options: ApplyOptions; scratch: string }): Promise<ApplyResult> {
+  const { options } = how;
+  const arrived = await readArrived(plan, (name) => edit.links.get(name) ?? path.join(m.paths.nodeModules, name));
+  if (options.approveExecutables) await approveModules(options.approveExecutables, plan.actions, arrived, inventory, { liveNodeModules: m.paths.nodeModules, scripts: new Map() });
+  await validateArrived(m, plan, arrived, { ...how, root: m.paths.plugins });
+  const { applied, runtimeLock, record } = nextInstallState(plan, inventory, before, arrived, edit.dependencies, options);
+  // The links and removals first, the hidden lockfile after them: arborist trusts it only when it
+  // is not older than the folders of node_modules.
+  for (const [name, target] of edit.links) {
+    const live = path.join(m.paths.nodeModules, name);
+    await symlink(path.relative(path.dirname(live), target), await m.tx.stage(live));
+  }
+  for (const removal of edit.removals) await m.tx.stageRemoval(removal, m.paths.nodeModules);
+  await writeFile(await m.tx.stage(m.paths.packageLock), edit.packageLock, { mode: STATE_FILE_MODE });
+  await writeFile(await m.tx.stage(path.join(m.paths.nodeModules, ".package-lock.json")), edit.hiddenLock, { mode: STATE_FILE_MODE });
+  const packageJson = { ...(before.packageJson ?? {}), dependencies: edit.dependencies } as StateFiles["packageJson"];
+  await stageStateWrites(m.tx, m.paths, before, { packageJson, runtimeLock, record: patchedRecord(options, before, record, inventory) });
+  await m.step("apply:staged");
+  options.progress?.("Committing");
   return { plan, plugins: applied, changed: true };
 }
 
@@ -333,10 +368,11 @@ function pendingScripts(arb: { diff: ArboristDiff | null }, plan: Plan, client: 
 type ArrivedPlugin = Awaited<ReturnType<typeof readInstalledPackage>> & { manifest: PluginManifest };
 
 /** Read every added or changed plugin from the copy; one npm did not produce, or without a manifest, fails. */
-async function readArrived(plan: Plan, copy: WorkCopy): Promise<Map<string, ArrivedPlugin>> {
+async function readArrived(plan: Plan, folderOf: (name: string) => string): Promise<Map<string, ArrivedPlugin>> {
   const arrived = new Map<string, ArrivedPlugin>();
   for (const action of plan.actions.filter(needsValidation)) {
-    const installed = await readInstalledPackage(copy.nodeModules, action.name);
+    const dir = folderOf(action.name);
+    const installed = await readInstalledPackage(path.dirname(dir), path.basename(dir));
     if (!installed.pkg || installed.pkg.name !== action.name) {
       throw new XcshToolsError("EINSTALL", `npm's installer did not produce ${action.name} in node_modules${installed.problem ? ` (${installed.problem})` : ""}`, { hint: "Retry with --debug; nothing was changed." });
     }
