@@ -19,6 +19,7 @@
  */
 import path from "node:path";
 import { CustomToolLoader, type StandIn } from "../host/loader.js";
+import { isResolvedPath } from "../host/module-key.js";
 import { definitionDifference, describeDefinition, LAZY_METHODS, restoreSchema, type LazyPart, type StaticDefinition } from "../host/lazy-definition.js";
 import type { CustomToolsLoadResult, PushPendingAction, ToolLoadError, ToolPathWithSource } from "../core/contract.js";
 import type { LoadCustomToolsOptions } from "../core/host-options.js";
@@ -78,7 +79,7 @@ async function standIns(
   return (entry, file, key) => {
     if (!declared(entry)) return undefined;
     // Records name the entry as discovery gave it (a folder, not its index file), as prepareModules does.
-    const entryFile = path.resolve(entry.path);
+    const entryFile = isResolvedPath(entry.path) ? entry.path : path.resolve(entry.path);
     const found = entryRecords(entry, entryFile, key, index, signatures.get(entryFile));
     return found instanceof Promise ? found.then((prepared) => standIn(entry, file, key, prepared.record)) : standIn(entry, file, key, found.record);
   };

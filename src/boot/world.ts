@@ -32,9 +32,12 @@ export function bootIndexGenerator(): string {
   return generatorCache;
 }
 
+// Read once: a lazy boot asks for every entry, and `process.versions` is not a cheap read in cold code.
+const RUNTIME = process.versions.bun ? "bun" : "node";
+
 /** The runtime a module record was made under (module-records.ts: when it answers another). */
 export function runtimeName(): string {
-  return process.versions.bun ? "bun" : "node";
+  return RUNTIME;
 }
 
 export interface World {

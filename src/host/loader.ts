@@ -211,7 +211,8 @@ export class CustomToolLoader {
         // A stand-in module (lazy tools, boot/lazy-tools.ts) goes through the same factory, checks and conflict rules, unimported.
         const offered = item.kind === "import" && standIn ? standInFor(standIn, entry, item.file, item.key) : undefined;
         const module = offered instanceof Promise ? await offered : offered;
-        prepared.push(item.kind === "import" && module ? { ...item, module } : item);
+        if (module && item.kind === "import") item.module = module;
+        prepared.push(item);
       } catch (error) {
         prepared.push({ kind: "fail", entry, code: "EIMPORT", error: `Failed to load tool: ${errorMessage(error)}` });
       }
@@ -225,9 +226,12 @@ export class CustomToolLoader {
         this.#fail(item.entry, item.code, item.error);
         continue;
       }
-      const imported = item.module ? Promise.resolve({ ok: true as const, value: { module: item.module } as ImportedToolModule }) : (imports[next++] as Promise<Settled<ImportedToolModule>>);
       try {
-        await this.#loadOne(item.entry, item.file, await imported);
+        // A stand-in is instantiated synchronously (no promise per entry: a lazy boot has a thousand) unless its factory returns one.
+        if (item.module) {
+          const pending = this.#instantiate(item.entry, item.file, item.module);
+          if (pending) await pending;
+        } else await this.#loadOne(item.entry, item.file, await (imports[next++] as Promise<Settled<ImportedToolModule>>));
       } catch (error) {
         // #loadOne records its own failures; this is the last line of defence.
         this.#fail(item.entry, "EIMPORT", `Failed to load tool: ${errorMessage(error)}`);
@@ -292,9 +296,15 @@ export class CustomToolLoader {
     return called.ok ? { ok: true, tools: called.list } : called;
   }
 
-  /** Factory → tools → shape and name checks → conflicts, for one imported module. */
-  async #instantiate(entry: ToolPathWithSource, file: string, module: Record<string, unknown>): Promise<void> {
-    const called = await this.#callFactory(file, module);
+  /** Factory → tools → shape and name checks → conflicts, for one imported module; a promise only when the factory returned one. */
+  #instantiate(entry: ToolPathWithSource, file: string, module: Record<string, unknown>): Promise<void> | undefined {
+    const called = this.#callFactory(file, module);
+    if (called instanceof Promise) return called.then((settled) => this.#record(entry, file, settled));
+    this.#record(entry, file, called);
+    return undefined;
+  }
+
+  #record(entry: ToolPathWithSource, file: string, called: Called): void {
     if (!called.ok) {
       this.#fail(entry, called.code, called.error);
       return;
@@ -302,7 +312,8 @@ export class CustomToolLoader {
     called.list.forEach((candidate, index) => this.#accept(entry, file, candidate, called.many ? index : undefined));
   }
 
-  async #callFactory(file: string, module: Record<string, unknown>): Promise<{ ok: true; list: unknown[]; many: boolean } | { ok: false; code: LoaderErrorCode; error: string }> {
+  /** The factory's tools, or its failure; synchronous unless the factory returned a promise (most return their tools). */
+  #callFactory(file: string, module: Record<string, unknown>): Called | Promise<Called> {
     let factory: unknown;
     try {
       factory = module.default ?? module;
@@ -313,35 +324,42 @@ export class CustomToolLoader {
       return { ok: false, code: "ENOT_A_FACTORY", error: `Tool must export a default function: ${file} exports ${describeExport(factory)} as its default` };
     }
 
-    const timeoutMs = this.#options.factoryTimeoutMs ?? DEFAULT_FACTORY_TIMEOUT_MS;
-    let result: unknown;
-    let timedOut = false;
     const piReads = hostExportReadCount(this.#api.pi);
+    let called: unknown;
     try {
       // Most factories return their tools synchronously: only a promise needs a timer (one per
       // tool adds up at boot, under Bun most of all).
-      const called = (factory as (api: CustomToolAPI) => unknown)(this.#api);
-      if (isThenable(called)) {
-        const call = Promise.resolve(called);
-        call.catch(() => undefined);
-        result = await raceTimeout(call, timeoutMs, () => {
-          timedOut = true;
-          return new Error(`factory did not settle within ${timeoutMs} ms`);
-        });
-      } else {
-        result = called;
-      }
+      called = (factory as (api: CustomToolAPI) => unknown)(this.#api);
+      if (isThenable(called)) return this.#settleFactory(file, called, piReads);
     } catch (error) {
-      const needsHost = timedOut ? undefined : hostExportsFailure(this.#api.pi, piReads, errorMessage(error));
-      if (timedOut) return { ok: false, code: "EFACTORY_TIMEOUT", error: `Failed to load tool: factory of ${file} did not settle within ${timeoutMs} ms` };
-      if (needsHost) return { ok: false, code: "EHOST_EXPORTS", error: `Failed to load tool: ${needsHost}` };
-      return { ok: false, code: "EFACTORY_THROW", error: `Failed to load tool: ${errorMessage(error)}` };
+      return this.#factoryFailure(error, false, file, piReads);
     }
+    return factoryResult(file, called);
+  }
 
-    if (result === null || result === undefined || typeof result !== "object") {
-      return { ok: false, code: "EFACTORY_RESULT", error: `Failed to load tool: the factory of ${file} returned ${describeExport(result)}; expected a tool or an array of tools` };
+  async #settleFactory(file: string, called: PromiseLike<unknown>, piReads: number): Promise<Called> {
+    const timeoutMs = this.#options.factoryTimeoutMs ?? DEFAULT_FACTORY_TIMEOUT_MS;
+    let timedOut = false;
+    let result: unknown;
+    try {
+      const call = Promise.resolve(called);
+      call.catch(() => undefined);
+      result = await raceTimeout(call, timeoutMs, () => {
+        timedOut = true;
+        return new Error(`factory did not settle within ${timeoutMs} ms`);
+      });
+    } catch (error) {
+      return this.#factoryFailure(error, timedOut, file, piReads);
     }
-    return { ok: true, list: Array.isArray(result) ? (result as unknown[]) : [result], many: Array.isArray(result) };
+    return factoryResult(file, result);
+  }
+
+  #factoryFailure(error: unknown, timedOut: boolean, file: string, piReads: number): Called {
+    const timeoutMs = this.#options.factoryTimeoutMs ?? DEFAULT_FACTORY_TIMEOUT_MS;
+    const needsHost = timedOut ? undefined : hostExportsFailure(this.#api.pi, piReads, errorMessage(error));
+    if (timedOut) return { ok: false, code: "EFACTORY_TIMEOUT", error: `Failed to load tool: factory of ${file} did not settle within ${timeoutMs} ms` };
+    if (needsHost) return { ok: false, code: "EHOST_EXPORTS", error: `Failed to load tool: ${needsHost}` };
+    return { ok: false, code: "EFACTORY_THROW", error: `Failed to load tool: ${errorMessage(error)}` };
   }
 
   #accept(entry: ToolPathWithSource, file: string, candidate: unknown, index: number | undefined): void {
@@ -353,6 +371,16 @@ export class CustomToolLoader {
   #fail(entry: ToolPathWithSource, code: LoaderErrorCode, error: string): void {
     this.#claims.fail(entry, code, error);
   }
+}
+
+type Called = { ok: true; list: unknown[]; many: boolean } | { ok: false; code: LoaderErrorCode; error: string };
+
+/** What a factory returned (or its promise gave), as a list of candidate tools. */
+function factoryResult(file: string, result: unknown): Called {
+    if (result === null || result === undefined || typeof result !== "object") {
+      return { ok: false, code: "EFACTORY_RESULT", error: `Failed to load tool: the factory of ${file} returned ${describeExport(result)}; expected a tool or an array of tools` };
+    }
+    return { ok: true, list: Array.isArray(result) ? (result as unknown[]) : [result], many: Array.isArray(result) };
 }
 
 /** Load `pathsWithSources` with a fresh loader (the host's `loadCustomTools`, plus `options`). */

@@ -32,20 +32,24 @@ export class ToolClaims {
    * given the `problems` its shape check found; when it is not, the reason is recorded.
    */
   accept(entry: ToolPathWithSource, file: string, index: number | undefined, name: string | undefined, problems: readonly { code: string; field: string; message: string }[]): name is string {
-    const where = index === undefined ? `Tool returned by ${file}` : `Tool at index ${index} returned by ${file}`;
     if (problems.length > 0) {
+      const where = index === undefined ? `Tool returned by ${file}` : `Tool at index ${index} returned by ${file}`;
       const code = problems.some((p) => p.code === "ETOOL_SHAPE") ? "ETOOL_SHAPE" : "ETOOL_NAME";
       this.fail(entry, code, `${where} is invalid: ${problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`, { toolName: name });
       return false;
     }
     const claim = this.#claims.get(name!);
+    if (!claim) {
+      this.#claims.set(name!, { path: entry.path, source: entry.source });
+      return true;
+    }
     const skipped = `${describe(entry)} was skipped`;
-    if (claim && "builtIn" in claim) {
+    if ("builtIn" in claim) {
       this.fail(entry, "ECONFLICT_BUILTIN", `Tool name "${name}" conflicts with existing tool: "${name}" is a built-in tool; ${skipped}`, { toolName: name, conflictsWith: { builtIn: true } });
-    } else if (claim) {
+    } else {
       this.fail(entry, "ECONFLICT", `Tool name "${name}" conflicts with existing tool: ${describe(claim)} loaded it first; ${skipped}`, { toolName: name, conflictsWith: { path: claim.path, source: claim.source } });
-    } else this.#claims.set(name!, { path: entry.path, source: entry.source });
-    return !claim;
+    }
+    return false;
   }
 }
 
