@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { CLI_BIN, hermeticEnv, managedPolicyArgs, runCli, runProcess, type ProcessResult } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli, runProcess, type ProcessResult } from "../helpers/run-cli.js";
 import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { makeWritable, refusal, removeWorlds, teamMachine } from "../helpers/seeds.js";
 import { toolName, toolSource } from "./plugins-fixtures.js";
@@ -41,7 +41,7 @@ describe("a restore the seeds satisfy: the engine's files and output, without th
     const log = path.join(w.root, `modules-${Math.random().toString(36).slice(2)}.log`);
     const hooks = await w.write(path.join(w.root, "hooks", "log-hooks.mjs"), `import { appendFileSync } from "node:fs";\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(${JSON.stringify(log)}, result.url + "\\n");\n  return result;\n}\n`);
     const register = await w.write(path.join(w.root, "hooks", "register.mjs"), `import { register } from "node:module";\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
-    const r = await runProcess(process.execPath, ["--import", register, ...(policy ? managedPolicyArgs(policy) : []), CLI_BIN, ...args], { cwd: w.cwd, env: hermeticEnv(w.home, { XCSH_PLUGIN_SEED_DIR: seeds }), timeoutMs: 180_000 });
+    const r = await runProcess(process.execPath, ["--import", register, ...cliArgv(w.home, args, policy ? { managedPolicy: policy } : {})], { cwd: w.cwd, env: hermeticEnv(w.home, { XCSH_PLUGIN_SEED_DIR: seeds }), timeoutMs: 180_000 });
     const loaded = (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean);
     return { r, modules: modulesOfLoadedFiles(loaded) };
   }
