@@ -19,7 +19,8 @@
  * CLI runs under the same runtime as ours), `BENCH_RUNTIMES=node22,node24` to choose; the seed is
  * built once per build (under the Node running this script, as an image build would) and restored
  * under each runtime. `BENCH_SOURCE=main` adds main's build, each build restoring from the seed it
- * built, interleaved in the same loop. `PARTS=restore` (or `boot`) runs one part only.
+ * built, interleaved in the same loop. `PARTS=restore` (or `boot`) runs one part only; `BENCH_KEEP=1`
+ * keeps the homes and seeds (the registry stops: profile with --offline from a seed).
  *
  *   node bench/seed.js
  *   RUNS=5 PLUGINS=20 SHAPES=shared node bench/seed.js
@@ -186,5 +187,7 @@ try {
   console.log(`\n  (load average at the end: ${load()})`);
 } finally {
   await registry.stop();
-  rmSync(work, { recursive: true, force: true });
+  // BENCH_KEEP=1: the homes, project and seeds stay, to profile a command by hand.
+  if (process.env.BENCH_KEEP) console.log(`(kept ${work})`);
+  else rmSync(work, { recursive: true, force: true });
 }
