@@ -8,14 +8,14 @@
  * nothing is imported even in a child). Without a fresh view the plugin folders are scanned and
  * the view written (unless `write: false`). Project-scope installs are project code: they are
  * left out of an untrusted project (trust decided as for tools: `projectTrust`, else the user's
- * record).
+ * record). Plugins the seeds provide (`XCSH_PLUGIN_SEED_DIR` of `env`) follow, each with its `seed`.
  */
 import path from "node:path";
 import { resolveRoots, type XcshRoots } from "../core/paths.js";
 import { loadPolicyIfPresent, policyJudge } from "./policy-filter.js";
 import { decideProjectTrust, trustCommand, trustWorldOf, type ProjectTrustOption } from "../core/trust.js";
 import { realPathOrNearest } from "../core/contain.js";
-import { withKnownTools, type InstalledPluginComponents } from "../components/installed.js";
+import { withSeededComponents, type InstalledPluginComponents } from "../components/installed.js";
 
 /** Options of `listInstalledComponents`. */
 export interface ListInstalledComponentsOptions {
@@ -58,7 +58,8 @@ export async function listInstalledComponents(options: ListInstalledComponentsOp
     tools = undefined;
   }
   const answer = await installedComponentsIndexed({ roots, cwd, projectTrusted, ...(options.write === false ? { write: false } : {}) });
-  const judged = await refusedByPolicy(withKnownTools(answer.plugins, tools), roots, cwd);
+  // The seeds' plugins too (`seed` on each), read in place as `list` reads them: a host runs their hooks and servers.
+  const judged = await refusedByPolicy(await withSeededComponents(answer.plugins, roots, tools), roots, cwd);
   const plugins = judged.kept;
   return { cwd, plugins, ...(judged.refused.length > 0 ? { refused: judged.refused } : {}), ...(projectTrusted ? {} : { untrusted: { project: realPathOrNearest(cwd), trustCommand: trustCommand(cwd) } }), index: answer.index };
 }

@@ -11,10 +11,18 @@
  * - the entry is JavaScript. A TypeScript entry still goes through the child at its live path:
  *   that import is what compiles it into the real transpile cache (issue 7, "compiled ahead"),
  *   and the cache is keyed by the file's path.
+ *
+ * A plugin seed carries the outcomes its build validated (`xcsh-seed-modules.json`, written by
+ * `seed` from this same memory): a restore that uses the seed hands them back here
+ * (`rememberRecorded`), under the same conditions: the recorded runtime must be this one, the
+ * entry JavaScript, and the record answers only for bytes whose sha256 is the recorded one (an
+ * edited file is imported in the child as any new file).
  */
 import path from "node:path";
 import type { ModuleOutcome } from "../validate/module-check.js";
 import { hashFile } from "./fingerprint.js";
+import type { ToolRecord } from "./format.js";
+import { runtimeName } from "./world.js";
 
 const remembered = new Map<string, ModuleOutcome>();
 
@@ -48,4 +56,36 @@ export function recallValidated(file: string, sha: string | undefined): ModuleOu
   const key = sha === undefined ? undefined : keyOf(file, sha);
   const outcome = key === undefined ? undefined : remembered.get(key);
   return outcome ? { ...outcome, file } : undefined;
+}
+
+/** A validated outcome as a seed records it: its place (`<package>/<path in it>`), its bytes' sha256, the runtime that validated it. */
+export interface RecordedOutcome {
+  place: string;
+  sha: string;
+  runtime: string;
+  tools: ModuleOutcome["tools"];
+}
+
+/** Every outcome this process validated and remembered (for `seed`, which records them in the seed it builds). */
+export function validatedOutcomes(): RecordedOutcome[] {
+  return [...remembered].map(([key, outcome]) => {
+    const [sha, place] = key.split("\0") as [string, string];
+    return { place, sha, runtime: runtimeName(), tools: outcome.tools };
+  });
+}
+
+/**
+ * Take outcomes recorded elsewhere (a seed's build) for the files `file` names: only those of this
+ * runtime and of JavaScript entries; each answers only for the recorded bytes (see `recallValidated`).
+ */
+export function rememberRecorded(outcomes: readonly { file: string; sha: string; runtime: string; tools: ToolRecord[] }[]): number {
+  let taken = 0;
+  for (const { file, sha, runtime, tools } of outcomes) {
+    const key = runtime === runtimeName() ? keyOf(file, sha) : undefined;
+    if (key === undefined) continue;
+    // Only a record is made from these again (module-records.ts), which keeps exactly a record's fields.
+    remembered.set(key, { file, tools: tools as ModuleOutcome["tools"] });
+    taken++;
+  }
+  return taken;
 }

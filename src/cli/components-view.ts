@@ -24,11 +24,10 @@ export async function installedComponents(ctx: CommandContext, options: { namedT
   }
   // The inventory from the boot index when fresh (no YAML, no plugin folder read), else a scan
   // that writes it; tools named at answer time with the records of this moment.
-  const [{ installedComponentsIndexed }, { withKnownTools, collectSeededComponents }] = await Promise.all([import("../boot/components.js"), import("../components/installed.js")]);
+  const [{ installedComponentsIndexed }, { withKnownTools, withSeededComponents }] = await Promise.all([import("../boot/components.js"), import("../components/installed.js")]);
   const answer = await installedComponentsIndexed({ roots: ctx.roots, cwd: ctx.cwd, projectTrusted, ...(options.skipRoot ? { skipRoot: options.skipRoot } : {}) });
   // Seeded plugins after the user's, read in place (never in the index: a seed is not the user's state).
-  const seeded = options.skipRoot ? [] : await collectSeededComponents(ctx.roots, tools);
-  return [...withKnownTools(answer.plugins, tools), ...seeded];
+  return options.skipRoot ? withKnownTools(answer.plugins, tools) : withSeededComponents(answer.plugins, ctx.roots, tools);
 }
 
 /** The short JSON form `list` carries per plugin; `piOnly` counts, among `counts`, a pi package's own components, which xcsh does not load. */

@@ -179,6 +179,15 @@ async function npmPluginComponents(name: string, dir: string, extra: Pick<Instal
 }
 
 /**
+ * The whole installed answer `list` and the library's `listInstalledComponents` give: the user's
+ * plugins (from the boot index's inventory) with their tools named, then the plugins the seeds
+ * provide, each marked with its `seed`. One place, so both list the same plugins.
+ */
+export async function withSeededComponents(plugins: readonly InstalledPluginComponents[], roots: XcshRoots, tools: readonly KnownTool[] | undefined): Promise<InstalledPluginComponents[]> {
+  return [...withKnownTools(plugins, tools), ...(await collectSeededComponents(roots, tools))];
+}
+
+/**
  * The components of the plugins the seeds (`XCSH_PLUGIN_SEED_DIR`) provide, the first seed listing
  * a name winning as at boot, read in place on every call: a seed is never indexed or written. A
  * seed or plugin that cannot be used is a row with its `problem` (manifest/seed.ts codes).

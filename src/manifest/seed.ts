@@ -12,7 +12,7 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
-import { isRealPathInside } from "../core/contain.js";
+import { isRealPathInside, relativePathClimbsOut } from "../core/contain.js";
 import { jsonErrorDetail } from "../core/json-position.js";
 import { Type, type Static } from "./typebox.js";
 import { checkSchema } from "./schema-check.js";
@@ -43,10 +43,46 @@ export const SeedManifestSchema = Type.Object({
 export type SeedManifest = Static<typeof SeedManifestSchema>;
 export type SeededPlugin = Static<typeof SeededPluginSchema>;
 
+/**
+ * `xcsh-seed-modules.json`: what validating each tool module of the seed's plugins produced when
+ * `seed` installed them (the boot index's module records, keyed by the module's path inside its
+ * package, its sha256 and the runtime that imported it). A restore that uses the seed hands them
+ * to the boot index refresh (boot/prevalidated.ts), so the refresh imports no module whose bytes
+ * and runtime are the recorded ones. A separate file: the boot path reads `xcsh-seed.json` at every
+ * start and never needs these (parameter schemas are most of their bytes). No file (a seed built
+ * before it existed): every module goes through the validation child, as before.
+ */
+export const SEED_MODULES = "xcsh-seed-modules.json";
+
+const SeedToolSchema = Type.Object({
+  index: Type.Optional(Type.Integer({ minimum: 0 })),
+  name: Type.Optional(Type.String()),
+  label: Type.Optional(Type.Unknown()),
+  description: Type.Optional(Type.Unknown()),
+  parameters: Type.Optional(Type.Unknown()),
+  problems: Type.Array(Type.Object({ code: Type.String(), field: Type.String(), message: Type.String() })),
+});
+
+const SeedModuleSchema = Type.Object({
+  /** The module's path inside its plugin's package folder, `/`-separated. */
+  file: Type.String({ minLength: 1 }),
+  sha256: Type.String({ pattern: "^[0-9a-f]{64}$" }),
+  /** The runtime that validated it, as the boot index's records name it ("node", "bun"). */
+  runtime: Type.String({ minLength: 1 }),
+  tools: Type.Array(SeedToolSchema),
+});
+
+export const SeedModulesSchema = Type.Object({
+  seedFormat: Type.Integer({ minimum: 1 }),
+  plugins: Type.Record(Type.String(), Type.Array(SeedModuleSchema)),
+});
+export type SeedModules = Static<typeof SeedModulesSchema>;
+export type SeedModule = Static<typeof SeedModuleSchema>;
+
 /** Where a seed's parts are. */
 export function seedPaths(dir: string) {
   const plugins = path.join(dir, "plugins");
-  return { dir, manifest: path.join(dir, SEED_MANIFEST), plugins, packageJson: path.join(plugins, "package.json"), nodeModules: path.join(plugins, "node_modules") };
+  return { dir, manifest: path.join(dir, SEED_MANIFEST), modules: path.join(dir, SEED_MODULES), plugins, packageJson: path.join(plugins, "package.json"), nodeModules: path.join(plugins, "node_modules") };
 }
 
 const REBUILD = "rebuild the seed with xcsh-tools seed <dir> (docs/fleets.md), or take this folder out of XCSH_PLUGIN_SEED_DIR";
@@ -96,6 +132,56 @@ export function readSeedManifest(dir: string): SeedManifest {
 }
 
 /**
+ * The recorded module outcomes of the seeded plugin `name`, each `file` made absolute inside its
+ * package folder; none when the seed has no `xcsh-seed-modules.json` or it lists nothing for
+ * `name`. `ESEED_INVALID` (naming the file and field) when the file is not JSON, has the wrong
+ * shape, or names a module outside the plugin's folder (absolute, climbing out with `..`, or
+ * through a link): such a file was not written by `seed`, and nothing is trusted from it.
+ */
+export function seedModulesOf(dir: string, name: string): (Omit<SeedModule, "file"> & { file: string })[] {
+  const paths = seedPaths(dir);
+  const recorded = readSeedModulesOnce(dir);
+  if (!recorded || !Object.hasOwn(recorded.plugins, name)) return [];
+  const pluginDir = path.join(paths.nodeModules, name);
+  return recorded.plugins[name]!.map((module, i) => {
+    const at = `/plugins/${pointerSegment(name)}/${i}/file`;
+    const absolute = path.join(pluginDir, ...module.file.split("/"));
+    // Lexically first (no path out of the package is ever joined to anything), then through links.
+    if (module.file.includes("\\") || path.posix.isAbsolute(module.file) || path.win32.isAbsolute(module.file) || relativePathClimbsOut(module.file) || !isRealPathInside(absolute, pluginDir)) {
+      throw seedModulesInvalid(paths.modules, at, `expected a path inside the folder of ${name} (${pluginDir}), found ${JSON.stringify(module.file)}`);
+    }
+    return { ...module, file: absolute };
+  });
+}
+
+const seedModulesInvalid = (file: string, at: string, what: string) =>
+  new XcshToolsError("ESEED_INVALID", `${file} ${at}: ${what}`, { file, path: at, hint: `It was not written by xcsh-tools seed, or it was edited: ${REBUILD}.` });
+
+/** The checked `xcsh-seed-modules.json` of the seed at `dir`, `undefined` when it has none. */
+export function readSeedModules(dir: string): SeedModules | undefined {
+  const file = seedPaths(dir).modules;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new XcshToolsError("ESEED_UNREADABLE", `The plugin seed ${dir} (XCSH_PLUGIN_SEED_DIR) cannot be read: ${file}: ${errorMessage(error)}`, { file, hint: `Mount the seed readable for this user (every file of it, read-only is fine), or ${REBUILD}.` });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new XcshToolsError("ESEED_INVALID", `${file} is not JSON: ${jsonErrorDetail(text, error)}`, { file, hint: `It was not written by xcsh-tools seed: ${REBUILD}.` });
+  }
+  const checked = checkSchema(SeedModulesSchema, raw);
+  if (!checked.ok) {
+    const issue = checked.issues[0]!;
+    throw seedModulesInvalid(file, issue.path || "/", `${issue.expected}, found ${issue.found}`);
+  }
+  return checked.value;
+}
+
+/**
  * Why the seeded plugin `name` cannot be used as its manifest lists it (`ESEED_INCOMPLETE`: its
  * folder or package.json is missing, its version is another, its folder leaves the seed), or
  * `undefined`. Cheap (one stat, one small read): the boot path asks it; the full content check
@@ -132,21 +218,25 @@ export function seedIntegrityError(dir: string, name: string, entry: SeededPlugi
 }
 
 /**
- * Checked manifests by seed folder, with the identity of the file they were read from: a lookup
- * per plugin name (a restore of 20 plugins, `hiddenUserCopies` over every user plugin) costs one
- * `stat`, not a read, a parse and a schema check. A changed file is read again.
+ * Checked manifests (and module records) by seed folder, with the identity of the file they were
+ * read from: a lookup per plugin name (a restore of 20 plugins, `hiddenUserCopies` over every user
+ * plugin) costs one `stat`, not a read, a parse and a schema check. A changed file is read again.
  */
-const manifestsRead = new Map<string, { identity: string; manifest: SeedManifest }>();
+const manifestsRead = new Map<string, { identity: string; value: SeedManifest }>();
+const modulesRead = new Map<string, { identity: string; value: SeedModules | undefined }>();
 
-function readSeedManifestOnce(dir: string): SeedManifest {
-  const info = statSync(seedPaths(dir).manifest, { throwIfNoEntry: false });
+function readOnce<T>(cache: Map<string, { identity: string; value: T }>, dir: string, file: string, read: (dir: string) => T): T {
+  const info = statSync(file, { throwIfNoEntry: false });
   const identity = info ? `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}` : undefined;
-  const known = manifestsRead.get(dir);
-  if (identity !== undefined && known?.identity === identity) return known.manifest;
-  const manifest = readSeedManifest(dir);
-  if (identity !== undefined) manifestsRead.set(dir, { identity, manifest });
-  return manifest;
+  const known = cache.get(dir);
+  if (identity !== undefined && known?.identity === identity) return known.value;
+  const value = read(dir);
+  if (identity !== undefined) cache.set(dir, { identity, value });
+  return value;
 }
+
+const readSeedManifestOnce = (dir: string) => readOnce(manifestsRead, dir, seedPaths(dir).manifest, readSeedManifest);
+const readSeedModulesOnce = (dir: string) => readOnce(modulesRead, dir, seedPaths(dir).modules, readSeedModules);
 
 /** The first seed of `dirs` that lists `name`, with its entry (first wins, as Claude Code's seeds). Seeds that cannot be read are skipped here; discovery and doctor report them. */
 export function seedOf(dirs: readonly string[], name: string): { dir: string; entry: SeededPlugin } | undefined {

@@ -17,7 +17,9 @@
  *
  * Verification is the engine's: `seededAsLocked` re-hashes each seeded plugin's folder against the
  * tree hash its seed recorded (no cache: measured, hashing is a small part of the cost, and a
- * cache keyed by file identities would trust mtimes a seed's owner can set).
+ * cache keyed by file identities would trust mtimes a seed's owner can set). It also hands the
+ * seed's module records to the boot index refresh after the commit (boot/prevalidated.ts), so the
+ * refresh imports no seeded module whose bytes and runtime are the recorded ones.
  *
  * Consent is the engine's too: a seeded plugin is used in place, so the engine asks nothing for it
  * (the image maker consented when `seed` installed it) and neither does this.

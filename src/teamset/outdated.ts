@@ -2,7 +2,8 @@
  * `outdated` in a project that declares a set (docs/design/team-sets.md (d)): per declared entry
  * what the lock holds, the newest the declaration allows (`wanted`) and the newest there is
  * (`latest`); per marketplace its locked catalog commit against the head of its `ref`. Read only:
- * the network is asked (packuments fresh, catalogs fetched into scratch), nothing is written.
+ * the network is asked (packuments fresh, catalogs fetched into scratch), nothing is written; a
+ * set the organization policy refuses is refused first (EPOLICY_*), asking nothing.
  */
 import { XcshToolsError, isXcshToolsError } from "../core/errors.js";
 import { npa, semver } from "../core/npm-spec.js";
@@ -14,6 +15,7 @@ import type { EffectiveSet } from "../manifest/team-set.js";
 import { loadPacote, npmError, npmOptions } from "../plugins/npm-client.js";
 import { loadTeamSet } from "./load.js";
 import { MarketplaceFetcher, teamScratchParent, type TeamWorld } from "./resolve.js";
+import { assertSetAllowed } from "./restore.js";
 
 /** One row: an npm plugin, a marketplace plugin or a marketplace (its catalog commit). */
 export interface TeamOutdatedRow {
@@ -54,6 +56,8 @@ export function trustedSet(root: string, world: TeamWorld, doing: string, config
 /** The rows of the project at `root`, in lock order (marketplaces, their plugins, npm). */
 export async function teamOutdated(root: string, options: { world: TeamWorld; configDirName?: string }): Promise<TeamOutdatedRow[]> {
   const { set, world } = trustedSet(root, options.world, "check the project's plugin set", options.configDirName);
+  // The organization policy before any registry or catalog is asked, as a restore and `update` enforce it.
+  assertSetAllowed(set, world.npm);
   const lock = readTeamLock(teamPaths(root, options.configDirName).lock) ?? emptyLock();
   const scratchDir = await makeScratch("team-outdated", teamScratchParent(world));
   const rows: TeamOutdatedRow[] = [];

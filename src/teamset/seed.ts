@@ -5,11 +5,12 @@
  * machine), hashes each plugin's installed folder, writes `xcsh-seed.json` and makes every file
  * read-only. `verifySeed` re-hashes (doctor, restore).
  */
+import { createHash } from "node:crypto";
 import { chmod, lstat, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 // The hashing module alone: the seed-satisfied restore (fast-seed.ts) must not load the marketplace engine.
 import { hashTree } from "../marketplace/tree.js";
-import { SEED_FORMAT, readSeedManifest, seedIntegrityError, seedOf, seededPluginProblem, seedPaths, type SeedManifest, type SeededPlugin } from "../manifest/seed.js";
+import { SEED_FORMAT, readSeedManifest, readSeedModules, seedIntegrityError, seedModulesOf, seedOf, seededPluginProblem, seedPaths, type SeedManifest, type SeedModule, type SeededPlugin } from "../manifest/seed.js";
 import { pickManifest } from "../manifest/plugin-manifest.js";
 import { pointerSegment } from "../manifest/result.js";
 import { XcshToolsError } from "../core/errors.js";
@@ -36,9 +37,36 @@ export async function finishSeed(dir: string, origin: SeedOrigin, plugins: Reado
     entries[name] = { version, integrity, tree: await seedTreeHash(path.join(paths.nodeModules, name)) };
   }
   const manifest: SeedManifest = { seedFormat: SEED_FORMAT, generator, from: origin, plugins: entries };
+  await writeFile(paths.modules, `${JSON.stringify({ seedFormat: SEED_FORMAT, plugins: await validatedModules(paths.nodeModules, Object.keys(entries)) })}\n`);
   await writeFile(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
   await makeReadOnly(dir);
   return manifest;
+}
+
+/**
+ * The module outcomes this process validated while installing the seed's plugins (the install's
+ * staging validation, boot/prevalidated.ts), for the plugins `names`, as `xcsh-seed-modules.json`
+ * records them: each only when the seed's file holds the validated bytes.
+ */
+async function validatedModules(nodeModules: string, names: readonly string[]): Promise<Record<string, SeedModule[]>> {
+  const { validatedOutcomes } = await import("../boot/prevalidated.js");
+  const outcomes = validatedOutcomes();
+  const recorded: Record<string, SeedModule[]> = {};
+  for (const name of names) {
+    const modules: SeedModule[] = [];
+    for (const { place, sha, runtime, tools } of outcomes) {
+      const prefix = `${path.join(name)}${path.sep}`;
+      if (!place.startsWith(prefix)) continue;
+      const file = place.slice(prefix.length);
+      const bytes = await readFile(path.join(nodeModules, place)).catch(() => undefined);
+      if (!bytes || createHash("sha256").update(bytes).digest("hex") !== sha) continue;
+      // The fields a boot index record keeps of a tool (boot/module-records.ts), no more.
+      const kept = tools.map(({ index, name: toolName, label, description, parameters, problems }) => ({ ...(index !== undefined ? { index } : {}), ...(toolName !== undefined ? { name: toolName } : {}), ...(label !== undefined ? { label } : {}), ...(description !== undefined ? { description } : {}), ...(parameters !== undefined ? { parameters } : {}), problems }));
+      modules.push({ file: file.split(path.sep).join("/"), sha256: sha, runtime, tools: kept });
+    }
+    if (modules.length > 0) recorded[name] = modules.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  }
+  return recorded;
 }
 
 /**
@@ -73,12 +101,29 @@ export async function verifySeed(dir: string, only?: ReadonlySet<string>): Promi
     return { problems: [error as XcshToolsError] };
   }
   const problems: XcshToolsError[] = [];
+  let modulesReadable = true;
+  try {
+    readSeedModules(dir);
+  } catch (error) {
+    problems.push(error as XcshToolsError);
+    modulesReadable = false;
+  }
   for (const [name, entry] of Object.entries(manifest.plugins)) {
     if (only && !only.has(name)) continue;
-    const problem = seededPluginProblem(dir, name, entry) ?? seedIntegrityError(dir, name, entry, await seedTreeHash(path.join(seedPaths(dir).nodeModules, name)));
+    const problem = seededPluginProblem(dir, name, entry) ?? seedIntegrityError(dir, name, entry, await seedTreeHash(path.join(seedPaths(dir).nodeModules, name))) ?? (modulesReadable ? seedModulesProblem(dir, name) : undefined);
     if (problem) problems.push(problem);
   }
   return { manifest, problems };
+}
+
+/** `ESEED_INVALID` when the seed's module records name a file outside `name`'s folder. */
+function seedModulesProblem(dir: string, name: string): XcshToolsError | undefined {
+  try {
+    seedModulesOf(dir, name);
+    return undefined;
+  } catch (error) {
+    return error as XcshToolsError;
+  }
 }
 
 /** A plugin of a team lock that a seed holds as locked: used in place, never fetched or copied. */
@@ -110,6 +155,10 @@ export async function seededAsLocked(seedDirs: readonly string[], name: string, 
   }
   const problem = seededPluginProblem(dir, name, entry) ?? seedIntegrityError(dir, name, entry, await seedTreeHash(path.join(seedPaths(dir).nodeModules, name)));
   if (problem) throw problem;
+  // What the seed's build validated: the boot index refresh after the restore's commit imports none
+  // of these modules again while their bytes and the runtime are the recorded ones.
+  const modules = seedModulesOf(dir, name);
+  if (modules.length > 0) (await import("../boot/prevalidated.js")).rememberRecorded(modules.map(({ file, sha256, runtime, tools }) => ({ file, sha: sha256, runtime, tools })));
   const pkg = JSON.parse(await readFile(path.join(seedPaths(dir).nodeModules, name, "package.json"), "utf8")) as unknown;
   const features = (pickManifest(pkg)?.manifest as { features?: unknown } | undefined)?.features;
   return { dir, features: features !== null && typeof features === "object" ? Object.keys(features) : [] };

@@ -20,7 +20,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDist, REPO } from "../helpers/build-dist.js";
-import { hermeticEnv, runProcess } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -176,10 +176,10 @@ describe("the packaging model: one bundle, no runtime dependencies", () => {
         const world = await makeTmpWorld("xcsh-tools-test-", { trustProject: true });
         try {
           const env = hermeticEnv(world.home);
-          const version = await runProcess(command, [path.join(installed, "bin", "xcsh-tools.js"), "--version"], { cwd: world.cwd, env, timeoutMs: 60_000 });
+          const version = await runProcess(command, cliArgv(world.home, ["--version"], { runtime, bin: path.join(installed, "bin", "xcsh-tools.js") }), { cwd: world.cwd, env, timeoutMs: 60_000 });
           expect(version.code, version.stderr).toBe(0);
           expect(version.stdout.trim()).toBe(pkg.version);
-          const tools = await runProcess(command, [path.join(installed, "bin", "xcsh-tools.js"), "tools", "--json"], { cwd: world.cwd, env, timeoutMs: 60_000 });
+          const tools = await runProcess(command, cliArgv(world.home, ["tools", "--json"], { runtime, bin: path.join(installed, "bin", "xcsh-tools.js") }), { cwd: world.cwd, env, timeoutMs: 60_000 });
           expect(tools.code, tools.stderr).toBe(0);
           expect(JSON.parse(tools.stdout)).toMatchObject({ tools: [] });
           // A host's import of the package by name, from a folder beside the prefix's node_modules.

@@ -22,7 +22,7 @@ import { mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
 import { REPO_ROOT } from "../helpers/runtimes.js";
 import { makeTmpWorld, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -282,7 +282,7 @@ describe("xcsh-tools new: the command's contract", () => {
 
   it("without a TTY it never waits for input: stdin left open, a missing name fails at once", { timeout: 20_000 }, async () => {
     const w = await world();
-    const child = spawn(process.execPath, [CLI_BIN, "new"], { cwd: w.cwd, env: hermeticEnv(w.home), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, cliArgv(w.home, ["new"]), { cwd: w.cwd, env: hermeticEnv(w.home), stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     const code = await new Promise<number | null>((resolve) => {

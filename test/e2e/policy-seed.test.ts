@@ -264,6 +264,27 @@ describe("organization policy and plugin seeds", () => {
     expect(requests).toEqual([]);
   }, LONG);
 
+  for (const { label, policy, code } of [
+    { label: "a blocked npm scope", policy: () => ({ plugins: { block: [{ npmScope: `@psbad${tag}` }] } }), code: "EPOLICY_BLOCKED" },
+    { label: "a forbidden plugin", policy: () => ({ plugins: { forbidden: [bad] } }), code: "EPOLICY_FORBIDDEN" },
+    { label: "a scope off the allowlist", policy: () => ({ plugins: { allow: [{ npmScope: `@psok${tag}` }] } }), code: "EPOLICY_NOT_ALLOWED" },
+  ]) {
+    it(`outdated of a project's set asks no registry about a declared plugin the policy refuses: ${label}`, async () => {
+      await w.write(path.join(w.cwd, "xcsh-team.json"), { version: 1, plugins: { [bad]: { spec: "^1.0.0" }, [ok]: { spec: "^1.0.0" } } });
+      expect((await cli(["trust"], { policy: false })).code).toBe(0);
+      requests.length = 0;
+      const free = await cli(["outdated", "--json"]);
+      expect(free.code, `${free.stdout}\n${free.stderr}`).toBe(0);
+      expect(requests.length).toBeGreaterThan(0);
+      await setPolicy(policy());
+      requests.length = 0;
+      const refused = refusal(await cli(["outdated", "--json"]));
+      expect(refused.code).toBe(code);
+      expect(refused.message).toContain(bad);
+      expect(requests).toEqual([]);
+    }, LONG);
+  }
+
   it("outdated asks no registry for a marketplace plugin whose npm source the policy blocks", async () => {
     const pkg = `@psnpm${tag}/mkt`;
     await reg.publish({ name: pkg, version: "1.0.0", packageJson: { type: "module" }, files: { "tools/npm_tool.mjs": toolSource("npm_tool"), ".xcsh-plugin/plugin.json": { name: "frompkg" } } });

@@ -13,7 +13,7 @@ import { cp, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeWritable } from "../helpers/seeds.js";
-import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
 import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 import { commandsOf, shBlocks } from "../helpers/readme-blocks.js";
@@ -136,7 +136,7 @@ describe("README", () => {
     const world = await makeTmpWorld("xcsh-tools-readme-");
     worlds.push(world);
     const result = await runCli(args, { cwd: REPO_ROOT, home: world.home });
-    expect({ code: result.code, stderr: result.stderr }, `${CLI_BIN} ${args.join(" ")}\n${result.stdout}`).toEqual({ code: 0, stderr: "" });
+    expect({ code: result.code, stderr: result.stderr }, `xcsh-tools ${args.join(" ")}\n${result.stdout}`).toEqual({ code: 0, stderr: "" });
   });
 
   it("every other shell block runs as written, in order, against the shipped examples", { timeout: 600_000 }, async () => {

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDist, REPO } from "../helpers/build-dist.js";
-import { CLI_BIN, hermeticEnv, runCli } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
 const FIX = path.join(REPO, "test", "fixtures", "validate");
@@ -89,7 +89,7 @@ describe("xcsh-tools validate (built CLI)", () => {
   });
 
   it("ends quietly and completely when its reader closes the pipe first (`| head -1`)", async () => {
-    const child = spawn(process.execPath, [CLI_BIN, "validate", "examples/plugin-greet"], { cwd: REPO, env: hermeticEnv(world.home), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, cliArgv(world.home, ["validate", "examples/plugin-greet"]), { cwd: REPO, env: hermeticEnv(world.home), stdio: ["ignore", "pipe", "pipe"] });
     // Closed before the CLI prints anything: every write it makes meets EPIPE.
     child.stdout.destroy();
     let stderr = "";

@@ -4,7 +4,7 @@
  * tests and by the terminal-output tests (which also turn colors on).
  */
 import { spawn } from "node:child_process";
-import { CLI_BIN, hermeticEnv } from "./run-cli.js";
+import { cliArgv, hermeticEnv } from "./run-cli.js";
 
 const SCRIPT = "/usr/bin/script";
 
@@ -20,7 +20,7 @@ function sh(arg: string): string {
  */
 export function runOnPty(args: string[], world: { cwd: string; home: string }, answer: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; screen: string; asked: boolean }> {
   return new Promise((resolve, reject) => {
-    const command = [process.execPath, CLI_BIN, ...args].map(sh).join(" ");
+    const command = [process.execPath, ...cliArgv(world.home, args)].map(sh).join(" ");
     const child = spawn(SCRIPT, ["-q", "-e", "-c", command, "/dev/null"], { cwd: world.cwd, env: hermeticEnv(world.home, { TERM: "xterm-256color", COLUMNS: "200", ...env }), stdio: ["pipe", "pipe", "pipe"] });
     let screen = "";
     let asked = false;

@@ -176,6 +176,18 @@ function isNodeRuntime(runtime: RunCliOptions["runtime"]): boolean {
   return runtime.id !== "bun";
 }
 
+/**
+ * The arguments after the runtime of every CLI process a test starts: the policy preload (under
+ * Node: `managedPolicy`, default the never-created file of `home`, so a machine's own policy
+ * never changes a result), the shim (`bin`, default the work tree's), then `args`. `runCli` and
+ * each direct spawn (a process a test signals, reads while it runs, or wraps in `time`/`script`)
+ * go through it; test/unit/cli-spawns.test.ts checks that none starts the CLI another way.
+ */
+export function cliArgv(home: string, args: readonly string[], options: { managedPolicy?: string | false; runtime?: RunCliOptions["runtime"]; bin?: string } = {}): string[] {
+  const policy = options.managedPolicy ?? (isNodeRuntime(options.runtime) ? noManagedPolicy(home) : false);
+  return [...(policy !== false ? managedPolicyArgs(policy) : []), options.bin ?? CLI_BIN, ...args];
+}
+
 /** Run `xcsh-tools <args>` in a hermetic environment. */
 export async function runCli(args: string[], options: RunCliOptions): Promise<ProcessResult> {
   const ownHome = options.home ? undefined : await mkdtemp(path.join(os.tmpdir(), "xcsh-tools-cli-home-"));
@@ -184,8 +196,7 @@ export async function runCli(args: string[], options: RunCliOptions): Promise<Pr
   const command = runtime === undefined ? process.execPath : typeof runtime === "string" ? runtime : runtime.command;
   if (!command) throw new Error(`runtime ${(runtime as Runtime).id} is not available: ${(runtime as Runtime).problem}`);
   try {
-    const policy = options.managedPolicy ?? (isNodeRuntime(runtime) ? noManagedPolicy(home) : false);
-    return await runProcess(command, [...(policy !== false ? managedPolicyArgs(policy) : []), CLI_BIN, ...args], {
+    return await runProcess(command, cliArgv(home, args, { ...(options.managedPolicy !== undefined ? { managedPolicy: options.managedPolicy } : {}), ...(runtime !== undefined ? { runtime } : {}) }), {
       cwd: options.cwd,
       env: hermeticEnv(home, options.env, options.xcshHome),
       ...(options.input !== undefined ? { input: options.input } : {}),

@@ -45,3 +45,21 @@ export async function removeWorlds(worlds: readonly (TmpWorld | undefined)[]): P
     await w.cleanup();
   }
 }
+
+/**
+ * The image build of a seed test: a world whose project declares `plugins` (name → spec) against
+ * `registryUrl`, trusted, locked by `install --yes`, then seeded from that lock into `<root>/seed`.
+ */
+export async function seedImage(registryUrl: string, prefix: string, plugins: Record<string, string>): Promise<{ image: TmpWorld; seed: string }> {
+  const image = await makeTmpWorld(prefix);
+  await writeUserNpmrc(image.home, registryUrl);
+  await image.write(path.join(image.cwd, "xcsh-team.json"), { version: 1, plugins: Object.fromEntries(Object.entries(plugins).map(([name, spec]) => [name, { spec }])) });
+  const img = (args: string[]) => runCli(args, { cwd: image.cwd, home: image.home, timeoutMs: 180_000 });
+  expect((await img(["trust"])).code).toBe(0);
+  const locked = await img(["install", "--yes"]);
+  expect(locked.code, locked.stderr).toBe(0);
+  const seed = path.join(image.root, "seed");
+  const built = await img(["seed", seed, "--from", ".", "--yes"]);
+  expect(built.code, built.stderr).toBe(0);
+  return { image, seed };
+}

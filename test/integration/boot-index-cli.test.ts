@@ -11,7 +11,7 @@ import { BOOT_INDEX_VERSION, checkBootIndex } from "../../src/boot/index.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
 import { catalog, catalogPath, pluginFiles } from "../helpers/marketplace-fixtures.js";
-import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 beforeAll(async () => {
@@ -61,7 +61,7 @@ export async function resolve(specifier, context, next) {
 `,
   );
   const register = await w.write("hooks/register.mjs", `import { register } from "node:module";\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
-  const r = await runProcess(process.execPath, ["--import", register, CLI_BIN, "tools", "--json"], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 60_000 });
+  const r = await runProcess(process.execPath, ["--import", register, ...cliArgv(w.home, ["tools", "--json"])], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 60_000 });
   expect(r.code, r.stderr).toBe(0);
   // The modules those files hold: the CLI's files are the bundle's chunks.
   const loaded = (await readFile(log, "utf8")).split("\n").filter(Boolean);

@@ -16,7 +16,7 @@ import { readBootIndex } from "../../src/boot/format.js";
 import { bootIndexGenerator } from "../../src/boot/world.js";
 import { xcshPaths } from "../../src/core/paths.js";
 import { buildDist } from "../helpers/build-dist.js";
-import { CLI_BIN, hermeticEnv, runProcess } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
@@ -201,20 +201,20 @@ describe(`the CLI's output under Bun${skipNote(BUN)}`, () => {
     await writeFile(log, "");
     const env = hermeticEnv(w.home, { TRAP_LOG: log, NO_COLOR: "1" }, w.xcshHome);
     const bun = requireRuntime(BUN);
-    const json = await runProcess(bun, ["--preload", trap, CLI_BIN, "tools", "--json"], { cwd: w.cwd, env });
+    const json = await runProcess(bun, ["--preload", trap, ...cliArgv(w.home, ["tools", "--json"], { runtime: bun })], { cwd: w.cwd, env });
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout).tools.map((t: { name: string }) => t.name)).toEqual(["bun_only", "plain"]);
     expect(await readFile(log, "utf8")).toBe("");
 
-    const human = await runProcess(bun, [CLI_BIN, "tools"], { cwd: w.cwd, env });
+    const human = await runProcess(bun, cliArgv(w.home, ["tools"], { runtime: bun }), { cwd: w.cwd, env });
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^bun_only {2}.*\n {2}Bun 1\n/);
-    const usage = await runProcess(bun, [CLI_BIN, "no-such-command"], { cwd: w.cwd, env });
+    const usage = await runProcess(bun, cliArgv(w.home, ["no-such-command"], { runtime: bun }), { cwd: w.cwd, env });
     expect(usage).toMatchObject({ code: 2, stdout: "" });
     expect(usage.stderr).toMatch(/unknown command 'no-such-command'[\s\S]*Code: EUSAGE/);
 
     // Closed before the CLI prints anything: every write meets EPIPE, and the command still ends well.
-    const child = spawn(bun, [CLI_BIN, "tools", "--json"], { cwd: w.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(bun, cliArgv(w.home, ["tools", "--json"], { runtime: bun }), { cwd: w.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.destroy();
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));

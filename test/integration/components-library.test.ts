@@ -1,7 +1,11 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { listInstalledComponents } from "../../src/index.js";
 import { installFullPlugin } from "../helpers/component-fixtures.js";
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
+import { seedTreeHash } from "../../src/teamset/seed.js";
+import { toolSource } from "./plugins-fixtures.js";
 
 let w: TmpWorld;
 worldPerTest((made) => (w = made), "xcsh-tools-components-lib-", { trustProject: true });
@@ -26,5 +30,36 @@ describe("listInstalledComponents", () => {
     const untrusted = await listInstalledComponents({ cwd: w.cwd, home: w.home, xcshHome: w.xcshHome, env: {}, projectTrust: false });
     expect(untrusted.plugins).toEqual([]);
     expect(untrusted.untrusted?.trustCommand).toMatch(/xcsh-tools trust/);
+  });
+});
+
+describe("listInstalledComponents with plugin seeds (XCSH_PLUGIN_SEED_DIR of env), as `list` shows them", () => {
+  /** A seed holding one npm plugin with a tool, built as `seed` leaves it (manifest with the tree hash). */
+  async function seedWith(name: string): Promise<string> {
+    const seed = path.join(w.root, "seed");
+    const dir = path.join(seed, "plugins", "node_modules", name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, version: "1.2.3", type: "module", xcsh: { tools: "./t.js" } }));
+    writeFileSync(path.join(dir, "t.js"), toolSource("seeded_tool"));
+    writeFileSync(path.join(seed, "plugins", "package.json"), JSON.stringify({ dependencies: { [name]: "1.2.3" } }));
+    const plugins = { [name]: { version: "1.2.3", integrity: "sha512-test", tree: await seedTreeHash(dir) } };
+    writeFileSync(path.join(seed, "xcsh-seed.json"), JSON.stringify({ seedFormat: 1, generator: "test", from: { kind: "specs", specs: [name] }, plugins }));
+    return seed;
+  }
+
+  it("lists each seeded plugin after the user's, marked with its seed, with its components", async () => {
+    install("user", "kitchen-sink");
+    const seed = await seedWith("seeded-plugin");
+    const list = await listInstalledComponents({ cwd: w.cwd, home: w.home, xcshHome: w.xcshHome, env: { XCSH_PLUGIN_SEED_DIR: seed } });
+    expect(list.plugins.map((p) => [p.id, p.seed])).toEqual([["kitchen-sink@mkt", undefined], ["seeded-plugin", seed]]);
+    const seeded = list.plugins[1]!;
+    expect(seeded).toMatchObject({ rootKind: "npm", version: "1.2.3", root: path.join(seed, "plugins", "node_modules", "seeded-plugin") });
+    expect(seeded.components.map((c) => `${c.kind}:${c.name}`)).toEqual(["tool:t"]);
+  });
+
+  it("a seed that cannot be read is a row with its code, never silently nothing", async () => {
+    const missing = path.join(w.root, "no-such-seed");
+    const list = await listInstalledComponents({ cwd: w.cwd, home: w.home, xcshHome: w.xcshHome, env: { XCSH_PLUGIN_SEED_DIR: missing } });
+    expect(list.plugins.map((p) => [p.seed, p.problem?.code])).toEqual([[missing, "ESEED_UNREADABLE"]]);
   });
 });

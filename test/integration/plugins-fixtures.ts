@@ -8,7 +8,7 @@ import { cp, lstat, readdir, readFile, readlink, writeFile } from "node:fs/promi
 import path from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
 import { makeTmpWorld, writeUserNpmrc, type TmpWorld, type WorldOptions } from "../helpers/tmp-home.js";
 import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
 
@@ -130,7 +130,7 @@ export async function makePluginWorld(reg: RegistryHandle, npmrcExtra = "", opti
     env: baseEnv,
     cli: (args, env = {}, timeoutMs = 120_000) => runCli(args, { cwd: world.cwd, home: world.home, env: { ...baseEnv, ...env }, timeoutMs }),
     spawnCli: (args, env = {}) =>
-      spawn(process.execPath, [CLI_BIN, ...args], { cwd: world.cwd, env: hermeticEnv(world.home, { ...baseEnv, ...env }), stdio: ["ignore", "pipe", "pipe"] }),
+      spawn(process.execPath, cliArgv(world.home, args), { cwd: world.cwd, env: hermeticEnv(world.home, { ...baseEnv, ...env }), stdio: ["ignore", "pipe", "pipe"] }),
     snapshot,
     fresh: await snapshot(),
     readJson: async (rel) => JSON.parse(await readFile(path.join(plugins, rel), "utf8")),

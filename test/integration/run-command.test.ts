@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { CLI_BIN, hermeticEnv, runCli } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli } from "../helpers/run-cli.js";
 import { worldPerTest, writeTrustRecord, type TmpWorld } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
@@ -173,7 +173,7 @@ describe("xcsh-tools run: trust, streaming and Ctrl-C", () => {
 
   /** Spawn `run` and resolve each time stderr has shown `text`. */
   function spawnRun(args: string[]) {
-    const child = spawn(process.execPath, [CLI_BIN, "run", ...args], { cwd: w.cwd, env: hermeticEnv(w.home, { RUN_CANARY: canary }), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, cliArgv(w.home, ["run", ...args]), { cwd: w.cwd, env: hermeticEnv(w.home, { RUN_CANARY: canary }), stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     let stdout = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

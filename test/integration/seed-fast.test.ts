@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { CLI_BIN, hermeticEnv, managedPolicyArgs, runCli, runProcess, type ProcessResult } from "../helpers/run-cli.js";
-import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
-import { makeWritable, refusal, removeWorlds, teamMachine } from "../helpers/seeds.js";
+import { cliArgv, hermeticEnv, runCli, runProcess, type ProcessResult } from "../helpers/run-cli.js";
+import type { TmpWorld } from "../helpers/tmp-home.js";
+import { makeWritable, refusal, removeWorlds, seedImage, teamMachine } from "../helpers/seeds.js";
 import { toolName, toolSource } from "./plugins-fixtures.js";
 
 const LONG = 300_000;
@@ -41,7 +41,7 @@ describe("a restore the seeds satisfy: the engine's files and output, without th
     const log = path.join(w.root, `modules-${Math.random().toString(36).slice(2)}.log`);
     const hooks = await w.write(path.join(w.root, "hooks", "log-hooks.mjs"), `import { appendFileSync } from "node:fs";\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(${JSON.stringify(log)}, result.url + "\\n");\n  return result;\n}\n`);
     const register = await w.write(path.join(w.root, "hooks", "register.mjs"), `import { register } from "node:module";\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
-    const r = await runProcess(process.execPath, ["--import", register, ...(policy ? managedPolicyArgs(policy) : []), CLI_BIN, ...args], { cwd: w.cwd, env: hermeticEnv(w.home, { XCSH_PLUGIN_SEED_DIR: seeds }), timeoutMs: 180_000 });
+    const r = await runProcess(process.execPath, ["--import", register, ...cliArgv(w.home, args, policy ? { managedPolicy: policy } : {})], { cwd: w.cwd, env: hermeticEnv(w.home, { XCSH_PLUGIN_SEED_DIR: seeds }), timeoutMs: 180_000 });
     const loaded = (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean);
     return { r, modules: modulesOfLoadedFiles(loaded) };
   }
@@ -69,16 +69,7 @@ describe("a restore the seeds satisfy: the engine's files and output, without th
     await reg.publish({ name: p1, version: "1.0.0", packageJson: { type: "module", xcsh: { tools: "./t.js", hooks: "./hooks/guard.js" } }, files: { "t.js": toolSource(toolName(p1)), "hooks/guard.js": "export default function () {}\n" } });
     await reg.publish({ name: `${p2}-dep`, version: "1.0.0", files: { "index.js": "module.exports = 42;\n" } });
     await reg.publish({ name: p2, version: "1.0.0", packageJson: { type: "module", xcsh: { tools: "./t.js" }, dependencies: { [`${p2}-dep`]: "^1.0.0" } }, files: { "t.js": toolSource(toolName(p2)) } });
-    image = await makeTmpWorld("xcsh-seedfast-image-");
-    await writeUserNpmrc(image.home, reg.url);
-    await image.write(path.join(image.cwd, "xcsh-team.json"), { version: 1, plugins: { [p1]: { spec: "^1.0.0" }, [p2]: { spec: "1.0.0" } } });
-    const img = (args: string[]) => runCli(args, { cwd: image.cwd, home: image.home, timeoutMs: 180_000 });
-    expect((await img(["trust"])).code).toBe(0);
-    const locked = await img(["install", "--yes"]);
-    expect(locked.code, locked.stderr).toBe(0);
-    seed = path.join(image.root, "seed");
-    const built = await img(["seed", seed, "--from", ".", "--yes"]);
-    expect(built.code, built.stderr).toBe(0);
+    ({ image, seed } = await seedImage(reg.url, "xcsh-seedfast-image-", { [p1]: "^1.0.0", [p2]: "1.0.0" }));
   }, LONG);
   afterAll(async () => {
     await reg?.dispose();

@@ -12,7 +12,7 @@ import { buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
 import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { CLI_BIN, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
 import { worldPerTest, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { toolName, toolSource } from "./plugins-fixtures.js";
 
@@ -95,7 +95,7 @@ describe("install with nothing to do", () => {
     await writeFile(log, "");
     const hooks = await w.write("hooks/log-hooks.mjs", `import { appendFileSync } from "node:fs";\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(${JSON.stringify(log)}, result.url + "\\n");\n  return result;\n}\n`);
     const register = await w.write("hooks/register.mjs", `import { register } from "node:module";\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
-    const r = await runProcess(process.execPath, ["--import", register, CLI_BIN, "install", "--json"], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 60_000 });
+    const r = await runProcess(process.execPath, ["--import", register, ...cliArgv(w.home, ["install", "--json"])], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toEqual(FAST);
     const loaded = (await readFile(log, "utf8")).split("\n").filter(Boolean);

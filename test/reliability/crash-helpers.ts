@@ -43,7 +43,7 @@ import { refreshBootIndex } from "../../src/boot/index.js";
 import { runDoctor } from "../../src/doctor/index.js";
 import { isolatedGitEnv } from "../helpers/git-remote.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
 import { writeUserNpmrc } from "../helpers/tmp-home.js";
 
 /** A deterministic PRNG (mulberry32): the same seed gives the same kill delays and orders. */
@@ -143,7 +143,7 @@ export async function makeFixedWorld(reg: RegistryHandle, prefix: string): Promi
     },
     cli: (args, extra = {}, timeoutMs = 120_000) => runCli(args, { cwd, home, env: { ...env, ...extra }, timeoutMs }),
     spawnCli: (args, extra = {}) =>
-      spawn(process.execPath, [CLI_BIN, ...args], { cwd, env: hermeticEnv(home, { ...env, ...extra }), stdio: ["ignore", "pipe", "pipe"] }),
+      spawn(process.execPath, cliArgv(home, args), { cwd, env: hermeticEnv(home, { ...env, ...extra }), stdio: ["ignore", "pipe", "pipe"] }),
     async saveTemplate(name) {
       const dest = path.join(templates, name);
       await rm(dest, { recursive: true, force: true });

@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
 import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { CLI_BIN, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli, type ProcessResult } from "../helpers/run-cli.js";
 import { writeUserNpmrc } from "../helpers/tmp-home.js";
 import { snapshotTree, type TreeSnapshot } from "../helpers/tree-snapshot.js";
 import { pluginEntries, tgzBytes, type TarEntry } from "../reliability/helpers-tar.js";
@@ -83,7 +83,7 @@ async function cliWithPeakRss(w: HostileWorld, args: string[]): Promise<{ result
   const time = "/usr/bin/time";
   const useTime = existsSync(time);
   const command = useTime ? time : process.execPath;
-  const argv = useTime ? ["-v", process.execPath, CLI_BIN, ...args, "--json"] : [CLI_BIN, ...args, "--json"];
+  const argv = useTime ? ["-v", process.execPath, ...cliArgv(w.home, [...args, "--json"])] : cliArgv(w.home, [...args, "--json"]);
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, { cwd: w.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";

@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/http-server.js";
 import { catalog, catalogPath } from "../helpers/marketplace-fixtures.js";
-import { CLI_BIN, hermeticEnv, runCli } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli } from "../helpers/run-cli.js";
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
 const DEADLINE_MS = 1500;
@@ -31,7 +31,7 @@ afterEach(async () => {
 function timedCli(args: string[]): Promise<{ code: number | null; stderr: string; errorAt: number | undefined; exitAt: number }> {
   return new Promise((resolve) => {
     const start = Date.now();
-    const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd: w.cwd, env: hermeticEnv(w.home, { XCSH_TOOLS_FETCH_TIMEOUT_MS: String(DEADLINE_MS) }), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, cliArgv(w.home, args), { cwd: w.cwd, env: hermeticEnv(w.home, { XCSH_TOOLS_FETCH_TIMEOUT_MS: String(DEADLINE_MS) }), stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     let errorAt: number | undefined;
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
