@@ -33,7 +33,7 @@ import { restoreTeamSet, type TeamWorld } from "../../src/teamset/index.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import { marketplaceCtx } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { CLI_BIN, hermeticEnv, runCli } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runCli } from "../helpers/run-cli.js";
 import { lockedByAClonedByB, trustedTeamProject } from "../helpers/team-project.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 import { makeTmpWorld, writeTrustRecord, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
@@ -195,7 +195,7 @@ describe("team restore: each locked tarball read once, a shared library installe
     for (const name of plugins) await publishPlugin(name, { [lib]: "^1.0.0" });
     const root = await lockedInA(Object.fromEntries(plugins.map((name) => [name, { spec: "^1.0.0" }])));
     const marker = path.join(b.root, "paused");
-    const child = spawn(process.execPath, [CLI_BIN, "install", "--yes"], { cwd: root, env: hermeticEnv(b.home, { XCSH_TOOLS_TEST_PAUSE: "reify:done", XCSH_TOOLS_TEST_PAUSE_FILE: marker }), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, cliArgv(b.home, ["install", "--yes"]), { cwd: root, env: hermeticEnv(b.home, { XCSH_TOOLS_TEST_PAUSE: "reify:done", XCSH_TOOLS_TEST_PAUSE_FILE: marker }), stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
     const exited = once(child, "exit");
