@@ -42,6 +42,12 @@ export interface InstalledPluginComponents {
   problem?: { code: string; message: string };
   /** The read-only plugin seed (`XCSH_PLUGIN_SEED_DIR`) it comes from, used in place. */
   seed?: string;
+  /**
+   * The user's own copy of a name a seed also provides: the seed (the first listing the name)
+   * whose copy loads instead (`WSEED_HIDES`). Nothing of this row is loaded by xcsh; a host must
+   * not run its hooks or servers either.
+   */
+  hiddenBySeed?: string;
   /** Token estimates: always on (loaded-by-xcsh components only count for xcsh), on invoke. */
   cost: { alwaysOn: number; alwaysOnForXcsh: number; onInvoke: number; unknown: number };
 }
@@ -184,7 +190,12 @@ async function npmPluginComponents(name: string, dir: string, extra: Pick<Instal
  * provide, each marked with its `seed`. One place, so both list the same plugins.
  */
 export async function withSeededComponents(plugins: readonly InstalledPluginComponents[], roots: XcshRoots, tools: readonly KnownTool[] | undefined): Promise<InstalledPluginComponents[]> {
-  return [...withKnownTools(plugins, tools), ...(await collectSeededComponents(roots, tools))];
+  const seeded = await collectSeededComponents(roots, tools);
+  if (seeded.length === 0) return withKnownTools(plugins, tools);
+  const { hiddenUserCopies } = await import("../manifest/seed.js");
+  const hidden = new Map(hiddenUserCopies(roots.seedDirs ?? [], xcshPaths(roots).pluginsPackageJson).map((h) => [h.name, h.seed]));
+  const own = withKnownTools(plugins, tools).map((p) => (p.rootKind === "npm" && hidden.has(p.name) ? { ...p, hiddenBySeed: hidden.get(p.name)! } : p));
+  return [...own, ...seeded];
 }
 
 /**

@@ -57,6 +57,29 @@ describe("listInstalledComponents with plugin seeds (XCSH_PLUGIN_SEED_DIR of env
     expect(seeded.components.map((c) => `${c.kind}:${c.name}`)).toEqual(["tool:t"]);
   });
 
+  it("the user's own copy of a name a seed provides is marked hiddenBySeed (the seed's copy loads), the seed's row follows", async () => {
+    const seed = await seedWith("shared-plugin");
+    const plugins = path.join(w.xcshHome, "plugins");
+    const own = path.join(plugins, "node_modules", "shared-plugin");
+    mkdirSync(own, { recursive: true });
+    writeFileSync(path.join(plugins, "package.json"), JSON.stringify({ name: "xcsh-plugins", private: true, dependencies: { "shared-plugin": "^1.0.0", "own-plugin": "^1.0.0" } }));
+    writeFileSync(path.join(own, "package.json"), JSON.stringify({ name: "shared-plugin", version: "1.0.0", type: "module", xcsh: { tools: "./t.js" } }));
+    writeFileSync(path.join(own, "t.js"), toolSource("user_copy_tool"));
+    const other = path.join(plugins, "node_modules", "own-plugin");
+    mkdirSync(other, { recursive: true });
+    writeFileSync(path.join(other, "package.json"), JSON.stringify({ name: "own-plugin", version: "1.0.0", type: "module", xcsh: { tools: "./o.js" } }));
+    writeFileSync(path.join(other, "o.js"), toolSource("own_tool"));
+    const list = await listInstalledComponents({ cwd: w.cwd, home: w.home, xcshHome: w.xcshHome, env: { XCSH_PLUGIN_SEED_DIR: seed } });
+    expect(list.plugins.map((p) => [p.id, p.root, p.seed, p.hiddenBySeed])).toEqual([
+      ["shared-plugin", own, undefined, seed],
+      ["own-plugin", other, undefined, undefined],
+      ["shared-plugin", path.join(seed, "plugins", "node_modules", "shared-plugin"), seed, undefined],
+    ]);
+    // Without the seed, nothing is hidden.
+    const alone = await listInstalledComponents({ cwd: w.cwd, home: w.home, xcshHome: w.xcshHome, env: {} });
+    expect(alone.plugins.map((p) => p.hiddenBySeed)).toEqual([undefined, undefined]);
+  });
+
   it("a seed that cannot be read is a row with its code, never silently nothing", async () => {
     const missing = path.join(w.root, "no-such-seed");
     const list = await listInstalledComponents({ cwd: w.cwd, home: w.home, xcshHome: w.xcshHome, env: { XCSH_PLUGIN_SEED_DIR: missing } });

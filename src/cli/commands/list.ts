@@ -88,7 +88,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
         return { name: p.name, version: p.version ?? null, seed: p.seed!, path: p.root, ...(p.problem ? { problem: p.problem } : {}), ...(components ? { components: components.json } : {}) };
       });
       if (seededLines.length > 0) seededLines.unshift(style(ctx.output, "bold", "From plugin seeds (read-only, XCSH_PLUGIN_SEED_DIR):"));
-      const counted = installed.filter((p) => !p.problem && (p.rootKind !== "claude-cache") && (flags.scope === undefined || p.rootKind === "npm" || p.scope === flags.scope));
+      // A user's copy a seed hides loads nothing: the seed's copy is counted instead.
+      const counted = installed.filter((p) => !p.problem && !p.hiddenBySeed && (p.rootKind !== "claude-cache") && (flags.scope === undefined || p.rootKind === "npm" || p.scope === flags.scope));
       const total = { alwaysOn: counted.reduce((n, p) => n + p.cost.alwaysOn, 0), alwaysOnForXcsh: counted.reduce((n, p) => n + p.cost.alwaysOnForXcsh, 0) };
       const totalLine = total.alwaysOn > 0 ? `Context: ${formatTokens(total.alwaysOn)} tokens added to every session by these plugins (${formatTokens(total.alwaysOnForXcsh)} by what xcsh loads); \`xcsh-tools show <plugin>\` has the details.` : undefined;
       // A policy file that cannot be used stops every change; the listing goes on and says so.
