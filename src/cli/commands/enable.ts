@@ -56,17 +56,27 @@ async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean
   }
 }
 
+const OPTIONS = [
+  { flags: "--dry-run", description: "print the plan; write nothing" },
+  { flags: "--scope <scope>", description: "user (default: the runtime lock), project (the project's xcsh-team.json in a repository, else <cwd>/.xcsh/plugin-overrides.json; for name@marketplace, the install's scope) or local (your own choice in the project: .xcsh/team.local.json)" },
+  { flags: "-y, --yes", description: "accept what the plugins run without asking (a project change restores the set)" },
+];
+
 export const register: CommandModule["register"] = (program, getContext) => {
   for (const enabled of [true, false]) {
-    const verb = enabled ? "enable" : "disable";
-    program
-      .command(`${verb} <name...>`)
-      .description(enabled ? "enable installed plugins (for the user, or --scope project)" : "disable installed plugins (for the user, or --scope project) without uninstalling them")
-      .option("--dry-run", "print the plan; write nothing")
-      .option("--scope <scope>", "user (default: the runtime lock), project (the project's xcsh-team.json in a repository, else <cwd>/.xcsh/plugin-overrides.json; for name@marketplace, the install's scope) or local (your own choice in the project: .xcsh/team.local.json)")
-      .option("-y, --yes", "accept what the plugins run without asking (a project change restores the set)")
-      .action(async (names: string[], flags: EnableFlags, command: Command) => {
-        await setEnabled(getContext(command), names, enabled, flags);
-      });
+    const command = program
+      .command(`${enabled ? "enable" : "disable"} <name...>`)
+      .description(enabled ? "enable installed plugins (for the user, or --scope project)" : "disable installed plugins (for the user, or --scope project) without uninstalling them");
+    for (const { flags, description } of OPTIONS) command.option(flags, description);
+    command.action(async (names: string[], flags: EnableFlags, invoked: Command) => {
+      await setEnabled(getContext(invoked), names, enabled, flags);
+    });
   }
 };
+
+export const plain: CommandModule["plain"] = [true, false].map((enabled) => ({
+  path: [enabled ? "enable" : "disable"],
+  options: OPTIONS,
+  operands: { count: 1, variadic: true },
+  run: (ctx, names, flags) => setEnabled(ctx, names, enabled, flags as EnableFlags),
+}));
