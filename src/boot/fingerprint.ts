@@ -93,8 +93,15 @@ export async function hashFile(file: string): Promise<string | undefined> {
   }
 }
 
-/** Fingerprint each input (signature first, then the hash). Duplicates are taken once. */
-export async function captureFingerprints(requests: readonly InputRequest[]): Promise<InputFingerprint[]> {
+/**
+ * Fingerprint each input (signature first, then the hash). Duplicates are taken once. An input
+ * whose signature is still the one `known` (a view of the index being rebuilt) recorded with a
+ * hash keeps that hash without reading the file: the rule a fresh check applies at every boot
+ * (same signature, same bytes), so a refresh after a change rereads only what moved.
+ */
+export async function captureFingerprints(requests: readonly InputRequest[], known: readonly InputFingerprint[] = []): Promise<InputFingerprint[]> {
+  const hashed = new Map<string, InputFingerprint>();
+  for (const input of known) if (input.sha !== undefined) hashed.set(`${input.kind}\0${input.path}`, input);
   const byKey = new Map<string, InputRequest>();
   for (const request of requests) {
     const kind = request.kind ?? "stat";
@@ -109,7 +116,8 @@ export async function captureFingerprints(requests: readonly InputRequest[]): Pr
       const { sig, isFile } = statSig(request.path, kind);
       const fingerprint: InputFingerprint = { path: request.path, kind, sig };
       if (request.hash && isFile) {
-        const sha = await hashFile(request.path);
+        const before = hashed.get(`${kind}\0${request.path}`);
+        const sha = before?.sig === sig ? before.sha : await hashFile(request.path);
         if (sha) fingerprint.sha = sha;
       }
       return fingerprint;

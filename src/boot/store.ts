@@ -54,19 +54,24 @@ export function upsertView(index: BootIndex, view: BootView): void {
 }
 
 
+/** The module records of `index` in an order that does not depend on how they were built. */
+function canonicalModules(index: BootIndex): unknown[] {
+  return Object.keys(index.modules)
+    .sort()
+    .map((key) => {
+      const records = index.modules[key]!;
+      return [key, Object.keys(records).sort().map((runtime) => records[runtime])];
+    });
+}
+
 /** The same views (inputs and answers) and module records, whenever each was built. */
 export function sameAnswers(a: BootIndex, b: BootIndex): boolean {
-  const canonical = (index: BootIndex) =>
-    JSON.stringify({
-      generator: index.generator,
-      views: index.views.map(({ builtAt: _builtAt, ...view }) => view),
-      modules: Object.keys(index.modules)
-        .sort()
-        .map((key) => {
-          const records = index.modules[key]!;
-          return [key, Object.keys(records).sort().map((runtime) => records[runtime])];
-        }),
-    });
+  const canonical = (index: BootIndex) => JSON.stringify({ generator: index.generator, views: index.views.map(({ builtAt: _builtAt, ...view }) => view), modules: canonicalModules(index) });
   return b.generator === bootIndexGenerator() && canonical({ ...a, generator: b.generator }) === canonical(b);
+}
+
+/** The same module records (the views aside). */
+export function sameModules(a: BootIndex, b: BootIndex): boolean {
+  return JSON.stringify(canonicalModules(a)) === JSON.stringify(canonicalModules(b));
 }
 

@@ -65,13 +65,14 @@ export function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadErr
 /**
  * Scan for `key`, fingerprint what the scan read, scan again. The first scan is the answer; the
  * view is only `consistent` (safe to store) when the second scan, made after the fingerprints
- * were taken, gives the same answer.
+ * were taken, gives the same answer. `previous`: the stored view of the same key, whose hashes of
+ * inputs with an unchanged signature are kept (`captureFingerprints`).
  */
-export async function scanView(world: World, key: ViewKey): Promise<{ view: BootView; consistent: boolean }> {
+export async function scanView(world: World, key: ViewKey, previous?: BootView): Promise<{ view: BootView; consistent: boolean }> {
   const discoverOptions = { ...world.roots, env: {}, providers: key.providers as ProviderId[], projectTrust: key.trusted };
   const first = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
   const requests = await (await inputsModule()).collectInputs({ cwd: key.cwd, home: world.roots.home, paths: world.paths, configuredPaths: key.configuredPaths, trusted: key.trusted }, first);
-  const inputs = await captureFingerprints(requests);
+  const inputs = await captureFingerprints(requests, previous?.inputs);
   const second = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
   const view: BootView = { key, builtAt: new Date().toISOString(), inputs, paths: first.paths, errors: first.errors, ...(first.untrusted ? { untrusted: first.untrusted } : {}) };
   return { view, consistent: answerOf(first) === answerOf(second) };

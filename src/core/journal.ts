@@ -330,8 +330,8 @@ export async function beginTransaction(oursDir: string, options: JournalOptions 
     createdAt: new Date().toISOString(),
     entries: [],
   };
+  // writeJsonAtomic fsyncs the draft folder after its rename: the intent is durable in it.
   await writeJsonAtomic(path.join(draft, "intent.json"), intent);
-  await fsyncDir(draft);
   const dir = path.join(root, id);
   await rename(draft, dir);
   await fsyncDir(root);

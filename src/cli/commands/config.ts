@@ -21,7 +21,7 @@ import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { ReportedFailure } from "../command-errors.js";
-import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, setScope, stateScope } from "../state-command.js";
 import path from "node:path";
 import type { EffectiveSetting, SettingProblem } from "../../plugins/plugin-settings.js";
 import { notLoadedLine } from "../project-scope.js";
@@ -97,8 +97,7 @@ async function get(ctx: CommandContext, rawName: string, key: string): Promise<v
 
 /** `set` with the words of the value, `delete` without them. */
 async function change(ctx: CommandContext, rawName: string, key: string, words: string[] | undefined, flags: MutationFlags): Promise<void> {
-  const team = await import("../team-write.js");
-  const where = team.setScopeOf(ctx, flags.scope);
+  const where = await setScope(ctx, flags.scope);
   if (where) return changeInSet(ctx, where, rawName, key, words, flags);
   const { parsePackageName } = await import("../../plugins/spec.js");
   const name = parsePackageName(rawName);

@@ -8,7 +8,7 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { assertScopeAllowed, notLoadedLine } from "../project-scope.js";
-import { overridesNotLoaded, reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import { overridesNotLoaded, reportStateChange, runStateChange, setScope, stateScope } from "../state-command.js";
 import type { CommandModule } from "../context.js";
 
 interface EnableFlags {
@@ -21,9 +21,8 @@ async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean
   // Before anything is read: a project-scope change needs a trusted project, whichever engine owns the names.
   await assertScopeAllowed(ctx, flags.scope, `${enabled ? "enable" : "disable"} plugins in the project (--scope project)`);
   // In a repository (or a project with a set): the team's declaration, or the personal file (--scope local).
-  const { changePlugins, setScopeOf } = await import("../team-write.js");
-  const where = setScopeOf(ctx, flags.scope);
-  if (where) return changePlugins(ctx, where, `${enabled ? "enable" : "disable"} plugins in the project (--scope ${flags.scope})`, flags, names, ({ key }) => ({ op: "enable", key, enabled }), { switchOff: !enabled });
+  const where = await setScope(ctx, flags.scope);
+  if (where) return (await import("../team-write.js")).changePlugins(ctx, where, `${enabled ? "enable" : "disable"} plugins in the project (--scope ${flags.scope})`, flags, names, ({ key }) => ({ op: "enable", key, enabled }), { switchOff: !enabled });
   // Marketplace plugins are the marketplace engine's (its --scope is the install's scope).
   const { mayNameMarketplacePlugin } = await import("../../manifest/installed-plugins.js");
   if (names.some(mayNameMarketplacePlugin) && (await (await import("./marketplace.js")).dispatchChange(ctx, enabled ? "enable" : "disable", names, flags))) return;

@@ -11,7 +11,7 @@ import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { usageError } from "../command-errors.js";
 import { notLoadedLine } from "../project-scope.js";
-import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, setScope, stateScope } from "../state-command.js";
 import type { FeatureState } from "../../plugins/state-change.js";
 import type { CommandModule } from "../context.js";
 
@@ -64,9 +64,8 @@ async function features(ctx: CommandContext, rawName: string, flags: FeaturesFla
   if (flags.reset && (flags.enable !== undefined || flags.disable !== undefined || flags.set !== undefined)) {
     throw usageError("--reset cannot be combined with --enable, --disable or --set", "Run them as two commands.");
   }
-  const { changePlugins, setScopeOf } = await import("../team-write.js");
-  const where = setScopeOf(ctx, flags.scope);
-  if (where) return changePlugins(ctx, where, `change the project's features (--scope ${flags.scope})`, flags, [rawName], async ({ key, features }) => ({ op: "features", key, features: await featuresAfter(ctx, key, features, flags) }));
+  const where = await setScope(ctx, flags.scope);
+  if (where) return (await import("../team-write.js")).changePlugins(ctx, where, `change the project's features (--scope ${flags.scope})`, flags, [rawName], async ({ key, features }) => ({ op: "features", key, features: await featuresAfter(ctx, key, features, flags) }));
   const scope = stateScope(flags.scope);
   const request = flags.reset
     ? ({ reset: true } as const)
