@@ -101,7 +101,7 @@ export async function hashFile(file: string): Promise<string | undefined> {
  */
 export async function captureFingerprints(requests: readonly InputRequest[], known: readonly InputFingerprint[] = []): Promise<InputFingerprint[]> {
   const hashed = new Map<string, InputFingerprint>();
-  for (const input of known) if (input.sha !== undefined) hashed.set(`${input.kind}\0${input.path}`, input);
+  for (const input of known) if (input.sha !== undefined) hashed.set(inputKey(input), input);
   const byKey = new Map<string, InputRequest>();
   for (const request of requests) {
     const kind = request.kind ?? "stat";
@@ -116,13 +116,23 @@ export async function captureFingerprints(requests: readonly InputRequest[], kno
       const { sig, isFile } = statSig(request.path, kind);
       const fingerprint: InputFingerprint = { path: request.path, kind, sig };
       if (request.hash && isFile) {
-        const before = hashed.get(`${kind}\0${request.path}`);
+        const before = hashed.get(inputKey({ path: request.path, kind }));
         const sha = before?.sig === sig ? before.sha : await hashFile(request.path);
         if (sha) fingerprint.sha = sha;
       }
       return fingerprint;
     }),
   );
+}
+
+/** The signatures `inputs` have now, by kind and path (`inputKey`). */
+export function signaturesNow(inputs: readonly Pick<InputFingerprint, "path" | "kind">[]): Map<string, string> {
+  return new Map(inputs.map((input) => [inputKey(input), currentSignature(input.path, input.kind)]));
+}
+
+/** The key of an input in `signaturesNow`'s map. */
+export function inputKey(input: Pick<InputFingerprint, "path" | "kind">): string {
+  return `${input.kind}\0${input.path}`;
 }
 
 /** Why `input` no longer matches the disk, or undefined when it still does. */

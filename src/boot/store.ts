@@ -41,8 +41,10 @@ export async function writeIndex(world: World, index: BootIndex, withModules: bo
   await (await fsPromises()).mkdir(path.dirname(world.file), { recursive: true });
   const { writeFileAtomic } = await atomicFs();
   const texts = serializeBootIndex(index);
-  if (withModules) await writeFileAtomic(world.paths.bootModules, texts.modules);
-  await writeFileAtomic(world.file, texts.views);
+  // A cache that checks itself when read (format.ts: shape, version, generator; views.ts: every
+  // input): no fsync, which a power cut could only make read as stale.
+  if (withModules) await writeFileAtomic(world.paths.bootModules, texts.modules, undefined, { durable: false });
+  await writeFileAtomic(world.file, texts.views, undefined, { durable: false });
 }
 
 export function findView(index: BootIndex, key: ViewKey): BootView | undefined {
