@@ -5,12 +5,11 @@
  * every other argv (help, `--`, repeats, unknown options, operands that look like options, a
  * wrong count of operands, options between a command and its subcommand) must go to commander.
  */
-import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { GLOBAL_OPTIONS } from "../../src/cli/command-name.js";
 import { loadCommand } from "../../src/cli/commands/index.js";
 import type { CommandModule } from "../../src/cli/context.js";
 import { plainArgs } from "../../src/cli/program.js";
+import { commanderParse } from "../helpers/commander-parse.js";
 
 interface Parsed {
   globals: Record<string, unknown>;
@@ -20,23 +19,12 @@ interface Parsed {
 
 /** What commander hands the action for `argv`, or undefined when it refuses the argv. */
 async function commanderArgs(module: CommandModule, argv: string[]): Promise<Parsed | undefined> {
-  const program = new Command("xcsh-tools").exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
-  for (const option of GLOBAL_OPTIONS) program.option(option.flags, option.description);
-  let seen: Parsed | undefined;
-  const stop = new Error("parsed");
-  module.register(program, (command) => {
-    const flags = command.opts();
-    const globals = Object.fromEntries(Object.entries(command.optsWithGlobals()).filter(([key]) => !(key in flags)));
-    const operands = (command.processedArgs as unknown[]).flat().filter((arg): arg is string => arg !== undefined);
-    seen = { globals, flags, operands };
-    throw stop;
-  });
-  try {
-    await program.parseAsync(argv, { from: "user" });
-  } catch (error) {
-    if (error !== stop) return undefined;
-  }
-  return seen;
+  const command = await commanderParse(module.register, argv);
+  if (!command) return undefined;
+  const flags = command.opts();
+  const globals = Object.fromEntries(Object.entries(command.optsWithGlobals()).filter(([key]) => !(key in flags)));
+  const operands = (command.processedArgs as unknown[]).flat().filter((arg): arg is string => arg !== undefined);
+  return { globals, flags, operands };
 }
 
 async function plainOf(argv: string[]): Promise<Parsed | undefined> {
