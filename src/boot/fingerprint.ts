@@ -93,8 +93,15 @@ export async function hashFile(file: string): Promise<string | undefined> {
   }
 }
 
-/** Fingerprint each input (signature first, then the hash). Duplicates are taken once. */
-export async function captureFingerprints(requests: readonly InputRequest[]): Promise<InputFingerprint[]> {
+/**
+ * Fingerprint each input (signature first, then the hash). Duplicates are taken once. An input
+ * whose signature is still the one `known` (a view of the index being rebuilt) recorded with a
+ * hash keeps that hash without reading the file: the rule a fresh check applies at every boot
+ * (same signature, same bytes), so a refresh after a change rereads only what moved.
+ */
+export async function captureFingerprints(requests: readonly InputRequest[], known: readonly InputFingerprint[] = []): Promise<InputFingerprint[]> {
+  const hashed = new Map<string, InputFingerprint>();
+  for (const input of known) if (input.sha !== undefined) hashed.set(inputKey(input), input);
   const byKey = new Map<string, InputRequest>();
   for (const request of requests) {
     const kind = request.kind ?? "stat";
@@ -109,12 +116,23 @@ export async function captureFingerprints(requests: readonly InputRequest[]): Pr
       const { sig, isFile } = statSig(request.path, kind);
       const fingerprint: InputFingerprint = { path: request.path, kind, sig };
       if (request.hash && isFile) {
-        const sha = await hashFile(request.path);
+        const before = hashed.get(inputKey({ path: request.path, kind }));
+        const sha = before?.sig === sig ? before.sha : await hashFile(request.path);
         if (sha) fingerprint.sha = sha;
       }
       return fingerprint;
     }),
   );
+}
+
+/** The signatures `inputs` have now, by kind and path (`inputKey`). */
+export function signaturesNow(inputs: readonly Pick<InputFingerprint, "path" | "kind">[]): Map<string, string> {
+  return new Map(inputs.map((input) => [inputKey(input), currentSignature(input.path, input.kind)]));
+}
+
+/** The key of an input in `signaturesNow`'s map. */
+export function inputKey(input: Pick<InputFingerprint, "path" | "kind">): string {
+  return `${input.kind}\0${input.path}`;
 }
 
 /** Why `input` no longer matches the disk, or undefined when it still does. */

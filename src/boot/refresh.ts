@@ -9,7 +9,7 @@ import { isPathInside } from "../core/contain.js";
 import { prepareModules, validRecords, validateMissing, type PreparedEntry } from "./module-records.js";
 import type { PreparedModule } from "./simulate.js";
 import type { ModuleOutcome } from "../validate/module-check.js";
-import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, writeIndex } from "./store.js";
+import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, sameModules, writeIndex } from "./store.js";
 import { discovery, inputsModule, scanView } from "./views.js";
 import { decideTrust, keyOf, userTrusts, worldOf, type BootIndexOptions, type World } from "./world.js";
 
@@ -42,7 +42,7 @@ export interface BootRefreshReport {
  */
 export async function refreshBootIndex(options: BootIndexOptions & { validate?: boolean } = {}): Promise<BootRefreshReport> {
   const world = worldOf(options);
-  const { index } = await loadIndex(world, true);
+  const { index, status, modulesProblem } = await loadIndex(world, true);
   const keys: ViewKey[] = [];
   if (options.cwd !== undefined) keys.push(keyOf(world, options.configuredPaths ?? [], options.cwd, options, await decideTrust(world, options.cwd, options.projectTrust)));
   const { stat } = await fsPromises();
@@ -58,9 +58,10 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   const fresh: BootIndex = { ...emptyIndex(), modules: {} };
   const views: BootView[] = [];
   for (const key of keys.slice(0, MAX_BOOT_VIEWS)) {
-    let scanned = await scanView(world, key);
+    const previous = index.views.find((view) => sameKey(view.key, key));
+    let scanned = await scanView(world, key, previous);
     // Something changed while scanning: once more, then keep what the second attempt saw.
-    if (!scanned.consistent) scanned = await scanView(world, key);
+    if (!scanned.consistent) scanned = await scanView(world, key, previous);
     if (scanned.consistent) views.push(scanned.view);
   }
   fresh.views = views;
@@ -73,7 +74,10 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   // Nothing new (a mutation that changed no input, a second refresh): leave the file alone, so a
   // command that changed nothing changes no byte, the index included.
   if (sameAnswers(fresh, index)) return { file: world.file, views: views.length, validated, written: false };
-  await writeIndex(world, fresh, true);
+  // The records file is rewritten only when its records change: a disable, a setting, a feature
+  // turned off keep every record (keepIdleRecords), and the two files are read independently
+  // (format.ts: no header of one is checked against the other).
+  await writeIndex(world, fresh, status !== "ok" || modulesProblem !== undefined || !sameModules(fresh, index));
   return { file: world.file, views: views.length, validated, written: true };
 }
 

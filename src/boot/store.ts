@@ -50,8 +50,10 @@ export async function writeIndex(world: World, index: BootIndex, withModules: bo
   await (await fsPromises()).mkdir(path.dirname(world.file), { recursive: true });
   const { writeFileAtomic } = await atomicFs();
   const texts = serializeBootIndex(index);
-  if (withModules) await writeFileAtomic(world.paths.bootModules, texts.modules);
-  await writeFileAtomic(world.file, texts.views);
+  // A cache that checks itself when read (format.ts: shape, version, generator; views.ts: every
+  // input): no fsync, which a power cut could only make read as stale.
+  if (withModules) await writeFileAtomic(world.paths.bootModules, texts.modules, undefined, { durable: false });
+  await writeFileAtomic(world.file, texts.views, undefined, { durable: false });
 }
 
 export function findView(index: BootIndex, key: ViewKey): BootView | undefined {
@@ -63,19 +65,24 @@ export function upsertView(index: BootIndex, view: BootView): void {
 }
 
 
+/** The module records of `index` in an order that does not depend on how they were built. */
+function canonicalModules(index: BootIndex): unknown[] {
+  return Object.keys(index.modules)
+    .sort()
+    .map((key) => {
+      const records = index.modules[key]!;
+      return [key, Object.keys(records).sort().map((runtime) => records[runtime])];
+    });
+}
+
 /** The same views (inputs and answers) and module records, whenever each was built. */
 export function sameAnswers(a: BootIndex, b: BootIndex): boolean {
-  const canonical = (index: BootIndex) =>
-    JSON.stringify({
-      generator: index.generator,
-      views: index.views.map(({ builtAt: _builtAt, ...view }) => view),
-      modules: Object.keys(index.modules)
-        .sort()
-        .map((key) => {
-          const records = index.modules[key]!;
-          return [key, Object.keys(records).sort().map((runtime) => records[runtime])];
-        }),
-    });
+  const canonical = (index: BootIndex) => JSON.stringify({ generator: index.generator, views: index.views.map(({ builtAt: _builtAt, ...view }) => view), modules: canonicalModules(index) });
   return b.generator === bootIndexGenerator() && canonical({ ...a, generator: b.generator }) === canonical(b);
+}
+
+/** The same module records (the views aside). */
+export function sameModules(a: BootIndex, b: BootIndex): boolean {
+  return JSON.stringify(canonicalModules(a)) === JSON.stringify(canonicalModules(b));
 }
 

@@ -8,7 +8,7 @@ import { insideAnyOf, isRealPathInside } from "../core/contain.js";
 import { projectPaths, resolveUserPath } from "../core/paths.js";
 import type { ProviderId } from "../core/host-options.js";
 import type { ToolLoadError, UntrustedProjectReport } from "../core/contract.js";
-import { captureFingerprints, firstChange } from "./fingerprint.js";
+import { captureFingerprints, firstChange, inputKey, signaturesNow } from "./fingerprint.js";
 import type { BootView, ViewKey } from "./format.js";
 import type { World } from "./world.js";
 
@@ -65,15 +65,24 @@ export function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadErr
 /**
  * Scan for `key`, fingerprint what the scan read, scan again. The first scan is the answer; the
  * view is only `consistent` (safe to store) when the second scan, made after the fingerprints
- * were taken, gives the same answer.
+ * were taken, gives the same answer. `previous`: the stored view of the same key, whose hashes of
+ * inputs with an unchanged signature are kept (`captureFingerprints`), and whose inputs, stat'ed
+ * before the scan, spare the second scan when none moved during it.
  */
-export async function scanView(world: World, key: ViewKey): Promise<{ view: BootView; consistent: boolean }> {
+export async function scanView(world: World, key: ViewKey, previous?: BootView): Promise<{ view: BootView; consistent: boolean }> {
   const discoverOptions = { ...world.roots, env: {}, providers: key.providers as ProviderId[], projectTrust: key.trusted };
+  // The previous view's inputs as they are before the scan reads anything.
+  const before = previous ? signaturesNow(previous.inputs) : undefined;
   const first = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
   const requests = await (await inputsModule()).collectInputs({ cwd: key.cwd, home: world.roots.home, paths: world.paths, configuredPaths: key.configuredPaths, trusted: key.trusted }, first);
-  const inputs = await captureFingerprints(requests);
-  const second = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
+  const inputs = await captureFingerprints(requests, previous?.inputs);
   const view: BootView = { key, builtAt: new Date().toISOString(), inputs, paths: first.paths, errors: first.errors, ...(first.untrusted ? { untrusted: first.untrusted } : {}) };
+  // Every input the answer depends on had, before the scan, the signature taken after it: nothing
+  // moved while the scan read it, which is what the second scan would show (a change after the
+  // fingerprints is the next fresh check's to see). An input new to this view (a plugin enabled)
+  // has no signature from before: scan again.
+  if (before && inputs.every((input) => before.get(inputKey(input)) === input.sig)) return { view, consistent: true };
+  const second = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
   return { view, consistent: answerOf(first) === answerOf(second) };
 }
 

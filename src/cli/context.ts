@@ -108,4 +108,28 @@ function checkFolderFlag(flag: string, folder: string, mayBeCreated: boolean): v
  */
 export interface CommandModule {
   register(program: Command, getContext: (command: Command) => CommandContext): void;
+  /** The forms of the command program.ts runs without commander for a plain argv (`plainArgs`). */
+  plain?: readonly PlainCommand[];
+}
+
+/** An option as commander declares it (`-y, --yes`, `--scope <scope>`), with commander's parser of its value. */
+export interface PlainOption {
+  flags: string;
+  parse?: (value: string) => unknown;
+}
+
+/**
+ * The shape of a command program.ts runs without commander for a plain argv (`PlainCommand`):
+ * its path (`["config", "set"]`), options, and operands (`count` of them, the last one taking
+ * every further operand when `variadic`, as commander's `<name...>`).
+ */
+export interface PlainShape {
+  path: readonly string[];
+  options: readonly PlainOption[];
+  operands: number | { count: number; variadic: true };
+}
+
+/** A plain form of a command and its action: `flags` are the command's own options (commander's `opts()`). */
+export interface PlainCommand extends PlainShape {
+  run(ctx: CommandContext, operands: string[], flags: Record<string, unknown>): Promise<void>;
 }

@@ -6,14 +6,13 @@ import { readFileSync } from "node:fs";
 import type { Command, CommanderError } from "commander";
 import type { XcshToolsError } from "../core/errors.js";
 import { ReportedFailure, usageError } from "./command-errors.js";
-import { commandNameOf, flagOf, GLOBAL_OPTIONS, takesValue } from "./command-name.js";
+import { commandNameOf, GLOBAL_OPTIONS, takesValue } from "./command-name.js";
 
 // main.ts reads the command's name from the chunk it already loaded (a dynamic import of
 // command-name.js of its own is one more file for every command to open).
 export { commandNameOf };
-import { loadCommands } from "./commands/index.js";
-import type { ToolsFlags } from "./commands/tools.js";
-import { createContext, type CommandContext, type GlobalFlags } from "./context.js";
+import { loadCommand, loadCommands } from "./commands/index.js";
+import { createContext, type CommandContext, type GlobalFlags, type PlainOption, type PlainShape } from "./context.js";
 import { createOutput, printable, type OutputStreams } from "./output.js";
 import { exitCodeOf, renderError, renderErrorJson } from "./render-error.js";
 
@@ -50,13 +49,15 @@ export async function runCli(rawArgv: string[], io: RunCliOptions): Promise<numb
   };
   let commander: typeof import("commander") | undefined;
   try {
-    // `tools` is asked at a host's every boot, and loading commander costs more than the rest of
-    // its answer under Bun: a plain `tools` argv runs without it (parsed as commander would).
     const name = commandNameOf(argv);
-    const tools = name === "tools" ? await import("./commands/tools.js") : undefined;
-    const plain = tools && plainFlags(argv, "tools", tools.TOOLS_OPTIONS);
-    if (plain) await tools.runTools(plain as ToolsFlags, contextOf(plain));
-    else if ((name === "install" || name === "i") && (await restoredAlready(argv, name, io))) return 0;
+    if ((name === "install" || name === "i") && (await restoredAlready(argv, name, io))) return 0;
+    // `tools` is asked at a host's every boot, and `enable`, `config set`... are typed dozens of
+    // times a day: loading commander costs more than the rest of `tools`' answer under Bun and a
+    // good part of a state change's. A plain argv of a command that declares its shape runs
+    // without it (parsed as commander would: test/unit/plain-flags.test.ts); anything else
+    // (help, errors, usage) is commander's.
+    const plain = name === "install" || name === "i" ? undefined : await plainRun(argv, name);
+    if (plain) await plain.run(contextOf(plain.globals));
     else await runCommander((commander = await import("commander")), argv, io, contextOf);
     return 0;
   } catch (error) {
@@ -98,33 +99,76 @@ async function runCommander({ Command }: typeof import("commander"), argv: strin
  * merged as commander's `optsWithGlobals()` gives them; undefined for any other argv (help,
  * operands, repeats, `--path`...), which commander parses.
  */
-export function plainFlags(argv: readonly string[], name: string, options: ReadonlyArray<{ flags: string; parse?: (value: string) => unknown }>): (GlobalFlags & Record<string, unknown>) | undefined {
-  const flags: GlobalFlags & Record<string, unknown> = { color: true };
+export function plainFlags(argv: readonly string[], name: string, options: readonly PlainOption[]): (GlobalFlags & Record<string, unknown>) | undefined {
+  const plain = plainArgs(argv, { path: [name], options, operands: 0 });
+  return plain && { ...plain.globals, ...plain.flags };
+}
+
+/** The plain form of `argv`'s command (commands/index.ts), ready to run, or undefined (commander's). */
+async function plainRun(argv: readonly string[], name: string | undefined): Promise<{ globals: GlobalFlags; run(ctx: CommandContext): Promise<void> } | undefined> {
+  const module = name === undefined ? undefined : await loadCommand(name);
+  for (const shape of module?.plain ?? []) {
+    const args = plainArgs(argv, shape);
+    if (args) return { globals: args.globals, run: (ctx) => shape.run(ctx, args.operands, args.flags) };
+  }
+  return undefined;
+}
+
+/**
+ * An argv made of the command's `path` (global options only before it and between nothing
+ * else), then its operands and, each at most once with its value given, the global options and
+ * the command's own options that take no list or optional value: the global flags (commander's
+ * `optsWithGlobals()` of the program), the command's own (its `opts()`) and the operands, as
+ * commander would hand them to the action. Undefined for any other argv (help, `--`, repeats, an
+ * unknown option, an operand that starts with `-`, a wrong number of operands, a missing value…),
+ * which commander parses.
+ */
+export function plainArgs(argv: readonly string[], shape: PlainShape): { globals: GlobalFlags & Record<string, unknown>; flags: Record<string, unknown>; operands: string[] } | undefined {
+  const globals: GlobalFlags & Record<string, unknown> = { color: true };
+  const flags: Record<string, unknown> = {};
+  const operands: string[] = [];
   const seen = new Set<string>();
-  let named = false;
+  let matched = 0;
+  const named = () => matched === shape.path.length;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === name && !named) {
-      named = true;
+    if (!arg.startsWith("-")) {
+      if (named()) operands.push(arg);
+      else if (arg === shape.path[matched]) matched++;
+      else return undefined;
       continue;
     }
+    // Options go before the command or after its whole path: `config --json set` is commander's.
+    if (matched > 0 && !named()) return undefined;
     const at = arg.indexOf("=");
     const flag = at < 0 ? arg : arg.slice(0, at);
-    const option = [...GLOBAL_OPTIONS, ...(named ? options : [])].find((o) => flagOf(o.flags) === flag);
+    const global = GLOBAL_OPTIONS.find((o) => flagNames(o.flags).includes(flag));
+    const own = named() ? shape.options.find((o) => flagNames(o.flags).includes(flag)) : undefined;
+    const option = global ?? own;
     // A list or an optional value is commander's to read.
-    if (!option || seen.has(flag) || option.flags.endsWith("...>") || option.flags.includes("[")) return undefined;
-    seen.add(flag);
-    const key = flag.replace(/^--(no-)?/, "").replace(/-(\w)/g, (_, c: string) => c.toUpperCase()); // commander's camelCase
+    if (!option || option.flags.endsWith("...>") || option.flags.includes("[")) return undefined;
+    const long = flagNames(option.flags).find((f) => f.startsWith("--")) ?? flag;
+    if (seen.has(long)) return undefined;
+    seen.add(long);
+    const key = long.replace(/^--(no-)?/, "").replace(/-(\w)/g, (_, c: string) => c.toUpperCase()); // commander's camelCase
+    const into = global ? globals : flags;
     if (!takesValue(option.flags)) {
       if (at >= 0) return undefined;
-      flags[key] = !flag.startsWith("--no-");
+      into[key] = !long.startsWith("--no-");
       continue;
     }
     const value = at < 0 ? argv[++i] : arg.slice(at + 1);
     if (!value || value.startsWith("-")) return undefined;
-    flags[key] = "parse" in option && option.parse ? option.parse(value) : value;
+    into[key] = "parse" in option && option.parse ? option.parse(value) : value;
   }
-  return named ? flags : undefined;
+  const { count, variadic } = typeof shape.operands === "number" ? { count: shape.operands, variadic: false } : shape.operands;
+  if (!named() || operands.length < count || (!variadic && operands.length > count)) return undefined;
+  return { globals, flags, operands };
+}
+
+/** The flags an option answers to: `-y` and `--yes` of `-y, --yes`. */
+function flagNames(flags: string): string[] {
+  return flags.split(/[ ,|]+/).filter((f) => f.startsWith("-"));
 }
 
 /** The options of `install` with no spec that a restore with nothing to do honours as the engine would (none of them changes a no-op). */

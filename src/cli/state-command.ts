@@ -16,6 +16,14 @@ export function stateScope(value: string | undefined): StateScope {
   throw usageError(`--scope must be user or project, not "${value}"`, "user: your runtime lock (~/.xcsh/plugins); project: <cwd>/.xcsh/plugin-overrides.json.");
 }
 
+/**
+ * `setScopeOf` (team-write.ts) of a change's `--scope`; the set's writer (the team-set engine,
+ * the restore and its output) is loaded only for a scope that may send the change there.
+ */
+export async function setScope(ctx: CommandContext, scope: string | undefined): Promise<ReturnType<typeof import("./team-write.js").setScopeOf>> {
+  return scope === "project" || scope === "local" ? (await import("./team-write.js")).setScopeOf(ctx, scope) : undefined;
+}
+
 /** The read-only view (queries). */
 export async function readStateView(ctx: CommandContext): Promise<StateView> {
   const { mutationWorld } = await import("./plugin-world.js");

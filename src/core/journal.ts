@@ -13,7 +13,8 @@
  * On disk (`<ours>/journal/`):
  *
  *     <id>.new/            being created: no intent yet
- *     <id>/intent.json     {version, id, state, label, pid, createdAt, entries[]} — rewritten atomically
+ *     <id>/intent.json     {version, id, state, label, pid, createdAt, entries[]} — written atomically at
+ *                          begin (no entries) and at the commit record (every entry, state committing)
  *     <id>/s/<i>           staged new content of entry i
  *     <id>/t/              trash: live content replaced or removed by the swap
  *     <id>.done/           finished (committed or rolled back), being deleted
@@ -197,7 +198,7 @@ export class Transaction {
   #intent: Intent;
   #step: Step;
   #phase: "active" | "committing" | "committed" | "rolled-back" = "active";
-  /** Serialises stage calls: each rewrites intent.json. */
+  /** Serialises stage calls: each checks its path against the entries recorded before it. */
   #queue: Promise<unknown> = Promise.resolve();
 
   /** @internal use beginTransaction */
@@ -213,7 +214,7 @@ export class Transaction {
     return this.#phase;
   }
 
-  /** Record `target` in intent.json; resolves to its entry's index once that is durable. */
+  /** Record `target` as an entry of the intent (written with the commit record); resolves to its index. */
   #record(target: string, kind: JournalEntry["kind"]): Promise<number> {
     const run = this.#queue.then(async () => {
       if (this.#phase !== "active") {
@@ -235,8 +236,11 @@ export class Transaction {
         }
       }
       const index = this.#intent.entries.length;
+      // Kept in memory until the commit record, which writes every entry at once: an ACTIVE
+      // transaction is rolled back by deleting its folder whatever its intent lists (nothing live
+      // is touched before the commit record), so rewriting intent.json per path (an atomic write,
+      // two fsyncs and a rename each) bought no guarantee.
       this.#intent = { ...this.#intent, entries: [...this.#intent.entries, { path: resolved, kind }] };
-      await writeJsonAtomic(path.join(this.dir, "intent.json"), this.#intent);
       await this.#step(`stage:${index}:recorded`);
       return index;
     });
@@ -338,8 +342,8 @@ export async function beginTransaction(oursDir: string, options: JournalOptions 
     createdAt: new Date().toISOString(),
     entries: [],
   };
+  // writeJsonAtomic fsyncs the draft folder after its rename: the intent is durable in it.
   await writeJsonAtomic(path.join(draft, "intent.json"), intent);
-  await fsyncDir(draft);
   const dir = path.join(root, id);
   await rename(draft, dir);
   await fsyncDir(root);

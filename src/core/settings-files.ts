@@ -20,7 +20,7 @@
  * (`.config/config.js` would run) and its `$import` reads further files a project names.
  */
 import path from "node:path";
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { checkJsonDepth, readJsonText } from "../manifest/json-file.js";
 import { XcshToolsError, errorMessage, isXcshToolsError } from "./errors.js";
 import { isProjectTrustedByUser, trustCommand, type TrustWorld } from "./trust.js";
@@ -53,9 +53,14 @@ function loadersOnce(): Promise<Readonly<Record<string, Loader>>> {
   return (loaders ??= import("cosmiconfig").then((m) => m.defaultLoaders as unknown as Record<string, Loader>));
 }
 
+/**
+ * Synchronous: the project search stats nine names in every folder from `cwd` up (about forty for
+ * a project four folders deep), one after the other, and a thread-pool round trip per stat cost
+ * more than the stats (as the boot index's checks found, boot/fingerprint.ts).
+ */
 async function isFile(file: string): Promise<boolean> {
   try {
-    return (await stat(file)).isFile();
+    return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }

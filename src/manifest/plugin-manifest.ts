@@ -10,7 +10,7 @@
  */
 import path from "node:path";
 import { relativePathClimbsOut } from "../core/contain.js";
-import { Type, type Static } from "./typebox.js";
+import { Type, type Static, type TSchema } from "./typebox.js";
 import { semver } from "../core/npm-spec.js";
 import { npmNameProblem } from "./names.js";
 import { IssueCollector, describeValue, isRecord, pointer, type ValidationIssue, type ValidationResult } from "./result.js";
@@ -394,6 +394,9 @@ function checkSetting(key: string, value: unknown, at: string, out: IssueCollect
  * Validate a manifest object (the value of `xcsh` or `pi`); `base` is its pointer in the
  * package.json (`/xcsh`).
  */
+/** The manifest's schema without the parts checked one by one below; built once, on first use (a state change reads every plugin's manifest, twice more in the index refresh). */
+let manifestWithoutEntries: TSchema | undefined;
+
 export function validatePluginManifest(raw: unknown, base = "/xcsh"): ValidationResult<PluginManifest> {
   const out = new IssueCollector();
   if (!isRecord(raw)) {
@@ -409,7 +412,7 @@ export function validatePluginManifest(raw: unknown, base = "/xcsh"): Validation
   const manifest = host.value as Record<string, unknown>;
   const { settings, features, ...rest } = manifest;
   for (const key of isPi ? [...PI_ONLY_KINDS, ...PI_GALLERY_KEYS] : []) delete rest[key];
-  out.absorb(checkSchema(Type.Omit(PluginManifestSchema, ["settings", "features"]), rest, base));
+  out.absorb(checkSchema((manifestWithoutEntries ??= Type.Omit(PluginManifestSchema, ["settings", "features"])), rest, base));
 
   if (features !== undefined) {
     if (!isRecord(features)) {

@@ -3,7 +3,7 @@
  * `dependencies` are the source of truth for which plugins exist.
  */
 import { Type, type Static } from "./typebox.js";
-import { npa } from "../core/npm-spec.js";
+import { isRegistryVersionSpec, npa } from "../core/npm-spec.js";
 import { npmGitSpecProblem, sourceArgHint } from "../core/source-args.js";
 import { npmNameProblem } from "./names.js";
 import { IssueCollector, pointer, type ValidationResult } from "./result.js";
@@ -65,6 +65,8 @@ export function dependencySpecIssue(
 ): { path: string; code: string; message: string; found: string; hint: string } | undefined {
   const problem = npmNameProblem(name);
   if (problem) return { path: at, code: "EPACKAGE_NAME", message: `${at}: "${name}" is not an npm package name: ${problem}`, found: JSON.stringify(name), hint: "Remove the dependency and reinstall the plugin." };
+  // What npm writes for a registry install: npa's answer is known (a registry range, no git).
+  if (isRegistryVersionSpec(spec)) return undefined;
   let parsed: ReturnType<typeof npa.resolve>;
   try {
     parsed = npa.resolve(name, spec, "/");

@@ -31,7 +31,7 @@
  */
 import { readdir, rmdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fsyncDir, pathExists } from "../core/atomic-fs.js";
+import { pathExists } from "../core/atomic-fs.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { codedFailure } from "../core/failure.js";
 import { journalRoot, recoverPending, withTransaction, type RecoveryReport, type Transaction } from "../core/journal.js";
@@ -161,12 +161,12 @@ function bootPendingFile(oursDir: string): string {
 async function refreshBootAndClear(world: MutationWorld): Promise<void> {
   await refreshBoot(world);
   // Cleared also when the refresh failed (a warning): the index then says it is stale by itself,
-  // and retrying at every command would make each one pay for the failure.
+  // and retrying at every command would make each one pay for the failure. Not fsynced: a removal
+  // a power cut undoes only makes the next command refresh once more.
   const marker = bootPendingFile(pluginsPaths(world.roots).ours);
   await unlink(marker).catch((error: unknown) => {
     if (nodeErrorCode(error) !== "ENOENT") throw error;
   });
-  await fsyncDir(path.dirname(marker));
 }
 
 /**

@@ -22,7 +22,7 @@
  */
 import type { Result as NpaResult } from "npm-package-arg";
 import { XcshToolsError, errorMessage } from "../core/errors.js";
-import { npa } from "../core/npm-spec.js";
+import { looksLikePlainPackageName, npa } from "../core/npm-spec.js";
 import { npmGitSpecProblem, sourceArgError } from "../core/source-args.js";
 import { NPM_NAME_MAX, npmNameProblem } from "../manifest/names.js";
 import type { SourceKind } from "./state.js";
@@ -164,6 +164,8 @@ export function parsePackageName(given: string): string {
   if (raw.length > NPM_NAME_MAX) {
     throw new XcshToolsError("EUSAGE", `"${raw.slice(0, 64)}…" is not a package name: it has ${raw.length} characters (at most ${NPM_NAME_MAX})`, { exitCode: 2, hint: "Give the plugin's package name as `xcsh-tools list` shows it." });
   }
+  // Asked first, as npa's first call costs more than the rest of a state change's reading.
+  if (looksLikePlainPackageName(raw) && npmNameProblem(raw) === undefined) return raw;
   let parsed: NpaResult | undefined;
   try {
     parsed = npa(raw);

@@ -11,9 +11,10 @@ import { once } from "node:events";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { buildDist } from "../helpers/build-dist.js";
+import { buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
+import { CLI_BIN, hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 import { makePluginWorld, prepareStateWorld, toolSource, type PluginWorld, type PluginWorldTemplate, type StateFixtureNames } from "./plugins-fixtures.js";
 
@@ -173,5 +174,36 @@ describe("kill -9 while it checks", () => {
     expect(after.project).toEqual(before.project);
     expect((await w.readJson("xcsh-plugins.lock.json")).plugins[n.state]).toEqual({ version: "1.0.0", enabledFeatures: null, enabled: true });
     expect(Object.keys(after.home).filter((k) => !k.includes("boot-") && after.home[k] !== before.home[k])).toEqual([]);
+  });
+});
+
+describe("a state change loads its own path", () => {
+  it("disable, enable, features, config set|delete, trust: no commander, no team-set engine or restore, no npm installer, in a few files", async () => {
+    // Which modules each process loaded: a resolve hook logs every URL (as boot-index-cli.test.ts does).
+    const log = path.join(w.root, "resolved.log");
+    const hooks = await w.write("hooks/log-hooks.mjs", `import { appendFileSync } from "node:fs";\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(${JSON.stringify(log)}, result.url + "\\n");\n  return result;\n}\n`);
+    const register = await w.write("hooks/register.mjs", `import { register } from "node:module";\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
+    const changes = [
+      ["disable", n.plain],
+      ["enable", n.plain],
+      ["features", n.state, "--enable", "cache"],
+      ["features", n.state, "--disable", "cache"],
+      ["config", "set", n.state, "limit", "20"],
+      ["config", "delete", n.state, "limit"],
+      ["trust", w.cwd],
+    ];
+    for (const args of changes) {
+      await writeFile(log, "");
+      const r = await runProcess(process.execPath, ["--import", register, CLI_BIN, ...args], { cwd: w.cwd, env: hermeticEnv(w.home, w.env), timeoutMs: 60_000 });
+      expect(r.code, `${args.join(" ")}\n${r.stderr}`).toBe(0);
+      const loaded = (await readFile(log, "utf8")).split("\n").filter(Boolean);
+      const urls = modulesOfLoadedFiles(loaded);
+      expect(urls.some((url) => url.includes("/src/cli/state-command.ts") || url.includes("/src/cli/commands/trust.ts")), args.join(" ")).toBe(true);
+      // Commander parses only what the plain forms leave to it; the set's writer only for --scope
+      // project|local; the installers never (of the team-set engine, only the notes the query chunk holds).
+      expect(urls.filter((url) => /\/node_modules\/(commander|@npmcli|pacote|jiti|listr2)\/|\/src\/(cli\/team-write|cli\/team-restore|cli\/restore-output|teamset\/(?!notes\.ts)|marketplace\/)/.test(url)), args.join(" ")).toEqual([]);
+      // The state path is a few chunks (scripts/lib/bundle.mjs HOT_CHUNKS `state`, `scan`), not a file per module (68 before).
+      expect(new Set(loaded.filter((url) => url.includes("/dist/"))).size, args.join(" ")).toBeLessThanOrEqual(32);
+    }
   });
 });

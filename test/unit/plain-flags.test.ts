@@ -3,28 +3,14 @@
  * accepts, its flags must be exactly the ones commander would give the command's action, and
  * every other argv (help, repeats, lists, operands, a missing value) must go to commander.
  */
-import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { GLOBAL_OPTIONS } from "../../src/cli/command-name.js";
 import { register, TOOLS_OPTIONS } from "../../src/cli/commands/tools.js";
 import { plainFlags } from "../../src/cli/program.js";
+import { commanderParse } from "../helpers/commander-parse.js";
 
 /** What commander hands the `tools` action for `argv` (`optsWithGlobals()`), or undefined when it refuses the argv. */
 async function commanderFlags(argv: string[]): Promise<Record<string, unknown> | undefined> {
-  const program = new Command("xcsh-tools").exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
-  for (const option of GLOBAL_OPTIONS) program.option(option.flags, option.description);
-  let seen: Record<string, unknown> | undefined;
-  const stop = new Error("parsed");
-  register(program, (command) => {
-    seen = command.optsWithGlobals();
-    throw stop;
-  });
-  try {
-    await program.parseAsync(argv, { from: "user" });
-  } catch (error) {
-    if (error !== stop) return undefined;
-  }
-  return seen;
+  return (await commanderParse(register, argv))?.optsWithGlobals();
 }
 
 const PLAIN = [

@@ -21,7 +21,7 @@ import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { ReportedFailure } from "../command-errors.js";
-import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, setScope, stateScope } from "../state-command.js";
 import path from "node:path";
 import type { EffectiveSetting, SettingProblem } from "../../plugins/plugin-settings.js";
 import { notLoadedLine } from "../project-scope.js";
@@ -97,8 +97,7 @@ async function get(ctx: CommandContext, rawName: string, key: string): Promise<v
 
 /** `set` with the words of the value, `delete` without them. */
 async function change(ctx: CommandContext, rawName: string, key: string, words: string[] | undefined, flags: MutationFlags): Promise<void> {
-  const team = await import("../team-write.js");
-  const where = team.setScopeOf(ctx, flags.scope);
+  const where = await setScope(ctx, flags.scope);
   if (where) return changeInSet(ctx, where, rawName, key, words, flags);
   const { parsePackageName } = await import("../../plugins/spec.js");
   const name = parsePackageName(rawName);
@@ -187,9 +186,23 @@ async function validate(ctx: CommandContext, rawName: string | undefined): Promi
   if (errors.length > 0) throw new ReportedFailure(1);
 }
 
+/** The options of `set` and `delete`. */
+const CHANGE_OPTIONS = [
+  { flags: "--dry-run", description: "print the plan; write nothing" },
+  {
+    flags: "--scope <scope>",
+    description: "user (default: the runtime lock), project (xcsh-team.json in a repository, else <cwd>/.xcsh/plugin-overrides.json; not for secrets) or local (your own value in the project: .xcsh/team.local.json; not for secrets)",
+  },
+  { flags: "-y, --yes", description: "accept what the plugins run without asking (a project change restores the set)" },
+];
+
+export const plain: CommandModule["plain"] = [
+  { path: ["config", "set"], options: CHANGE_OPTIONS, operands: { count: 3, variadic: true }, run: (ctx, [name, key, ...value], flags) => change(ctx, name!, key!, value, flags as MutationFlags) },
+  { path: ["config", "delete"], options: CHANGE_OPTIONS, operands: 2, run: (ctx, [name, key], flags) => change(ctx, name!, key!, undefined, flags as MutationFlags) },
+];
+
 export const register: CommandModule["register"] = (program, getContext) => {
   const config = program.command("config").description("a plugin's settings: list, get, set, delete, validate");
-  const scopeHelp = "user (default: the runtime lock), project (xcsh-team.json in a repository, else <cwd>/.xcsh/plugin-overrides.json; not for secrets) or local (your own value in the project: .xcsh/team.local.json; not for secrets)";
 
   config
     .command("list <name>")
@@ -201,21 +214,13 @@ export const register: CommandModule["register"] = (program, getContext) => {
     .description("the value in effect (project > user > env > default); secrets are never printed")
     .action(async (name: string, key: string, _flags: unknown, command: Command) => get(getContext(command), name, key));
 
-  config
-    .command("set <name> <key> <value...>")
-    .description("store a value, checked against the plugin's schema")
-    .option("--dry-run", "print the plan; write nothing")
-    .option("--scope <scope>", scopeHelp)
-    .option("-y, --yes", "accept what the plugins run without asking (a project change restores the set)")
-    .action(async (name: string, key: string, value: string[], flags: MutationFlags, command: Command) => change(getContext(command), name, key, value, flags));
+  const set = config.command("set <name> <key> <value...>").description("store a value, checked against the plugin's schema");
+  for (const { flags, description } of CHANGE_OPTIONS) set.option(flags, description);
+  set.action(async (name: string, key: string, value: string[], flags: MutationFlags, command: Command) => change(getContext(command), name, key, value, flags));
 
-  config
-    .command("delete <name> <key>")
-    .description("remove the stored value (the env variable or the default applies again)")
-    .option("--dry-run", "print the plan; write nothing")
-    .option("--scope <scope>", scopeHelp)
-    .option("-y, --yes", "accept what the plugins run without asking (a project change restores the set)")
-    .action(async (name: string, key: string, flags: MutationFlags, command: Command) => change(getContext(command), name, key, undefined, flags));
+  const del = config.command("delete <name> <key>").description("remove the stored value (the env variable or the default applies again)");
+  for (const { flags, description } of CHANGE_OPTIONS) del.option(flags, description);
+  del.action(async (name: string, key: string, flags: MutationFlags, command: Command) => change(getContext(command), name, key, undefined, flags));
 
   config
     .command("validate [name]")

@@ -8,7 +8,7 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { assertScopeAllowed, notLoadedLine } from "../project-scope.js";
-import { overridesNotLoaded, reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import { overridesNotLoaded, reportStateChange, runStateChange, setScope, stateScope } from "../state-command.js";
 import type { CommandModule } from "../context.js";
 
 interface EnableFlags {
@@ -21,9 +21,8 @@ async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean
   // Before anything is read: a project-scope change needs a trusted project, whichever engine owns the names.
   await assertScopeAllowed(ctx, flags.scope, `${enabled ? "enable" : "disable"} plugins in the project (--scope project)`);
   // In a repository (or a project with a set): the team's declaration, or the personal file (--scope local).
-  const { changePlugins, setScopeOf } = await import("../team-write.js");
-  const where = setScopeOf(ctx, flags.scope);
-  if (where) return changePlugins(ctx, where, `${enabled ? "enable" : "disable"} plugins in the project (--scope ${flags.scope})`, flags, names, ({ key }) => ({ op: "enable", key, enabled }), { switchOff: !enabled });
+  const where = await setScope(ctx, flags.scope);
+  if (where) return (await import("../team-write.js")).changePlugins(ctx, where, `${enabled ? "enable" : "disable"} plugins in the project (--scope ${flags.scope})`, flags, names, ({ key }) => ({ op: "enable", key, enabled }), { switchOff: !enabled });
   // Marketplace plugins are the marketplace engine's (its --scope is the install's scope).
   const { mayNameMarketplacePlugin } = await import("../../manifest/installed-plugins.js");
   if (names.some(mayNameMarketplacePlugin) && (await (await import("./marketplace.js")).dispatchChange(ctx, enabled ? "enable" : "disable", names, flags))) return;
@@ -56,17 +55,27 @@ async function setEnabled(ctx: CommandContext, names: string[], enabled: boolean
   }
 }
 
+const OPTIONS = [
+  { flags: "--dry-run", description: "print the plan; write nothing" },
+  { flags: "--scope <scope>", description: "user (default: the runtime lock), project (the project's xcsh-team.json in a repository, else <cwd>/.xcsh/plugin-overrides.json; for name@marketplace, the install's scope) or local (your own choice in the project: .xcsh/team.local.json)" },
+  { flags: "-y, --yes", description: "accept what the plugins run without asking (a project change restores the set)" },
+];
+
 export const register: CommandModule["register"] = (program, getContext) => {
   for (const enabled of [true, false]) {
-    const verb = enabled ? "enable" : "disable";
-    program
-      .command(`${verb} <name...>`)
-      .description(enabled ? "enable installed plugins (for the user, or --scope project)" : "disable installed plugins (for the user, or --scope project) without uninstalling them")
-      .option("--dry-run", "print the plan; write nothing")
-      .option("--scope <scope>", "user (default: the runtime lock), project (the project's xcsh-team.json in a repository, else <cwd>/.xcsh/plugin-overrides.json; for name@marketplace, the install's scope) or local (your own choice in the project: .xcsh/team.local.json)")
-      .option("-y, --yes", "accept what the plugins run without asking (a project change restores the set)")
-      .action(async (names: string[], flags: EnableFlags, command: Command) => {
-        await setEnabled(getContext(command), names, enabled, flags);
-      });
+    const command = program
+      .command(`${enabled ? "enable" : "disable"} <name...>`)
+      .description(enabled ? "enable installed plugins (for the user, or --scope project)" : "disable installed plugins (for the user, or --scope project) without uninstalling them");
+    for (const { flags, description } of OPTIONS) command.option(flags, description);
+    command.action(async (names: string[], flags: EnableFlags, invoked: Command) => {
+      await setEnabled(getContext(invoked), names, enabled, flags);
+    });
   }
 };
+
+export const plain: CommandModule["plain"] = [true, false].map((enabled) => ({
+  path: [enabled ? "enable" : "disable"],
+  options: OPTIONS,
+  operands: { count: 1, variadic: true },
+  run: (ctx, names, flags) => setEnabled(ctx, names, enabled, flags as EnableFlags),
+}));

@@ -11,7 +11,7 @@ import type { CommandContext } from "../context.js";
 import { style } from "../output.js";
 import { usageError } from "../command-errors.js";
 import { notLoadedLine } from "../project-scope.js";
-import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, stateScope } from "../state-command.js";
+import { overridesNotLoaded, readStateView, reportStateChange, runStateChange, setScope, stateScope } from "../state-command.js";
 import type { FeatureState } from "../../plugins/state-change.js";
 import type { CommandModule } from "../context.js";
 
@@ -64,9 +64,8 @@ async function features(ctx: CommandContext, rawName: string, flags: FeaturesFla
   if (flags.reset && (flags.enable !== undefined || flags.disable !== undefined || flags.set !== undefined)) {
     throw usageError("--reset cannot be combined with --enable, --disable or --set", "Run them as two commands.");
   }
-  const { changePlugins, setScopeOf } = await import("../team-write.js");
-  const where = setScopeOf(ctx, flags.scope);
-  if (where) return changePlugins(ctx, where, `change the project's features (--scope ${flags.scope})`, flags, [rawName], async ({ key, features }) => ({ op: "features", key, features: await featuresAfter(ctx, key, features, flags) }));
+  const where = await setScope(ctx, flags.scope);
+  if (where) return (await import("../team-write.js")).changePlugins(ctx, where, `change the project's features (--scope ${flags.scope})`, flags, [rawName], async ({ key, features }) => ({ op: "features", key, features: await featuresAfter(ctx, key, features, flags) }));
   const scope = stateScope(flags.scope);
   const request = flags.reset
     ? ({ reset: true } as const)
@@ -107,18 +106,22 @@ async function featuresAfter(ctx: CommandContext, key: string, current: string[]
   return [...base.filter((f) => !off.includes(f)), ...on.filter((f) => !base.includes(f) && !off.includes(f))];
 }
 
+const OPTIONS = [
+  { flags: "--enable <list>", description: "turn these on (comma list; * = all), keeping the others" },
+  { flags: "--disable <list>", description: "turn these off (comma list; * = all)" },
+  { flags: "--set <list>", description: 'exactly these (comma list; * = all; "" = none)' },
+  { flags: "--reset", description: "user: follow the plugin's defaults again; project: drop the project's list" },
+  { flags: "--dry-run", description: "print the plan; write nothing" },
+  { flags: "--scope <scope>", description: "user (default: the runtime lock), project (xcsh-team.json in a repository, else <cwd>/.xcsh/plugin-overrides.json) or local (your own choice in the project: .xcsh/team.local.json)" },
+  { flags: "-y, --yes", description: "accept what the plugins run without asking (a project change restores the set)" },
+];
+
 export const register: CommandModule["register"] = (program, getContext) => {
-  program
-    .command("features <name>")
-    .description("list a plugin's optional features, or change which are on")
-    .option("--enable <list>", "turn these on (comma list; * = all), keeping the others")
-    .option("--disable <list>", "turn these off (comma list; * = all)")
-    .option("--set <list>", 'exactly these (comma list; * = all; "" = none)')
-    .option("--reset", "user: follow the plugin's defaults again; project: drop the project's list")
-    .option("--dry-run", "print the plan; write nothing")
-    .option("--scope <scope>", "user (default: the runtime lock), project (xcsh-team.json in a repository, else <cwd>/.xcsh/plugin-overrides.json) or local (your own choice in the project: .xcsh/team.local.json)")
-    .option("-y, --yes", "accept what the plugins run without asking (a project change restores the set)")
-    .action(async (name: string, flags: FeaturesFlags, command: Command) => {
-      await features(getContext(command), name, flags);
-    });
+  const command = program.command("features <name>").description("list a plugin's optional features, or change which are on");
+  for (const { flags, description } of OPTIONS) command.option(flags, description);
+  command.action(async (name: string, flags: FeaturesFlags, invoked: Command) => {
+    await features(getContext(invoked), name, flags);
+  });
 };
+
+export const plain: CommandModule["plain"] = [{ path: ["features"], options: OPTIONS, operands: 1, run: (ctx, [name], flags) => features(ctx, name!, flags as FeaturesFlags) }];

@@ -39,3 +39,8 @@ export async function loadCommands(commandName?: string): Promise<CommandModule[
   const named = commandName === undefined ? undefined : COMMANDS.find(([names]) => names.includes(commandName));
   return Promise.all((named ? [named] : COMMANDS).map(([, load]) => load()));
 }
+
+/** The module that registers the top-level command `commandName`, or undefined when none does. */
+export async function loadCommand(commandName: string): Promise<CommandModule | undefined> {
+  return COMMANDS.find(([names]) => names.includes(commandName))?.[1]();
+}

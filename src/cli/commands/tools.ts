@@ -39,7 +39,7 @@ function splitList(value: string): string[] {
     .filter(Boolean);
 }
 
-/** The command's options; program.ts runs a plain `tools` argv with them without commander. */
+/** The command's options (also of its plain form, without commander). */
 export const TOOLS_OPTIONS: ReadonlyArray<{ flags: string; description: string; parse?: (value: string) => unknown }> = [
   { flags: "--builtins <names>", description: "built-in tool names to check conflicts against (comma-separated)", parse: splitList },
   { flags: "--path <path...>", description: "extra configured tool paths, as a host would pass them" },
@@ -51,6 +51,8 @@ export const register: CommandModule["register"] = (program, getContext) => {
   for (const { flags, description, parse } of TOOLS_OPTIONS) (parse ? command.option(flags, description, parse) : command.option(flags, description));
   command.action((options: ToolsFlags, invoked: Command) => runTools(options, getContext(invoked)));
 };
+
+export const plain: CommandModule["plain"] = [{ path: ["tools"], options: TOOLS_OPTIONS, operands: 0, run: (ctx, _operands, flags) => runTools(flags as ToolsFlags, ctx) }];
 
 export async function runTools(options: ToolsFlags, context: CommandContext): Promise<void> {
   await checkFlags(options, context);

@@ -80,18 +80,18 @@ async function list(ctx: CommandContext): Promise<void> {
   for (const p of projects) output.line(`${p.path}  ${style(output, "dim", [p.trustedAt ? `since ${p.trustedAt}` : "", p.exists ? "" : "(folder missing)"].filter(Boolean).join(" "))}`.trimEnd());
 }
 
+async function trustOrList(ctx: CommandContext, given: string | undefined, flags: { list?: boolean }): Promise<void> {
+  if (!flags.list) return trust(ctx, given);
+  if (given !== undefined) throw usageError("trust --list takes no path", "Run `xcsh-tools trust --list` alone.");
+  await list(ctx);
+}
+
+const TRUST_OPTIONS = [{ flags: "--list", description: "list the trusted projects" }];
+
 export const register: CommandModule["register"] = (program, getContext) => {
-  program
-    .command("trust [path]")
-    .description("trust a project: its own tools, marketplace installs and settings may be used (default: --cwd)")
-    .option("--list", "list the trusted projects")
-    .action(async (given: string | undefined, flags: { list?: boolean }, command: Command) => {
-      const ctx = getContext(command);
-      if (flags.list) {
-        if (given !== undefined) throw usageError("trust --list takes no path", "Run `xcsh-tools trust --list` alone.");
-        await list(ctx);
-      } else await trust(ctx, given);
-    });
+  const trusting = program.command("trust [path]").description("trust a project: its own tools, marketplace installs and settings may be used (default: --cwd)");
+  for (const { flags, description } of TRUST_OPTIONS) trusting.option(flags, description);
+  trusting.action(async (given: string | undefined, flags: { list?: boolean }, command: Command) => trustOrList(getContext(command), given, flags));
   program
     .command("untrust [path]")
     .description("stop trusting a project: its own tools and settings are left out again (default: --cwd)")
@@ -99,3 +99,9 @@ export const register: CommandModule["register"] = (program, getContext) => {
       await untrust(getContext(command), given);
     });
 };
+
+// `[path]`: with or without it.
+export const plain: CommandModule["plain"] = [0, 1].flatMap((operands) => [
+  { path: ["trust"], options: TRUST_OPTIONS, operands, run: (ctx: CommandContext, [given]: string[], flags: Record<string, unknown>) => trustOrList(ctx, given, flags) },
+  { path: ["untrust"], options: [], operands, run: (ctx: CommandContext, [given]: string[]) => untrust(ctx, given) },
+]);
