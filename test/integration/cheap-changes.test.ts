@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { CLI_BIN, hermeticEnv, runProcess } from "../helpers/run-cli.js";
+import { cliArgv, hermeticEnv, runProcess } from "../helpers/run-cli.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 import { makePluginWorld, prepareStateWorld, toolSource, type PluginWorld, type PluginWorldTemplate, type StateFixtureNames } from "./plugins-fixtures.js";
 
@@ -194,7 +194,7 @@ describe("a state change loads its own path", () => {
     ];
     for (const args of changes) {
       await writeFile(log, "");
-      const r = await runProcess(process.execPath, ["--import", register, CLI_BIN, ...args], { cwd: w.cwd, env: hermeticEnv(w.home, w.env), timeoutMs: 60_000 });
+      const r = await runProcess(process.execPath, ["--import", register, ...cliArgv(w.home, args)], { cwd: w.cwd, env: hermeticEnv(w.home, w.env), timeoutMs: 60_000 });
       expect(r.code, `${args.join(" ")}\n${r.stderr}`).toBe(0);
       const loaded = (await readFile(log, "utf8")).split("\n").filter(Boolean);
       const urls = modulesOfLoadedFiles(loaded);

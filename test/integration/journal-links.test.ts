@@ -83,10 +83,11 @@ describe("removing a link through the journal", () => {
     await symlink(outside, link);
     const tx = await beginTransaction(ours);
     await tx.stageRemoval(link, path.dirname(nodeModules));
-    // Make the transaction look committed and its folder above the link lead outside.
+    // Make the transaction look committed (the commit record lists every entry: journal.ts writes
+    // them only then) and its folder above the link lead outside.
     const intentFile = path.join(tx.dir, "intent.json");
     const intent = JSON.parse(await readFile(intentFile, "utf8"));
-    await writeFile(intentFile, JSON.stringify({ ...intent, state: "committing" }));
+    await writeFile(intentFile, JSON.stringify({ ...intent, state: "committing", entries: [{ path: link, kind: "remove" }] }));
     await rm(link);
     await rm(nodeModules, { recursive: true });
     const elsewhere = path.join(w.root, "elsewhere");
