@@ -12,6 +12,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { readTextBounded } from "../core/bounded-read.js";
+import { isRealPathInside } from "../core/contain.js";
 import { statOrUndefined } from "../core/paths.js";
 import { isRecord } from "../manifest/result.js";
 
@@ -168,7 +169,7 @@ export function userConfigUse(pluginRoot: string, doc?: unknown): UserConfigUse 
   const options = Object.entries(declared).map(([key, option]) => ({ key, sensitive: isRecord(option) && option.sensitive === true }));
   const references: UserConfigUse["references"] = [];
   for (const rel of USER_CONFIG_PLACES) {
-    const text = readOrUndefined(path.join(pluginRoot, ...rel.split("/")));
+    const text = readOrUndefined(path.join(pluginRoot, ...rel.split("/")), pluginRoot);
     if (text === undefined) continue;
     const keys = [...new Set([...text.matchAll(USER_CONFIG_REFERENCE)].map((m) => m[1]!))];
     if (keys.length > 0) references.push({ file: rel, keys });
@@ -178,7 +179,7 @@ export function userConfigUse(pluginRoot: string, doc?: unknown): UserConfigUse 
 
 /** What `userConfigUse` found, as the warning's first half: the options, then where they are used. */
 export function describeUserConfigUse(use: UserConfigUse): string {
-  const options = use.options.map((o) => `"${o.key}"${o.sensitive ? " (sensitive)" : ""}`).join(", ");
+  const options = use.options.map((o) => `${JSON.stringify(o.key)}${o.sensitive ? " (sensitive)" : ""}`).join(", ");
   const used = use.references.map((r) => `${r.file} uses ${r.keys.map((k) => "${user_config." + k + "}").join(", ")}`).join("; ");
   return `declares userConfig ${options}${used ? ` (${used})` : ""}`;
 }
@@ -190,7 +191,7 @@ export const USER_CONFIG_HINT =
 
 function pluginJsonOf(pluginRoot: string): unknown {
   for (const rel of [".claude-plugin/plugin.json", ".xcsh-plugin/plugin.json"]) {
-    const text = readOrUndefined(path.join(pluginRoot, ...rel.split("/")));
+    const text = readOrUndefined(path.join(pluginRoot, ...rel.split("/")), pluginRoot);
     if (text === undefined) continue;
     try {
       return JSON.parse(text);
@@ -201,8 +202,10 @@ function pluginJsonOf(pluginRoot: string): unknown {
   return undefined;
 }
 
-function readOrUndefined(file: string): string | undefined {
+/** The text of `file` when it is a file that stays inside `pluginRoot` once links are followed (1 MB at most); else undefined. */
+function readOrUndefined(file: string, pluginRoot: string): string | undefined {
   try {
+    if (!isRealPathInside(file, pluginRoot)) return undefined;
     return readTextBounded(file, { maxBytes: 1024 * 1024 });
   } catch {
     return undefined;

@@ -6,7 +6,7 @@
  * of their own in `validate` or `doctor` naming the host's behaviour. Runs against the real host
  * are kept outside the repository.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { XcshToolsError } from "../../src/core/errors.js";
@@ -15,6 +15,7 @@ import { discoverToolPaths } from "../../src/discovery/index.js";
 import { diagnose } from "../../src/doctor/index.js";
 import { createToolHarness } from "../../src/testing.js";
 import { validatePath } from "../../src/validate/index.js";
+import { describeUserConfigUse, userConfigUse } from "../../src/validate/host-differences.js";
 import { buildEffectiveSet, renderHostFiles } from "../../src/teamset/index.js";
 import { runCli } from "../helpers/run-cli.js";
 import { writeTrustRecord, type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
@@ -438,6 +439,21 @@ describe("host parity: where we differ on purpose, and warn", () => {
     const clean = path.join(w.root, "plain-plugin");
     await plugin(clean);
     expect(codes(await validatePath(clean, { cwd: w.cwd, staticOnly: true }))).toEqual([]);
+  }, 60_000);
+
+  it("WHOST_USER_CONFIG reads nothing outside the plugin (a .mcp.json linked out is not read) and quotes the keys it names", async () => {
+    const outside = path.join(w.root, "outside.json");
+    await w.write(outside, { mcpServers: { x: { command: "x", env: { T: "${user_config.secret_elsewhere}" } } } });
+    const dir = path.join(w.root, "linked-out");
+    await w.write(path.join(dir, ".claude-plugin/plugin.json"), { name: "linked-out", version: "1.0.0", userConfig: { token: { type: "string", sensitive: true } } });
+    await symlink(outside, path.join(dir, ".mcp.json"));
+    const use = userConfigUse(dir)!;
+    expect(use.options).toEqual([{ key: "token", sensitive: true }]);
+    expect(use.references).toEqual([]);
+    // A key with a control byte (refused elsewhere as ECONFIG_KEY) is named escaped, never raw.
+    const text = describeUserConfigUse({ options: [{ key: "a\u001b[31mb", sensitive: false }], references: [] });
+    expect(text).toBe('declares userConfig "a\\u001b[31mb"');
+    expect(text).not.toContain("\u001b");
   }, 60_000);
 
   /*
