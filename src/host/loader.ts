@@ -9,7 +9,7 @@
  * - Every module goes import → factory → shape check → name check, each step raced against a
  *   timeout and wrapped so that a failure becomes one `ToolLoadError` with a stable code, the path
  *   and the source. `load()` never throws and never hangs, and a bad tool never hides its siblings.
- * - Imports run concurrently (they are independent), at most `IMPORT_CONCURRENCY` at a time and
+ * - Imports run concurrently (they are independent), within `IMPORT_CONCURRENCY` slots and
  *   started in input order; factories run, and results, conflicts and errors are recorded,
  *   strictly in input order, so the outcome is exactly the sequential loader's (first wins).
  *   The bound matters beyond memory: an import's timeout starts when that import starts, so a
@@ -23,7 +23,7 @@ import { resolveRoots, resolveUserPath } from "../core/paths.js";
 import { execCommand } from "./exec.js";
 import { isBun } from "./import/strategy.js";
 import { registerModules, resolveTypeBox } from "./import/module-map.js";
-import { importToolModule, type ImportedToolModule, type ImportToolModuleOptions } from "./module-import.js";
+import { importToolModule, selectImportStrategy, type ImportedToolModule, type ImportToolModuleOptions } from "./module-import.js";
 import type { LoadCustomToolsOptions } from "../core/host-options.js";
 import { emptyHostExports, hostExportReadCount, hostExportsFailure } from "./host-exports.js";
 import { raceTimeout } from "./timeout.js";
@@ -46,12 +46,18 @@ import type {
 export const DEFAULT_FACTORY_TIMEOUT_MS = 5000;
 
 /**
- * Imports in flight at once. Under Bun many in flight pay: its module loader overlaps reading and
- * parsing them (bench/boot.js). On Node they only queue behind jiti's transpiling and module
- * evaluation on the one main thread, and more cost more than they hide, so there it stays 8. Bounded either
- * way because an import's timeout starts when the import starts.
+ * Import slots in flight at once. Under Bun many in flight pay: its module loader overlaps reading
+ * and parsing them (bench/boot.js). On Node, native imports pay too (200 seed-style tools: 7–12 ms
+ * less CPU in flight by 32 than by 8, docs/benchmarks.md, session 28), but a jiti import
+ * transpiles synchronously on the one main thread, and more of those cost more than they hide: each
+ * takes `JITI_IMPORT_SLOTS` slots, so at most 8 are in flight. Bounded either way because an
+ * import's timeout starts when the import starts: the work queued ahead of the last import in
+ * flight must stay far below it.
  */
-export const IMPORT_CONCURRENCY = isBun() ? 256 : 8;
+export const IMPORT_CONCURRENCY = isBun() ? 256 : 32;
+
+/** The slots a jiti import takes (Node without type stripping, TypeScript under node_modules). */
+export const JITI_IMPORT_SLOTS = 4;
 
 /** Loader error codes (public API; the table in docs/library-api.md). */
 export const LOADER_ERROR_CODES = [
@@ -218,7 +224,7 @@ export class CustomToolLoader {
       }
     }
     const toImport = prepared.filter((item): item is Extract<PreparedEntry, { kind: "import" }> => item.kind === "import" && !item.module);
-    const imports = startInOrder(toImport, IMPORT_CONCURRENCY, (item) => importToolModule(item.file, this.#importOptions));
+    const imports = startInOrder(toImport, IMPORT_CONCURRENCY, importSlots, (item) => importToolModule(item.file, this.#importOptions));
     let next = 0;
     for (const item of prepared) {
       if (item.kind === "duplicate") continue;
@@ -401,28 +407,47 @@ export async function loadCustomTools(
 }
 
 /**
- * Start `work(item)` for every item, at most `limit` at a time, in item order (each finished one
- * starts the next); one promise per item, in item order, that settles with the outcome and never
+ * Start `work(item)` for every item in item order, each taking `slots(item)` of `limit` slots
+ * until it settles (an item waits for room even when a later, lighter one would fit; one alone
+ * always starts); one promise per item, in item order, that settles with the outcome and never
  * rejects, so outcomes nobody awaits yet are never unhandled rejections.
  */
-function startInOrder<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<Settled<R>>[] {
+function startInOrder<T, R>(items: readonly T[], limit: number, slots: (item: T) => number, work: (item: T) => Promise<R>): Promise<Settled<R>>[] {
   const resolvers: ((outcome: Settled<R>) => void)[] = [];
   const outcomes = items.map(() => new Promise<Settled<R>>((resolve) => resolvers.push(resolve)));
   let next = 0;
-  const worker = async (): Promise<void> => {
+  let used = 0;
+  const settled = (index: number, taken: number, outcome: Settled<R>): void => {
+    used -= taken;
+    (resolvers[index] as (outcome: Settled<R>) => void)(outcome);
+    startMore();
+  };
+  const startMore = (): void => {
     while (next < items.length) {
+      const item = items[next] as T;
+      const taken = Math.min(Math.max(1, slots(item)), limit);
+      if (used > 0 && used + taken > limit) return;
       const index = next++;
-      let outcome: Settled<R>;
+      used += taken;
+      let running: Promise<R>;
       try {
-        outcome = { ok: true, value: await work(items[index] as T) };
+        running = work(item);
       } catch (error) {
-        outcome = { ok: false, error };
+        running = Promise.reject(error);
       }
-      (resolvers[index] as (outcome: Settled<R>) => void)(outcome);
+      running.then(
+        (value) => settled(index, taken, { ok: true, value }),
+        (error: unknown) => settled(index, taken, { ok: false, error }),
+      );
     }
   };
-  for (let i = 0; i < Math.min(Math.max(1, limit), items.length); i++) void worker();
+  startMore();
   return outcomes;
+}
+
+/** A jiti import's slots, else one (`IMPORT_CONCURRENCY`). */
+function importSlots(item: { file: string }): number {
+  return selectImportStrategy(item.file) === "jiti" ? JITI_IMPORT_SLOTS : 1;
 }
 
 /** `standIn`'s module for an entry, awaited only when it is a promise (a lazy boot asks this of every entry); a failure imports the entry. */

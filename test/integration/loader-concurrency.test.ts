@@ -12,7 +12,7 @@
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CustomToolLoader, IMPORT_CONCURRENCY, loadCustomTools } from "../../src/host/loader.js";
+import { CustomToolLoader, IMPORT_CONCURRENCY, JITI_IMPORT_SLOTS, loadCustomTools } from "../../src/host/loader.js";
 import type { CustomToolsLoadResult, ToolPathWithSource } from "../../src/core/contract.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -203,5 +203,53 @@ g.inflight--;`;
     expect(result.errors).toEqual([]);
     expect(result.tools.map((t) => t.tool.name)).toEqual(entries.map((_, i) => `pool_${i}`));
     expect(state().max).toBe(IMPORT_CONCURRENCY);
+  });
+
+  // The slots (loader.ts): a native import takes one, a jiti import JITI_IMPORT_SLOTS (TypeScript
+  // under node_modules goes to jiti on every Node). Each module counts itself in flight by kind
+  // and waits for a gate that opens at a count only the right bound reaches: a pool too small
+  // hangs (import timeout), one too large exceeds the count.
+  const inFlight = (kind: string, opensAt: number) => `g.inflight = (g.inflight ?? 0) + 1; g.max = Math.max(g.max ?? 0, g.inflight);
+g.${kind} = (g.${kind} ?? 0) + 1; g.max_${kind} = Math.max(g.max_${kind} ?? 0, g.${kind});
+if (g.inflight >= ${opensAt}) ${latch("gate")}.open();
+await ${latch("gate")}.promise;
+g.inflight--; g.${kind}--;`;
+  const jitiFile = (name: string, body: string) => world.write(path.join(dir, "node_modules", "pkg", `${name}.ts`), body);
+  const jitiSlots = Math.floor(IMPORT_CONCURRENCY / JITI_IMPORT_SLOTS);
+
+  it("fills the slots a few jiti imports leave with native ones, all in flight at once", { timeout: 60_000 }, async () => {
+    const jiti = Math.floor(jitiSlots / 2);
+    const native = IMPORT_CONCURRENCY - jiti * JITI_IMPORT_SLOTS;
+    const opensAt = jiti + native;
+    const entries: ToolPathWithSource[] = [];
+    for (let i = 0; i < jiti; i++) entries.push({ path: await jitiFile(`j${i}`, tracked(`j${i}`, `return ${tool(`jiti_${i}`)};`, inFlight("jiti", opensAt))) });
+    for (let i = 0; i < native; i++) entries.push({ path: await write(`n${i}.mjs`, tracked(`n${i}`, `return ${tool(`native_${i}`)};`, inFlight("native", opensAt))) });
+    const result = await loadCustomTools(entries, world.cwd, BUILTINS, undefined, { ...opts(), importTimeoutMs: 10_000 });
+    expect(result.errors).toEqual([]);
+    expect(result.tools.map((t) => t.tool.name)).toEqual([...Array.from({ length: jiti }, (_, i) => `jiti_${i}`), ...Array.from({ length: native }, (_, i) => `native_${i}`)]);
+    expect(state()).toMatchObject({ max: opensAt, max_jiti: jiti, max_native: native });
+  });
+
+  it(`keeps at most IMPORT_CONCURRENCY / JITI_IMPORT_SLOTS (${jitiSlots}) jiti imports in flight, and fills that`, { timeout: 60_000 }, async () => {
+    const entries: ToolPathWithSource[] = [];
+    for (let i = 0; i < jitiSlots * 3; i++) entries.push({ path: await jitiFile(`j${i}`, tracked(`j${i}`, `return ${tool(`jiti_${i}`)};`, inFlight("jiti", jitiSlots))) });
+    const result = await loadCustomTools(entries, world.cwd, BUILTINS, undefined, opts());
+    expect(result.errors).toEqual([]);
+    expect(result.tools.map((t) => t.tool.name)).toEqual(entries.map((_, i) => `jiti_${i}`));
+    expect(state().max).toBe(jitiSlots);
+  });
+
+  it("starts imports in input order: a native import never passes a jiti one waiting for room", { timeout: 60_000 }, async () => {
+    // All but one slot taken by native imports held at the gate; then a jiti import (needs more
+    // than the one slot left) and a native one (would fit). The gate opens with the native ones.
+    const held = IMPORT_CONCURRENCY - 1;
+    const entries: ToolPathWithSource[] = [];
+    for (let i = 0; i < held; i++) entries.push({ path: await write(`n${i}.mjs`, tracked(`n${i}`, `return ${tool(`native_${i}`)};`, inFlight("native", held))) });
+    entries.push({ path: await jitiFile("late", tracked("late_jiti", `return ${tool("late_jiti")};`)) });
+    entries.push({ path: await write("last.mjs", tracked("last_native", `return ${tool("last_native")};`)) });
+    const result = await loadCustomTools(entries, world.cwd, BUILTINS, undefined, opts());
+    expect(result.errors).toEqual([]);
+    expect(state().max).toBe(held);
+    expect(state().evaluated.slice(-2)).toEqual(["late_jiti", "last_native"]);
   });
 });
