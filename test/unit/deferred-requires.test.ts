@@ -1,8 +1,10 @@
 /**
- * The bundle defers two eager requires of npm's libraries (scripts/lib/bundle.mjs, the
- * `lazyRequires` plugin): loading pacote and arborist must evaluate neither sigstore nor
- * @npmcli/run-script, and the first use of their exports (reading sigstore's, calling run-script)
- * must reach the real module, under every runtime the CLI runs on. npm-libraries.ts is bundled as
+ * The bundle defers eager requires of npm's libraries (scripts/lib/bundle.mjs, the
+ * `lazyRequires` plugin): loading pacote and arborist must evaluate none of sigstore,
+ * @npmcli/run-script, arborist's query selector (@npmcli/query), pacote's git client and its
+ * folder packer (npm-packlist), and the first use of each (reading sigstore's exports, calling
+ * run-script, a `querySelectorAll`, a git spec, packing a folder) must reach the real module,
+ * under every runtime the CLI runs on. npm-libraries.ts is bundled as
  * the package's build bundles it, with the two packages' main modules instrumented to record
  * their evaluation.
  */
@@ -19,7 +21,14 @@ const BUNDLE = pathToFileURL(path.join(testBundleRoot("deferred-requires"), "dis
 // The entry lives in the repository, so that its requires resolve as pacote's do.
 const ENTRY = path.join(REPO, "node_modules", ".cache", "xcsh-tools-test-bundles", "deferred-requires-entry.cjs");
 const fromPacote = createRequire(createRequire(path.join(REPO, "package.json")).resolve("pacote"));
-const MAINS = { sigstore: fromPacote.resolve("sigstore"), "run-script": fromPacote.resolve("@npmcli/run-script") };
+const fromArborist = createRequire(createRequire(path.join(REPO, "package.json")).resolve("@npmcli/arborist"));
+const MAINS = {
+  sigstore: fromPacote.resolve("sigstore"),
+  "run-script": fromPacote.resolve("@npmcli/run-script"),
+  query: fromArborist.resolve("@npmcli/query"),
+  git: fromPacote.resolve("@npmcli/git"),
+  packlist: fromPacote.resolve("npm-packlist"),
+};
 
 /** Records, in the bundled process, when each instrumented main module is evaluated. */
 const instrument = {
@@ -33,7 +42,7 @@ const instrument = {
 // Runs in the child: loads pacote and arborist from the bundle, then reports which instrumented
 // modules were evaluated before and after the first touch of each module's exports.
 const PROBE = `
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 const { default: probe } = await import(${JSON.stringify(BUNDLE)});
@@ -50,7 +59,17 @@ const runScriptType = typeof runScript;
 const beforeRun = evaluated();
 const folder = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-run-script-"));
 const ran = await runScript({ event: "probe", path: folder, pkg: { name: "probe", version: "1.0.0", scripts: { probe: "echo ran" } }, stdio: "pipe" });
-console.log(JSON.stringify({ manifest: typeof pacote.manifest, before, verifyType, listsVerify, afterSigstore, runScriptType, beforeRun, ran: { code: ran.code, stdout: String(ran.stdout).trim() }, after: evaluated() }));
+const after = evaluated();
+// Each stand-in of an importer's require, through the importer: arborist's Node, pacote's fetchers.
+const Arborist = probe.lib.Arborist();
+writeFileSync(path.join(folder, "package.json"), JSON.stringify({ name: "probe", version: "1.0.0" }));
+const root = new Arborist.Node({ path: folder, pkg: { name: "probe", version: "1.0.0" } });
+const queried = (await root.querySelectorAll(":root")).map((node) => node === root);
+const afterQuery = evaluated();
+const packed = (await pacote.tarball(folder, { Arborist })).length > 0;
+const afterPack = evaluated();
+const gitFailed = await pacote.resolve("git+file://" + path.join(folder, "no-such-repo.git"), { cache: path.join(folder, "cache") }).then(() => false, () => true);
+console.log(JSON.stringify({ manifest: typeof pacote.manifest, before, verifyType, listsVerify, afterSigstore, runScriptType, beforeRun, ran: { code: ran.code, stdout: String(ran.stdout).trim() }, after, queried, afterQuery, packed, afterPack, gitFailed, afterGit: evaluated() }));
 `;
 
 beforeAll(async () => {
@@ -62,7 +81,7 @@ beforeAll(async () => {
   await bundleForTest("deferred-requires", { probe: ENTRY }, [instrument]);
 }, 180_000);
 
-describe("sigstore and run-script are evaluated on first use, not with pacote and arborist", () => {
+describe("sigstore, run-script, the query selector, git and packlist are evaluated on first use, not with pacote and arborist", () => {
   for (const runtime of runtimes()) {
     runtimeIt(runtime)(`${runtime.label}${skipNote(runtime)}`, { timeout: 60_000 }, () => {
       const command = requireRuntime(runtime);
@@ -80,6 +99,12 @@ describe("sigstore and run-script are evaluated on first use, not with pacote an
       expect(report.beforeRun).toEqual(["sigstore"]);
       expect(report.ran).toEqual({ code: 0, stdout: "ran" });
       expect(report.after).toEqual(["sigstore", "run-script"]);
+      expect(report.queried).toEqual([true]);
+      expect(report.afterQuery).toEqual(["sigstore", "run-script", "query"]);
+      expect(report.packed).toBe(true);
+      expect(report.afterPack).toEqual(["sigstore", "run-script", "query", "packlist"]);
+      expect(report.gitFailed).toBe(true);
+      expect(report.afterGit).toEqual(["sigstore", "run-script", "query", "packlist", "git"]);
     });
   }
 });
