@@ -80,6 +80,38 @@ module.exports = new Proxy(${LAZY[name].kind === "function" ? "() => undefined" 
   },
 };
 
+/**
+ * @npmcli/agent requires the three proxy agents (and with them socks, ip-address, debug) at load,
+ * for every request's agent, though it uses them only when a proxy is configured: its proxy module
+ * is rewritten to require them on first use. Each replaced text must be found exactly once, so an
+ * upgrade that changes the module fails the build instead of bundling it unchanged.
+ */
+const PROXY_MODULE = /[\\/]@npmcli[\\/]agent[\\/]lib[\\/]proxy\.js$/;
+const PROXY_REWRITES = [
+  [
+    "const { HttpProxyAgent } = require('http-proxy-agent')\nconst { HttpsProxyAgent } = require('https-proxy-agent')\nconst { SocksProxyAgent } = require('socks-proxy-agent')\n",
+    "// xcsh-tools (scripts/lib/bundle.mjs): the proxy agents are required on first use.\nlet proxyAgentClasses\nconst proxyAgents = () => (proxyAgentClasses ??= {\n  HttpProxyAgent: require('http-proxy-agent').HttpProxyAgent,\n  HttpsProxyAgent: require('https-proxy-agent').HttpsProxyAgent,\n  SocksProxyAgent: require('socks-proxy-agent').SocksProxyAgent,\n})\n",
+  ],
+  ["const SOCKS_PROTOCOLS = new Set(SocksProxyAgent.protocols)\n", "let socksProtocols\nconst SOCKS_PROTOCOLS = { has: (protocol) => (socksProtocols ??= new Set(proxyAgents().SocksProxyAgent.protocols)).has(protocol) }\n"],
+  ["    return SocksProxyAgent\n", "    return proxyAgents().SocksProxyAgent\n"],
+  ["    return [HttpProxyAgent, HttpsProxyAgent]\n", "    return [proxyAgents().HttpProxyAgent, proxyAgents().HttpsProxyAgent]\n"],
+];
+export const lazyProxyAgents = {
+  name: "xcsh-tools:lazy-proxy-agents",
+  transform: {
+    filter: { id: PROXY_MODULE },
+    handler(code, id) {
+      let out = code;
+      for (const [from, to] of PROXY_REWRITES) {
+        if (out.split(from).length !== 2) throw new Error(`${id}: expected exactly one ${JSON.stringify(from)} (scripts/lib/bundle.mjs lazyProxyAgents): update the rewrite for this version of @npmcli/agent`);
+        out = out.replace(from, to);
+      }
+      if (/\b(HttpProxyAgent|HttpsProxyAgent|SocksProxyAgent)\b(?!:)/.test(out.replace(/proxyAgents\(\)\.\w+|require\('[^']+'\)\.\w+/g, ""))) throw new Error(`${id}: a proxy agent is still used directly after the rewrite (scripts/lib/bundle.mjs lazyProxyAgents)`);
+      return { code: out, map: null };
+    },
+  },
+};
+
 /** jiti's Babel transform stays one file beside the chunks, required on jiti's first transform. */
 export const jitiBabel = {
   name: "xcsh-tools:jiti-babel",
@@ -161,7 +193,7 @@ export async function bundle({ input, dir, plugins = [] }) {
     cwd: repo,
     resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
     external: (id) => isBuiltin(id),
-    plugins: [...plugins, unbundledOnly, lazyRequires, jitiBabel],
+    plugins: [...plugins, unbundledOnly, lazyRequires, lazyProxyAgents, jitiBabel],
     output: {
       dir,
       format: "esm",

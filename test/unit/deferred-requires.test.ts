@@ -2,9 +2,10 @@
  * The bundle defers eager requires of npm's libraries (scripts/lib/bundle.mjs, the
  * `lazyRequires` plugin): loading pacote and arborist must evaluate none of sigstore,
  * @npmcli/run-script, arborist's query selector (@npmcli/query), pacote's git client and its
- * folder packer (npm-packlist), and the first use of each (reading sigstore's exports, calling
- * run-script, a `querySelectorAll`, a git spec, packing a folder) must reach the real module,
- * under every runtime the CLI runs on. npm-libraries.ts is bundled as
+ * folder packer (npm-packlist), the three proxy agents of @npmcli/agent, and the first use of
+ * each (reading sigstore's exports, calling run-script, a `querySelectorAll`, a git spec, packing
+ * a folder, an agent through a proxy) must reach the real module, under every runtime the CLI
+ * runs on. npm-libraries.ts is bundled as
  * the package's build bundles it, with the two packages' main modules instrumented to record
  * their evaluation.
  */
@@ -22,12 +23,18 @@ const BUNDLE = pathToFileURL(path.join(testBundleRoot("deferred-requires"), "dis
 const ENTRY = path.join(REPO, "node_modules", ".cache", "xcsh-tools-test-bundles", "deferred-requires-entry.cjs");
 const fromPacote = createRequire(createRequire(path.join(REPO, "package.json")).resolve("pacote"));
 const fromArborist = createRequire(createRequire(path.join(REPO, "package.json")).resolve("@npmcli/arborist"));
+const fromAgent = createRequire(createRequire(path.join(REPO, "package.json")).resolve("@npmcli/agent"));
+// @npmcli/agent's proxy module, which the bundle rewrites to require the proxy agents on first use.
+const PROXY_MODULE = fromAgent.resolve("./proxy.js");
 const MAINS = {
   sigstore: fromPacote.resolve("sigstore"),
   "run-script": fromPacote.resolve("@npmcli/run-script"),
   query: fromArborist.resolve("@npmcli/query"),
   git: fromPacote.resolve("@npmcli/git"),
   packlist: fromPacote.resolve("npm-packlist"),
+  "http-proxy": fromAgent.resolve("http-proxy-agent"),
+  "https-proxy": fromAgent.resolve("https-proxy-agent"),
+  "socks-proxy": fromAgent.resolve("socks-proxy-agent"),
 };
 
 /** Records, in the bundled process, when each instrumented main module is evaluated. */
@@ -69,14 +76,22 @@ const afterQuery = evaluated();
 const packed = (await pacote.tarball(folder, { Arborist })).length > 0;
 const afterPack = evaluated();
 const gitFailed = await pacote.resolve("git+file://" + path.join(folder, "no-such-repo.git"), { cache: path.join(folder, "cache") }).then(() => false, () => true);
-console.log(JSON.stringify({ manifest: typeof pacote.manifest, before, verifyType, listsVerify, afterSigstore, runScriptType, beforeRun, ran: { code: ran.code, stdout: String(ran.stdout).trim() }, after, queried, afterQuery, packed, afterPack, gitFailed, afterGit: evaluated() }));
+const afterGit = evaluated();
+const { getAgent } = probe.agent();
+const direct = getAgent("https://registry.invalid/", {}).proxy;
+const beforeProxy = evaluated();
+const proxied = getAgent("https://registry.invalid/", { proxy: "socks5://127.0.0.1:9" }).proxy.url.protocol;
+const afterProxy = evaluated();
+const { getProxyAgent } = probe.proxy();
+const agents = [getProxyAgent("socks5://127.0.0.1:9").name, ...getProxyAgent("http://127.0.0.1:9").map((agent) => agent.name)];
+console.log(JSON.stringify({ manifest: typeof pacote.manifest, before, verifyType, listsVerify, afterSigstore, runScriptType, beforeRun, ran: { code: ran.code, stdout: String(ran.stdout).trim() }, after, queried, afterQuery, packed, afterPack, gitFailed, afterGit, direct, beforeProxy, proxied, afterProxy, agents }));
 `;
 
 beforeAll(async () => {
   mkdirSync(path.dirname(ENTRY), { recursive: true });
   writeFileSync(
     ENTRY,
-    `"use strict";\nmodule.exports = {\n  lib: require(${JSON.stringify(path.join(REPO, "src", "plugins", "npm-libraries.ts"))}),\n  sigstore: () => require("sigstore"),\n  runScript: () => require("@npmcli/run-script"),\n};\n`,
+    `"use strict";\nmodule.exports = {\n  lib: require(${JSON.stringify(path.join(REPO, "src", "plugins", "npm-libraries.ts"))}),\n  sigstore: () => require("sigstore"),\n  runScript: () => require("@npmcli/run-script"),\n  agent: () => require("@npmcli/agent"),\n  proxy: () => require(${JSON.stringify(PROXY_MODULE)}),\n};\n`,
   );
   await bundleForTest("deferred-requires", { probe: ENTRY }, [instrument]);
 }, 180_000);
@@ -105,6 +120,11 @@ describe("sigstore, run-script, the query selector, git and packlist are evaluat
       expect(report.afterPack).toEqual(["sigstore", "run-script", "query", "packlist"]);
       expect(report.gitFailed).toBe(true);
       expect(report.afterGit).toEqual(["sigstore", "run-script", "query", "packlist", "git"]);
+      expect(report.direct).toEqual({});
+      expect(report.beforeProxy).toEqual(report.afterGit);
+      expect(report.proxied).toBe("socks5:");
+      expect(report.afterProxy).toEqual([...(report.afterGit as string[]), "http-proxy", "https-proxy", "socks-proxy"]);
+      expect(report.agents).toEqual(["SocksProxyAgent", "HttpProxyAgent", "HttpsProxyAgent"]);
     });
   }
 });
