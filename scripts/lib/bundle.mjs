@@ -107,6 +107,8 @@ export const lazyProxyAgents = {
         out = out.replace(from, to);
       }
       if (/\b(HttpProxyAgent|HttpsProxyAgent|SocksProxyAgent)\b(?!:)/.test(out.replace(/proxyAgents\(\)\.\w+|require\('[^']+'\)\.\w+/g, ""))) throw new Error(`${id}: a proxy agent is still used directly after the rewrite (scripts/lib/bundle.mjs lazyProxyAgents)`);
+      // The stand-in set answers `has` only.
+      if (out.split("SOCKS_PROTOCOLS").length - 1 !== out.split("SOCKS_PROTOCOLS.has(").length) throw new Error(`${id}: SOCKS_PROTOCOLS is used other than by \`has\` (scripts/lib/bundle.mjs lazyProxyAgents)`);
       return { code: out, map: null };
     },
   },
