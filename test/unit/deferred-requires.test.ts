@@ -11,10 +11,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { beforeAll, describe, expect } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { bundleForTest, REPO, testBundleRoot } from "../helpers/build-dist.js";
 import { requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 
@@ -127,4 +127,26 @@ describe("sigstore, run-script, the query selector, git and packlist are evaluat
       expect(report.agents).toEqual(["SocksProxyAgent", "HttpProxyAgent", "HttpsProxyAgent"]);
     });
   }
+});
+
+describe("the proxy module's rewrite refuses a version of @npmcli/agent it does not know", () => {
+  type Rewrite = { transform: { handler(code: string, id: string): { code: string } } };
+  const rewrite = async () => ((await import(pathToFileURL(path.join(REPO, "scripts", "lib", "bundle.mjs")).href)) as { lazyProxyAgents: Rewrite }).lazyProxyAgents.transform.handler;
+  const original = readFileSync(PROXY_MODULE, "utf8");
+
+  it("rewrites the installed version, leaving no proxy agent required at load", async () => {
+    const out = (await rewrite())(original, PROXY_MODULE).code;
+    expect(out).not.toMatch(/^const \{ \w+ProxyAgent \} = require/m);
+    expect(out).toContain("proxyAgents().SocksProxyAgent");
+  });
+
+  it.each([
+    ["a require it expects is gone", original.replace("const { SocksProxyAgent } = require('socks-proxy-agent')\n", "const SocksProxyAgent = require('socks-proxy-agent').SocksProxyAgent\n")],
+    ["a replaced text appears twice", original.replace("    return SocksProxyAgent\n", "    return SocksProxyAgent\n    return SocksProxyAgent\n")],
+    ["an agent class is used somewhere else", `${original}\nmodule.exports.socks = SocksProxyAgent\n`],
+    ["the protocols set is used other than by has()", `${original}\nmodule.exports.protocols = [...SOCKS_PROTOCOLS]\n`],
+  ])("fails the build when %s", async (_what, code) => {
+    const handler = await rewrite();
+    expect(() => handler(code, PROXY_MODULE)).toThrow(/lazyProxyAgents/);
+  });
 });
