@@ -22,8 +22,11 @@
  * - `const require = createRequire(import.meta.url); // unbundled only` in our sources: the line is
  *   dropped, so each `require("pkg")` in that module is the bundler's and bundles the package
  *   (CommonJS, evaluated on first call). Any other line marked `// unbundled only` is dropped too.
- * - sigstore and @npmcli/run-script, which pacote and arborist require at load but we never or
- *   rarely call: each becomes a stand-in that evaluates the real module on first use.
+ * - sigstore, @npmcli/run-script, arborist's query selector, pacote's git client and folder
+ *   packer, which pacote and arborist require at load but an install never or rarely calls
+ *   (bundle.mjs `LAZY`): each becomes a stand-in that evaluates the real module on first use.
+ * - @npmcli/agent's proxy module, which requires the three proxy agents at load but uses them only
+ *   with a proxy: rewritten to require them on first use (bundle.mjs `lazyProxyAgents`).
  * - jiti's Babel transform (1.5 MB, needed only when a tool is transpiled, not when its cached
  *   output is read): kept out of the chunks, copied to dist/vendor/ and required from there.
  * - @npmcli/run-script's node-gyp shim folder (put on PATH for lifecycle scripts): copied beside

@@ -13,8 +13,25 @@ export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 export const isBuiltin = (id) => builtins.has(id) || id.startsWith("node:");
 
-/** Required at load by npm's libraries, used only for work we never or rarely ask for. */
-const LAZY = { sigstore: "object", "@npmcli/run-script": "function" };
+/**
+ * Required at load by npm's libraries, used only for work we never or rarely ask for: each
+ * require of `id` (by the importer matching `importer`, when given) gets a stand-in of `kind`
+ * (what the module exports) that evaluates the real module on first use. Loading a module costs
+ * more than its bytes suggest on Node 22, whose compile cache keeps no module body (each is
+ * compiled at evaluation): arborist's query selector alone pulls 33 modules of
+ * postcss-selector-parser into every install.
+ */
+const LAZY = {
+  sigstore: { kind: "object" },
+  "@npmcli/run-script": { kind: "function" },
+  // `Node#querySelectorAll` (npm query): @npmcli/query and postcss-selector-parser.
+  "./query-selector-all.js": { kind: "function", importer: /[\\/]@npmcli[\\/]arborist[\\/]lib[\\/]node\.js$/ },
+  // pacote's git fetcher (git specs) and its folder fetcher's file list (packing a folder).
+  "@npmcli/git": { kind: "object", importer: /[\\/]pacote[\\/]lib[\\/]git\.js$/ },
+  "npm-packlist": { kind: "function", importer: /[\\/]pacote[\\/]lib[\\/]dir\.js$/ },
+};
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+const LAZY_IDS = new RegExp(`^(${Object.keys(LAZY).map(escapeRegExp).join("|")})$`);
 const UNBUNDLED_ONLY = /^.*\/\/ unbundled only\s*$/gm;
 export const JITI_BABEL = "jiti-babel.cjs";
 
@@ -27,13 +44,14 @@ export const unbundledOnly = {
   },
 };
 
-/** sigstore and run-script, as required by npm's libraries: evaluated on first use. */
+/** The modules of `LAZY`, as required by npm's libraries: evaluated on first use. */
 export const lazyRequires = {
   name: "xcsh-tools:lazy-requires",
   resolveId: {
-    filter: { id: /^(sigstore|@npmcli\/run-script)$/ },
+    filter: { id: LAZY_IDS },
     async handler(id, importer, options) {
       if (importer === undefined || importer.startsWith("\0")) return null;
+      if (LAZY[id].importer && !LAZY[id].importer.test(importer)) return null;
       const real = await this.resolve(id, importer, { ...options, skipSelf: true });
       return real ? `\0lazy:${id}:${real.id}` : null;
     },
@@ -47,7 +65,7 @@ export const lazyRequires = {
 // ${name}: required by npm's libraries at load, evaluated here on first use (scripts/build.mjs).
 let real;
 const load = () => (real ??= require(${JSON.stringify(real)}));
-module.exports = new Proxy(${LAZY[name] === "function" ? "() => undefined" : "{}"}, {
+module.exports = new Proxy(${LAZY[name].kind === "function" ? "() => undefined" : "{}"}, {
   apply: (_t, self, args) => Reflect.apply(load(), self, args),
   get: (_t, key) => Reflect.get(load(), key),
   has: (_t, key) => Reflect.has(load(), key),
@@ -58,6 +76,40 @@ module.exports = new Proxy(${LAZY[name] === "function" ? "() => undefined" : "{}
   },
 });
 `;
+    },
+  },
+};
+
+/**
+ * @npmcli/agent requires the three proxy agents (and with them socks, ip-address, debug) at load,
+ * for every request's agent, though it uses them only when a proxy is configured: its proxy module
+ * is rewritten to require them on first use. Each replaced text must be found exactly once, so an
+ * upgrade that changes the module fails the build instead of bundling it unchanged.
+ */
+const PROXY_MODULE = /[\\/]@npmcli[\\/]agent[\\/]lib[\\/]proxy\.js$/;
+const PROXY_REWRITES = [
+  [
+    "const { HttpProxyAgent } = require('http-proxy-agent')\nconst { HttpsProxyAgent } = require('https-proxy-agent')\nconst { SocksProxyAgent } = require('socks-proxy-agent')\n",
+    "// xcsh-tools (scripts/lib/bundle.mjs): the proxy agents are required on first use.\nlet proxyAgentClasses\nconst proxyAgents = () => (proxyAgentClasses ??= {\n  HttpProxyAgent: require('http-proxy-agent').HttpProxyAgent,\n  HttpsProxyAgent: require('https-proxy-agent').HttpsProxyAgent,\n  SocksProxyAgent: require('socks-proxy-agent').SocksProxyAgent,\n})\n",
+  ],
+  ["const SOCKS_PROTOCOLS = new Set(SocksProxyAgent.protocols)\n", "let socksProtocols\nconst SOCKS_PROTOCOLS = { has: (protocol) => (socksProtocols ??= new Set(proxyAgents().SocksProxyAgent.protocols)).has(protocol) }\n"],
+  ["    return SocksProxyAgent\n", "    return proxyAgents().SocksProxyAgent\n"],
+  ["    return [HttpProxyAgent, HttpsProxyAgent]\n", "    return [proxyAgents().HttpProxyAgent, proxyAgents().HttpsProxyAgent]\n"],
+];
+export const lazyProxyAgents = {
+  name: "xcsh-tools:lazy-proxy-agents",
+  transform: {
+    filter: { id: PROXY_MODULE },
+    handler(code, id) {
+      let out = code;
+      for (const [from, to] of PROXY_REWRITES) {
+        if (out.split(from).length !== 2) throw new Error(`${id}: expected exactly one ${JSON.stringify(from)} (scripts/lib/bundle.mjs lazyProxyAgents): update the rewrite for this version of @npmcli/agent`);
+        out = out.replace(from, to);
+      }
+      if (/\b(HttpProxyAgent|HttpsProxyAgent|SocksProxyAgent)\b(?!:)/.test(out.replace(/proxyAgents\(\)\.\w+|require\('[^']+'\)\.\w+/g, ""))) throw new Error(`${id}: a proxy agent is still used directly after the rewrite (scripts/lib/bundle.mjs lazyProxyAgents)`);
+      // The stand-in set answers `has` only.
+      if (out.split("SOCKS_PROTOCOLS").length - 1 !== out.split("SOCKS_PROTOCOLS.has(").length) throw new Error(`${id}: SOCKS_PROTOCOLS is used other than by \`has\` (scripts/lib/bundle.mjs lazyProxyAgents)`);
+      return { code: out, map: null };
     },
   },
 };
@@ -143,7 +195,7 @@ export async function bundle({ input, dir, plugins = [] }) {
     cwd: repo,
     resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
     external: (id) => isBuiltin(id),
-    plugins: [...plugins, unbundledOnly, lazyRequires, jitiBabel],
+    plugins: [...plugins, unbundledOnly, lazyRequires, lazyProxyAgents, jitiBabel],
     output: {
       dir,
       format: "esm",
