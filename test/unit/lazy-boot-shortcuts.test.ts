@@ -2,8 +2,10 @@
  * What a lazy boot computes by hand to save calls in cold code must say exactly what the calls it
  * replaces would: the file type of a signature from the mode bits (boot/fingerprint.ts), and the
  * walk of a recorded symbol's JSON pointer without `split` (host/lazy-definition.ts
- * `restoreSchema`). Each case compares with the long way, on every kind of input a boot meets or
- * a hand-edited index can hold.
+ * `restoreSchema`), and the index's shape check, which runs each list's plain test in one loop
+ * and walks item by item only to name a refused one (boot/format.ts `arrayOf`, `recordOf`).
+ * Each case compares with the long way, on every kind of input a boot meets or a hand-edited
+ * index can hold.
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
@@ -12,6 +14,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { captureFingerprints, currentSignature, firstChange, signatureOf } from "../../src/boot/fingerprint.js";
+import { BOOT_INDEX_VERSION, readBootIndex } from "../../src/boot/format.js";
 import { restoreSchema, type SchemaSymbols } from "../../src/host/lazy-definition.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
@@ -140,5 +143,71 @@ describe("a recorded pointer is walked part by part exactly as split would walk 
     // The symbols are the registered ones: what the host's TypeBox reads.
     const restored = restoreSchema({ type: "object" }, { "": { "TypeBox.Kind": "Object" } }) as Record<symbol, unknown>;
     expect(restored[Symbol.for("TypeBox.Kind")]).toBe("Object");
+  });
+});
+
+describe("a wrong item in a long list of the index is named wherever it is, as the item-by-item walk names it", () => {
+  let w: TmpWorld;
+  beforeEach(async () => {
+    w = await makeTmpWorld("xcsh-tools-lazy-shortcuts-");
+  });
+  afterEach(async () => w.cleanup());
+
+  const generator = "xcsh-tools@1.2.3";
+  const header = { version: BOOT_INDEX_VERSION, generator, writtenAt: "w" };
+  const COUNT = 50;
+  const input = (i: number) => ({ path: `/p/${i}`, kind: "stat", sig: `f:1:2:${i}`, sha: "ab" });
+  const entry = (i: number) => ({ path: `/p/${i}.ts`, source: { provider: "npm", providerName: "npm", level: "user", plugin: "p" } });
+  const record = (i: number) => ({ file: `/p/${i}.ts`, sig: `f:1:2:${i}`, runtime: "node", tools: [{ name: `t${i}`, problems: [] }], static: true });
+  const view = (inputs: unknown[], paths: unknown[]) => ({ key: { home: "/h", cwd: "/c", configuredPaths: [], providers: ["npm"], trusted: false }, builtAt: "b", inputs, paths, errors: [] });
+  const list = <T>(make: (i: number) => T, wrong: Record<number, unknown>) => Array.from({ length: COUNT }, (_, i) => (i in wrong ? wrong[i] : make(i)));
+  const records = (wrong: Record<number, unknown>, runtimeWrong: Record<number, unknown> = {}) =>
+    Object.fromEntries(Array.from({ length: COUNT }, (_, i) => [`/p/${i}.ts`, i in wrong ? wrong[i] : { node: i in runtimeWrong ? runtimeWrong[i] : record(i), ...(i % 7 === 0 ? { bun: record(i) } : {}) }]));
+
+  async function read(views: unknown, modules: unknown) {
+    const files = { views: path.join(w.root, "boot-index.json"), modules: path.join(w.root, "boot-modules.json") };
+    await writeFile(files.views, JSON.stringify({ ...header, views }));
+    await writeFile(files.modules, JSON.stringify({ ...header, modules }));
+    const got = await readBootIndex(files, generator, true);
+    const strip = (text: string | undefined) => text?.replace(`${files.views} has the wrong shape at `, "views ").replace(`${files.modules} has the wrong shape at `, "records ");
+    return got.status === "ok" ? { status: "ok", modules: strip(got.modulesProblem) ?? Object.keys(got.index.modules).length } : { status: got.status, views: strip(got.reason) };
+  }
+
+  it("long lists with nothing wrong read whole", async () => {
+    expect(await read([view(list(input, {}), list(entry, {}))], records({}))).toEqual({ status: "ok", modules: COUNT });
+  });
+
+  const last = COUNT - 1;
+  const middle = COUNT >> 1;
+  it.each([
+    ["inputs", 0, null, "/views/0/inputs/0: expected object"],
+    ["inputs", middle, [input(middle)], `/views/0/inputs/${middle}: expected object`],
+    ["inputs", last, "a string", `/views/0/inputs/${last}: expected object`],
+    ["inputs", middle, { ...input(middle), sig: 5 }, `/views/0/inputs/${middle}/sig: expected string`],
+    ["inputs", last, { ...input(last), kind: "open" }, `/views/0/inputs/${last}/kind: expected one of stat, lstat`],
+    ["inputs", 0, { path: "/p/0", kind: "stat" }, "/views/0/inputs/0/sig: required"],
+    ["paths", middle, { path: `/p/${middle}.ts` }, `/views/0/paths/${middle}/source: required`],
+    ["paths", last, { ...entry(last), source: { ...entry(last).source, level: "team" } }, `/views/0/paths/${last}/source/level: expected one of user, project`],
+    ["paths", 0, { ...entry(0), source: null }, "/views/0/paths/0/source: expected object"],
+  ])("views: %s item %i wrong (%j) is %s", async (field, at, wrong, where) => {
+    const inputs = list(input, field === "inputs" ? { [at]: wrong } : {});
+    const paths = list(entry, field === "paths" ? { [at]: wrong } : {});
+    expect(await read([view(inputs, paths)], records({}))).toEqual({ status: "corrupt", views: `views ${where}` });
+  });
+
+  it("of two wrong items, the first is named", async () => {
+    const inputs = list(input, { 7: { ...input(7), sha: 1 }, 3: { ...input(3), path: 2 } });
+    expect(await read([view(inputs, list(entry, {}))], records({}))).toEqual({ status: "corrupt", views: "views /views/0/inputs/3/path: expected string" });
+  });
+
+  it.each([
+    ["a module's records not an object", { [middle]: "records" }, {}, `/modules//p/${middle}.ts: expected object`],
+    ["a module's records an array", { [last]: [record(last)] }, {}, `/modules//p/${last}.ts: expected object`],
+    ["a record null", {}, { [0]: null }, "/modules//p/0.ts/node: expected object"],
+    ["a record without its file", {}, { [middle]: { ...record(middle), file: undefined } }, `/modules//p/${middle}.ts/node/file: required`],
+    ["a record's tool with a bad problem", {}, { [last]: { ...record(last), tools: [{ name: "t", problems: [{ code: "E" }] }] } }, `/modules//p/${last}.ts/node/tools/0/problems/0/field: required`],
+    ["a record's failure without its message", {}, { [middle]: { ...record(middle), failure: { code: "E" } } }, `/modules//p/${middle}.ts/node/failure/message: required`],
+  ])("records: %s is named, and no record is read", async (_what, wrong, runtimeWrong, where) => {
+    expect(await read([view(list(input, {}), list(entry, {}))], records(wrong, runtimeWrong))).toEqual({ status: "ok", modules: `records ${where}` });
   });
 });
