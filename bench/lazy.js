@@ -12,6 +12,11 @@
  *
  *   node bench/lazy.js
  *   RUNS=9 SIZES=10,200,1000 BENCH_RUNTIMES=node22,node24 node bench/lazy.js
+ *   BENCH_SOURCE=main node bench/lazy.js    # also main's build, interleaved run by run (bench/lib/build.js)
+ *
+ * With baselines, every run boots each build in turn on the same fixture and index, and the
+ * report adds, per baseline, the work tree's CPU over the baseline's, paired run by run, and each
+ * build's whole boot over its own 10-tool boot, paired the same way.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -31,8 +36,8 @@ const CLOCKS = { call: "the call", total: "whole boot", cpuCall: "call, cpu", cp
 const ms = (x) => `${x.toFixed(1)} ms`;
 const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 
-function child(runtime, job, fx) {
-  const env = { PATH: process.env.PATH, HOME: fx.home, XCSH_HOME: fx.xcshHome, NO_COLOR: "1" };
+function child(runtime, job, fx, build) {
+  const env = { PATH: process.env.PATH, HOME: fx.home, XCSH_HOME: fx.xcshHome, NO_COLOR: "1", ...build?.env };
   const r = spawnSync(runtime.command, [CHILD, JSON.stringify(job)], { cwd: fx.cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`bench: ${job.mode} under ${runtime.label} failed (${r.status}):\n${r.stdout}${r.stderr}`);
   return JSON.parse(r.stdout.trim().split("\n").pop());
@@ -48,7 +53,8 @@ function lazyFixture(work, tools) {
   return fx;
 }
 
-const [built] = buildAll("xcsh-tools-bench-lazy");
+const builds = buildAll("xcsh-tools-bench-lazy");
+const [built] = builds;
 const runtimes = findRuntimes();
 const work = mkdtempSync(path.join(os.tmpdir(), "xcsh-tools-bench-lazy-"));
 const load = () => os.loadavg()[0].toFixed(1);
@@ -57,14 +63,22 @@ const results = {};
 try {
   const fixtures = new Map(SIZES.map((n) => [n, lazyFixture(work, n)]));
   for (const runtime of runtimes) {
-    const rows = new Map(SIZES.map((n) => [n, { lazy: [], floor: [] }]));
+    const rows = new Map(SIZES.map((n) => [n, { lazy: [], floor: [], baselines: builds.slice(1).map(() => []) }]));
     for (const [n, fx] of fixtures) {
       rmSync(path.join(fx.xcshHome, "plugins", ".xcsh-tools"), { recursive: true, force: true });
       child(runtime, { mode: "refresh", bootModule: built.bootModule, home: fx.home, xcshHome: fx.xcshHome, cwd: fx.cwd, expect: n }, fx);
     }
     for (let run = 0; run < RUNS; run++) {
       for (const [n, fx] of fixtures) {
-        rows.get(n).lazy.push(child(runtime, { mode: "lazy", library: built.library, home: fx.home, xcshHome: fx.xcshHome, cwd: fx.cwd, expect: n }, fx));
+        const lazyJob = (build) => ({ mode: "lazy", library: build.library, home: fx.home, xcshHome: fx.xcshHome, cwd: fx.cwd, expect: n });
+        // Which build goes first alternates by run: the second boot of the same index finds it in the page cache.
+        const order = builds.map((_, i) => i);
+        if (run % 2 === 1) order.reverse();
+        for (const i of order) {
+          const sample = child(runtime, lazyJob(builds[i]), fx, builds[i]);
+          if (i === 0) rows.get(n).lazy.push(sample);
+          else rows.get(n).baselines[i - 1].push(sample);
+        }
         rows.get(n).floor.push(child(runtime, { mode: "floor", files: fx.jsFiles, cwd: fx.cwd, expect: n }, fx));
       }
     }
@@ -85,6 +99,15 @@ try {
     // Before the call, both children import the host's TypeBox; the lazy one the library too. The
     // TypeBox import alone, over the whole floor, bounds what any lazy boot's whole-process ratio can reach.
     const before = (sample) => sample.cpuTotal - sample.cpuCall;
+    builds.slice(1).forEach((baseline, b) => {
+      const pairedOf = (list, other, clock) => median(list.map((sample, i) => sample[clock] / other[i][clock]));
+      console.log(`    ${built.label} / ${baseline.label}, cpu, paired: ${SIZES.map((n) => {
+        const row = rows.get(n);
+        return `${n} tools: call ${pairedOf(row.lazy, row.baselines[b], "cpuCall").toFixed(2)}x (${ms(med(row.baselines[b], "cpuCall"))} -> ${ms(med(row.lazy, "cpuCall"))}), whole ${pairedOf(row.lazy, row.baselines[b], "cpuTotal").toFixed(2)}x`;
+      }).join("; ")}`);
+      const curve = (list) => SIZES.slice(1).map((n) => `${n} tools ${pairedOf(list(n), list(SIZES[0]), "cpuTotal").toFixed(2)}x`).join(", ");
+      console.log(`    whole boot, cpu, lazy(n) / lazy(${SIZES[0]}) paired per run: ${built.label} ${curve((n) => rows.get(n).lazy)}; ${baseline.label} ${curve((n) => rows.get(n).baselines[b])}`);
+    });
     console.log(`    before the call, cpu (paired medians): ${SIZES.map((n) => {
       const row = rows.get(n);
       return `${n} tools: TypeBox ${ms(median(row.floor.map(before)))}, library ${ms(median(row.lazy.map((s, i) => before(s) - before(row.floor[i]))))}, TypeBox / floor ${median(row.floor.map((s) => before(s) / s.cpuTotal)).toFixed(2)}x`;

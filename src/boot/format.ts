@@ -129,9 +129,20 @@ export function object(required: Record<string, Shape>, optional: Record<string,
   };
 }
 
+/**
+ * A shape that also has `accepts`, one plain test of a whole value (`tested`). `arrayOf` and
+ * `recordOf` of one run it over their items in one tight loop, and walk the items one by one
+ * (naming the wrong place) only when it refuses one: three calls fewer per item, for the lists
+ * that come by the thousand (a 1,000-tool index holds ~1,600 inputs, 1,000 paths, 1,000 records).
+ */
+type TestedShape = ((value: unknown) => Problem | undefined) & { accepts?: (value: Record<string, unknown>) => boolean };
+const acceptsOf = (shape: Shape) => (typeof shape === "function" ? (shape as TestedShape).accepts : undefined);
+
 export function arrayOf(item: Shape): Shape {
+  const accepts = acceptsOf(item);
   return (value) => {
     if (!Array.isArray(value)) return { keys: [], expected: "expected array" };
+    if (accepts !== undefined && everyAccepted(value, accepts)) return undefined;
     for (let i = 0; i < value.length; i++) {
       const problem = under(i, checkValue(item, value[i]));
       if (problem) return problem;
@@ -141,14 +152,35 @@ export function arrayOf(item: Shape): Shape {
 }
 
 export function recordOf(item: Shape): Shape {
-  return (value) => {
+  const accepts = acceptsOf(item);
+  const shape: TestedShape = (value) => {
     if (!isObject(value)) return { keys: [], expected: "expected object" };
+    if (accepts !== undefined && everyAccepted(value, accepts)) return undefined;
     for (const key in value) {
       const problem = under(key, checkValue(item, value[key]));
       if (problem) return problem;
     }
     return undefined;
   };
+  // A record of tested items is tested too (the records file is a record of records).
+  if (accepts !== undefined) shape.accepts = (value) => everyAccepted(value, accepts);
+  return shape;
+}
+
+/** Whether every item of `list` (an array's items, an object's values) is an object `accepts` takes, as `tested` decides one. */
+function everyAccepted(list: unknown[] | Record<string, unknown>, accepts: (value: Record<string, unknown>) => boolean): boolean {
+  if (Array.isArray(list)) {
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i];
+      if (!isObject(item) || !accepts(item)) return false;
+    }
+    return true;
+  }
+  for (const key in list) {
+    const item = list[key];
+    if (!isObject(item) || !accepts(item)) return false;
+  }
+  return true;
 }
 
 export const oneOf = (...allowed: string[]): Shape => (value) => (typeof value === "string" && allowed.includes(value) ? undefined : { keys: [], expected: `expected one of ${allowed.join(", ")}` });
@@ -165,7 +197,9 @@ export function describeProblem(problem: Problem): string {
  * refuses, to name its wrong place.
  */
 function tested(accepts: (value: Record<string, unknown>) => boolean, shape: Shape): Shape {
-  return (value) => (isObject(value) && accepts(value) ? undefined : checkValue(shape, value));
+  const check: TestedShape = (value) => (isObject(value) && accepts(value) ? undefined : checkValue(shape, value));
+  check.accepts = accepts;
+  return check;
 }
 const isString = (value: unknown) => typeof value === "string";
 const isOptionalString = (value: unknown) => value === undefined || typeof value === "string";

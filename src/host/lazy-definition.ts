@@ -131,23 +131,33 @@ export function definitionDifference(recorded: StaticDefinition, actual: StaticD
   return undefined;
 }
 
+/** `Symbol.for(key)`, kept: a registry lookup per symbol is a runtime call, and a boot restores thousands. */
+const registered = new Map<string, symbol>();
+function registeredSymbol(key: string): symbol {
+  let symbol = registered.get(key);
+  if (symbol === undefined) registered.set(key, (symbol = Symbol.for(key)));
+  return symbol;
+}
+
 /**
  * Put the recorded symbols back on `schema` (a JSON copy, changed in place) and return it. Runs
- * for every lazy tool at boot, as cold code: plain loops, and a pointer part unescaped only when
- * it holds an escape.
+ * for every lazy tool at boot, as cold code: plain loops, the pointer walked part by part without
+ * splitting it into an array, and a part unescaped only when it holds an escape.
  */
 export function restoreSchema(schema: unknown, symbols: SchemaSymbols): unknown {
-  for (const at of Object.keys(symbols)) {
+  for (const at in symbols) {
     let target: unknown = schema;
-    const parts = at.split("/"); // parts[0] is the empty string before the pointer's first "/"
-    for (let i = 1; i < parts.length; i++) {
-      if (target === null || typeof target !== "object") break;
-      const part = parts[i]!;
+    // `at` is "" (the root) or "/a/b": each part runs from after a "/" to the next one or the end
+    // (what comes before the first "/" is not a part, as in `at.split("/").slice(1)`).
+    for (let start = at.indexOf("/") + 1; start > 0 && start <= at.length && target !== null && typeof target === "object"; ) {
+      const end = at.indexOf("/", start);
+      const part = end === -1 ? at.slice(start) : at.slice(start, end);
       target = (target as Record<string, unknown>)[part.includes("~") ? part.replace(/~1/g, "/").replace(/~0/g, "~") : part];
+      start = end === -1 ? at.length + 1 : end + 1;
     }
     if (target === null || typeof target !== "object") throw new Error(`the recorded schema has no value at ${at || "/"}`);
     const held = symbols[at]!;
-    for (const key of Object.keys(held)) (target as Record<symbol, unknown>)[Symbol.for(key)] = held[key];
+    for (const key in held) (target as Record<symbol, unknown>)[registeredSymbol(key)] = held[key];
   }
   return schema;
 }
