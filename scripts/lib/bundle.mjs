@@ -114,6 +114,20 @@ const HOT_CHUNKS = {
     // Imported by state-change.ts (plan.ts, which imports the other two): in this chunk either way.
     "plugins/plan", "plugins/tree-rebase", "plugins/work-copy",
   ],
+  // The restore stamp that `install` with nothing to do answers from (teamset/fast.ts), in one
+  // file; listed before `seed` so that group, which imports it, does not take it in.
+  "restore-stamp": ["teamset/fast", "teamset/stamp"],
+  // Where the marketplace engine keeps its registry, which the host files of a restore also write:
+  // one file of its own, before `seed`, so that the marketplace commands do not load that group.
+  "marketplace-registry": ["marketplace/context", "marketplace/registry", "manifest/marketplaces-registry"],
+  // The seed-satisfied restore (teamset/fast-seed.ts, issue 43): the set, the lock and the seed
+  // read and checked, the host files rendered and written, the report printed, in one file
+  // instead of about fifteen; the restore engine reads the same formats with the same modules.
+  seed: [
+    "teamset/fast-seed", "teamset/canonical-json", "teamset/host-files", "teamset/host-write", "teamset/load", "teamset/lock-format", "teamset/satisfy", "teamset/seed", "teamset/set",
+    "teamset/stamp-write", "manifest/claude-team-settings", "manifest/seed", "manifest/team-declaration", "manifest/team-file", "manifest/team-local", "manifest/team-lock",
+    "marketplace/tree", "cli/restore-output", "validate/host-differences",
+  ],
 };
 const hotChunks = Object.entries(HOT_CHUNKS).map(([name, modules]) => {
   if (!Array.isArray(modules)) {
