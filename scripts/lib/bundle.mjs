@@ -108,6 +108,9 @@ const HOT_CHUNKS = {
   // instead of about thirty.
   state: [
     "cli/commands/config", "cli/commands/enable", "cli/commands/features", "cli/commands/trust", "cli/plugin-command", "cli/plugin-world", "cli/project-scope", "cli/seeded", "cli/state-command",
+    // Whether git could find a repository (node built-ins only): core/git.ts and the restore's host
+    // files both ask it, so it sits where both find it loaded, not in the `seed` group.
+    "core/git-discovery",
     "core/config", "core/journal", "core/lock", "core/policy", "core/settings-check", "core/settings-files", "core/settings-keys", "core/suggest",
     "manifest/plugin-overrides", "plugins/features", "plugins/inventory", "plugins/mutation", "plugins/plugin-settings", "plugins/project-overrides", "plugins/spec", "plugins/state",
     "plugins/state-change", "plugins/turned-on",

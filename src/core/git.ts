@@ -24,14 +24,13 @@
  * (servers allow wanting any reachable commit with protocol v2), and falls back to a full clone
  * for servers that refuse.
  */
-import { lstatSync, realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { devNull } from "node:os";
-import path from "node:path";
 import { XcshToolsError, isXcshToolsError } from "./errors.js";
 import { runInProcessGroup } from "./process-group.js";
 import { redactSecrets } from "./redact.js";
 import { removeTree } from "./atomic-fs.js";
+import { outsideEveryRepository } from "./git-discovery.js";
 import { assertSourceArg, gitRefProblem, gitShaProblem, gitUrlProblem } from "./source-args.js";
 
 /** How git runs. */
@@ -228,27 +227,6 @@ export async function trackedFiles(workTree: string, paths: readonly string[], o
   }
   const out = await runGit(["--literal-pathspecs", "ls-files", "-z", "--", ...paths], at, "ls-files", workTree);
   return out.split("\0").filter(Boolean);
-}
-
-/**
- * Whether git, started in `dir`, can find no repository, known without starting it (a process:
- * the restore of a container image built without `.git` pays for nothing else; issue 43). Git
- * finds one through GIT_DIR (GIT_WORK_TREE, GIT_COMMON_DIR: any of them set, git is asked), else
- * through a `.git` file or folder in the folder it runs in or one above, walking the real path
- * (its cwd has no links); any of these present, or a path that cannot be resolved, and git is
- * asked. Settings that only stop the search (GIT_CEILING_DIRECTORIES, safe.directory) can only
- * make git find less.
- */
-function outsideEveryRepository(dir: string, env: NodeJS.ProcessEnv): boolean {
-  if (env.GIT_DIR !== undefined || env.GIT_WORK_TREE !== undefined || env.GIT_COMMON_DIR !== undefined) return false;
-  try {
-    for (let at = realpathSync(dir); ; at = path.dirname(at)) {
-      if (lstatSync(path.join(at, ".git"), { throwIfNoEntry: false }) !== undefined) return false;
-      if (path.dirname(at) === at) return true;
-    }
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -193,6 +193,14 @@ describe("a restore the seeds satisfy: the engine's files and output, without th
         return w;
       };
 
+      it("outside any repository (an image built without .git): the fast path answers without git's module or a git process", async () => {
+        const w = await machine();
+        const a = await logged(w, ["--json", "install", "--frozen", "--yes", "--offline"], seed);
+        expect(a.r.code, `${a.r.stdout}\n${a.r.stderr}`).toBe(0);
+        expect(a.modules).toContain(FAST);
+        expect(a.modules.filter((m) => /\/src\/core\/(git|process-group)\.ts$/.test(m))).toEqual([]);
+      }, LONG);
+
       it("tracking none of the generated files: the fast path answers, with the engine's stdout and host files", async () => {
         const fast = await inRepo();
         const engine = await inRepo();
