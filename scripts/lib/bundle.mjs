@@ -160,11 +160,28 @@ const HOT_CHUNKS = {
   // instead of about thirty.
   state: [
     "cli/commands/config", "cli/commands/enable", "cli/commands/features", "cli/commands/trust", "cli/plugin-command", "cli/plugin-world", "cli/project-scope", "cli/seeded", "cli/state-command",
+    // Whether git could find a repository (node built-ins only): core/git.ts and the restore's host
+    // files both ask it, so it sits where both find it loaded, not in the `seed` group.
+    "core/git-discovery",
     "core/config", "core/journal", "core/lock", "core/policy", "core/settings-check", "core/settings-files", "core/settings-keys", "core/suggest",
     "manifest/plugin-overrides", "plugins/features", "plugins/inventory", "plugins/mutation", "plugins/plugin-settings", "plugins/project-overrides", "plugins/spec", "plugins/state",
     "plugins/state-change", "plugins/turned-on",
     // Imported by state-change.ts (plan.ts, which imports the other two): in this chunk either way.
     "plugins/plan", "plugins/tree-rebase", "plugins/work-copy",
+  ],
+  // The restore stamp that `install` with nothing to do answers from (teamset/fast.ts), in one
+  // file; listed before `seed` so that group, which imports it, does not take it in.
+  "restore-stamp": ["teamset/fast", "teamset/stamp"],
+  // Where the marketplace engine keeps its registry, which the host files of a restore also write:
+  // one file of its own, before `seed`, so that the marketplace commands do not load that group.
+  "marketplace-registry": ["marketplace/context", "marketplace/registry", "manifest/marketplaces-registry"],
+  // The seed-satisfied restore (teamset/fast-seed.ts, issue 43): the set, the lock and the seed
+  // read and checked, the host files rendered and written, the report printed, in one file
+  // instead of about fifteen; the restore engine reads the same formats with the same modules.
+  seed: [
+    "teamset/fast-seed", "teamset/canonical-json", "teamset/host-files", "teamset/host-write", "teamset/load", "teamset/lock-format", "teamset/satisfy", "teamset/seed", "teamset/set",
+    "teamset/stamp-write", "manifest/claude-team-settings", "manifest/seed", "manifest/team-declaration", "manifest/team-file", "manifest/team-local", "manifest/team-lock",
+    "marketplace/tree", "cli/restore-output", "validate/host-differences",
   ],
 };
 const hotChunks = Object.entries(HOT_CHUNKS).map(([name, modules]) => {

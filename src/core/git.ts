@@ -30,6 +30,7 @@ import { XcshToolsError, isXcshToolsError } from "./errors.js";
 import { runInProcessGroup } from "./process-group.js";
 import { redactSecrets } from "./redact.js";
 import { removeTree } from "./atomic-fs.js";
+import { outsideEveryRepository } from "./git-discovery.js";
 import { assertSourceArg, gitRefProblem, gitShaProblem, gitUrlProblem } from "./source-args.js";
 
 /** How git runs. */
@@ -216,6 +217,7 @@ export async function remoteHead(url: string, ref: string | undefined, options: 
  * pathspecs, the hardening above, never a command that changes the user's repository.
  */
 export async function trackedFiles(workTree: string, paths: readonly string[], options: Pick<GitOptions, "env" | "timeoutMs" | "signal">): Promise<string[] | undefined> {
+  if (outsideEveryRepository(workTree, options.env)) return undefined;
   const at = { ...options, cwd: workTree };
   try {
     if ((await runGit(["rev-parse", "--is-inside-work-tree"], at, "rev-parse", workTree)).trim() !== "true") return undefined;

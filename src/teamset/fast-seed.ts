@@ -89,6 +89,11 @@ async function restoreFromSeeds({ cwd: started, env, flags, onWarning }: SeededR
   const npmKeys = [...set.plugins.values()].map((p) => (p.kind === "npm" && p.enabled ? p.key : undefined));
   // An empty set, or one with anything but npm plugins that are on: the engine's (its report then differs in shape).
   if (npmKeys.length === 0 || npmKeys.includes(undefined) || Object.keys(lock.npm).some((name) => !set.plugins.has(name))) return undefined;
+  // The engine's ETEAM_GENERATED_TRACKED check (git, read-only), started before the seeds are
+  // checked so that its children run while they are read and hashed (started no earlier: a set
+  // the path declines above costs no child the engine then starts again); anything tracked, or
+  // any failure, is the engine's.
+  const tracked = trackedGeneratedFiles(root, paths, { env, timeoutMs: settings.timeouts.gitMs }).catch(() => undefined);
   const seeded = new Map<string, SeededAsLocked>();
   for (const name of npmKeys as string[]) {
     const locked = lock.npm[name];
@@ -96,8 +101,7 @@ async function restoreFromSeeds({ cwd: started, env, flags, onWarning }: SeededR
     if (!inSeed) return undefined;
     seeded.set(name, inSeed);
   }
-  // The engine's ETEAM_GENERATED_TRACKED check (git, read-only): anything tracked is its to refuse.
-  if ((await trackedGeneratedFiles(root, paths, { env, timeoutMs: settings.timeouts.gitMs })).length > 0) return undefined;
+  if ((await tracked)?.length !== 0) return undefined;
   const registry = existingRegistry(paths.installedPlugins);
   const host = renderHostFiles({ set, pluginCache: xcshPaths(roots).pluginCache, installs: new Map(), npmFeatures: new Map([...seeded].map(([name, s]) => [name, s.features])), ...(registry ? { existingRegistry: registry } : {}) });
   if (host.offFolders.length > 0) return undefined;

@@ -5,6 +5,7 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { pathExists as exists } from "../core/atomic-fs.js";
+import { outsideEveryRepository } from "../core/git-discovery.js";
 import path from "node:path";
 import type { TeamPaths, XcshRoots } from "../core/paths.js";
 import { stageProjectRegistry } from "../marketplace/registry.js";
@@ -46,6 +47,8 @@ export async function stageHostFiles(m: Pick<Mutation, "tx">, roots: XcshRoots, 
  */
 export async function trackedGeneratedFiles(root: string, paths: TeamPaths, options: { env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<string[]> {
   const generated = [path.dirname(paths.installedPlugins), paths.pluginOverrides, paths.marketplacesRegistry, path.dirname(paths.catalogCache)].map((file) => path.relative(root, file));
+  // No repository git could find: nothing tracked, and git's module not even loaded.
+  if (outsideEveryRepository(root, options.env)) return [];
   const { trackedFiles } = await import("../core/git.js");
   return (await trackedFiles(root, generated, options)) ?? [];
 }

@@ -6,6 +6,7 @@
  * read-only. `verifySeed` re-hashes (doctor, restore).
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { chmod, lstat, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 // The hashing module alone: the seed-satisfied restore (fast-seed.ts) must not load the marketplace engine.
@@ -159,7 +160,8 @@ export async function seededAsLocked(seedDirs: readonly string[], name: string, 
   // of these modules again while their bytes and the runtime are the recorded ones.
   const modules = seedModulesOf(dir, name);
   if (modules.length > 0) (await import("../boot/prevalidated.js")).rememberRecorded(modules.map(({ file, sha256, runtime, tools }) => ({ file, sha: sha256, runtime, tools })));
-  const pkg = JSON.parse(await readFile(path.join(seedPaths(dir).nodeModules, name, "package.json"), "utf8")) as unknown;
+  // Read synchronously, as seededPluginProblem and the tree hash just did (no overlap to gain).
+  const pkg = JSON.parse(readFileSync(path.join(seedPaths(dir).nodeModules, name, "package.json"), "utf8")) as unknown;
   const features = (pickManifest(pkg)?.manifest as { features?: unknown } | undefined)?.features;
   return { dir, features: features !== null && typeof features === "object" ? Object.keys(features) : [] };
 }

@@ -7,10 +7,13 @@
  * project, a lock --frozen refuses, --offline with something missing) is tried and handed to the
  * engine, which says why. The built CLI as a process, no terminal; a loader hook logs the modules.
  */
-import { cp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
+import { isolatedGitEnv } from "../helpers/git-remote.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
 import type { RegistryHandle } from "../helpers/registry.js";
 import { cliArgv, hermeticEnv, runCli, runProcess, type ProcessResult } from "../helpers/run-cli.js";
@@ -19,6 +22,7 @@ import { makeWritable, refusal, removeWorlds, seedImage, teamMachine } from "../
 import { toolName, toolSource } from "./plugins-fixtures.js";
 
 const LONG = 300_000;
+const exec = promisify(execFile);
 const FAST = "/src/teamset/fast-seed.ts";
 const ENGINE = "/src/teamset/restore.ts";
 /** The CLI's way into the engine (its trust check comes before the engine's modules load). */
@@ -171,6 +175,58 @@ describe("a restore the seeds satisfy: the engine's files and output, without th
       expect(r.code, r.stderr).toBe(0);
       expect(r.json().lockChanged).toBe(true);
     }, LONG);
+
+    // The ETEAM_GENERATED_TRACKED check runs in git children started before the seeds are hashed
+    // (fast-seed.ts): in a work tree both children run, and what they find still decides.
+    describe("a project in a git work tree", () => {
+      /** The machine's project committed to a fresh repository, with `tracked` (project-relative files, written first) in it too. */
+      const inRepo = async (tracked: string[] = []): Promise<TmpWorld> => {
+        const w = await machine();
+        const git = (args: string[]) => exec("git", args, { cwd: w.cwd, env: isolatedGitEnv(w.home) });
+        await git(["init", "-q"]);
+        for (const file of tracked) {
+          await mkdir(path.dirname(path.join(w.cwd, file)), { recursive: true });
+          await writeFile(path.join(w.cwd, file), "{}\n");
+        }
+        await git(["add", "-f", "xcsh-team.json", "xcsh-team.lock.json", ...tracked]);
+        await git(["commit", "-q", "-m", "the project"]);
+        return w;
+      };
+
+      it("outside any repository (an image built without .git): the fast path answers without git's module or a git process", async () => {
+        const w = await machine();
+        const a = await logged(w, ["--json", "install", "--frozen", "--yes", "--offline"], seed);
+        expect(a.r.code, `${a.r.stdout}\n${a.r.stderr}`).toBe(0);
+        expect(a.modules).toContain(FAST);
+        expect(a.modules.filter((m) => /\/src\/core\/(git|process-group)\.ts$/.test(m))).toEqual([]);
+      }, LONG);
+
+      it("tracking none of the generated files: the fast path answers, with the engine's stdout and host files", async () => {
+        const fast = await inRepo();
+        const engine = await inRepo();
+        const args = ["--json", "install", "--frozen", "--yes", "--offline"];
+        const a = await logged(fast, args, seed);
+        const b = await logged(engine, [...args, "--yes", "--yes"], seed);
+        expect(a.r.code, `${a.r.stdout}\n${a.r.stderr}`).toBe(0);
+        expect(b.r.code, `${b.r.stdout}\n${b.r.stderr}`).toBe(0);
+        expect(a.modules).toContain(FAST);
+        expect(a.modules).not.toContain(ENGINE_CLI);
+        expect(b.modules).toContain(ENGINE);
+        expect(same(fast, a.r.stdout)).toBe(same(engine, b.r.stdout));
+        expect(await files(fast, path.join(fast.cwd, ".xcsh"))).toEqual(await files(engine, path.join(engine.cwd, ".xcsh")));
+      }, LONG);
+
+      for (const tracked of [".xcsh/plugins/installed_plugins.json", ".xcsh/plugin-overrides.json"]) {
+        it(`${tracked} tracked: the engine's ETEAM_GENERATED_TRACKED naming it, nothing written`, async () => {
+          const w = await inRepo([tracked]);
+          const before = await files(w);
+          const error = refusal(handedOver(await logged(w, ["--json", "install", "--frozen", "--yes", "--offline"], seed)));
+          expect(error.code).toBe("ETEAM_GENERATED_TRACKED");
+          expect(error.file).toBe(path.join(w.cwd, tracked));
+          expect(await files(w)).toEqual(before);
+        }, LONG);
+      }
+    });
 
     it("a seed that disagrees with the lock: the engine's ESEED_LOCK_MISMATCH; no lock at all: --offline is EOFFLINE", async () => {
       const w = await machine();
