@@ -7,7 +7,7 @@ import path from "node:path";
 import { readTextBounded } from "../../core/bounded-read.js";
 import type { Command } from "commander";
 import { XcshToolsError } from "../../core/errors.js";
-import { resolveUserPath } from "../../core/paths.js";
+import { resolveUserPath, xcshPaths } from "../../core/paths.js";
 import { npmClient, planAndApply, reportPlanned } from "../plugin-command.js";
 import type { CommandModule } from "../context.js";
 
@@ -37,9 +37,11 @@ export const register: CommandModule["register"] = (program, getContext) => {
       const link = { name: checked.value.pkg.name, version: checked.value.pkg.version, target: abs, scripts: declaredScripts(pkg), manifest: checked.value.manifest };
       const { planLink } = await import("../../plugins/plan.js");
       const dryRun = Boolean(flags.dryRun);
+      // A folder `link` checked before and unchanged since imports nothing: no checker to warm up.
+      const { linkRecorded } = await import("../../boot/prevalidated.js");
       const result = await planAndApply(ctx, {
         title: `Linking ${link.name} → ${abs}`,
-        validates: true,
+        validates: !dryRun && !(await linkRecorded(abs, xcshPaths(ctx.roots).bootModules)),
         label: `link ${abs}`,
         client: await npmClient(ctx),
         dryRun,
