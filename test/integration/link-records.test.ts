@@ -126,7 +126,7 @@ describe("a changed folder is checked again", () => {
   }, 120_000);
 
   it("a record the refresh made by its own import (not link's fenced check) is not reused by a later link", async () => {
-    await pluginFolder();
+    await linkedOnceThenUnlinked();
     await cli(["link", folder()]);
     expect(await imports()).toBe(1);
     // Edited while linked: the next refresh (any change, here `disable` then `enable`) imports it in its own child.
