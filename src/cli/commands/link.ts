@@ -45,6 +45,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
         label: `link ${abs}`,
         client: await npmClient(ctx),
         dryRun,
+        planUnderLockOnly: true,
         planFor: (inventory) => planLink(inventory, link),
       });
       // Tool names the new plugins share with built-ins or other tools: said now, not at a session.

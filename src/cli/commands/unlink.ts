@@ -22,6 +22,7 @@ export const register: CommandModule["register"] = (program, getContext) => {
         label: `unlink ${name}`,
         client: await npmClient(ctx),
         dryRun,
+        planUnderLockOnly: true,
         planFor: (inventory) => planUnlink(inventory, name),
       });
       if (!(await reportPlanned(ctx, result, dryRun))) return;
