@@ -12,9 +12,10 @@
  * and the target's own entry from its normalized package.json.
  *
  * Exact only when arborist would do nothing more, so anything else takes the general path:
- *   - link: a new link (no plugin of that name yet), to a folder that declares no dependencies of
- *     any kind (arborist installs a top-level link target's dependencies, dev ones included, into
- *     the folder) and has no node_modules (arborist would lock or prune what is there), no `bin`,
+ *   - link: a new link (no plugin of that name yet), to a folder that declares no dependencies
+ *     arborist may install into it (`dependencies`, optional, bundled; dev and peer ones, what a
+ *     scaffolded plugin declares, as plain ranges: arborist only writes those down for a link's
+ *     target) and has no node_modules (arborist would lock or prune what is there), no `bin`,
  *     `directories`, `workspaces` or bundled dependencies (bin links, globbing), and no entry of
  *     its own in the lockfile yet;
  *   - unlink: a link that replaced nothing, whose lockfile entries are exactly the two above;
@@ -137,8 +138,10 @@ function relpath(from: string, to: string): string {
 }
 
 const DEPENDENCY_FIELDS = ["dependencies", "optionalDependencies", "peerDependencies", "bundleDependencies", "bundledDependencies"] as const;
+/** The dependencies arborist may install for a link's target (or bundles it handles): such a link is arborist's. */
+const INSTALLED_FIELDS = ["dependencies", "optionalDependencies", "bundleDependencies", "bundledDependencies"] as const;
 /** Fields that make arborist do more than lock the folder (bin links, workspaces) or that we do not reproduce. */
-const UNHANDLED_FIELDS = ["bin", "directories", "workspaces", "acceptDependencies", "peerDependenciesMeta"] as const;
+const UNHANDLED_FIELDS = ["bin", "directories", "workspaces", "acceptDependencies"] as const;
 
 /** A non-empty value as arborist's `metaFieldFromPkg` keeps it (empty objects and falsy values dropped). */
 function kept(value: unknown): boolean {
@@ -158,10 +161,13 @@ function nameFromFolder(dir: string): string {
  * made `{url}`), or undefined when the folder is not one we write by hand (see the header).
  */
 export async function linkTargetEntry(dir: string, name: string, pkg: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
-  if (DEPENDENCY_FIELDS.some((field) => pkg[field] !== undefined && kept(pkg[field]))) return undefined;
+  if (INSTALLED_FIELDS.some((field) => pkg[field] !== undefined && kept(pkg[field]))) return undefined;
   if (UNHANDLED_FIELDS.some((field) => pkg[field] !== undefined)) return undefined;
-  if (isRecord(pkg.devDependencies) && Object.keys(pkg.devDependencies).length > 0) return undefined;
-  if (pkg.devDependencies !== undefined && !isRecord(pkg.devDependencies)) return undefined;
+  // Dev and peer dependencies, as a scaffolded plugin declares them: arborist only writes them down
+  // for a link's target (it installs neither there); plain ranges, non-empty where written.
+  if (pkg.devDependencies !== undefined && !isRangeMap(pkg.devDependencies, true)) return undefined;
+  if (pkg.peerDependencies !== undefined && !isRangeMap(pkg.peerDependencies, false)) return undefined;
+  if (pkg.peerDependenciesMeta !== undefined && !isPeerMeta(pkg.peerDependenciesMeta, pkg.peerDependencies)) return undefined;
   if (typeof pkg.version !== "string" || semver.valid(pkg.version) !== pkg.version) return undefined;
   for (const other of ["node_modules", "npm-shrinkwrap.json", "binding.gyp"]) {
     if (await lstat(path.join(dir, other)).then(() => true, () => false)) return undefined;
@@ -179,7 +185,22 @@ export async function linkTargetEntry(dir: string, name: string, pkg: Record<str
   if (kept(pkg.deprecated)) entry.deprecated = pkg.deprecated;
   // A top node's devDependencies are written even when empty (metaFromNode: `node.isTop && …`).
   if (isRecord(pkg.devDependencies)) entry.devDependencies = pkg.devDependencies;
+  if (pkg.peerDependencies !== undefined) entry.peerDependencies = pkg.peerDependencies;
+  if (pkg.peerDependenciesMeta !== undefined) entry.peerDependenciesMeta = pkg.peerDependenciesMeta;
   return entry;
+}
+
+/** Names to semver ranges (`emptyOk`: `{}` too), as written by hand; anything else (a URL, a tag, a link) is arborist's. */
+function isRangeMap(value: unknown, emptyOk: boolean): boolean {
+  if (!isRecord(value)) return false;
+  const entries = Object.entries(value);
+  return (emptyOk || entries.length > 0) && entries.every(([dep, spec]) => dep !== "" && typeof spec === "string" && spec !== "" && semver.validRange(spec) !== null);
+}
+
+/** `{name: {optional: true|false}}` for declared peers only, non-empty. */
+function isPeerMeta(value: unknown, peers: unknown): boolean {
+  if (!isRecord(value) || !isRecord(peers) || Object.keys(value).length === 0) return false;
+  return Object.entries(value).every(([dep, meta]) => peers[dep] !== undefined && isRecord(meta) && Object.keys(meta).length === 1 && typeof meta.optional === "boolean");
 }
 
 /** The dependencies in the order arborist saves them (sorted, as @npmcli/package-json does). */
