@@ -98,7 +98,8 @@ const MAX_LINKED_ENTRIES = 5000;
  * a scope's): npm's install, uninstall or update of any package changes them (and its
  * `.package-lock.json`), while hashing each package's files would cost more than the child.
  * A hand edit deep inside a dependency's folder is not seen (docs/security.md says so).
- * Undefined when the folder cannot be read or has more than MAX_LINKED_ENTRIES entries.
+ * Undefined (checked in the child every time) when the folder cannot be read, has more than
+ * MAX_LINKED_ENTRIES entries, or a symlink outside `node_modules`.
  */
 export async function linkedFolderSignature(folder: string): Promise<string | undefined> {
   const { createHash } = await import("node:crypto");
@@ -112,6 +113,8 @@ export async function linkedFolderSignature(folder: string): Promise<string | un
   const walk = (dir: string, rel: string, inNodeModules: boolean, depth: number): boolean => {
     for (const entry of list(dir)) {
       if (entry.name === ".git") continue;
+      // A link in the folder's own files may lead to files whose edits its stat never shows: no signature.
+      if (entry.isSymbolicLink() && !inNodeModules) return false;
       const full = path.join(dir, entry.name);
       const at = `${rel}/${entry.name}`;
       if (!add(at, full)) return false;

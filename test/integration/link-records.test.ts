@@ -8,7 +8,7 @@
  * Imports are counted by the tool module itself (a line appended to a file outside the home at
  * each import). Built CLI, temp HOME, no registry.
  */
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildDist } from "../helpers/build-dist.js";
@@ -123,6 +123,21 @@ describe("a changed folder is checked again", () => {
     await w.write(path.join(folder(), "node_modules", "stray", "package.json"), { name: "stray", version: "1.0.0" });
     await cli(["link", folder()]);
     expect(await imports()).toBe(4);
+  }, 120_000);
+
+  it("a folder with a symlink among its own files (its target's edits would not show): imported at every link", async () => {
+    await pluginFolder();
+    const shared = path.join(w.root, "shared");
+    await mkdir(shared, { recursive: true });
+    await writeFile(path.join(shared, "helper.js"), `export const description = "from a linked folder";\n`);
+    await rm(helper());
+    await symlink(path.join(shared, "helper.js"), helper());
+    await cli(["link", folder()]);
+    await cli(["unlink", NAME]);
+    await writeFile(path.join(shared, "helper.js"), `export const description = "edited where the link leads";\n`);
+    await cli(["link", folder()]);
+    expect(await imports()).toBe(2);
+    expect(await described()).toBe("edited where the link leads");
   }, 120_000);
 
   it("a record the refresh made by its own import (not link's fenced check) is not reused by a later link", async () => {
