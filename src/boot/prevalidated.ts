@@ -44,11 +44,11 @@ function keyOf(file: string, sha: string): string | undefined {
 /**
  * Keep the successful outcomes of a validation run (staging paths are fine): the JavaScript ones
  * to be recalled, and for the modules of a linked folder (`linked`: module file → the folder's
- * signature before the import, see `linkedFolderSignature`) that signature, by the module's real
- * path: the refresh after `link` recalls them there (the link's own paths name no node_modules)
- * and marks their records as `link` checked them.
+ * signature before the import, see `linkedFolderSignature`, or undefined when it has none) by the
+ * module's real path: the refresh after `link` recalls them there (the link's own paths name no
+ * node_modules) and, with a signature, marks their records as `link` checked them.
  */
-export async function rememberValidated(outcomes: readonly ModuleOutcome[], linked?: ReadonlyMap<string, string>): Promise<void> {
+export async function rememberValidated(outcomes: readonly ModuleOutcome[], linked?: ReadonlyMap<string, string | undefined>): Promise<void> {
   await Promise.all(
     outcomes.map(async (outcome) => {
       const signature = linked?.get(outcome.file);
@@ -56,9 +56,9 @@ export async function rememberValidated(outcomes: readonly ModuleOutcome[], link
       if (outcome.failure || (!javascript && signature === undefined)) return;
       const sha = await hashFile(outcome.file);
       if (sha === undefined) return;
-      if (signature !== undefined) {
+      if (linked?.has(outcome.file)) {
         const real = `${sha}\0${locateModule(path.resolve(outcome.file), new Map()).key}`;
-        linkedSignatures.set(real, signature);
+        if (signature !== undefined) linkedSignatures.set(real, signature);
         if (javascript) rememberedLinked.set(real, outcome);
       }
       const key = keyOf(outcome.file, sha);

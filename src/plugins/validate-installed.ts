@@ -52,11 +52,12 @@ export async function validatePlugins(plugins: readonly { name: string; dir: str
   );
   const files = runs.flatMap(({ run }) => run.modules.map((m) => m.file));
   // A linked folder's signature, taken before anything imports from it (prevalidated.ts).
-  const signatures = new Map<string, string>();
+  // (undefined: a linked folder without one; the refresh still recalls its outcomes, no later link reuses them).
+  const signatures = new Map<string, string | undefined>();
   for (const { plugin, run } of runs) {
     const folder = options.linked?.folders.get(plugin.name);
     const signature = folder === undefined || run.modules.length === 0 ? undefined : await linkedFolderSignature(folder);
-    if (signature !== undefined) for (const m of run.modules) signatures.set(m.file, signature);
+    if (folder !== undefined) for (const m of run.modules) signatures.set(m.file, signature);
   }
   const recorded = files.map((file) => {
     const signature = signatures.get(file);
