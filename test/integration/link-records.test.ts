@@ -70,6 +70,13 @@ async function linkedOnceThenUnlinked(): Promise<number> {
   return first;
 }
 
+/** Link the folder again: the imports counted by then, and the description the index gives its tool. */
+async function linkedAgainShows(importsBy: number, description: string): Promise<void> {
+  await cli(["link", folder()]);
+  expect(await imports()).toBe(importsBy);
+  expect(await described()).toBe(description);
+}
+
 describe("link after unlink of the same folder imports nothing", () => {
   it("the first link imports the tool once (its check, recalled by the refresh), a link of the unchanged folder again not at all", async () => {
     expect(await linkedOnceThenUnlinked()).toBe(1);
@@ -97,9 +104,7 @@ describe("a changed folder is checked again", () => {
   it("a file the entry imports changed (the entry's own bytes are the same): imported again, the new description indexed", async () => {
     await linkedOnceThenUnlinked();
     await writeFile(helper(), `export const description = "second, longer";\n`);
-    await cli(["link", folder()]);
-    expect(await imports()).toBe(2);
-    expect(await described()).toBe("second, longer");
+    await linkedAgainShows(2, "second, longer");
   }, 120_000);
 
   it("a file the entry imports now throws: refused with EVALIDATE", async () => {
@@ -135,9 +140,7 @@ describe("a changed folder is checked again", () => {
     await cli(["link", folder()]);
     await cli(["unlink", NAME]);
     await writeFile(path.join(shared, "helper.js"), `export const description = "edited where the link leads";\n`);
-    await cli(["link", folder()]);
-    expect(await imports()).toBe(2);
-    expect(await described()).toBe("edited where the link leads");
+    await linkedAgainShows(2, "edited where the link leads");
   }, 120_000);
 
   it("a record the refresh made by its own import (not link's fenced check) is not reused by a later link", async () => {
