@@ -74,6 +74,12 @@ export interface ModuleRecord {
   tools: ToolRecord[];
   /** Validated as a module of a plugin that declares `staticTools` (docs/lazy-tools.md). */
   static?: true;
+  /**
+   * A linked folder's module that `link` validated (bare imports fenced to the folder) while the
+   * folder had this signature (prevalidated.ts `linkedFolderSignature`): a later `link` of the
+   * same folder, still with this signature, reuses the record instead of importing it again.
+   */
+  linked?: string;
 }
 
 /** One tool entry's records, by the runtime each was made under. */
@@ -238,8 +244,9 @@ const moduleRecord = tested(
     Array.isArray(v.tools) &&
     v.tools.every(isToolRecord) &&
     isOptionalString(v.sha) &&
+    isOptionalString(v.linked) &&
     (v.failure === undefined || (isObject(v.failure) && isString(v.failure.code) && isString(v.failure.message))),
-  object({ file: "string", sig: "string", runtime: "string", tools: arrayOf(toolRecord) }, { sha: "string", failure: object({ code: "string", message: "string" }) }),
+  object({ file: "string", sig: "string", runtime: "string", tools: arrayOf(toolRecord) }, { sha: "string", linked: "string", failure: object({ code: "string", message: "string" }) }),
 );
 const viewsFileShape = object({ version: "number", generator: "string", writtenAt: "string", views: arrayOf(view) });
 const modulesFileShape = object({ version: "number", generator: "string", writtenAt: "string", modules: recordOf(recordOf(moduleRecord)) });

@@ -109,8 +109,8 @@ export async function validateMissing(world: World, cwd: string, modules: Prepar
   const fingerprints = await captureFingerprints(list.map((m) => ({ path: m.file, hash: true })));
   const shaOf = (file: string) => fingerprints.find((f) => f.path === file)?.sha;
   // Bytes this process validated moments ago in an install's staging copy need no second child.
-  const { recallValidated } = await prevalidated();
-  const known = list.map((m) => recallValidated(m.file, shaOf(m.file)));
+  const { recallValidated, linkedSignatureOf } = await prevalidated();
+  const known = list.map((m) => recallValidated(m.file, shaOf(m.file), m.key));
   const toCheck = list.filter((_, i) => known[i] === undefined);
   let checked: ModuleOutcome[] = [];
   if (toCheck.length > 0) {
@@ -146,6 +146,9 @@ export async function validateMissing(world: World, cwd: string, modules: Prepar
       // Checked as a `staticTools` module (a tool without `lazy` had a problem and loads eagerly).
       ...(module.entry.source?.staticTools === true && outcome.tools.every((tool) => tool.lazy || tool.staticProblem) ? { static: true as const } : {}),
     };
+    // The same bytes passed `link`'s fenced check in this process: a later link may reuse the record.
+    const linked = outcome.failure ? undefined : linkedSignatureOf(module.key, fingerprint.sha);
+    if (linked !== undefined) record.linked = linked;
     // Records made with a stand-in for the host's exports (`--pi`), or that failed for want of
     // any (`EHOST_EXPORTS`: the host package may be installed later), answer this call only.
     if (piModule === undefined && outcome.failure?.code !== "EHOST_EXPORTS") keepRecord(index, module.key, record);

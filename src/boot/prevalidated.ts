@@ -18,11 +18,13 @@
  * entry JavaScript, and the record answers only for bytes whose sha256 is the recorded one (an
  * edited file is imported in the child as any new file).
  */
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { locateModule } from "../host/module-key.js";
 import type { ModuleOutcome } from "../validate/module-check.js";
-import { hashFile } from "./fingerprint.js";
-import type { ToolRecord } from "./format.js";
-import { runtimeName } from "./world.js";
+import { currentSignature, hashFile, signatureOf } from "./fingerprint.js";
+import { readModuleRecords, type BootIndex, type ToolRecord } from "./format.js";
+import { bootIndexGenerator, runtimeName } from "./world.js";
 
 const remembered = new Map<string, ModuleOutcome>();
 
@@ -39,23 +41,131 @@ function keyOf(file: string, sha: string): string | undefined {
   return place === undefined || !JAVASCRIPT.has(path.extname(file)) ? undefined : `${sha}\0${place}`;
 }
 
-/** Keep the successful JavaScript outcomes of a validation run (staging paths are fine). */
-export async function rememberValidated(outcomes: readonly ModuleOutcome[]): Promise<void> {
+/**
+ * Keep the successful outcomes of a validation run (staging paths are fine): the JavaScript ones
+ * to be recalled, and for the modules of a linked folder (`linked`: module file → the folder's
+ * signature before the import, see `linkedFolderSignature`, or undefined when it has none) by the
+ * module's real path: the refresh after `link` recalls them there (the link's own paths name no
+ * node_modules) and, with a signature, marks their records as `link` checked them.
+ */
+export async function rememberValidated(outcomes: readonly ModuleOutcome[], linked?: ReadonlyMap<string, string | undefined>): Promise<void> {
   await Promise.all(
     outcomes.map(async (outcome) => {
-      if (outcome.failure || !JAVASCRIPT.has(path.extname(outcome.file))) return;
+      const signature = linked?.get(outcome.file);
+      const javascript = JAVASCRIPT.has(path.extname(outcome.file));
+      if (outcome.failure || (!javascript && signature === undefined)) return;
       const sha = await hashFile(outcome.file);
-      const key = sha === undefined ? undefined : keyOf(outcome.file, sha);
-      if (key !== undefined) remembered.set(key, outcome);
+      if (sha === undefined) return;
+      if (linked?.has(outcome.file)) {
+        const real = `${sha}\0${locateModule(path.resolve(outcome.file), new Map()).key}`;
+        if (signature !== undefined) linkedSignatures.set(real, signature);
+        if (javascript) rememberedLinked.set(real, outcome);
+      }
+      const key = keyOf(outcome.file, sha);
+      if (key !== undefined && javascript) remembered.set(key, outcome);
     }),
   );
 }
 
-/** The outcome validated earlier for these bytes at this place, re-addressed to `file`. */
-export function recallValidated(file: string, sha: string | undefined): ModuleOutcome | undefined {
+/**
+ * The outcome validated earlier for these bytes at this place, re-addressed to `file`; `realKey`
+ * (the module's real path, its record key) also finds a linked folder's module validated at its
+ * own path by `link`.
+ */
+export function recallValidated(file: string, sha: string | undefined, realKey?: string): ModuleOutcome | undefined {
   const key = sha === undefined ? undefined : keyOf(file, sha);
-  const outcome = key === undefined ? undefined : remembered.get(key);
+  const outcome = (key === undefined ? undefined : remembered.get(key)) ?? (sha !== undefined && realKey !== undefined && JAVASCRIPT.has(path.extname(file)) ? rememberedLinked.get(`${sha}\0${realKey}`) : undefined);
   return outcome ? { ...outcome, file } : undefined;
+}
+
+/** The linked folder's signature under which `link` validated these bytes (`realKey`: the module's real path), if it did in this process. */
+export function linkedSignatureOf(realKey: string, sha: string | undefined): string | undefined {
+  return sha === undefined ? undefined : linkedSignatures.get(`${sha}\0${realKey}`);
+}
+
+const rememberedLinked = new Map<string, ModuleOutcome>();
+const linkedSignatures = new Map<string, string>();
+
+/** Entries a linked folder's signature takes at most: a bigger folder is checked in the child every time. */
+const MAX_LINKED_ENTRIES = 5000;
+
+/**
+ * One signature of everything a linked folder's tools may import from it, taken before `link`
+ * imports them and kept in their records (`ModuleRecord.linked`): a later `link` of the same
+ * folder reuses the records only while it is still the same (issue 44: the author's loop, link,
+ * unlink, link, starts no child then). The stat signature (`type:size:mtimeMs:ino`) of every
+ * entry below the folder's real path but `.git`; of a `node_modules`, only its own entries (and
+ * a scope's): npm's install, uninstall or update of any package changes them (and its
+ * `.package-lock.json`), while hashing each package's files would cost more than the child.
+ * A hand edit deep inside a dependency's folder is not seen (docs/security.md says so).
+ * Undefined (checked in the child every time) when the folder cannot be read, has more than
+ * MAX_LINKED_ENTRIES entries, or a symlink outside `node_modules`.
+ */
+export async function linkedFolderSignature(folder: string): Promise<string | undefined> {
+  const { createHash } = await import("node:crypto");
+  const hash = createHash("sha256");
+  let count = 0;
+  const add = (rel: string, full: string) => {
+    hash.update(`${rel}\0${signatureOf(lstatSync(full, { throwIfNoEntry: false }))}\n`);
+    return ++count <= MAX_LINKED_ENTRIES;
+  };
+  const list = (dir: string) => readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const walk = (dir: string, rel: string, inNodeModules: boolean, depth: number): boolean => {
+    for (const entry of list(dir)) {
+      if (entry.name === ".git") continue;
+      // A link in the folder's own files may lead to files whose edits its stat never shows: no signature.
+      if (entry.isSymbolicLink() && !inNodeModules) return false;
+      const full = path.join(dir, entry.name);
+      const at = `${rel}/${entry.name}`;
+      if (!add(at, full)) return false;
+      if (!entry.isDirectory()) continue;
+      // Below node_modules: its entries, and a scope's (depth 1); never a package's own files.
+      if (inNodeModules ? depth === 0 && entry.name.startsWith("@") && !walk(full, at, true, 1) : !walk(full, at, entry.name === "node_modules", 0)) return false;
+    }
+    return true;
+  };
+  try {
+    const root = realpathSync.native(folder);
+    return add("", root) && walk(root, "", false, 0) ? hash.digest("hex") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let recordsRead: { file: string; modules: BootIndex["modules"] } | undefined;
+
+/**
+ * What `link` validated before for `file`, a module of a linked folder whose signature is
+ * `signature` now: this runtime's record in the boot index (`bootModules`) made under that same
+ * signature, a success, for the entry's bytes as they are. Undefined otherwise (the child imports it).
+ */
+export function recordedLinkedOutcome(bootModules: string, file: string, signature: string): ModuleOutcome | undefined {
+  if (recordsRead?.file !== bootModules) recordsRead = { file: bootModules, modules: readRecordsOrNone(bootModules) };
+  const key = locateModule(path.resolve(file), new Map()).key;
+  const record = recordsRead.modules[key]?.[runtimeName()];
+  if (!record || record.linked !== signature || record.failure || currentSignature(key) !== record.sig) return undefined;
+  // Only a record's fields are read back from an outcome (tool-checks.ts, module-records.ts).
+  return { file, tools: record.tools as ModuleOutcome["tools"] };
+}
+
+/**
+ * Whether the boot index (`bootModules`) holds records `link` made of `folder` as it is now: a
+ * link that will likely start no child, so none is warmed up for it (`recordedLinkedOutcome`
+ * decides, module by module).
+ */
+export async function linkRecorded(folder: string, bootModules: string): Promise<boolean> {
+  const signature = await linkedFolderSignature(folder);
+  if (signature === undefined) return false;
+  if (recordsRead?.file !== bootModules) recordsRead = { file: bootModules, modules: readRecordsOrNone(bootModules) };
+  return Object.values(recordsRead.modules).some((records) => records[runtimeName()]?.linked === signature);
+}
+
+function readRecordsOrNone(file: string): BootIndex["modules"] {
+  try {
+    return readModuleRecords(file, bootIndexGenerator()).modules;
+  } catch {
+    return {};
+  }
 }
 
 /** A validated outcome as a seed records it: its place (`<package>/<path in it>`), its bytes' sha256, the runtime that validated it. */

@@ -6,6 +6,7 @@
 import path from "node:path";
 import { sameKey, type BootIndex, type BootView, type ViewKey } from "./format.js";
 import { isPathInside } from "../core/contain.js";
+import { currentSignature } from "./fingerprint.js";
 import { prepareModules, validRecords, validateMissing, type PreparedEntry } from "./module-records.js";
 import type { PreparedModule } from "./simulate.js";
 import type { ModuleOutcome } from "../validate/module-check.js";
@@ -67,6 +68,7 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   fresh.views = views;
   const prepared: PreparedEntry[] = [];
   for (const view of views) prepared.push(...(await prepareModules(view, index, true)));
+  await dropOutdatedLinked(prepared);
   // Every runtime's records of unchanged bytes stay: a refresh under Node keeps what Bun found.
   for (const module of prepared) if (Object.keys(module.records).length > 0) fresh.modules[module.key] = { ...fresh.modules[module.key], ...module.records };
   await keepIdleRecords(world, index, fresh);
@@ -105,18 +107,47 @@ export async function recordModules(options: BootIndexOptions & { cwd: string; s
 }
 
 /**
+ * A record `link` made of a folder as it was (`linked`), whose folder this process's `link` just
+ * checked as it is now under another signature: the entry's bytes are the same, yet a file it
+ * imports may not be (the record would say the old tools). Dropped, so that the new check's
+ * outcome is recorded instead (recalled: no second import of a JavaScript entry).
+ */
+async function dropOutdatedLinked(prepared: PreparedEntry[]): Promise<void> {
+  if (!prepared.some((module) => module.record?.linked !== undefined)) return;
+  const { linkedSignatureOf } = await prevalidated();
+  for (const module of prepared) {
+    const now = module.record?.linked === undefined ? undefined : linkedSignatureOf(module.key, module.record.sha);
+    if (now === undefined || now === module.record!.linked) continue;
+    module.record = undefined;
+    module.records = {};
+  }
+}
+
+/**
  * Keep the records of installed plugins' modules that no view takes now (a disabled plugin, a
  * feature turned off) while their bytes are unchanged: turning them on again then needs no
  * validation child (issue 44). Only files inside the plugins folder: they go with the plugin
  * (a removed or changed file drops its record in `validRecords`), so the file cannot grow
  * with modules nobody will take again.
+ *
+ * An unlinked folder's records (`linked`: made by `link`'s check) stay too, checked at their
+ * real path (the link itself is gone), so that linking the folder again imports nothing while
+ * it is unchanged (`recordedLinkedOutcome`). At most MAX_IDLE_LINKED of them: a folder linked
+ * once long ago must not make the file grow for ever.
  */
 async function keepIdleRecords(world: World, index: BootIndex, fresh: BootIndex): Promise<void> {
+  let linked = 0;
   for (const [key, stored] of Object.entries(index.modules)) {
     if (fresh.modules[key] !== undefined) continue;
     const file = Object.values(stored)[0]?.file;
     if (file === undefined || !isPathInside(file, world.paths.pluginsNodeModules)) continue;
     const records = await validRecords(file, stored, undefined);
     if (Object.keys(records).length > 0) fresh.modules[key] = records;
+    else if (linked < MAX_IDLE_LINKED && !isPathInside(key, world.paths.plugins)) {
+      const sig = currentSignature(key);
+      const kept = Object.entries(stored).filter(([, record]) => record.linked !== undefined && record.sig === sig);
+      if (kept.length > 0) (fresh.modules[key] = Object.fromEntries(kept)), linked++;
+    }
   }
 }
+const MAX_IDLE_LINKED = 200;

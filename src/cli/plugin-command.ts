@@ -145,6 +145,13 @@ export async function planAndApply(
      * accepts); absent: nobody is asked (link: the user's own folder).
      */
     consent?: { yes?: boolean };
+    /**
+     * Not a dry run: plan only under the lock, where the applier plans again from the state it
+     * reads there anyway (`link`, `unlink`: reading the state and every plugin's package.json a
+     * first time, outside the lock, was most of what `unlink` cost beyond `disable`). A plan that
+     * fails then fails inside the transaction, which leaves nothing behind (runMutation).
+     */
+    planUnderLockOnly?: boolean;
   },
 ): Promise<{ plan: Plan; applied: ApplyResult | undefined }> {
   if (options.validates && !options.dryRun) {
@@ -153,16 +160,18 @@ export async function planAndApply(
     (await import("../validate/module-check.js")).warmUpChecker({ cwd: ctx.cwd });
   }
   const { mutationWorld } = await import("./plugin-world.js");
-  const { readStateForQuery } = await import("../plugins/mutation.js");
-  const { loadInventory } = await import("../plugins/inventory.js");
   const world = await mutationWorld(ctx);
   const settings = (await ctx.settings()).settings;
   const consent = options.consent;
   return withProgress(ctx, options.title, async (progress, control) => {
-    const inventory = await loadInventory(await readStateForQuery(world));
-    await options.prepare?.(progress, inventory);
-    const plan = options.planFor(inventory);
-    if (options.dryRun) return { plan, applied: undefined };
+    if (!(options.planUnderLockOnly && !options.dryRun && !options.prepare)) {
+      const { readStateForQuery } = await import("../plugins/mutation.js");
+      const { loadInventory } = await import("../plugins/inventory.js");
+      const inventory = await loadInventory(await readStateForQuery(world));
+      await options.prepare?.(progress, inventory);
+      const plan = options.planFor(inventory);
+      if (options.dryRun) return { plan, applied: undefined };
+    }
     const { applyPlan } = await import("../plugins/apply.js");
     const applied = await applyPlan(world, options.label, {
       client: options.client,

@@ -64,6 +64,7 @@ import {
   withoutRuntimePlugin,
   type InstallRecord,
   type InstallRecordEntry,
+  type PluginsPaths,
   type PluginsState,
   type StateFiles,
 } from "./state.js";
@@ -179,7 +180,7 @@ function runtimeOnly(plan: Plan, before: StateFiles, inventory: InstalledPlugin[
 async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin[], before: StateFiles, options: ApplyOptions): Promise<ApplyResult> {
   const progress = options.progress ?? (() => undefined);
   const scratch = path.join(m.tx.dir, "validate-home");
-  await warmUpChecker(plan, options, scratch);
+  await warmUpChecker(plan, options, scratch, m.paths);
   // A link or unlink whose files are known exactly skips npm's installer (direct-edit.ts says why
   // and when); install scripts to run after consent need arborist's tree, so they never take it.
   if (!options.pinned && !options.client.allowScripts) {
@@ -248,9 +249,19 @@ async function stageDirectEdit(m: Mutation, plan: Plan, inventory: InstalledPlug
  * TypeBox it hands to tools, and for the validation roots the module map) overlaps copying,
  * fetching and extracting instead of following them.
  */
-async function warmUpChecker(plan: Plan, options: ApplyOptions, scratch: string): Promise<void> {
-  if (!plan.actions.some(needsValidation)) return;
+async function warmUpChecker(plan: Plan, options: ApplyOptions, scratch: string, paths: PluginsPaths): Promise<void> {
+  const validated = plan.actions.filter(needsValidation);
+  if (validated.length === 0) return;
+  // Links of folders `link` checked before, unchanged: their records answer, no child (validate-installed.ts decides).
+  if (validated.every((action) => action.apply.kind === "link") && (await recordsAnswerLinks(validated, paths))) return;
   (await import("../validate/module-check.js")).warmUpChecker({ cwd: options.cwd, ...validationRoots(options, scratch) });
+}
+
+/** Whether each linked folder of `actions` is, as it is now, one the boot index holds `link`'s records of (a guess for the warm-up only). */
+async function recordsAnswerLinks(actions: readonly PlanAction[], paths: PluginsPaths): Promise<boolean> {
+  const { linkRecorded } = await import("../boot/prevalidated.js");
+  for (const action of actions) if (action.apply.kind !== "link" || !(await linkRecorded(action.apply.target, paths.bootModules))) return false;
+  return true;
 }
 
 /** The specs arborist adds and the names it removes, and dependencies to restore exactly after it saves. */
@@ -398,6 +409,7 @@ async function validateArrived(m: Mutation, plan: Plan, arrived: Map<string, Arr
     // Packages resolve in the staged plugins folder (and a linked folder, which keeps its own
     // node_modules), never in the folders above them.
     confineTo: [how.root, ...plan.actions.flatMap((action) => (action.apply.kind === "link" ? [action.apply.target] : []))],
+    linked: { folders: new Map(plan.actions.flatMap((action) => (action.apply.kind === "link" ? [[action.name, action.apply.target] as const] : []))), bootModules: m.paths.bootModules },
     ...(options.builtins ? { builtins: options.builtins } : {}),
     ...(options.moduleTimeoutMs ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
   });

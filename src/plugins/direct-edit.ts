@@ -12,9 +12,10 @@
  * and the target's own entry from its normalized package.json.
  *
  * Exact only when arborist would do nothing more, so anything else takes the general path:
- *   - link: a new link (no plugin of that name yet), to a folder that declares no dependencies of
- *     any kind (arborist installs a top-level link target's dependencies, dev ones included, into
- *     the folder) and has no node_modules (arborist would lock or prune what is there), no `bin`,
+ *   - link: a new link (no plugin of that name yet), to a folder that declares no dependencies
+ *     arborist may install into it (`dependencies`, optional, bundled; dev and peer ones, what a
+ *     scaffolded plugin declares, as plain ranges: arborist only writes those down for a link's
+ *     target) and has no node_modules (arborist would lock or prune what is there), no `bin`,
  *     `directories`, `workspaces` or bundled dependencies (bin links, globbing), and no entry of
  *     its own in the lockfile yet;
  *   - unlink: a link that replaced nothing, whose lockfile entries are exactly the two above;
@@ -27,7 +28,6 @@
  */
 import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
-import stringify from "json-stringify-nice";
 import semver from "semver";
 import { isRecord } from "../manifest/result.js";
 import type { Plan, PlanAction } from "./plan.js";
@@ -35,10 +35,71 @@ import type { PluginsPaths, PluginsState } from "./state.js";
 
 /** The key order arborist's lockfile serializer puts first (lib/shrinkwrap.js `swKeyOrder`). */
 const LOCK_KEY_ORDER = ["name", "version", "lockfileVersion", "resolved", "integrity", "requires", "packages", "dependencies"];
+const LOCK_KEY_RANK = new Map(LOCK_KEY_ORDER.map((key, i) => [key, i]));
+/** What `a.localeCompare(b, "en")` compares with (ECMA-402: the same collator), made at first need: ICU's set-up costs ~15 ms of CPU. */
+let en: Intl.Collator | undefined;
+/** Printable ASCII in the order of the CLDR root collation that `en` uses (punctuation not ignorable; a letter's case only at the third level). */
+const ASCII_ORDER = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz";
+const PRIMARY = new Int8Array(128).fill(-1);
+for (let i = 0; i < ASCII_ORDER.length; i++) PRIMARY[ASCII_ORDER.charCodeAt(i)] = i;
+for (let c = 65; c <= 90; c++) PRIMARY[c] = PRIMARY[c + 32]!;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-/** Text of a lockfile as arborist serializes it (2-space indent, `\n`: checked on the file it replaces). */
+/**
+ * `a.localeCompare(b, "en")`, by hand for printable ASCII (every key of a lockfile arborist
+ * writes, in practice): letters, digits and punctuation by their primary weights (case folded),
+ * then the first case difference, lower before upper. Anything else asks ICU. The equality with
+ * ICU is a test (test/unit/lockfile-text.test.ts).
+ */
+export function compareEn(a: string, b: string): number {
+  if (!PRINTABLE_ASCII.test(a) || !PRINTABLE_ASCII.test(b)) return (en ??= new Intl.Collator("en")).compare(a, b);
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const diff = PRIMARY[a.charCodeAt(i)]! - PRIMARY[b.charCodeAt(i)]!;
+    if (diff !== 0) return diff < 0 ? -1 : 1;
+  }
+  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
+  for (let i = 0; i < n; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca !== cb) return ca > cb ? -1 : 1; // same letter, other case: the lower-case one (the higher code) first
+  }
+  return 0;
+}
+
+/**
+ * Text of a lockfile as arborist serializes it (json-stringify-nice with `swKeyOrder`, 2-space
+ * indent, `\n`: checked on the file it replaces). Written by hand, the same rules: every
+ * object's keys sorted, scalars and arrays before objects, the preferred keys first in their
+ * order, then the others by `localeCompare(…, "en")`; the library calls `localeCompare` (a new
+ * collator each time) in every comparison and `includes` on the key list, about 10–20 ms of
+ * CPU for each of the four texts an `unlink` makes of a 21-plugin lockfile. The equality with
+ * the library is a test (test/unit/lockfile-text.test.ts).
+ */
 export function lockfileText(lock: unknown): string {
-  return stringify(lock, LOCK_KEY_ORDER, 2);
+  return `${JSON.stringify(sortedKeys(lock, new Map()), null, 2)}\n`;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => !!value && !Array.isArray(value) && typeof value === "object";
+
+function compareKeys(a: string, b: string): number {
+  const ra = LOCK_KEY_RANK.get(a);
+  const rb = LOCK_KEY_RANK.get(b);
+  if (ra !== undefined || rb !== undefined) return ra === undefined ? 1 : rb === undefined ? -1 : ra - rb;
+  return compareEn(a, b);
+}
+
+/** `value` with every object's keys in lockfile order (a value met twice: its one sorted copy, as the library keeps it). */
+function sortedKeys(value: unknown, seen: Map<object, unknown>): unknown {
+  if (Array.isArray(value)) return value.map((item) => sortedKeys(item, seen));
+  if (!isObject(value)) return value;
+  const known = seen.get(value);
+  if (known !== undefined) return known;
+  const out: Record<string, unknown> = {};
+  seen.set(value, out);
+  const entries = Object.entries(value).sort(([ak, av], [bk, bv]) => (isObject(av) === isObject(bv) ? compareKeys(ak, bk) : isObject(av) ? 1 : -1));
+  for (const [key, item] of entries) out[key] = sortedKeys(item, seen);
+  return out;
 }
 
 /** The edits of a direct change, for the applier to validate and stage in its transaction. */
@@ -77,8 +138,10 @@ function relpath(from: string, to: string): string {
 }
 
 const DEPENDENCY_FIELDS = ["dependencies", "optionalDependencies", "peerDependencies", "bundleDependencies", "bundledDependencies"] as const;
+/** The dependencies arborist may install for a link's target (or bundles it handles): such a link is arborist's. */
+const INSTALLED_FIELDS = ["dependencies", "optionalDependencies", "bundleDependencies", "bundledDependencies"] as const;
 /** Fields that make arborist do more than lock the folder (bin links, workspaces) or that we do not reproduce. */
-const UNHANDLED_FIELDS = ["bin", "directories", "workspaces", "acceptDependencies", "peerDependenciesMeta"] as const;
+const UNHANDLED_FIELDS = ["bin", "directories", "workspaces", "acceptDependencies"] as const;
 
 /** A non-empty value as arborist's `metaFieldFromPkg` keeps it (empty objects and falsy values dropped). */
 function kept(value: unknown): boolean {
@@ -98,10 +161,13 @@ function nameFromFolder(dir: string): string {
  * made `{url}`), or undefined when the folder is not one we write by hand (see the header).
  */
 export async function linkTargetEntry(dir: string, name: string, pkg: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
-  if (DEPENDENCY_FIELDS.some((field) => pkg[field] !== undefined && kept(pkg[field]))) return undefined;
+  if (INSTALLED_FIELDS.some((field) => pkg[field] !== undefined && kept(pkg[field]))) return undefined;
   if (UNHANDLED_FIELDS.some((field) => pkg[field] !== undefined)) return undefined;
-  if (isRecord(pkg.devDependencies) && Object.keys(pkg.devDependencies).length > 0) return undefined;
-  if (pkg.devDependencies !== undefined && !isRecord(pkg.devDependencies)) return undefined;
+  // Dev and peer dependencies, as a scaffolded plugin declares them: arborist only writes them down
+  // for a link's target (it installs neither there); plain ranges, non-empty where written.
+  if (pkg.devDependencies !== undefined && !isRangeMap(pkg.devDependencies, true)) return undefined;
+  if (pkg.peerDependencies !== undefined && !isRangeMap(pkg.peerDependencies, false)) return undefined;
+  if (pkg.peerDependenciesMeta !== undefined && !isPeerMeta(pkg.peerDependenciesMeta, pkg.peerDependencies)) return undefined;
   if (typeof pkg.version !== "string" || semver.valid(pkg.version) !== pkg.version) return undefined;
   for (const other of ["node_modules", "npm-shrinkwrap.json", "binding.gyp"]) {
     if (await lstat(path.join(dir, other)).then(() => true, () => false)) return undefined;
@@ -119,12 +185,27 @@ export async function linkTargetEntry(dir: string, name: string, pkg: Record<str
   if (kept(pkg.deprecated)) entry.deprecated = pkg.deprecated;
   // A top node's devDependencies are written even when empty (metaFromNode: `node.isTop && …`).
   if (isRecord(pkg.devDependencies)) entry.devDependencies = pkg.devDependencies;
+  if (pkg.peerDependencies !== undefined) entry.peerDependencies = pkg.peerDependencies;
+  if (pkg.peerDependenciesMeta !== undefined) entry.peerDependenciesMeta = pkg.peerDependenciesMeta;
   return entry;
+}
+
+/** Names to semver ranges (`emptyOk`: `{}` too), as written by hand; anything else (a URL, a tag, a link) is arborist's. */
+function isRangeMap(value: unknown, emptyOk: boolean): boolean {
+  if (!isRecord(value)) return false;
+  const entries = Object.entries(value);
+  return (emptyOk || entries.length > 0) && entries.every(([dep, spec]) => dep !== "" && typeof spec === "string" && spec !== "" && semver.validRange(spec) !== null);
+}
+
+/** `{name: {optional: true|false}}` for declared peers only, non-empty. */
+function isPeerMeta(value: unknown, peers: unknown): boolean {
+  if (!isRecord(value) || !isRecord(peers) || Object.keys(value).length === 0) return false;
+  return Object.entries(value).every(([dep, meta]) => peers[dep] !== undefined && isRecord(meta) && Object.keys(meta).length === 1 && typeof meta.optional === "boolean");
 }
 
 /** The dependencies in the order arborist saves them (sorted, as @npmcli/package-json does). */
 function sortedDependencies(deps: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a.localeCompare(b, "en")));
+  return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => compareEn(a, b)));
 }
 
 /** Set (or, `spec` undefined, drop) `name` in the lockfile root's dependencies; false when the root is not there to edit. */

@@ -57,6 +57,8 @@ export function pluginsPaths(roots: XcshRoots) {
     record: path.join(p.ours, "installs.json"),
     /** Folders we pack into tarballs to install (`install ./folder`), kept for reinstalls. */
     packed: path.join(p.ours, "packed"),
+    /** The boot index's module records (what `link` checked before: validate-installed.ts). */
+    bootModules: p.bootModules,
   };
 }
 export type PluginsPaths = ReturnType<typeof pluginsPaths>;

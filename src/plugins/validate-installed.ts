@@ -8,7 +8,7 @@
  * per plugin (each report names its plugin); only the module import is batched. A module that
  * hangs or crashes the child is still attributed to its file by checkModules.
  */
-import { rememberValidated } from "../boot/prevalidated.js";
+import { linkedFolderSignature, recordedLinkedOutcome, rememberValidated } from "../boot/prevalidated.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
 import { checkModules } from "../validate/module-check.js";
 import { ValidateRun } from "../validate/run.js";
@@ -34,6 +34,11 @@ export interface ValidatePluginsOptions {
   moduleTimeoutMs?: number;
   /** The folders the tools' bare imports may resolve in (the staged plugins folder, linked folders). */
   confineTo: readonly string[];
+  /**
+   * Plugins linked to a folder of the user's (name → folder), and the boot index's records file:
+   * a module `link` validated before, in the same folder still unchanged, is not imported again.
+   */
+  linked?: { folders: ReadonlyMap<string, string>; bootModules: string };
 }
 
 /** Validate each `{name, dir}`; never throws for a bad plugin (see `errors`). */
@@ -46,10 +51,23 @@ export async function validatePlugins(plugins: readonly { name: string; dir: str
     }),
   );
   const files = runs.flatMap(({ run }) => run.modules.map((m) => m.file));
-  const outcomes =
-    files.length === 0
+  // A linked folder's signature, taken before anything imports from it (prevalidated.ts).
+  // (undefined: a linked folder without one; the refresh still recalls its outcomes, no later link reuses them).
+  const signatures = new Map<string, string | undefined>();
+  for (const { plugin, run } of runs) {
+    const folder = options.linked?.folders.get(plugin.name);
+    const signature = folder === undefined || run.modules.length === 0 ? undefined : await linkedFolderSignature(folder);
+    if (folder !== undefined) for (const m of run.modules) signatures.set(m.file, signature);
+  }
+  const recorded = files.map((file) => {
+    const signature = signatures.get(file);
+    return signature === undefined ? undefined : recordedLinkedOutcome(options.linked!.bootModules, file, signature);
+  });
+  const toCheck = files.filter((_, i) => recorded[i] === undefined);
+  const checked =
+    toCheck.length === 0
       ? []
-      : await checkModules(files, {
+      : await checkModules(toCheck, {
           cwd: options.cwd,
           home: options.home,
           xcshHome: options.xcshHome,
@@ -57,8 +75,9 @@ export async function validatePlugins(plugins: readonly { name: string; dir: str
           confineTo: options.confineTo,
           ...(options.moduleTimeoutMs !== undefined ? { moduleTimeoutMs: options.moduleTimeoutMs } : {}),
         });
+  const outcomes = recorded.map((outcome) => outcome ?? checked.shift()!);
   // The boot-index refresh after the commit reuses these instead of importing the files again.
-  await rememberValidated(outcomes);
+  await rememberValidated(outcomes, signatures);
   const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...(options.builtins ?? [])]);
   let offset = 0;
   return runs.map(({ plugin, run }) => {

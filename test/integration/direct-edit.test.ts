@@ -117,6 +117,9 @@ describe("link and unlink written by hand are what arborist writes", () => {
     ["a scoped name", "scoped", "@sc/scoped", {}],
     ["a name differing from the folder's", "somewhere", "x-named", {}],
     ["license object, funding, engines, os, an install script, empty devDependencies, a `_` key", "rich", "@sc/rich", { license: { type: "MIT" }, funding: "https://example.test/fund", engines: { node: ">=20" }, os: ["linux", "darwin"], scripts: { postinstall: "echo hi", test: "x" }, devDependencies: {}, _integrity: "sha512-x" }],
+    // What `xcsh-tools new` writes (templates/plugin/package.json): arborist installs neither dev nor peer dependencies for a link's target.
+    ["a scaffolded plugin: dev and peer dependencies", "scaffolded", "x-scaffolded", { description: "d", license: "MIT", keywords: ["xcsh-plugin"], files: ["tools", "features", "README.md"], scripts: { test: "vitest run && xcsh-tools validate", typecheck: "tsc -p tsconfig.json" }, peerDependencies: { "@sinclair/typebox": "^0.34.0" }, devDependencies: { "@sinclair/typebox": "^0.34.0", typescript: "^5.6.0", vitest: "^3.0.0", "xcsh-tools": "^0.1.0" } }],
+    ["optional and required peers (peerDependenciesMeta) and a dev dependency, scoped", "peermeta", "@sc/peermeta", { peerDependencies: { zzz: "^1.0.0", aaa: "*" }, peerDependenciesMeta: { zzz: { optional: true } }, devDependencies: { aaa: "^2.0.0" } }],
   ];
   for (const [what, folder, name, extra] of shapes) {
     it(`${what}: link, then unlink, without npm's installer`, async () => {
@@ -133,6 +136,8 @@ describe("link and unlink written by hand are what arborist writes", () => {
     ["bin entries", "withbin", { bin: { "with-bin": "./cli.js" } }, (dir) => w.write(path.join(dir, "cli.js"), "#!/usr/bin/env node\n")],
     ["declared dependencies (arborist installs them in the folder)", "withdeps", { dependencies: { helper: "file:./helper" } }, (dir) => w.write(path.join(dir, "helper", "package.json"), { name: "helper", version: "1.0.0" })],
     ["a node_modules in the folder", "withnm", {}, (dir) => w.write(path.join(dir, "node_modules", "stray", "package.json"), { name: "stray", version: "1.0.0" })],
+    ["a dev dependency that is not a semver range", "devurl", { devDependencies: { other: "github:someone/other" }, peerDependencies: { "@sinclair/typebox": "^0.34.0" } }, async () => undefined],
+    ["an empty peerDependencies", "emptypeer", { peerDependencies: {}, devDependencies: { a: "^1.0.0" } }, async () => undefined],
   ];
   for (const [what, folder, extra, prepare] of reified) {
     it(`${what}: npm's installer, the same files`, async () => {

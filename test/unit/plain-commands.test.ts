@@ -59,6 +59,11 @@ const PLAIN = [
   ["untrust", "/p"],
   ["untrust"],
   ["tools", "--json"],
+  ["link", "/p"],
+  ["link", "./dev/x", "--dry-run", "--json"],
+  ["--cwd", "/p", "link", "x"],
+  ["unlink", "a"],
+  ["--json", "unlink", "@s/b", "--dry-run"],
 ];
 
 const TO_COMMANDER = [
@@ -87,9 +92,17 @@ const TO_COMMANDER = [
   ["config"],
   ["trust", "a", "b"],
   ["untrust", "--list"],
+  ["link"],
+  ["link", "a", "b"],
+  ["link", "--help"],
+  ["link", "a", "--dry-run", "--dry-run"],
+  ["unlink"],
+  ["unlink", "a", "--force"],
+  ["unlink", "-a"],
+  ["unlink", "a", "--", "b"],
 ];
 
-describe("plain forms of the state commands", () => {
+describe("plain forms of the state commands, link and unlink", () => {
   it("give the flags and operands commander gives, for every argv they accept", async () => {
     for (const argv of PLAIN) {
       const plain = await plainOf(argv);

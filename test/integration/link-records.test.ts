@@ -1,0 +1,160 @@
+/**
+ * `link` reuses what it checked before (issue 44: the author's loop is link, try, unlink, edit,
+ * link): the boot index keeps the records `link` made of a linked folder's modules after `unlink`,
+ * and a later `link` of that folder imports nothing while the folder is as it was (its signature:
+ * every entry but `.git`, and node_modules' own entries). Each test here is a way that shortcut
+ * could answer for bytes it never checked: the entry changed, a file the entry imports changed, a
+ * file added, a record made by the refresh's own (unfenced) import, a record of a failure.
+ * Imports are counted by the tool module itself (a line appended to a file outside the home at
+ * each import). Built CLI, temp HOME, no registry.
+ */
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { buildDist } from "../helpers/build-dist.js";
+import { runCli } from "../helpers/run-cli.js";
+import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
+
+let w: TmpWorld;
+beforeAll(async () => {
+  await buildDist();
+}, 180_000);
+beforeEach(async () => {
+  w = await makeTmpWorld("xcsh-tools-linkrec-");
+}, 120_000);
+afterEach(async () => {
+  await w.cleanup();
+});
+
+const NAME = "x-loop";
+const folder = () => path.join(w.root, "dev", "loop");
+const counter = () => path.join(w.root, "imports.log");
+const entry = () => path.join(folder(), "tools", "index.js");
+const helper = () => path.join(folder(), "lib", "helper.js");
+const modulesFile = () => path.join(w.home, ".xcsh", "plugins", ".xcsh-tools", "boot-modules.json");
+
+/** The tool: counts its imports, takes its description from lib/helper.js. */
+const toolSource = (extra = "") =>
+  `import { appendFileSync } from "node:fs";\nimport { description } from "../lib/helper.js";\nappendFileSync(${JSON.stringify(counter())}, "import\\n");\n${extra}export default (api) => ({ name: "loop_tool", label: "Loop", description, parameters: api.typebox.Type.Object({}), async execute() { return { content: [{ type: "text", text: "ok" }] }; } });\n`;
+
+async function pluginFolder(): Promise<void> {
+  await w.write(path.join(folder(), "package.json"), { name: NAME, version: "1.0.0", type: "module", xcsh: { tools: "./tools/index.js" } });
+  await w.write(helper(), `export const description = "first";\n`);
+  await w.write(entry(), toolSource());
+}
+
+async function imports(): Promise<number> {
+  return (await readFile(counter(), "utf8").catch(() => "")).split("\n").filter(Boolean).length;
+}
+
+async function cli(args: string[], code = 0) {
+  const r = await runCli([...args, "--json"], { cwd: w.cwd, home: w.home });
+  expect(r.code, `${args.join(" ")}\n${r.stdout}\n${r.stderr}`).toBe(code);
+  return r;
+}
+
+/** The description `tools --json` (the boot index) gives the linked tool. */
+async function described(): Promise<string | undefined> {
+  const tools = (await cli(["tools"])).json().tools as { name: string; description: string }[];
+  return tools.find((t) => t.name === "loop_tool")?.description;
+}
+
+/** Link, unlink: the folder's records stay; returns the imports counted by then. */
+async function linkedOnceThenUnlinked(): Promise<number> {
+  await pluginFolder();
+  await cli(["link", folder()]);
+  const first = await imports();
+  await cli(["unlink", NAME]);
+  const kept = JSON.parse(await readFile(modulesFile(), "utf8")) as { modules: Record<string, Record<string, { linked?: string }>> };
+  expect(Object.values(kept.modules).some((byRuntime) => Object.values(byRuntime).some((r) => r.linked !== undefined))).toBe(true);
+  return first;
+}
+
+/** Link the folder again: the imports counted by then, and the description the index gives its tool. */
+async function linkedAgainShows(importsBy: number, description: string): Promise<void> {
+  await cli(["link", folder()]);
+  expect(await imports()).toBe(importsBy);
+  expect(await described()).toBe(description);
+}
+
+describe("link after unlink of the same folder imports nothing", () => {
+  it("the first link imports the tool once (its check, recalled by the refresh), a link of the unchanged folder again not at all", async () => {
+    expect(await linkedOnceThenUnlinked()).toBe(1);
+    await cli(["link", folder()]);
+    expect(await imports()).toBe(1);
+    expect(await described()).toBe("first");
+    await cli(["unlink", NAME]);
+    await cli(["link", folder()]);
+    expect(await imports()).toBe(1);
+  }, 120_000);
+});
+
+describe("a changed folder is checked again", () => {
+  it("changed bytes of the entry: imported again; broken ones refused with EVALIDATE, nothing linked", async () => {
+    await linkedOnceThenUnlinked();
+    await writeFile(entry(), toolSource(`throw new Error("entry is broken");\n`));
+    const refused = await cli(["link", folder()], 1);
+    expect(refused.json().error).toMatchObject({ code: "EVALIDATE", message: expect.stringContaining("entry is broken") });
+    expect(await imports()).toBe(2);
+    await writeFile(entry(), toolSource("// fixed\n"));
+    await cli(["link", folder()]);
+    expect(await imports()).toBe(3);
+  }, 120_000);
+
+  it("a file the entry imports changed (the entry's own bytes are the same): imported again, the new description indexed", async () => {
+    await linkedOnceThenUnlinked();
+    await writeFile(helper(), `export const description = "second, longer";\n`);
+    await linkedAgainShows(2, "second, longer");
+  }, 120_000);
+
+  it("a file the entry imports now throws: refused with EVALIDATE", async () => {
+    await linkedOnceThenUnlinked();
+    await writeFile(helper(), `export const description = "first";\nthrow new Error("helper is broken");\n`);
+    const refused = await cli(["link", folder()], 1);
+    expect(refused.json().error).toMatchObject({ code: "EVALIDATE", message: expect.stringContaining("helper is broken") });
+  }, 120_000);
+
+  it("a file added, or one removed, anywhere in the folder (node_modules' own entries included): imported again", async () => {
+    await linkedOnceThenUnlinked();
+    await w.write(path.join(folder(), "lib", "new.js"), "export {};\n");
+    await cli(["link", folder()]);
+    expect(await imports()).toBe(2);
+    await cli(["unlink", NAME]);
+    await rm(path.join(folder(), "lib", "new.js"));
+    await cli(["link", folder()]);
+    expect(await imports()).toBe(3);
+    await cli(["unlink", NAME]);
+    // A package put into the folder's node_modules (as `npm install` does; the link then goes through npm's installer).
+    await w.write(path.join(folder(), "node_modules", "stray", "package.json"), { name: "stray", version: "1.0.0" });
+    await cli(["link", folder()]);
+    expect(await imports()).toBe(4);
+  }, 120_000);
+
+  it("a folder with a symlink among its own files (its target's edits would not show): imported at every link", async () => {
+    await pluginFolder();
+    const shared = path.join(w.root, "shared");
+    await mkdir(shared, { recursive: true });
+    await writeFile(path.join(shared, "helper.js"), `export const description = "from a linked folder";\n`);
+    await rm(helper());
+    await symlink(path.join(shared, "helper.js"), helper());
+    await cli(["link", folder()]);
+    await cli(["unlink", NAME]);
+    await writeFile(path.join(shared, "helper.js"), `export const description = "edited where the link leads";\n`);
+    await linkedAgainShows(2, "edited where the link leads");
+  }, 120_000);
+
+  it("a record the refresh made by its own import (not link's fenced check) is not reused by a later link", async () => {
+    await linkedOnceThenUnlinked();
+    await cli(["link", folder()]);
+    expect(await imports()).toBe(1);
+    // Edited while linked: the next refresh (any change, here `disable` then `enable`) imports it in its own child.
+    await writeFile(helper(), `export const description = "edited while linked";\n`);
+    await writeFile(entry(), toolSource("// edited while linked\n"));
+    await cli(["disable", NAME]);
+    await cli(["enable", NAME]);
+    const before = await imports();
+    await cli(["unlink", NAME]);
+    await cli(["link", folder()]);
+    expect(await imports()).toBeGreaterThan(before);
+  }, 120_000);
+});
