@@ -62,6 +62,20 @@ export function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadErr
   return JSON.stringify({ paths: result.paths, errors: result.errors, untrusted: result.untrusted });
 }
 
+/** `inputs` and, as plain `stat` inputs, the folders of the files among them (once each). */
+function withFolders(inputs: BootView["inputs"]): Pick<BootView["inputs"][number], "path" | "kind">[] {
+  const known = new Set(inputs.map((input) => inputKey(input)));
+  const out: Pick<BootView["inputs"][number], "path" | "kind">[] = [...inputs];
+  for (const input of inputs) {
+    const folder = { path: path.dirname(input.path), kind: "stat" as const };
+    const key = inputKey(folder);
+    if (known.has(key)) continue;
+    known.add(key);
+    out.push(folder);
+  }
+  return out;
+}
+
 /**
  * Scan for `key`, fingerprint what the scan read, scan again. The first scan is the answer; the
  * view is only `consistent` (safe to store) when the second scan, made after the fingerprints
@@ -71,8 +85,12 @@ export function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadErr
  */
 export async function scanView(world: World, key: ViewKey, previous?: BootView): Promise<{ view: BootView; consistent: boolean }> {
   const discoverOptions = { ...world.roots, env: {}, providers: key.providers as ProviderId[], projectTrust: key.trusted };
-  // The previous view's inputs as they are before the scan reads anything.
-  const before = previous ? signaturesNow(previous.inputs) : undefined;
+  // The previous view's inputs as they are before the scan reads anything, and the folders that
+  // hold them: the one input a plugin enabled or a feature turned on brings is the folder of its
+  // tool files, which were inputs already (every entry a manifest declares is: inputs.ts), so
+  // with it stat'ed here too such a change is scanned once (issue 44). Any other new input still
+  // has no signature from before, and is scanned twice.
+  const before = previous ? signaturesNow(withFolders(previous.inputs)) : undefined;
   const first = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
   const requests = await (await inputsModule()).collectInputs({ cwd: key.cwd, home: world.roots.home, paths: world.paths, configuredPaths: key.configuredPaths, trusted: key.trusted }, first);
   const inputs = await captureFingerprints(requests, previous?.inputs);
