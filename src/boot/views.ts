@@ -8,7 +8,9 @@ import { insideAnyOf, isRealPathInside } from "../core/contain.js";
 import { projectPaths, resolveUserPath } from "../core/paths.js";
 import type { ProviderId } from "../core/host-options.js";
 import type { ToolLoadError, UntrustedProjectReport } from "../core/contract.js";
-import { captureFingerprints, firstChange, inputKey, signaturesNow } from "./fingerprint.js";
+import { readFileBounded } from "../core/bounded-read.js";
+import { MAX_JSON_FILE_BYTES } from "../manifest/json-file.js";
+import { captureFingerprints, currentSignature, firstChange, hashBytes, inputKey, signaturesNow } from "./fingerprint.js";
 import type { BootView, ViewKey } from "./format.js";
 import type { World } from "./world.js";
 
@@ -104,3 +106,34 @@ export async function scanView(world: World, key: ViewKey, previous?: BootView):
   return { view, consistent: answerOf(first) === answerOf(second) };
 }
 
+/**
+ * `previous` as it stands after a change of the runtime lock that discovery cannot see (a setting
+ * set or deleted), or undefined when a scan must answer. `lockBefore`: the lock's bytes before the
+ * change, read under the plugins lock. The view keeps its answer only when it was built from
+ * exactly those bytes (its recorded hash), every other input has the signature it recorded (the
+ * rule of a fresh check), and the lock now reads, for discovery, as it did
+ * (discovery/providers/npm.ts `runtimeLockReading`: the same envelope, the same `plugins`, the same
+ * records); the lock's fingerprint is then taken of the bytes that were compared. Anything else,
+ * the lock moving while it is read included, is a scan's to answer.
+ */
+export async function keptAfterLockChange(world: World, previous: BootView, lockBefore: Uint8Array): Promise<BootView | undefined> {
+  const file = world.paths.runtimeLock;
+  const lockInput = previous.inputs.find((input) => input.path === file && input.kind === "stat");
+  if (lockInput?.sha === undefined || lockBefore.length > MAX_JSON_FILE_BYTES || (await hashBytes(lockBefore)) !== lockInput.sha) return undefined;
+  const others = previous.inputs.filter((input) => input !== lockInput);
+  const now = signaturesNow(others);
+  if (others.some((input) => now.get(inputKey(input)) !== input.sig)) return undefined;
+  const sig = currentSignature(file);
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readFileBounded(file, { maxBytes: MAX_JSON_FILE_BYTES });
+  } catch {
+    return undefined;
+  }
+  if (bytes === undefined || !sig.startsWith("f:") || currentSignature(file) !== sig) return undefined;
+  const { runtimeLockReading } = await import("../discovery/providers/npm.js");
+  if (runtimeLockReading(Buffer.from(lockBefore).toString("utf8"), file) !== runtimeLockReading(bytes.toString("utf8"), file)) return undefined;
+  const sha = await hashBytes(bytes);
+  const inputs = previous.inputs.map((input) => (input === lockInput ? { ...input, sig, sha } : input));
+  return { ...previous, builtAt: new Date().toISOString(), inputs };
+}
