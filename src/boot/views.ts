@@ -131,8 +131,8 @@ export async function keptAfterLockChange(world: World, previous: BootView, lock
     return undefined;
   }
   if (bytes === undefined || !sig.startsWith("f:") || currentSignature(file) !== sig) return undefined;
-  const { runtimeLockReading } = await import("../discovery/providers/npm.js");
-  if (runtimeLockReading(Buffer.from(lockBefore).toString("utf8"), file) !== runtimeLockReading(bytes.toString("utf8"), file)) return undefined;
+  const { runtimeLockReading } = await discovery();
+  if ((await runtimeLockReading(Buffer.from(lockBefore).toString("utf8"), file)) !== (await runtimeLockReading(bytes.toString("utf8"), file))) return undefined;
   const sha = await hashBytes(bytes);
   const inputs = previous.inputs.map((input) => (input === lockInput ? { ...input, sig, sha } : input));
   return { ...previous, builtAt: new Date().toISOString(), inputs };
