@@ -120,9 +120,7 @@ export async function keptAfterLockChange(world: World, previous: BootView, lock
   const file = world.paths.runtimeLock;
   const lockInput = previous.inputs.find((input) => input.path === file && input.kind === "stat");
   if (lockInput?.sha === undefined || lockBefore.length > MAX_JSON_FILE_BYTES || (await hashBytes(lockBefore)) !== lockInput.sha) return undefined;
-  const others = previous.inputs.filter((input) => input !== lockInput);
-  const now = signaturesNow(others);
-  if (others.some((input) => now.get(inputKey(input)) !== input.sig)) return undefined;
+  // The lock first: a change discovery reads (disable, features) stops here, before the other inputs are stat'ed.
   const sig = currentSignature(file);
   let bytes: Buffer | undefined;
   try {
@@ -133,6 +131,9 @@ export async function keptAfterLockChange(world: World, previous: BootView, lock
   if (bytes === undefined || !sig.startsWith("f:") || currentSignature(file) !== sig) return undefined;
   const { runtimeLockReading } = await discovery();
   if ((await runtimeLockReading(Buffer.from(lockBefore).toString("utf8"), file)) !== (await runtimeLockReading(bytes.toString("utf8"), file))) return undefined;
+  const others = previous.inputs.filter((input) => input !== lockInput);
+  const now = signaturesNow(others);
+  if (others.some((input) => now.get(inputKey(input)) !== input.sig)) return undefined;
   const sha = await hashBytes(bytes);
   const inputs = previous.inputs.map((input) => (input === lockInput ? { ...input, sig, sha } : input));
   return { ...previous, builtAt: new Date().toISOString(), inputs };
