@@ -97,12 +97,17 @@ let crypto: Promise<typeof import("node:crypto")> | undefined;
  */
 export async function hashFile(file: string): Promise<string | undefined> {
   try {
-    const { createHash } = await (crypto ??= import("node:crypto"));
     const bytes = readFileBounded(file);
-    return bytes === undefined ? undefined : createHash("sha256").update(bytes).digest("hex");
+    return bytes === undefined ? undefined : await hashBytes(bytes);
   } catch {
     return undefined;
   }
+}
+
+/** The hash an input's `sha` records, of bytes in hand. */
+export async function hashBytes(bytes: Uint8Array): Promise<string> {
+  const { createHash } = await (crypto ??= import("node:crypto"));
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /**

@@ -11,7 +11,7 @@ import { prepareModules, validRecords, validateMissing, type PreparedEntry } fro
 import type { PreparedModule } from "./simulate.js";
 import type { ModuleOutcome } from "../validate/module-check.js";
 import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, sameModules, writeIndex } from "./store.js";
-import { discovery, inputsModule, scanView } from "./views.js";
+import { discovery, inputsModule, keptAfterLockChange, scanView } from "./views.js";
 import { decideTrust, keyOf, userTrusts, worldOf, type BootIndexOptions, type World } from "./world.js";
 
 const atomicFs = () => import("../core/atomic-fs.js");
@@ -35,13 +35,25 @@ export interface BootRefreshReport {
   written: boolean;
 }
 
+/** What the caller of a refresh knows that spares work. */
+export interface RefreshHints {
+  /** false: validate no entry in the child (the caller did, or nobody will run them). */
+  validate?: boolean;
+  /**
+   * The runtime lock's bytes before the mutation, read under the plugins lock: a view built from
+   * them whose answer the lock's new bytes cannot change is kept without a scan (views.ts
+   * `keptAfterLockChange`: `config set|delete`).
+   */
+  runtimeLockBefore?: Uint8Array;
+}
+
 /**
  * Rebuild the index after a mutation: scan every kept view again (and the view of `cwd`, or of
  * the home folder when the index is empty), validate entries whose bytes are new in the child
  * (compiling their TypeScript into the transpile cache), drop records nobody references, write.
  * Throws on a write failure (the mutation reports it as a warning).
  */
-export async function refreshBootIndex(options: BootIndexOptions & { validate?: boolean } = {}): Promise<BootRefreshReport> {
+export async function refreshBootIndex(options: BootIndexOptions & RefreshHints = {}): Promise<BootRefreshReport> {
   const world = worldOf(options);
   const { index, status, modulesProblem } = await loadIndex(world, true);
   const keys: ViewKey[] = [];
@@ -60,6 +72,11 @@ export async function refreshBootIndex(options: BootIndexOptions & { validate?: 
   const views: BootView[] = [];
   for (const key of keys.slice(0, MAX_BOOT_VIEWS)) {
     const previous = index.views.find((view) => sameKey(view.key, key));
+    const kept = previous && options.runtimeLockBefore ? await keptAfterLockChange(world, previous, options.runtimeLockBefore) : undefined;
+    if (kept) {
+      views.push(kept);
+      continue;
+    }
     let scanned = await scanView(world, key, previous);
     // Something changed while scanning: once more, then keep what the second attempt saw.
     if (!scanned.consistent) scanned = await scanView(world, key, previous);

@@ -8,7 +8,9 @@ import { insideAnyOf, isRealPathInside } from "../core/contain.js";
 import { projectPaths, resolveUserPath } from "../core/paths.js";
 import type { ProviderId } from "../core/host-options.js";
 import type { ToolLoadError, UntrustedProjectReport } from "../core/contract.js";
-import { captureFingerprints, firstChange, inputKey, signaturesNow } from "./fingerprint.js";
+import { readFileBounded } from "../core/bounded-read.js";
+import { MAX_JSON_FILE_BYTES } from "../manifest/json-file.js";
+import { captureFingerprints, currentSignature, firstChange, hashBytes, inputKey, signaturesNow } from "./fingerprint.js";
 import type { BootView, ViewKey } from "./format.js";
 import type { World } from "./world.js";
 
@@ -62,6 +64,20 @@ export function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadErr
   return JSON.stringify({ paths: result.paths, errors: result.errors, untrusted: result.untrusted });
 }
 
+/** `inputs` and, as plain `stat` inputs, the folders of the files among them (once each). */
+function withFolders(inputs: BootView["inputs"]): Pick<BootView["inputs"][number], "path" | "kind">[] {
+  const known = new Set(inputs.map((input) => inputKey(input)));
+  const out: Pick<BootView["inputs"][number], "path" | "kind">[] = [...inputs];
+  for (const input of inputs) {
+    const folder = { path: path.dirname(input.path), kind: "stat" as const };
+    const key = inputKey(folder);
+    if (known.has(key)) continue;
+    known.add(key);
+    out.push(folder);
+  }
+  return out;
+}
+
 /**
  * Scan for `key`, fingerprint what the scan read, scan again. The first scan is the answer; the
  * view is only `consistent` (safe to store) when the second scan, made after the fingerprints
@@ -71,8 +87,12 @@ export function answerOf(result: { paths: BootView["paths"]; errors: ToolLoadErr
  */
 export async function scanView(world: World, key: ViewKey, previous?: BootView): Promise<{ view: BootView; consistent: boolean }> {
   const discoverOptions = { ...world.roots, env: {}, providers: key.providers as ProviderId[], projectTrust: key.trusted };
-  // The previous view's inputs as they are before the scan reads anything.
-  const before = previous ? signaturesNow(previous.inputs) : undefined;
+  // The previous view's inputs as they are before the scan reads anything, and the folders that
+  // hold them: the one input a plugin enabled or a feature turned on brings is the folder of its
+  // tool files, which were inputs already (every entry a manifest declares is: inputs.ts), so
+  // with it stat'ed here too such a change is scanned once (issue 44). Any other new input still
+  // has no signature from before, and is scanned twice.
+  const before = previous ? signaturesNow(withFolders(previous.inputs)) : undefined;
   const first = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
   const requests = await (await inputsModule()).collectInputs({ cwd: key.cwd, home: world.roots.home, paths: world.paths, configuredPaths: key.configuredPaths, trusted: key.trusted }, first);
   const inputs = await captureFingerprints(requests, previous?.inputs);
@@ -86,3 +106,35 @@ export async function scanView(world: World, key: ViewKey, previous?: BootView):
   return { view, consistent: answerOf(first) === answerOf(second) };
 }
 
+/**
+ * `previous` as it stands after a change of the runtime lock that discovery cannot see (a setting
+ * set or deleted), or undefined when a scan must answer. `lockBefore`: the lock's bytes before the
+ * change, read under the plugins lock. The view keeps its answer only when it was built from
+ * exactly those bytes (its recorded hash), every other input has the signature it recorded (the
+ * rule of a fresh check), and the lock now reads, for discovery, as it did
+ * (discovery/providers/npm.ts `runtimeLockReading`: the same envelope, the same `plugins`, the same
+ * records); the lock's fingerprint is then taken of the bytes that were compared. Anything else,
+ * the lock moving while it is read included, is a scan's to answer.
+ */
+export async function keptAfterLockChange(world: World, previous: BootView, lockBefore: Uint8Array): Promise<BootView | undefined> {
+  const file = world.paths.runtimeLock;
+  const lockInput = previous.inputs.find((input) => input.path === file && input.kind === "stat");
+  if (lockInput?.sha === undefined || lockBefore.length > MAX_JSON_FILE_BYTES || (await hashBytes(lockBefore)) !== lockInput.sha) return undefined;
+  // The lock first: a change discovery reads (disable, features) stops here, before the other inputs are stat'ed.
+  const sig = currentSignature(file);
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readFileBounded(file, { maxBytes: MAX_JSON_FILE_BYTES });
+  } catch {
+    return undefined;
+  }
+  if (bytes === undefined || !sig.startsWith("f:") || currentSignature(file) !== sig) return undefined;
+  const { runtimeLockReading } = await discovery();
+  if ((await runtimeLockReading(Buffer.from(lockBefore).toString("utf8"), file)) !== (await runtimeLockReading(bytes.toString("utf8"), file))) return undefined;
+  const others = previous.inputs.filter((input) => input !== lockInput);
+  const now = signaturesNow(others);
+  if (others.some((input) => now.get(inputKey(input)) !== input.sig)) return undefined;
+  const sha = await hashBytes(bytes);
+  const inputs = previous.inputs.map((input) => (input === lockInput ? { ...input, sig, sha } : input));
+  return { ...previous, builtAt: new Date().toISOString(), inputs };
+}

@@ -33,6 +33,14 @@ export { selectProviders };
 export type { IgnoredToolFile, SkippedProjectSource, ToolDiscoveryResult, ToolMetadataFile, UntrustedProjectReport } from "./types.js";
 export { DISCOVERY_ERROR_CODES, type DiscoveryErrorCode } from "./records.js";
 
+/**
+ * What discovery takes from the runtime lock's bytes `text` (providers/npm.ts): the boot index's
+ * refresh compares two (boot/views.ts). Loads the providers, as a scan does.
+ */
+export async function runtimeLockReading(text: string, file: string): Promise<string> {
+  return (await import("./providers/npm.js")).runtimeLockReading(text, file);
+}
+
 /** Options of `discoverToolPaths`: the roots to read from, which providers to run, the project's trust. */
 export type DiscoverToolPathsOptions = Pick<DiscoverCustomToolsOptions, "home" | "xcshHome" | "env" | "providers" | "disabledProviders" | "projectTrust">;
 

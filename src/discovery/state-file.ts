@@ -7,7 +7,7 @@
 import type { TSchema, Static } from "../manifest/typebox.js";
 import { errorMessage, isXcshToolsError } from "../core/errors.js";
 import type { ToolSource } from "../core/contract.js";
-import { readJsonFile } from "../manifest/json-file.js";
+import { parseJsonText, readJsonText } from "../manifest/json-file.js";
 import { type ValidationIssue } from "../manifest/result.js";
 import { checkSchema } from "../manifest/schema-check.js";
 import { discoveryError } from "./records.js";
@@ -40,15 +40,27 @@ export async function readStateFile<S extends TSchema>(
   /** What happens because the file is unusable, for the message. */
   consequence = "it was ignored",
 ): Promise<StateFileRead<Static<S>>> {
+  let text: string | undefined;
+  try {
+    text = readJsonText(file);
+  } catch (error) {
+    return unreadable(error, file, source, sink, consequence);
+  }
+  return stateFileFromText(text, file, schema, source, sink, consequence);
+}
+
+/**
+ * `readStateFile` of the bytes `text` (`undefined`: the file is missing), as if read from `file`:
+ * also how a refresh learns what discovery would take from a state file's earlier bytes.
+ */
+export function stateFileFromText<S extends TSchema>(text: string | undefined, file: string, schema: S, source: ToolSource, sink: DiscoverySink, consequence = "it was ignored"): StateFileRead<Static<S>> {
+  if (text === undefined) return { status: "missing" };
   let raw: unknown;
   try {
-    raw = await readJsonFile(file);
+    raw = parseJsonText(text, file);
   } catch (error) {
-    const message = isXcshToolsError(error) ? error.message : `Cannot read ${file}: ${errorMessage(error)}`;
-    sink.addError(discoveryError("ESTATE_FILE", file, `${message}; ${consequence}.`, source));
-    return { status: "bad" };
+    return unreadable(error, file, source, sink, consequence);
   }
-  if (raw === undefined) return { status: "missing" };
   const checked = checkSchema(schema, raw);
   if (!checked.ok) {
     sink.addError(
@@ -57,4 +69,10 @@ export async function readStateFile<S extends TSchema>(
     return { status: "bad" };
   }
   return { status: "ok", value: checked.value };
+}
+
+function unreadable(error: unknown, file: string, source: ToolSource, sink: DiscoverySink, consequence: string): { status: "bad" } {
+  const message = isXcshToolsError(error) ? error.message : `Cannot read ${file}: ${errorMessage(error)}`;
+  sink.addError(discoveryError("ESTATE_FILE", file, `${message}; ${consequence}.`, source));
+  return { status: "bad" };
 }

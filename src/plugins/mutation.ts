@@ -32,6 +32,7 @@
 import { readdir, rmdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathExists } from "../core/atomic-fs.js";
+import { readFileBounded } from "../core/bounded-read.js";
 import { XcshToolsError, errorMessage, nodeErrorCode } from "../core/errors.js";
 import { codedFailure } from "../core/failure.js";
 import { journalRoot, recoverPending, withTransaction, type RecoveryReport, type Transaction } from "../core/journal.js";
@@ -122,6 +123,8 @@ async function lockedMutation<T>(world: MutationWorld, label: string, fn: (m: Mu
       const signals = [lock.signal, ...(world.signal ? [world.signal] : [])];
       const signal = AbortSignal.any(signals);
       if (signal.aborted) throw abortedError(signal);
+      // The lock's bytes as the index's views may have been built from (refresh.ts `runtimeLockBefore`).
+      const runtimeLockBefore = readLockBytes(paths.runtimeLock);
       const state = await loadPluginsState(world.roots);
       await step("state:loaded");
       const value = await withTransaction(
@@ -135,7 +138,7 @@ async function lockedMutation<T>(world: MutationWorld, label: string, fn: (m: Mu
         { label, signal, ...(world.onStep ? { onStep: world.onStep } : {}) },
       );
       await step("mutation:committed");
-      await refreshBootAndClear(world);
+      await refreshBootAndClear(world, runtimeLockBefore);
       return value;
     },
     lockOptions(world, label),
@@ -158,8 +161,17 @@ function bootPendingFile(oursDir: string): string {
   return path.join(oursDir, "boot-refresh-pending");
 }
 
-async function refreshBootAndClear(world: MutationWorld): Promise<void> {
-  await refreshBoot(world);
+/** The file's bytes, or undefined when it cannot be read (the refresh then scans, as without them). */
+function readLockBytes(file: string): Buffer | undefined {
+  try {
+    return readFileBounded(file);
+  } catch {
+    return undefined;
+  }
+}
+
+async function refreshBootAndClear(world: MutationWorld, runtimeLockBefore?: Uint8Array): Promise<void> {
+  await refreshBoot(world, runtimeLockBefore);
   // Cleared also when the refresh failed (a warning): the index then says it is stale by itself,
   // and retrying at every command would make each one pay for the failure. Not fsynced: a removal
   // a power cut undoes only makes the next command refresh once more.
@@ -207,11 +219,11 @@ export async function readStateForQuery(world: MutationWorld): Promise<PluginsSt
   return loadPluginsState(world.roots);
 }
 
-async function refreshBoot(world: MutationWorld): Promise<void> {
+async function refreshBoot(world: MutationWorld, runtimeLockBefore?: Uint8Array): Promise<void> {
   try {
     // Lazy: only a committed mutation pays for loading the boot module.
     const { refreshBootIndex } = await import("../boot/refresh.js");
-    await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}) });
+    await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}), ...(runtimeLockBefore ? { runtimeLockBefore } : {}) });
   } catch (error) {
     world.onWarning?.(`The change was made, but the boot index could not be refreshed: ${errorMessage(error)} (the host rebuilds it at its next start)`);
   }

@@ -3,25 +3,28 @@
  * stat'ed before the scan, have the signatures the new fingerprints took after it (nothing the
  * answer depends on moved while the scan read it), and takes a stored hash only for an input whose
  * signature is unchanged. Each case below is a way that shortcut could trust what moved: a file
- * rewritten, a tool added to a folder, an input new to the view, no previous view at all.
+ * rewritten, a tool added to a folder, an input new to the view, no previous view at all, the
+ * folder of a known input that is new to the view (stat'ed before the scan) moving while it runs.
  * Discovery is replaced by a stand-in that answers with one tool file and can change the disk
  * while it "scans".
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { BootView, ViewKey } from "../../src/boot/format.js";
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
 
-const scans = vi.hoisted(() => ({ calls: 0, during: undefined as undefined | ((call: number) => Promise<void>), files: [] as string[] }));
+const scans = vi.hoisted(() => ({ calls: 0, during: undefined as undefined | ((call: number) => Promise<void>), files: [] as string[], ignored: [] as string[] }));
 
 vi.mock("../../src/discovery/index.js", () => ({
   discoverToolPaths: async () => {
     scans.calls++;
     // The answer is what was on disk when the scan began; `during` changes the disk meanwhile.
     const files = [...scans.files];
+    const ignored = [...scans.ignored];
     await scans.during?.(scans.calls);
-    return { paths: files.map((file) => ({ path: file, source: { provider: "native", providerName: "xcsh", level: "user" } })), errors: [], metadata: [], ignored: [] };
+    const source = { provider: "native", providerName: "xcsh", level: "user" };
+    return { paths: files.map((file) => ({ path: file, source })), errors: [], metadata: [], ignored: ignored.map((file) => ({ path: file, source, reason: "not a tool" })) };
   },
 }));
 
@@ -49,6 +52,7 @@ beforeEach(() => {
   scans.calls = 0;
   scans.during = undefined;
   scans.files = [];
+  scans.ignored = [];
 });
 
 describe("scanView with the previous view", () => {
@@ -97,7 +101,7 @@ describe("scanView with the previous view", () => {
     expect(again.consistent).toBe(false);
   });
 
-  it("an input the previous view did not have (a plugin enabled): scanned again", async () => {
+  it("an input the previous view did not have (a tool file new to a folder it read): scanned again", async () => {
     const { world, key } = setUp();
     scans.files = [await tool("a.ts")];
     const first = await scanView(world, key);
@@ -112,6 +116,68 @@ describe("scanView with the previous view", () => {
     const { world, key } = setUp();
     scans.files = [await tool("a.ts")];
     await scanView(world, key);
+    expect(scans.calls).toBe(2);
+  });
+
+  // A plugin enabled, a feature turned on: the tool file was an input already (every entry a
+  // manifest declares is), and the one new input is its folder, which the scan now stat's first.
+  // Here the file is first an ignored path (an input, its folder not), then a tool.
+  async function folderToolView() {
+    const { world, key } = setUp();
+    const folder = path.join(world.paths.userTools, "sub");
+    await mkdir(folder, { recursive: true });
+    const file = path.join(folder, "index.ts");
+    await writeFile(file, "export default () => ({});\n");
+    scans.ignored = [file];
+    const first = await scanView(world, key);
+    expect(first.view.inputs.some((input) => input.path === folder)).toBe(false);
+    scans.ignored = [];
+    scans.files = [file];
+    scans.calls = 0;
+    return { world, key, first, folder, file };
+  }
+
+  it("an input new to the view that is the folder of one it had (a plugin enabled): one scan, consistent", async () => {
+    const { world, key, first, folder } = await folderToolView();
+    const again = await scanView(world, key, first.view);
+    expect(scans.calls).toBe(1);
+    expect(again.consistent).toBe(true);
+    expect(again.view.inputs.some((input) => input.path === folder)).toBe(true);
+  });
+
+  it("that folder changed while the scan read it (a file added): scanned again", async () => {
+    const { world, key, first, folder } = await folderToolView();
+    scans.during = async (call) => {
+      if (call === 1) await writeFile(path.join(folder, "other.ts"), "export default () => ({});\n");
+    };
+    const again = await scanView(world, key, first.view);
+    expect(scans.calls).toBe(2);
+    expect(again.consistent).toBe(true);
+  });
+
+  it("that folder replaced while the scan read it (removed and made again): scanned again", async () => {
+    const { world, key, first, folder, file } = await folderToolView();
+    scans.during = async (call) => {
+      if (call !== 1) return;
+      await rm(folder, { recursive: true });
+      await mkdir(folder);
+      await writeFile(file, "export default () => ({ again: true });\n");
+    };
+    const again = await scanView(world, key, first.view);
+    expect(scans.calls).toBe(2);
+  });
+
+  it("a new input in a folder the previous view never read: scanned again, as before", async () => {
+    const { world, key } = setUp();
+    scans.files = [await tool("a.ts")];
+    const first = await scanView(world, key);
+    const elsewhere = path.join(w.home, "elsewhere");
+    await mkdir(elsewhere, { recursive: true });
+    const file = path.join(elsewhere, "t.ts");
+    await writeFile(file, "export default () => ({});\n");
+    scans.files = [...scans.files, file];
+    scans.calls = 0;
+    await scanView(world, key, first.view);
     expect(scans.calls).toBe(2);
   });
 });

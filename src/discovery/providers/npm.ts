@@ -39,7 +39,7 @@ import { checkSchema } from "../../manifest/schema-check.js";
 import { RuntimePluginStateSchema, runtimeEnabled } from "../../manifest/runtime-lock.js";
 import { discoveryError, type DiscoveryErrorCode } from "../records.js";
 import type { SeedManifest } from "../../manifest/seed.js";
-import { describeIssues, readStateFile, type StateFileRead } from "../state-file.js";
+import { describeIssues, readStateFile, stateFileFromText, type StateFileRead } from "../state-file.js";
 import { reportSkipped } from "../untrusted.js";
 import { resolveToolEntry } from "../tools-dir.js";
 import { isPathInside } from "../../core/contain.js";
@@ -66,13 +66,29 @@ const FeatureListSchema = Type.Array(Type.String());
 /** A dependency key that is a package name and cannot walk out of node_modules. */
 const PACKAGE_NAME = /^(?:@[^/@\s]+\/)?[^/@\s][^/\s]*$/;
 
+const USER_SOURCE: ToolSource = { provider: "npm", providerName: NAME, level: "user" };
+const FAIL_CLOSED = "no npm plugin tools were loaded, because which plugins are disabled is unknown";
+
+/**
+ * All that discovery takes from the runtime lock's bytes `text` (read from `file`): how the
+ * envelope reads, its `plugins`, and the records the reading makes. The npm provider is the only
+ * reader of the lock, and reads nothing else of it, so two texts with the same reading give the
+ * same answer: a refresh after a change of the lock's settings alone keeps its views (boot/views.ts).
+ */
+export function runtimeLockReading(text: string, file: string): string {
+  const errors: unknown[] = [];
+  const sink = { addError: (error: unknown) => errors.push(error) } as unknown as DiscoverySink;
+  const read = stateFileFromText(text, file, LockEnvelopeSchema, USER_SOURCE, sink, FAIL_CLOSED);
+  return JSON.stringify({ status: read.status, plugins: read.status === "ok" ? read.value.plugins : undefined, errors });
+}
+
 export const npmProvider: ToolProvider = {
   id: "npm",
   name: NAME,
   async discover(ctx, sink) {
-    const userSource: ToolSource = { provider: "npm", providerName: NAME, level: "user" };
+    const userSource: ToolSource = { ...USER_SOURCE };
     const projectSource: ToolSource = { provider: "npm", providerName: NAME, level: "project" };
-    const failClosed = "no npm plugin tools were loaded, because which plugins are disabled is unknown";
+    const failClosed = FAIL_CLOSED;
     const project = projectPaths(ctx.cwd);
     if (!ctx.projectTrusted) for (const file of [project.pluginOverrides, ...project.otherPluginOverrides]) reportSkipped(file, projectSource, "plugin-overrides", sink);
 
