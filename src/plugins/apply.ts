@@ -195,7 +195,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const pinned = options.pinned;
   if (pinned) await pinned.prepare(copy.dir, plan.actions.filter((a) => a.apply.kind === "install" && pinned.names.has(a.name)).map((a) => a.name));
   await m.step("apply:packed");
-  const { savedDeps, scripts } = await reifyCopy(m, plan, copy, request, options);
+  const { savedDeps, scripts } = (pinned && (await placeExactly(m, copy, request, options))) || (await reifyCopy(m, plan, copy, request, options));
   if (pinned) await pinned.verify(copy.dir);
   const arrived = await readArrived(plan, (name) => path.join(copy.nodeModules, name));
   if (options.approveExecutables) await approveModules(options.approveExecutables, plan.actions, arrived, inventory, { liveNodeModules: m.paths.nodeModules, scripts: scripts.byPlugin });
@@ -330,6 +330,24 @@ async function arboristRequest(plan: Plan, copy: WorkCopy, options: ApplyOptions
 /** Plugin names in a progress line: the first five, then how many more. */
 function namesLabel(names: readonly string[]): string {
   return names.length > 5 ? `${names.slice(0, 5).join(", ")} and ${names.length - 5} more` : names.join(", ");
+}
+
+/**
+ * A pinned restore into an empty plugins folder whose result is known exactly, placed without
+ * npm's installer (pinned-placement.ts says when); undefined, having changed nothing, otherwise.
+ * The same steps are reported as around a reify, so a fault or a kill lands where it would.
+ */
+async function placeExactly(m: Mutation, copy: WorkCopy, request: ArboristRequest, options: ApplyOptions): Promise<Awaited<ReturnType<typeof reifyCopy>> | undefined> {
+  if (request.add.length > 0 || request.rm.length > 0 || request.fixDependency.size > 0 || options.client.allowScripts) return undefined;
+  const place = await (await import("./pinned-placement.js")).exactPlacement(copy.dir, options.client.unpacked);
+  if (!place) return undefined;
+  options.progress?.("Placing the locked packages");
+  await m.step("reify:start");
+  await place();
+  if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; the change was rolled back", { hint: "Nothing was changed." });
+  await m.step("reify:done");
+  const workPkg = readJson(copy.packageJson) ?? {};
+  return { savedDeps: (isRecord(workPkg.dependencies) ? workPkg.dependencies : {}) as Record<string, string>, scripts: { nodes: [], byPlugin: new Map() } };
 }
 
 /** Run arborist on the copy; returns the dependencies the copy's package.json saved. */

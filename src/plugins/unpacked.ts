@@ -35,6 +35,11 @@ export class UnpackedFolders {
     this.#dirs.set(integrity, dir);
   }
 
+  /** The folder on offer for `integrity`, left on offer. */
+  peek(integrity: string): string | undefined {
+    return this.#dirs.get(integrity);
+  }
+
   /** The folder for `integrity`, removed from the offer (a moved folder serves one place). */
   take(integrity: string): string | undefined {
     const dir = this.#dirs.get(integrity);
@@ -51,7 +56,7 @@ export class UnpackedFolders {
  * (bundled), or `dest` already holds files (pacote would empty them first). A move that fails
  * half-way is left to pacote's extract, which empties the package's files and writes them anew.
  */
-async function moveInto(dir: string, dest: string): Promise<boolean> {
+export async function moveInto(dir: string, dest: string): Promise<boolean> {
   const entries = await readdir(dir);
   if (entries.includes("node_modules")) return false;
   const present = await readdir(dest).catch(() => [] as string[]);

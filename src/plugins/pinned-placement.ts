@@ -1,0 +1,127 @@
+/**
+ * A team restore into an empty plugins folder, placed without npm's installer when the result is
+ * known exactly (issue 42's restore target, docs/benchmarks.md "Team sets").
+ *
+ * Why by hand: for such a restore arborist fetches nothing and decides nothing. The package-lock
+ * the restore synthesised (team.ts `writePinned`/`layoutOf`) fixes every location, and every
+ * package's files are already unpacked and checked against the lock's integrity (unpacked.ts):
+ * its reify only moves those folders into place and writes the two lockfiles, at ~45 ms of CPU
+ * for 21 packages. Written here, it is the same moves (unpacked.ts `moveInto`, the folder handed
+ * over for exactly its integrity) and the same lockfile bytes (direct-edit.ts `lockfileText`:
+ * arborist's serializer and key order; the hidden lockfile is the package-lock without its root
+ * entry, as arborist's `Shrinkwrap` writes it).
+ *
+ * Exact only when arborist would do nothing more, so anything else goes to arborist, having
+ * moved nothing: the staging copy holds no `node_modules` (a folder that had packages keeps
+ * arborist, which diffs against them); the root's package.json is ours (`name`, `private`,
+ * `dependencies`); each lock entry is a registry package at a plain `node_modules/<name>` path
+ * with only `version`, `resolved`, `integrity`, `dependencies` and `license` (no bin links, no
+ * install scripts, no engines/os/cpu checks, no peer, optional or aliased edges, no bundled
+ * packages), its unpacked folder is on offer for its integrity, on the staging copy's file system
+ * and without a `node_modules` of its own; and every dependency, the root's included, resolves by Node's rule to an entry whose
+ * version satisfies its range, with no entry left that nothing reaches (arborist would prune it).
+ * The equality with arborist's tree and files is checked by test/integration/teamset-placement.test.ts.
+ */
+import { readFile, readdir, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import semver from "semver";
+import validateNpmPackageName from "validate-npm-package-name";
+import { XcshToolsError } from "../core/errors.js";
+import { isRecord } from "../manifest/result.js";
+import { lockfileText } from "./direct-edit.js";
+import { moveInto, type UnpackedFolders } from "./unpacked.js";
+
+type Entry = Record<string, unknown>;
+
+const ROOT_KEYS = new Set(["name", "private", "dependencies"]);
+const ENTRY_KEYS = new Set(["version", "resolved", "integrity", "dependencies", "license"]);
+
+/** The package-lock key's folder chain, or undefined when it is not `node_modules/<name>(/node_modules/<name>)*`. */
+function namesOf(location: string): string[] | undefined {
+  const parts = location.split("/node_modules/");
+  const first = parts[0]!;
+  if (!first.startsWith("node_modules/")) return undefined;
+  parts[0] = first.slice("node_modules/".length);
+  return parts.every((name) => validateNpmPackageName(name).validForNewPackages && !name.includes("\\")) ? parts : undefined;
+}
+
+/** The location Node's resolution finds `name` at from the package at `from` (`""`: the root). */
+function resolveFrom(packages: Readonly<Record<string, Entry>>, from: string, name: string): string | undefined {
+  for (let folder = from; ; ) {
+    const at = folder === "" ? `node_modules/${name}` : `${folder}/node_modules/${name}`;
+    if (packages[at] !== undefined) return at;
+    if (folder === "") return undefined;
+    const cut = folder.lastIndexOf("/node_modules/");
+    folder = cut < 0 ? "" : folder.slice(0, cut);
+  }
+}
+
+/** The entries to place (location → entry) when the lock is one this module places exactly, else undefined. */
+function exactEntries(pkg: unknown, lock: unknown): Map<string, Entry> | undefined {
+  if (!isRecord(pkg) || !Object.keys(pkg).every((key) => ROOT_KEYS.has(key)) || typeof pkg.name !== "string" || !isRecord(pkg.dependencies)) return undefined;
+  if (!isRecord(lock) || lock.lockfileVersion !== 3 || !isRecord(lock.packages)) return undefined;
+  const packages: Record<string, Entry> = {};
+  for (const [location, entry] of Object.entries(lock.packages)) {
+    if (location === "" || !isRecord(entry)) continue;
+    if (!namesOf(location) || !Object.keys(entry).every((key) => ENTRY_KEYS.has(key))) return undefined;
+    if (typeof entry.version !== "string" || typeof entry.resolved !== "string" || typeof entry.integrity !== "string") return undefined;
+    packages[location] = entry;
+  }
+  // Every edge resolves to an entry in its range; what nothing reaches would be pruned by arborist.
+  const reached = new Set<string>();
+  const walk = (from: string, deps: unknown): boolean => {
+    if (!isRecord(deps)) return deps === undefined;
+    for (const [name, range] of Object.entries(deps)) {
+      if (typeof range !== "string" || semver.validRange(range) === null) return false;
+      const at = resolveFrom(packages, from, name);
+      if (at === undefined || !semver.satisfies(packages[at]!.version as string, range)) return false;
+      if (reached.has(at)) continue;
+      reached.add(at);
+      if (!walk(at, packages[at]!.dependencies)) return false;
+    }
+    return true;
+  };
+  if (!walk("", pkg.dependencies) || reached.size !== Object.keys(packages).length) return undefined;
+  return new Map(Object.entries(packages));
+}
+
+/** A JSON file's value, or undefined when it cannot be read or parsed. */
+const read = (file: string): Promise<unknown> => readFile(file, "utf8").then((text) => JSON.parse(text) as unknown, () => undefined);
+
+/**
+ * How to place the restore's packages into the staging copy at `dir` as arborist's reify would,
+ * with its two lockfiles; undefined, having changed nothing, when this is not a case placed
+ * exactly (the caller then runs arborist).
+ */
+export async function exactPlacement(dir: string, unpacked: UnpackedFolders | undefined): Promise<(() => Promise<void>) | undefined> {
+  if (!unpacked) return undefined;
+  const nodeModules = path.join(dir, "node_modules");
+  if (await readdir(nodeModules).then(() => true, () => false)) return undefined;
+  const pkg = await read(path.join(dir, "package.json"));
+  const entries = exactEntries(pkg, await read(path.join(dir, "package-lock.json")));
+  if (!entries) return undefined;
+  const folders = new Set<string>();
+  const device = (await stat(dir)).dev;
+  for (const entry of entries.values()) {
+    const folder = unpacked.peek(entry.integrity as string);
+    if (folder === undefined || folders.has(folder)) return undefined;
+    // Moved by rename: never across file systems, never a package that brings its own node_modules.
+    if ((await stat(folder).catch(() => undefined))?.dev !== device) return undefined;
+    if ((await readdir(folder).catch(() => ["node_modules"])).includes("node_modules")) return undefined;
+    folders.add(folder);
+  }
+  const { name, dependencies } = pkg as { name: string; dependencies: Record<string, string> };
+  return async () => {
+    // Parents first: a nested package's folder goes inside its parent's, beside its files.
+    for (const location of [...entries.keys()].sort((a, b) => a.length - b.length)) {
+      const folder = unpacked.take(entries.get(location)!.integrity as string);
+      if (folder === undefined || !(await moveInto(folder, path.join(dir, location)))) {
+        throw new XcshToolsError("EINSTALL", `Could not place ${location} in the staging copy of the plugins folder`, { hint: "Run the command again; nothing was changed." });
+      }
+    }
+    const packages = Object.fromEntries(entries);
+    await writeFile(path.join(dir, "package-lock.json"), lockfileText({ name, lockfileVersion: 3, requires: true, packages: { "": { name, dependencies }, ...packages } }));
+    // Last: arborist trusts the hidden lockfile only when no package folder is newer than it.
+    await writeFile(path.join(nodeModules, ".package-lock.json"), lockfileText({ name, lockfileVersion: 3, requires: true, packages }));
+  };
+}
