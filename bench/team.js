@@ -56,13 +56,22 @@ function freshHome() {
   return home;
 }
 
-/** A fresh project folder in `home` holding `files` (name → text). */
+/**
+ * A fresh project folder in `home` holding `files` (name → text), committed in a git repository of
+ * its own: a teammate restores in the clone of the team's repository, so the restore's check that
+ * its generated files are not tracked asks git, as it does for a user (a folder outside any
+ * repository would let the restore skip that child).
+ */
 function freshProject(home, files) {
   const project = path.join(home, "project");
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(project, name)), { recursive: true });
     writeFileSync(path.join(project, name), text);
   }
+  const git = (...args) => execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@localhost", ...args], { cwd: project, stdio: "ignore", env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig") } });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-q", "-m", "team set");
   return project;
 }
 
