@@ -128,24 +128,7 @@ export async function validateMissing(world: World, cwd: string, modules: Prepar
     if (!fingerprint || fingerprint.sig === "missing") return;
     // A checker that could not run says nothing about the module: no record, try again later.
     if (outcome.failure && (outcome.failure.code === "ECHILD" || outcome.failure.code === "EVALIDATE_TIMEOUT")) return;
-    const record: ModuleRecord = {
-      file: module.file,
-      sig: fingerprint.sig,
-      ...(fingerprint.sha ? { sha: fingerprint.sha } : {}),
-      runtime,
-      tools: outcome.tools.map((tool) => ({
-        ...(tool.index !== undefined ? { index: tool.index } : {}),
-        ...(tool.name !== undefined ? { name: tool.name } : {}),
-        ...(tool.label !== undefined ? { label: tool.label } : {}),
-        ...(tool.description !== undefined ? { description: tool.description } : {}),
-        ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
-        ...(tool.lazy ? { lazy: tool.lazy } : {}),
-        problems: tool.problems,
-      })),
-      ...(outcome.failure ? { failure: { code: outcome.failure.code, message: outcome.failure.message } } : {}),
-      // Checked as a `staticTools` module (a tool without `lazy` had a problem and loads eagerly).
-      ...(module.entry.source?.staticTools === true && outcome.tools.every((tool) => tool.lazy || tool.staticProblem) ? { static: true as const } : {}),
-    };
+    const record = recordOfOutcome(module.file, fingerprint, outcome, runtime, module.entry.source?.staticTools === true);
     // The same bytes passed `link`'s fenced check in this process: a later link may reuse the record.
     const linked = outcome.failure ? undefined : linkedSignatureOf(module.key, fingerprint.sha);
     if (linked !== undefined) record.linked = linked;
@@ -155,6 +138,31 @@ export async function validateMissing(world: World, cwd: string, modules: Prepar
     module.record = record;
   });
   return list.length;
+}
+
+/**
+ * The record of `outcome` for `file` (its stat signature and sha256 taken before the import);
+ * `staticTools`: checked as a module whose plugin declares static definitions.
+ */
+export function recordOfOutcome(file: string, fingerprint: { sig: string; sha?: string | undefined }, outcome: ModuleOutcome, runtime: string, staticTools: boolean): ModuleRecord {
+  return {
+    file,
+    sig: fingerprint.sig,
+    ...(fingerprint.sha ? { sha: fingerprint.sha } : {}),
+    runtime,
+    tools: outcome.tools.map((tool) => ({
+      ...(tool.index !== undefined ? { index: tool.index } : {}),
+      ...(tool.name !== undefined ? { name: tool.name } : {}),
+      ...(tool.label !== undefined ? { label: tool.label } : {}),
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
+      ...(tool.lazy ? { lazy: tool.lazy } : {}),
+      problems: tool.problems,
+    })),
+    ...(outcome.failure ? { failure: { code: outcome.failure.code, message: outcome.failure.message } } : {}),
+    // Checked as a `staticTools` module (a tool without `lazy` had a problem and loads eagerly).
+    ...(staticTools && outcome.tools.every((tool) => tool.lazy || tool.staticProblem) ? { static: true as const } : {}),
+  };
 }
 
 /** Store `record` beside the other runtimes' records of the same bytes; records of other bytes go. */

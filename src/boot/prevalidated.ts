@@ -57,9 +57,12 @@ export async function rememberValidated(outcomes: readonly ModuleOutcome[], link
       const sha = await hashFile(outcome.file);
       if (sha === undefined) return;
       if (linked?.has(outcome.file)) {
-        const real = `${sha}\0${locateModule(path.resolve(outcome.file), new Map()).key}`;
+        const realKey = locateModule(path.resolve(outcome.file), new Map()).key;
+        const real = `${sha}\0${realKey}`;
         if (signature !== undefined) linkedSignatures.set(real, signature);
         if (javascript) rememberedLinked.set(real, outcome);
+        const place = placeInPackage(path.resolve(outcome.file));
+        if (signature !== undefined && place !== undefined) linkedChecks.set(realKey, { outcome, sha, signature, place });
       }
       const key = keyOf(outcome.file, sha);
       if (key !== undefined && javascript) remembered.set(key, outcome);
@@ -85,6 +88,20 @@ export function linkedSignatureOf(realKey: string, sha: string | undefined): str
 
 const rememberedLinked = new Map<string, ModuleOutcome>();
 const linkedSignatures = new Map<string, string>();
+
+/** A module of a linked folder that `link` checked in this process under the folder's `signature`; `place`: `<package>/<path in it>`. */
+export interface LinkedCheck {
+  outcome: ModuleOutcome;
+  sha: string;
+  signature: string;
+  place: string;
+}
+const linkedChecks = new Map<string, LinkedCheck>();
+
+/** Every module `link` checked in this process under a signature, by its real path (the refresh records those no view takes). */
+export function linkedChecked(): ReadonlyMap<string, LinkedCheck> {
+  return linkedChecks;
+}
 
 /** Entries a linked folder's signature takes at most: a bigger folder is checked in the child every time. */
 const MAX_LINKED_ENTRIES = 5000;

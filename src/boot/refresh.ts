@@ -6,13 +6,13 @@
 import path from "node:path";
 import { sameKey, type BootIndex, type BootView, type ViewKey } from "./format.js";
 import { isPathInside } from "../core/contain.js";
-import { currentSignature } from "./fingerprint.js";
-import { prepareModules, validRecords, validateMissing, type PreparedEntry } from "./module-records.js";
+import { currentSignature, hashFile } from "./fingerprint.js";
+import { prepareModules, recordOfOutcome, validRecords, validateMissing, type PreparedEntry } from "./module-records.js";
 import type { PreparedModule } from "./simulate.js";
 import type { ModuleOutcome } from "../validate/module-check.js";
 import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, sameModules, writeIndex } from "./store.js";
 import { discovery, inputsModule, keptAfterLockChange, scanView } from "./views.js";
-import { decideTrust, keyOf, userTrusts, worldOf, type BootIndexOptions, type World } from "./world.js";
+import { decideTrust, keyOf, runtimeName, userTrusts, worldOf, type BootIndexOptions, type World } from "./world.js";
 
 const atomicFs = () => import("../core/atomic-fs.js");
 const prevalidated = () => import("./prevalidated.js");
@@ -89,6 +89,7 @@ export async function refreshBootIndex(options: BootIndexOptions & RefreshHints 
   // Every runtime's records of unchanged bytes stay: a refresh under Node keeps what Bun found.
   for (const module of prepared) if (Object.keys(module.records).length > 0) fresh.modules[module.key] = { ...fresh.modules[module.key], ...module.records };
   await keepIdleRecords(world, index, fresh);
+  await recordLinkedUntaken(world, fresh);
   const validated = options.validate === false ? 0 : await validateMissing(world, keys[0]!.cwd, prepared, fresh);
   // Nothing new (a mutation that changed no input, a second refresh): leave the file alone, so a
   // command that changed nothing changes no byte, the index included.
@@ -168,3 +169,24 @@ async function keepIdleRecords(world: World, index: BootIndex, fresh: BootIndex)
   }
 }
 const MAX_IDLE_LINKED = 200;
+
+/**
+ * The modules `link` checked in this process that no view takes (a feature of the linked plugin
+ * that is off: `link` checks every module the plugin declares), recorded as `link` checked them,
+ * so that the next `link` of the unchanged folder (or turning the feature on) starts no child for
+ * them either. Each record names the module's place below the plugins folder (where the link puts
+ * it) and its real path's signature now, when its bytes are still the ones checked; a failure is
+ * never recorded (the child answers again).
+ */
+async function recordLinkedUntaken(world: World, fresh: BootIndex): Promise<void> {
+  const { linkedChecked } = await prevalidated();
+  for (const [key, check] of linkedChecked()) {
+    if (fresh.modules[key] !== undefined || check.outcome.failure) continue;
+    // The stat first, then the bytes: a change after the stat shows as another stat at the next read.
+    const sig = currentSignature(key);
+    if (sig === "missing" || (await hashFile(key)) !== check.sha) continue;
+    const record = recordOfOutcome(path.join(world.paths.pluginsNodeModules, check.place), { sig, sha: check.sha }, check.outcome, runtimeName(), false);
+    record.linked = check.signature;
+    fresh.modules[key] = { [record.runtime]: record };
+  }
+}

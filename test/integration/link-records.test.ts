@@ -89,6 +89,45 @@ describe("link after unlink of the same folder imports nothing", () => {
   }, 120_000);
 });
 
+describe("a feature that is off (link checks every module the plugin declares)", () => {
+  const feature = () => path.join(folder(), "features", "extra.js");
+  const featureCounter = () => path.join(w.root, "feature-imports.log");
+  const featureSource = (extra = "") =>
+    `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(featureCounter())}, "import\\n");\n${extra}export default (api) => ({ name: "loop_extra", label: "Extra", description: "extra", parameters: api.typebox.Type.Object({}), async execute() { return { content: [{ type: "text", text: "ok" }] }; } });\n`;
+  const featureImports = async () => (await readFile(featureCounter(), "utf8").catch(() => "")).split("\n").filter(Boolean).length;
+  async function pluginWithFeature(): Promise<void> {
+    await pluginFolder();
+    await w.write(path.join(folder(), "package.json"), { name: NAME, version: "1.0.0", type: "module", xcsh: { tools: "./tools/index.js", features: { extra: { description: "an extra tool", default: false, tools: ["./features/extra.js"] } } } });
+    await w.write(feature(), featureSource());
+  }
+
+  it("is recorded as link checked it: a link of the unchanged folder imports neither module, and turning the feature on imports nothing either", async () => {
+    await pluginWithFeature();
+    await cli(["link", folder()]);
+    expect([await imports(), await featureImports()]).toEqual([1, 1]);
+    await cli(["unlink", NAME]);
+    await cli(["link", folder()]);
+    expect([await imports(), await featureImports()]).toEqual([1, 1]);
+    await cli(["features", NAME, "--enable", "extra"]);
+    expect(await featureImports()).toBe(1);
+    const tools = (await cli(["tools"])).json().tools as { name: string }[];
+    expect(tools.map((t) => t.name).sort()).toEqual(["loop_extra", "loop_tool"]);
+  }, 120_000);
+
+  it("edited after the link: imported again at the next link, and refused with EVALIDATE once it throws", async () => {
+    await pluginWithFeature();
+    await cli(["link", folder()]);
+    await cli(["unlink", NAME]);
+    await writeFile(feature(), featureSource("// edited\n"));
+    await cli(["link", folder()]);
+    expect(await featureImports()).toBe(2);
+    await cli(["unlink", NAME]);
+    await writeFile(feature(), featureSource(`throw new Error("feature is broken");\n`));
+    const refused = await cli(["link", folder()], 1);
+    expect(refused.json().error).toMatchObject({ code: "EVALIDATE", message: expect.stringContaining("feature is broken") });
+  }, 120_000);
+});
+
 describe("a changed folder is checked again", () => {
   it("changed bytes of the entry: imported again; broken ones refused with EVALIDATE, nothing linked", async () => {
     await linkedOnceThenUnlinked();
