@@ -25,8 +25,9 @@
  * The same knowledge answers, without loading arborist, the two tree reads around it: the live
  * tree of a plugins folder with no `node_modules` (`emptyLiveTree`: no packages) and the closure
  * check of the placed copy (`placedTopNodes`: the tree the placed lock describes, which is what
- * arborist's `loadActual` reads back, through the hidden lockfile written last). Anything else is
- * read by arborist, as before.
+ * arborist's `loadActual` reads back, through the hidden lockfile written last, each package's
+ * name, version and edges checked equal to its own package.json's). Anything else is read by
+ * arborist, as before.
  */
 import { lstat, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -91,6 +92,15 @@ function exactEntries(pkg: unknown, lock: unknown): Map<string, Entry> | undefin
   return new Map(Object.entries(packages));
 }
 
+/** Edge fields arborist reads besides `dependencies`: a package declaring any is left to it. */
+const OTHER_EDGES = ["optionalDependencies", "peerDependencies", "peerDependenciesMeta", "bundleDependencies", "bundledDependencies"];
+
+/** A dependencies field, order-free, for comparing the package's own with its lock entry's (none and `{}` alike). */
+function edgesText(deps: unknown): string {
+  const entries = deps === undefined ? [] : isRecord(deps) ? Object.entries(deps).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)) : [["(not an object)", deps]];
+  return JSON.stringify(entries);
+}
+
 /** A JSON file's value, or undefined when it cannot be read or parsed. */
 const read = (file: string): Promise<unknown> => readFile(file, "utf8").then((text) => JSON.parse(text) as unknown, () => undefined);
 
@@ -120,10 +130,11 @@ export async function exactPlacement(dir: string, unpacked: UnpackedFolders | un
     // Moved by rename: never across file systems, never a package that brings its own node_modules.
     if ((await stat(folder).catch(() => undefined))?.dev !== device) return undefined;
     if ((await readdir(folder).catch(() => ["node_modules"])).includes("node_modules")) return undefined;
-    // The name and version arborist would read from the package's own package.json are the lock's
-    // (placedTopNodes answers from the lock): a package that says otherwise goes to arborist.
+    // The name, version and edges arborist would read from the package's own package.json are the
+    // lock's (placedTopNodes answers from the lock): a package that says otherwise goes to arborist.
     const manifest = await read(path.join(folder, "package.json"));
     if (!isRecord(manifest) || manifest.name !== namesOf(location)!.at(-1) || manifest.version !== entry.version) return undefined;
+    if (edgesText(manifest.dependencies) !== edgesText(entry.dependencies) || OTHER_EDGES.some((key) => manifest[key] !== undefined)) return undefined;
     folders.add(folder);
   }
   const { name, dependencies } = pkg as { name: string; dependencies: Record<string, string> };

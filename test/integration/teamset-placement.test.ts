@@ -19,8 +19,9 @@
  * from the placed staging copy, and in class 2's it is called (the reads stand aside too). Beside
  * them, without a registry: the live tree of a plugins folder with no packages (`emptyLiveTree`),
  * equal to `loadActual`'s (no children) for three such folders and standing aside for six that
- * are anything else; and a placement whose unpacked package says another name or version than
- * its lock entry stands aside (arborist would read the package's own).
+ * are anything else; and a placement whose unpacked package says another name, version or
+ * dependencies than its lock entry, or declares optional, peer or bundled ones, stands aside
+ * (arborist would read the package's own).
  */
 import { cp, mkdir, readdir, symlink, writeFile } from "node:fs/promises";
 import { existsSync, readFileSync } from "node:fs";
@@ -300,7 +301,7 @@ describe("the trees around a placement, known without arborist (class 3, without
     expect([...(await readActual(w, path.join(w.root, "link"))).keys()]).toEqual(["lib"]);
   });
 
-  /** A staging copy to place `lib@1.0.0` into, its unpacked folder's package.json being `manifest`. */
+  /** A staging copy to place `lib@1.0.0` (depending on nothing) into, its unpacked folder's package.json being `manifest`. */
   async function placementOf(manifest: Record<string, unknown>) {
     const dir = path.join(w.root, `work-${tag()}`);
     const integrity = "sha512-" + Buffer.alloc(64, 7).toString("base64");
@@ -318,7 +319,7 @@ describe("the trees around a placement, known without arborist (class 3, without
     return exactPlacement(dir, offer);
   }
 
-  it("an unpacked package that says the lock's name and version is placed; another name or version stands aside", async () => {
+  it("an unpacked package that says the lock's name, version and edges is placed; another name, version or edge stands aside", async () => {
     const placement = await placementOf({ name: "lib", version: "1.0.0" });
     expect(placement && closureView(placedTopNodes(placement.packages))).toEqual({
       lib: { name: "lib", version: "1.0.0", resolved: "http://127.0.0.1:1/lib/-/lib-1.0.0.tgz", integrity: "sha512-" + Buffer.alloc(64, 7).toString("base64"), inBundle: false, edges: {} },
@@ -326,5 +327,12 @@ describe("the trees around a placement, known without arborist (class 3, without
     expect(await placementOf({ name: "other", version: "1.0.0" }), "another name").toBeUndefined();
     expect(await placementOf({ name: "lib", version: "1.0.1" }), "another version").toBeUndefined();
     expect(await placementOf({ version: "1.0.0" }), "no name").toBeUndefined();
+    expect(await placementOf({ name: "lib", version: "1.0.0", dependencies: {} }), "an empty dependencies is none").toBeDefined();
+    // Edges the lock entry does not have: arborist would read them from the package (the closure check with them).
+    expect(await placementOf({ name: "lib", version: "1.0.0", dependencies: { other: "^1.0.0" } }), "a dependency").toBeUndefined();
+    expect(await placementOf({ name: "lib", version: "1.0.0", dependencies: "other" }), "dependencies not an object").toBeUndefined();
+    for (const key of ["optionalDependencies", "peerDependencies", "bundleDependencies", "bundledDependencies"]) {
+      expect(await placementOf({ name: "lib", version: "1.0.0", [key]: key.startsWith("bundle") ? ["other"] : { other: "^1.0.0" } }), key).toBeUndefined();
+    }
   });
 });
