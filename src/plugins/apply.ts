@@ -69,6 +69,7 @@ import {
   type StateFiles,
 } from "./state.js";
 import type { ArboristDiff, ArboristNode } from "@npmcli/arborist";
+import type { ExactPlacement } from "./pinned-placement.js";
 import { changedNodes, runInstallScripts, scriptsByPlugin, type PendingScript } from "./install-scripts.js";
 import { copyToWork, PACKED_REL, stageWork, type WorkCopy } from "./work-copy.js";
 import type { DirectEdit } from "./direct-edit.js";
@@ -100,7 +101,7 @@ export interface ApplyOptions {
    * dependencies, into the work copy's package.json and package-lock.json, so that reify installs
    * exactly that tree; `verify` checks the reified copy before anything is validated or staged.
    */
-  pinned?: { names: ReadonlySet<string>; prepare(dir: string, names: string[]): Promise<void>; verify(dir: string): Promise<void> };
+  pinned?: { names: ReadonlySet<string>; prepare(dir: string, names: string[]): Promise<void>; verify(dir: string, placed?: ExactPlacement["packages"]): Promise<void> };
   /** Adjust our record before it is staged (a team restore's `team`/`personal` marks): `had` names the plugins installed before. */
   patchRecord?: (before: InstallRecord, after: InstallRecord, had: ReadonlySet<string>) => InstallRecord;
 }
@@ -195,8 +196,9 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
   const pinned = options.pinned;
   if (pinned) await pinned.prepare(copy.dir, plan.actions.filter((a) => a.apply.kind === "install" && pinned.names.has(a.name)).map((a) => a.name));
   await m.step("apply:packed");
-  const { savedDeps, scripts } = (pinned && (await placeExactly(m, copy, request, options))) || (await reifyCopy(m, plan, copy, request, options));
-  if (pinned) await pinned.verify(copy.dir);
+  const { savedDeps, scripts, placed }: Awaited<ReturnType<typeof reifyCopy>> & { placed?: ExactPlacement["packages"] } =
+    (pinned && (await placeExactly(m, copy, request, options))) || (await reifyCopy(m, plan, copy, request, options));
+  if (pinned) await pinned.verify(copy.dir, placed);
   const arrived = await readArrived(plan, (name) => path.join(copy.nodeModules, name));
   if (options.approveExecutables) await approveModules(options.approveExecutables, plan.actions, arrived, inventory, { liveNodeModules: m.paths.nodeModules, scripts: scripts.byPlugin });
   const withScripts = [...scripts.byPlugin].filter(([, list]) => list.length > 0).map(([name]) => name);
@@ -337,17 +339,17 @@ function namesLabel(names: readonly string[]): string {
  * npm's installer (pinned-placement.ts says when); undefined, having changed nothing, otherwise.
  * The same steps are reported as around a reify, so a fault or a kill lands where it would.
  */
-async function placeExactly(m: Mutation, copy: WorkCopy, request: ArboristRequest, options: ApplyOptions): Promise<Awaited<ReturnType<typeof reifyCopy>> | undefined> {
+async function placeExactly(m: Mutation, copy: WorkCopy, request: ArboristRequest, options: ApplyOptions): Promise<(Awaited<ReturnType<typeof reifyCopy>> & { placed: ExactPlacement["packages"] }) | undefined> {
   if (request.add.length > 0 || request.rm.length > 0 || request.fixDependency.size > 0 || options.client.allowScripts) return undefined;
-  const place = await (await import("./pinned-placement.js")).exactPlacement(copy.dir, options.client.unpacked);
-  if (!place) return undefined;
+  const placement = await (await import("./pinned-placement.js")).exactPlacement(copy.dir, options.client.unpacked);
+  if (!placement) return undefined;
   options.progress?.("Placing the locked packages");
   await m.step("reify:start");
-  await place();
+  await placement.place();
   if (m.signal.aborted) throw new XcshToolsError("EABORTED", "Interrupted; the change was rolled back", { hint: "Nothing was changed." });
   await m.step("reify:done");
   const workPkg = readJson(copy.packageJson) ?? {};
-  return { savedDeps: (isRecord(workPkg.dependencies) ? workPkg.dependencies : {}) as Record<string, string>, scripts: { nodes: [], byPlugin: new Map() } };
+  return { savedDeps: (isRecord(workPkg.dependencies) ? workPkg.dependencies : {}) as Record<string, string>, scripts: { nodes: [], byPlugin: new Map() }, placed: placement.packages };
 }
 
 /** Run arborist on the copy; returns the dependencies the copy's package.json saved. */

@@ -21,8 +21,15 @@
  * and without a `node_modules` of its own; and every dependency, the root's included, resolves by Node's rule to an entry whose
  * version satisfies its range, with no entry left that nothing reaches (arborist would prune it).
  * The equality with arborist's tree and files is checked by test/integration/teamset-placement.test.ts.
+ *
+ * The same knowledge answers, without loading arborist, the two tree reads around it: the live
+ * tree of a plugins folder with no `node_modules` (`emptyLiveTree`: no packages) and the closure
+ * check of the placed copy (`placedTopNodes`: the tree the placed lock describes, which is what
+ * arborist's `loadActual` reads back, through the hidden lockfile written last, each package's
+ * name, version and edges checked equal to its own package.json's). Anything else is read by
+ * arborist, as before.
  */
-import { readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { lstat, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import semver from "semver";
 import validateNpmPackageName from "validate-npm-package-name";
@@ -85,15 +92,30 @@ function exactEntries(pkg: unknown, lock: unknown): Map<string, Entry> | undefin
   return new Map(Object.entries(packages));
 }
 
+/** Edge fields arborist reads besides `dependencies`: a package declaring any is left to it. */
+const OTHER_EDGES = ["optionalDependencies", "peerDependencies", "peerDependenciesMeta", "bundleDependencies", "bundledDependencies"];
+
+/** A dependencies field, order-free, for comparing the package's own with its lock entry's (none and `{}` alike). */
+function edgesText(deps: unknown): string {
+  const entries = deps === undefined ? [] : isRecord(deps) ? Object.entries(deps).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)) : [["(not an object)", deps]];
+  return JSON.stringify(entries);
+}
+
 /** A JSON file's value, or undefined when it cannot be read or parsed. */
 const read = (file: string): Promise<unknown> => readFile(file, "utf8").then((text) => JSON.parse(text) as unknown, () => undefined);
+
+/** A placement: `place` moves the packages in and writes the lockfiles; `packages` is what it places (lock location → entry). */
+export interface ExactPlacement {
+  place(): Promise<void>;
+  packages: ReadonlyMap<string, Readonly<Entry>>;
+}
 
 /**
  * How to place the restore's packages into the staging copy at `dir` as arborist's reify would,
  * with its two lockfiles; undefined, having changed nothing, when this is not a case placed
  * exactly (the caller then runs arborist).
  */
-export async function exactPlacement(dir: string, unpacked: UnpackedFolders | undefined): Promise<(() => Promise<void>) | undefined> {
+export async function exactPlacement(dir: string, unpacked: UnpackedFolders | undefined): Promise<ExactPlacement | undefined> {
   if (!unpacked) return undefined;
   const nodeModules = path.join(dir, "node_modules");
   if (await readdir(nodeModules).then(() => true, () => false)) return undefined;
@@ -102,16 +124,21 @@ export async function exactPlacement(dir: string, unpacked: UnpackedFolders | un
   if (!entries) return undefined;
   const folders = new Set<string>();
   const device = (await stat(dir)).dev;
-  for (const entry of entries.values()) {
+  for (const [location, entry] of entries) {
     const folder = unpacked.peek(entry.integrity as string);
     if (folder === undefined || folders.has(folder)) return undefined;
     // Moved by rename: never across file systems, never a package that brings its own node_modules.
     if ((await stat(folder).catch(() => undefined))?.dev !== device) return undefined;
     if ((await readdir(folder).catch(() => ["node_modules"])).includes("node_modules")) return undefined;
+    // The name, version and edges arborist would read from the package's own package.json are the
+    // lock's (placedTopNodes answers from the lock): a package that says otherwise goes to arborist.
+    const manifest = await read(path.join(folder, "package.json"));
+    if (!isRecord(manifest) || manifest.name !== namesOf(location)!.at(-1) || manifest.version !== entry.version) return undefined;
+    if (edgesText(manifest.dependencies) !== edgesText(entry.dependencies) || OTHER_EDGES.some((key) => manifest[key] !== undefined)) return undefined;
     folders.add(folder);
   }
   const { name, dependencies } = pkg as { name: string; dependencies: Record<string, string> };
-  return async () => {
+  const place = async () => {
     // Parents first: a nested package's folder goes inside its parent's, beside its files.
     for (const location of [...entries.keys()].sort((a, b) => a.length - b.length)) {
       const folder = unpacked.take(entries.get(location)!.integrity as string);
@@ -124,4 +151,65 @@ export async function exactPlacement(dir: string, unpacked: UnpackedFolders | un
     // Last: arborist trusts the hidden lockfile only when no package folder is newer than it.
     await writeFile(path.join(nodeModules, ".package-lock.json"), lockfileText({ name, lockfileVersion: 3, requires: true, packages }));
   };
+  return { place, packages: entries };
+}
+
+/** The parts of an arborist node a closure walk reads (team.ts `closureOf`), as `loadActual` sets them. */
+export interface PlacedNode {
+  packageName: string;
+  version: string;
+  resolved: string;
+  integrity: string;
+  inBundle: boolean;
+  edgesOut: Map<string, { to: PlacedNode | null }>;
+}
+
+/**
+ * The top-level nodes arborist's `loadActual` reads from a staging copy `exactPlacement` placed
+ * `packages` into, without reading it: each package at its location with the lock's version,
+ * resolved and integrity (arborist takes them from the hidden lockfile the placement wrote last),
+ * its dependencies resolved by Node's rule (exactEntries checked that each resolves in range).
+ * Equal to arborist's answer: test/integration/teamset-placement.test.ts.
+ */
+export function placedTopNodes(packages: ReadonlyMap<string, Readonly<Entry>>): Map<string, PlacedNode> {
+  const lock = Object.fromEntries(packages);
+  const nodes = new Map<string, PlacedNode>();
+  for (const [location, entry] of packages) {
+    nodes.set(location, { packageName: namesOf(location)!.at(-1)!, version: entry.version as string, resolved: entry.resolved as string, integrity: entry.integrity as string, inBundle: false, edgesOut: new Map() });
+  }
+  for (const [location, entry] of packages) {
+    const deps = isRecord(entry.dependencies) ? entry.dependencies : {};
+    for (const dep of Object.keys(deps)) {
+      const at = resolveFrom(lock, location, dep);
+      nodes.get(location)!.edgesOut.set(dep, { to: at === undefined ? null : nodes.get(at)! });
+    }
+  }
+  const top = new Map<string, PlacedNode>();
+  for (const [location, node] of nodes) if (namesOf(location)!.length === 1) top.set(node.packageName, node);
+  return top;
+}
+
+/**
+ * Whether arborist's `loadActual` of the plugins folder `dir` finds no packages, known without it:
+ * a folder (arborist fails on a missing one) with no `node_modules` (not even a link or a file by
+ * that name) and a package.json that is absent or ours (no `workspaces`, which arborist would link
+ * in). Anything else: false, and arborist reads it.
+ */
+export async function emptyLiveTree(dir: string): Promise<boolean> {
+  if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) return false;
+  const absent = await lstat(path.join(dir, "node_modules")).then(
+    () => false,
+    (error: NodeJS.ErrnoException) => error.code === "ENOENT",
+  );
+  if (!absent) return false;
+  const text = await readFile(path.join(dir, "package.json"), "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? null : undefined));
+  if (text === null) return true;
+  if (text === undefined) return false;
+  let pkg: unknown;
+  try {
+    pkg = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return isRecord(pkg) && Object.keys(pkg).every((key) => ROOT_KEYS.has(key));
 }

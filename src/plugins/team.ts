@@ -44,6 +44,7 @@ import { assertGitSpec, parseInstallSpec } from "./spec.js";
 import { pluginsPaths, withRecordEntry, type InstallRecord } from "./state.js";
 import { TARBALL_CHECK_OPTION } from "./tarball-check.js";
 import { UnpackedFolders } from "./unpacked.js";
+import type { ExactPlacement } from "./pinned-placement.js";
 
 /** An npm plugin as a team lock pins it. */
 export interface PinnedNpmPlugin {
@@ -404,8 +405,15 @@ interface ClosureNode {
   edgesOut: Map<string, { to: ClosureNode | null }>;
 }
 
-/** The tree of the plugins folder at `dir`, as arborist reads it from disk. */
-async function actualTopNodes(client: NpmClientOptions, dir: string): Promise<Map<string, ClosureNode>> {
+/**
+ * The tree of the plugins folder at `dir`, as arborist reads it from disk; `placed`, the packages
+ * pinned-placement.ts placed there. Where the answer is known without arborist (a placed copy, a
+ * folder with no packages: pinned-placement.ts says when), arborist is not loaded for it.
+ */
+async function actualTopNodes(client: NpmClientOptions, dir: string, placed?: ExactPlacement["packages"]): Promise<Map<string, ClosureNode>> {
+  const known = await import("./pinned-placement.js");
+  if (placed) return known.placedTopNodes(placed);
+  if (await known.emptyLiveTree(dir)) return new Map();
   const Arborist = await loadArborist();
   const tree = await new Arborist({ ...npmOptions(client), path: dir }).loadActual();
   return tree.children as unknown as Map<string, ClosureNode>;
@@ -567,8 +575,8 @@ export async function applyPinned(world: MutationWorld, label: string, options: 
     pinned: {
       names: pinnedNames,
       prepare: (dir, names) => writePinned(options.client, dir, resolved, names),
-      verify: async (dir) => {
-        const tops = await actualTopNodes(options.client, dir);
+      verify: async (dir, placed) => {
+        const tops = await actualTopNodes(options.client, dir, placed);
         for (const r of resolved) {
           const found = differences(r.pinned, tops.get(r.pinned.name))[0];
           if (found) throw options.mismatch(found);
