@@ -245,7 +245,7 @@ export async function loadPacote(): Promise<Pacote> {
 }
 
 /**
- * The bytes of a tarball locked at `integrity`, read from npm's cache by that content address
+ * The bytes of a tarball locked at `integrity`, read from npm's cache (of `opts`, npmOptions') by that content address
  * (cacache's `content-v2` file, hashed and compared by cacache: bytes that do not hash to it are
  * never returned), or `undefined`: not there, not a regular file of at most the guard's in-memory
  * size, or unreadable. The caller then fetches as pacote does (which, given the same integrity,
@@ -256,8 +256,7 @@ export async function loadPacote(): Promise<Pacote> {
  * set-up was a measurable part of its pinned fetch (docs/benchmarks.md, team sets, session 29).
  * Not under npm's `prefer-online`, which tells pacote to skip the cache.
  */
-export async function cachedTarball(client: NpmClientOptions, integrity: string): Promise<Buffer | undefined> {
-  const opts = npmOptions(client);
+export async function cachedTarball(opts: Record<string, unknown>, integrity: string): Promise<Buffer | undefined> {
   if (opts.preferOnline || typeof opts.cache !== "string") return undefined; // truthy, as pacote reads it
   try {
     const cacache = (await npmLibraries()).cacache();

@@ -125,7 +125,7 @@ async function fetchLocked(client: NpmClientOptions, cwd: string, what: { plugin
   const read = async (spec: string, integrity: string | undefined, manifestOnly = false) => {
     try {
       // A warm cache: the locked bytes read by their content address, handed to the fetcher (tarball-check.ts `HELD_BYTES_OPTION`).
-      const held = integrity && !manifestOnly && what.from?.kind !== "git" ? await cachedTarball(client, integrity) : undefined;
+      const held = integrity && !manifestOnly && what.from?.kind !== "git" ? await cachedTarball(options, integrity) : undefined;
       const opts = { ...options, ...(integrity ? { integrity } : {}), ...(held ? { [HELD_BYTES_OPTION]: { integrity, bytes: held } } : {}) } as never;
       // pacote's `manifest` of a tarball unpacks it whole into a temporary folder and reads its
       // package.json there; unpacked into `into` instead (same fetcher, same check, same

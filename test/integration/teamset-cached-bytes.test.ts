@@ -28,14 +28,12 @@ import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createHash } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadRegistryOptions } from "../../src/plugins/npmrc.js";
-import { loadPacote, npmOptions, type NpmClientOptions } from "../../src/plugins/npm-client.js";
+import { loadPacote, npmOptions } from "../../src/plugins/npm-client.js";
 import { HELD_BYTES_OPTION } from "../../src/plugins/tarball-check.js";
-import { restoreTeamSet, type TeamWorld } from "../../src/teamset/index.js";
+import { restoreTeamSet } from "../../src/teamset/index.js";
 import { useGlobalRegistry } from "../helpers/global-registry.js";
-import { marketplaceCtx } from "../helpers/marketplace-fixtures.js";
 import type { RegistryHandle } from "../helpers/registry.js";
-import { lockedByAClonedByB } from "../helpers/team-project.js";
+import { lockedByAClonedByB, npmClientOf, teamWorldOf } from "../helpers/team-project.js";
 import { snapshotTree } from "../helpers/tree-snapshot.js";
 import { makeTmpWorld, writeUserNpmrc, type TmpWorld } from "../helpers/tmp-home.js";
 import { tgzBytes } from "../reliability/helpers-tar.js";
@@ -78,18 +76,11 @@ afterAll(async () => {
 let tags = 0;
 const tag = () => `${Math.random().toString(36).slice(2, 7)}${(tags += 1)}`;
 
-async function client(w: TmpWorld): Promise<NpmClientOptions> {
-  const registry = (await loadRegistryOptions({ home: w.home, env: {}, pluginsDir: path.join(w.xcshHome, "plugins") })).options;
-  return { registry, home: w.home, allowScripts: false };
-}
-async function teamWorld(w: TmpWorld, root: string): Promise<TeamWorld> {
-  return { ctx: marketplaceCtx(w, { cwd: root, approveExecutables: async () => undefined }), npm: await client(w) };
-}
-const restore = async (w: TmpWorld, root: string) => restoreTeamSet(root, { world: await teamWorld(w, root), approveAll: async () => undefined });
+const restore = async (w: TmpWorld, root: string) => restoreTeamSet(root, { world: await teamWorldOf(w, root), approveAll: async () => undefined });
 const failure = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as { code?: string; message?: string });
 const pluginsDir = (w: TmpWorld) => path.join(w.xcshHome, "plugins");
 /** npm's cache of `w` (`<cache>/_cacache`). */
-const cacheOf = async (w: TmpWorld) => String(npmOptions(await client(w)).cache);
+const cacheOf = async (w: TmpWorld) => String(npmOptions(await npmClientOf(w)).cache);
 /** cacache's content file for a single-hash `integrity` (cacache lib/content/path.js's layout). */
 function contentPath(cache: string, integrity: string): string {
   const [algo, b64] = [integrity.slice(0, integrity.indexOf("-")), integrity.slice(integrity.indexOf("-") + 1)];
@@ -250,7 +241,7 @@ describe("team restore: a warm cache's locked tarballs read by their content add
     const url = `${reg.url.replace(/\/$/, "")}/${lib}/-/${lib.slice(lib.indexOf("/") + 1)}-1.0.0.tgz`;
     const other = tgzBytes([{ name: "package/package.json", content: JSON.stringify({ name: lib, version: "1.0.0" }) }, { name: "package/index.js", content: "export default 'other';\n" }]);
     const dest = path.join(b.root, "x", "node_modules", lib);
-    await pacote.extract(url, dest, { ...npmOptions(await client(b)), integrity: locked[2], [HELD_BYTES_OPTION]: { integrity: sri(other), bytes: other } } as never);
+    await pacote.extract(url, dest, { ...npmOptions(await npmClientOf(b)), integrity: locked[2], [HELD_BYTES_OPTION]: { integrity: sri(other), bytes: other } } as never);
     expect(await readFile(path.join(dest, "index.js"), "utf8")).toBe("export default 1;\n");
     expect(streamed).toEqual([locked[2]]);
   });
