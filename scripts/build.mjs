@@ -133,6 +133,9 @@ for (const chunk of output.filter((item) => item.type === "chunk")) {
 // src/plugins/npm-libraries.ts hands our tarball check the tar that pacote extracts with: one module.
 const tarOfPacote = createRequire(requireFromRepo.resolve("pacote")).resolve("tar");
 if (tarOfPacote !== requireFromRepo.resolve("tar")) strays.push(`tar: pacote requires ${tarOfPacote}, our code ${requireFromRepo.resolve("tar")} (align package.json's range of tar with pacote's and reinstall)`);
+// ...and the cacache pacote reads npm's cache with (the restore reads a locked tarball's bytes by digest through it).
+const cacacheOfPacote = createRequire(requireFromRepo.resolve("pacote")).resolve("cacache");
+if (cacacheOfPacote !== requireFromRepo.resolve("cacache")) strays.push(`cacache: pacote requires ${cacacheOfPacote}, our code ${requireFromRepo.resolve("cacache")} (align package.json's range of cacache with pacote's and reinstall)`);
 if (strays.length > 0) {
   console.error(`build: the bundle still imports packages:\n  ${[...new Set(strays)].join("\n  ")}`);
   process.exit(1);

@@ -19,7 +19,7 @@ import { codedFailure, failedUrlOf } from "../core/failure.js";
 import { registryFor, secretsOf, type RegistryOptions } from "./npmrc.js";
 import type { PolicySource } from "../core/policy.js";
 import { npmPolicySource } from "../core/policy-npm.js";
-import { TARBALL_CHECK_OPTION, guardTarballStreams, type PluginTarballChecks, type TarballLimits } from "./tarball-check.js";
+import { SPOOL_MEMORY_BYTES, TARBALL_CHECK_OPTION, guardTarballStreams, type PluginTarballChecks, type TarballLimits } from "./tarball-check.js";
 import { UNPACKED_OPTION, handOverUnpacked, type UnpackedFolders } from "./unpacked.js";
 
 /** Everything pacote and arborist calls need. */
@@ -242,6 +242,31 @@ export async function loadPacote(): Promise<Pacote> {
   guardTarballStreams(pacote, libs.tar());
   handOverUnpacked(pacote);
   return pacote;
+}
+
+/**
+ * The bytes of a tarball locked at `integrity`, read from npm's cache (of `opts`, npmOptions') by that content address
+ * (cacache's `content-v2` file, hashed and compared by cacache: bytes that do not hash to it are
+ * never returned), or `undefined`: not there, not a regular file of at most the guard's in-memory
+ * size, or unreadable. The caller then fetches as pacote does (which, given the same integrity,
+ * reads this same file first, and on a corrupt one refreshes it from the registry).
+ *
+ * Why: a fetcher given an integrity reads exactly this file too, but through a stream pipeline
+ * per package; a restore of a warm cache reads twenty-odd small files, and the per-package stream
+ * set-up was a measurable part of its pinned fetch (docs/benchmarks.md, team sets, session 29).
+ * Not under npm's `prefer-online`, which tells pacote to skip the cache.
+ */
+export async function cachedTarball(opts: Record<string, unknown>, integrity: string): Promise<Buffer | undefined> {
+  if (opts.preferOnline || typeof opts.cache !== "string") return undefined; // truthy, as pacote reads it
+  try {
+    const cacache = (await npmLibraries()).cacache();
+    const found = await cacache.get.hasContent(opts.cache, integrity);
+    if (!found || !found.stat.isFile() || found.size > SPOOL_MEMORY_BYTES) return undefined;
+    return await cacache.get.byDigest(opts.cache, integrity, { size: found.size, memoize: false });
+  } catch {
+    // Altered, vanished or unreadable: pacote's own path decides (it refetches what it cannot use).
+    return undefined;
+  }
 }
 
 /** Arborist's constructor, loaded on first use; the pacote it extracts with is guarded too. */

@@ -27,3 +27,18 @@ export function Arborist(): ArboristClass {
 export function tar(): Tar {
   return require("tar") as Tar;
 }
+
+/** What the restore reads of npm's content-addressed cache (cacache has no typings of its own). */
+export interface Cacache {
+  get: {
+    /** The content file for `integrity`, if present: its size and `stat` (ENOENT is `false`). */
+    hasContent(cache: string, integrity: string): Promise<false | { size: number; stat: import("node:fs").Stats }>;
+    /** The bytes of `integrity`'s content file, checked against it (EINTEGRITY otherwise); `size` skips a second `stat`. */
+    byDigest(cache: string, integrity: string, opts?: { size?: number; memoize?: false }): Promise<Buffer>;
+  };
+}
+
+/** npm's cache library, the instance pacote reads and writes the cache with (package.json holds pacote's range of it). */
+export function cacache(): Cacache {
+  return require("cacache") as Cacache;
+}

@@ -71,6 +71,20 @@ export const TARBALL_CHECK_OPTION = "xcshTarballCheck";
  */
 export type PluginTarballChecks = Map<string, Pick<TarballCheckOptions, "what" | "requirePackageJson">>;
 
+/**
+ * The key of pacote's options object holding a tarball's bytes already read and proven to hash to
+ * `integrity` (npm-client.ts `cachedTarball`: npm's cache file for that integrity, checked by
+ * cacache). A fetcher asked for exactly that integrity streams them instead of opening npm's cache
+ * itself; everything after (this check, pacote's extractor) is unchanged. Any other fetcher ignores them.
+ */
+export const HELD_BYTES_OPTION = "xcshHeldBytes";
+
+/** What `HELD_BYTES_OPTION` holds. */
+export interface HeldBytes {
+  integrity: string;
+  bytes: Buffer;
+}
+
 /** The limits `given`, and the `limits.*` settings' defaults for the others (core/settings-keys.ts says why those). */
 export function tarballLimitsOf(given: Partial<TarballLimits> | undefined): TarballLimits {
   const defaults = DEFAULT_SETTINGS.limits;
@@ -273,7 +287,7 @@ async function writeGzip(source: AsyncIterable<Buffer>, gunzip: Gunzip, signal: 
  * `SPOOL_MEMORY_BYTES` (almost every package), a temporary file beyond, so that arborist
  * extracting many large packages at once does not hold them all in memory.
  */
-const SPOOL_MEMORY_BYTES = 1024 * 1024;
+export const SPOOL_MEMORY_BYTES = 1024 * 1024;
 
 class Spool {
   private chunks: Buffer[] = [];
@@ -389,7 +403,7 @@ export function guardTarballStreams(pacote: typeof import("pacote"), tar: Tar): 
     const plugin = pluginCheckOf(this);
     const what = plugin?.what ?? describeFetcher(this);
     const timedOut = (error: unknown) => (deadline?.aborted && !(error instanceof XcshToolsError) ? fetchTimeout(what, ms!, error) : error);
-    return original.call(this, async (stream: unknown) => {
+    const checked = async (stream: unknown) => {
       const source = stream as AsyncIterable<Buffer> & { on?(event: string, fn: (...a: unknown[]) => void): unknown; destroy?(): unknown };
       const given = (this.opts?.[TARBALL_CHECK_OPTION] ?? {}) as Partial<TarballCheckOptions>;
       const spool = new Spool();
@@ -408,7 +422,12 @@ export function guardTarballStreams(pacote: typeof import("pacote"), tar: Tar): 
       } finally {
         await spool.dispose();
       }
-    }).catch((error: unknown) => {
+    };
+    // Bytes already proven to be this fetcher's integrity: the same check and handler, without
+    // pacote opening the very cache file they were read from again (no download, so no deadline).
+    const held = this.opts?.[HELD_BYTES_OPTION] as HeldBytes | undefined;
+    if (held && this.integrity && String(this.integrity) === held.integrity) return checked(Readable.from([held.bytes]));
+    return original.call(this, checked).catch((error: unknown) => {
       stop.abort();
       throw timedOut(error);
     });

@@ -14,7 +14,7 @@ import { loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions }
 import { planInstall } from "./plan.js";
 import { resolveSetting } from "./plugin-settings.js";
 import { pluginSettings, pluginsPaths } from "./state.js";
-import type { ResolvedPinned } from "./team.js";
+import { settledAll, type ResolvedPinned } from "./team.js";
 import { readJsonOrUndefined } from "../manifest/json-file.js";
 
 /** A secret setting of a declared plugin that has no value on this machine. */
@@ -39,7 +39,8 @@ export async function previewPinned(mworld: MutationWorld, client: NpmClientOpti
   const liveModules = pluginsPaths(mworld.roots).nodeModules;
   const pacote = await loadPacote();
   // Every tarball at once (they were sequential: one restore waited for each in turn), asked about in the plan's order.
-  const asked = await Promise.all(plan.actions.map(async (action, index): Promise<ExecutableRequest | undefined> => {
+  // None outlives another's failure: they unpack into the caller's scratch (team.ts `settledAll`).
+  const asked = await settledAll(plan.actions.map(async (action, index): Promise<ExecutableRequest | undefined> => {
     if (action.apply.kind !== "install") return undefined;
     const r = npmReady.find((x) => x.pinned.name === action.name)!;
     const dir = await unpackedTop(pacote, client, r, path.join(scratch, `npm-${index}`));

@@ -36,13 +36,13 @@ import type { ExecutableRequest } from "../components/consent.js";
 import { isRecord } from "../manifest/result.js";
 import { applyPlan, type ApplyResult } from "./apply.js";
 import type { MutationWorld, Mutation } from "./mutation.js";
-import { loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
+import { cachedTarball, loadArborist, loadPacote, npmError, npmOptions, type NpmClientOptions } from "./npm-client.js";
 import { registryFor } from "./npmrc.js";
 import { planInstall, type Plan, type PlanAction } from "./plan.js";
 import { packageOf, type ResolvedPackage } from "./resolve.js";
 import { assertGitSpec, parseInstallSpec } from "./spec.js";
 import { pluginsPaths, withRecordEntry, type InstallRecord } from "./state.js";
-import { TARBALL_CHECK_OPTION } from "./tarball-check.js";
+import { HELD_BYTES_OPTION, TARBALL_CHECK_OPTION } from "./tarball-check.js";
 import { UnpackedFolders } from "./unpacked.js";
 import type { ExactPlacement } from "./pinned-placement.js";
 
@@ -125,7 +125,9 @@ async function fetchLocked(client: NpmClientOptions, cwd: string, what: { plugin
   let unpacked: string | undefined;
   const read = async (spec: string, integrity: string | undefined, manifestOnly = false) => {
     try {
-      const opts = { ...options, ...(integrity ? { integrity } : {}) } as never;
+      // A warm cache: the locked bytes read by their content address, handed to the fetcher (tarball-check.ts `HELD_BYTES_OPTION`).
+      const held = integrity && !manifestOnly && what.from?.kind !== "git" ? await cachedTarball(options, integrity) : undefined;
+      const opts = { ...options, ...(integrity ? { integrity } : {}), ...(held ? { [HELD_BYTES_OPTION]: { integrity, bytes: held } } : {}) } as never;
       // pacote's `manifest` of a tarball unpacks it whole into a temporary folder and reads its
       // package.json there; unpacked into `into` instead (same fetcher, same check, same
       // integrity), the same bytes also serve the consent preview, which would unpack them again.
@@ -194,7 +196,7 @@ export async function resolvePinned(client: NpmClientOptions, cwd: string, pinne
     }
   };
   try {
-    return await Promise.all(
+    return await settledAll(
       pinned.map(async (p) => {
         const top = await fetchOnce({ plugin: p.name, at: p.from?.kind === "git" ? ["from", "commit"] : ["integrity"], name: p.name, version: p.version, integrity: p.integrity, ...(p.from ? { from: p.from } : {}) });
         const closure = await Promise.all(
@@ -204,11 +206,26 @@ export async function resolvePinned(client: NpmClientOptions, cwd: string, pinne
         const resolved = packageOf(spec, top.pkg);
         return { pinned: p, resolved, integrity: top.integrity, features: Object.keys(resolved.manifest.features ?? {}), top, closure };
       }),
+      fetched.values(),
     );
   } catch (error) {
     if (error instanceof Mismatch) throw mismatch(error.found);
     throw error;
   }
+}
+
+/**
+ * Every result of `work`, or the first failure (in the order of `work`) once all of it and every
+ * other operation `started` has ended. Work that unpacks into a caller's scratch folder must not
+ * outlive a failure: `Promise.all` rejects at once, the caller disposes of its scratch, and a
+ * sibling still unpacking wrote there afterwards (a refused restore left a package behind).
+ */
+export async function settledAll<T>(work: Promise<T>[], started: Iterable<Promise<unknown>> = []): Promise<T[]> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((s) => s.status === "rejected");
+  if (!failed) return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+  await Promise.allSettled(started);
+  throw failed.reason;
 }
 
 // ---- the synthesised package-lock ------------------------------------------------------------
