@@ -4,13 +4,14 @@
  * file that only re-exports them (one ESM module fewer to resolve, read, compile and link each). The
  * answer must read the same bindings, live; anything that is not a pure re-export is left alone.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 // @ts-expect-error: the build's plain-JS module has no types.
 import { facadeBindings, importsPastFacades } from "../../scripts/lib/bundle.mjs";
+import { distJsFiles } from "../helpers/build-dist.js";
 import { REPO_ROOT } from "../helpers/runtimes.js";
 
 interface FakeChunk {
@@ -30,15 +31,6 @@ function generate(chunks: FakeChunk[]): Record<string, string> {
 const tmp = mkdtempSync(path.join(os.tmpdir(), "xcsh-facades-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function jsFiles(dir: string, out: string[] = []): string[] {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== "vendor") jsFiles(full, out);
-    } else if (entry.name.endsWith(".js")) out.push(full);
-  }
-  return out;
-}
 
 describe("dynamic imports past facade chunks", () => {
   it("imports the holding chunk for a one-source facade, from the same folder, from another folder and from that chunk itself", () => {
@@ -122,7 +114,7 @@ describe("dynamic imports past facade chunks", () => {
   it("the built package: no import() names a chunk that only re-exports", () => {
     // vitest's global setup built dist/ from src.
     const dist = path.join(REPO_ROOT, "dist");
-    const files = jsFiles(dist);
+    const files = distJsFiles(dist);
     const facades = new Set(files.filter((file) => facadeBindings(path.relative(dist, file).split(path.sep).join("/"), readFileSync(file, "utf8")) !== undefined));
     expect(facades.size).toBeGreaterThan(10);
     const importsOfFacades = files.flatMap((file) =>
