@@ -162,26 +162,32 @@ const FACADE_LINE = /^(import|export) \{([^}]*)\}(?: from "(\.{1,2}\/[^"]+)")?;$
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 const DYNAMIC_IMPORT = /\bimport\("(\.{1,2}\/[^"]+)"\)/g;
 
-/** The facade `code` as [exported name, chunk file, name there] (its order of sources kept), or undefined. */
+/**
+ * The facade `code` as `{sources, bindings}`: the chunks it imports, in the order it names them (the
+ * order Node evaluates them in), and [exported name, chunk file, name there] of each export; or
+ * undefined when it is anything but re-exports.
+ */
 export function facadeBindings(fileName, code) {
   const locals = new Map();
-  const exported = [];
+  const sources = [];
+  const bindings = [];
   for (const line of code.split("\n").filter((text) => text.trim() !== "")) {
     const match = FACADE_LINE.exec(line.trim());
     if (!match) return undefined;
     const [, keyword, list, from] = match;
     if (keyword === "import" && from === undefined) return undefined;
     const source = from === undefined ? undefined : path.posix.join(path.posix.dirname(fileName), from);
+    if (source !== undefined && !sources.includes(source)) sources.push(source);
     for (const item of list.split(",").map((text) => text.trim()).filter(Boolean)) {
       const [name, alias = name] = item.split(/\s+as\s+/);
       if (!IDENT.test(name) || !IDENT.test(alias)) return undefined;
       if (keyword === "import") locals.set(alias, [source, name]);
-      else if (source !== undefined) exported.push([alias, source, name]);
-      else if (locals.has(name)) exported.push([alias, ...locals.get(name)]);
+      else if (source !== undefined) bindings.push([alias, source, name]);
+      else if (locals.has(name)) bindings.push([alias, ...locals.get(name)]);
       else return undefined;
     }
   }
-  return exported.length > 0 ? exported : undefined;
+  return bindings.length > 0 ? { sources, bindings } : undefined;
 }
 
 export const importsPastFacades = {
@@ -190,15 +196,15 @@ export const importsPastFacades = {
     const chunks = Object.values(output).filter((item) => item.type === "chunk");
     const facades = new Map();
     for (const chunk of chunks) {
-      const bindings = chunk.isEntry ? undefined : facadeBindings(chunk.fileName, chunk.code);
-      if (bindings) facades.set(chunk.fileName, bindings);
+      const facade = chunk.isEntry ? undefined : facadeBindings(chunk.fileName, chunk.code);
+      if (facade) facades.set(chunk.fileName, facade);
     }
     for (const chunk of chunks) {
       const dir = path.posix.dirname(chunk.fileName);
       chunk.code = chunk.code.replace(DYNAMIC_IMPORT, (whole, spec) => {
-        const bindings = facades.get(path.posix.join(dir, spec));
-        if (!bindings) return whole;
-        const sources = [...new Set(bindings.map(([, source]) => source))];
+        const facade = facades.get(path.posix.join(dir, spec));
+        if (!facade) return whole;
+        const { sources, bindings } = facade;
         const relative = (file) => {
           const rel = path.posix.relative(dir, file);
           return rel.startsWith(".") ? rel : `./${rel}`;

@@ -48,19 +48,22 @@ describe("dynamic imports past facade chunks", () => {
     expect(out["chunks/world-F.js"]).toBe(`export { a as mutationWorld, b as hook } from "./state-A.js";\n`);
   });
 
-  it("a facade reading several chunks imports them in its order and keeps each binding's source", () => {
-    const code = `import { Ct as selectProviders } from "./boot-index-B.js";\nimport { J as discoverToolPaths, X as CODES } from "./boot-load-L.js";\nexport { CODES as DISCOVERY_ERROR_CODES, discoverToolPaths, selectProviders };\n`;
-    expect(facadeBindings("chunks/discovery-F.js", code)).toEqual([
-      ["DISCOVERY_ERROR_CODES", "chunks/boot-load-L.js", "X"],
-      ["discoverToolPaths", "chunks/boot-load-L.js", "J"],
-      ["selectProviders", "chunks/boot-index-B.js", "Ct"],
-    ]);
+  it("a facade reading several chunks imports them in its order (Node's order of evaluation), each binding from its own, an unused one too", () => {
+    const code = `import { Ct as selectProviders } from "./boot-index-B.js";\nimport { J as discoverToolPaths, X as CODES } from "./boot-load-L.js";\nimport { u as unused } from "./side-U.js";\nexport { CODES as DISCOVERY_ERROR_CODES, discoverToolPaths, selectProviders };\n`;
+    expect(facadeBindings("chunks/discovery-F.js", code)).toEqual({
+      sources: ["chunks/boot-index-B.js", "chunks/boot-load-L.js", "chunks/side-U.js"],
+      bindings: [
+        ["DISCOVERY_ERROR_CODES", "chunks/boot-load-L.js", "X"],
+        ["discoverToolPaths", "chunks/boot-load-L.js", "J"],
+        ["selectProviders", "chunks/boot-index-B.js", "Ct"],
+      ],
+    });
     const out = generate([
       { type: "chunk", fileName: "chunks/discovery-F.js", code },
       { type: "chunk", fileName: "chunks/user.js", code: `const d = await import("./discovery-F.js");\n` },
     ]);
     expect(out["chunks/user.js"]).toBe(
-      `const d = await import("./boot-load-L.js").then((m0) => import("./boot-index-B.js").then((m1) => ({ get DISCOVERY_ERROR_CODES() { return m0.X; }, get discoverToolPaths() { return m0.J; }, get selectProviders() { return m1.Ct; } })));\n`,
+      `const d = await import("./boot-index-B.js").then((m0) => import("./boot-load-L.js").then((m1) => import("./side-U.js").then((m2) => ({ get DISCOVERY_ERROR_CODES() { return m1.X; }, get discoverToolPaths() { return m1.J; }, get selectProviders() { return m0.Ct; } }))));\n`,
     );
   });
 
