@@ -147,6 +147,75 @@ export const fsWithoutFacade = {
   },
 };
 
+/**
+ * A dynamic `import()` of a module placed in a hot chunk gets a facade chunk from rolldown: a file
+ * that only re-exports bindings of the chunks that hold them (`export { a as b } from "./state.js"`,
+ * even when the importer is that very chunk). Each is one more module for Node's ESM loader to
+ * resolve, read, compile and link (about 0.35 ms of CPU each on Node 24; a `disable` loaded 18 of
+ * them), and rolldown has no option that imports the holding chunk instead (preserveEntrySignatures
+ * changes nothing here). So every `import("<facade>")` becomes the import of the chunks the facade
+ * reads, in its order, answering an object whose getters read the same bindings (live, as the
+ * facade's are). A facade with anything else in it (a side-effect import, `export *`, code) is left
+ * as it is; the facade files stay in dist/ for static importers.
+ */
+const FACADE_LINE = /^(import|export) \{([^}]*)\}(?: from "(\.{1,2}\/[^"]+)")?;$/;
+const IDENT = /^[A-Za-z_$][\w$]*$/;
+const DYNAMIC_IMPORT = /\bimport\("(\.{1,2}\/[^"]+)"\)/g;
+
+/**
+ * The facade `code` as `{sources, bindings}`: the chunks it imports, in the order it names them (the
+ * order Node evaluates them in), and [exported name, chunk file, name there] of each export; or
+ * undefined when it is anything but re-exports.
+ */
+export function facadeBindings(fileName, code) {
+  const locals = new Map();
+  const sources = [];
+  const bindings = [];
+  for (const line of code.split("\n").filter((text) => text.trim() !== "")) {
+    const match = FACADE_LINE.exec(line.trim());
+    if (!match) return undefined;
+    const [, keyword, list, from] = match;
+    if (keyword === "import" && from === undefined) return undefined;
+    const source = from === undefined ? undefined : path.posix.join(path.posix.dirname(fileName), from);
+    if (source !== undefined && !sources.includes(source)) sources.push(source);
+    for (const item of list.split(",").map((text) => text.trim()).filter(Boolean)) {
+      const [name, alias = name] = item.split(/\s+as\s+/);
+      if (!IDENT.test(name) || !IDENT.test(alias)) return undefined;
+      if (keyword === "import") locals.set(alias, [source, name]);
+      else if (source !== undefined) bindings.push([alias, source, name]);
+      else if (locals.has(name)) bindings.push([alias, ...locals.get(name)]);
+      else return undefined;
+    }
+  }
+  return bindings.length > 0 ? { sources, bindings } : undefined;
+}
+
+export const importsPastFacades = {
+  name: "xcsh-tools:imports-past-facades",
+  generateBundle(_options, output) {
+    const chunks = Object.values(output).filter((item) => item.type === "chunk");
+    const facades = new Map();
+    for (const chunk of chunks) {
+      const facade = chunk.isEntry ? undefined : facadeBindings(chunk.fileName, chunk.code);
+      if (facade) facades.set(chunk.fileName, facade);
+    }
+    for (const chunk of chunks) {
+      const dir = path.posix.dirname(chunk.fileName);
+      chunk.code = chunk.code.replace(DYNAMIC_IMPORT, (whole, spec) => {
+        const facade = facades.get(path.posix.join(dir, spec));
+        if (!facade) return whole;
+        const { sources, bindings } = facade;
+        const relative = (file) => {
+          const rel = path.posix.relative(dir, file);
+          return rel.startsWith(".") ? rel : `./${rel}`;
+        };
+        const getters = bindings.map(([alias, source, name]) => `get ${alias}() { return m${sources.indexOf(source)}.${name}; }`).join(", ");
+        return sources.reduceRight((inner, source, i) => `import(${JSON.stringify(relative(source))}).then((m${i}) => ${inner})`, `({ ${getters} })`);
+      });
+    }
+  },
+};
+
 /** jiti's Babel transform stays one file beside the chunks, required on jiti's first transform. */
 export const jitiBabel = {
   name: "xcsh-tools:jiti-babel",
@@ -245,7 +314,7 @@ export async function bundle({ input, dir, plugins = [] }) {
     cwd: repo,
     resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
     external: (id) => isBuiltin(id),
-    plugins: [...plugins, unbundledOnly, lazyRequires, lazyProxyAgents, jitiBabel, fsWithoutFacade],
+    plugins: [...plugins, unbundledOnly, lazyRequires, lazyProxyAgents, jitiBabel, fsWithoutFacade, importsPastFacades],
     output: {
       dir,
       format: "esm",

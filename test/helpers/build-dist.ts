@@ -5,7 +5,7 @@
  * so the build takes a lock folder: two concurrent builds writing one dist/ would race.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -96,4 +96,15 @@ export function modulesOfLoadedFiles(urls: readonly string[]): string[] {
     const inDist = path.relative(dist, file).split(path.sep).join("/");
     return file.startsWith(dist + path.sep) && held[inDist] ? held[inDist].map((id) => `/${id}`) : [file];
   });
+}
+
+/** Every `.js` file of the built dist/ but the vendored ones (copied, not bundled by us). */
+export function distJsFiles(dir = path.join(REPO, "dist"), out: string[] = []): string[] {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== "vendor") distJsFiles(full, out);
+    } else if (entry.name.endsWith(".js")) out.push(full);
+  }
+  return out;
 }

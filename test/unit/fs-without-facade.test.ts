@@ -4,11 +4,12 @@
  * every CLI process. The built package takes node:fs through `process.getBuiltinModule` instead,
  * and the build refuses a chunk graph with a cycle, where a `const` could be read before it is set.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: the build's plain-JS module has no types.
 import { fsWithoutFacade } from "../../scripts/lib/bundle.mjs";
+import { distJsFiles } from "../helpers/build-dist.js";
 import { REPO_ROOT } from "../helpers/runtimes.js";
 
 interface FakeChunk {
@@ -20,15 +21,6 @@ interface FakeChunk {
 const render = (code: string): string | null => fsWithoutFacade.renderChunk(code)?.code ?? null;
 const generate = (chunks: FakeChunk[]): void => fsWithoutFacade.generateBundle({}, Object.fromEntries(chunks.map((c) => [c.fileName, c])));
 
-function jsFiles(dir: string, out: string[] = []): string[] {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== "vendor") jsFiles(full, out);
-    } else if (entry.name.endsWith(".js")) out.push(full);
-  }
-  return out;
-}
 
 describe("node:fs taken without its ES facade", () => {
   it("rewrites a chunk's named import of node:fs, renamed names included, and leaves other imports as they are", () => {
@@ -46,7 +38,7 @@ describe("node:fs taken without its ES facade", () => {
 
   it("the built package imports node:fs as an ES module nowhere, and takes it through process.getBuiltinModule", () => {
     // vitest's global setup built dist/ from src.
-    const files = jsFiles(path.join(REPO_ROOT, "dist"));
+    const files = distJsFiles();
     const esImports = files.filter((file) => /^\s*(import|export)\b[^;]*\bfrom\s*["']node:fs["']|^\s*import\s*["']node:fs["']/m.test(readFileSync(file, "utf8")));
     expect(esImports.map((file) => path.relative(REPO_ROOT, file))).toEqual([]);
     expect(files.filter((file) => readFileSync(file, "utf8").includes(`process.getBuiltinModule("node:fs")`)).length).toBeGreaterThan(10);
