@@ -10,7 +10,7 @@
  * a folder that cannot be written) and expects exactly what a process without any cache gets.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect } from "vitest";
@@ -148,15 +148,18 @@ describe("compile caches of the boot (Node 22 and 24)", () => {
     expect(probe(requireRuntime(node24), cacheDir, [file]).out).toEqual({ tools: { served_tool: 4 }, errors: [] });
     const [record] = records(cacheDir);
     expect(records(cacheDir)).toHaveLength(1);
+    // A record is its name: the bytes' CRC-32 and length, then the format Node detected.
     const recorded = path.join(cacheDir, "node-format", record!);
-    expect(readFileSync(recorded, "latin1")).toBe("module-typescript");
+    expect(recorded).toMatch(/\/[0-9a-f]+-\d+\.module-typescript$/);
     // A record saying plain JavaScript: a process that serves the memo hands Node the TypeScript as
     // JavaScript (a syntax error); one that detected again would load the tool.
-    writeFileSync(recorded, "module");
+    const planted = recorded.replace(/module-typescript$/, "module");
+    renameSync(recorded, planted);
     expect(probe(requireRuntime(node24), cacheDir, [file]).out).toEqual({ tools: {}, errors: ["EIMPORT"] });
-    // A record half written (or not one of the recorded formats) is a miss: Node detects.
-    writeFileSync(recorded, "");
+    // A format that is never recorded (CommonJS) is a miss: Node detects, and records its answer.
+    renameSync(planted, recorded.replace(/module-typescript$/, "commonjs"));
     expect(probe(requireRuntime(node24), cacheDir, [file]).out).toEqual({ tools: { served_tool: 4 }, errors: [] });
+    expect(existsSync(recorded)).toBe(true);
   });
 
   runtimeIt(node24)(`node24${skipNote(node24)}: a tool rewritten as CommonJS after its ESM format was recorded gets Node's own answer`, () => {

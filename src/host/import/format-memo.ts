@@ -12,24 +12,28 @@
  * format from resolve).
  *
  * So a synchronous load hook (node-hooks.ts registers it with its resolve hook) records what Node
- * detected — `module` or `module-typescript` only — named by a CRC-32 and the length of the bytes
- * Node loaded, in a folder per runtime; the next import of the same bytes under the same runtime
- * gets that format and those bytes without a second detection. CRC-32 is what Node's compile
+ * detected — `module` or `module-typescript` only — as an empty file named by a CRC-32 and the
+ * length of the bytes Node loaded and by the format, in a folder per runtime, listed once per
+ * process (one `readdir`, not a file read per tool); the next import of the same bytes under the
+ * same runtime gets that format and those bytes without a second detection. CRC-32 is what Node's compile
  * cache itself checks a source against before it reuses the compiled code and the stripped text,
  * so this memo trusts the bytes exactly as far as the compiled code it leads to; and zlib's is
  * loaded in ~1 ms where node:crypto costs ~4. Anything else goes to Node as before: CommonJS
  * answers are never recorded (Node detects them every time), and an edited file, another Node,
  * other options or a package.json that now sets a `type` miss and are detected anew. A record is
- * written without a rename (one short write): a reader that sees it half written reads no known
- * format and asks Node.
+ * its name, so it is whole as soon as it exists; edits leave old records behind, so a folder past
+ * `MAX_RECORDS` is emptied and filled again.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { cacheableModule, type LoadResult, type SyncLoad } from "./strip-cache.js";
 
 /** The formats recorded: only the ones that are ESM, whose source Node compiles as given. */
 const RECORDED = new Set(["module", "module-typescript"]);
+
+/** Records kept before the folder is emptied: far above a tools folder's modules, and listed in ~2 ms. */
+const MAX_RECORDS = 4096;
 
 type Crc32 = (data: string | ArrayBufferView) => number;
 
@@ -46,34 +50,61 @@ export function formatMemoHook(dir: string): SyncLoad | undefined {
   // Everything the detection depends on besides the bytes: the version and the options Node runs with.
   const runtime = `${process.version}\0${process.execArgv.join("\0")}\0${process.env.NODE_OPTIONS ?? ""}`;
   const folder = path.join(dir, `${process.version}-${crc32(runtime).toString(16)}`);
-  const recordOf = (source: ArrayBufferView) => path.join(folder, `${crc32(source).toString(16)}-${source.byteLength}`);
+  const recordOf = (source: ArrayBufferView) => `${crc32(source).toString(16)}-${source.byteLength}`;
+  let known: Map<string, string> | undefined;
   let made = false;
   return (url, context, nextLoad) => {
     if (!detected(url, context)) return nextLoad(url, context);
-    let source: Buffer | undefined;
+    known ??= listRecords(folder);
     try {
-      source = readFileSync(fileURLToPath(url));
-      const format = readFileSync(recordOf(source), "latin1");
-      if (RECORDED.has(format)) return { format, source, shortCircuit: true };
+      const source = readFileSync(fileURLToPath(url));
+      const format = known.get(recordOf(source));
+      if (format !== undefined) return { format, source, shortCircuit: true };
     } catch {
-      // Not recorded yet, or unreadable: Node loads it and says why.
+      // Unreadable: Node loads it and says why.
     }
     const loaded = nextLoad(url, context);
-    record(loaded);
-    return loaded;
-  };
-
-  function record(loaded: LoadResult): void {
-    if (typeof loaded.format !== "string" || !RECORDED.has(loaded.format) || loaded.source == null) return;
+    if (typeof loaded.format !== "string" || !RECORDED.has(loaded.format) || loaded.source == null) return loaded;
     try {
-      const bytes = typeof loaded.source === "string" ? Buffer.from(loaded.source) : ArrayBuffer.isView(loaded.source) ? loaded.source : new Uint8Array(loaded.source);
+      const record = recordOf(bytesOf(loaded.source));
       if (!made) mkdirSync(folder, { recursive: true });
       made = true;
-      writeFileSync(recordOf(bytes), loaded.format, "latin1");
+      writeFileSync(path.join(folder, `${record}.${loaded.format}`), "");
+      known.set(record, loaded.format);
     } catch {
-      // A read-only root: the next import detects again.
+      // A read-only root: the next process detects again.
     }
+    return loaded;
+  };
+}
+
+/** The records in `folder` (record → format); none when it cannot be read, none (and an empty folder) past `MAX_RECORDS`. */
+function listRecords(folder: string): Map<string, string> {
+  const known = new Map<string, string>();
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return known;
   }
+  if (names.length > MAX_RECORDS) {
+    try {
+      rmSync(folder, { recursive: true, force: true });
+    } catch {
+      // Only a memo: a folder that stays full is listed again next time.
+    }
+    return known;
+  }
+  for (const name of names) {
+    const dot = name.indexOf(".");
+    const format = name.slice(dot + 1);
+    if (dot > 0 && RECORDED.has(format)) known.set(name.slice(0, dot), format);
+  }
+  return known;
+}
+
+function bytesOf(source: NonNullable<LoadResult["source"]>): ArrayBufferView {
+  return typeof source === "string" ? Buffer.from(source) : ArrayBuffer.isView(source) ? source : new Uint8Array(source);
 }
 
 /** A module Node would detect the format of: a cacheable file (strip-cache.ts) for which resolve gave no format. */
