@@ -185,6 +185,17 @@ describe("compile caches of the boot (Node 22 and 24)", () => {
     expect(probe(requireRuntime(node24), cacheDir, [file], noDetection).out).toEqual(uncached);
   });
 
+  runtimeIt(node24)(`node24${skipNote(node24)}: options that cannot change a format (the validation child's heap size) share the host's records`, () => {
+    const cacheDir = path.join(world.root, "fm-heap");
+    const file = toolIn("fm-heap", "heap_tool", 1);
+    expect(probe(requireRuntime(node24), cacheDir, [file], { NODE_OPTIONS: "--max-old-space-size=300" }).out.tools).toEqual({ heap_tool: 1 });
+    expect(probe(requireRuntime(node24), cacheDir, [file]).out.tools).toEqual({ heap_tool: 1 });
+    expect(records(cacheDir)).toHaveLength(1);
+    // Another option is another runtime: its own folder, its own records.
+    expect(probe(requireRuntime(node24), cacheDir, [file], { NODE_OPTIONS: "--experimental-transform-types" }).out.tools).toEqual({ heap_tool: 1 });
+    expect(records(cacheDir)).toHaveLength(2);
+  });
+
   runtimeIt(node22)(`node22${skipNote(node22)}: the next load reads the stripped text from the cache, not from amaro`, () => {
     const cacheDir = path.join(world.root, "cc-strip");
     const file = toolIn("strip22", "strip_tool", 3);

@@ -32,6 +32,13 @@ import { cacheableModule, type LoadResult, type SyncLoad } from "./strip-cache.j
 /** The formats recorded: only the ones that are ESM, whose source Node compiles as given. */
 const RECORDED = new Set(["module", "module-typescript"]);
 
+/**
+ * Node options that cannot change a detected format (memory, diagnostics, warnings): left out of
+ * the runtime's name, so the validation child (`--max-old-space-size`) records for the host's
+ * boot. Every other option names a runtime of its own.
+ */
+const UNRELATED_OPTION = /^--(?:max-old-space-size|max-semi-space-size|stack-size|title|no-warnings|enable-source-maps|cpu-prof|heap-prof|inspect)(?:[-=]|$)/;
+
 /** Records kept before the folder is emptied: far above a tools folder's modules, and listed in ~2 ms. */
 const MAX_RECORDS = 4096;
 
@@ -48,7 +55,8 @@ export function formatMemoHook(dir: string): SyncLoad | undefined {
   const crc32 = (process.getBuiltinModule("node:zlib") as { crc32?: Crc32 }).crc32;
   if (typeof crc32 !== "function") return undefined;
   // Everything the detection depends on besides the bytes: the version and the options Node runs with.
-  const runtime = `${process.version}\0${process.execArgv.join("\0")}\0${process.env.NODE_OPTIONS ?? ""}`;
+  const options = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].filter((option) => option !== "" && !UNRELATED_OPTION.test(option));
+  const runtime = `${process.version}\0${options.join("\0")}`;
   const folder = path.join(dir, `${process.version}-${crc32(runtime).toString(16)}`);
   const recordOf = (source: ArrayBufferView) => `${crc32(source).toString(16)}-${source.byteLength}`;
   let known: Map<string, string> | undefined;
