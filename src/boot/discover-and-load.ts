@@ -23,7 +23,7 @@ import { decideProjectTrustOf, trustWorldOf } from "../core/trust.js";
 import { discoverWithBootIndex } from "./discover.js";
 import { applyManagedPolicy } from "./policy-filter.js";
 import { discoverToolPaths } from "../discovery/index.js";
-import { loadCustomTools } from "../host/loader.js";
+import { loadDiscoveredTools } from "../host/loader.js";
 import type { DiscoverCustomToolsOptions } from "../core/host-options.js";
 import type { CustomToolsLoadResult, PushPendingAction } from "../core/contract.js";
 
@@ -40,14 +40,15 @@ export async function discoverAndLoadCustomTools(
   const discovered =
     options.bootIndex === false
       ? await discoverToolPaths(configuredPaths, cwd, discoverOptions)
-      : await discoverWithBootIndex(configuredPaths, cwd, discoverOptions, options.lazyTools === true).catch(() => discoverToolPaths(configuredPaths, cwd, discoverOptions));
+      : // The files a fresh index just found regular (one lstat each instead of a stat) spare the loader its own lstat of each.
+        await discoverWithBootIndex(configuredPaths, cwd, discoverOptions, true).catch(() => discoverToolPaths(configuredPaths, cwd, discoverOptions));
   const { providers: _providers, disabledProviders: _disabled, bootIndex: _bootIndex, projectTrust: _projectTrust, lazyTools, onLazyToolError, ...loadOptions } = options;
   // The organization policy after discovery, so the boot index's answer and a scan's are judged alike.
   const allowed = await applyManagedPolicy(discovered.paths, (p) => p, resolveRoots(options), cwd);
   const loaded =
     lazyTools === true && options.bootIndex !== false
       ? await (await import("./lazy-tools.js")).loadWithLazyTools(allowed.kept, cwd, builtInToolNames, pushPendingAction, { ...loadOptions, ...(onLazyToolError ? { onLazyToolError } : {}) }, options, "inputs" in discovered ? discovered.inputs : undefined, "regular" in discovered ? discovered.regular : undefined)
-      : await loadCustomTools(allowed.kept, cwd, builtInToolNames, pushPendingAction, loadOptions);
+      : await loadDiscoveredTools(allowed.kept, cwd, builtInToolNames, pushPendingAction, loadOptions, "regular" in discovered ? discovered.regular : undefined);
   return {
     tools: loaded.tools,
     errors: [...discovered.errors, ...allowed.errors, ...loaded.errors],

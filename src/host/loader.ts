@@ -390,15 +390,27 @@ function factoryResult(file: string, result: unknown): Called {
 }
 
 /** Load `pathsWithSources` with a fresh loader (the host's `loadCustomTools`, plus `options`). */
-export async function loadCustomTools(
+export function loadCustomTools(
   pathsWithSources: ToolPathWithSource[],
   cwd: string,
   builtInToolNames: string[],
   pushPendingAction?: PushPendingAction,
   options: LoadCustomToolsOptions = {},
 ): Promise<CustomToolsLoadResult> {
+  return loadDiscoveredTools(pathsWithSources, cwd, builtInToolNames, pushPendingAction, options);
+}
+
+/** `loadCustomTools` for the library's own discovery, which may know the `regular` files (`CustomToolLoader.load`). */
+export async function loadDiscoveredTools(
+  pathsWithSources: ToolPathWithSource[],
+  cwd: string,
+  builtInToolNames: string[],
+  pushPendingAction: PushPendingAction | undefined,
+  options: LoadCustomToolsOptions,
+  regular?: ReadonlySet<string>,
+): Promise<CustomToolsLoadResult> {
   const loader = new CustomToolLoader(options.pi, cwd, builtInToolNames, pushPendingAction, options);
-  await loader.load(pathsWithSources);
+  await loader.load(pathsWithSources, undefined, regular);
   return {
     tools: loader.tools,
     errors: loader.errors,

@@ -272,6 +272,22 @@ describe("boot index: host boots", () => {
     });
   }
 
+  it("a fresh index's eager boot deduplicates as a scan does: a link to a sibling tool, and a link to a tool folder, are that tool", async () => {
+    // The eager boot takes from a fresh index the files it found regular (not links), so the
+    // loader does not lstat them again: a link must never be taken for a regular file of its own.
+    const tools = path.join(w.xcshHome, "agent", "tools");
+    await writeTool(w, "home/.xcsh/agent/tools/a_real.js", "real_tool");
+    await writeTool(w, "home/.xcsh/agent/tools/folder_real/index.js", "folder_real");
+    const { symlink } = await import("node:fs/promises");
+    await symlink(path.join(tools, "a_real.js"), path.join(tools, "b_link.js"));
+    await symlink(path.join(tools, "folder_real"), path.join(tools, "c_folder_link"), "dir");
+    await bootMatchesScan();
+    expect(await freshness()).toMatchObject({ fresh: true });
+    const indexed = await bootMatchesScan();
+    expect(indexed.tools.map((t) => t.name)).toEqual(["real_tool", "folder_real"]);
+    expect(indexed.errors).toEqual([]);
+  });
+
   it("stays fresh when a state file is rewritten with the same bytes (hash, not mtime)", async () => {
     await populate();
     await bootMatchesScan();

@@ -2,14 +2,15 @@
  * The boot's compile caches (issue 44) on the real runtimes, in child processes (vitest's module
  * runner intercepts `import()`): Node's compile cache, turned on in the transpile-cache folder
  * before the first native import (host/import/node-hooks.ts), and on Node 22, whose compile
- * cache keeps no stripped TypeScript, the strip cache (host/import/strip-cache.ts).
+ * cache keeps no stripped TypeScript, the strip cache (host/import/strip-cache.ts); on Node 24,
+ * whose compile cache keeps it, the memo of the module format Node detected (host/import/format-memo.ts).
  *
  * The class: a cache may only make a load cheaper, never change what it loads. Each hostile case
  * changes one input the cached answer depends on (the tool's bytes, the package scope's `type`,
  * a folder that cannot be written) and expects exactly what a process without any cache gets.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect } from "vitest";
@@ -41,12 +42,12 @@ interface ProbeRun {
   stderr: string;
 }
 
-function probe(command: string, cacheDir: string, files: string[]): ProbeRun {
+function probe(command: string, cacheDir: string, files: string[], env: NodeJS.ProcessEnv = {}): ProbeRun {
   const run = spawnSync(command, [path.join(pkg, "probe.mjs"), cacheDir, ...files], {
     cwd: pkg,
     encoding: "utf8",
     timeout: 60_000,
-    env: { ...hostEnv(), HOME: world.home, XCSH_HOME: world.xcshHome },
+    env: { ...hostEnv(), HOME: world.home, XCSH_HOME: world.xcshHome, ...env },
   });
   if (run.status !== 0) throw new Error(`probe failed (${run.status}): ${run.stderr}\n${run.stdout}`);
   return { out: JSON.parse(run.stdout) as ProbeRun["out"], stderr: run.stderr };
@@ -137,6 +138,63 @@ describe("compile caches of the boot (Node 22 and 24)", () => {
       expect(run.out).toEqual({ tools: { bare_tool: 7 }, errors: [] });
     });
   }
+
+  // The format memo (Node 24): a recorded format is used only for the same bytes under the same runtime.
+  const records = (cacheDir: string) => entries(path.join(cacheDir, "node-format")).filter((e) => e.includes(path.sep));
+
+  runtimeIt(node24)(`node24${skipNote(node24)}: the next load takes the format Node detected from the memo, not from a second detection`, () => {
+    const cacheDir = path.join(world.root, "fm-served");
+    const file = toolIn("fm-served", "served_tool", 4);
+    expect(probe(requireRuntime(node24), cacheDir, [file]).out).toEqual({ tools: { served_tool: 4 }, errors: [] });
+    const [record] = records(cacheDir);
+    expect(records(cacheDir)).toHaveLength(1);
+    // A record is its name: the bytes' CRC-32 and length, then the format Node detected.
+    const recorded = path.join(cacheDir, "node-format", record!);
+    expect(recorded).toMatch(/\/[0-9a-f]+-\d+\.module-typescript$/);
+    // A record saying plain JavaScript: a process that serves the memo hands Node the TypeScript as
+    // JavaScript (a syntax error); one that detected again would load the tool.
+    const planted = recorded.replace(/module-typescript$/, "module");
+    renameSync(recorded, planted);
+    expect(probe(requireRuntime(node24), cacheDir, [file]).out).toEqual({ tools: {}, errors: ["EIMPORT"] });
+    // A format that is never recorded (CommonJS) is a miss: Node detects, and records its answer.
+    renameSync(planted, recorded.replace(/module-typescript$/, "commonjs"));
+    expect(probe(requireRuntime(node24), cacheDir, [file]).out).toEqual({ tools: { served_tool: 4 }, errors: [] });
+    expect(existsSync(recorded)).toBe(true);
+  });
+
+  runtimeIt(node24)(`node24${skipNote(node24)}: a tool rewritten as CommonJS after its ESM format was recorded gets Node's own answer`, () => {
+    const cacheDir = path.join(world.root, "fm-edit");
+    const file = toolIn("fm-edit", "edit_cjs", 1);
+    expect(probe(requireRuntime(node24), cacheDir, [file]).out.tools).toEqual({ edit_cjs: 1 });
+    expect(records(cacheDir)).toHaveLength(1);
+    writeFileSync(file, `const value: number = 2;\nmodule.exports = function (api: { typebox: { Type: any } }) {\n  return { name: "edit_cjs", description: "d", parameters: api.typebox.Type.Object({}), execute: async () => ({ content: [] }), meta: value };\n};\n`);
+    const uncached = probe(requireRuntime(node24), path.join(world.root, "fm-edit-none"), [file]).out;
+    expect(uncached).toEqual({ tools: { edit_cjs: 2 }, errors: [] });
+    expect(probe(requireRuntime(node24), cacheDir, [file]).out).toEqual(uncached);
+    // CommonJS answers are never recorded: Node detects them every time.
+    expect(records(cacheDir)).toHaveLength(1);
+  });
+
+  runtimeIt(node24)(`node24${skipNote(node24)}: a format recorded under other Node options is not used: a process without module detection gets Node's own answer`, () => {
+    const cacheDir = path.join(world.root, "fm-options");
+    const file = toolIn("fm-options", "options_tool", 1);
+    expect(probe(requireRuntime(node24), cacheDir, [file]).out.tools).toEqual({ options_tool: 1 });
+    const noDetection = { NODE_OPTIONS: "--no-experimental-detect-module" };
+    const uncached = probe(requireRuntime(node24), path.join(world.root, "fm-options-none"), [file], noDetection).out;
+    expect(uncached).toEqual({ tools: {}, errors: ["EIMPORT"] });
+    expect(probe(requireRuntime(node24), cacheDir, [file], noDetection).out).toEqual(uncached);
+  });
+
+  runtimeIt(node24)(`node24${skipNote(node24)}: options that cannot change a format (the validation child's heap size) share the host's records`, () => {
+    const cacheDir = path.join(world.root, "fm-heap");
+    const file = toolIn("fm-heap", "heap_tool", 1);
+    expect(probe(requireRuntime(node24), cacheDir, [file], { NODE_OPTIONS: "--max-old-space-size=300" }).out.tools).toEqual({ heap_tool: 1 });
+    expect(probe(requireRuntime(node24), cacheDir, [file]).out.tools).toEqual({ heap_tool: 1 });
+    expect(records(cacheDir)).toHaveLength(1);
+    // Another option is another runtime: its own folder, its own records.
+    expect(probe(requireRuntime(node24), cacheDir, [file], { NODE_OPTIONS: "--experimental-transform-types" }).out.tools).toEqual({ heap_tool: 1 });
+    expect(records(cacheDir)).toHaveLength(2);
+  });
 
   runtimeIt(node22)(`node22${skipNote(node22)}: the next load reads the stripped text from the cache, not from amaro`, () => {
     const cacheDir = path.join(world.root, "cc-strip");

@@ -20,6 +20,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { MessagePort } from "node:worker_threads";
 import { BARE_PREFIX, fenceMessage, fenceViolation, importFence } from "./fence.js";
 import { getModuleRegistry, shimPath } from "./module-map.js";
+import { formatMemoHook } from "./format-memo.js";
 import { stripCacheHook, type SyncLoad } from "./strip-cache.js";
 
 type SyncResolve = (
@@ -100,8 +101,9 @@ function registerOnce(shimDir: string, cacheDir: string | undefined): NonNullabl
   const registerHooks = (nodeModule as unknown as { registerHooks?: RegisterHooks }).registerHooks;
   if (typeof registerHooks === "function") {
     const registry = getModuleRegistry();
-    // Only where the compile cache keeps no stripped TypeScript (strip-cache.ts): a hook Node calls for every module.
-    const load = cacheDir === undefined ? undefined : stripCacheHook(path.join(cacheDir, "node-strip"));
+    // A hook Node calls for every module: where the compile cache keeps no stripped TypeScript the
+    // strip cache (strip-cache.ts), else the memo of detected formats (format-memo.ts).
+    const load = cacheDir === undefined ? undefined : (stripCacheHook(path.join(cacheDir, "node-strip")) ?? formatMemoHook(path.join(cacheDir, "node-format")));
     registerHooks({
       ...(load ? { load } : {}),
       resolve(specifier, context, nextResolve) {

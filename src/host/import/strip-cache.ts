@@ -19,7 +19,7 @@ import nodeModule from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-type LoadResult = { format?: string | null; source?: string | ArrayBuffer | ArrayBufferView | null; shortCircuit?: boolean };
+export type LoadResult = { format?: string | null; source?: string | ArrayBuffer | ArrayBufferView | null; shortCircuit?: boolean };
 export type SyncLoad = (url: string, context: unknown, nextLoad: (url: string, context?: unknown) => LoadResult) => LoadResult;
 
 type Strip = (code: string, options: { mode: "strip" }) => string;
@@ -61,7 +61,7 @@ export function stripCacheHook(dir: string): SyncLoad | undefined {
     path.join(dir, `${createHash("sha256").update(`${process.version}\0${scopeType(url)}\0`).update(source).digest("hex")}.js`);
   let made = false;
   return (url, context, nextLoad) => {
-    if (!cacheable(url, context)) return nextLoad(url, context);
+    if (!(url.endsWith(".ts") || url.endsWith(".mts")) || !cacheableModule(url, context)) return nextLoad(url, context);
     try {
       const entry = entryOf(url, readFileSync(fileURLToPath(url), "utf8"));
       return { format: "module", source: readFileSync(entry, "utf8"), shortCircuit: true };
@@ -97,9 +97,9 @@ export function stripCacheHook(dir: string): SyncLoad | undefined {
   };
 }
 
-/** A TypeScript file Node would strip: a file URL to `.ts`/`.mts` outside node_modules, imported without attributes. */
-function cacheable(url: string, context: unknown): boolean {
-  if (!url.startsWith("file:") || !(url.endsWith(".ts") || url.endsWith(".mts")) || url.includes("/node_modules/")) return false;
+/** A module whose load a cache of ours may answer: a file URL outside node_modules, imported without attributes. */
+export function cacheableModule(url: string, context: unknown): boolean {
+  if (!url.startsWith("file:") || url.includes("/node_modules/")) return false;
   const attributes = (context as { importAttributes?: Record<string, unknown> } | undefined)?.importAttributes;
   return attributes === undefined || Object.keys(attributes).length === 0;
 }
