@@ -122,8 +122,10 @@ for (const [file, target] of Object.entries(FACADES)) writeFileSync(path.join(di
 // The result imports nothing but Node built-ins, its own chunks and the vendored Babel.
 const chunks = new Set(output.filter((item) => item.type === "chunk").map((chunk) => chunk.fileName));
 const strays = [];
+// npm's libraries' chunk runs its body as a script (bundle.mjs npmLibrariesAsScript): its requires are there.
+const scriptOf = (chunk) => output.find((item) => item.type === "asset" && item.fileName === chunk.fileName.replace(/\.js$/, ".script"))?.source ?? "";
 for (const chunk of output.filter((item) => item.type === "chunk")) {
-  const required = [...chunk.code.matchAll(/\b__require\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]);
+  const required = [...(chunk.code + scriptOf(chunk)).matchAll(/\b__require\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]);
   for (const spec of [...chunk.imports, ...chunk.dynamicImports, ...required]) {
     // supports-color: the debug package's optional require, inside a try.
     if (isBuiltin(spec) || chunks.has(spec) || spec === `../vendor/${JITI_BABEL}` || spec === "supports-color") continue;

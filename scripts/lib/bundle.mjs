@@ -213,6 +213,50 @@ export const importsPastFacades = {
         return sources.reduceRight((inner, source, i) => `import(${JSON.stringify(relative(source))}).then((m${i}) => ${inner})`, `({ ${getters} })`);
       });
     }
+ * npm's libraries' chunk as a classic script run through V8's code cache (src/plugins/script-cache.ts
+ * says why): the chunk's body becomes `<chunk>.script`, one function expression that takes the
+ * chunk's imports as parameters and returns its exports, and the chunk itself a small ES module
+ * that imports the same, runs the script through `runCachedScript` (which npm-libraries.ts
+ * re-exports, so the chunk imports it) and exports what it returns. `import.meta.<prop>` and
+ * `import("./chunk.js")` become the module's, handed in. Any other shape (a top-level statement
+ * of another kind, a dynamic import of something else) fails the build rather than shipping a
+ * script that cannot run.
+ */
+export const SCRIPT_CHUNK = "npm-libraries";
+const IMPORT_LINE = /^import \{ ([^}]*) \} from "(\.\/[^"]+)";$/;
+const EXPORT_LINE = /^export \{ ([^}]*) \};$/;
+// `a as b` pairs of an import or export list.
+const pairs = (list) => list.split(", ").map((spec) => spec.split(" as "));
+export const npmLibrariesAsScript = {
+  name: "xcsh-tools:npm-libraries-as-script",
+  generateBundle(_options, output) {
+    const chunk = Object.values(output).find((item) => item.type === "chunk" && item.name === SCRIPT_CHUNK);
+    if (!chunk) return;
+    const fail = (why) => { throw new Error(`scripts/lib/bundle.mjs npmLibrariesAsScript: ${chunk.fileName}: ${why}`); };
+    const lines = chunk.code.replace(/\n+$/, "").split("\n");
+    const imports = [];
+    while (lines[0].startsWith("import ")) {
+      const m = IMPORT_LINE.exec(lines.shift()) ?? fail("an import of another form than `import { … } from \"./chunk.js\";`");
+      imports.push({ line: m[0], bindings: pairs(m[1]).map((pair) => pair.at(-1)) });
+    }
+    const exportLine = lines.pop();
+    const exported = pairs((EXPORT_LINE.exec(exportLine) ?? fail("its last line is not `export { … };`"))[1]).map((pair) => ({ binding: pair[0], name: pair.at(-1) }));
+    const imported = imports.flatMap((i) => i.bindings);
+    const runner = exported.find((e) => e.name === "runCachedScript")?.binding;
+    if (!runner || !imported.includes(runner)) fail("it does not import runCachedScript (src/plugins/npm-libraries.ts re-exports it)");
+    const own = exported.map((e) => e.binding).filter((binding) => !imported.includes(binding));
+    let body = lines.join("\n");
+    if (/^(import|export)\b/m.test(body)) fail("an import or export statement inside the chunk");
+    body = body.replace(/\bimport\.meta\.(dirname|filename|url)\b/g, "__xcshMeta.$1").replace(/\bimport\("(\.\/[^"]+\.js)"\)/g, (_, spec) => `__xcshImport(${JSON.stringify(spec)})`);
+    if (/\bimport\.meta\b/.test(body)) fail("import.meta other than .dirname, .filename or .url");
+    if (/\bimport\s*\(/.test(body)) fail("a dynamic import other than of a chunk");
+    const scriptFile = `${chunk.fileName}.script`.replace(/\.js\.script$/, ".script");
+    this.emitFile({ type: "asset", fileName: scriptFile, source: `(function (__xcshMeta, __xcshImport, ${imported.join(", ")}) {\n${body}\nreturn { ${own.join(", ")} };\n})` });
+    chunk.code = `${imports.map((i) => i.line).join("\n")}
+// npm's libraries, compiled through V8's code cache (scripts/lib/bundle.mjs npmLibrariesAsScript).
+const { ${own.join(", ")} } = ${runner}(new URL(${JSON.stringify(`./${path.posix.basename(scriptFile)}`)}, import.meta.url), [import.meta, (spec) => import(new URL(spec, import.meta.url).href), ${imported.join(", ")}]);
+${exportLine}
+`;
   },
 };
 
@@ -248,6 +292,8 @@ const HOT_CHUNKS = {
   // took: the boot, which hands tools TypeBox, must not load the scan's chunk for it).
   typebox: { packages: ["@sinclair/typebox"] },
   "npm-grammar": { packages: ["semver", "npm-package-arg", "hosted-git-info", "lru-cache", "proc-log", "validate-npm-package-name"] },
+  // What runs npm's libraries' chunk as a script (npmLibrariesAsScript): a file of its own, outside that script.
+  "script-cache": ["plugins/script-cache"],
   // What scanning a view needs beyond the boot's chunks (a refresh after a change, a stale boot):
   // discovery's providers and the manifests they read, and the writer of the index.
   scan: [
@@ -314,7 +360,7 @@ export async function bundle({ input, dir, plugins = [] }) {
     cwd: repo,
     resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
     external: (id) => isBuiltin(id),
-    plugins: [...plugins, unbundledOnly, lazyRequires, lazyProxyAgents, jitiBabel, fsWithoutFacade, importsPastFacades],
+    plugins: [...plugins, unbundledOnly, lazyRequires, lazyProxyAgents, jitiBabel, fsWithoutFacade, importsPastFacades, npmLibrariesAsScript],
     output: {
       dir,
       format: "esm",

@@ -11,6 +11,9 @@ import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url); // unbundled only
 
+// The build's chunk of this module runs npm's libraries through it (script-cache.ts); unbundled, unused.
+export { runCachedScript } from "./script-cache.js";
+
 type Pacote = typeof import("pacote");
 type ArboristClass = typeof import("@npmcli/arborist").default;
 type Tar = typeof import("tar");
