@@ -213,6 +213,10 @@ export const importsPastFacades = {
         return sources.reduceRight((inner, source, i) => `import(${JSON.stringify(relative(source))}).then((m${i}) => ${inner})`, `({ ${getters} })`);
       });
     }
+  },
+};
+
+/**
  * npm's libraries' chunk as a classic script run through V8's code cache (src/plugins/script-cache.ts
  * says why): the chunk's body becomes `<chunk>.script`, one function expression that takes the
  * chunk's imports as parameters and returns its exports, and the chunk itself a small ES module
