@@ -101,6 +101,14 @@ describe("a feature that is off (link checks every module the plugin declares)",
     await w.write(feature(), featureSource());
   }
 
+  /** Another plugin folder: linked first, it makes the next link one written by hand (a lockfile exists). */
+  async function otherPlugin(): Promise<string> {
+    const other = path.join(w.root, "dev", "other");
+    await w.write(path.join(other, "package.json"), { name: "x-other", version: "1.0.0", type: "module", xcsh: { tools: "./tools/index.js" } });
+    await w.write(path.join(other, "tools", "index.js"), `export default (api) => ({ name: "other_tool", label: "Other", description: "other", parameters: api.typebox.Type.Object({}), async execute() { return { content: [{ type: "text", text: "ok" }] }; } });\n`);
+    return other;
+  }
+
   it("is recorded as link checked it: a link of the unchanged folder imports neither module, and turning the feature on imports nothing either", async () => {
     await pluginWithFeature();
     await cli(["link", folder()]);
@@ -131,10 +139,7 @@ describe("a feature that is off (link checks every module the plugin declares)",
   // a link written by hand (direct-edit.ts: a plugins folder with a lockfile already) checks it in
   // the folder itself, whose path names no node_modules: the module was never recorded.
   it("linked by hand into a plugins folder that has plugins already: recorded too, a link of the unchanged folder imports neither module", async () => {
-    const other = path.join(w.root, "dev", "other");
-    await w.write(path.join(other, "package.json"), { name: "x-other", version: "1.0.0", type: "module", xcsh: { tools: "./tools/index.js" } });
-    await w.write(path.join(other, "tools", "index.js"), `export default (api) => ({ name: "other_tool", label: "Other", description: "other", parameters: api.typebox.Type.Object({}), async execute() { return { content: [{ type: "text", text: "ok" }] }; } });\n`);
-    await cli(["link", other]);
+    await cli(["link", await otherPlugin()]);
     await pluginWithFeature();
     await cli(["link", folder()]);
     expect([await imports(), await featureImports()]).toEqual([1, 1]);
@@ -145,6 +150,20 @@ describe("a feature that is off (link checks every module the plugin declares)",
     }
     await cli(["features", NAME, "--enable", "extra"]);
     expect(await featureImports()).toBe(1);
+  }, 120_000);
+
+  it("a scoped plugin linked by hand: its untaken module recorded at its place below @scope/, a link of the unchanged folder imports nothing", async () => {
+    await cli(["link", await otherPlugin()]);
+    await pluginWithFeature();
+    await w.write(path.join(folder(), "package.json"), { name: "@x/loop", version: "1.0.0", type: "module", xcsh: { tools: "./tools/index.js", features: { extra: { description: "an extra tool", default: false, tools: ["./features/extra.js"] } } } });
+    await cli(["link", folder()]);
+    const records = JSON.parse(await readFile(modulesFile(), "utf8")) as { modules: Record<string, Record<string, { file: string; linked?: string }>> };
+    const extra = Object.values(records.modules[path.join(folder(), "features", "extra.js")] ?? {})[0];
+    expect(extra?.file).toBe(path.join(w.home, ".xcsh", "plugins", "node_modules", "@x", "loop", "features", "extra.js"));
+    expect(extra?.linked).toBeDefined();
+    await cli(["unlink", "@x/loop"]);
+    await cli(["link", folder()]);
+    expect([await imports(), await featureImports()]).toEqual([1, 1]);
   }, 120_000);
 
   // Its own bytes unchanged, its record from the first link was kept (keepIdleRecords) with the
