@@ -109,6 +109,17 @@ describe("a feature that is off (link checks every module the plugin declares)",
     return other;
   }
 
+  /** Two rounds of unlink and link of the unchanged folder, then the feature turned on: no import at all (`counts`: the imports by then). */
+  async function relinkedImportNothing(counts: [number, number]): Promise<void> {
+    for (let round = 0; round < 2; round++) {
+      await cli(["unlink", NAME]);
+      await cli(["link", folder()]);
+      expect([await imports(), await featureImports()]).toEqual(counts);
+    }
+    await cli(["features", NAME, "--enable", "extra"]);
+    expect(await featureImports()).toBe(counts[1]);
+  }
+
   it("is recorded as link checked it: a link of the unchanged folder imports neither module, and turning the feature on imports nothing either", async () => {
     await pluginWithFeature();
     await cli(["link", folder()]);
@@ -143,13 +154,7 @@ describe("a feature that is off (link checks every module the plugin declares)",
     await pluginWithFeature();
     await cli(["link", folder()]);
     expect([await imports(), await featureImports()]).toEqual([1, 1]);
-    for (let round = 0; round < 2; round++) {
-      await cli(["unlink", NAME]);
-      await cli(["link", folder()]);
-      expect([await imports(), await featureImports()]).toEqual([1, 1]);
-    }
-    await cli(["features", NAME, "--enable", "extra"]);
-    expect(await featureImports()).toBe(1);
+    await relinkedImportNothing([1, 1]);
   }, 120_000);
 
   it("a scoped plugin linked by hand: its untaken module recorded at its place below @scope/, a link of the unchanged folder imports nothing", async () => {
@@ -176,13 +181,7 @@ describe("a feature that is off (link checks every module the plugin declares)",
     await cli(["link", folder()]);
     expect([await imports(), await featureImports()]).toEqual([2, 2]);
     expect(await described()).toBe("second");
-    for (let round = 0; round < 2; round++) {
-      await cli(["unlink", NAME]);
-      await cli(["link", folder()]);
-      expect([await imports(), await featureImports()]).toEqual([2, 2]);
-    }
-    await cli(["features", NAME, "--enable", "extra"]);
-    expect(await featureImports()).toBe(2);
+    await relinkedImportNothing([2, 2]);
   }, 120_000);
 
   it("a file of the folder edited twice, the feature's module never: each edit checks it once, the unchanged folder after that not", async () => {
