@@ -46,9 +46,11 @@ function keyOf(file: string, sha: string): string | undefined {
  * to be recalled, and for the modules of a linked folder (`linked`: module file → the folder's
  * signature before the import, see `linkedFolderSignature`, or undefined when it has none) by the
  * module's real path: the refresh after `link` recalls them there (the link's own paths name no
- * node_modules) and, with a signature, marks their records as `link` checked them.
+ * node_modules) and, with a signature, marks their records as `link` checked them. `places`:
+ * module file → `<package>/<path in it>`, for a module checked where no node_modules names its
+ * package (a link written by hand is checked in the folder itself); else read from its path.
  */
-export async function rememberValidated(outcomes: readonly ModuleOutcome[], linked?: ReadonlyMap<string, string | undefined>): Promise<void> {
+export async function rememberValidated(outcomes: readonly ModuleOutcome[], linked?: ReadonlyMap<string, string | undefined>, places?: ReadonlyMap<string, string>): Promise<void> {
   await Promise.all(
     outcomes.map(async (outcome) => {
       const signature = linked?.get(outcome.file);
@@ -61,7 +63,7 @@ export async function rememberValidated(outcomes: readonly ModuleOutcome[], link
         const real = `${sha}\0${realKey}`;
         if (signature !== undefined) linkedSignatures.set(real, signature);
         if (javascript) rememberedLinked.set(real, outcome);
-        const place = placeInPackage(path.resolve(outcome.file));
+        const place = places?.get(outcome.file) ?? placeInPackage(path.resolve(outcome.file));
         if (signature !== undefined && place !== undefined) linkedChecks.set(realKey, { outcome, sha, signature, place });
       }
       const key = keyOf(outcome.file, sha);

@@ -177,16 +177,24 @@ const MAX_IDLE_LINKED = 200;
  * them either. Each record names the module's place below the plugins folder (where the link puts
  * it) and its real path's signature now, when its bytes are still the ones checked; a failure is
  * never recorded (the child answers again).
+ *
+ * Such a module's record from an earlier `link` of the folder, kept by `keepIdleRecords` because
+ * its own bytes did not change, names the folder as it was then (`linked`): after an edit of any
+ * other file, every later `link` of the unchanged folder would find that old signature and import
+ * the module again. This check, made of the folder as it is now, replaces it (as
+ * `dropOutdatedLinked` does for the modules a view takes); other runtimes' records stay.
  */
 async function recordLinkedUntaken(world: World, fresh: BootIndex): Promise<void> {
   const { linkedChecked } = await prevalidated();
   for (const [key, check] of linkedChecked()) {
-    if (fresh.modules[key] !== undefined || check.outcome.failure) continue;
+    const kept = fresh.modules[key]?.[runtimeName()];
+    const outdated = kept?.linked !== undefined && kept.linked !== check.signature;
+    if ((fresh.modules[key] !== undefined && !outdated) || check.outcome.failure) continue;
     // The stat first, then the bytes: a change after the stat shows as another stat at the next read.
     const sig = currentSignature(key);
     if (sig === "missing" || (await hashFile(key)) !== check.sha) continue;
     const record = recordOfOutcome(path.join(world.paths.pluginsNodeModules, check.place), { sig, sha: check.sha }, check.outcome, runtimeName(), false);
     record.linked = check.signature;
-    fresh.modules[key] = { [record.runtime]: record };
+    fresh.modules[key] = { ...fresh.modules[key], [record.runtime]: record };
   }
 }

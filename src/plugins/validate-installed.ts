@@ -8,6 +8,7 @@
  * per plugin (each report names its plugin); only the module import is batched. A module that
  * hangs or crashes the child is still attributed to its file by checkModules.
  */
+import path from "node:path";
 import { linkedFolderSignature, recordedLinkedOutcome, rememberValidated } from "../boot/prevalidated.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
 import { checkModules } from "../validate/module-check.js";
@@ -54,10 +55,18 @@ export async function validatePlugins(plugins: readonly { name: string; dir: str
   // A linked folder's signature, taken before anything imports from it (prevalidated.ts).
   // (undefined: a linked folder without one; the refresh still recalls its outcomes, no later link reuses them).
   const signatures = new Map<string, string | undefined>();
+  // Where the link puts each module below the plugins folder (`<name>/<path in the plugin>`): a
+  // link written by hand is checked at the folder's own path, which names no node_modules.
+  const places = new Map<string, string>();
   for (const { plugin, run } of runs) {
     const folder = options.linked?.folders.get(plugin.name);
     const signature = folder === undefined || run.modules.length === 0 ? undefined : await linkedFolderSignature(folder);
-    if (folder !== undefined) for (const m of run.modules) signatures.set(m.file, signature);
+    if (folder === undefined) continue;
+    for (const m of run.modules) {
+      signatures.set(m.file, signature);
+      const inPlugin = path.relative(plugin.dir, m.file);
+      if (inPlugin !== "" && !inPlugin.startsWith("..") && !path.isAbsolute(inPlugin)) places.set(m.file, path.join(plugin.name, inPlugin));
+    }
   }
   const recorded = files.map((file) => {
     const signature = signatures.get(file);
@@ -77,7 +86,7 @@ export async function validatePlugins(plugins: readonly { name: string; dir: str
         });
   const outcomes = recorded.map((outcome) => outcome ?? checked.shift()!);
   // The boot-index refresh after the commit reuses these instead of importing the files again.
-  await rememberValidated(outcomes, signatures);
+  await rememberValidated(outcomes, signatures, places);
   const builtins = new Set([...DEFAULT_BUILTIN_TOOL_NAMES, ...(options.builtins ?? [])]);
   let offset = 0;
   return runs.map(({ plugin, run }) => {

@@ -101,6 +101,25 @@ describe("a feature that is off (link checks every module the plugin declares)",
     await w.write(feature(), featureSource());
   }
 
+  /** Another plugin folder: linked first, it makes the next link one written by hand (a lockfile exists). */
+  async function otherPlugin(): Promise<string> {
+    const other = path.join(w.root, "dev", "other");
+    await w.write(path.join(other, "package.json"), { name: "x-other", version: "1.0.0", type: "module", xcsh: { tools: "./tools/index.js" } });
+    await w.write(path.join(other, "tools", "index.js"), `export default (api) => ({ name: "other_tool", label: "Other", description: "other", parameters: api.typebox.Type.Object({}), async execute() { return { content: [{ type: "text", text: "ok" }] }; } });\n`);
+    return other;
+  }
+
+  /** Two rounds of unlink and link of the unchanged folder, then the feature turned on: no import at all (`counts`: the imports by then). */
+  async function relinkedImportNothing(counts: [number, number]): Promise<void> {
+    for (let round = 0; round < 2; round++) {
+      await cli(["unlink", NAME]);
+      await cli(["link", folder()]);
+      expect([await imports(), await featureImports()]).toEqual(counts);
+    }
+    await cli(["features", NAME, "--enable", "extra"]);
+    expect(await featureImports()).toBe(counts[1]);
+  }
+
   it("is recorded as link checked it: a link of the unchanged folder imports neither module, and turning the feature on imports nothing either", async () => {
     await pluginWithFeature();
     await cli(["link", folder()]);
@@ -126,6 +145,59 @@ describe("a feature that is off (link checks every module the plugin declares)",
     const refused = await cli(["link", folder()], 1);
     expect(refused.json().error).toMatchObject({ code: "EVALIDATE", message: expect.stringContaining("feature is broken") });
   }, 120_000);
+
+  // The first link of a home reifies (npm's installer checks the plugin in a staged node_modules);
+  // a link written by hand (direct-edit.ts: a plugins folder with a lockfile already) checks it in
+  // the folder itself, whose path names no node_modules: the module was never recorded.
+  it("linked by hand into a plugins folder that has plugins already: recorded too, a link of the unchanged folder imports neither module", async () => {
+    await cli(["link", await otherPlugin()]);
+    await pluginWithFeature();
+    await cli(["link", folder()]);
+    expect([await imports(), await featureImports()]).toEqual([1, 1]);
+    await relinkedImportNothing([1, 1]);
+  }, 120_000);
+
+  it("a scoped plugin linked by hand: its untaken module recorded at its place below @scope/, a link of the unchanged folder imports nothing", async () => {
+    await cli(["link", await otherPlugin()]);
+    await pluginWithFeature();
+    await w.write(path.join(folder(), "package.json"), { name: "@x/loop", version: "1.0.0", type: "module", xcsh: { tools: "./tools/index.js", features: { extra: { description: "an extra tool", default: false, tools: ["./features/extra.js"] } } } });
+    await cli(["link", folder()]);
+    const records = JSON.parse(await readFile(modulesFile(), "utf8")) as { modules: Record<string, Record<string, { file: string; linked?: string }>> };
+    const extra = Object.values(records.modules[path.join(folder(), "features", "extra.js")] ?? {})[0];
+    expect(extra?.file).toBe(path.join(w.home, ".xcsh", "plugins", "node_modules", "@x", "loop", "features", "extra.js"));
+    expect(extra?.linked).toBeDefined();
+    await cli(["unlink", "@x/loop"]);
+    await cli(["link", folder()]);
+    expect([await imports(), await featureImports()]).toEqual([1, 1]);
+  }, 120_000);
+
+  // Its own bytes unchanged, its record from the first link was kept (keepIdleRecords) with the
+  // folder's signature of then: every later link of the unchanged folder imported it again.
+  it("unchanged while another file of the folder was edited: checked again once, then a link of the unchanged folder imports neither module", async () => {
+    await pluginWithFeature();
+    await cli(["link", folder()]);
+    await cli(["unlink", NAME]);
+    await writeFile(helper(), `export const description = "second";\n`);
+    await cli(["link", folder()]);
+    expect([await imports(), await featureImports()]).toEqual([2, 2]);
+    expect(await described()).toBe("second");
+    await relinkedImportNothing([2, 2]);
+  }, 120_000);
+
+  it("a file of the folder edited twice, the feature's module never: each edit checks it once, the unchanged folder after that not", async () => {
+    await pluginWithFeature();
+    await cli(["link", folder()]);
+    for (const [i, text] of ["second", "third"].entries()) {
+      await cli(["unlink", NAME]);
+      await writeFile(helper(), `export const description = "${text}";\n`);
+      await cli(["link", folder()]);
+      expect(await featureImports()).toBe(i + 2);
+      await cli(["unlink", NAME]);
+      await cli(["link", folder()]);
+      expect([await imports(), await featureImports()]).toEqual([i + 2, i + 2]);
+      expect(await described()).toBe(text);
+    }
+  }, 180_000);
 });
 
 describe("a changed folder is checked again", () => {
