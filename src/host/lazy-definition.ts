@@ -140,21 +140,29 @@ function registeredSymbol(key: string): symbol {
 }
 
 /**
- * Put the recorded symbols back on `schema` (a JSON copy, changed in place) and return it. Runs
- * for every lazy tool at boot, as cold code: plain loops, the pointer walked part by part without
- * splitting it into an array, and a part unescaped only when it holds an escape.
+ * The parts of a recorded JSON pointer, unescaped, kept by pointer: a lazy boot restores the same
+ * few pointers ("", "/properties/query", ...) on every tool, and walking a pointer sliced afresh
+ * costs each part a new string that the property lookup must then find in the string table;
+ * parts kept across tools are looked up once. `at` is "" (the root) or "/a/b": the parts are
+ * what follows each "/" (what comes before the first "/" is not a part, as in
+ * `at.split("/").slice(1)`). Bounded by the distinct pointers of the records a process reads.
  */
+const pointers = new Map<string, readonly string[]>();
+function pointerParts(at: string): readonly string[] {
+  let parts = pointers.get(at);
+  if (parts === undefined) {
+    parts = at.split("/").slice(1).map((part) => (part.includes("~") ? part.replace(/~1/g, "/").replace(/~0/g, "~") : part));
+    pointers.set(at, parts);
+  }
+  return parts;
+}
+
+/** Put the recorded symbols back on `schema` (a JSON copy, changed in place) and return it; runs for every lazy tool at boot. */
 export function restoreSchema(schema: unknown, symbols: SchemaSymbols): unknown {
   for (const at in symbols) {
     let target: unknown = schema;
-    // `at` is "" (the root) or "/a/b": each part runs from after a "/" to the next one or the end
-    // (what comes before the first "/" is not a part, as in `at.split("/").slice(1)`).
-    for (let start = at.indexOf("/") + 1; start > 0 && start <= at.length && target !== null && typeof target === "object"; ) {
-      const end = at.indexOf("/", start);
-      const part = end === -1 ? at.slice(start) : at.slice(start, end);
-      target = (target as Record<string, unknown>)[part.includes("~") ? part.replace(/~1/g, "/").replace(/~0/g, "~") : part];
-      start = end === -1 ? at.length + 1 : end + 1;
-    }
+    const parts = pointerParts(at);
+    for (let i = 0; i < parts.length && target !== null && typeof target === "object"; i++) target = (target as Record<string, unknown>)[parts[i]!];
     if (target === null || typeof target !== "object") throw new Error(`the recorded schema has no value at ${at || "/"}`);
     const held = symbols[at]!;
     for (const key in held) (target as Record<symbol, unknown>)[registeredSymbol(key)] = held[key];

@@ -39,50 +39,57 @@ export function isObjectSchema(value: unknown): boolean {
   }
 }
 
-/** Every problem of `value` as a `CustomTool`; an empty list means the loader accepts it. */
+/** What `readOnce` gives for a field whose getter threw (the problem is recorded). */
+const THREW = Symbol("threw");
+
+/** `value[field]`, or THREW with the problem recorded: no closure or result object per read (the loader checks every tool of a boot). */
+function readOnce(value: object, field: string, problems: ToolShapeProblem[]): unknown {
+  try {
+    return (value as Record<string, unknown>)[field];
+  } catch (error) {
+    problems.push({ code: "ETOOL_SHAPE", field, message: `reading "${field}" threw: ${errorMessage(error)}` });
+    return THREW;
+  }
+}
+
+/** Every problem of `value` as a `CustomTool`; an empty list means the loader accepts it. Each field is read once, in this order. */
 export function checkTool(value: unknown): ToolShapeProblem[] {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
     return [{ code: "ETOOL_SHAPE", field: "(tool)", message: `expected a tool object, got ${got}` }];
   }
   const problems: ToolShapeProblem[] = [];
-  const shape = (field: string, message: string) => problems.push({ code: "ETOOL_SHAPE", field, message });
-  const read = (field: string): { ok: boolean; value?: unknown } => {
-    const result = readField(value, field);
-    if (!result.ok) shape(field, `reading "${field}" threw: ${result.error}`);
-    return result;
-  };
-
-  const name = read("name");
-  if (name.ok) {
-    if (typeof name.value !== "string" || name.value.trim() === "") {
-      shape("name", `"name" must be a non-empty string, got ${describe(name.value)}`);
-    } else if (!TOOL_NAME_PATTERN.test(name.value)) {
+  const name = readOnce(value, "name", problems);
+  if (name !== THREW) {
+    if (typeof name !== "string" || name.trim() === "") {
+      problems.push({ code: "ETOOL_SHAPE", field: "name", message: `"name" must be a non-empty string, got ${describe(name)}` });
+    } else if (!TOOL_NAME_PATTERN.test(name)) {
       problems.push({
         code: "ETOOL_NAME",
         field: "name",
-        message: `"name" ${JSON.stringify(name.value)} is not a valid tool name: use 1-64 letters, digits, "_" or "-", starting with a letter or "_"`,
+        message: `"name" ${JSON.stringify(name)} is not a valid tool name: use 1-64 letters, digits, "_" or "-", starting with a letter or "_"`,
       });
     }
   }
-  const description = read("description");
-  if (description.ok && (typeof description.value !== "string" || description.value.trim() === "")) {
-    shape("description", `"description" must be a non-empty string, got ${describe(description.value)}`);
+  const description = readOnce(value, "description", problems);
+  if (description !== THREW && (typeof description !== "string" || description.trim() === "")) {
+    problems.push({ code: "ETOOL_SHAPE", field: "description", message: `"description" must be a non-empty string, got ${describe(description)}` });
   }
-  const execute = read("execute");
-  if (execute.ok && typeof execute.value !== "function") {
-    shape("execute", `"execute" must be a function, got ${describe(execute.value)}`);
+  const execute = readOnce(value, "execute", problems);
+  if (execute !== THREW && typeof execute !== "function") {
+    problems.push({ code: "ETOOL_SHAPE", field: "execute", message: `"execute" must be a function, got ${describe(execute)}` });
   }
-  const parameters = read("parameters");
-  if (parameters.ok && !isObjectSchema(parameters.value)) {
-    shape(
-      "parameters",
-      `"parameters" must be an object schema (Type.Object(...) or {type: "object"}), got ${describe(parameters.value)}`,
-    );
+  const parameters = readOnce(value, "parameters", problems);
+  if (parameters !== THREW && !isObjectSchema(parameters)) {
+    problems.push({
+      code: "ETOOL_SHAPE",
+      field: "parameters",
+      message: `"parameters" must be an object schema (Type.Object(...) or {type: "object"}), got ${describe(parameters)}`,
+    });
   }
-  const label = read("label");
-  if (label.ok && label.value !== undefined && typeof label.value !== "string") {
-    shape("label", `"label" must be a string when present, got ${describe(label.value)}`);
+  const label = readOnce(value, "label", problems);
+  if (label !== THREW && label !== undefined && typeof label !== "string") {
+    problems.push({ code: "ETOOL_SHAPE", field: "label", message: `"label" must be a string when present, got ${describe(label)}` });
   }
   return problems;
 }

@@ -144,6 +144,33 @@ describe("a recorded pointer is walked part by part exactly as split would walk 
     const restored = restoreSchema({ type: "object" }, { "": { "TypeBox.Kind": "Object" } }) as Record<symbol, unknown>;
     expect(restored[Symbol.for("TypeBox.Kind")]).toBe("Object");
   });
+
+  it("a pointer's parts kept from an earlier tool walk each later schema afresh: found where it is, refused where it is not", () => {
+    // restoreSchema keeps the parts by pointer across tools (a boot restores the same pointers on every tool): the
+    // schema differs from tool to tool, so what is kept must be the parts, never a place or an answer.
+    const elsewhere = () => ({ a: { b: "text" }, "x/y": 1, list: [], "": { "": "leaf" } });
+    for (const [at, exists] of pointers) {
+      const symbols: SchemaSymbols = { [at]: { "TypeBox.Kind": "Object" } };
+      for (let round = 0; round < 2; round++) {
+        if (exists) expect(symbolsOf(restoreSchema(schema(), symbols)), at).toEqual(symbolsOf(longWalk(schema(), symbols)));
+        else expect(() => restoreSchema(schema(), symbols), at).toThrow(`the recorded schema has no value at ${at || "/"}`);
+        let long: unknown;
+        try {
+          long = symbolsOf(longWalk(elsewhere(), symbols));
+        } catch {
+          long = "refused";
+        }
+        let short: unknown;
+        try {
+          short = symbolsOf(restoreSchema(elsewhere(), symbols));
+        } catch (error) {
+          expect(String(error)).toContain(`the recorded schema has no value at ${at || "/"}`);
+          short = "refused";
+        }
+        expect(short, at).toEqual(long);
+      }
+    }
+  });
 });
 
 describe("a wrong item in a long list of the index is named wherever it is, as the item-by-item walk names it", () => {
