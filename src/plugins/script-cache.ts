@@ -30,10 +30,15 @@ import vm from "node:vm";
 const MAGIC = Buffer.from("xcsh-v8\u0001", "latin1");
 const HEADER = MAGIC.length + 1 + 32;
 
-/** This user's cache folder, or undefined when it is not one only this user can write. */
+/**
+ * This user's cache folder, or undefined when it is not one only this user can write. Its name is
+ * not `xcsh-tools-*`: that prefix in the temp folder is the commands' scratch, which a failed
+ * command leaves none of (the reliability suites check it) and which EDISK_FULL's hint tells the
+ * user to delete; this cache is meant to stay, as Node's `node-compile-cache` beside it does.
+ */
 function cacheFolder(): string | undefined {
   const uid = process.getuid?.();
-  const dir = path.join(os.tmpdir(), uid === undefined ? "xcsh-tools-v8" : `xcsh-tools-v8-${uid}`);
+  const dir = path.join(os.tmpdir(), uid === undefined ? "xcsh-v8-cache" : `xcsh-v8-cache-${uid}`);
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch {

@@ -21,7 +21,7 @@ const CHILD = path.join(REPO_ROOT, "test", "helpers", "script-cache-child.ts");
 const V1 = "(function (base) {\n  return { answer: () => base + 1, other: () => base - 1 };\n})";
 // The same length as V1: V8's own check of cached data cannot tell them apart.
 const V2 = V1.replace("base + 1", "base + 2");
-const FOLDER = `xcsh-tools-v8-${process.getuid?.() ?? ""}`.replace(/-$/, "");
+const FOLDER = `xcsh-v8-cache-${process.getuid?.() ?? ""}`.replace(/-$/, "");
 
 let tmp: string;
 let script: string;
@@ -81,6 +81,8 @@ describe("the code cache of npm's libraries", () => {
     expect(run(["answer"])).toEqual([42]);
     expect(cacheFiles()).toEqual(first);
     expect(statSync(path.join(dir, name!)).mtimeMs).toBe(before);
+    // A cache is not the commands' scratch (`xcsh-tools-*` in TMPDIR, which a failed command leaves none of).
+    expect(readdirSync(path.join(tmp, "temp")).filter((entry) => entry.startsWith("xcsh-tools-"))).toEqual([]);
   });
 
   it("is written again when a run uses a library the cached run did not, and then keeps both", () => {
