@@ -249,6 +249,8 @@ export const npmLibrariesAsScript = {
     const runner = exported.find((e) => e.name === "runCachedScript")?.binding;
     if (!runner || !imported.includes(runner)) fail("it does not import runCachedScript (src/plugins/npm-libraries.ts re-exports it)");
     const own = exported.map((e) => e.binding).filter((binding) => !imported.includes(binding));
+    // script-cache.ts keeps which exports a cached run used as one byte's bits.
+    if (own.length > 8) fail(`${own.length} exports of its own; the code cache records at most 8 (src/plugins/script-cache.ts \`used\`)`);
     let body = lines.join("\n");
     if (/^(import|export)\b/m.test(body)) fail("an import or export statement inside the chunk");
     body = body.replace(/\bimport\.meta\.(dirname|filename|url)\b/g, "__xcshMeta.$1").replace(/\bimport\("(\.\/[^"]+\.js)"\)/g, (_, spec) => `__xcshImport(${JSON.stringify(spec)})`);

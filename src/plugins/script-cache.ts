@@ -81,6 +81,7 @@ export function runCachedScript(scriptUrl: URL, args: readonly unknown[]): Recor
   const cachedUsed = cached && !script.cachedDataRejected ? cached.used : -1;
   const exports = (script.runInThisContext() as (...a: readonly unknown[]) => Record<string, (...a: unknown[]) => unknown>)(...args);
   if (!cacheFile) return exports;
+  // Which exports this run called, one bit each, kept in the file as one byte (the build allows at most 8 exports).
   let used = 0;
   const wrapped = Object.fromEntries(
     Object.entries(exports).map(([name, fn], i) => [
