@@ -1,8 +1,9 @@
 /**
  * Pure checks of what a factory returned, shared by the loader (which rejects a bad tool with
  * ETOOL_SHAPE / ETOOL_NAME and keeps the module's other tools) and by `xcsh-tools validate`.
- * Plugin objects may be hostile or just broken: every read goes through `readField`, which turns a
- * throwing getter into a problem instead of an exception. A missing `label` is not a problem: the
+ * Plugin objects may be hostile or just broken: every read goes through `readField` (`readOnce` in
+ * `checkTool`, which runs for every tool of a boot), which turns a throwing getter into a problem
+ * instead of an exception. A missing `label` is not a problem: the
  * host always shows one, so the loader defaults it to the name.
  */
 import { errorMessage } from "../core/errors.js";
