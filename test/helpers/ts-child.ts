@@ -77,9 +77,15 @@ export function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv =
   };
 }
 
-/** Spawn and wait for the exit; returns the messages too. */
+/**
+ * Spawn and wait for the exit and for the end of its stdout; returns the messages too. Node may
+ * emit "exit" before the last lines of stdout are read (a child that writes a message and kills
+ * itself with SIGKILL at once): the messages are whole only once stdout has closed.
+ */
 export async function runTs(script: string, args: string[], env: NodeJS.ProcessEnv = {}) {
   const handle = spawnTs(script, args, env);
+  const stdoutClosed = new Promise<void>((resolve) => handle.child.stdout!.once("close", () => resolve()));
   const result = await handle.exited;
+  await stdoutClosed;
   return { ...result, messages: handle.messages };
 }
