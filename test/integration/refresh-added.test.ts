@@ -13,7 +13,7 @@ import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
-import { jsTool } from "./discovery-fixtures.js";
+import { expectIndexAsAScanLeavesIt, jsTool } from "./discovery-fixtures.js";
 
 const scans = vi.hoisted(() => ({ calls: 0, during: undefined as undefined | ((call: number) => Promise<void>) }));
 vi.mock("../../src/discovery/index.js", async (original) => {
@@ -72,13 +72,7 @@ async function refreshAdded(added: string[] = [linkPath()]): Promise<number> {
 }
 
 /** After the refresh: a full one finds nothing to write, and the boot's check finds the index fresh. */
-async function asAScanLeavesIt(): Promise<void> {
-  scans.calls = 0;
-  const full = await refreshBootIndex(opts());
-  expect(scans.calls).toBeGreaterThan(0);
-  expect(full.written).toBe(false);
-  expect(await checkBootIndex({ home: w.home, xcshHome: w.xcshHome, env: {}, cwd: w.cwd })).toMatchObject({ fresh: true });
-}
+const asAScanLeavesIt = () => expectIndexAsAScanLeavesIt(w, scans, { refreshBootIndex, checkBootIndex });
 
 /** The tool paths the index's views hold. */
 const viewPaths = async () => (JSON.parse(await readFile(xcshPaths({ home: w.home, xcshHome: w.xcshHome }).bootIndex, "utf8")) as { views: { paths: { path: string }[] }[] }).views.flatMap((v) => v.paths.map((p) => p.path));
