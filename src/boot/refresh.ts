@@ -45,6 +45,8 @@ export interface RefreshHints {
    * `keptAfterLockChange`: `config set|delete`).
    */
   runtimeLockBefore?: Uint8Array;
+  /** Folders the change added (a plugin linked or installed): their inputs are stat'ed before the scan (views.ts `addedInputs`). */
+  added?: readonly string[];
 }
 
 /**
@@ -77,9 +79,9 @@ export async function refreshBootIndex(options: BootIndexOptions & RefreshHints 
       views.push(kept);
       continue;
     }
-    let scanned = await scanView(world, key, previous);
+    let scanned = await scanView(world, key, previous, options.added);
     // Something changed while scanning: once more, then keep what the second attempt saw.
-    if (!scanned.consistent) scanned = await scanView(world, key, previous);
+    if (!scanned.consistent) scanned = await scanView(world, key, previous, options.added);
     if (scanned.consistent) views.push(scanned.view);
   }
   fresh.views = views;

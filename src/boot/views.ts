@@ -3,6 +3,7 @@
  * (every input unchanged, every path inside a folder discovery reads). Discovery and the input
  * rules load only when a question must be scanned: a fresh boot only stats.
  */
+import { readdirSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { insideAnyOf, isRealPathInside } from "../core/contain.js";
 import { projectPaths, resolveUserPath } from "../core/paths.js";
@@ -78,21 +79,56 @@ function withFolders(inputs: BootView["inputs"]): Pick<BootView["inputs"][number
   return out;
 }
 
+/** At most this many entries are stat'ed below the folders a mutation added (`addedInputs`). */
+const MAX_ADDED_ENTRIES = 256;
+
+/**
+ * `lstat` and `stat` inputs of each folder in `added` and `stat` inputs of the entries below it,
+ * walked through a link as discovery reads it: a plugin folder a mutation just added (a `link`,
+ * an install) holds every input of that plugin (its package.json, its tool files and their
+ * folders), none of which the previous view had. Stat'ed before the scan like the previous
+ * view's inputs, they spare the second scan when none moved during it (issue 44). Bounded:
+ * `node_modules` and `.git` are not entered, links below are not followed, at most
+ * MAX_ADDED_ENTRIES entries; an input left out has no signature from before, and is scanned twice.
+ */
+function addedInputs(added: readonly string[]): Pick<BootView["inputs"][number], "path" | "kind">[] {
+  const out: Pick<BootView["inputs"][number], "path" | "kind">[] = [];
+  const folders: string[] = [];
+  for (const folder of added) out.push({ path: folder, kind: "lstat" }, { path: folder, kind: "stat" }), folders.push(folder);
+  while (folders.length > 0 && out.length < MAX_ADDED_ENTRIES) {
+    const folder = folders.shift()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (out.length >= MAX_ADDED_ENTRIES) break;
+      const file = path.join(folder, entry.name);
+      out.push({ path: file, kind: "stat" });
+      if (entry.isDirectory() && entry.name !== "node_modules" && entry.name !== ".git") folders.push(file);
+    }
+  }
+  return out;
+}
+
 /**
  * Scan for `key`, fingerprint what the scan read, scan again. The first scan is the answer; the
  * view is only `consistent` (safe to store) when the second scan, made after the fingerprints
  * were taken, gives the same answer. `previous`: the stored view of the same key, whose hashes of
  * inputs with an unchanged signature are kept (`captureFingerprints`), and whose inputs, stat'ed
- * before the scan, spare the second scan when none moved during it.
+ * before the scan, spare the second scan when none moved during it. `added`: folders the change
+ * before this scan added (`addedInputs`), whose inputs are stat'ed before it too.
  */
-export async function scanView(world: World, key: ViewKey, previous?: BootView): Promise<{ view: BootView; consistent: boolean }> {
+export async function scanView(world: World, key: ViewKey, previous?: BootView, added: readonly string[] = []): Promise<{ view: BootView; consistent: boolean }> {
   const discoverOptions = { ...world.roots, env: {}, providers: key.providers as ProviderId[], projectTrust: key.trusted };
   // The previous view's inputs as they are before the scan reads anything, and the folders that
   // hold them: the one input a plugin enabled or a feature turned on brings is the folder of its
   // tool files, which were inputs already (every entry a manifest declares is: inputs.ts), so
   // with it stat'ed here too such a change is scanned once (issue 44). Any other new input still
   // has no signature from before, and is scanned twice.
-  const before = previous ? signaturesNow(withFolders(previous.inputs)) : undefined;
+  const before = previous ? signaturesNow([...withFolders(previous.inputs), ...addedInputs(added)]) : undefined;
   const first = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
   const requests = await (await inputsModule()).collectInputs({ cwd: key.cwd, home: world.roots.home, paths: world.paths, configuredPaths: key.configuredPaths, trusted: key.trusted }, first);
   const inputs = await captureFingerprints(requests, previous?.inputs);
@@ -100,7 +136,7 @@ export async function scanView(world: World, key: ViewKey, previous?: BootView):
   // Every input the answer depends on had, before the scan, the signature taken after it: nothing
   // moved while the scan read it, which is what the second scan would show (a change after the
   // fingerprints is the next fresh check's to see). An input new to this view (a plugin enabled)
-  // has no signature from before: scan again.
+  // has no signature from before (unless it is below a folder in `added`): scan again.
   if (before && inputs.every((input) => before.get(inputKey(input)) === input.sig)) return { view, consistent: true };
   const second = await (await discovery()).discoverToolPaths(key.configuredPaths, key.cwd, discoverOptions);
   return { view, consistent: answerOf(first) === answerOf(second) };

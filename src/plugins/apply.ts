@@ -217,6 +217,7 @@ async function reifyAndStage(m: Mutation, plan: Plan, inventory: InstalledPlugin
 
   // Back to live-relative references, then into the journal's slots.
   await stageWork(m, copy, ["packageJson", "packageLock", "nodeModules", "packed"]);
+  for (const name of arrived.keys()) m.added.push(path.join(m.paths.nodeModules, name));
   await stageStateWrites(m.tx, m.paths, before, { packageJson: before.packageJson, runtimeLock, record });
   await m.step("apply:staged");
   progress("Committing");
@@ -235,6 +236,7 @@ async function stageDirectEdit(m: Mutation, plan: Plan, inventory: InstalledPlug
   for (const [name, target] of edit.links) {
     const live = path.join(m.paths.nodeModules, name);
     await symlink(path.relative(path.dirname(live), target), await m.tx.stage(live));
+    m.added.push(live);
   }
   for (const removal of edit.removals) await m.tx.stageRemoval(removal, m.paths.nodeModules);
   await writeFile(await m.tx.stage(m.paths.packageLock), edit.packageLock, { mode: STATE_FILE_MODE });

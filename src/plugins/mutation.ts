@@ -74,6 +74,12 @@ export interface Mutation {
   step(name: string): Promise<void>;
   /** Combined abort signal (user interrupt or lock lost). */
   signal: AbortSignal;
+  /**
+   * The plugin folders (below node_modules) the change adds or replaces: the boot index refresh
+   * after the commit stats what is in them before its scan, as it does the inputs it knew
+   * (views.ts `addedInputs`), so a new plugin's files do not cost a second scan.
+   */
+  added: string[];
 }
 
 function describeHolder(holder: LockOwner | undefined): string {
@@ -127,10 +133,11 @@ async function lockedMutation<T>(world: MutationWorld, label: string, fn: (m: Mu
       const runtimeLockBefore = readLockBytes(paths.runtimeLock);
       const state = await loadPluginsState(world.roots);
       await step("state:loaded");
+      const added: string[] = [];
       const value = await withTransaction(
         paths.ours,
         async (tx) => {
-          const out = await fn({ tx, state, paths, step, signal });
+          const out = await fn({ tx, state, paths, step, signal, added });
           // Committed together with the change: a crash before the refresh below leaves it.
           await writeFile(await tx.stage(bootPendingFile(paths.ours)), "");
           return out;
@@ -138,7 +145,7 @@ async function lockedMutation<T>(world: MutationWorld, label: string, fn: (m: Mu
         { label, signal, ...(world.onStep ? { onStep: world.onStep } : {}) },
       );
       await step("mutation:committed");
-      await refreshBootAndClear(world, runtimeLockBefore);
+      await refreshBootAndClear(world, runtimeLockBefore, added);
       return value;
     },
     lockOptions(world, label),
@@ -170,8 +177,8 @@ function readLockBytes(file: string): Buffer | undefined {
   }
 }
 
-async function refreshBootAndClear(world: MutationWorld, runtimeLockBefore?: Uint8Array): Promise<void> {
-  await refreshBoot(world, runtimeLockBefore);
+async function refreshBootAndClear(world: MutationWorld, runtimeLockBefore?: Uint8Array, added: readonly string[] = []): Promise<void> {
+  await refreshBoot(world, runtimeLockBefore, added);
   // Cleared also when the refresh failed (a warning): the index then says it is stale by itself,
   // and retrying at every command would make each one pay for the failure. Not fsynced: a removal
   // a power cut undoes only makes the next command refresh once more.
@@ -219,11 +226,11 @@ export async function readStateForQuery(world: MutationWorld): Promise<PluginsSt
   return loadPluginsState(world.roots);
 }
 
-async function refreshBoot(world: MutationWorld, runtimeLockBefore?: Uint8Array): Promise<void> {
+async function refreshBoot(world: MutationWorld, runtimeLockBefore: Uint8Array | undefined, added: readonly string[]): Promise<void> {
   try {
     // Lazy: only a committed mutation pays for loading the boot module.
     const { refreshBootIndex } = await import("../boot/refresh.js");
-    await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}), ...(runtimeLockBefore ? { runtimeLockBefore } : {}) });
+    await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}), ...(runtimeLockBefore ? { runtimeLockBefore } : {}), added });
   } catch (error) {
     world.onWarning?.(`The change was made, but the boot index could not be refreshed: ${errorMessage(error)} (the host rebuilds it at its next start)`);
   }

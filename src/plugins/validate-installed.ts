@@ -11,7 +11,6 @@
 import path from "node:path";
 import { linkedFolderSignature, recordedLinkedOutcome, rememberValidated } from "../boot/prevalidated.js";
 import { DEFAULT_BUILTIN_TOOL_NAMES } from "../host/builtins.js";
-import { checkModules } from "../validate/module-check.js";
 import { ValidateRun } from "../validate/run.js";
 import { checkPluginPackage } from "../validate/static-checks.js";
 import { checkOutcomes } from "../validate/tool-checks.js";
@@ -76,7 +75,8 @@ export async function validatePlugins(plugins: readonly { name: string; dir: str
   const checked =
     toCheck.length === 0
       ? []
-      : await checkModules(toCheck, {
+      : // Loaded only for a child: a link whose records answer (an unchanged folder) starts none.
+        await (await import("../validate/module-check.js")).checkModules(toCheck, {
           cwd: options.cwd,
           home: options.home,
           xcshHome: options.xcshHome,

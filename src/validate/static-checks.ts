@@ -23,7 +23,6 @@ import type { ToolLoadError, ToolSource } from "../core/contract.js";
 import { validateInstalledPlugins } from "../manifest/installed-plugins.js";
 import { validateKnownMarketplaces } from "../manifest/known-marketplaces.js";
 import { relativeSourceDir, validateMarketplaceCatalog, type MarketplaceCatalog } from "../manifest/marketplace-catalog.js";
-import { validateMarketplacesRegistry } from "../manifest/marketplaces-registry.js";
 import { claudeCodeDropsFields, readFrontmatter, scanPluginComponents, type ScanOptions } from "../components/scan.js";
 import { listPluginJsonPaths, validatePluginJson, type PluginJson } from "../manifest/plugin-json.js";
 import { entryPathProblem, listManifestEntries, validatePluginPackageJson } from "../manifest/plugin-manifest.js";
@@ -34,16 +33,24 @@ import { validateRuntimeLock } from "../manifest/runtime-lock.js";
 import { prepareSettingsCheck, validateSettingsFile } from "../core/settings-check.js";
 import type { ValidateRun } from "./run.js";
 import type { ValidateIssue } from "./types.js";
-import { TEAM_FILES, checkTeamFile } from "./team-files.js";
-import { HOST_DIFFERENCES, USER_CONFIG_HINT, describeStemCollision, describeUserConfigUse, filesOnlyTheHostLoads, folderWithoutIndex, hostToolFiles, stemCollisions, userConfigUse } from "./host-differences.js";
+
+/**
+ * Loaded by the checks that use them, not with this module: the host's differences and the team
+ * files sit in the restore's chunk (the bundle's `seed` group, which brings the restore stamp and
+ * the marketplace registry's chunk with it), and the registry's validator in that registry's
+ * chunk. An install's and a link's package check (`checkPluginPackage`) then loads none of the
+ * three (~10 ms of CPU per `link`; issue 44), only a tools entry that is a folder asks the host's rules.
+ */
+const hostDifferences = () => import("./host-differences.js");
+const teamFiles = () => import("./team-files.js");
 
 const SOURCE: ToolSource = { provider: "config", providerName: "validate", level: "project" };
 
 /** The state files `validate` recognises by name, and their validators. */
-export const STATE_FILES: Record<string, (value: unknown, file: string) => ValidationResult<unknown>> = {
+export const STATE_FILES: Record<string, (value: unknown, file: string) => ValidationResult<unknown> | Promise<ValidationResult<unknown>>> = {
   "installed_plugins.json": (v, file) => validateInstalledPlugins(v, { flavour: file.split(path.sep).includes(".claude") ? "claude" : "xcsh" }),
   "known_marketplaces.json": (v) => validateKnownMarketplaces(v),
-  "marketplaces.json": (v) => validateMarketplacesRegistry(v),
+  "marketplaces.json": async (v) => (await import("../manifest/marketplaces-registry.js")).validateMarketplacesRegistry(v),
   "xcsh-plugins.lock.json": (v) => validateRuntimeLock(v),
   "plugin-overrides.json": (v) => validatePluginOverrides(v),
   // Our own settings files (the JSON ones; YAML and JS configs are checked when they are loaded).
@@ -273,8 +280,10 @@ export async function checkPluginPackage(run: ValidateRun, dir: string): Promise
     const target = await checkDeclaredPath(run, file, dir, rootReal, item.entry, item.pointer, what);
     if (!target) continue;
     if (item.kind === "tools") {
-      if (folderWithoutIndex(target)) {
-        run.warn(file, { path: item.pointer, code: "WHOST_ENTRY_NO_INDEX", message: `${item.pointer}: the tools entry "${item.entry}" is a folder without index.ts or index.js; ${HOST_DIFFERENCES.WHOST_ENTRY_NO_INDEX}`, hint: "Name the modules themselves in the entry, or add an index.ts to the folder." });
+      // The host's rules are asked of a folder entry only: a file is imported as it is named.
+      const host = statOrUndefined(target)?.isDirectory() ? await hostDifferences() : undefined;
+      if (host?.folderWithoutIndex(target)) {
+        run.warn(file, { path: item.pointer, code: "WHOST_ENTRY_NO_INDEX", message: `${item.pointer}: the tools entry "${item.entry}" is a folder without index.ts or index.js; ${host.HOST_DIFFERENCES.WHOST_ENTRY_NO_INDEX}`, hint: "Name the modules themselves in the entry, or add an index.ts to the folder." });
       }
       modules += await collectToolEntry(run, file, target, rootReal, item.pointer, unit, value.manifest.staticTools === true);
     }
@@ -326,6 +335,7 @@ export async function checkPluginJsonFile(run: ValidateRun, file: string, standa
 
 /** A marketplace plugin folder: plugin.json (optional) and the `tools/` convention. */
 export async function checkPluginFolder(run: ValidateRun, dir: string, unit?: string): Promise<void> {
+  const { HOST_DIFFERENCES, USER_CONFIG_HINT, describeStemCollision, describeUserConfigUse, filesOnlyTheHostLoads, hostToolFiles, stemCollisions, userConfigUse } = await hostDifferences();
   const json = await checkPluginJsonFiles(run, dir, unit === undefined);
   const name = unit ?? json?.name ?? path.basename(dir);
   const userConfig = json && userConfigUse(dir, json);
@@ -409,6 +419,7 @@ export async function checkMarketplace(run: ValidateRun, dir: string): Promise<v
   }
   // A plugin.json beside the catalog (a repository that is both) is read by Claude Code too.
   if (!checkedDirs.has(realpathSync.native(dir))) await checkPluginJsonFiles(run, dir, false);
+  const { HOST_DIFFERENCES, describeStemCollision, stemCollisions } = await hostDifferences();
   for (const collision of stemCollisions(run.hostToolFolders.slice(foldersBefore))) {
     if (new Set(collision.tools.map((t) => t.plugin)).size < 2) continue; // warned per plugin
     run.warn(collision.tools[0]!.file, { path: "", code: "WHOST_TOOL_STEM", message: `${describeStemCollision(collision)}; ${HOST_DIFFERENCES.WHOST_TOOL_STEM}`, hint: "Give each plugin's tool files distinct names (e.g. prefix them with the plugin's name)." });
@@ -450,6 +461,7 @@ export async function checkCatalogFile(
 
 /** A state file recognised by its name. */
 export async function checkStateFile(run: ValidateRun, file: string): Promise<void> {
+  const { TEAM_FILES, checkTeamFile } = await teamFiles();
   if (Object.hasOwn(TEAM_FILES, path.basename(file))) return checkTeamFile(run, file);
   const validate = STATE_FILES[path.basename(file)];
   if (!validate) return;
@@ -460,10 +472,10 @@ export async function checkStateFile(run: ValidateRun, file: string): Promise<vo
     // Not JSON: the host reads these two differently from us (validate/host-differences.ts).
     const notJson = run.errors.slice(errorsBefore).some((e) => e.code === "EJSONPARSE");
     const code = path.basename(file) === "xcsh-plugins.lock.json" ? "WHOST_LOCK_MALFORMED" : path.basename(file) === "plugin-overrides.json" ? "WHOST_OVERRIDES_MALFORMED" : undefined;
-    if (notJson && code) run.warn(file, { path: "", code, message: HOST_DIFFERENCES[code], hint: "Fix the JSON error above." });
+    if (notJson && code) run.warn(file, { path: "", code, message: (await hostDifferences()).HOST_DIFFERENCES[code], hint: "Fix the JSON error above." });
     return;
   }
-  run.absorb(file, validate(read.value, file));
+  run.absorb(file, await validate(read.value, file));
 }
 
 /** `~/.xcsh/plugins/package.json` (recognised by `name: "xcsh-plugins"`). */

@@ -3,6 +3,7 @@
  * temp world (test/helpers/tmp-home.ts), and a compact view of a discovery result.
  */
 import path from "node:path";
+import { expect } from "vitest";
 import type { TmpWorld } from "../helpers/tmp-home.js";
 import type { ToolDiscoveryResult } from "../../src/discovery/index.js";
 
@@ -71,4 +72,23 @@ export function errorSummary(world: TmpWorld, result: Pick<ToolDiscoveryResult, 
 
 export function rel(world: TmpWorld, p: string): string {
   return path.relative(world.root, p).split(path.sep).join("/");
+}
+
+/**
+ * After a refresh that took a shortcut (kept a view, scanned once): a full refresh finds nothing
+ * to write and the boot's check finds the index fresh, i.e. the index is what a scan gives.
+ * `scans`: the test's counter of discovery scans (its mock of discoverToolPaths); the functions are
+ * the test's imports, made after that mock.
+ */
+export async function expectIndexAsAScanLeavesIt(
+  world: TmpWorld,
+  scans: { calls: number },
+  boot: { refreshBootIndex: typeof import("../../src/boot/index.js").refreshBootIndex; checkBootIndex: typeof import("../../src/boot/index.js").checkBootIndex },
+): Promise<void> {
+  const options = { home: world.home, xcshHome: world.xcshHome, env: {}, cwd: world.cwd };
+  scans.calls = 0;
+  const full = await boot.refreshBootIndex({ ...options, validate: false });
+  expect(scans.calls).toBeGreaterThan(0);
+  expect(full.written).toBe(false);
+  expect(await boot.checkBootIndex(options)).toMatchObject({ fresh: true });
 }

@@ -11,8 +11,8 @@
 import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildDist } from "../helpers/build-dist.js";
-import { runCli } from "../helpers/run-cli.js";
+import { buildDist, modulesOfLoadedFiles } from "../helpers/build-dist.js";
+import { cliArgv, hermeticEnv, runCli, runProcess } from "../helpers/run-cli.js";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 
 let w: TmpWorld;
@@ -86,6 +86,23 @@ describe("link after unlink of the same folder imports nothing", () => {
     await cli(["unlink", NAME]);
     await cli(["link", folder()]);
     expect(await imports()).toBe(1);
+  }, 120_000);
+});
+
+describe("a link its records answer loads only what it runs", () => {
+  it("the package's static checks, but not the module checker, the restore's chunk (host differences, team files) or the marketplace registry", async () => {
+    expect(await linkedOnceThenUnlinked()).toBe(1);
+    // Which modules the process loaded: a resolve hook logs every URL (as cheap-changes.test.ts does).
+    const log = path.join(w.root, "resolved.log");
+    const hooks = await w.write(path.join(w.root, "hooks", "log-hooks.mjs"), `import { appendFileSync } from "node:fs";\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(${JSON.stringify(log)}, result.url + "\\n");\n  return result;\n}\n`);
+    const register = await w.write(path.join(w.root, "hooks", "register.mjs"), `import { register } from "node:module";\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
+    const r = await runProcess(process.execPath, ["--import", register, ...cliArgv(w.home, ["link", folder()])], { cwd: w.cwd, env: hermeticEnv(w.home), timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await imports()).toBe(1);
+    const modules = modulesOfLoadedFiles((await readFile(log, "utf8")).split("\n").filter(Boolean));
+    expect(modules).toContain("/src/validate/static-checks.ts");
+    // Of the team-set engine, only the notes the query chunk holds (as for the state commands).
+    expect(modules.filter((m) => /\/src\/(validate\/(module-check|host-differences|team-files)\.ts|teamset\/(?!notes\.ts)|marketplace\/)/.test(m))).toEqual([]);
   }, 120_000);
 });
 

@@ -11,7 +11,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
-import { jsTool } from "./discovery-fixtures.js";
+import { expectIndexAsAScanLeavesIt, jsTool } from "./discovery-fixtures.js";
 
 const scans = vi.hoisted(() => ({ calls: 0 }));
 vi.mock("../../src/discovery/index.js", async (original) => {
@@ -66,13 +66,7 @@ async function refreshAfter(edit: (lock: Lock) => unknown): Promise<number> {
 }
 
 /** After the refresh: a full one finds nothing to write, and the boot's check finds the index fresh. */
-async function asAScanLeavesIt(): Promise<void> {
-  scans.calls = 0;
-  const full = await refreshBootIndex(opts());
-  expect(scans.calls).toBeGreaterThan(0);
-  expect(full.written).toBe(false);
-  expect(await checkBootIndex({ home: w.home, xcshHome: w.xcshHome, env: {}, cwd: w.cwd })).toMatchObject({ fresh: true });
-}
+const asAScanLeavesIt = () => expectIndexAsAScanLeavesIt(w, scans, { refreshBootIndex, checkBootIndex });
 
 beforeEach(() => {
   scans.calls = 0;
