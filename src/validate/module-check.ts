@@ -47,10 +47,11 @@ export const DEFAULT_MODULE_TIMEOUT_MS = 15_000;
 export const CHILD_MAX_OLD_SPACE_MB = 512;
 /**
  * The same cap as resident memory, where the parent watches it (`memoryCap`): the heap's cap and
- * what a process holds beside its heap (Node itself, compiled code, the young generation; ~60 MB
- * for a checker at rest).
+ * room for what a process holds beside its heap (Node itself, the young generation, native and
+ * external memory; ~60 MB for a checker at rest), so that a module the flag let pass is not
+ * stopped for memory the flag never counted.
  */
-export const CHILD_MAX_RSS_MB = CHILD_MAX_OLD_SPACE_MB + 128;
+export const CHILD_MAX_RSS_MB = CHILD_MAX_OLD_SPACE_MB + 256;
 /** How often the parent reads a watched checker's resident memory. */
 const MEMORY_POLL_MS = 20;
 
