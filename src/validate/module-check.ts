@@ -14,7 +14,7 @@
  * child by the loader's own timeouts and come back as `EIMPORT_TIMEOUT` / `EFACTORY_TIMEOUT`.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { XcshToolsError } from "../core/errors.js";
@@ -45,6 +45,49 @@ export interface CheckModulesOptions {
 export const DEFAULT_MODULE_TIMEOUT_MS = 15_000;
 /** Heap cap of the checker process, in MB. */
 export const CHILD_MAX_OLD_SPACE_MB = 512;
+/**
+ * The same cap as resident memory, where the parent watches it (`memoryCap`): the heap's cap and
+ * room for what a process holds beside its heap (Node itself, the young generation, native and
+ * external memory; ~60 MB for a checker at rest), so that a module the flag let pass is not
+ * stopped for memory the flag never counted.
+ */
+export const CHILD_MAX_RSS_MB = CHILD_MAX_OLD_SPACE_MB + 256;
+/** How often the parent reads a watched checker's resident memory. */
+const MEMORY_POLL_MS = 20;
+
+/**
+ * How the checker's memory is capped, so that a tool that allocates without end fails its check
+ * quickly (`EMODULE_EXIT`) instead of eating the machine's memory:
+ * - "flag": V8's `--max-old-space-size` (the heap; the checker dies when it is full);
+ * - "watch": the parent reads the checker's resident memory from the kernel (Linux `/proc`) while a
+ *   batch runs and stops it above `CHILD_MAX_RSS_MB` (the heap, and memory off the heap as well).
+ *   Node before 24 compiles its built-in modules without their embedded code cache as soon as any
+ *   V8 flag is not the default, which made every checker start cost ~15-20 ms more CPU (the
+ *   restore's bench, docs/benchmarks.md); a process's memory read from outside needs no flag;
+ * - "none": Bun, which has no such flag (and no `/proc` reading is needed to keep its behaviour).
+ * Node 24 keeps the flag where the watch is not possible or not worth it (the flag costs nothing there).
+ */
+export function memoryCap(): "flag" | "watch" | "none" {
+  if (typeof process.versions.bun === "string") return "none";
+  return Number(process.versions.node.split(".")[0]) < 24 && procStatusReadable() ? "watch" : "flag";
+}
+
+let procReadable: boolean | undefined;
+/** Whether this system shows a process's memory in `/proc/<pid>/status` (tried on our own). */
+function procStatusReadable(): boolean {
+  return (procReadable ??= residentMb(process.pid) !== undefined);
+}
+
+/** A process's resident memory in MB from `/proc/<pid>/status` (`VmRSS`), or undefined. */
+function residentMb(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const kb = /^VmRSS:\s*(\d+)\s*kB/m.exec(readFileSync(`/proc/${pid}/status`, "latin1"))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Budget of a whole run. */
 export const DEFAULT_TOTAL_TIMEOUT_MS = 120_000;
@@ -89,9 +132,8 @@ function forkChecker(script: string, cwd: string, ahead?: Omit<PrepareRequest, "
   return fork(script, ahead ? [JSON.stringify(ahead)] : [], {
     execPath: process.execPath,
     // Node's own flags of the parent (e.g. vitest's loaders) must not leak into the child.
-    // A memory cap (Node only; Bun has no such flag) makes a tool that allocates without
-    // end crash the checker quickly (EMODULE_EXIT) instead of eating the machine's memory.
-    execArgv: typeof process.versions.bun === "string" ? [] : [`--max-old-space-size=${CHILD_MAX_OLD_SPACE_MB}`],
+    // The memory cap: a V8 flag, or the parent's watch of a batch (`memoryCap`, `watchMemory`).
+    execArgv: memoryCap() === "flag" ? [`--max-old-space-size=${CHILD_MAX_OLD_SPACE_MB}`] : [],
     stdio: ["ignore", "ignore", "pipe", "ipc"],
     serialization: "json",
     cwd,
@@ -281,6 +323,8 @@ interface ChildWatch {
   settled: boolean;
   /** The module timeout's timer. */
   timer?: NodeJS.Timeout;
+  /** The memory watch's timer (`memoryCap` "watch"). */
+  memory?: NodeJS.Timeout;
   stderrTail: string;
   /** Settle the batch once: stop the timers and the child. */
   finish(stop: Stop): void;
@@ -305,6 +349,7 @@ function runChild(script: string, request: CheckRequest, control: ChildControl):
         if (watch.settled) return;
         watch.settled = true;
         if (watch.timer) clearTimeout(watch.timer);
+        if (watch.memory) clearInterval(watch.memory);
         clearTimeout(overall);
         child.removeAllListeners();
         if (alive(child)) child.kill("SIGKILL");
@@ -325,7 +370,26 @@ function runChild(script: string, request: CheckRequest, control: ChildControl):
     // A warm child may have said `ready` before this batch listened.
     if (warmed?.ready) child.send(request);
     child.on("exit", (code, signal) => onCheckerExit(watch, code, signal));
+    if (memoryCap() === "watch") watchMemory(watch);
   });
+}
+
+/**
+ * Stop the batch's checker when its resident memory passes `CHILD_MAX_RSS_MB` (the cap without a
+ * V8 flag, `memoryCap`): the module being checked fails with `EMODULE_EXIT`, as it does when the
+ * flag's heap cap ends the process, and the modules after it go to a fresh child.
+ */
+function watchMemory(watch: ChildWatch): void {
+  watch.memory = setInterval(() => {
+    // Only while the process runs: after its exit the pid may name another process.
+    if (watch.settled || !alive(watch.child)) return;
+    const mb = residentMb(watch.child.pid);
+    if (mb === undefined || mb <= CHILD_MAX_RSS_MB) return;
+    const message = `the process used more than ${CHILD_MAX_RSS_MB} MB of memory (${Math.round(mb)} MB)`;
+    if (watch.current >= 0) watch.finish({ kind: "failed-at", index: watch.current, failure: { code: "EMODULE_EXIT", message: `${message} while this module was imported or its factory ran; the checker was stopped` } });
+    else watch.finish({ kind: "broken", failure: { code: "ECHILD", message: `the module checker ${message} between modules; it was stopped` } });
+  }, MEMORY_POLL_MS);
+  watch.memory.unref();
 }
 
 /** The child's protocol: `ready` → the request; `start` → the module timeout; `result`; `done`. */

@@ -21,7 +21,7 @@ const FAILURE_HINTS: Record<string, string> = {
   EFACTORY_RESULT: "Return a tool object or an array of tool objects from the factory.",
   EHOST_EXPORTS: HOST_EXPORTS_HINT,
   EMODULE_TIMEOUT: "Remove the infinite loop or blocking work from the module's top level and the factory.",
-  EMODULE_EXIT: "Never call process.exit (or crash the runtime) in a tool; throw an error instead.",
+  EMODULE_EXIT: "Never call process.exit (or crash the runtime, or allocate without bound) in a tool; throw an error instead.",
   EVALIDATE_TIMEOUT: "Raise --timeout, or validate fewer modules at a time.",
   ECHILD: "Run again with --debug; this is probably a bug of xcsh-tools.",
 };
