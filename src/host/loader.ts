@@ -23,7 +23,7 @@ import { resolveRoots, resolveUserPath } from "../core/paths.js";
 import { execCommand } from "./exec.js";
 import { isBun } from "./import/strategy.js";
 import { registerModules, resolveTypeBox } from "./import/module-map.js";
-import { importToolModule, importToolModulesUnderBun, selectImportStrategy, type ImportedToolModule, type ImportOutcome, type ImportToolModuleOptions } from "./module-import.js";
+import { importToolModule, importToolModulesTogether, selectImportStrategy, type ImportedToolModule, type ImportOutcome, type ImportToolModuleOptions } from "./module-import.js";
 import type { LoadCustomToolsOptions } from "../core/host-options.js";
 import { emptyHostExports, hostExportReadCount, hostExportsFailure } from "./host-exports.js";
 import { raceTimeout } from "./timeout.js";
@@ -224,7 +224,7 @@ export class CustomToolLoader {
       }
     }
     const toImport = prepared.filter((item): item is Extract<PreparedEntry, { kind: "import" }> => item.kind === "import" && !item.module);
-    const outcomeAt = isBun() ? importInBatches(toImport, IMPORT_CONCURRENCY, this.#importOptions) : importInPool(toImport, this.#importOptions);
+    const outcomeAt = isBun() || toImport.every((item) => selectImportStrategy(item.file) === "node-native") ? importInBatches(toImport, IMPORT_CONCURRENCY, this.#importOptions) : importInPool(toImport, this.#importOptions);
     let next = 0;
     for (const item of prepared) {
       if (item.kind === "duplicate") continue;
@@ -465,14 +465,14 @@ function startInOrder<T, R>(items: readonly T[], limit: number, slots: (item: T)
 /** Each import's outcome by its index among the imports, read at its turn (`load`); a promise only while it is pending. */
 type OutcomeAt = (index: number) => Settled<ImportedToolModule> | Promise<Settled<ImportedToolModule>>;
 
-/** Node: each file through `importToolModule` (which may fall back to jiti), in the slot pool. */
+/** Each file through `importToolModule`, in the slot pool: for a load with jiti-first files (`importSlots`). */
 function importInPool(items: readonly { file: string }[], options: ImportToolModuleOptions): OutcomeAt {
   const outcomes = startInOrder(items, IMPORT_CONCURRENCY, importSlots, (item) => importToolModule(item.file, options));
   return (index) => outcomes[index] as Promise<Settled<ImportedToolModule>>;
 }
 
 /**
- * Bun: batches of up to `size` files, each started together (`importToolModulesUnderBun`, one
+ * Batches of up to `size` files, each started together (`importToolModulesTogether`, one
  * deadline and one set-up per batch, the same deadline each import would get), a batch once the
  * one before it settled, so no more than `size` are ever in flight; one promise per batch, not one
  * per file.
@@ -482,7 +482,7 @@ function importInBatches(items: readonly { file: string }[], size: number, optio
   for (let from = 0; from < items.length; from += size) {
     const files = items.slice(from, from + size).map((item) => item.file);
     const previous = batches[batches.length - 1];
-    batches.push(previous ? previous.then(() => importToolModulesUnderBun(files, options)) : importToolModulesUnderBun(files, options));
+    batches.push(previous ? previous.then(() => importToolModulesTogether(files, options)) : importToolModulesTogether(files, options));
   }
   const settled: ImportOutcome[][] = [];
   return (index) => {

@@ -1,9 +1,10 @@
 /**
- * Under Bun the loader imports a load's modules in batches started together (host/loader.ts
- * `importInBatches`, host/module-import.ts `importToolModulesUnderBun`): one set-up and one
- * deadline per batch instead of a wrapper per import, as Bun's floor does (`Promise.all` of
+ * The loader imports a load's modules in batches started together (host/loader.ts
+ * `importInBatches`, host/module-import.ts `importToolModulesTogether`): one set-up and one
+ * deadline per batch instead of a wrapper per import, as the floor does (`Promise.all` of
  * `import()`). The class: a batched import must keep every guarantee of one import at a time.
- * Each case runs the built package under Bun in a process of its own and compares a load of the
+ * Each case runs the built package under Bun, Node 22 and Node 24 (where every file here is
+ * imported natively, so batched) in a process of its own and compares a load of the
  * whole set in one call with the oracle, the same loader fed one entry at a time (each import and
  * factory over before the next starts: the sequential semantics by construction), and checks the
  * codes, paths and messages a user sees.
@@ -24,7 +25,10 @@ import { afterEach, beforeEach, describe, expect } from "vitest";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 
-const BUN = runtimes().find((r) => r.id === "bun")!;
+/** Batched on each: Bun always, Node when every file of the load is imported natively first (.mjs, .ts where Node strips). */
+const RUNTIMES = runtimes().filter((r) => r.id === "bun" || r.id === "node22" || r.id === "node24");
+/** loader.ts IMPORT_CONCURRENCY on each (this test runs under another Node, so it cannot read it). */
+const BOUND: Record<string, number> = { bun: 256, node22: 32, node24: 32 };
 const BUILTINS = ["bash", "read"];
 
 interface Summary {
@@ -40,7 +44,7 @@ interface ProbeOut {
 }
 
 /**
- * Loads `entries` under Bun twice in one process, all at once and then one at a time on a second
+ * Loads `entries` twice in one process, all at once and then one at a time on a second
  * loader (the modules are cached by then, so the oracle's imports settle at once: its answer is
  * the sequential loader's), and prints both.
  */
@@ -66,7 +70,7 @@ process.stdout.write(JSON.stringify({ batched, sequential: summary(loader), ms, 
 process.exit(0);
 `;
 
-describe(`the loader's batched imports under Bun${skipNote(BUN)}`, () => {
+for (const RUNTIME of RUNTIMES) describe(`the loader's batched imports under ${RUNTIME.id}${skipNote(RUNTIME)}`, () => {
   let world: TmpWorld;
   let dir: string;
 
@@ -89,17 +93,17 @@ export default () => { g.factories.push(${JSON.stringify(id)}); return ${returns
 
   async function probe(entries: { path: string }[], importTimeoutMs = 20_000): Promise<ProbeOut> {
     const file = await world.write("probe/probe.mjs", PROBE.replace("__LIBRARY__", JSON.stringify(pathToFileURL(path.join(REPO_ROOT, "dist", "index.js")).href)));
-    const run = spawnSync(requireRuntime(BUN), [file, JSON.stringify({ entries, importTimeoutMs })], {
+    const run = spawnSync(requireRuntime(RUNTIME), [file, JSON.stringify({ entries, importTimeoutMs })], {
       cwd: world.cwd,
       encoding: "utf8",
       timeout: 120_000,
       env: { PATH: process.env.PATH, HOME: world.home, XCSH_HOME: world.xcshHome },
     });
-    if (run.status !== 0) throw new Error(`probe failed under Bun (${run.status}): ${run.stderr}\n${run.stdout}`);
+    if (run.status !== 0) throw new Error(`probe failed under ${RUNTIME.id} (${run.status}): ${run.stderr}\n${run.stdout}`);
     return JSON.parse(run.stdout) as ProbeOut;
   }
 
-  runtimeIt(BUN)("a hostile mixed set: every failure coded on its own entry, every sibling loaded, the sequential loader's exact answer", { timeout: 120_000 }, async () => {
+  runtimeIt(RUNTIME)("a hostile mixed set: every failure coded on its own entry, every sibling loaded, the sequential loader's exact answer", { timeout: 120_000 }, async () => {
     const entries = [
       { path: await write("good_a.ts", tracked("good_a", tool("good_a"))) },
       { path: await write("syntax.ts", "export default () => ({ name: ;\n") },
@@ -113,6 +117,8 @@ export default () => { g.factories.push(${JSON.stringify(id)}); return ${returns
       { path: await write("host_lib.ts", `import lib from "bun-batch-host-lib";\nexport default () => ({ ...${tool("host_lib")}, description: "answer " + lib.answer });\n`) },
       { path: await write("factory_throws.ts", `export default () => { throw new Error("factory of factory_throws.ts"); };\n`) },
       { path: await write("good_c.ts", tracked("good_c", tool("good_c"))) },
+      // An enum: Node's stripping refuses it, and the batch falls back to jiti for that file alone.
+      { path: await write("enum_tool.ts", `enum E { A = 1 }\nexport default () => ({ ...${tool("enum_tool")}, description: "E.A = " + E.A });\n`) },
     ];
     const alias = path.join(dir, "alias_of_a.ts");
     symlinkSync(entries[0]!.path, alias);
@@ -125,6 +131,7 @@ export default () => { g.factories.push(${JSON.stringify(id)}); return ${returns
       ["good_b", "good_b.ts"],
       ["host_lib", "host_lib.ts"],
       ["good_c", "good_c.ts"],
+      ["enum_tool", "enum_tool.ts"],
     ]);
     expect(out.batched.errors.map((e) => [path.basename(e.path), e.code, e.toolName])).toEqual([
       ["syntax.ts", "EIMPORT", undefined],
@@ -148,7 +155,7 @@ export default () => { g.factories.push(${JSON.stringify(id)}); return ${returns
     expect(out.trace.factories).toEqual(["good_a", "builtin", "good_b", "good_c"]);
   });
 
-  runtimeIt(BUN)("a module that never settles: EIMPORT_TIMEOUT on that entry alone at the deadline; later failures and successes keep theirs", { timeout: 120_000 }, async () => {
+  runtimeIt(RUNTIME)("a module that never settles: EIMPORT_TIMEOUT on that entry alone at the deadline; later failures and successes keep theirs", { timeout: 120_000 }, async () => {
     const entries = [
       { path: await write("first.ts", tracked("first", tool("first"))) },
       { path: await write("hangs.ts", `await new Promise(() => {});\nexport default () => (${tool("hangs")});\n`) },
@@ -168,15 +175,14 @@ export default () => { g.factories.push(${JSON.stringify(id)}); return ${returns
     // One deadline, not one per import after another: the load ends at about the timeout.
     expect(out.ms).toBeGreaterThanOrEqual(1400);
     expect(out.ms).toBeLessThan(1500 * 2);
-    // The oracle's second import of the hanging module hangs on Bun's cached promise: the same answer.
+    // The oracle's second import of the hanging module waits on the runtime's cached one: the same answer.
     expect(out.sequential).toEqual(out.batched);
   });
 
-  runtimeIt(BUN)("never more than IMPORT_CONCURRENCY imports in flight, and each batch filled", { timeout: 120_000 }, async () => {
-    // Each module counts itself in flight and waits until the count reaches 256 (loader.ts
-    // IMPORT_CONCURRENCY under Bun; this test runs under Node, where it reads 32):
+  runtimeIt(RUNTIME)("never more than IMPORT_CONCURRENCY imports in flight, and each batch filled", { timeout: 120_000 }, async () => {
+    // Each module counts itself in flight and waits until the count reaches the bound:
     // fewer in flight would hang to the import timeout, more would exceed the count.
-    const bound = 256;
+    const bound = BOUND[RUNTIME.id] as number;
     const entries: { path: string }[] = [];
     const gate = `(g.gate ??= (() => { let open; const promise = new Promise((r) => (open = r)); return { promise, open }; })())`;
     const before = `g.inflight = (g.inflight ?? 0) + 1; g.max = Math.max(g.max ?? 0, g.inflight);
