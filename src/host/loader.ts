@@ -10,8 +10,10 @@
  *   timeout and wrapped so that a failure becomes one `ToolLoadError` with a stable code, the path
  *   and the source. `load()` never throws and never hangs, and a bad tool never hides its siblings.
  * - Imports run concurrently (they are independent), within `IMPORT_CONCURRENCY` slots and
- *   started in input order; factories run, and results, conflicts and errors are recorded,
- *   strictly in input order, so the outcome is exactly the sequential loader's (first wins).
+ *   started in input order: in batches started together when every import is the runtime's own
+ *   (always under Bun; on Node when no file goes to jiti first), else in a pool of slots;
+ *   factories run, and results, conflicts and errors are recorded, strictly in input order, so
+ *   the outcome is exactly the sequential loader's (first wins).
  *   The bound matters beyond memory: an import's timeout starts when that import starts, so a
  *   thousand queued imports never time out for waiting behind each other.
  *
