@@ -10,8 +10,7 @@
  *   timeout and wrapped so that a failure becomes one `ToolLoadError` with a stable code, the path
  *   and the source. `load()` never throws and never hangs, and a bad tool never hides its siblings.
  * - Imports run concurrently (they are independent), within `IMPORT_CONCURRENCY` slots and
- *   started in input order: in batches started together when every import is the runtime's own
- *   (always under Bun; on Node when no file goes to jiti first), else in a pool of slots;
+ *   started in input order: under Bun in batches started together, on Node in a pool of slots;
  *   factories run, and results, conflicts and errors are recorded, strictly in input order, so
  *   the outcome is exactly the sequential loader's (first wins).
  *   The bound matters beyond memory: an import's timeout starts when that import starts, so a
@@ -25,7 +24,7 @@ import { resolveRoots, resolveUserPath } from "../core/paths.js";
 import { execCommand } from "./exec.js";
 import { isBun } from "./import/strategy.js";
 import { registerModules, resolveTypeBox } from "./import/module-map.js";
-import { importToolModule, importToolModulesTogether, selectImportStrategy, type ImportedToolModule, type ImportOutcome, type ImportToolModuleOptions } from "./module-import.js";
+import { importToolModule, importToolModulesUnderBun, selectImportStrategy, type ImportedToolModule, type ImportOutcome, type ImportToolModuleOptions } from "./module-import.js";
 import type { LoadCustomToolsOptions } from "../core/host-options.js";
 import { emptyHostExports, hostExportReadCount, hostExportsFailure } from "./host-exports.js";
 import { raceTimeout } from "./timeout.js";
@@ -226,7 +225,7 @@ export class CustomToolLoader {
       }
     }
     const toImport = prepared.filter((item): item is Extract<PreparedEntry, { kind: "import" }> => item.kind === "import" && !item.module);
-    const outcomeAt = isBun() || toImport.every((item) => selectImportStrategy(item.file) === "node-native") ? importInBatches(toImport, IMPORT_CONCURRENCY, this.#importOptions) : importInPool(toImport, this.#importOptions);
+    const outcomeAt = isBun() ? importInBatches(toImport, IMPORT_CONCURRENCY, this.#importOptions) : importInPool(toImport, this.#importOptions);
     let next = 0;
     for (const item of prepared) {
       if (item.kind === "duplicate") continue;
@@ -467,14 +466,14 @@ function startInOrder<T, R>(items: readonly T[], limit: number, slots: (item: T)
 /** Each import's outcome by its index among the imports, read at its turn (`load`); a promise only while it is pending. */
 type OutcomeAt = (index: number) => Settled<ImportedToolModule> | Promise<Settled<ImportedToolModule>>;
 
-/** Each file through `importToolModule`, in the slot pool: for a load with jiti-first files (`importSlots`). */
+/** Node: each file through `importToolModule` (which may fall back to jiti), in the slot pool. */
 function importInPool(items: readonly { file: string }[], options: ImportToolModuleOptions): OutcomeAt {
   const outcomes = startInOrder(items, IMPORT_CONCURRENCY, importSlots, (item) => importToolModule(item.file, options));
   return (index) => outcomes[index] as Promise<Settled<ImportedToolModule>>;
 }
 
 /**
- * Batches of up to `size` files, each started together (`importToolModulesTogether`, one
+ * Bun: batches of up to `size` files, each started together (`importToolModulesUnderBun`, one
  * deadline and one set-up per batch, the same deadline each import would get), a batch once the
  * one before it settled, so no more than `size` are ever in flight; one promise per batch, not one
  * per file.
@@ -484,7 +483,7 @@ function importInBatches(items: readonly { file: string }[], size: number, optio
   for (let from = 0; from < items.length; from += size) {
     const files = items.slice(from, from + size).map((item) => item.file);
     const previous = batches[batches.length - 1];
-    batches.push(previous ? previous.then(() => importToolModulesTogether(files, options)) : importToolModulesTogether(files, options));
+    batches.push(previous ? previous.then(() => importToolModulesUnderBun(files, options)) : importToolModulesUnderBun(files, options));
   }
   const settled: ImportOutcome[][] = [];
   return (index) => {

@@ -107,21 +107,19 @@ export function importToolModule(file: string, options: ImportToolModuleOptions 
 export type ImportOutcome = { ok: true; value: ImportedToolModule } | { ok: false; error: unknown };
 
 /**
- * Import `files` all started together, as the floor does (`Promise.all` of `import()`): the set-up
- * (the module map; on Node the hooks and shims) is done once for the batch and each file is one
- * bare `import()` with one settle callback, where `importToolModule` per file paid an async
- * strategy step, a timeout race and an error wrapper each, as cold code (~10 ms of CPU over 200
- * seed-style tools under Bun, docs/benchmarks.md sessions 28 and 30). Every guarantee of
- * `importToolModule` is kept per file: one deadline for the batch is the deadline each import
- * would have had, started at the same moment, and it covers a jiti fallback as it does there; a
- * file that has not settled by then is `EIMPORT_TIMEOUT` and one that throws `EIMPORT`, each
- * naming its own file, without touching its siblings' outcomes. Resolves once every import settled
- * or the deadline passed, with one outcome per file, in order. For files whose strategy is the
- * runtime's own (`bun`, `node-native`: the caller checks); jiti-first files go one by one.
+ * Import `files` under Bun all started together, as Bun's own floor does (`Promise.all` of
+ * `import()`): the module map is put in place once for the batch and each file is one bare
+ * `import()` with one settle callback, where `importToolModule` per file paid an async strategy
+ * step, a timeout race and an error wrapper each, as cold code (~10 ms of CPU over 200 seed-style
+ * tools, docs/benchmarks.md sessions 28 and 30). Every guarantee of `importToolModule` is kept per
+ * file: one deadline for the batch is the deadline each import would have had, started at the same
+ * moment; a file that never settles by then is `EIMPORT_TIMEOUT` and one that throws `EIMPORT`,
+ * each naming its own file, without touching its siblings' outcomes. Resolves once every import
+ * settled or the deadline passed, with one outcome per file, in order. Bun only: on Node an import
+ * may fall back to jiti, which the per-file path decides (`importToolModule`).
  */
-export function importToolModulesTogether(files: readonly string[], options: ImportToolModuleOptions = {}): Promise<ImportOutcome[]> {
+export function importToolModulesUnderBun(files: readonly string[], options: ImportToolModuleOptions = {}): Promise<ImportOutcome[]> {
   const timeoutMs = options.importTimeoutMs ?? DEFAULT_IMPORT_TIMEOUT_MS;
-  const bun = currentRuntime().bun;
   const outcomes: (ImportOutcome | undefined)[] = new Array<ImportOutcome | undefined>(files.length);
   let left = files.length;
   let closed = false;
@@ -134,31 +132,24 @@ export function importToolModulesTogether(files: readonly string[], options: Imp
     if (--left === 0) finish();
   };
   const failed = (file: string, error: unknown): ImportOutcome => ({ ok: false, error: new XcshToolsError("EIMPORT", errorMessage(error), { file, cause: error }) });
-  const strategy: ImportStrategy = bun ? "bun" : "node-native";
   const start = (): void => {
-    if (bun) registerBunModules();
+    registerBunModules();
     files.forEach((file, index) => {
       let work: Promise<Record<string, unknown>>;
       try {
-        work = importNatively(file, bun);
+        work = importNatively(file, true);
       } catch (error) {
         work = Promise.reject(error);
       }
       work.then(
-        (module) => settle(index, { ok: true, value: { module, strategy } }),
-        (error: unknown) => {
-          if (bun || !isStripRefusal(file, error)) return settle(index, failed(file, error));
-          importWithJiti(file, importDirs(options).cacheDir).then(
-            (module) => settle(index, { ok: true, value: { module, strategy: "jiti" } }),
-            (fallback: unknown) => settle(index, failed(file, fallback)),
-          );
-        },
+        (module) => settle(index, { ok: true, value: { module, strategy: "bun" } }),
+        (error: unknown) => settle(index, failed(file, error)),
       );
     });
   };
   if (left === 0) return Promise.resolve([]);
-  const setUp = registerModulesOnce(options).then(() => (bun ? undefined : prepareNodeHooks(importDirs(options), options)));
-  setUp.then(start, (error: unknown) => files.forEach((file, index) => settle(index, failed(file, error))));
+  if (registered.get(options) === true) start();
+  else registerModulesOnce(options).then(start, (error: unknown) => files.forEach((file, index) => settle(index, failed(file, error))));
   const answer = (): ImportOutcome[] => {
     closed = true;
     // Array.from, not map: map skips the holes, which are exactly the imports still pending.

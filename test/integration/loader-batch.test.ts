@@ -1,10 +1,10 @@
 /**
- * The loader imports a load's modules in batches started together (host/loader.ts
- * `importInBatches`, host/module-import.ts `importToolModulesTogether`): one set-up and one
+ * Under Bun the loader imports a load's modules in batches started together (host/loader.ts
+ * `importInBatches`, host/module-import.ts `importToolModulesUnderBun`): one set-up and one
  * deadline per batch instead of a wrapper per import, as the floor does (`Promise.all` of
- * `import()`). The class: a batched import must keep every guarantee of one import at a time.
- * Each case runs the built package under Bun, Node 22 and Node 24 (where every file here is
- * imported natively, so batched) in a process of its own and compares a load of the
+ * `import()`); on Node it keeps its pool of slots. The class: however imports are started, each
+ * keeps every guarantee of one import at a time. Each case runs the built package under Bun,
+ * Node 22 and Node 24 (the native imports of the pool) in a process of its own and compares a load of the
  * whole set in one call with the oracle, the same loader fed one entry at a time (each import and
  * factory over before the next starts: the sequential semantics by construction), and checks the
  * codes, paths and messages a user sees.
@@ -25,7 +25,7 @@ import { afterEach, beforeEach, describe, expect } from "vitest";
 import { makeTmpWorld, type TmpWorld } from "../helpers/tmp-home.js";
 import { REPO_ROOT, requireRuntime, runtimeIt, runtimes, skipNote } from "../helpers/runtimes.js";
 
-/** Batched on each: Bun always, Node when every file of the load is imported natively first (.mjs, .ts where Node strips). */
+/** Bun (batches) and the Nodes that strip types (the pool, every file here native first but the enum). */
 const RUNTIMES = runtimes().filter((r) => r.id === "bun" || r.id === "node22" || r.id === "node24");
 /** loader.ts IMPORT_CONCURRENCY on each (this test runs under another Node, so it cannot read it). */
 const BOUND: Record<string, number> = { bun: 256, node22: 32, node24: 32 };
@@ -117,7 +117,7 @@ export default () => { g.factories.push(${JSON.stringify(id)}); return ${returns
       { path: await write("host_lib.ts", `import lib from "bun-batch-host-lib";\nexport default () => ({ ...${tool("host_lib")}, description: "answer " + lib.answer });\n`) },
       { path: await write("factory_throws.ts", `export default () => { throw new Error("factory of factory_throws.ts"); };\n`) },
       { path: await write("good_c.ts", tracked("good_c", tool("good_c"))) },
-      // An enum: Node's stripping refuses it, and the batch falls back to jiti for that file alone.
+      // An enum: Node's stripping refuses it, and the import falls back to jiti for that file alone.
       { path: await write("enum_tool.ts", `enum E { A = 1 }\nexport default () => ({ ...${tool("enum_tool")}, description: "E.A = " + E.A });\n`) },
     ];
     const alias = path.join(dir, "alias_of_a.ts");
