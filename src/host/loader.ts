@@ -10,8 +10,9 @@
  *   timeout and wrapped so that a failure becomes one `ToolLoadError` with a stable code, the path
  *   and the source. `load()` never throws and never hangs, and a bad tool never hides its siblings.
  * - Imports run concurrently (they are independent), within `IMPORT_CONCURRENCY` slots and
- *   started in input order; factories run, and results, conflicts and errors are recorded,
- *   strictly in input order, so the outcome is exactly the sequential loader's (first wins).
+ *   started in input order: under Bun in batches started together, on Node in a pool of slots;
+ *   factories run, and results, conflicts and errors are recorded, strictly in input order, so
+ *   the outcome is exactly the sequential loader's (first wins).
  *   The bound matters beyond memory: an import's timeout starts when that import starts, so a
  *   thousand queued imports never time out for waiting behind each other.
  *
@@ -23,7 +24,7 @@ import { resolveRoots, resolveUserPath } from "../core/paths.js";
 import { execCommand } from "./exec.js";
 import { isBun } from "./import/strategy.js";
 import { registerModules, resolveTypeBox } from "./import/module-map.js";
-import { importToolModule, selectImportStrategy, type ImportedToolModule, type ImportToolModuleOptions } from "./module-import.js";
+import { importToolModule, importToolModulesUnderBun, selectImportStrategy, type ImportedToolModule, type ImportOutcome, type ImportToolModuleOptions } from "./module-import.js";
 import type { LoadCustomToolsOptions } from "../core/host-options.js";
 import { emptyHostExports, hostExportReadCount, hostExportsFailure } from "./host-exports.js";
 import { raceTimeout } from "./timeout.js";
@@ -224,7 +225,7 @@ export class CustomToolLoader {
       }
     }
     const toImport = prepared.filter((item): item is Extract<PreparedEntry, { kind: "import" }> => item.kind === "import" && !item.module);
-    const imports = startInOrder(toImport, IMPORT_CONCURRENCY, importSlots, (item) => importToolModule(item.file, this.#importOptions));
+    const outcomeAt = isBun() ? importInBatches(toImport, IMPORT_CONCURRENCY, this.#importOptions) : importInPool(toImport, this.#importOptions);
     let next = 0;
     for (const item of prepared) {
       if (item.kind === "duplicate") continue;
@@ -237,7 +238,11 @@ export class CustomToolLoader {
         if (item.module) {
           const pending = this.#instantiate(item.entry, item.file, item.module);
           if (pending) await pending;
-        } else await this.#loadOne(item.entry, item.file, await (imports[next++] as Promise<Settled<ImportedToolModule>>));
+        } else {
+          const outcome = outcomeAt(next++);
+          const pending = this.#loadOne(item.entry, item.file, outcome instanceof Promise ? await outcome : outcome);
+          if (pending) await pending;
+        }
       } catch (error) {
         // #loadOne records its own failures; this is the last line of defence.
         this.#fail(item.entry, "EIMPORT", `Failed to load tool: ${errorMessage(error)}`);
@@ -277,13 +282,14 @@ export class CustomToolLoader {
     }
   }
 
-  async #loadOne(entry: ToolPathWithSource, file: string, imported: Settled<ImportedToolModule>): Promise<void> {
+  /** A promise only when the factory returned one (`#instantiate`). */
+  #loadOne(entry: ToolPathWithSource, file: string, imported: Settled<ImportedToolModule>): Promise<void> | undefined {
     if (!imported.ok) {
       const failure = importFailure(imported.error);
       this.#fail(entry, failure.code, failure.error);
-      return;
+      return undefined;
     }
-    await this.#instantiate(entry, file, imported.value.module);
+    return this.#instantiate(entry, file, imported.value.module);
   }
 
   /**
@@ -455,6 +461,37 @@ function startInOrder<T, R>(items: readonly T[], limit: number, slots: (item: T)
   };
   startMore();
   return outcomes;
+}
+
+/** Each import's outcome by its index among the imports, read at its turn (`load`); a promise only while it is pending. */
+type OutcomeAt = (index: number) => Settled<ImportedToolModule> | Promise<Settled<ImportedToolModule>>;
+
+/** Node: each file through `importToolModule` (which may fall back to jiti), in the slot pool. */
+function importInPool(items: readonly { file: string }[], options: ImportToolModuleOptions): OutcomeAt {
+  const outcomes = startInOrder(items, IMPORT_CONCURRENCY, importSlots, (item) => importToolModule(item.file, options));
+  return (index) => outcomes[index] as Promise<Settled<ImportedToolModule>>;
+}
+
+/**
+ * Bun: batches of up to `size` files, each started together (`importToolModulesUnderBun`, one
+ * deadline and one set-up per batch, the same deadline each import would get), a batch once the
+ * one before it settled, so no more than `size` are ever in flight; one promise per batch, not one
+ * per file.
+ */
+function importInBatches(items: readonly { file: string }[], size: number, options: ImportToolModuleOptions): OutcomeAt {
+  const batches: Promise<ImportOutcome[]>[] = [];
+  for (let from = 0; from < items.length; from += size) {
+    const files = items.slice(from, from + size).map((item) => item.file);
+    const previous = batches[batches.length - 1];
+    batches.push(previous ? previous.then(() => importToolModulesUnderBun(files, options)) : importToolModulesUnderBun(files, options));
+  }
+  const settled: ImportOutcome[][] = [];
+  return (index) => {
+    const batch = Math.floor(index / size);
+    const known = settled[batch];
+    if (known) return known[index % size] as ImportOutcome;
+    return (batches[batch] as Promise<ImportOutcome[]>).then((outcomes) => (settled[batch] = outcomes)[index % size] as ImportOutcome);
+  };
 }
 
 /** A jiti import's slots, else one (`IMPORT_CONCURRENCY`). */

@@ -95,14 +95,72 @@ export function importToolModule(file: string, options: ImportToolModuleOptions 
   } catch (error) {
     work = Promise.reject(error);
   }
-  const hint = "Look for a top-level await that never resolves in the module or one of its imports.";
-  const onTimeout = () => new XcshToolsError("EIMPORT_TIMEOUT", `Importing ${file} did not settle within ${timeoutMs} ms`, { file, hint });
-  return raceTimeout(work, timeoutMs, onTimeout).catch((error: unknown) => {
+  return raceTimeout(work, timeoutMs, () => importTimeout(file, timeoutMs)).catch((error: unknown) => {
     if (!(error instanceof XcshToolsError && error.code === "EIMPORT_TIMEOUT")) throw new XcshToolsError("EIMPORT", errorMessage(error), { file, cause: error });
     // The import may still settle later; its outcome no longer matters.
     work.catch(() => undefined);
     throw error;
   });
+}
+
+/** One import's outcome, which never rejects: a boot awaits it at its turn, maybe after later ones failed. */
+export type ImportOutcome = { ok: true; value: ImportedToolModule } | { ok: false; error: unknown };
+
+/**
+ * Import `files` under Bun all started together, as Bun's own floor does (`Promise.all` of
+ * `import()`): the module map is put in place once for the batch and each file is one bare
+ * `import()` with one settle callback, where `importToolModule` per file paid an async strategy
+ * step, a timeout race and an error wrapper each, as cold code (~10 ms of CPU over 200 seed-style
+ * tools, docs/benchmarks.md sessions 28 and 30). Every guarantee of `importToolModule` is kept per
+ * file: one deadline for the batch is the deadline each import would have had, started at the same
+ * moment; a file that never settles by then is `EIMPORT_TIMEOUT` and one that throws `EIMPORT`,
+ * each naming its own file, without touching its siblings' outcomes. Resolves once every import
+ * settled or the deadline passed, with one outcome per file, in order. Bun only: on Node an import
+ * may fall back to jiti, which the per-file path decides (`importToolModule`).
+ */
+export function importToolModulesUnderBun(files: readonly string[], options: ImportToolModuleOptions = {}): Promise<ImportOutcome[]> {
+  const timeoutMs = options.importTimeoutMs ?? DEFAULT_IMPORT_TIMEOUT_MS;
+  const outcomes: (ImportOutcome | undefined)[] = new Array<ImportOutcome | undefined>(files.length);
+  let left = files.length;
+  let closed = false;
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const settle = (index: number, outcome: ImportOutcome): void => {
+    // After the deadline an outcome no longer counts (the batch answered EIMPORT_TIMEOUT for it).
+    if (closed || outcomes[index]) return;
+    outcomes[index] = outcome;
+    if (--left === 0) finish();
+  };
+  const failed = (file: string, error: unknown): ImportOutcome => ({ ok: false, error: new XcshToolsError("EIMPORT", errorMessage(error), { file, cause: error }) });
+  const start = (): void => {
+    registerBunModules();
+    files.forEach((file, index) => {
+      let work: Promise<Record<string, unknown>>;
+      try {
+        work = importNatively(file, true);
+      } catch (error) {
+        work = Promise.reject(error);
+      }
+      work.then(
+        (module) => settle(index, { ok: true, value: { module, strategy: "bun" } }),
+        (error: unknown) => settle(index, failed(file, error)),
+      );
+    });
+  };
+  if (left === 0) return Promise.resolve([]);
+  if (registered.get(options) === true) start();
+  else registerModulesOnce(options).then(start, (error: unknown) => files.forEach((file, index) => settle(index, failed(file, error))));
+  const answer = (): ImportOutcome[] => {
+    closed = true;
+    // Array.from, not map: map skips the holes, which are exactly the imports still pending.
+    return Array.from(outcomes, (outcome, index) => outcome ?? { ok: false, error: importTimeout(files[index] as string, timeoutMs) });
+  };
+  return raceTimeout(finished, timeoutMs, () => new Error("deadline")).then(answer, answer);
+}
+
+function importTimeout(file: string, timeoutMs: number): XcshToolsError {
+  const hint = "Look for a top-level await that never resolves in the module or one of its imports.";
+  return new XcshToolsError("EIMPORT_TIMEOUT", `Importing ${file} did not settle within ${timeoutMs} ms`, { file, hint });
 }
 
 // Per-options memo: a loader passes one options object for all of its imports, and resolving the
