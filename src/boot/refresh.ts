@@ -12,6 +12,7 @@ import type { PreparedModule } from "./simulate.js";
 import type { ModuleOutcome } from "../validate/module-check.js";
 import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, sameModules, writeIndex } from "./store.js";
 import { discovery, inputsModule, keptAfterLockChange, scanView } from "./views.js";
+import { readShelf, reinstated, shelvedOf, updateShelf, type ShelvedView } from "./view-shelf.js";
 import { decideTrust, keyOf, runtimeName, userTrusts, worldOf, type BootIndexOptions, type World } from "./world.js";
 
 const atomicFs = () => import("../core/atomic-fs.js");
@@ -70,11 +71,21 @@ export async function refreshBootIndex(options: BootIndexOptions & RefreshHints 
 
   const fresh: BootIndex = { ...emptyIndex(), modules: {} };
   const views: BootView[] = [];
+  // The views replaced by a scan or from the shelf (view-shelf.ts), read only when a view is not kept.
+  let shelf: ShelvedView[] | undefined;
+  const replaced: ShelvedView[] = [];
   for (const key of keys.slice(0, MAX_BOOT_VIEWS)) {
     const previous = index.views.find((view) => sameKey(view.key, key));
     const kept = previous && options.runtimeLockBefore ? await keptAfterLockChange(world, previous, options.runtimeLockBefore) : undefined;
     if (kept) {
       views.push(kept);
+      continue;
+    }
+    if (previous) replaced.push(await shelvedOf(world, previous, options.runtimeLockBefore));
+    shelf ??= readShelf(world);
+    const shelved = await reinstated(world, key, shelf);
+    if (shelved) {
+      views.push(shelved);
       continue;
     }
     let scanned = await scanView(world, key, previous);
@@ -98,6 +109,7 @@ export async function refreshBootIndex(options: BootIndexOptions & RefreshHints 
   // turned off keep every record (keepIdleRecords), and the two files are read independently
   // (format.ts: no header of one is checked against the other).
   await writeIndex(world, fresh, status !== "ok" || modulesProblem !== undefined || !sameModules(fresh, index));
+  if (shelf) await updateShelf(world, shelf, replaced, views);
   return { file: world.file, views: views.length, validated, written: true };
 }
 
