@@ -71,7 +71,7 @@ export async function refreshBootIndex(options: BootIndexOptions & RefreshHints 
 
   const fresh: BootIndex = { ...emptyIndex(), modules: {} };
   const views: BootView[] = [];
-  // The views replaced by a scan or from the shelf (view-shelf.ts), read only when a view is not kept.
+  // The views replaced by a scan or from the shelf (view-shelf.ts), read only when a view is not kept after a mutation.
   let shelf: ShelvedView[] | undefined;
   const replaced: ShelvedView[] = [];
   for (const key of keys.slice(0, MAX_BOOT_VIEWS)) {
@@ -81,12 +81,17 @@ export async function refreshBootIndex(options: BootIndexOptions & RefreshHints 
       views.push(kept);
       continue;
     }
-    if (previous) replaced.push(await shelvedOf(world, previous, options.runtimeLockBefore));
-    shelf ??= readShelf(world);
-    const shelved = await reinstated(world, key, shelf);
-    if (shelved) {
-      views.push(shelved);
-      continue;
+    // After a mutation (the lock's bytes from before in hand): the shelf, where a view the change
+    // replaced goes and from where a view a change undone comes back. Other refreshes (a read-only
+    // command's recovery, a full rebuild) neither read nor write it.
+    if (options.runtimeLockBefore !== undefined) {
+      if (previous) replaced.push(await shelvedOf(world, previous, options.runtimeLockBefore));
+      shelf ??= readShelf(world);
+      const shelved = await reinstated(world, key, shelf);
+      if (shelved) {
+        views.push(shelved);
+        continue;
+      }
     }
     let scanned = await scanView(world, key, previous);
     // Something changed while scanning: once more, then keep what the second attempt saw.

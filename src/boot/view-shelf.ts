@@ -84,45 +84,46 @@ function readsAsRecorded(recorded: InputFingerprint, now: InputFingerprint | und
   return now !== undefined && (now.sig === recorded.sig || (recorded.sha !== undefined && now.sha === recorded.sha));
 }
 
-/**
- * The lock as it is, when it reads for discovery as `reading` says and has the signature `sig`
- * (the one just fingerprinted) before and after its bytes are read: its fingerprint, else undefined.
- */
-async function lockReadingAs(world: World, sig: string, reading: string): Promise<InputFingerprint | undefined> {
+/** The runtime lock as it is: its fingerprint and the digest of its reading, from one read between two equal signatures. */
+async function lockNow(world: World): Promise<{ fingerprint: InputFingerprint; reading: string } | undefined> {
   const file = world.paths.runtimeLock;
-  if (!sig.startsWith("f:") || currentSignature(file) !== sig) return undefined;
+  const sig = currentSignature(file);
+  if (!sig.startsWith("f:")) return undefined;
   let bytes: Buffer | undefined;
   try {
     bytes = readFileBounded(file, { maxBytes: MAX_JSON_FILE_BYTES });
   } catch {
     return undefined;
   }
-  if (bytes === undefined || currentSignature(file) !== sig || (await readingOf(world, bytes)) !== reading) return undefined;
-  return { path: file, kind: "stat", sig, sha: await hashBytes(bytes) };
+  if (bytes === undefined || currentSignature(file) !== sig) return undefined;
+  return { fingerprint: { path: file, kind: "stat", sig, sha: await hashBytes(bytes) }, reading: await readingOf(world, bytes) };
 }
 
 /**
  * The shelved view of `key` whose every input reads now as it did when it was built (the lock:
  * or reads for discovery as it did), with the fingerprints taken now, or undefined (then a scan
- * answers).
+ * answers). The lock is looked at first, once: a view built from another state of it is passed
+ * over without a look at its other inputs.
  */
 export async function reinstated(world: World, key: ViewKey, shelf: readonly ShelvedView[]): Promise<BootView | undefined> {
+  let lock: Awaited<ReturnType<typeof lockNow>> | null = null;
   for (const { view, reading } of shelf) {
     if (!sameKey(view.key, key) || viewPathOutside(world, key, view) !== undefined) continue;
+    const lockInput = lockInputOf(world, view);
+    if (lockInput !== undefined) {
+      if (lock === null) lock = await lockNow(world);
+      if (lock === undefined || (lock.fingerprint.sha !== lockInput.sha && (reading === undefined || lock.reading !== reading))) continue;
+    }
+    const others = view.inputs.filter((input) => input !== lockInput);
     // Stat first, then the bytes (captureFingerprints): bytes that change after the stat show as
     // another signature at the next check, so what is recorded never vouches for unread bytes.
     const now = await captureFingerprints(
-      view.inputs.map((input) => ({ path: input.path, kind: input.kind, hash: input.sha !== undefined })),
-      view.inputs,
+      others.map((input) => ({ path: input.path, kind: input.kind, hash: input.sha !== undefined })),
+      others,
     );
     const byKey = new Map(now.map((input) => [inputKey(input), input]));
-    const moved = view.inputs.filter((input) => !readsAsRecorded(input, byKey.get(inputKey(input))));
-    const lock = lockInputOf(world, view);
-    if (lock !== undefined && moved.length === 1 && moved[0] === lock && reading !== undefined) {
-      const lockNow = await lockReadingAs(world, byKey.get(inputKey(lock))!.sig, reading);
-      if (lockNow) byKey.set(inputKey(lock), lockNow), moved.pop();
-    }
-    if (moved.length === 0) return { ...view, inputs: view.inputs.map((input) => byKey.get(inputKey(input))!) };
+    if (!others.every((input) => readsAsRecorded(input, byKey.get(inputKey(input))))) continue;
+    return { ...view, inputs: view.inputs.map((input) => (input === lockInput ? lock!.fingerprint : byKey.get(inputKey(input))!)) };
   }
   return undefined;
 }

@@ -209,14 +209,15 @@ describe("a shelved view that no longer reads as it was built: scanned", () => {
     await asAScanLeavesIt();
   });
 
-  it("other lock bytes, and the view shelved without the bytes it was built from (a refresh of a read-only command): scanned", async () => {
+  it("a refresh without a mutation's bytes (a read-only command's recovery) shelves nothing; other lock bytes later: scanned", async () => {
     await installed();
     // The host disables npm-b and a later command's refresh has no bytes from before.
     await writeLock(enabledLock(false));
     scans.calls = 0;
     await refreshBootIndex(opts());
     expect(scans.calls).toBeGreaterThan(0);
-    expect((await readShelf()).readings).toEqual([null]);
+    // A refresh without a mutation's bytes shelves nothing.
+    await expect(readShelf()).rejects.toThrow(/ENOENT/);
     expect(await refreshTo({ ...enabledLock(true), settings: { "npm-a": { level: "x" } } })).toBeGreaterThan(0);
     expect(await viewPaths()).toContain("b.js");
     await asAScanLeavesIt();
