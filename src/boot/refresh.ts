@@ -46,6 +46,12 @@ export interface RefreshHints {
    * `keptAfterLockChange`: `config set|delete`).
    */
   runtimeLockBefore?: Uint8Array;
+  /**
+   * With `runtimeLockBefore`: the refresh after a state change (plugins/state-change.ts), which a
+   * later one may undo. Views it replaces go to the shelf, and a shelved view that reads as it did
+   * is served instead of a scan (view-shelf.ts). Other refreshes neither read nor write the shelf.
+   */
+  shelf?: boolean;
 }
 
 /**
@@ -71,7 +77,7 @@ export async function refreshBootIndex(options: BootIndexOptions & RefreshHints 
 
   const fresh: BootIndex = { ...emptyIndex(), modules: {} };
   const views: BootView[] = [];
-  // The views replaced by a scan or from the shelf (view-shelf.ts), read only when a view is not kept after a mutation.
+  // The views replaced by a scan or from the shelf (view-shelf.ts), read only when a view is not kept after a state change.
   let shelf: ShelvedView[] | undefined;
   const replaced: ShelvedView[] = [];
   for (const key of keys.slice(0, MAX_BOOT_VIEWS)) {
@@ -81,10 +87,9 @@ export async function refreshBootIndex(options: BootIndexOptions & RefreshHints 
       views.push(kept);
       continue;
     }
-    // After a mutation (the lock's bytes from before in hand): the shelf, where a view the change
-    // replaced goes and from where a view a change undone comes back. Other refreshes (a read-only
-    // command's recovery, a full rebuild) neither read nor write it.
-    if (options.runtimeLockBefore !== undefined) {
+    // After a state change (RefreshHints `shelf`): where a view the change replaced goes, and from
+    // where a view a change undone comes back.
+    if (options.shelf === true && options.runtimeLockBefore !== undefined) {
       if (previous) replaced.push(await shelvedOf(world, previous, options.runtimeLockBefore));
       shelf ??= readShelf(world);
       const shelved = await reinstated(world, key, shelf);
