@@ -21,7 +21,7 @@ import path from "node:path";
 import { readFileBounded } from "../core/bounded-read.js";
 import { MAX_JSON_FILE_BYTES } from "../manifest/json-file.js";
 import { BOOT_INDEX_VERSION, readViewsFile, sameKey, type BootView, type ViewKey } from "./format.js";
-import { captureFingerprints, currentSignature, hashBytes, inputKey, type InputFingerprint } from "./fingerprint.js";
+import { captureFingerprints, currentSignature, hashBytes, type InputFingerprint } from "./fingerprint.js";
 import { fsPromises } from "./store.js";
 import { discovery, viewPathOutside } from "./views.js";
 import { bootIndexGenerator, type World } from "./world.js";
@@ -79,10 +79,6 @@ export async function shelvedOf(world: World, view: BootView, lockBefore: Uint8A
   return { view, reading: await readingOf(world, lockBefore) };
 }
 
-/** An input still reads as `recorded` says when its signature is the same, or it is a file with the same bytes. */
-function readsAsRecorded(recorded: InputFingerprint, now: InputFingerprint | undefined): boolean {
-  return now !== undefined && (now.sig === recorded.sig || (recorded.sha !== undefined && now.sha === recorded.sha));
-}
 
 /** The runtime lock as it is: its fingerprint and the digest of its reading, from one read between two equal signatures. */
 async function lockNow(world: World): Promise<{ fingerprint: InputFingerprint; reading: string } | undefined> {
@@ -114,16 +110,24 @@ export async function reinstated(world: World, key: ViewKey, shelf: readonly She
       if (lock === null) lock = await lockNow(world);
       if (lock === undefined || (lock.fingerprint.sha !== lockInput.sha && (reading === undefined || lock.reading !== reading))) continue;
     }
-    const others = view.inputs.filter((input) => input !== lockInput);
-    // Stat first, then the bytes (captureFingerprints): bytes that change after the stat show as
-    // another signature at the next check, so what is recorded never vouches for unread bytes.
-    const now = await captureFingerprints(
-      others.map((input) => ({ path: input.path, kind: input.kind, hash: input.sha !== undefined })),
-      others,
-    );
-    const byKey = new Map(now.map((input) => [inputKey(input), input]));
-    if (!others.every((input) => readsAsRecorded(input, byKey.get(inputKey(input))))) continue;
-    return { ...view, inputs: view.inputs.map((input) => (input === lockInput ? lock!.fingerprint : byKey.get(inputKey(input))!)) };
+    // The boot's rule, stopping at the first input that moved and has no hash (a folder's list, a
+    // link): only files whose signature moved are read, stat first, then their bytes
+    // (captureFingerprints), so what is recorded never vouches for unread bytes.
+    const moved: InputFingerprint[] = [];
+    let stale = false;
+    for (const input of view.inputs) {
+      if (input === lockInput || currentSignature(input.path, input.kind) === input.sig) continue;
+      if (input.sha === undefined) {
+        stale = true;
+        break;
+      }
+      moved.push(input);
+    }
+    if (stale) continue;
+    const now = await captureFingerprints(moved.map((input) => ({ path: input.path, kind: input.kind, hash: true })));
+    if (!moved.every((input, i) => now[i]!.sha === input.sha)) continue;
+    const taken = new Map(moved.map((input, i) => [input, now[i]!]));
+    return { ...view, inputs: view.inputs.map((input) => (input === lockInput ? lock!.fingerprint : (taken.get(input) ?? input))) };
   }
   return undefined;
 }
