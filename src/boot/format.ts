@@ -318,6 +318,11 @@ export function readChecked(file: string, shape: Shape, generator: string): File
   return { status: "ok", raw: checked };
 }
 
+/** A file in the views file's shape (the index's views, or the refresh's shelf: view-shelf.ts), checked as the index is. */
+export function readViewsFile(file: string, generator: string): FileRead {
+  return readChecked(file, viewsFileShape, generator);
+}
+
 /**
  * Read and check the index; never throws. The records file is read only when `withModules`
  * (else `modules` is empty); a records file that is missing or wrong reads as no records.

@@ -12,6 +12,7 @@ import type { PreparedModule } from "./simulate.js";
 import type { ModuleOutcome } from "../validate/module-check.js";
 import { MAX_BOOT_VIEWS, emptyIndex, fsPromises, loadIndex, sameAnswers, sameModules, writeIndex } from "./store.js";
 import { discovery, inputsModule, keptAfterLockChange, scanView } from "./views.js";
+import { readShelf, reinstated, shelvedOf, updateShelf, type ShelvedView } from "./view-shelf.js";
 import { decideTrust, keyOf, runtimeName, userTrusts, worldOf, type BootIndexOptions, type World } from "./world.js";
 
 const atomicFs = () => import("../core/atomic-fs.js");
@@ -47,6 +48,12 @@ export interface RefreshHints {
   runtimeLockBefore?: Uint8Array;
   /** Folders the change added (a plugin linked or installed): their inputs are stat'ed before the scan (views.ts `addedInputs`). */
   added?: readonly string[];
+  /**
+   * With `runtimeLockBefore`: the refresh after a state change (plugins/state-change.ts), which a
+   * later one may undo. Views it replaces go to the shelf, and a shelved view that reads as it did
+   * is served instead of a scan (view-shelf.ts). Other refreshes neither read nor write the shelf.
+   */
+  shelf?: boolean;
 }
 
 /**
@@ -72,12 +79,26 @@ export async function refreshBootIndex(options: BootIndexOptions & RefreshHints 
 
   const fresh: BootIndex = { ...emptyIndex(), modules: {} };
   const views: BootView[] = [];
+  // The views replaced by a scan or from the shelf (view-shelf.ts), read only when a view is not kept after a state change.
+  let shelf: ShelvedView[] | undefined;
+  const replaced: ShelvedView[] = [];
   for (const key of keys.slice(0, MAX_BOOT_VIEWS)) {
     const previous = index.views.find((view) => sameKey(view.key, key));
     const kept = previous && options.runtimeLockBefore ? await keptAfterLockChange(world, previous, options.runtimeLockBefore) : undefined;
     if (kept) {
       views.push(kept);
       continue;
+    }
+    // After a state change (RefreshHints `shelf`): where a view the change replaced goes, and from
+    // where a view a change undone comes back.
+    if (options.shelf === true && options.runtimeLockBefore !== undefined) {
+      if (previous) replaced.push(await shelvedOf(world, previous, options.runtimeLockBefore));
+      shelf ??= readShelf(world);
+      const shelved = await reinstated(world, key, shelf);
+      if (shelved) {
+        views.push(shelved);
+        continue;
+      }
     }
     let scanned = await scanView(world, key, previous, options.added);
     // Something changed while scanning: once more, then keep what the second attempt saw.
@@ -100,6 +121,7 @@ export async function refreshBootIndex(options: BootIndexOptions & RefreshHints 
   // turned off keep every record (keepIdleRecords), and the two files are read independently
   // (format.ts: no header of one is checked against the other).
   await writeIndex(world, fresh, status !== "ok" || modulesProblem !== undefined || !sameModules(fresh, index));
+  if (shelf) await updateShelf(world, shelf, replaced, views);
   return { file: world.file, views: views.length, validated, written: true };
 }
 

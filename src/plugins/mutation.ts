@@ -87,8 +87,12 @@ function describeHolder(holder: LockOwner | undefined): string {
   return `another xcsh-tools command (pid ${holder.pid}${holder.label ? `, ${holder.label}` : ""})`;
 }
 
-/** Run `fn` as one locked, recovered, journaled mutation of the plugins folder. */
-export async function runMutation<T>(world: MutationWorld, label: string, fn: (m: Mutation) => Promise<T>): Promise<T> {
+/**
+ * Run `fn` as one locked, recovered, journaled mutation of the plugins folder. `shelf`: the change
+ * is one a later change may undo (enable, disable, features, config): its boot index refresh keeps
+ * the views it replaces aside and serves one back instead of scanning (boot/view-shelf.ts).
+ */
+export async function runMutation<T>(world: MutationWorld, label: string, fn: (m: Mutation) => Promise<T>, options: { shelf?: boolean } = {}): Promise<T> {
   // A policy file that exists but cannot be read or parsed stops every change (it never allows by failing).
   policyForChange();
   const paths = pluginsPaths(world.roots);
@@ -102,7 +106,7 @@ export async function runMutation<T>(world: MutationWorld, label: string, fn: (m
   const bookkeeping = [journalRoot(paths.ours), paths.ours, paths.plugins, world.roots.xcshHome];
   const created = (await Promise.all(bookkeeping.map(async (dir) => ((await pathExists(dir)) ? undefined : dir)))).filter((dir) => dir !== undefined);
   try {
-    return await lockedMutation(world, label, fn, paths, step);
+    return await lockedMutation(world, label, fn, paths, step, options.shelf === true);
   } catch (error) {
     for (const dir of created) await rmdir(dir).catch(() => undefined);
     // A write through a file handle fails without a path (ENOSPC "write"): the change was in the plugins folder.
@@ -120,7 +124,7 @@ function lockOptions(world: MutationWorld, label: string): LockOptions {
   };
 }
 
-async function lockedMutation<T>(world: MutationWorld, label: string, fn: (m: Mutation) => Promise<T>, paths: PluginsPaths, step: (name: string) => Promise<void>): Promise<T> {
+async function lockedMutation<T>(world: MutationWorld, label: string, fn: (m: Mutation) => Promise<T>, paths: PluginsPaths, step: (name: string) => Promise<void>, shelf: boolean): Promise<T> {
   return withLock(
     paths.ours,
     async (lock) => {
@@ -145,7 +149,7 @@ async function lockedMutation<T>(world: MutationWorld, label: string, fn: (m: Mu
         { label, signal, ...(world.onStep ? { onStep: world.onStep } : {}) },
       );
       await step("mutation:committed");
-      await refreshBootAndClear(world, runtimeLockBefore, added);
+      await refreshBootAndClear(world, runtimeLockBefore, added, shelf);
       return value;
     },
     lockOptions(world, label),
@@ -177,8 +181,8 @@ function readLockBytes(file: string): Buffer | undefined {
   }
 }
 
-async function refreshBootAndClear(world: MutationWorld, runtimeLockBefore?: Uint8Array, added: readonly string[] = []): Promise<void> {
-  await refreshBoot(world, runtimeLockBefore, added);
+async function refreshBootAndClear(world: MutationWorld, runtimeLockBefore?: Uint8Array, added: readonly string[] = [], shelf = false): Promise<void> {
+  await refreshBoot(world, runtimeLockBefore, added, shelf);
   // Cleared also when the refresh failed (a warning): the index then says it is stale by itself,
   // and retrying at every command would make each one pay for the failure. Not fsynced: a removal
   // a power cut undoes only makes the next command refresh once more.
@@ -226,11 +230,11 @@ export async function readStateForQuery(world: MutationWorld): Promise<PluginsSt
   return loadPluginsState(world.roots);
 }
 
-async function refreshBoot(world: MutationWorld, runtimeLockBefore: Uint8Array | undefined, added: readonly string[]): Promise<void> {
+async function refreshBoot(world: MutationWorld, runtimeLockBefore: Uint8Array | undefined, added: readonly string[], shelf = false): Promise<void> {
   try {
     // Lazy: only a committed mutation pays for loading the boot module.
     const { refreshBootIndex } = await import("../boot/refresh.js");
-    await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}), ...(runtimeLockBefore ? { runtimeLockBefore } : {}), added });
+    await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}), ...(runtimeLockBefore ? { runtimeLockBefore } : {}), added, ...(shelf ? { shelf } : {}) });
   } catch (error) {
     world.onWarning?.(`The change was made, but the boot index could not be refreshed: ${errorMessage(error)} (the host rebuilds it at its next start)`);
   }

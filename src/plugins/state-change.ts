@@ -129,7 +129,7 @@ export async function applyStateChange(world: MutationWorld, label: string, cwd:
     if (await stageOverridesWrite(m.tx, view.overrides.file, view.overrides.value, change.overrides)) written.push(view.overrides.file);
     await m.step("apply:staged");
     return { change, view, written };
-  });
+  }, { shelf: true });
 }
 
 // ---- lookups ----------------------------------------------------------------------------------

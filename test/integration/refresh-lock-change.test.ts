@@ -6,8 +6,15 @@
  * Every other case is a scan's: a change discovery reads (a plugin disabled, features, an entry
  * named `__proto__`, the envelope broken, a lock too deep to read), bytes the view was not built
  * from, another input that moved as well.
+ *
+ * The shelf (boot/view-shelf.ts): a view a change replaced is served again, without a scan, when a
+ * change undoes it (`enable` after `disable`, a feature on again, a setting changed meanwhile), and
+ * what it serves is what a scan gives. Hostile: never once anything it was built from reads
+ * otherwise (a tool file's bytes, a folder's list, a manifest, the lock's reading, the trust
+ * record, a plugin folder replaced by a link), nor when it names a path outside the folders
+ * discovery reads, nor from a shelf file this version did not write.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { cp, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { type TmpWorld, worldPerTest } from "../helpers/tmp-home.js";
@@ -57,11 +64,11 @@ const readLock = async () => JSON.parse(await readFile(lockFile(), "utf8")) as L
 const viewPaths = async () => (JSON.parse(await readFile(indexFile(), "utf8")) as { views: { paths: { path: string }[] }[] }).views.flatMap((v) => v.paths.map((p) => path.basename(p.path)));
 
 /** Change the lock as `edit` says, then refresh with its bytes from before: how many scans it took. */
-async function refreshAfter(edit: (lock: Lock) => unknown): Promise<number> {
+async function refreshAfter(edit: (lock: Lock) => unknown, hints: { shelf?: boolean } = {}): Promise<number> {
   const before = await readFile(lockFile());
   await writeLock(edit(await readLock()));
   scans.calls = 0;
-  await refreshBootIndex({ ...opts(), runtimeLockBefore: before });
+  await refreshBootIndex({ ...opts(), runtimeLockBefore: before, ...hints });
   return scans.calls;
 }
 
@@ -148,4 +155,208 @@ describe("a change the refresh must scan for", () => {
     await refreshBootIndex(opts());
     expect(scans.calls).toBeGreaterThan(0);
   });
+});
+
+// ---- the shelf (boot/view-shelf.ts): a view a change replaced, served again when the change is undone ----
+
+const nm = () => path.join(plugins(), "node_modules");
+const shelfFile = () => path.join(path.dirname(indexFile()), "boot-shelf.json");
+type Shelf = { views: { key: { cwd: string }; paths: { path: string }[] }[] } & Record<string, unknown>;
+const readShelf = async () => JSON.parse(await readFile(shelfFile(), "utf8")) as Shelf;
+
+/** The lock `installed` writes, npm-b enabled or not, npm-a's features. */
+const enabledLock = (bEnabled: boolean, aFeatures: string[] | null = null): Lock => ({
+  plugins: { "npm-a": { version: "1.0.0", enabledFeatures: aFeatures, enabled: true }, "npm-b": { version: "1.0.0", enabledFeatures: null, enabled: bEnabled } },
+  settings: {},
+});
+
+/** Write `lock` and refresh as a state command does (with the shelf): how many scans it took. */
+const refreshTo = (lock: Lock) => refreshAfter(() => lock, { shelf: true });
+
+/** Installed, then npm-b disabled (a scan): the shelf holds the view with npm-b's tool. */
+async function disabledOnce(): Promise<void> {
+  await installed();
+  expect(await refreshTo(enabledLock(false))).toBeGreaterThan(0);
+  expect(await viewPaths()).not.toContain("b.js");
+  const shelf = await readShelf();
+  expect(shelf.views.map((view) => view.key.cwd)).toContain(w.cwd);
+  expect(shelf.views.flatMap((view) => view.paths.map((p) => path.basename(p.path)))).toContain("b.js");
+}
+
+describe("a change undone: the view from before, without a scan", () => {
+  it("enable after disable: no scan, and the index is what a scan gives", async () => {
+    await disabledOnce();
+    expect(await refreshTo(enabledLock(true))).toBe(0);
+    expect(await viewPaths()).toEqual(expect.arrayContaining(["a.js", "b.js"]));
+    await asAScanLeavesIt();
+  });
+
+  it("disable, enable, disable again: each undone state from the shelf", async () => {
+    await disabledOnce();
+    expect(await refreshTo(enabledLock(true))).toBe(0);
+    expect(await refreshTo(enabledLock(false))).toBe(0);
+    expect(await viewPaths()).not.toContain("b.js");
+    await asAScanLeavesIt();
+    expect(await refreshTo(enabledLock(true))).toBe(0);
+    await asAScanLeavesIt();
+  });
+
+  it("a feature off again after on: no scan, and the index is what a scan gives", async () => {
+    await installed();
+    expect(await refreshTo(enabledLock(true, ["extra"]))).toBeGreaterThan(0);
+    expect(await viewPaths()).toContain("extra.js");
+    expect(await refreshTo(enabledLock(true))).toBe(0);
+    expect(await viewPaths()).not.toContain("extra.js");
+    expect(await refreshTo(enabledLock(true, ["extra"]))).toBe(0);
+    expect(await viewPaths()).toContain("extra.js");
+    await asAScanLeavesIt();
+  });
+
+  it("a setting changed meanwhile: served, the lock reading for discovery as it did", async () => {
+    await disabledOnce();
+    expect(await refreshTo({ ...enabledLock(false), settings: { "npm-a": { level: "x" } } })).toBe(0);
+    expect(await refreshTo({ ...enabledLock(true), settings: { "npm-a": { level: "x" } } })).toBe(0);
+    expect(await viewPaths()).toEqual(expect.arrayContaining(["a.js", "b.js"]));
+    await asAScanLeavesIt();
+  });
+
+  it("bench/changes.js's round (disable, enable, feature on, off, a new setting): the second round scans nothing", async () => {
+    await installed();
+    const round = async (n: number) => {
+      const settings = { "npm-a": { level: `l${n}` } };
+      const counts = [];
+      counts.push(await refreshTo({ ...enabledLock(false), settings: n === 0 ? {} : { "npm-a": { level: `l${n - 1}` } } }));
+      counts.push(await refreshTo({ ...enabledLock(true), settings: n === 0 ? {} : { "npm-a": { level: `l${n - 1}` } } }));
+      counts.push(await refreshTo({ ...enabledLock(true, ["extra"]), settings: n === 0 ? {} : { "npm-a": { level: `l${n - 1}` } } }));
+      counts.push(await refreshTo({ ...enabledLock(true), settings: n === 0 ? {} : { "npm-a": { level: `l${n - 1}` } } }));
+      counts.push(await refreshTo({ ...enabledLock(true), settings }));
+      return counts;
+    };
+    expect((await round(0)).filter((n) => n > 0).length).toBeGreaterThan(0);
+    expect(await round(1)).toEqual([0, 0, 0, 0, 0]);
+    await asAScanLeavesIt();
+    expect(await round(2)).toEqual([0, 0, 0, 0, 0]);
+    await asAScanLeavesIt();
+  });
+
+  it("a file touched with the same bytes: served, with the signature it has now", async () => {
+    await disabledOnce();
+    const tool = path.join(nm(), "npm-b/tools/b.js");
+    const later = new Date(Date.now() + 5000);
+    await utimes(tool, later, later);
+    expect(await refreshTo(enabledLock(true))).toBe(0);
+    await asAScanLeavesIt();
+  });
+});
+
+describe("a shelved view that no longer reads as it was built: scanned", () => {
+  const edits: [string, () => Promise<unknown>, (paths: string[]) => void][] = [
+    ["the disabled plugin's tool file rewritten", () => w.write(path.join(nm(), "npm-b/tools/b.js"), jsTool("npm_b_v2")), () => undefined],
+    ["another plugin's tool file rewritten", () => w.write(path.join(nm(), "npm-a/tools/a.js"), jsTool("npm_a_v2")), () => undefined],
+    ["a tool added to the disabled plugin's tools folder", () => w.write(path.join(nm(), "npm-b/tools/late.js"), jsTool("late")), () => undefined],
+    ["a tool added to the user's tools folder", () => w.write(path.join(w.xcshHome, "agent", "tools", "late.js"), jsTool("late")), (paths) => expect(paths).toContain("late.js")],
+    [
+      "the disabled plugin's manifest edited (a second entry)",
+      () => w.write(path.join(nm(), "npm-b/package.json"), { name: "npm-b", version: "1.0.0", xcsh: { tools: ["./tools/b.js", "./tools/b2.js"] } }).then(() => w.write(path.join(nm(), "npm-b/tools/b2.js"), jsTool("npm_b2"))),
+      (paths) => expect(paths).toContain("b2.js"),
+    ],
+    ["the plugins package.json edited (npm-a gone)", () => w.write(path.join(plugins(), "package.json"), { name: "xcsh-plugins", private: true, dependencies: { "npm-b": "^1.0.0" } }), (paths) => expect(paths).not.toContain("a.js")],
+    ["the disabled plugin's tool file removed", () => rm(path.join(nm(), "npm-b/tools/b.js")), (paths) => expect(paths).not.toContain("b.js")],
+    [
+      "the disabled plugin's folder replaced by a link to a copy",
+      async () => {
+        const copy = path.join(w.root, "npm-b-copy");
+        await cp(path.join(nm(), "npm-b"), copy, { recursive: true });
+        await rm(path.join(nm(), "npm-b"), { recursive: true });
+        await symlink(copy, path.join(nm(), "npm-b"));
+      },
+      () => undefined,
+    ],
+    ["the trust record written", () => w.write(path.join(plugins(), ".xcsh-tools", "trusted-projects.json"), { version: 1, projects: {} }), () => undefined],
+  ];
+  for (const [what, edit, expectPaths] of edits) {
+    it(`${what}: scanned, and the index is what a scan gives`, async () => {
+      await disabledOnce();
+      await edit();
+      expect(await refreshTo(enabledLock(true))).toBeGreaterThan(0);
+      expectPaths(await viewPaths());
+      await asAScanLeavesIt();
+    });
+  }
+
+  it("the lock reading otherwise for discovery (a feature on as well): scanned", async () => {
+    await disabledOnce();
+    expect(await refreshTo(enabledLock(true, ["extra"]))).toBeGreaterThan(0);
+    expect(await viewPaths()).toEqual(expect.arrayContaining(["b.js", "extra.js"]));
+    await asAScanLeavesIt();
+  });
+
+  it("a refresh without a mutation's bytes (a read-only command's recovery) shelves nothing; other lock bytes later: scanned", async () => {
+    await installed();
+    // The host disables npm-b and a later command's refresh has no bytes from before.
+    await writeLock(enabledLock(false));
+    scans.calls = 0;
+    await refreshBootIndex(opts());
+    expect(scans.calls).toBeGreaterThan(0);
+    // A refresh without a mutation's bytes shelves nothing.
+    await expect(readShelf()).rejects.toThrow(/ENOENT/);
+    expect(await refreshTo({ ...enabledLock(true), settings: { "npm-a": { level: "x" } } })).toBeGreaterThan(0);
+    expect(await viewPaths()).toContain("b.js");
+    await asAScanLeavesIt();
+  });
+
+  it("the refresh after another mutation (install, link: no shelf hint) neither serves from the shelf nor writes it", async () => {
+    await disabledOnce();
+    const shelf = await readFile(shelfFile(), "utf8");
+    expect(await refreshAfter(() => enabledLock(true))).toBeGreaterThan(0);
+    expect(await readFile(shelfFile(), "utf8")).toBe(shelf);
+    await asAScanLeavesIt();
+  });
+
+  it("a shelf whose readings are not strings: read as none, so other lock bytes are scanned", async () => {
+    await disabledOnce();
+    await refreshTo({ ...enabledLock(false), settings: { "npm-a": { level: "x" } } });
+    const shelf = await readShelf();
+    await writeFile(shelfFile(), JSON.stringify({ ...shelf, readings: (shelf.readings as unknown[]).map(() => 7) }));
+    expect(await refreshTo({ ...enabledLock(true), settings: { "npm-a": { level: "x" } } })).toBeGreaterThan(0);
+    await asAScanLeavesIt();
+  });
+
+  it("a shelved view naming a path outside every folder discovery reads: not served", async () => {
+    await disabledOnce();
+    const outside = path.join(w.root, "elsewhere", "evil.js");
+    await w.write(outside, jsTool("evil"));
+    const shelf = await readShelf();
+    for (const view of shelf.views) view.paths.push({ ...view.paths[0]!, path: outside });
+    await writeFile(shelfFile(), JSON.stringify(shelf));
+    expect(await refreshTo(enabledLock(true))).toBeGreaterThan(0);
+    expect(await viewPaths()).not.toContain("evil.js");
+    await asAScanLeavesIt();
+  });
+
+  const shelves: [string, (shelf: Shelf) => string][] = [
+    ["not JSON", () => "{ not json"],
+    ["an array", () => "[]"],
+    ["views of the wrong shape", (shelf) => JSON.stringify({ ...shelf, views: [{ key: 1 }] })],
+    ["another version", (shelf) => JSON.stringify({ ...shelf, version: 5 })],
+    ["another generator", (shelf) => JSON.stringify({ ...shelf, generator: "xcsh-tools@0.0.0-other" })],
+    ["a link to the index", () => ""],
+  ];
+  for (const [what, text] of shelves) {
+    it(`a shelf file that is ${what}: scanned, no error, and the index is what a scan gives`, async () => {
+      await disabledOnce();
+      const shelf = await readShelf();
+      await rm(shelfFile());
+      if (what.startsWith("a link")) await symlink(indexFile(), shelfFile());
+      else await writeFile(shelfFile(), text(shelf));
+      const before = await readFile(lockFile());
+      await writeLock(enabledLock(true));
+      scans.calls = 0;
+      const report = await refreshBootIndex({ ...opts(), runtimeLockBefore: before, shelf: true });
+      expect(scans.calls).toBeGreaterThan(0);
+      expect(report.written).toBe(true);
+      expect(await viewPaths()).toContain("b.js");
+      await asAScanLeavesIt();
+    });
+  }
 });
