@@ -79,7 +79,6 @@ export async function shelvedOf(world: World, view: BootView, lockBefore: Uint8A
   return { view, reading: await readingOf(world, lockBefore) };
 }
 
-
 /** The runtime lock as it is: its fingerprint and the digest of its reading, from one read between two equal signatures. */
 async function lockNow(world: World): Promise<{ fingerprint: InputFingerprint; reading: string } | undefined> {
   const file = world.paths.runtimeLock;

@@ -94,7 +94,10 @@ const MAX_ADDED_ENTRIES = 256;
 function addedInputs(added: readonly string[]): Pick<BootView["inputs"][number], "path" | "kind">[] {
   const out: Pick<BootView["inputs"][number], "path" | "kind">[] = [];
   const folders: string[] = [];
-  for (const folder of added) out.push({ path: folder, kind: "lstat" }, { path: folder, kind: "stat" }), folders.push(folder);
+  for (const folder of added) {
+    out.push({ path: folder, kind: "lstat" }, { path: folder, kind: "stat" });
+    folders.push(folder);
+  }
   while (folders.length > 0 && out.length < MAX_ADDED_ENTRIES) {
     const folder = folders.shift()!;
     let entries: Dirent[];

@@ -39,6 +39,7 @@ import { journalRoot, recoverPending, withTransaction, type RecoveryReport, type
 import { withLock, type LockOptions, type LockOwner } from "../core/lock.js";
 import { policyForChange } from "../core/policy.js";
 import type { XcshRoots } from "../core/paths.js";
+import type { RefreshHints } from "../boot/refresh.js";
 import { loadPluginsState, pluginsPaths, type PluginsPaths, type PluginsState } from "./state.js";
 
 /** Where the plugins folder keeps what (for a caller that needs the paths, not the engine). */
@@ -149,7 +150,7 @@ async function lockedMutation<T>(world: MutationWorld, label: string, fn: (m: Mu
         { label, signal, ...(world.onStep ? { onStep: world.onStep } : {}) },
       );
       await step("mutation:committed");
-      await refreshBootAndClear(world, runtimeLockBefore, added, shelf);
+      await refreshBootAndClear(world, { ...(runtimeLockBefore ? { runtimeLockBefore } : {}), added, ...(shelf ? { shelf } : {}) });
       return value;
     },
     lockOptions(world, label),
@@ -181,8 +182,8 @@ function readLockBytes(file: string): Buffer | undefined {
   }
 }
 
-async function refreshBootAndClear(world: MutationWorld, runtimeLockBefore?: Uint8Array, added: readonly string[] = [], shelf = false): Promise<void> {
-  await refreshBoot(world, runtimeLockBefore, added, shelf);
+async function refreshBootAndClear(world: MutationWorld, hints: RefreshHints = {}): Promise<void> {
+  await refreshBoot(world, hints);
   // Cleared also when the refresh failed (a warning): the index then says it is stale by itself,
   // and retrying at every command would make each one pay for the failure. Not fsynced: a removal
   // a power cut undoes only makes the next command refresh once more.
@@ -230,11 +231,12 @@ export async function readStateForQuery(world: MutationWorld): Promise<PluginsSt
   return loadPluginsState(world.roots);
 }
 
-async function refreshBoot(world: MutationWorld, runtimeLockBefore: Uint8Array | undefined, added: readonly string[], shelf = false): Promise<void> {
+/** `hints`: what the committed change knows that spares the refresh work (boot/refresh.ts `RefreshHints`). */
+async function refreshBoot(world: MutationWorld, hints: RefreshHints): Promise<void> {
   try {
     // Lazy: only a committed mutation pays for loading the boot module.
     const { refreshBootIndex } = await import("../boot/refresh.js");
-    await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}), ...(runtimeLockBefore ? { runtimeLockBefore } : {}), added, ...(shelf ? { shelf } : {}) });
+    await refreshBootIndex({ ...world.roots, env: world.env, ...(world.cwd !== undefined ? { cwd: world.cwd } : {}), ...hints });
   } catch (error) {
     world.onWarning?.(`The change was made, but the boot index could not be refreshed: ${errorMessage(error)} (the host rebuilds it at its next start)`);
   }
